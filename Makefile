@@ -1,0 +1,94 @@
+# gemmbench - the only build system.  `make run` and `make test` are the two
+# set-up commands of the README; both install missing Debian packages first
+# (scripts/setup.sh: as root it runs apt-get, otherwise it prints the command).
+
+BUILD    ?= build
+CC       ?= cc
+# -march=native: a benchmark measures this machine.  Record what was used.
+OPT      ?= -O3 -march=native
+WARN      = -Wall -Wextra -Wshadow -Wno-unknown-pragmas -Wno-format-truncation
+CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null)
+CJSON_LIBS   := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
+GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+CPPFLAGS += -Iinclude -Ischedules $(CJSON_CFLAGS)
+CFLAGS   += -std=c11 $(OPT) $(WARN) -fopenmp -MMD -MP
+DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA))"'
+LDLIBS   += $(CJSON_LIBS) -lm
+LDFLAGS  += -fopenmp
+
+# Schedules are compiled so that only what a schedule asks for happens to
+# its loops: no auto-vectorization (vectorize = `#pragma omp simd`, which GCC
+# still honours) and no loop interchange, or -O3 would rewrite baseline's
+# i, j, k into another schedule.  A file that needs otherwise (intrinsics)
+# sets its own flags below.
+SCHED_FLAGS = -fno-tree-vectorize -fno-loop-interchange
+
+SRC_LIB   := $(filter-out src/main.c,$(wildcard src/*.c))
+SCHED_SRC := $(wildcard schedules/*.c)
+TEST_SRC  := $(wildcard tests/unit/*.c)
+
+LIB_OBJ   := $(SRC_LIB:%.c=$(BUILD)/%.o) $(SCHED_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ  := $(BUILD)/src/main.o
+TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+BIN       := $(BUILD)/gemmbench
+TEST_BIN  := $(BUILD)/gemmbench-tests
+DEPS_OK   := $(BUILD)/.deps-ok
+
+PREFIX    ?= /usr/local
+RUN_ARGS  ?= --all --quick
+
+.PHONY: all run test test-unit test-cli sanitize bench deps install clean
+
+all: $(BIN)
+
+$(DEPS_OK): scripts/setup.sh
+	@sh scripts/setup.sh
+	@mkdir -p $(BUILD) && touch $@
+
+$(BUILD)/src/%.o: src/%.c | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(DEFS) -c $< -o $@
+
+$(BUILD)/schedules/%.o: schedules/%.c | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(SCHED_FLAGS) -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(CFLAGS_EXTRA) -c $< -o $@
+
+$(BUILD)/libgemmbench.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(BUILD)/libgemmbench.a
+	$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $^ $(LDLIBS)
+
+$(TEST_BIN): $(TEST_OBJ) $(BUILD)/libgemmbench.a
+	$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $^ $(LDLIBS)
+
+# The main job, quick by default: every variant on every kernel at two M.
+# `make run RUN_ARGS=` runs bench.conf's full sweep.
+run: $(BIN)
+	./$(BIN) $(RUN_ARGS)
+
+# Unit tests (C) and command-line tests (shell); ends with `N passed, N failed`.
+test: $(BIN) $(TEST_BIN)
+	@sh tests/run.sh $(BUILD)
+
+# The tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+sanitize:
+	$(MAKE) BUILD=build-san OPT='-O1 -g -march=native' \
+	    CFLAGS_EXTRA='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
+
+deps:
+	@sh scripts/setup.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gemmbench
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,15 @@
+/* commands.h - subcommands and machine-level measurements the CLI calls. */
+#ifndef GB_COMMANDS_H
+#define GB_COMMANDS_H
+
+#include <stdio.h>
+
+#include "machine.h"
+
+/* Measures the FP32 FMA peak for the run's thread count (and one thread)
+ * into m; quiet suppresses the note on stderr. */
+void gb_peak_for_run(gb_machine *m, int threads, int quiet);
+/* `gemmbench info`'s peak lines. */
+void gb_peak_info(FILE *out, gb_machine *m);
+
+#endif

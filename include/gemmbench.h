@@ -1,0 +1,104 @@
+/*
+ * gemmbench.h - the kernel interface every schedule implements, and the
+ * variant table the driver reads.
+ *
+ * A schedule computes C[M][N] = sum_k A[M][K] * B[K][N] in fp32, row-major,
+ * beta = 0 (C is overwritten), with explicit leading dimensions so padded
+ * layouts and sub-matrices work.  Adding a schedule is one file under
+ * schedules/ that defines a gb_variant, plus one line in schedules/table.c.
+ */
+#ifndef GEMMBENCH_H
+#define GEMMBENCH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define GB_VERSION "0.1.0"
+
+/* Exit codes of the CLI (SPEC §11). */
+enum gb_exit {
+    GB_EXIT_OK = 0,
+    GB_EXIT_CHECK_FAILED = 1, /* a verification failed, or compare found a regression */
+    GB_EXIT_USAGE = 2,        /* usage, config or input error */
+    GB_EXIT_IO = 3,           /* I/O or system error */
+    GB_EXIT_INTERRUPTED = 130
+};
+
+/* ---- schedule parameters (--param key=value) ---------------------------- */
+
+#define GB_MAX_PARAMS 16
+#define GB_PARAM_KEY_LEN 24
+
+/* What a variant accepts: an integer in [min, max], or, when choices is
+ * non-NULL, one of the NULL-terminated names (stored as its index). */
+typedef struct gb_param_spec {
+    const char *key;
+    long min, max;
+    const char *const *choices;
+    const char *help;
+} gb_param_spec;
+
+/* The values the user set; a variant falls back to its own rule for the rest. */
+typedef struct gb_params {
+    int count;
+    char key[GB_MAX_PARAMS][GB_PARAM_KEY_LEN];
+    long value[GB_MAX_PARAMS];
+} gb_params;
+
+/* The value set for key, or fallback when the user did not set it. */
+long gb_param_get(const gb_params *params, const char *key, long fallback);
+/* Sets (or replaces) key; returns -1 when the table is full. */
+int gb_param_set(gb_params *params, const char *key, long value);
+
+/* ---- the kernel interface ------------------------------------------------ */
+
+/* Per-call context: everything a kernel may use besides the operands. */
+typedef struct gb_ctx {
+    int nthreads;             /* OpenMP threads the kernel may use (>= 1) */
+    const gb_params *params;  /* user overrides; never NULL */
+    void *state;              /* what prepare() returned, or NULL */
+} gb_ctx;
+
+/* One signature for every schedule.  Returns 0, or -1 when it could not run
+ * (allocation failure); it never prints. */
+typedef int (*gb_kernel_fn)(int M, int N, int K,
+                            const float *A, int lda,
+                            const float *B, int ldb,
+                            float *C, int ldc,
+                            const gb_ctx *ctx);
+
+/* Optional set-up outside the timed region, once per measurement (e.g. pack
+ * buffers, or B pre-packed when prepack is set).  Returns 0 or -1. */
+typedef int (*gb_prepare_fn)(int M, int N, int K, const float *B, int ldb,
+                             const gb_ctx *ctx, int prepack, void **state);
+typedef void (*gb_release_fn)(void *state);
+
+/* Optional: the parameters the variant will actually use on this shape
+ * (rules applied to the user's overrides), for the JSON and --explain. */
+typedef void (*gb_resolve_fn)(int M, int N, int K, const gb_ctx *ctx,
+                              gb_params *effective);
+
+/* Optional: print, for --explain, how the schedule was derived for a shape. */
+typedef void (*gb_explain_fn)(FILE *out, int M, int N, int K,
+                              const gb_ctx *ctx);
+
+typedef struct gb_variant {
+    const char *name;          /* the interface: never renamed */
+    const char *family;        /* --variant accepts family names too */
+    const char *description;   /* one line, for --list and the docs */
+    gb_kernel_fn run;
+    const gb_param_spec *params; /* accepted --param keys, {0}-terminated; NULL if none */
+    gb_prepare_fn prepare;     /* optional */
+    gb_release_fn release;     /* optional, frees prepare's state */
+    gb_resolve_fn resolve;     /* optional */
+    gb_explain_fn explain;     /* optional */
+    int supports_prepack;      /* prepare() honours prepack = 1 */
+} gb_variant;
+
+/* The variant table (schedules/table.c), in display order. */
+extern const gb_variant *const gb_variants[];
+extern const size_t gb_variant_count;
+
+const gb_variant *gb_variant_find(const char *name);
+
+#endif

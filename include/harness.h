@@ -1,0 +1,87 @@
+/*
+ * harness.h - one measurement (SPEC §7) and its verification (SPEC §8):
+ * inputs allocated and filled once per shape, the kernel checked against a
+ * reference, W warm-up calls, then R calls each timed alone.
+ */
+#ifndef GB_HARNESS_H
+#define GB_HARNESS_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "gemmbench.h"
+#include "options.h"
+#include "stats.h"
+
+typedef enum gb_check {
+    GB_CHECK_SKIPPED = 0, GB_CHECK_PASS, GB_CHECK_FAIL
+} gb_check;
+
+/* Operands of one shape, shared by every variant measured on it. */
+typedef struct gb_workspace {
+    int M, K, N;
+    float *A, *B, *C;
+    double *ref;       /* C computed by the reference, on first need */
+    int exact;         /* integer inputs make every summation order exact */
+} gb_workspace;
+
+typedef struct gb_measure_cfg {
+    int warmup, reps, min_reps;
+    double max_time;   /* seconds: caps warm-up and timed calls, past min_reps */
+    int check;
+    int nthreads;      /* for the reference */
+} gb_measure_cfg;
+
+typedef struct gb_result {
+    const gb_variant *variant;
+    char label[128];           /* name, name[k=v,...] when overridden, +prepack */
+    gb_params params;          /* what the user set */
+    gb_params effective;       /* what ran (from the variant's resolve), if any */
+    int has_effective;
+    gb_shape shape;
+    int threads, prepack;
+    int reps;
+    double *samples_us;        /* reps entries, owned */
+    gb_stats stats;
+    double gflops;
+    double peak_pct;           /* NAN when the peak is unknown */
+    double speedup;            /* over baseline on the same shape; NAN when unknown */
+    gb_check check;
+    int check_exact;           /* 1: compared exactly; 0: with a tolerance */
+    long mismatches;
+    double max_abs_err;
+} gb_result;
+
+/* Bytes the harness needs for a shape, overflow-safe.  Returns 0, or -1 when
+ * the size does not fit in size_t. */
+int gb_shape_bytes(int M, int K, int N, size_t *bytes);
+
+/* 0 when the shape's operands fit in available memory, else -1 with err. */
+int gb_shape_check(int M, int K, int N, char *err, size_t errlen);
+
+/* Checks memory, allocates and fills A and B with small integers.
+ * Returns 0, or -1 with err (too big for memory, out of memory). */
+int gb_workspace_init(gb_workspace *w, int M, int K, int N, char *err, size_t errlen);
+void gb_workspace_free(gb_workspace *w);
+
+/* Runs the reference (once) and compares w->C with it; fills r's check fields. */
+int gb_verify(gb_workspace *w, int nthreads, gb_result *r);
+
+/* Measures v on w.  Returns 0 when done, 1 when *stop was raised (nothing
+ * kept), -1 when the variant failed (err says how).  r->samples_us is
+ * allocated here; free it with gb_result_free. */
+int gb_measure(const gb_variant *v, const gb_params *params, int threads, int prepack,
+               gb_workspace *w, const gb_measure_cfg *cfg, volatile sig_atomic_t *stop,
+               gb_result *r, char *err, size_t errlen);
+void gb_result_free(gb_result *r);
+
+/* Monotonic seconds (CLOCK_MONOTONIC_RAW where available). */
+double gb_now(void);
+
+/* FLOPs of one GEMM: 2 M N K. */
+double gb_flops(int M, int K, int N);
+
+/* A warning threshold for the coefficient of variation. */
+#define GB_CV_WARN 0.10
+
+#endif

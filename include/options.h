@@ -1,0 +1,94 @@
+/*
+ * options.h - what a run is asked to do: built-in defaults < bench.conf <
+ * command line (SPEC §11).  Library code: fills an error message, never
+ * prints or exits.
+ */
+#ifndef GB_OPTIONS_H
+#define GB_OPTIONS_H
+
+#include <limits.h>
+#include "gemmbench.h"
+
+#define GB_MAX_M 64          /* entries in an M list */
+#define GB_MAX_SHAPES 1024   /* --shape entries, and shapes in one run */
+#define GB_MAX_KERNELS 32    /* built-in plus [kernel NAME] sections */
+#define GB_NAME_LEN 32
+#define GB_ERR_LEN 512
+#define GB_MAX_DIM 1000000   /* largest M, K or N accepted; memory is checked too */
+
+typedef struct gb_kernel_def {
+    char name[GB_NAME_LEN];
+    int K, N;
+    int nm;                  /* 0: use the run's M list */
+    int m[GB_MAX_M];
+} gb_kernel_def;
+
+typedef struct gb_shape {
+    char kernel[GB_NAME_LEN];
+    int M, K, N;
+} gb_shape;
+
+typedef enum gb_format { GB_FMT_TABLE, GB_FMT_JSON, GB_FMT_CSV, GB_FMT_MD } gb_format;
+
+typedef struct gb_options {
+    char variants[1024];     /* comma list: names, families, or all */
+    char kernels[1024];      /* comma list: kernel names, or all */
+    int nm, m[GB_MAX_M];
+    int nshapes;             /* --shape MxKxN entries replace kernels x M */
+    gb_shape shapes[GB_MAX_SHAPES];
+    int ncustom;             /* [kernel NAME] sections of bench.conf */
+    gb_kernel_def custom[GB_MAX_KERNELS];
+
+    int threads;             /* 0: all the process may use */
+    int warmup, reps, min_reps;
+    double max_time;         /* seconds of timed calls per measurement (cap) */
+    double cooldown;         /* seconds slept between measurements */
+
+    char config_path[PATH_MAX];
+    int config_given;
+    char output[PATH_MAX];   /* empty: results/<host>-<UTC timestamp>.json */
+    int force;
+    gb_format format;
+    char params_text[1024];  /* --param texts joined by commas; checked per variant */
+
+    int list, quick, check, quiet, explain, prepack, all;
+    int help, version;
+} gb_options;
+
+/* Built-in defaults (the study's sweep, SPEC §3 and §7). */
+void gb_options_defaults(gb_options *o);
+
+/* Parses a bench.conf into o.  Returns 0, or -1 with err naming file and line. */
+int gb_config_load(gb_options *o, const char *path, char *err, size_t errlen);
+
+/* Parses the command line into o: finds --config and loads it (or ./bench.conf
+ * when present), applies --quick, then every other flag.  argv[0] is skipped.
+ * Returns 0, or -1 with err. */
+int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen);
+
+/* Parses an M list ("16, 32 64") for --m and bench.conf's m; where names the
+ * source in err. */
+int gb_parse_m_list(const char *text, int *m, int *nm, char *err, size_t errlen,
+                    const char *where);
+
+/* Expands the kernel and M selection into shapes.  Returns the count, or -1. */
+int gb_shapes_build(const gb_options *o, gb_shape *out, int max, char *err, size_t errlen);
+
+/* Expands "name,family,all" into table entries (table order, no duplicates).
+ * Returns the count, or -1 with err naming the unknown entry. */
+int gb_variants_select(const char *spec, const gb_variant **out, int max,
+                       char *err, size_t errlen);
+
+/* Parses "key=value[,key=value...]" against what variant v accepts: unknown
+ * keys, out-of-range numbers and unknown choices are errors.  An empty text
+ * gives empty params.  Returns 0, or -1 with err. */
+int gb_params_parse(const gb_variant *v, const char *text, gb_params *p,
+                    char *err, size_t errlen);
+/* "k=v,k=v" in set order (choices by name), or "" when empty. */
+void gb_params_format(const gb_variant *v, const gb_params *p, char *buf, size_t len);
+
+/* The built-in kernels (SPEC §3). */
+extern const gb_kernel_def gb_builtin_kernels[];
+extern const int gb_builtin_kernel_count;
+
+#endif

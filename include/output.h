@@ -1,0 +1,30 @@
+/* output.h - the results table on stdout, and the JSON file (SPEC §9). */
+#ifndef GB_OUTPUT_H
+#define GB_OUTPUT_H
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "harness.h"
+#include "machine.h"
+#include "options.h"
+
+#define GB_SCHEMA "gemmbench/1"
+
+/* Table, CSV or Markdown rows as results arrive (json prints at the end). */
+void gb_print_header(FILE *out, gb_format fmt);
+void gb_print_row(FILE *out, gb_format fmt, const gb_result *r);
+/* The check column's word: pass, FAIL, skip (pass~ for a tolerance check). */
+const char *gb_check_word(const gb_result *r);
+
+/* The document without results; NULL when out of memory. */
+cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
+                     const char *started, int argc, char **argv);
+/* Appends one result; 0 or -1 (out of memory). */
+int gb_json_add_result(cJSON *doc, const gb_result *r);
+/* Sets "complete" and writes doc to path through a temporary file in the same
+ * directory and rename(2), so a reader never sees half a file.  Returns 0, or
+ * -1 with err. */
+int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * config.c - bench.conf: `key = value` lines, `#` comments, and
+ * `[kernel NAME]` sections (k, n, and an optional own m list) for custom
+ * shapes.  Every error names the file and line.
+ */
+#include "options.h"
+#include "parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONF_LINE_MAX 1024
+
+struct m_list {
+    int *m;
+    int *nm;
+};
+
+static int add_m(const char *item, void *arg)
+{
+    struct m_list *l = arg;
+    long v;
+
+    if (*l->nm >= GB_MAX_M)
+        return -2;
+    if (gb_parse_long(item, 1, GB_MAX_DIM, &v) != 0)
+        return -1;
+    l->m[(*l->nm)++] = (int)v;
+    return 0;
+}
+
+/* Parses an M list ("16, 32 64"); shared with the CLI's --m. */
+int gb_parse_m_list(const char *text, int *m, int *nm, char *err, size_t errlen,
+                    const char *where)
+{
+    int count = 0, tmp[GB_MAX_M];
+    struct m_list l = { tmp, &count };
+    int rc = gb_split_list(text, add_m, &l);
+
+    if (rc == -2) {
+        snprintf(err, errlen, "%s: more than %d M values", where, GB_MAX_M);
+        return -1;
+    }
+    if (rc != 0 || count == 0) {
+        snprintf(err, errlen, "%s: '%s' is not a list of integers in [1, %d]", where,
+                 text, GB_MAX_DIM);
+        return -1;
+    }
+    memcpy(m, tmp, (size_t)count * sizeof *m);
+    *nm = count;
+    return 0;
+}
+
+static int parse_format(const char *text, gb_format *out)
+{
+    static const char *const names[] = { "table", "json", "csv", "md" };
+    for (int i = 0; i < 4; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *out = (gb_format)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* Applies one top-level key; shared by bench.conf and nothing else, since
+ * the CLI has flags of its own.  Returns 0, or -1 with a message (no place). */
+static int apply_key(gb_options *o, const char *key, const char *value, char *msg, size_t len)
+{
+    long l;
+    double d;
+
+    if (strcmp(key, "variants") == 0) {
+        const gb_variant *picked[256];
+        if (gb_variants_select(value, picked, 256, msg, len) < 0)
+            return -1;
+        snprintf(o->variants, sizeof o->variants, "%s", value);
+    } else if (strcmp(key, "kernels") == 0) {
+        snprintf(o->kernels, sizeof o->kernels, "%s", value);
+    } else if (strcmp(key, "m") == 0) {
+        return gb_parse_m_list(value, o->m, &o->nm, msg, len, "m");
+    } else if (strcmp(key, "threads") == 0) {
+        if (gb_parse_long(value, 0, 4096, &l) != 0)
+            goto bad_int;
+        o->threads = (int)l;
+    } else if (strcmp(key, "warmup") == 0) {
+        if (gb_parse_long(value, 0, 1000000, &l) != 0)
+            goto bad_int;
+        o->warmup = (int)l;
+    } else if (strcmp(key, "reps") == 0) {
+        if (gb_parse_long(value, 1, 1000000, &l) != 0)
+            goto bad_int;
+        o->reps = (int)l;
+    } else if (strcmp(key, "min_reps") == 0) {
+        if (gb_parse_long(value, 1, 1000000, &l) != 0)
+            goto bad_int;
+        o->min_reps = (int)l;
+    } else if (strcmp(key, "max_time") == 0) {
+        if (gb_parse_double(value, 0.0, 86400.0, &d) != 0 || d <= 0.0)
+            goto bad_seconds;
+        o->max_time = d;
+    } else if (strcmp(key, "cooldown") == 0) {
+        if (gb_parse_double(value, 0.0, 3600.0, &d) != 0)
+            goto bad_seconds;
+        o->cooldown = d;
+    } else if (strcmp(key, "format") == 0) {
+        if (parse_format(value, &o->format) != 0) {
+            snprintf(msg, len, "format: '%s' is not table, json, csv or md", value);
+            return -1;
+        }
+    } else if (strcmp(key, "check") == 0) {
+        if (strcmp(value, "yes") == 0)
+            o->check = 1;
+        else if (strcmp(value, "no") == 0)
+            o->check = 0;
+        else {
+            snprintf(msg, len, "check: '%s' is not yes or no", value);
+            return -1;
+        }
+    } else {
+        snprintf(msg, len, "unknown key '%s'", key);
+        return -1;
+    }
+    return 0;
+bad_int:
+    snprintf(msg, len, "%s: '%s' is not an integer in range", key, value);
+    return -1;
+bad_seconds:
+    snprintf(msg, len, "%s: '%s' is not a number of seconds in range", key, value);
+    return -1;
+}
+
+static int apply_kernel_key(gb_kernel_def *k, const char *key, const char *value,
+                            char *msg, size_t len)
+{
+    long l;
+
+    if (strcmp(key, "k") == 0 || strcmp(key, "n") == 0) {
+        if (gb_parse_long(value, 1, GB_MAX_DIM, &l) != 0) {
+            snprintf(msg, len, "%s: '%s' is not an integer in [1, %d]", key, value,
+                     GB_MAX_DIM);
+            return -1;
+        }
+        if (key[0] == 'k')
+            k->K = (int)l;
+        else
+            k->N = (int)l;
+        return 0;
+    }
+    if (strcmp(key, "m") == 0)
+        return gb_parse_m_list(value, k->m, &k->nm, msg, len, "m");
+    snprintf(msg, len, "unknown key '%s' in a [kernel] section (k, n, m)", key);
+    return -1;
+}
+
+static int valid_name(const char *s)
+{
+    if (*s == '\0' || strlen(s) >= GB_NAME_LEN)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+            return 0;
+    return 1;
+}
+
+/* Kernel names may refer to sections further down, so they are checked once
+ * the whole file is read, against the line that named them. */
+static int check_kernels(const gb_options *o, const char *path, int line, char *err,
+                         size_t errlen)
+{
+    char msg[GB_ERR_LEN];
+    gb_options probe = *o;
+    gb_shape *shapes = malloc(GB_MAX_SHAPES * sizeof *shapes);
+    int rc;
+
+    if (shapes == NULL) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        return -1;
+    }
+    probe.nshapes = 0;
+    rc = gb_shapes_build(&probe, shapes, GB_MAX_SHAPES, msg, sizeof msg);
+    free(shapes);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s:%d: %s", path, line, msg);
+        return -1;
+    }
+    return 0;
+}
+
+int gb_config_load(gb_options *o, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    char line[CONF_LINE_MAX + 2], msg[GB_ERR_LEN];
+    gb_kernel_def *section = NULL;
+    int lineno = 0, section_line = 0, kernels_line = 0, rc = -1;
+
+    if (f == NULL) {
+        snprintf(err, errlen, "cannot read config %s: %s", path, strerror(errno));
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *s, *eq, *key, *value, *hash;
+
+        lineno++;
+        if (strchr(line, '\n') == NULL && !feof(f)) {
+            snprintf(err, errlen, "%s:%d: line longer than %d characters", path, lineno,
+                     CONF_LINE_MAX);
+            goto out;
+        }
+        if (memchr(line, '\0', strlen(line) + 1) != line + strlen(line)) {
+            snprintf(err, errlen, "%s:%d: binary data", path, lineno);
+            goto out;
+        }
+        hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        s = gb_trim(line);
+        if (*s == '\0')
+            continue;
+        if (*s == '[') {
+            char name[CONF_LINE_MAX];
+            size_t n = strlen(s);
+            if (s[n - 1] != ']' || sscanf(s, "[kernel %1023[^] ]]", name) != 1 ||
+                !valid_name(name)) {
+                snprintf(err, errlen,
+                         "%s:%d: expected a section '[kernel NAME]' (NAME: letters, digits, _ -)",
+                         path, lineno);
+                goto out;
+            }
+            if (section && (section->K == 0 || section->N == 0)) {
+                snprintf(err, errlen, "%s:%d: [kernel %s] needs both k and n", path,
+                         section_line, section->name);
+                goto out;
+            }
+            if (o->ncustom >= GB_MAX_KERNELS) {
+                snprintf(err, errlen, "%s:%d: more than %d kernel sections", path, lineno,
+                         GB_MAX_KERNELS);
+                goto out;
+            }
+            for (int i = 0; i < gb_builtin_kernel_count; i++)
+                if (strcmp(gb_builtin_kernels[i].name, name) == 0) {
+                    snprintf(err, errlen, "%s:%d: kernel '%s' is built in", path, lineno, name);
+                    goto out;
+                }
+            for (int i = 0; i < o->ncustom; i++)
+                if (strcmp(o->custom[i].name, name) == 0) {
+                    snprintf(err, errlen, "%s:%d: kernel '%s' defined twice", path, lineno,
+                             name);
+                    goto out;
+                }
+            section = &o->custom[o->ncustom++];
+            memset(section, 0, sizeof *section);
+            strcpy(section->name, name);
+            section_line = lineno;
+            continue;
+        }
+        eq = strchr(s, '=');
+        if (eq == NULL) {
+            snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
+            goto out;
+        }
+        *eq = '\0';
+        key = gb_trim(s);
+        value = gb_trim(eq + 1);
+        if (*key == '\0' || *value == '\0') {
+            snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
+            goto out;
+        }
+        if (section ? apply_kernel_key(section, key, value, msg, sizeof msg)
+                    : apply_key(o, key, value, msg, sizeof msg)) {
+            snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
+            goto out;
+        }
+        if (!section && strcmp(key, "kernels") == 0)
+            kernels_line = lineno;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "cannot read config %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (section && (section->K == 0 || section->N == 0)) {
+        snprintf(err, errlen, "%s:%d: [kernel %s] needs both k and n", path, section_line,
+                 section->name);
+        goto out;
+    }
+    if (kernels_line && check_kernels(o, path, kernels_line, err, errlen) != 0)
+        goto out;
+    rc = 0;
+out:
+    fclose(f);
+    return rc;
+}

@@ -1,0 +1,319 @@
+/*
+ * harness.c - allocation, fill, verification and timing of one measurement.
+ * Nothing but the kernel call sits between the two clock readings.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Inputs are integers in [-GB_FILL_MAX, GB_FILL_MAX] (as oneDNN's benchdnn
+ * does): every partial sum is an integer below 2^24 while K * max^2 < 2^24,
+ * so any summation order gives the same fp32 result and the check is exact. */
+#define GB_FILL_MAX 4
+#define GB_EXACT_LIMIT 16777216.0 /* 2^24 */
+
+double gb_now(void)
+{
+    struct timespec ts;
+#ifdef CLOCK_MONOTONIC_RAW
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+#else
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double gb_flops(int M, int K, int N)
+{
+    return 2.0 * (double)M * (double)K * (double)N;
+}
+
+int gb_shape_bytes(int M, int K, int N, size_t *bytes)
+{
+    size_t mk, kn, mn, floats, total;
+
+    if (M < 1 || K < 1 || N < 1)
+        return -1;
+    if (__builtin_mul_overflow((size_t)M, (size_t)K, &mk) ||
+        __builtin_mul_overflow((size_t)K, (size_t)N, &kn) ||
+        __builtin_mul_overflow((size_t)M, (size_t)N, &mn))
+        return -1;
+    /* A, B, C as float, the reference as double (two floats' worth). */
+    if (__builtin_add_overflow(mk, kn, &floats) ||
+        __builtin_add_overflow(floats, mn, &floats) ||
+        __builtin_add_overflow(floats, mn, &floats) ||
+        __builtin_add_overflow(floats, mn, &floats) ||
+        __builtin_mul_overflow(floats, sizeof(float), &total))
+        return -1;
+    *bytes = total;
+    return 0;
+}
+
+/* MemAvailable from /proc/meminfo, else physical memory; 0 when unknown. */
+static size_t available_memory(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kib = 0;
+
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+                break;
+        fclose(f);
+    }
+    if (kib > 0)
+        return (size_t)kib * 1024;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+}
+
+/* xorshift64: the same operands on every run and machine. */
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void fill_integers(float *x, size_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)((int)(next_random(&s) % (2 * GB_FILL_MAX + 1)) - GB_FILL_MAX);
+}
+
+static void *alloc_aligned(size_t bytes)
+{
+    void *p = NULL;
+    /* 64 bytes: a cache line and an AVX-512 register. */
+    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
+        return NULL;
+    return p;
+}
+
+int gb_shape_check(int M, int K, int N, char *err, size_t errlen)
+{
+    size_t bytes, avail;
+
+    if (gb_shape_bytes(M, K, N, &bytes) != 0) {
+        snprintf(err, errlen, "shape %dx%dx%d is too large to address", M, K, N);
+        return -1;
+    }
+    avail = available_memory();
+    if (avail > 0 && bytes > avail) {
+        snprintf(err, errlen, "shape %dx%dx%d needs %.1f GiB, more than the %.1f GiB available",
+                 M, K, N, (double)bytes / 1073741824.0, (double)avail / 1073741824.0);
+        return -1;
+    }
+    return 0;
+}
+
+int gb_workspace_init(gb_workspace *w, int M, int K, int N, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    if (gb_shape_check(M, K, N, err, errlen) != 0)
+        return -1;
+    w->M = M;
+    w->K = K;
+    w->N = N;
+    w->A = alloc_aligned((size_t)M * K * sizeof(float));
+    w->B = alloc_aligned((size_t)K * N * sizeof(float));
+    w->C = alloc_aligned((size_t)M * N * sizeof(float));
+    if (!w->A || !w->B || !w->C) {
+        gb_workspace_free(w);
+        snprintf(err, errlen, "out of memory allocating shape %dx%dx%d", M, K, N);
+        return -1;
+    }
+    fill_integers(w->A, (size_t)M * K, 0x9E3779B97F4A7C15ull ^ (uint64_t)M);
+    fill_integers(w->B, (size_t)K * N, 0xD1B54A32D192ED03ull ^ (uint64_t)N);
+    memset(w->C, 0, (size_t)M * N * sizeof(float));
+    w->exact = (double)K * GB_FILL_MAX * GB_FILL_MAX < GB_EXACT_LIMIT;
+    return 0;
+}
+
+void gb_workspace_free(gb_workspace *w)
+{
+    free(w->A);
+    free(w->B);
+    free(w->C);
+    free(w->ref);
+    memset(w, 0, sizeof *w);
+}
+
+/* The reference: i, k, j with a double accumulator row, independent of every
+ * schedule in schedules/. */
+static int compute_reference(gb_workspace *w, int nthreads)
+{
+    const int M = w->M, K = w->K, N = w->N;
+
+    w->ref = malloc((size_t)M * N * sizeof(double));
+    if (w->ref == NULL)
+        return -1;
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+    for (int i = 0; i < M; i++) {
+        double *row = w->ref + (size_t)i * N;
+        for (int j = 0; j < N; j++)
+            row[j] = 0.0;
+        for (int k = 0; k < K; k++) {
+            const double a = w->A[(size_t)i * K + k];
+            const float *b = w->B + (size_t)k * N;
+            for (int j = 0; j < N; j++)
+                row[j] += a * (double)b[j];
+        }
+    }
+    return 0;
+}
+
+int gb_verify(gb_workspace *w, int nthreads, gb_result *r)
+{
+    const size_t n = (size_t)w->M * w->N;
+    /* Outside the exact range: fp32 rounding bound of a K-term dot product. */
+    const double tol = w->exact ? 0.0
+                                : (double)w->K * FLT_EPSILON * GB_FILL_MAX * GB_FILL_MAX;
+    long bad = 0;
+    double max_err = 0.0;
+
+    if (w->ref == NULL && compute_reference(w, nthreads) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        double got = w->C[i], want = w->ref[i];
+        double e = fabs(got - want);
+        /* NaN (an element never written) fails too. */
+        if (!(e <= tol)) {
+            bad++;
+            if (isnan(e))
+                e = INFINITY;
+        }
+        if (e > max_err)
+            max_err = e;
+    }
+    r->check = bad ? GB_CHECK_FAIL : GB_CHECK_PASS;
+    r->check_exact = w->exact;
+    r->mismatches = bad;
+    r->max_abs_err = max_err;
+    return 0;
+}
+
+void gb_result_free(gb_result *r)
+{
+    free(r->samples_us);
+    r->samples_us = NULL;
+}
+
+static void make_label(gb_result *r)
+{
+    char params[96];
+
+    gb_params_format(r->variant, &r->params, params, sizeof params);
+    snprintf(r->label, sizeof r->label, "%s%s%s%s%s", r->variant->name,
+             params[0] ? "[" : "", params, params[0] ? "]" : "",
+             r->prepack ? "+prepack" : "");
+}
+
+int gb_measure(const gb_variant *v, const gb_params *params, int threads, int prepack,
+               gb_workspace *w, const gb_measure_cfg *cfg, volatile sig_atomic_t *stop,
+               gb_result *r, char *err, size_t errlen)
+{
+    const int M = w->M, K = w->K, N = w->N;
+    gb_ctx ctx = { threads, params, NULL };
+    double spent;
+    int rc = -1, n = 0;
+
+    memset(r, 0, sizeof *r);
+    r->variant = v;
+    r->params = *params;
+    r->shape.M = M;
+    r->shape.K = K;
+    r->shape.N = N;
+    r->threads = threads;
+    r->prepack = prepack;
+    r->peak_pct = NAN;
+    r->speedup = NAN;
+    make_label(r);
+    if (v->resolve) {
+        v->resolve(M, N, K, &ctx, &r->effective);
+        r->has_effective = 1;
+    }
+    r->samples_us = malloc((size_t)cfg->reps * sizeof *r->samples_us);
+    if (r->samples_us == NULL) {
+        snprintf(err, errlen, "out of memory for %d samples", cfg->reps);
+        return -1;
+    }
+    if (v->prepare && v->prepare(M, N, K, w->B, N, &ctx, prepack, &ctx.state) != 0) {
+        snprintf(err, errlen, "%s: set-up failed (out of memory?)", r->label);
+        goto out;
+    }
+
+    /* Verification first, on a C full of NaN, so an element the kernel never
+     * writes cannot pass on a previous variant's result. */
+    if (cfg->check) {
+        for (size_t i = 0; i < (size_t)M * N; i++)
+            w->C[i] = NAN;
+        if (v->run(M, N, K, w->A, K, w->B, N, w->C, N, &ctx) != 0) {
+            snprintf(err, errlen, "%s: kernel failed (out of memory?)", r->label);
+            goto out;
+        }
+        if (gb_verify(w, cfg->nthreads, r) != 0) {
+            snprintf(err, errlen, "out of memory for the reference of %dx%dx%d", M, K, N);
+            goto out;
+        }
+    }
+
+    spent = 0.0;
+    for (int i = 0; i < cfg->warmup; i++) {
+        double t0 = gb_now();
+        if (v->run(M, N, K, w->A, K, w->B, N, w->C, N, &ctx) != 0) {
+            snprintf(err, errlen, "%s: kernel failed (out of memory?)", r->label);
+            goto out;
+        }
+        spent += gb_now() - t0;
+        if (*stop) {
+            rc = 1;
+            goto out;
+        }
+        if (spent > cfg->max_time)
+            break;
+    }
+
+    spent = 0.0;
+    while (n < cfg->reps) {
+        double t0, t1;
+        int status;
+
+        t0 = gb_now();
+        status = v->run(M, N, K, w->A, K, w->B, N, w->C, N, &ctx);
+        t1 = gb_now();
+        if (status != 0) {
+            snprintf(err, errlen, "%s: kernel failed (out of memory?)", r->label);
+            goto out;
+        }
+        r->samples_us[n++] = (t1 - t0) * 1e6;
+        spent += t1 - t0;
+        if (*stop) {
+            rc = 1;
+            goto out;
+        }
+        if (n >= cfg->min_reps && spent > cfg->max_time)
+            break;
+    }
+    r->reps = n;
+    stats_compute(r->samples_us, (size_t)n, &r->stats);
+    r->gflops = r->stats.median > 0.0 ? gb_flops(M, K, N) / (r->stats.median * 1e3) : 0.0;
+    rc = 0;
+out:
+    if (v->release && ctx.state)
+        v->release(ctx.state);
+    if (rc != 0)
+        gb_result_free(r);
+    return rc;
+}

@@ -1,0 +1,156 @@
+/* machine.c - hostname, CPU model, ISA, caches and affinity, from the kernel's
+ * own reports (/proc/cpuinfo, sysfs) and the compiler's CPU detection. */
+#define _GNU_SOURCE
+#include "machine.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    if (fgets(buf, (int)len, f) == NULL) {
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+static void detect_cpu_model(gb_machine *m)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+
+    if (f == NULL)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        /* x86: "model name"; aarch64 has no model name, only CPU part. */
+        if (strncmp(line, "model name", 10) == 0) {
+            char *colon = strchr(line, ':');
+            if (colon) {
+                colon++;
+                while (*colon == ' ' || *colon == '\t')
+                    colon++;
+                colon[strcspn(colon, "\n")] = '\0';
+                snprintf(m->cpu_model, sizeof m->cpu_model, "%s", colon);
+                break;
+            }
+        }
+    }
+    fclose(f);
+}
+
+static void detect_isa(gb_machine *m)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        strcpy(m->isa[m->nisa++], "avx512f");
+    if (__builtin_cpu_supports("avx2"))
+        strcpy(m->isa[m->nisa++], "avx2");
+    if (__builtin_cpu_supports("fma"))
+        strcpy(m->isa[m->nisa++], "fma");
+    if (__builtin_cpu_supports("avx"))
+        strcpy(m->isa[m->nisa++], "avx");
+    if (__builtin_cpu_supports("sse4.2"))
+        strcpy(m->isa[m->nisa++], "sse4.2");
+#elif defined(__aarch64__)
+    strcpy(m->isa[m->nisa++], "neon");
+#endif
+}
+
+static long parse_size(const char *text)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end == 'K')
+        v *= 1024;
+    else if (*end == 'M')
+        v *= 1024 * 1024;
+    return v;
+}
+
+static void detect_caches(gb_machine *m)
+{
+    for (int i = 0; i < 16 && m->ncaches < GB_MAX_CACHES; i++) {
+        char path[128], buf[128];
+        gb_cache *c = &m->caches[m->ncaches];
+
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        if (read_line(path, buf, sizeof buf) != 0)
+            break;
+        memset(c, 0, sizeof *c);
+        c->level = atoi(buf);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if (read_line(path, buf, sizeof buf) == 0)
+            snprintf(c->type, sizeof c->type, "%s", buf);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if (read_line(path, buf, sizeof buf) == 0)
+            c->size_bytes = parse_size(buf);
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
+        if (read_line(path, buf, sizeof buf) == 0)
+            c->line_bytes = atoi(buf);
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
+        if (read_line(path, buf, sizeof buf) == 0)
+            snprintf(c->shared_cpus, sizeof c->shared_cpus, "%s", buf);
+        m->ncaches++;
+    }
+}
+
+void gb_machine_detect(gb_machine *m)
+{
+    struct utsname u;
+    cpu_set_t set;
+
+    memset(m, 0, sizeof *m);
+    if (gethostname(m->hostname, sizeof m->hostname - 1) != 0)
+        strcpy(m->hostname, "unknown");
+    if (uname(&u) == 0)
+        snprintf(m->arch, sizeof m->arch, "%s", u.machine);
+    detect_cpu_model(m);
+    if (m->cpu_model[0] == '\0')
+        snprintf(m->cpu_model, sizeof m->cpu_model, "unknown (%s)", m->arch);
+    m->logical_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    CPU_ZERO(&set);
+    m->affinity_cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                                  : m->logical_cpus;
+    if (m->affinity_cpus < 1)
+        m->affinity_cpus = 1;
+    detect_isa(m);
+    detect_caches(m);
+}
+
+long gb_machine_cache_bytes(const gb_machine *m, int level)
+{
+    for (int i = 0; i < m->ncaches; i++)
+        if (m->caches[i].level == level && strcmp(m->caches[i].type, "Instruction") != 0)
+            return m->caches[i].size_bytes;
+    return 0;
+}
+
+void gb_machine_print(FILE *out, const gb_machine *m)
+{
+    fprintf(out, "hostname       %s\n", m->hostname);
+    fprintf(out, "cpu            %s\n", m->cpu_model);
+    fprintf(out, "arch           %s\n", m->arch);
+    fprintf(out, "logical cpus   %d online, %d usable by this process\n", m->logical_cpus,
+            m->affinity_cpus);
+    fprintf(out, "isa           ");
+    for (int i = 0; i < m->nisa; i++)
+        fprintf(out, " %s", m->isa[i]);
+    fprintf(out, "%s\n", m->nisa ? "" : " (none detected)");
+    for (int i = 0; i < m->ncaches; i++) {
+        const gb_cache *c = &m->caches[i];
+        fprintf(out, "cache L%d %-11s %ld KiB, %d-byte lines, shared by cpus %s\n", c->level,
+                c->type, c->size_bytes / 1024, c->line_bytes, c->shared_cpus);
+    }
+}

@@ -1,0 +1,426 @@
+/*
+ * main.c - the CLI layer: the only place that prints errors and exits.
+ * `gemmbench [options]` runs a sweep; `gemmbench SUBCOMMAND` runs the others.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "gemmbench.h"
+#include "harness.h"
+#include "machine.h"
+#include "options.h"
+#include "output.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static const char usage_text[] =
+    "usage: gemmbench [options]                 run a sweep (bench.conf, then flags)\n"
+    "       gemmbench info                      describe this machine\n"
+    "       gemmbench SUBCOMMAND --help         help on a subcommand\n"
+    "\n"
+    "selection\n"
+    "  -v, --variant LIST     variant names, families, or all (repeatable)\n"
+    "  -k, --kernel LIST      qkv, mlp_expand, mlp_reduce, square1024, bench.conf\n"
+    "                         [kernel] names, or all (= the BERT three + bench.conf's)\n"
+    "      --m LIST           M values, e.g. 16,32,64\n"
+    "      --shape MxKxN      a custom shape (repeatable; replaces --kernel and --m)\n"
+    "  -a, --all              every variant on every kernel\n"
+    "  -p, --param K=V[,...]  schedule parameters (see --list); labelled in the output\n"
+    "      --prepack          B packed outside the timed region (variants that can)\n"
+    "timing\n"
+    "  -t, --threads N        OpenMP threads (default: all the process may use)\n"
+    "  -w, --warmup N         warm-up calls per measurement (default 5)\n"
+    "  -r, --reps N           timed calls per measurement (default 50)\n"
+    "      --min-reps N       timed calls kept even past --max-time (default 5)\n"
+    "      --max-time S       seconds of calls per measurement before stopping early\n"
+    "      --cooldown S       seconds to sleep between measurements (default 0)\n"
+    "  -q, --quick            a fast smoke sweep: M 16,128, 1 warm-up, 5 reps\n"
+    "      --no-check         skip verification against the reference\n"
+    "output\n"
+    "  -o, --output FILE      JSON file (default results/<host>-<UTC time>.json)\n"
+    "  -f, --force            overwrite an existing --output file\n"
+    "      --format F         stdout as table, json, csv or md (default table)\n"
+    "      --quiet            no progress line\n"
+    "other\n"
+    "  -c, --config FILE      read FILE instead of ./bench.conf\n"
+    "  -l, --list             list the variants and their parameters\n"
+    "      --explain          print how each variant derives its schedule per shape\n"
+    "  -h, --help             this text\n"
+    "  -V, --version          the version\n"
+    "\n"
+    "exit status: 0 ok, 1 a check failed, 2 usage or input error, 3 I/O error,\n"
+    "130 interrupted (the JSON file then says \"complete\": false)\n";
+
+static int fail(int code, const char *msg)
+{
+    fprintf(stderr, "gemmbench: %s\n", msg);
+    return code;
+}
+
+static void print_list(FILE *out)
+{
+    fprintf(out, "%-16s %-11s %s\n", "variant", "family", "description");
+    for (size_t i = 0; i < gb_variant_count; i++) {
+        const gb_variant *v = gb_variants[i];
+        fprintf(out, "%-16s %-11s %s\n", v->name, v->family, v->description);
+        for (const gb_param_spec *s = v->params; s && s->key; s++) {
+            if (s->choices) {
+                fprintf(out, "%29s--param %s=", "", s->key);
+                for (int c = 0; s->choices[c]; c++)
+                    fprintf(out, "%s%s", c ? "|" : "", s->choices[c]);
+                fprintf(out, "  %s\n", s->help);
+            } else {
+                fprintf(out, "%29s--param %s=%ld..%ld  %s\n", "", s->key, s->min, s->max,
+                        s->help);
+            }
+        }
+    }
+}
+
+/* results/<host>-<UTC timestamp>.json, creating results/ when missing. */
+static int default_output(char *path, size_t len, const char *host, char *err, size_t errlen)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    if (mkdir("results", 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create results/: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(path, len, "results/%s-%s.json", host, stamp);
+    return 0;
+}
+
+/* Claims the output file before any measurement, so that a bad path fails
+ * at once and an existing file is never overwritten without --force. */
+static int claim_output(const char *path, int force, char *err, size_t errlen)
+{
+    struct stat st;
+    int fd;
+
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "--output %s is a directory", path);
+            return GB_EXIT_USAGE;
+        }
+        if (!force) {
+            snprintf(err, errlen, "%s exists (use --force to overwrite it)", path);
+            return GB_EXIT_USAGE;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            return GB_EXIT_USAGE;
+        }
+        return 0;
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    close(fd);
+    return 0;
+}
+
+static void progress(int done, int total, const gb_result *last, const char *next,
+                     double started)
+{
+    double elapsed = gb_now() - started;
+    double eta = done > 0 ? elapsed / done * (total - done) : 0.0;
+
+    (void)last;
+    fprintf(stderr, "\r\033[K[%d/%d] %s  elapsed %.0fs", done, total, next, elapsed);
+    if (done > 0)
+        fprintf(stderr, ", ~%.0fs left", eta);
+    fflush(stderr);
+}
+
+typedef struct run_selection {
+    const gb_variant *variants[256];
+    gb_params params[256];
+    int nvariants;
+    gb_shape *shapes;
+    int nshapes;
+} run_selection;
+
+static int select_run(const gb_options *o, run_selection *sel, char *err, size_t errlen)
+{
+    int prepack_ok = 0;
+
+    sel->nvariants = gb_variants_select(o->variants, sel->variants, 256, err, errlen);
+    if (sel->nvariants < 0)
+        return -1;
+    for (int i = 0; i < sel->nvariants; i++) {
+        if (gb_params_parse(sel->variants[i], o->params_text, &sel->params[i], err, errlen))
+            return -1;
+        prepack_ok |= sel->variants[i]->supports_prepack;
+    }
+    if (o->prepack && !prepack_ok) {
+        snprintf(err, errlen, "--prepack: none of the selected variants can pre-pack B");
+        return -1;
+    }
+    sel->shapes = malloc(GB_MAX_SHAPES * sizeof *sel->shapes);
+    if (sel->shapes == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    sel->nshapes = gb_shapes_build(o, sel->shapes, GB_MAX_SHAPES, err, errlen);
+    if (sel->nshapes < 0)
+        return -1;
+    /* Every shape must fit before the first one runs. */
+    for (int i = 0; i < sel->nshapes; i++) {
+        const gb_shape *s = &sel->shapes[i];
+        if (gb_shape_check(s->M, s->K, s->N, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void explain_all(const gb_options *o, const run_selection *sel, int threads)
+{
+    int any = 0;
+
+    for (int v = 0; v < sel->nvariants; v++) {
+        const gb_variant *var = sel->variants[v];
+        gb_ctx ctx = { threads, &sel->params[v], NULL };
+        if (var->explain == NULL)
+            continue;
+        any = 1;
+        for (int s = 0; s < sel->nshapes; s++)
+            var->explain(stdout, sel->shapes[s].M, sel->shapes[s].N, sel->shapes[s].K, &ctx);
+    }
+    if (!any)
+        printf("none of the selected variants derives its schedule from rules "
+               "(try --variant rule_based)\n");
+    (void)o;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static gb_options o;
+    run_selection sel;
+    gb_machine machine;
+    char err[GB_ERR_LEN], output[PATH_MAX + 64], started[32];
+    gb_measure_cfg cfg;
+    cJSON *doc = NULL;
+    double *baseline_median = NULL;
+    int threads, rc, status = GB_EXIT_OK, done = 0, total, failed_checks = 0;
+    double t_start;
+    time_t now;
+    struct tm tm;
+    struct sigaction sa;
+
+    memset(&sel, 0, sizeof sel);
+    gb_options_defaults(&o);
+    if (gb_cli_parse(&o, argc, argv, err, sizeof err) != 0)
+        return fail(GB_EXIT_USAGE, err);
+    if (o.help) {
+        fputs(usage_text, stdout);
+        return GB_EXIT_OK;
+    }
+    if (o.version) {
+        printf("gemmbench %s\n", GB_VERSION);
+        return GB_EXIT_OK;
+    }
+    if (o.list) {
+        print_list(stdout);
+        return GB_EXIT_OK;
+    }
+    if (select_run(&o, &sel, err, sizeof err) != 0) {
+        free(sel.shapes);
+        return fail(GB_EXIT_USAGE, err);
+    }
+    gb_machine_detect(&machine);
+    threads = o.threads > 0 ? o.threads : machine.affinity_cpus;
+    if (o.explain) {
+        explain_all(&o, &sel, threads);
+        free(sel.shapes);
+        return GB_EXIT_OK;
+    }
+
+    if (o.output[0])
+        snprintf(output, sizeof output, "%s", o.output);
+    else if (default_output(output, sizeof output, machine.hostname, err, sizeof err) != 0)
+        return free(sel.shapes), fail(GB_EXIT_IO, err);
+    rc = claim_output(output, o.force, err, sizeof err);
+    if (rc != 0)
+        return free(sel.shapes), fail(rc, err);
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    gb_peak_for_run(&machine, threads, o.quiet);
+
+    now = time(NULL);
+    gmtime_r(&now, &tm);
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    doc = gb_json_begin(&machine, &o, threads, started, argc, argv);
+    baseline_median = calloc((size_t)sel.nshapes, sizeof *baseline_median);
+    if (doc == NULL || baseline_median == NULL) {
+        status = fail(GB_EXIT_IO, "out of memory");
+        goto out;
+    }
+    if (gb_json_write_atomic(doc, output, 0, err, sizeof err) != 0) {
+        status = fail(GB_EXIT_IO, err);
+        goto out;
+    }
+
+    cfg.warmup = o.warmup;
+    cfg.reps = o.reps;
+    cfg.min_reps = o.min_reps;
+    cfg.max_time = o.max_time;
+    cfg.check = o.check;
+    cfg.nthreads = threads;
+    total = sel.nshapes * sel.nvariants;
+    t_start = gb_now();
+    if (o.format != GB_FMT_JSON)
+        gb_print_header(stdout, o.format);
+
+    /* Shapes outer, variants inner: variants of one shape run back to back
+     * under the same machine conditions, and baseline (first in the table)
+     * is known when the others need it for their speed-up. */
+    for (int s = 0; s < sel.nshapes && !interrupted; s++) {
+        gb_workspace w;
+        const gb_shape *shape = &sel.shapes[s];
+
+        if (gb_workspace_init(&w, shape->M, shape->K, shape->N, err, sizeof err) != 0) {
+            status = fail(GB_EXIT_IO, err);
+            break;
+        }
+        for (int v = 0; v < sel.nvariants && !interrupted; v++) {
+            const gb_variant *var = sel.variants[v];
+            int prepack = o.prepack && var->supports_prepack;
+            gb_result r;
+            char label[160];
+
+            if (o.prepack && !var->supports_prepack)
+                continue;
+            if (!o.quiet && isatty(STDERR_FILENO)) {
+                snprintf(label, sizeof label, "%s %s M=%d", var->name, shape->kernel,
+                         shape->M);
+                progress(done, total, NULL, label, t_start);
+            }
+            rc = gb_measure(var, &sel.params[v], threads, prepack, &w, &cfg, &interrupted,
+                            &r, err, sizeof err);
+            if (!o.quiet && isatty(STDERR_FILENO))
+                fprintf(stderr, "\r\033[K");
+            done++;
+            if (rc == 1)
+                break;
+            if (rc != 0) {
+                fprintf(stderr, "gemmbench: %s (%s M=%d)\n", err, shape->kernel, shape->M);
+                status = GB_EXIT_IO;
+                continue;
+            }
+            snprintf(r.shape.kernel, sizeof r.shape.kernel, "%s", shape->kernel);
+            if (machine.peak_gflops > 0.0)
+                r.peak_pct = 100.0 * r.gflops / machine.peak_gflops;
+            if (strcmp(var->name, "baseline") == 0 && r.params.count == 0)
+                baseline_median[s] = r.stats.median;
+            if (baseline_median[s] > 0.0)
+                r.speedup = baseline_median[s] / r.stats.median;
+            if (r.check == GB_CHECK_FAIL)
+                failed_checks++;
+            if (o.format != GB_FMT_JSON)
+                gb_print_row(stdout, o.format, &r);
+            if (gb_json_add_result(doc, &r) != 0 ||
+                gb_json_write_atomic(doc, output, 0, err, sizeof err) != 0) {
+                gb_result_free(&r);
+                status = fail(GB_EXIT_IO, err[0] ? err : "out of memory");
+                break;
+            }
+            gb_result_free(&r);
+            if (o.cooldown > 0.0 && !interrupted) {
+                struct timespec ts = { (time_t)o.cooldown,
+                                       (long)((o.cooldown - floor(o.cooldown)) * 1e9) };
+                nanosleep(&ts, NULL);
+            }
+        }
+        gb_workspace_free(&w);
+        if (status == GB_EXIT_IO && !interrupted)
+            break;
+    }
+
+    if (gb_json_write_atomic(doc, output, !interrupted && status == GB_EXIT_OK, err,
+                             sizeof err) != 0) {
+        status = fail(GB_EXIT_IO, err);
+        goto out;
+    }
+    if (o.format == GB_FMT_JSON) {
+        char *text = cJSON_Print(doc);
+        if (text) {
+            puts(text);
+            free(text);
+        }
+    }
+    if (!o.quiet)
+        fprintf(stderr, "gemmbench: %s%s\n", interrupted ? "interrupted; partial results in " :
+                                                           "results in ", output);
+    if (interrupted)
+        status = GB_EXIT_INTERRUPTED;
+    else if (status == GB_EXIT_OK && failed_checks > 0) {
+        fprintf(stderr, "gemmbench: %d result(s) failed verification\n", failed_checks);
+        status = GB_EXIT_CHECK_FAILED;
+    }
+out:
+    cJSON_Delete(doc);
+    free(baseline_median);
+    free(sel.shapes);
+    return status;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    gb_machine m;
+
+    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+        puts("usage: gemmbench info\n  prints this machine's CPU, ISA, caches and measured "
+             "FP32 peak");
+        return GB_EXIT_OK;
+    }
+    if (argc > 2)
+        return fail(GB_EXIT_USAGE, "info takes no arguments");
+    gb_machine_detect(&m);
+    gb_machine_print(stdout, &m);
+    gb_peak_info(stdout, &m);
+    return GB_EXIT_OK;
+}
+
+/* Subcommands: one line each. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} subcommands[] = {
+    { "info", cmd_info },
+};
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+            if (strcmp(argv[1], subcommands[i].name) == 0)
+                return subcommands[i].run(argc, argv);
+    return cmd_run(argc, argv);
+}

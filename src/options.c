@@ -1,0 +1,319 @@
+/* options.c - defaults, shapes, variant selection and --param parsing. */
+#include "options.h"
+#include "parse.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* BERT-base MatMul shapes (SPEC §3); square1024 is the TVM tutorial's
+ * problem and runs only when named. */
+const gb_kernel_def gb_builtin_kernels[] = {
+    { "qkv",        768,  768,  0, { 0 } },
+    { "mlp_expand", 768,  3072, 0, { 0 } },
+    { "mlp_reduce", 3072, 768,  0, { 0 } },
+    { "square1024", 1024, 1024, 1, { 1024 } },
+};
+const int gb_builtin_kernel_count = sizeof gb_builtin_kernels / sizeof gb_builtin_kernels[0];
+/* How many of the built-ins "all" means (the BERT three). */
+#define GB_BERT_KERNELS 3
+
+static const int study_m_list[] = { 16, 32, 64, 96, 128, 192, 256, 384 };
+
+void gb_options_defaults(gb_options *o)
+{
+    memset(o, 0, sizeof *o);
+    strcpy(o->variants, "all");
+    strcpy(o->kernels, "all");
+    o->nm = (int)(sizeof study_m_list / sizeof study_m_list[0]);
+    memcpy(o->m, study_m_list, sizeof study_m_list);
+    o->threads = 0;
+    o->warmup = 5;
+    o->reps = 50;
+    o->min_reps = 5;
+    o->max_time = 2.0;
+    o->cooldown = 0.0;
+    o->format = GB_FMT_TABLE;
+    o->check = 1;
+}
+
+/* ---- variants ------------------------------------------------------------- */
+
+const gb_variant *gb_variant_find(const char *name)
+{
+    for (size_t i = 0; i < gb_variant_count; i++)
+        if (strcmp(gb_variants[i]->name, name) == 0)
+            return gb_variants[i];
+    return NULL;
+}
+
+struct variant_pick {
+    int mark[256];
+    char *err;
+    size_t errlen;
+};
+
+static int pick_variant(const char *item, void *arg)
+{
+    struct variant_pick *pick = arg;
+    int found = 0;
+
+    for (size_t i = 0; i < gb_variant_count && i < 256; i++) {
+        const gb_variant *v = gb_variants[i];
+        if (strcmp(item, "all") == 0 || strcmp(item, v->name) == 0 ||
+            strcmp(item, v->family) == 0) {
+            pick->mark[i] = 1;
+            found = 1;
+        }
+    }
+    if (!found) {
+        snprintf(pick->err, pick->errlen,
+                 "unknown variant or family '%s' (gemmbench --list shows them)", item);
+        return -1;
+    }
+    return 0;
+}
+
+int gb_variants_select(const char *spec, const gb_variant **out, int max,
+                       char *err, size_t errlen)
+{
+    struct variant_pick pick;
+    int n = 0;
+
+    memset(&pick, 0, sizeof pick);
+    pick.err = err;
+    pick.errlen = errlen;
+    if (gb_split_list(spec, pick_variant, &pick) != 0) {
+        if (pick.err[0] == '\0')
+            snprintf(err, errlen, "variant list '%s' is malformed", spec);
+        return -1;
+    }
+    for (size_t i = 0; i < gb_variant_count && i < 256; i++)
+        if (pick.mark[i] && n < max)
+            out[n++] = gb_variants[i];
+    if (n == 0) {
+        snprintf(err, errlen, "no variant selected");
+        return -1;
+    }
+    return n;
+}
+
+/* ---- shapes -------------------------------------------------------------- */
+
+struct shape_build {
+    const gb_options *o;
+    gb_shape *out;
+    int max, n;
+    char *err;
+    size_t errlen;
+};
+
+static int add_shape(struct shape_build *b, const char *kernel, int M, int K, int N)
+{
+    if (b->n >= b->max) {
+        snprintf(b->err, b->errlen, "too many shapes (at most %d)", b->max);
+        return -1;
+    }
+    snprintf(b->out[b->n].kernel, sizeof b->out[b->n].kernel, "%s", kernel);
+    b->out[b->n].M = M;
+    b->out[b->n].K = K;
+    b->out[b->n].N = N;
+    b->n++;
+    return 0;
+}
+
+static int add_kernel_shapes(struct shape_build *b, const gb_kernel_def *k)
+{
+    const int *ms = k->nm > 0 ? k->m : b->o->m;
+    int nm = k->nm > 0 ? k->nm : b->o->nm;
+
+    for (int i = 0; i < nm; i++)
+        if (add_shape(b, k->name, ms[i], k->K, k->N) != 0)
+            return -1;
+    return 0;
+}
+
+static const gb_kernel_def *find_kernel(const gb_options *o, const char *name)
+{
+    for (int i = 0; i < o->ncustom; i++)
+        if (strcmp(o->custom[i].name, name) == 0)
+            return &o->custom[i];
+    for (int i = 0; i < gb_builtin_kernel_count; i++)
+        if (strcmp(gb_builtin_kernels[i].name, name) == 0)
+            return &gb_builtin_kernels[i];
+    return NULL;
+}
+
+static int pick_kernel(const char *item, void *arg)
+{
+    struct shape_build *b = arg;
+    const gb_kernel_def *k;
+
+    if (strcmp(item, "all") == 0) {
+        for (int i = 0; i < GB_BERT_KERNELS; i++)
+            if (add_kernel_shapes(b, &gb_builtin_kernels[i]) != 0)
+                return -1;
+        for (int i = 0; i < b->o->ncustom; i++)
+            if (add_kernel_shapes(b, &b->o->custom[i]) != 0)
+                return -1;
+        return 0;
+    }
+    k = find_kernel(b->o, item);
+    if (k == NULL) {
+        snprintf(b->err, b->errlen,
+                 "unknown kernel '%s' (known: qkv, mlp_expand, mlp_reduce, square1024, "
+                 "bench.conf [kernel] sections, or all)", item);
+        return -1;
+    }
+    return add_kernel_shapes(b, k);
+}
+
+int gb_shapes_build(const gb_options *o, gb_shape *out, int max, char *err, size_t errlen)
+{
+    struct shape_build b = { o, out, max, 0, err, errlen };
+
+    err[0] = '\0';
+    if (o->nshapes > 0) {
+        for (int i = 0; i < o->nshapes; i++)
+            if (add_shape(&b, o->shapes[i].kernel, o->shapes[i].M, o->shapes[i].K,
+                          o->shapes[i].N) != 0)
+                return -1;
+        return b.n;
+    }
+    if (gb_split_list(o->kernels, pick_kernel, &b) != 0) {
+        if (err[0] == '\0')
+            snprintf(err, errlen, "kernel list '%s' is malformed", o->kernels);
+        return -1;
+    }
+    if (b.n == 0) {
+        snprintf(err, errlen, "no kernel selected");
+        return -1;
+    }
+    return b.n;
+}
+
+/* ---- parameters ---------------------------------------------------------- */
+
+long gb_param_get(const gb_params *params, const char *key, long fallback)
+{
+    if (params == NULL)
+        return fallback;
+    for (int i = 0; i < params->count; i++)
+        if (strcmp(params->key[i], key) == 0)
+            return params->value[i];
+    return fallback;
+}
+
+int gb_param_set(gb_params *params, const char *key, long value)
+{
+    for (int i = 0; i < params->count; i++)
+        if (strcmp(params->key[i], key) == 0) {
+            params->value[i] = value;
+            return 0;
+        }
+    if (params->count >= GB_MAX_PARAMS || strlen(key) >= GB_PARAM_KEY_LEN)
+        return -1;
+    strcpy(params->key[params->count], key);
+    params->value[params->count] = value;
+    params->count++;
+    return 0;
+}
+
+static const gb_param_spec *find_param_spec(const gb_variant *v, const char *key)
+{
+    for (const gb_param_spec *s = v->params; s && s->key; s++)
+        if (strcmp(s->key, key) == 0)
+            return s;
+    return NULL;
+}
+
+struct param_parse {
+    const gb_variant *v;
+    gb_params *p;
+    char *err;
+    size_t errlen;
+};
+
+static int parse_one_param(const char *item, void *arg)
+{
+    struct param_parse *pp = arg;
+    char key[64];
+    const char *eq = strchr(item, '=');
+    const gb_param_spec *spec;
+    long value;
+
+    if (eq == NULL || eq == item || (size_t)(eq - item) >= sizeof key) {
+        snprintf(pp->err, pp->errlen, "--param '%s' is not key=value", item);
+        return -1;
+    }
+    memcpy(key, item, (size_t)(eq - item));
+    key[eq - item] = '\0';
+    spec = find_param_spec(pp->v, key);
+    if (spec == NULL) {
+        char known[256] = "";
+        for (const gb_param_spec *s = pp->v->params; s && s->key; s++) {
+            strncat(known, known[0] ? ", " : "", sizeof known - strlen(known) - 1);
+            strncat(known, s->key, sizeof known - strlen(known) - 1);
+        }
+        snprintf(pp->err, pp->errlen, "variant %s has no parameter '%s' (it takes: %s)",
+                 pp->v->name, key, known[0] ? known : "none");
+        return -1;
+    }
+    if (spec->choices) {
+        long idx = -1;
+        for (long i = 0; spec->choices[i]; i++)
+            if (strcmp(spec->choices[i], eq + 1) == 0)
+                idx = i;
+        if (idx < 0) {
+            snprintf(pp->err, pp->errlen, "--param %s: '%s' is not a choice of variant %s",
+                     key, eq + 1, pp->v->name);
+            return -1;
+        }
+        value = idx;
+    } else if (gb_parse_long(eq + 1, spec->min, spec->max, &value) != 0) {
+        snprintf(pp->err, pp->errlen, "--param %s: '%s' is not an integer in [%ld, %ld]",
+                 key, eq + 1, spec->min, spec->max);
+        return -1;
+    }
+    if (gb_param_set(pp->p, key, value) != 0) {
+        snprintf(pp->err, pp->errlen, "--param: too many parameters");
+        return -1;
+    }
+    return 0;
+}
+
+int gb_params_parse(const gb_variant *v, const char *text, gb_params *p,
+                    char *err, size_t errlen)
+{
+    struct param_parse pp = { v, p, err, errlen };
+
+    memset(p, 0, sizeof *p);
+    err[0] = '\0';
+    if (text == NULL || text[0] == '\0')
+        return 0;
+    if (gb_split_list(text, parse_one_param, &pp) != 0) {
+        if (err[0] == '\0')
+            snprintf(err, errlen, "--param '%s' is malformed", text);
+        return -1;
+    }
+    return 0;
+}
+
+void gb_params_format(const gb_variant *v, const gb_params *p, char *buf, size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < p->count && used < len; i++) {
+        const gb_param_spec *spec = v ? find_param_spec(v, p->key[i]) : NULL;
+        int n;
+        if (spec && spec->choices)
+            n = snprintf(buf + used, len - used, "%s%s=%s", i ? "," : "", p->key[i],
+                         spec->choices[p->value[i]]);
+        else
+            n = snprintf(buf + used, len - used, "%s%s=%ld", i ? "," : "", p->key[i],
+                         p->value[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}

@@ -1,0 +1,334 @@
+/* output.c - rows for the terminal and documents for the file. */
+#define _GNU_SOURCE
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef GB_GIT
+#define GB_GIT "unknown"
+#endif
+#ifndef GB_CFLAGS
+#define GB_CFLAGS "unknown"
+#endif
+
+const char *gb_check_word(const gb_result *r)
+{
+    switch (r->check) {
+    case GB_CHECK_PASS:
+        return r->check_exact ? "pass" : "pass~";
+    case GB_CHECK_FAIL:
+        return "FAIL";
+    default:
+        return "skip";
+    }
+}
+
+static void format_optional(char *buf, size_t len, double v, const char *fmt)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, fmt, v);
+}
+
+void gb_print_header(FILE *out, gb_format fmt)
+{
+    switch (fmt) {
+    case GB_FMT_TABLE:
+        fprintf(out, "%-26s %-11s %5s %5s %5s %12s %12s %8s %6s %8s %6s %5s\n", "variant",
+                "kernel", "M", "K", "N", "median_us", "min_us", "GFLOP/s", "%peak", "speedup",
+                "cv%", "check");
+        break;
+    case GB_FMT_CSV:
+        fprintf(out, "variant,family,kernel,M,K,N,threads,reps,median_us,min_us,gflops,"
+                     "peak_pct,speedup,cv,check\n");
+        break;
+    case GB_FMT_MD:
+        fprintf(out, "| variant | kernel | M | K | N | median µs | min µs | GFLOP/s | %% peak "
+                     "| speed-up | CV %% | check |\n");
+        fprintf(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+        break;
+    case GB_FMT_JSON:
+        break;
+    }
+    fflush(out);
+}
+
+void gb_print_row(FILE *out, gb_format fmt, const gb_result *r)
+{
+    char peak[32], speedup[32];
+
+    switch (fmt) {
+    case GB_FMT_TABLE:
+        format_optional(peak, sizeof peak, r->peak_pct, "%.1f");
+        format_optional(speedup, sizeof speedup, r->speedup, "%.2fx");
+        fprintf(out, "%-26s %-11s %5d %5d %5d %12.1f %12.1f %8.2f %6s %8s %6.1f %5s%s\n",
+                r->label, r->shape.kernel, r->shape.M, r->shape.K, r->shape.N,
+                r->stats.median, r->stats.min, r->gflops, peak, speedup, 100.0 * r->stats.cv,
+                gb_check_word(r), r->stats.cv > GB_CV_WARN ? "  (high CV)" : "");
+        break;
+    case GB_FMT_CSV:
+        format_optional(peak, sizeof peak, r->peak_pct, "%.2f");
+        format_optional(speedup, sizeof speedup, r->speedup, "%.4f");
+        fprintf(out, "%s,%s,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%s,%s,%.4f,%s\n", r->label,
+                r->variant->family, r->shape.kernel, r->shape.M, r->shape.K, r->shape.N,
+                r->threads, r->reps, r->stats.median, r->stats.min, r->gflops, peak, speedup,
+                r->stats.cv, gb_check_word(r));
+        break;
+    case GB_FMT_MD:
+        format_optional(peak, sizeof peak, r->peak_pct, "%.1f");
+        format_optional(speedup, sizeof speedup, r->speedup, "%.2fx");
+        fprintf(out, "| %s | %s | %d | %d | %d | %.1f | %.1f | %.2f | %s | %s | %.1f | %s |\n",
+                r->label, r->shape.kernel, r->shape.M, r->shape.K, r->shape.N,
+                r->stats.median, r->stats.min, r->gflops, peak, speedup, 100.0 * r->stats.cv,
+                gb_check_word(r));
+        break;
+    case GB_FMT_JSON:
+        break;
+    }
+    fflush(out);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static cJSON *machine_json(const gb_machine *m)
+{
+    cJSON *o = cJSON_CreateObject(), *isa, *caches;
+
+    cJSON_AddStringToObject(o, "hostname", m->hostname);
+    cJSON_AddStringToObject(o, "cpu_model", m->cpu_model);
+    cJSON_AddStringToObject(o, "arch", m->arch);
+    cJSON_AddNumberToObject(o, "logical_cpus", m->logical_cpus);
+    cJSON_AddNumberToObject(o, "affinity_cpus", m->affinity_cpus);
+    isa = cJSON_AddArrayToObject(o, "isa");
+    for (int i = 0; i < m->nisa; i++)
+        cJSON_AddItemToArray(isa, cJSON_CreateString(m->isa[i]));
+    caches = cJSON_AddObjectToObject(o, "caches");
+    for (int i = 0; i < m->ncaches; i++) {
+        char name[32];
+        const gb_cache *c = &m->caches[i];
+        cJSON *entry;
+        snprintf(name, sizeof name, "L%d%s", c->level,
+                 strcmp(c->type, "Data") == 0 ? "d"
+                 : strcmp(c->type, "Instruction") == 0 ? "i" : "");
+        entry = cJSON_AddObjectToObject(caches, name);
+        if (entry == NULL)
+            continue;
+        cJSON_AddNumberToObject(entry, "size_bytes", (double)c->size_bytes);
+        cJSON_AddNumberToObject(entry, "line_bytes", c->line_bytes);
+        cJSON_AddStringToObject(entry, "shared_cpus", c->shared_cpus);
+    }
+    if (m->peak_gflops > 0.0)
+        cJSON_AddNumberToObject(o, "peak_gflops", m->peak_gflops);
+    else
+        cJSON_AddNullToObject(o, "peak_gflops");
+    if (m->peak_gflops_1t > 0.0)
+        cJSON_AddNumberToObject(o, "peak_gflops_1thread", m->peak_gflops_1t);
+    if (m->peak_isa[0])
+        cJSON_AddStringToObject(o, "peak_isa", m->peak_isa);
+    return o;
+}
+
+static void add_env(cJSON *obj, const char *name)
+{
+    const char *v = getenv(name);
+    if (v)
+        cJSON_AddStringToObject(obj, name, v);
+    else
+        cJSON_AddNullToObject(obj, name);
+}
+
+static const char *format_name(gb_format f)
+{
+    static const char *const names[] = { "table", "json", "csv", "md" };
+    return names[f];
+}
+
+cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
+                     const char *started, int argc, char **argv)
+{
+    cJSON *doc = cJSON_CreateObject(), *tool, *run, *config, *env, *ms;
+    char command[4096] = "";
+    size_t used = 0;
+
+    if (doc == NULL)
+        return NULL;
+    cJSON_AddStringToObject(doc, "schema", GB_SCHEMA);
+    cJSON_AddFalseToObject(doc, "complete");
+
+    tool = cJSON_AddObjectToObject(doc, "tool");
+    cJSON_AddStringToObject(tool, "version", GB_VERSION);
+    cJSON_AddStringToObject(tool, "git", GB_GIT);
+    cJSON_AddStringToObject(tool, "compiler", "gcc-compatible " __VERSION__);
+    cJSON_AddStringToObject(tool, "cflags", GB_CFLAGS);
+
+    cJSON_AddItemToObject(doc, "machine", machine_json(m));
+
+    run = cJSON_AddObjectToObject(doc, "run");
+    cJSON_AddStringToObject(run, "started", started);
+    for (int i = 0; i < argc && used < sizeof command; i++) {
+        int n = snprintf(command + used, sizeof command - used, "%s%s", i ? " " : "", argv[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    cJSON_AddStringToObject(run, "command", command);
+    cJSON_AddNumberToObject(run, "threads", threads);
+    cJSON_AddNumberToObject(run, "warmup", o->warmup);
+    cJSON_AddNumberToObject(run, "reps", o->reps);
+    cJSON_AddNumberToObject(run, "min_reps", o->min_reps);
+    cJSON_AddNumberToObject(run, "max_time_s", o->max_time);
+    cJSON_AddNumberToObject(run, "cooldown_s", o->cooldown);
+    cJSON_AddBoolToObject(run, "check", o->check);
+    cJSON_AddBoolToObject(run, "quick", o->quick);
+    cJSON_AddBoolToObject(run, "prepack", o->prepack);
+    config = cJSON_AddObjectToObject(run, "config");
+    if (o->config_path[0])
+        cJSON_AddStringToObject(config, "file", o->config_path);
+    else
+        cJSON_AddNullToObject(config, "file");
+    cJSON_AddStringToObject(config, "variants", o->variants);
+    cJSON_AddStringToObject(config, "kernels", o->kernels);
+    ms = cJSON_AddArrayToObject(config, "m");
+    for (int i = 0; i < o->nm; i++)
+        cJSON_AddItemToArray(ms, cJSON_CreateNumber(o->m[i]));
+    cJSON_AddStringToObject(config, "params", o->params_text);
+    cJSON_AddStringToObject(config, "format", format_name(o->format));
+    env = cJSON_AddObjectToObject(run, "openmp");
+    add_env(env, "OMP_NUM_THREADS");
+    add_env(env, "OMP_PROC_BIND");
+    add_env(env, "OMP_PLACES");
+    add_env(env, "GOMP_CPU_AFFINITY");
+    cJSON_AddNumberToObject(env, "affinity_cpus", m->affinity_cpus);
+
+    cJSON_AddArrayToObject(doc, "results");
+    return doc;
+}
+
+static cJSON *params_json(const gb_variant *v, const gb_params *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int i = 0; i < p->count; i++) {
+        const gb_param_spec *spec = NULL;
+        for (const gb_param_spec *s = v->params; s && s->key; s++)
+            if (strcmp(s->key, p->key[i]) == 0)
+                spec = s;
+        if (spec && spec->choices)
+            cJSON_AddStringToObject(o, p->key[i], spec->choices[p->value[i]]);
+        else
+            cJSON_AddNumberToObject(o, p->key[i], (double)p->value[i]);
+    }
+    return o;
+}
+
+static void add_optional_number(cJSON *o, const char *key, double v)
+{
+    if (isnan(v))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+int gb_json_add_result(cJSON *doc, const gb_result *r)
+{
+    cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results");
+    cJSON *o = cJSON_CreateObject(), *samples;
+
+    if (results == NULL || o == NULL) {
+        cJSON_Delete(o);
+        return -1;
+    }
+    cJSON_AddStringToObject(o, "variant", r->variant->name);
+    cJSON_AddStringToObject(o, "label", r->label);
+    cJSON_AddStringToObject(o, "family", r->variant->family);
+    cJSON_AddStringToObject(o, "kernel", r->shape.kernel);
+    cJSON_AddNumberToObject(o, "M", r->shape.M);
+    cJSON_AddNumberToObject(o, "K", r->shape.K);
+    cJSON_AddNumberToObject(o, "N", r->shape.N);
+    cJSON_AddNumberToObject(o, "threads", r->threads);
+    cJSON_AddBoolToObject(o, "prepack", r->prepack);
+    cJSON_AddNumberToObject(o, "reps", r->reps);
+    cJSON_AddNumberToObject(o, "median_us", r->stats.median);
+    cJSON_AddNumberToObject(o, "min_us", r->stats.min);
+    cJSON_AddNumberToObject(o, "max_us", r->stats.max);
+    cJSON_AddNumberToObject(o, "mean_us", r->stats.mean);
+    cJSON_AddNumberToObject(o, "stddev_us", r->stats.stddev);
+    cJSON_AddNumberToObject(o, "cv", r->stats.cv);
+    cJSON_AddNumberToObject(o, "p10_us", r->stats.p10);
+    cJSON_AddNumberToObject(o, "p90_us", r->stats.p90);
+    cJSON_AddNumberToObject(o, "mad_us", r->stats.mad);
+    cJSON_AddNumberToObject(o, "gflops", r->gflops);
+    add_optional_number(o, "peak_pct", r->peak_pct);
+    add_optional_number(o, "speedup_vs_baseline", r->speedup);
+    cJSON_AddStringToObject(o, "check", r->check == GB_CHECK_PASS   ? "pass"
+                                        : r->check == GB_CHECK_FAIL ? "fail"
+                                                                    : "skipped");
+    if (r->check != GB_CHECK_SKIPPED) {
+        cJSON_AddStringToObject(o, "check_mode", r->check_exact ? "exact" : "tolerance");
+        cJSON_AddNumberToObject(o, "mismatches", (double)r->mismatches);
+        add_optional_number(o, "max_abs_err", isinf(r->max_abs_err) ? NAN : r->max_abs_err);
+    }
+    cJSON_AddItemToObject(o, "params", params_json(r->variant, &r->params));
+    if (r->has_effective)
+        cJSON_AddItemToObject(o, "effective_params", params_json(r->variant, &r->effective));
+    samples = cJSON_AddArrayToObject(o, "samples_us");
+    for (int i = 0; i < r->reps; i++)
+        cJSON_AddItemToArray(samples, cJSON_CreateNumber(r->samples_us[i]));
+    cJSON_AddItemToArray(results, o);
+    return 0;
+}
+
+int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, size_t errlen)
+{
+    char tmp[PATH_MAX + 16];
+    char *text;
+    size_t len, done = 0;
+    int fd;
+
+    cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(complete));
+    text = cJSON_Print(doc);
+    if (text == NULL) {
+        snprintf(err, errlen, "out of memory writing %s", path);
+        return -1;
+    }
+    len = strlen(text);
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
+        free(text);
+        snprintf(err, errlen, "output path too long: %s", path);
+        return -1;
+    }
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        free(text);
+        return -1;
+    }
+    while (done < len) {
+        ssize_t n = write(fd, text + done, len - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        done += (size_t)n;
+    }
+    free(text);
+    if (done < len || write(fd, "\n", 1) != 1 || fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,42 @@
+# lib.sh - helpers for command-line tests.  Each check prints `ok NAME` or
+# `FAIL NAME: why`; tests/run.sh counts those lines.
+# $GEMMBENCH is the binary under test; every test works in its own $WORK.
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# expect_exit NAME CODE CMD...: CMD exits with CODE and prints exactly one
+# line on stderr when CODE is 2 (the one-line error of SPEC §11).
+expect_exit() {
+    name=$1 code=$2
+    shift 2
+    "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
+    got=$?
+    if [ "$got" -ne "$code" ]; then
+        echo "FAIL $name: exit $got, expected $code; stderr: $(head -c 300 "$WORK/err")"
+        return 1
+    fi
+    if [ "$code" -eq 2 ]; then
+        lines=$(wc -l <"$WORK/err")
+        if [ "$lines" -ne 1 ] || ! grep -q '^gemmbench' "$WORK/err"; then
+            echo "FAIL $name: expected one 'gemmbench...' line on stderr, got $lines: $(head -c 300 "$WORK/err")"
+            return 1
+        fi
+    fi
+    echo "ok $name"
+}
+
+# expect_grep NAME PATTERN FILE: FILE has a line matching PATTERN.
+expect_grep() {
+    if grep -q -- "$2" "$3"; then
+        echo "ok $1"
+    else
+        echo "FAIL $1: no '$2' in $3: $(head -c 300 "$3")"
+    fi
+}
+
+# expect_true NAME CMD...: CMD succeeds.
+expect_true() {
+    name=$1
+    shift
+    if "$@" >/dev/null 2>&1; then echo "ok $name"; else echo "FAIL $name: '$*' failed"; fi
+}

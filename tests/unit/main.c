@@ -1,0 +1,51 @@
+/* main.c - runs every registered test (or those named on the command line). */
+#include "test.h"
+
+#include <stdlib.h>
+
+static gb_test *tests;
+static int current_failures;
+static const char *current_name;
+
+void gb_test_register(gb_test *t)
+{
+    /* Constructors run in link order; keep registration order. */
+    gb_test **tail = &tests;
+    while (*tail)
+        tail = &(*tail)->next;
+    t->next = NULL;
+    *tail = t;
+}
+
+void gb_test_fail(const char *file, int line, const char *expr)
+{
+    current_failures++;
+    printf("  FAIL %s (%s:%d): %s\n", current_name, file, line, expr);
+}
+
+int main(int argc, char **argv)
+{
+    int passed = 0, failed = 0;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (gb_test *t = tests; t; t = t->next) {
+        int selected = argc < 2;
+        for (int i = 1; i < argc; i++)
+            if (strcmp(argv[i], t->name) == 0)
+                selected = 1;
+        if (!selected)
+            continue;
+        current_name = t->name;
+        current_failures = 0;
+        t->fn();
+        if (current_failures) {
+            failed++;
+            printf("FAIL %s\n", t->name);
+        } else {
+            passed++;
+            printf("ok   %s\n", t->name);
+        }
+    }
+    printf("unit: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,168 @@
+/*
+ * test_variants.c - every variant in the table, exact against a reference,
+ * on shapes that are not multiples of any tile (SPEC §3, §8), with 1 and 2
+ * threads, on padded layouts (lda > K, ldb > N, ldc > N) whose padding must
+ * stay untouched, and with B pre-packed where a variant can.
+ * A new schedule is covered the moment it is in the table.
+ */
+#include "test.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "gemmbench.h"
+
+#define PAD_SENTINEL 12345.0f
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static int small_int(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (int)(rng_state % 9) - 4;
+}
+
+/* Runs v once on an MxKxN problem with the given padding; returns the number
+ * of wrong elements of C plus touched padding elements, or -1 on a kernel
+ * error.  Integer inputs make the comparison exact. */
+static long run_and_compare(const gb_variant *v, const gb_params *params, int M, int N, int K,
+                            int pad, int nthreads, int prepack)
+{
+    const int lda = K + pad, ldb = N + pad, ldc = N + 2 * pad;
+    float *A = malloc(sizeof(float) * (size_t)M * lda);
+    float *B = malloc(sizeof(float) * (size_t)K * ldb);
+    float *C = malloc(sizeof(float) * (size_t)M * ldc);
+    gb_ctx ctx = { nthreads, params, NULL };
+    long bad = 0;
+
+    if (!A || !B || !C) {
+        free(A), free(B), free(C);
+        return -1;
+    }
+    for (size_t i = 0; i < (size_t)M * lda; i++)
+        A[i] = (i % lda) < (size_t)K ? (float)small_int() : NAN;
+    for (size_t i = 0; i < (size_t)K * ldb; i++)
+        B[i] = (i % ldb) < (size_t)N ? (float)small_int() : NAN;
+    for (size_t i = 0; i < (size_t)M * ldc; i++)
+        C[i] = (i % ldc) < (size_t)N ? NAN : PAD_SENTINEL;
+
+    if (v->prepare && v->prepare(M, N, K, B, ldb, &ctx, prepack, &ctx.state) != 0) {
+        bad = -1;
+        goto out;
+    }
+    if (v->run(M, N, K, A, lda, B, ldb, C, ldc, &ctx) != 0) {
+        bad = -1;
+        goto out;
+    }
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            double want = 0.0;
+            for (int k = 0; k < K; k++)
+                want += (double)A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
+            if (C[(size_t)i * ldc + j] != (float)want)
+                bad++;
+        }
+        for (int j = N; j < ldc; j++)
+            if (C[(size_t)i * ldc + j] != PAD_SENTINEL)
+                bad++;
+    }
+out:
+    if (v->release && ctx.state)
+        v->release(ctx.state);
+    free(A), free(B), free(C);
+    return bad;
+}
+
+static void check_variant_on(const gb_variant *v, int M, int N, int K, int pad, int threads)
+{
+    gb_params none = { 0 };
+    for (int prepack = 0; prepack <= v->supports_prepack; prepack++) {
+        long bad = run_and_compare(v, &none, M, N, K, pad, threads, prepack);
+        if (bad != 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "%s M=%d N=%d K=%d pad=%d threads=%d prepack=%d: %ld wrong", v->name, M,
+                     N, K, pad, threads, prepack, bad);
+            gb_test_fail(__FILE__, __LINE__, msg);
+        }
+    }
+}
+
+/* M, N, K in {1, 7, 33, 100}: every combination. */
+TEST(variants_exact_on_awkward_grid)
+{
+    static const int dims[] = { 1, 7, 33, 100 };
+    for (size_t v = 0; v < gb_variant_count; v++)
+        for (int threads = 1; threads <= 2; threads++)
+            for (int a = 0; a < 4; a++)
+                for (int b = 0; b < 4; b++)
+                    for (int c = 0; c < 4; c++)
+                        check_variant_on(gb_variants[v], dims[a], dims[b], dims[c], 0,
+                                         threads);
+}
+
+/* Primes, 383, and K or N off every tile the study uses (8, 16, 32, 64). */
+TEST(variants_exact_on_primes_and_tails)
+{
+    static const int shapes[][3] = {
+        /* M, N, K */
+        { 383, 383, 383 }, { 383, 7, 1 },    { 1, 33, 383 },  { 7, 383, 33 },
+        { 100, 1, 383 },   { 17, 131, 771 }, { 97, 65, 129 }, { 5, 200, 12 },
+        { 64, 72, 24 },    { 31, 95, 9 },
+    };
+    for (size_t v = 0; v < gb_variant_count; v++)
+        for (int threads = 1; threads <= 2; threads++)
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                check_variant_on(gb_variants[v], shapes[s][0], shapes[s][1], shapes[s][2], 0,
+                                 threads);
+}
+
+/* Leading dimensions larger than the matrix: every variant must honour
+ * lda, ldb and ldc, and leave C's padding alone. */
+TEST(variants_honour_leading_dimensions)
+{
+    static const int shapes[][3] = { { 7, 33, 100 }, { 33, 100, 7 }, { 65, 70, 17 } };
+    for (size_t v = 0; v < gb_variant_count; v++)
+        for (int threads = 1; threads <= 2; threads++)
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                check_variant_on(gb_variants[v], shapes[s][0], shapes[s][1], shapes[s][2], 5,
+                                 threads);
+}
+
+/* The check itself must be able to fail: a deliberately wrong kernel. */
+static int wrong_kernel(int M, int N, int K, const float *A, int lda, const float *B,
+                        int ldb, float *C, int ldc, const gb_ctx *ctx)
+{
+    (void)ctx;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float s = 0.0f;
+            for (int k = 0; k + 1 < K; k++) /* drops the last k */
+                s += A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
+            C[(size_t)i * ldc + j] = s;
+        }
+    return 0;
+}
+
+TEST(variant_check_catches_a_wrong_kernel)
+{
+    gb_variant wrong = { .name = "wrong", .family = "test", .description = "", .run = wrong_kernel };
+    gb_params none = { 0 };
+    CHECK(run_and_compare(&wrong, &none, 7, 33, 100, 0, 1, 0) > 0);
+}
+
+TEST(variant_table_is_well_formed)
+{
+    CHECK(gb_variant_count > 0);
+    CHECK_STR(gb_variants[0]->name, "baseline");
+    for (size_t i = 0; i < gb_variant_count; i++) {
+        const gb_variant *v = gb_variants[i];
+        CHECK(v->name && v->family && v->description && v->run);
+        CHECK(gb_variant_find(v->name) == v);
+        for (size_t j = 0; j < i; j++)
+            CHECK(strcmp(gb_variants[j]->name, v->name) != 0);
+        CHECK(v->release == NULL || v->prepare != NULL);
+    }
+}
