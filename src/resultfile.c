@@ -1,0 +1,308 @@
+/* resultfile.c - load and validate a gemmbench/1 result file. */
+#include "resultfile.h"
+#include "output.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Result files of the full sweep are a few MB; refuse absurd sizes. */
+#define GB_RESULT_FILE_MAX (512L * 1024 * 1024)
+
+static char *read_whole_file(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long size;
+
+    if (f == NULL) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        snprintf(err, errlen, "%s: cannot read: not a regular file", path);
+        goto out;
+    }
+    if (size == 0) {
+        snprintf(err, errlen, "%s: empty file", path);
+        goto out;
+    }
+    if (size > GB_RESULT_FILE_MAX) {
+        snprintf(err, errlen, "%s: larger than %ld bytes", path, GB_RESULT_FILE_MAX);
+        goto out;
+    }
+    text = malloc((size_t)size + 1);
+    if (text == NULL) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto out;
+    }
+    if (fread(text, 1, (size_t)size, f) != (size_t)size) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        free(text);
+        text = NULL;
+        goto out;
+    }
+    text[size] = '\0';
+out:
+    fclose(f);
+    return text;
+}
+
+static const cJSON *field(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+/* Reads a required number field that must be finite and >= min. */
+static int get_number(const cJSON *obj, const char *key, double min, double *out,
+                      const char *where, char *err, size_t errlen)
+{
+    const cJSON *v = field(obj, key);
+    if (v == NULL) {
+        snprintf(err, errlen, "%s: missing field \"%s\"", where, key);
+        return -1;
+    }
+    if (!cJSON_IsNumber(v)) {
+        snprintf(err, errlen, "%s: field \"%s\" is not a number", where, key);
+        return -1;
+    }
+    if (!isfinite(v->valuedouble) || v->valuedouble < min) {
+        snprintf(err, errlen, "%s: field \"%s\" is %g, below %g", where, key, v->valuedouble,
+                 min);
+        return -1;
+    }
+    *out = v->valuedouble;
+    return 0;
+}
+
+static int get_int(const cJSON *obj, const char *key, int min, int *out, const char *where,
+                   char *err, size_t errlen)
+{
+    double d;
+    if (get_number(obj, key, min, &d, where, err, errlen) != 0)
+        return -1;
+    if (d != floor(d) || d > 2147483647.0) {
+        snprintf(err, errlen, "%s: field \"%s\" is not an integer", where, key);
+        return -1;
+    }
+    *out = (int)d;
+    return 0;
+}
+
+static int get_string(const cJSON *obj, const char *key, const char **out, const char *where,
+                      char *err, size_t errlen)
+{
+    const cJSON *v = field(obj, key);
+    if (v == NULL) {
+        snprintf(err, errlen, "%s: missing field \"%s\"", where, key);
+        return -1;
+    }
+    if (!cJSON_IsString(v) || v->valuestring == NULL) {
+        snprintf(err, errlen, "%s: field \"%s\" is not a string", where, key);
+        return -1;
+    }
+    *out = v->valuestring;
+    return 0;
+}
+
+static double optional_number(const cJSON *obj, const char *key)
+{
+    const cJSON *v = field(obj, key);
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : NAN;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* params {"tk": 16, "isa": "avx2"} -> "isa=avx2,tk=16". */
+static int canonical_params(const cJSON *params, char *buf, size_t len, const char *where,
+                            char *err, size_t errlen)
+{
+    const char *keys[64];
+    int n = 0;
+    size_t used = 0;
+    const cJSON *item;
+
+    buf[0] = '\0';
+    if (params == NULL || cJSON_IsNull(params))
+        return 0;
+    if (!cJSON_IsObject(params)) {
+        snprintf(err, errlen, "%s: field \"params\" is not an object", where);
+        return -1;
+    }
+    cJSON_ArrayForEach(item, params) {
+        if (n == 64 || !(cJSON_IsNumber(item) || cJSON_IsString(item))) {
+            snprintf(err, errlen, "%s: \"params\" holds a value that is not a number or string",
+                     where);
+            return -1;
+        }
+        keys[n++] = item->string;
+    }
+    qsort(keys, (size_t)n, sizeof *keys, compare_strings);
+    for (int i = 0; i < n; i++) {
+        const cJSON *v = field(params, keys[i]);
+        int w = cJSON_IsString(v)
+                    ? snprintf(buf + used, len - used, "%s%s=%s", i ? "," : "", keys[i],
+                               v->valuestring)
+                    : snprintf(buf + used, len - used, "%s%s=%.17g", i ? "," : "", keys[i],
+                               v->valuedouble);
+        if (w < 0 || (size_t)w >= len - used) {
+            snprintf(err, errlen, "%s: \"params\" too long", where);
+            return -1;
+        }
+        used += (size_t)w;
+    }
+    return 0;
+}
+
+static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err, size_t errlen)
+{
+    const cJSON *samples, *s, *prepack;
+    int i = 0;
+
+    if (!cJSON_IsObject(o)) {
+        snprintf(err, errlen, "%s: not an object", where);
+        return -1;
+    }
+    if (get_string(o, "variant", &e->variant, where, err, errlen) ||
+        get_string(o, "family", &e->family, where, err, errlen) ||
+        get_string(o, "kernel", &e->kernel, where, err, errlen) ||
+        get_string(o, "check", &e->check, where, err, errlen) ||
+        get_int(o, "M", 1, &e->M, where, err, errlen) ||
+        get_int(o, "K", 1, &e->K, where, err, errlen) ||
+        get_int(o, "N", 1, &e->N, where, err, errlen) ||
+        get_int(o, "threads", 1, &e->threads, where, err, errlen) ||
+        get_int(o, "reps", 1, &e->reps, where, err, errlen) ||
+        get_number(o, "median_us", 0.0, &e->median_us, where, err, errlen) ||
+        get_number(o, "min_us", 0.0, &e->min_us, where, err, errlen) ||
+        get_number(o, "mean_us", 0.0, &e->mean_us, where, err, errlen) ||
+        get_number(o, "stddev_us", 0.0, &e->stddev_us, where, err, errlen) ||
+        get_number(o, "gflops", 0.0, &e->gflops, where, err, errlen))
+        return -1;
+    if (field(o, "label") == NULL || get_string(o, "label", &e->label, where, err, errlen))
+        e->label = e->variant;
+    prepack = field(o, "prepack");
+    e->prepack = cJSON_IsTrue(prepack);
+    if (canonical_params(field(o, "params"), e->params, sizeof e->params, where, err, errlen))
+        return -1;
+    e->peak_pct = optional_number(o, "peak_pct");
+    e->speedup = optional_number(o, "speedup_vs_baseline");
+
+    samples = field(o, "samples_us");
+    if (!cJSON_IsArray(samples)) {
+        snprintf(err, errlen, "%s: field \"samples_us\" is %s", where,
+                 samples ? "not an array" : "missing");
+        return -1;
+    }
+    e->nsamples = cJSON_GetArraySize(samples);
+    if (e->nsamples == 0) {
+        snprintf(err, errlen, "%s: \"samples_us\" is empty", where);
+        return -1;
+    }
+    e->samples_us = malloc((size_t)e->nsamples * sizeof *e->samples_us);
+    if (e->samples_us == NULL) {
+        snprintf(err, errlen, "%s: out of memory", where);
+        return -1;
+    }
+    cJSON_ArrayForEach(s, samples) {
+        if (!cJSON_IsNumber(s) || !isfinite(s->valuedouble) || s->valuedouble < 0.0) {
+            snprintf(err, errlen, "%s: \"samples_us\"[%d] is not a time >= 0", where, i);
+            return -1;
+        }
+        e->samples_us[i++] = s->valuedouble;
+    }
+    return 0;
+}
+
+int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t errlen)
+{
+    const cJSON *schema, *results, *complete, *item, *peak;
+    char where[4200];
+    char *text;
+    int i = 0;
+
+    memset(f, 0, sizeof *f);
+    snprintf(f->path, sizeof f->path, "%s", path);
+    text = read_whole_file(path, err, errlen);
+    if (text == NULL)
+        return -1;
+    f->doc = cJSON_Parse(text);
+    if (f->doc == NULL) {
+        const char *at = cJSON_GetErrorPtr();
+        long offset = at && at >= text ? (long)(at - text) : -1;
+        snprintf(err, errlen, "%s: not valid JSON (truncated or malformed near byte %ld)", path,
+                 offset);
+        free(text);
+        return -1;
+    }
+    free(text);
+    if (!cJSON_IsObject(f->doc)) {
+        snprintf(err, errlen, "%s: not a JSON object", path);
+        goto fail;
+    }
+    schema = field(f->doc, "schema");
+    if (!cJSON_IsString(schema)) {
+        snprintf(err, errlen, "%s: no \"schema\" field: not a gemmbench result file", path);
+        goto fail;
+    }
+    if (strcmp(schema->valuestring, GB_SCHEMA) != 0) {
+        snprintf(err, errlen, "%s: schema \"%s\" is not \"%s\"", path, schema->valuestring,
+                 GB_SCHEMA);
+        goto fail;
+    }
+    complete = field(f->doc, "complete");
+    if (!cJSON_IsBool(complete)) {
+        snprintf(err, errlen, "%s: field \"complete\" is %s", path,
+                 complete ? "not a boolean" : "missing");
+        goto fail;
+    }
+    f->complete = cJSON_IsTrue(complete);
+    f->tool = field(f->doc, "tool");
+    f->machine = field(f->doc, "machine");
+    f->run = field(f->doc, "run");
+    if (!cJSON_IsObject(f->tool) || !cJSON_IsObject(f->machine) || !cJSON_IsObject(f->run)) {
+        snprintf(err, errlen, "%s: \"tool\", \"machine\" and \"run\" must be objects", path);
+        goto fail;
+    }
+    peak = field(f->machine, "peak_gflops");
+    f->peak_gflops = cJSON_IsNumber(peak) && peak->valuedouble > 0.0 ? peak->valuedouble : 0.0;
+    results = field(f->doc, "results");
+    if (!cJSON_IsArray(results)) {
+        snprintf(err, errlen, "%s: field \"results\" is %s", path,
+                 results ? "not an array" : "missing");
+        goto fail;
+    }
+    f->nentries = cJSON_GetArraySize(results);
+    if (f->nentries == 0) {
+        snprintf(err, errlen, "%s: \"results\" has no entries", path);
+        goto fail;
+    }
+    f->entries = calloc((size_t)f->nentries, sizeof *f->entries);
+    if (f->entries == NULL) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto fail;
+    }
+    cJSON_ArrayForEach(item, results) {
+        snprintf(where, sizeof where, "%s: results[%d]", path, i);
+        if (load_entry(item, &f->entries[i], where, err, errlen) != 0)
+            goto fail;
+        i++;
+    }
+    return 0;
+fail:
+    gb_result_file_free(f);
+    return -1;
+}
+
+void gb_result_file_free(gb_result_file *f)
+{
+    for (int i = 0; i < f->nentries && f->entries; i++)
+        free(f->entries[i].samples_us);
+    free(f->entries);
+    cJSON_Delete(f->doc);
+    memset(f, 0, sizeof *f);
+}
