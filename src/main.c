@@ -37,7 +37,7 @@ static const char usage_text[] =
     "selection\n"
     "  -v, --variant LIST     variant names, families, or all (repeatable)\n"
     "  -k, --kernel LIST      qkv, mlp_expand, mlp_reduce, square1024, bench.conf\n"
-    "                         [kernel] names, or all (= the BERT three + bench.conf's)\n"
+    "                         [kernel] names, or all (= the three BERT kernels)\n"
     "      --m LIST           M values, e.g. 16,32,64\n"
     "      --shape MxKxN      a custom shape (repeatable; replaces --kernel and --m)\n"
     "  -a, --all              every variant on every kernel\n"
