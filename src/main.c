@@ -375,9 +375,10 @@ static int cmd_run(int argc, char **argv)
             free(text);
         }
     }
-    if (!o.quiet)
-        fprintf(stderr, "gemmbench: %s%s\n", interrupted ? "interrupted; partial results in " :
-                                                           "results in ", output);
+    if (interrupted)
+        fprintf(stderr, "gemmbench: interrupted; partial results in %s\n", output);
+    else if (!o.quiet)
+        fprintf(stderr, "gemmbench: results in %s\n", output);
     if (interrupted)
         status = GB_EXIT_INTERRUPTED;
     else if (status == GB_EXIT_OK && failed_checks > 0) {

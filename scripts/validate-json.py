@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Validates a gemmbench result file against the fixed fields of SPEC §9.
+
+Usage: scripts/validate-json.py FILE.json [--complete] [--min-results N]
+Exit 0 when valid, 1 with one line per problem otherwise.  Independent of the
+C reader on purpose: a second implementation of the schema.
+"""
+import json
+import math
+import sys
+
+TOP = {"schema": str, "complete": bool, "tool": dict, "machine": dict, "run": dict,
+       "results": list}
+TOOL = ["version", "git", "compiler", "cflags"]
+MACHINE = ["hostname", "cpu_model", "logical_cpus", "isa", "caches", "peak_gflops"]
+RUN = ["started", "command", "threads", "warmup", "reps", "config"]
+RESULT = {"variant": str, "family": str, "kernel": str, "M": int, "K": int, "N": int,
+          "threads": int, "reps": int, "median_us": float, "min_us": float,
+          "mean_us": float, "stddev_us": float, "gflops": float, "check": str,
+          "params": dict, "samples_us": list}
+
+
+def main(argv):
+    if len(argv) < 2:
+        print("usage: validate-json.py FILE.json [--complete] [--min-results N]")
+        return 2
+    path, problems = argv[1], []
+    want_complete = "--complete" in argv
+    min_results = int(argv[argv.index("--min-results") + 1]) if "--min-results" in argv else 1
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"{path}: {e}")
+        return 1
+    for key, typ in TOP.items():
+        if not isinstance(doc.get(key), typ):
+            problems.append(f"top-level '{key}' missing or not {typ.__name__}")
+    if problems:
+        print("\n".join(f"{path}: {p}" for p in problems))
+        return 1
+    if doc["schema"] != "gemmbench/1":
+        problems.append(f"schema is {doc['schema']!r}")
+    if want_complete and doc["complete"] is not True:
+        problems.append("complete is not true")
+    for block, keys in (("tool", TOOL), ("machine", MACHINE), ("run", RUN)):
+        for key in keys:
+            if key not in doc[block]:
+                problems.append(f"{block}.{key} missing")
+    peak = doc["machine"].get("peak_gflops")
+    if peak is not None and not (isinstance(peak, (int, float)) and peak > 0):
+        problems.append("machine.peak_gflops is neither null nor a positive number")
+    if len(doc["results"]) < min_results:
+        problems.append(f"{len(doc['results'])} results, expected at least {min_results}")
+    for i, r in enumerate(doc["results"]):
+        for key, typ in RESULT.items():
+            v = r.get(key)
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) if typ is float \
+                else isinstance(v, typ) and not (typ is int and isinstance(v, bool))
+            if not ok:
+                problems.append(f"results[{i}].{key} missing or not {typ.__name__}")
+        if problems:
+            break
+        if r["check"] not in ("pass", "fail", "skipped"):
+            problems.append(f"results[{i}].check is {r['check']!r}")
+        if len(r["samples_us"]) != r["reps"]:
+            problems.append(f"results[{i}]: {len(r['samples_us'])} samples but reps {r['reps']}")
+        times = [r["median_us"], r["min_us"], r["mean_us"]] + r["samples_us"]
+        if any(not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0 for t in times):
+            problems.append(f"results[{i}]: a time is not a positive number")
+        elif r["min_us"] != min(r["samples_us"]):
+            problems.append(f"results[{i}]: min_us is not the smallest sample")
+    print("\n".join(f"{path}: {p}" for p in problems) or f"{path}: valid, "
+          f"{len(doc['results'])} results, complete={doc['complete']}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,147 @@
+/* test_output.c - the JSON document: fixed fields, atomic write, and that
+ * the reader gets back what the writer wrote. */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "machine.h"
+#include "output.h"
+#include "resultfile.h"
+
+static char err[GB_ERR_LEN];
+
+static void fake_result(gb_result *r, double *samples, int n)
+{
+    memset(r, 0, sizeof *r);
+    r->variant = gb_variants[0];
+    snprintf(r->label, sizeof r->label, "%s", r->variant->name);
+    snprintf(r->shape.kernel, sizeof r->shape.kernel, "qkv");
+    r->shape.M = 16;
+    r->shape.K = 768;
+    r->shape.N = 768;
+    r->threads = 2;
+    r->reps = n;
+    r->samples_us = samples;
+    stats_compute(samples, (size_t)n, &r->stats);
+    r->gflops = gb_flops(16, 768, 768) / (r->stats.median * 1e3);
+    r->peak_pct = NAN;
+    r->speedup = NAN;
+    r->check = GB_CHECK_PASS;
+    r->check_exact = 1;
+}
+
+TEST(json_has_fixed_fields_and_round_trips)
+{
+    static gb_options o;
+    gb_machine m;
+    gb_result r;
+    gb_result_file f;
+    double samples[] = { 100, 110, 90, 105, 95 };
+    char path[] = "/tmp/gemmbench-json-XXXXXX";
+    char *argv[] = { "gemmbench", "--quick" };
+    int fd = mkstemp(path);
+    const char *fixed_results[] = { "variant", "family", "kernel", "M", "K", "N", "threads",
+                                    "reps", "median_us", "min_us", "mean_us", "stddev_us",
+                                    "gflops", "check", "params", "samples_us" };
+    cJSON *doc, *entry;
+
+    close(fd);
+    gb_options_defaults(&o);
+    gb_machine_detect(&m);
+    doc = gb_json_begin(&m, &o, 2, "2026-01-01T00:00:00Z", 2, argv);
+    CHECK(doc != NULL);
+    fake_result(&r, samples, 5);
+    CHECK(gb_json_add_result(doc, &r) == 0);
+    CHECK(gb_json_write_atomic(doc, path, 1, err, sizeof err) == 0);
+
+    entry = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "results"), 0);
+    for (size_t i = 0; i < sizeof fixed_results / sizeof fixed_results[0]; i++)
+        CHECK(cJSON_GetObjectItemCaseSensitive(entry, fixed_results[i]) != NULL);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "machine"), "peak_gflops")));
+    cJSON_Delete(doc);
+
+    CHECK(gb_result_file_load(path, &f, err, sizeof err) == 0);
+    CHECK(f.complete == 1);
+    CHECK_EQ_INT(f.nentries, 1);
+    CHECK_STR(f.entries[0].variant, "baseline");
+    CHECK_EQ_INT(f.entries[0].M, 16);
+    CHECK_NEAR(f.entries[0].median_us, 100.0, 0);
+    CHECK_NEAR(f.entries[0].min_us, 90.0, 0);
+    CHECK_EQ_INT(f.entries[0].nsamples, 5);
+    CHECK_NEAR(f.entries[0].samples_us[1], 110.0, 0);
+    CHECK(isnan(f.entries[0].speedup));
+    CHECK_STR(cJSON_GetObjectItem(f.run, "command")->valuestring, "gemmbench --quick");
+    gb_result_file_free(&f);
+    unlink(path);
+}
+
+TEST(json_write_is_atomic_and_reports_errors)
+{
+    static gb_options o;
+    gb_machine m;
+    char *argv[] = { "gemmbench" };
+    cJSON *doc;
+    struct stat st;
+
+    gb_options_defaults(&o);
+    gb_machine_detect(&m);
+    doc = gb_json_begin(&m, &o, 1, "x", 1, argv);
+    CHECK(gb_json_write_atomic(doc, "/nonexistent-dir/r.json", 0, err, sizeof err) != 0);
+    CHECK(strstr(err, "/nonexistent-dir/r.json") != NULL);
+    CHECK(stat("/nonexistent-dir", &st) != 0);
+    cJSON_Delete(doc);
+}
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+TEST(result_reader_rejects_malformed_files)
+{
+    const char *cases[][2] = {
+        { "", "empty file" },
+        { "{\"schema\": \"gemmbench/1\", \"complete\": tr", "not valid JSON" },
+        { "[1,2]", "not a JSON object" },
+        { "{\"schema\": \"other/2\"}", "schema \"other/2\"" },
+        { "{\"schema\": \"gemmbench/1\", \"complete\": true, \"tool\": {}, \"machine\": {},"
+          " \"run\": {}, \"results\": []}", "no entries" },
+        { "{\"schema\": \"gemmbench/1\", \"complete\": true, \"tool\": {}, \"machine\": {},"
+          " \"run\": {}, \"results\": [{\"variant\": \"x\"}]}", "missing field" },
+        { "{\"schema\": \"gemmbench/1\", \"complete\": true, \"tool\": {}, \"machine\": {},"
+          " \"run\": {}, \"results\": [{\"variant\": \"x\", \"family\": \"f\", \"kernel\": \"k\","
+          " \"check\": \"pass\", \"M\": 1, \"K\": 1, \"N\": 1, \"threads\": 1, \"reps\": 1,"
+          " \"median_us\": -1, \"min_us\": 1, \"mean_us\": 1, \"stddev_us\": 0, \"gflops\": 1,"
+          " \"samples_us\": [1]}]}", "\"median_us\" is -1" },
+        { "{\"schema\": \"gemmbench/1\", \"complete\": true, \"tool\": {}, \"machine\": {},"
+          " \"run\": {}, \"results\": [{\"variant\": \"x\", \"family\": \"f\", \"kernel\": \"k\","
+          " \"check\": \"pass\", \"M\": \"1\", \"K\": 1, \"N\": 1, \"threads\": 1, \"reps\": 1,"
+          " \"median_us\": 1, \"min_us\": 1, \"mean_us\": 1, \"stddev_us\": 0, \"gflops\": 1,"
+          " \"samples_us\": [1]}]}", "\"M\" is not a number" },
+    };
+    char path[] = "/tmp/gemmbench-bad-XXXXXX";
+    int fd = mkstemp(path);
+    gb_result_file f;
+
+    close(fd);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK(write_text(path, cases[i][0]) == 0);
+        err[0] = '\0';
+        CHECK(gb_result_file_load(path, &f, err, sizeof err) != 0);
+        if (strstr(err, cases[i][1]) == NULL || strstr(err, path) == NULL) {
+            char m[700];
+            snprintf(m, sizeof m, "case %zu: '%s' lacks '%s'", i, err, cases[i][1]);
+            gb_test_fail(__FILE__, __LINE__, m);
+        }
+    }
+    unlink(path);
+    CHECK(gb_result_file_load("/nonexistent.json", &f, err, sizeof err) != 0);
+}
