@@ -345,6 +345,9 @@ static int cmd_run(int argc, char **argv)
                 failed_checks++;
             if (o.format != GB_FMT_JSON)
                 gb_print_row(stdout, o.format, &r);
+            if (o.format != GB_FMT_TABLE && r.stats.cv > GB_CV_WARN && !o.quiet)
+                fprintf(stderr, "gemmbench: warning: %s %s M=%d: CV %.0f%%, the timing is noisy\n",
+                        r.label, shape->kernel, shape->M, 100.0 * r.stats.cv);
             if (gb_json_add_result(doc, &r) != 0 ||
                 gb_json_write_atomic(doc, output, 0, err, sizeof err) != 0) {
                 gb_result_free(&r);

@@ -1,0 +1,132 @@
+/* test_harness.c - verification catches wrong kernels, the time cap and the
+ * minimum repetition count hold, and statistics come from the samples. */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "harness.h"
+
+static char err[GB_ERR_LEN];
+static volatile sig_atomic_t no_stop;
+
+static int calls;
+
+/* Correct, slow on purpose (sleeps 2 ms), and counts its calls. */
+static int slow_kernel(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                       float *C, int ldc, const gb_ctx *ctx)
+{
+    struct timespec ts = { 0, 2000000 };
+    calls++;
+    nanosleep(&ts, NULL);
+    return gb_variants[0]->run(M, N, K, A, lda, B, ldb, C, ldc, ctx);
+}
+
+/* Leaves the last column unwritten. */
+static int partial_kernel(int M, int N, int K, const float *A, int lda, const float *B,
+                          int ldb, float *C, int ldc, const gb_ctx *ctx)
+{
+    return gb_variants[0]->run(M, N - 1 > 0 ? N - 1 : 1, K, A, lda, B, ldb, C, ldc, ctx);
+}
+
+/* Off by one in one element. */
+static int off_by_one_kernel(int M, int N, int K, const float *A, int lda, const float *B,
+                             int ldb, float *C, int ldc, const gb_ctx *ctx)
+{
+    int rc = gb_variants[0]->run(M, N, K, A, lda, B, ldb, C, ldc, ctx);
+    C[(size_t)(M - 1) * ldc + N - 1] += 1.0f;
+    return rc;
+}
+
+static const gb_variant slow = { .name = "slow", .family = "test", .description = "",
+                                 .run = slow_kernel };
+static const gb_variant partial = { .name = "partial", .family = "test", .description = "",
+                                    .run = partial_kernel };
+static const gb_variant off_by_one = { .name = "off", .family = "test", .description = "",
+                                       .run = off_by_one_kernel };
+
+TEST(harness_verifies_and_catches_wrong_results)
+{
+    gb_workspace w;
+    gb_measure_cfg cfg = { 0, 2, 1, 10.0, 1, 1 };
+    gb_params none = { 0 };
+    gb_result r;
+
+    CHECK(gb_workspace_init(&w, 9, 13, 17, err, sizeof err) == 0);
+    CHECK(w.exact);
+    CHECK(gb_measure(gb_variants[0], &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    CHECK(r.check == GB_CHECK_PASS && r.mismatches == 0);
+    gb_result_free(&r);
+    /* An element never written stays NaN from the pre-fill and fails. */
+    CHECK(gb_measure(&partial, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    CHECK(r.check == GB_CHECK_FAIL);
+    CHECK_EQ_INT(r.mismatches, 9);
+    gb_result_free(&r);
+    CHECK(gb_measure(&off_by_one, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    CHECK(r.check == GB_CHECK_FAIL);
+    CHECK_EQ_INT(r.mismatches, 1);
+    CHECK_NEAR(r.max_abs_err, 1.0, 0);
+    gb_result_free(&r);
+    /* --no-check */
+    cfg.check = 0;
+    CHECK(gb_measure(&off_by_one, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    CHECK(r.check == GB_CHECK_SKIPPED);
+    gb_result_free(&r);
+    gb_workspace_free(&w);
+}
+
+TEST(harness_time_cap_and_min_reps)
+{
+    gb_workspace w;
+    /* warm-up 3, reps 50, min 4, cap 1 ms: the cap ends warm-up after one
+     * call and the timed calls after min_reps. */
+    gb_measure_cfg cfg = { 3, 50, 4, 0.001, 0, 1 };
+    gb_params none = { 0 };
+    gb_result r;
+
+    CHECK(gb_workspace_init(&w, 2, 2, 2, err, sizeof err) == 0);
+    calls = 0;
+    CHECK(gb_measure(&slow, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    CHECK_EQ_INT(r.reps, 4);
+    CHECK_EQ_INT(calls, 1 + 4);
+    for (int i = 0; i < r.reps; i++)
+        CHECK(r.samples_us[i] >= 2000.0); /* each call sleeps 2 ms */
+    CHECK(r.stats.median >= r.stats.min && r.stats.median <= r.stats.max);
+    gb_result_free(&r);
+    /* without a binding cap, exactly reps timed calls after warmup ones */
+    cfg.max_time = 100.0;
+    cfg.reps = 6;
+    calls = 0;
+    CHECK(gb_measure(&slow, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    CHECK_EQ_INT(r.reps, 6);
+    CHECK_EQ_INT(calls, 3 + 6);
+    gb_result_free(&r);
+    gb_workspace_free(&w);
+}
+
+TEST(harness_stops_when_interrupted)
+{
+    gb_workspace w;
+    gb_measure_cfg cfg = { 0, 50, 5, 100.0, 0, 1 };
+    gb_params none = { 0 };
+    gb_result r;
+    volatile sig_atomic_t stop = 1;
+
+    CHECK(gb_workspace_init(&w, 2, 2, 2, err, sizeof err) == 0);
+    calls = 0;
+    CHECK(gb_measure(&slow, &none, 1, 0, &w, &cfg, &stop, &r, err, sizeof err) == 1);
+    CHECK_EQ_INT(calls, 1);
+    CHECK(r.samples_us == NULL);
+    gb_workspace_free(&w);
+}
+
+TEST(shape_memory_checks_are_overflow_safe)
+{
+    size_t bytes;
+    CHECK(gb_shape_bytes(2, 3, 4, &bytes) == 0);
+    CHECK_EQ_INT(bytes, 4 * (6 + 12 + 3 * 8));
+    CHECK(gb_shape_check(1000000, 1000000, 1000000, err, sizeof err) != 0);
+    CHECK(strstr(err, "GiB") != NULL);
+    CHECK(gb_shape_check(16, 768, 768, err, sizeof err) == 0);
+}
