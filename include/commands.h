@@ -12,4 +12,7 @@ void gb_peak_for_run(gb_machine *m, int threads, int quiet);
 /* `gemmbench info`'s peak lines. */
 void gb_peak_info(FILE *out, gb_machine *m);
 
+/* `gemmbench tune` (src/tune.c). */
+int gb_cmd_tune(int argc, char **argv);
+
 #endif

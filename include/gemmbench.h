@@ -30,7 +30,9 @@ enum gb_exit {
 #define GB_PARAM_KEY_LEN 24
 
 /* What a variant accepts: an integer in [min, max], or, when choices is
- * non-NULL, one of the NULL-terminated names (stored as its index). */
+ * non-NULL, one of the NULL-terminated names (stored as its index).  A spec
+ * with min > max names a value the variant only reports (in the JSON's
+ * effective_params, through resolve) and --param refuses. */
 typedef struct gb_param_spec {
     const char *key;
     long min, max;

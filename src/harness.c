@@ -210,14 +210,23 @@ void gb_result_free(gb_result *r)
     r->samples_us = NULL;
 }
 
+/* name, then [k=v,...] for user overrides, +prepack, and (source) when the
+ * variant reports where its parameters came from other than its own record
+ * (the tuned variants: nearest, rule, unreadable). */
 static void make_label(gb_result *r)
 {
-    char params[96];
+    char params[96], source[32] = "";
 
     gb_params_format(r->variant, &r->params, params, sizeof params);
-    snprintf(r->label, sizeof r->label, "%s%s%s%s%s", r->variant->name,
+    if (r->has_effective) {
+        long s = gb_param_get(&r->effective, "source", -1);
+        for (const gb_param_spec *spec = r->variant->params; spec && spec->key; spec++)
+            if (s > 0 && strcmp(spec->key, "source") == 0 && spec->choices)
+                snprintf(source, sizeof source, "(%s)", spec->choices[s]);
+    }
+    snprintf(r->label, sizeof r->label, "%s%s%s%s%s%s", r->variant->name,
              params[0] ? "[" : "", params, params[0] ? "]" : "",
-             r->prepack ? "+prepack" : "");
+             r->prepack ? "+prepack" : "", source);
 }
 
 int gb_measure(const gb_variant *v, const gb_params *params, int threads, int prepack,
@@ -239,11 +248,11 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     r->prepack = prepack;
     r->peak_pct = NAN;
     r->speedup = NAN;
-    make_label(r);
     if (v->resolve) {
         v->resolve(M, N, K, &ctx, &r->effective);
         r->has_effective = 1;
     }
+    make_label(r);
     r->samples_us = malloc((size_t)cfg->reps * sizeof *r->samples_us);
     if (r->samples_us == NULL) {
         snprintf(err, errlen, "out of memory for %d samples", cfg->reps);

@@ -418,6 +418,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } subcommands[] = {
     { "info", cmd_info },
+    { "tune", gb_cmd_tune },
 };
 
 int main(int argc, char **argv)

@@ -256,6 +256,11 @@ static int parse_one_param(const char *item, void *arg)
                  pp->v->name, key, known[0] ? known : "none");
         return -1;
     }
+    if (spec->min > spec->max) {
+        snprintf(pp->err, pp->errlen, "parameter '%s' of variant %s is reported, not set",
+                 key, pp->v->name);
+        return -1;
+    }
     if (spec->choices) {
         long idx = -1;
         for (long i = 0; spec->choices[i]; i++)

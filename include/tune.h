@@ -1,0 +1,114 @@
+/*
+ * tune.h - tuning records: what `gemmbench tune` found per machine and
+ * shape, and how the `tuned` variants find a record for a shape.
+ *
+ * A record file is JSON ("schema": "gemmbench-tuned/1") holding records keyed
+ * by (base variant, machine fingerprint, M, K, N).  The fingerprint is the CPU
+ * model, the ISA list and the thread count: a record tuned on another machine
+ * or at another thread count never applies.
+ */
+#ifndef GB_TUNE_H
+#define GB_TUNE_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "gemmbench.h"
+
+#define GB_TUNED_SCHEMA "gemmbench-tuned/1"
+#define GB_TUNED_DEFAULT_PATH "results/tuned.json"
+#define GB_TUNED_PATH_ENV "GEMMBENCH_RECORDS"
+
+typedef struct gb_tuned_record {
+    char base[32];            /* the variant whose parameters were searched */
+    char fingerprint[384];
+    int M, K, N;
+    gb_params params;         /* the best parameters found */
+    double median_us;         /* their median when tuned */
+    double rule_median_us;    /* the rule's median in the same tuning run */
+    int trials;
+    char tuned_at[32];        /* UTC */
+} gb_tuned_record;
+
+typedef struct gb_tuned_set {
+    gb_tuned_record *records;
+    int count, capacity;
+} gb_tuned_set;
+
+/* Where records live: $GEMMBENCH_RECORDS, else results/tuned.json. */
+const char *gb_tuned_path(void);
+
+/* The fingerprint of this machine at a thread count. */
+void gb_tuned_fingerprint(int threads, char *buf, size_t len);
+
+/* Loads path into set.  A missing file is an empty set (returns 0); a file
+ * that is unreadable or malformed returns -1 with err, and set is empty. */
+int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen);
+/* Adds or replaces the record with the same key. */
+int gb_tuned_put(gb_tuned_set *set, const gb_tuned_record *rec);
+/* Writes set atomically.  Returns 0, or -1 with err. */
+int gb_tuned_save(const char *path, const gb_tuned_set *set, char *err, size_t errlen);
+void gb_tuned_free(gb_tuned_set *set);
+
+typedef enum gb_tuned_source {
+    GB_TUNED_RECORD = 0,      /* a record for this very shape */
+    GB_TUNED_NEAREST,         /* the record of the nearest tuned shape */
+    GB_TUNED_RULE,            /* no record for this machine: the base's own rule */
+    GB_TUNED_UNREADABLE       /* the record file is corrupt: the rule, and a warning */
+} gb_tuned_source;
+
+/* Finds the record for (base, fingerprint, M, K, N), or else the nearest
+ * tuned shape of the same base and fingerprint: same K and N with the closest
+ * M (by ratio), else the closest shape by the sum of log-ratios.  Returns the
+ * record, or NULL when there is none; *exact says which. */
+const gb_tuned_record *gb_tuned_find(const gb_tuned_set *set, const char *base,
+                                     const char *fingerprint, int M, int K, int N, int *exact);
+
+#endif
+
+/* ---- the search (src/tune.c) -------------------------------------------- */
+
+#define GB_TUNE_MAX_DIMS 8
+#define GB_TUNE_MAX_VALUES 12
+
+/* One searched parameter and the values it may take, in increasing order so
+ * that index +-1 is a neighbour. */
+typedef struct gb_tune_dim {
+    const char *key;
+    int nvalues;
+    long values[GB_TUNE_MAX_VALUES];
+} gb_tune_dim;
+
+typedef struct gb_tune_space {
+    const char *base;
+    int ndims;
+    gb_tune_dim dims[GB_TUNE_MAX_DIMS];
+} gb_tune_space;
+
+typedef struct gb_tune_cfg {
+    int threads;
+    int max_trials;        /* candidates measured per shape, the rule included */
+    double budget_s;       /* seconds per shape; 0: no limit */
+    int warmup, reps;      /* per candidate */
+    unsigned seed;
+} gb_tune_cfg;
+
+typedef struct gb_tune_outcome {
+    gb_params best;        /* explicit values of every searched key */
+    double best_us, rule_us;  /* medians from the final interleaved confirmation */
+    int trials, rejected;  /* measured, and failed verification or errored */
+    double seconds;
+    int interrupted;
+} gb_tune_outcome;
+
+/* The search space for a base variant, or NULL. */
+const gb_tune_space *gb_tune_space_for(const char *base);
+
+/* Searches one shape: the rule first, then a neighbourhood hill-climb from
+ * the rule's own values (snapped to the grid), then random points; every
+ * candidate is verified and one that fails is never chosen.  progress may be
+ * NULL.  Returns 0, or -1 with err. */
+int gb_tune_shape(const gb_variant *base, const gb_tune_space *space, int M, int K, int N,
+                  const gb_tune_cfg *cfg, volatile sig_atomic_t *stop,
+                  void (*progress)(void *arg, int trial, double best_us, double rule_us),
+                  void *progress_arg, gb_tune_outcome *out, char *err, size_t errlen);

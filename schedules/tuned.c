@@ -1,0 +1,172 @@
+/*
+ * tuned family - replays what `gemmbench tune` found (the study's
+ * MetaSchedule ceiling and its ml_guided fallback idea, in C).
+ *
+ * tuned        rule_based with the parameters of a tuning record
+ * tuned_packed packed with the parameters of a tuning record
+ *
+ * For a shape, in this order: the record for this very shape, machine and
+ * thread count; else the record of the nearest tuned shape (same layer and
+ * closest M first); else the base's own rules.  The choice is reported as
+ * effective_params.source (record / nearest / rule / unreadable) together
+ * with the parameters that ran, and the label says so when it is not a
+ * record.  The loop nest is the base variant's: this file only picks its
+ * parameters, outside the timed region (prepare).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemmbench.h"
+#include "tune.h"
+
+static const char *const source_names[] = { "record", "nearest", "rule", "unreadable", NULL };
+
+/* Reported only (min > max): --param refuses them. */
+static const gb_param_spec tuned_params[] = {
+    { "source", 1, 0, source_names, "reported: where the parameters came from" },
+    { "from_m", 1, 0, NULL, "reported: M of the record used (nearest)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+typedef struct tuned_state {
+    const gb_variant *base;
+    gb_params params;       /* what the base runs with */
+    void *base_state;
+} tuned_state;
+
+/* Picks the base's parameters for a shape; fills *source and *from_m. */
+static void choose(const char *base, int M, int N, int K, int threads, gb_params *params,
+                   gb_tuned_source *source, int *from_m)
+{
+    gb_tuned_set set;
+    char fingerprint[384], err[512];
+    const gb_tuned_record *rec;
+    int exact;
+
+    memset(params, 0, sizeof *params);
+    *from_m = 0;
+    if (gb_tuned_load(gb_tuned_path(), &set, err, sizeof err) != 0) {
+        *source = GB_TUNED_UNREADABLE;
+        return;
+    }
+    gb_tuned_fingerprint(threads, fingerprint, sizeof fingerprint);
+    rec = gb_tuned_find(&set, base, fingerprint, M, K, N, &exact);
+    if (rec == NULL) {
+        *source = GB_TUNED_RULE;
+    } else {
+        *params = rec->params;
+        *source = exact ? GB_TUNED_RECORD : GB_TUNED_NEAREST;
+        *from_m = rec->M;
+    }
+    gb_tuned_free(&set);
+}
+
+static int tuned_prepare_for(const char *base_name, int M, int N, int K, const float *B,
+                             int ldb, const gb_ctx *ctx, int prepack, void **state)
+{
+    tuned_state *st = calloc(1, sizeof *st);
+    gb_tuned_source source;
+    int from_m;
+
+    if (st == NULL)
+        return -1;
+    st->base = gb_variant_find(base_name);
+    if (st->base == NULL) {
+        free(st);
+        return -1;
+    }
+    choose(base_name, M, N, K, ctx->nthreads, &st->params, &source, &from_m);
+    if (st->base->prepare) {
+        gb_ctx base_ctx = { ctx->nthreads, &st->params, NULL };
+        if (st->base->prepare(M, N, K, B, ldb, &base_ctx, prepack, &st->base_state) != 0) {
+            free(st);
+            return -1;
+        }
+    }
+    *state = st;
+    return 0;
+}
+
+static void tuned_release(void *state)
+{
+    tuned_state *st = state;
+    if (st->base->release && st->base_state)
+        st->base->release(st->base_state);
+    free(st);
+}
+
+static int tuned_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                     float *C, int ldc, const gb_ctx *ctx)
+{
+    const tuned_state *st = ctx->state;
+    gb_ctx base_ctx = { ctx->nthreads, &st->params, st->base_state };
+
+    if (st == NULL)
+        return -1;
+    return st->base->run(M, N, K, A, lda, B, ldb, C, ldc, &base_ctx);
+}
+
+static void tuned_resolve_for(const char *base_name, int M, int N, int K, const gb_ctx *ctx,
+                              gb_params *effective)
+{
+    const gb_variant *base = gb_variant_find(base_name);
+    gb_params chosen;
+    gb_tuned_source source;
+    int from_m;
+
+    choose(base_name, M, N, K, ctx->nthreads, &chosen, &source, &from_m);
+    memset(effective, 0, sizeof *effective);
+    if (base && base->resolve) {
+        gb_ctx base_ctx = { ctx->nthreads, &chosen, NULL };
+        base->resolve(M, N, K, &base_ctx, effective);
+    } else {
+        *effective = chosen;
+    }
+    gb_param_set(effective, "source", source);
+    if (source == GB_TUNED_NEAREST)
+        gb_param_set(effective, "from_m", from_m);
+}
+
+static int tuned_rule_prepare(int M, int N, int K, const float *B, int ldb, const gb_ctx *ctx,
+                              int prepack, void **state)
+{
+    return tuned_prepare_for("rule_based", M, N, K, B, ldb, ctx, prepack, state);
+}
+
+static void tuned_rule_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *effective)
+{
+    tuned_resolve_for("rule_based", M, N, K, ctx, effective);
+}
+
+static int tuned_packed_prepare(int M, int N, int K, const float *B, int ldb,
+                                const gb_ctx *ctx, int prepack, void **state)
+{
+    return tuned_prepare_for("packed", M, N, K, B, ldb, ctx, prepack, state);
+}
+
+static void tuned_packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *effective)
+{
+    tuned_resolve_for("packed", M, N, K, ctx, effective);
+}
+
+const gb_variant gb_variant_tuned = {
+    .name = "tuned",
+    .family = "tuned",
+    .description = "rule_based with the parameters `gemmbench tune` recorded for the shape",
+    .run = tuned_run,
+    .params = tuned_params,
+    .prepare = tuned_rule_prepare,
+    .release = tuned_release,
+    .resolve = tuned_rule_resolve,
+};
+
+const gb_variant gb_variant_tuned_packed = {
+    .name = "tuned_packed",
+    .family = "tuned",
+    .description = "packed with the parameters `gemmbench tune --variant packed` recorded",
+    .run = tuned_run,
+    .params = tuned_params,
+    .prepare = tuned_packed_prepare,
+    .release = tuned_release,
+    .resolve = tuned_packed_resolve,
+};
