@@ -141,13 +141,12 @@ static int claim_output(const char *path, int force, char *err, size_t errlen)
     return 0;
 }
 
-static void progress(int done, int total, const gb_result *last, const char *next,
-                     double started)
+/* The progress line on stderr: done/total, what runs now, and a rough ETA. */
+static void progress(int done, int total, const char *next, double started)
 {
     double elapsed = gb_now() - started;
     double eta = done > 0 ? elapsed / done * (total - done) : 0.0;
 
-    (void)last;
     fprintf(stderr, "\r\033[K[%d/%d] %s  elapsed %.0fs", done, total, next, elapsed);
     if (done > 0)
         fprintf(stderr, ", ~%.0fs left", eta);
@@ -195,7 +194,7 @@ static int select_run(const gb_options *o, run_selection *sel, char *err, size_t
     return 0;
 }
 
-static void explain_all(const gb_options *o, const run_selection *sel, int threads)
+static void explain_all(const run_selection *sel, int threads)
 {
     int any = 0;
 
@@ -211,7 +210,6 @@ static void explain_all(const gb_options *o, const run_selection *sel, int threa
     if (!any)
         printf("none of the selected variants derives its schedule from rules "
                "(try --variant rule_based)\n");
-    (void)o;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -252,7 +250,7 @@ static int cmd_run(int argc, char **argv)
     gb_machine_detect(&machine);
     threads = o.threads > 0 ? o.threads : machine.affinity_cpus;
     if (o.explain) {
-        explain_all(&o, &sel, threads);
+        explain_all(&sel, threads);
         free(sel.shapes);
         return GB_EXIT_OK;
     }
@@ -320,7 +318,7 @@ static int cmd_run(int argc, char **argv)
             if (!o.quiet && isatty(STDERR_FILENO)) {
                 snprintf(label, sizeof label, "%s %s M=%d", var->name, shape->kernel,
                          shape->M);
-                progress(done, total, NULL, label, t_start);
+                progress(done, total, label, t_start);
             }
             rc = gb_measure(var, &sel.params[v], threads, prepack, &w, &cfg, &interrupted,
                             &r, err, sizeof err);
