@@ -21,7 +21,10 @@ LDFLAGS  += -fopenmp
 # still honours) and no loop interchange, or -O3 would rewrite baseline's
 # i, j, k into another schedule.  A file that needs otherwise (intrinsics)
 # sets its own flags below.
-SCHED_FLAGS = -fno-tree-vectorize -fno-loop-interchange
+# -ffp-contract=fast: -std=c11 (ISO C) turns GCC's a * b + c -> FMA
+# contraction off; TVM's LLVM code and every BLAS use FMA, so the schedules
+# do too (the inputs are small integers: exact either way).
+SCHED_FLAGS = -fno-tree-vectorize -fno-loop-interchange -ffp-contract=fast
 
 SRC_LIB   := $(filter-out src/main.c,$(wildcard src/*.c))
 SCHED_SRC := $(wildcard schedules/*.c)

@@ -7,13 +7,43 @@
 #include "gemmbench.h"
 
 extern const gb_variant gb_variant_baseline;
+extern const gb_variant gb_variant_k4, gb_variant_k8, gb_variant_k16, gb_variant_k32,
+    gb_variant_k64;
 extern const gb_variant gb_variant_parallel;
-extern const gb_variant gb_variant_vec_j;
+extern const gb_variant gb_variant_vec_j, gb_variant_vec_k;
+extern const gb_variant gb_variant_parallel_k16, gb_variant_parallel_vec_j;
+extern const gb_variant gb_variant_vec_j_k16;
+extern const gb_variant gb_variant_full;
+extern const gb_variant gb_variant_tvm_blocking, gb_variant_tvm_vectorize,
+    gb_variant_tvm_permute, gb_variant_tvm_packing, gb_variant_tvm_cache_write,
+    gb_variant_tvm_parallel;
+extern const gb_variant gb_variant_rule_based;
 
 const gb_variant *const gb_variants[] = {
     &gb_variant_baseline,  /* first: every speed-up is relative to it */
+    /* the study's single-transform schedules, in its order */
+    &gb_variant_k4,
+    &gb_variant_k8,
+    &gb_variant_k16,
+    &gb_variant_k32,
+    &gb_variant_k64,
     &gb_variant_parallel,
     &gb_variant_vec_j,
+    &gb_variant_vec_k,
+    &gb_variant_parallel_k16,
+    &gb_variant_parallel_vec_j,
+    &gb_variant_vec_j_k16,
+    &gb_variant_full,
+    /* the TVM tutorial's steps, in its order */
+    &gb_variant_tvm_blocking,
+    &gb_variant_tvm_vectorize,
+    &gb_variant_tvm_permute,
+    &gb_variant_tvm_packing,
+    &gb_variant_tvm_cache_write,
+    &gb_variant_tvm_parallel,
+    /* the study's rule-based schedule */
+    &gb_variant_rule_based,
+    /* beyond the study (packed, reference libraries) go here */
 };
 
 const size_t gb_variant_count = sizeof gb_variants / sizeof gb_variants[0];
