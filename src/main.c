@@ -414,6 +414,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } subcommands[] = {
     { "info", cmd_info },
+    { "report", gb_cmd_report },
 };
 
 int main(int argc, char **argv)
