@@ -4,12 +4,12 @@
 #                        variant (log scales), legend outside the plot
 #   speedup-heatmap.png  speed-up over baseline, variants by every shape of
 #                        every kernel, log colour scale, values in the cells
-# (with -Tthreads before .png when the file holds several thread counts).
+# (with -<N>threads before .png when the file holds several thread counts).
 #
 # Usage: scripts/plot.sh [FILE.json [OUTDIR]]
 #   FILE    defaults to the newest results/*.json
 #   OUTDIR  defaults to results/figures/<FILE without .json>
-# Environment: GEMMBENCH (default build/gemmbench next to this script).
+# Environment: GEMMBENCH (default: build/gemmbench of this checkout).
 #
 # The numbers come from `gemmbench report --format csv`, never from a second
 # JSON reader, so the figures show exactly what the report's tables print.

@@ -139,6 +139,14 @@ expect_grep one_kernel_2_threads "^qkv (K=8, N=8), 2 threads: speed-up" "$WORK/o
 expect_grep one_kernel_speedups "^vec_j  *3.00  *4.00  *3.46 *$" "$WORK/out"
 expect_grep one_kernel_no_peak "peak not measured" "$WORK/out"
 
+# The same cell twice (e.g. files concatenated): the first is used, and said.
+fixture "$WORK/dup.json" null \
+    "$(entry baseline baseline qkv 16 2 100)" "$(entry vec_j vec_j qkv 16 2 50)" \
+    "$(entry vec_j vec_j qkv 16 2 70)"
+expect_exit duplicate_ok 0 "$G" report "$WORK/dup.json"
+expect_grep duplicate_first_kept "^vec_j  *50.0  *50.0  *2.00 *$" "$WORK/out"
+expect_grep duplicate_said "^1 entry repeats a cell already shown: the first in the file is used" "$WORK/out"
+
 # ---- bad input: one line, exit 2 --------------------------------------------------
 head -c 300 "$WORK/real.json" >"$WORK/truncated.json"
 expect_exit malformed_truncated 2 "$G" report "$WORK/truncated.json"
