@@ -41,7 +41,7 @@ DEPS_OK   := $(BUILD)/.deps-ok
 PREFIX    ?= /usr/local
 RUN_ARGS  ?= --all --quick
 
-.PHONY: all run test test-unit test-cli sanitize bench deps install clean
+.PHONY: all run test test-unit test-cli sanitize bench deps install clean plots
 
 all: $(BIN)
 
@@ -74,6 +74,11 @@ $(TEST_BIN): $(TEST_OBJ) $(BUILD)/libgemmbench.a
 # `make run RUN_ARGS=` runs bench.conf's full sweep.
 run: $(BIN)
 	./$(BIN) $(RUN_ARGS)
+
+# Figures of a result file (scripts/plot.sh, gnuplot): PLOT_FILE defaults to
+# the newest results/*.json, PLOT_DIR to results/figures/<its name>.
+plots: $(BIN)
+	GEMMBENCH=$(abspath $(BIN)) sh scripts/plot.sh $(PLOT_FILE) $(if $(PLOT_FILE),$(PLOT_DIR))
 
 # Unit tests (C) and command-line tests (shell); ends with `N passed, N failed`.
 test: $(BIN) $(TEST_BIN)

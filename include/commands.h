@@ -11,6 +11,8 @@
 void gb_peak_for_run(gb_machine *m, int threads, int quiet);
 /* `gemmbench info`'s peak lines. */
 void gb_peak_info(FILE *out, gb_machine *m);
+/* `gemmbench report FILE.json ...` (src/report.c); returns the exit status. */
+int gb_cmd_report(int argc, char **argv);
 
 /* `gemmbench tune` (src/tune.c). */
 int gb_cmd_tune(int argc, char **argv);

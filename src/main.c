@@ -416,6 +416,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } subcommands[] = {
     { "info", cmd_info },
+    { "report", gb_cmd_report },
     { "tune", gb_cmd_tune },
 };
 
