@@ -18,6 +18,7 @@ extern const gb_variant gb_variant_tvm_blocking, gb_variant_tvm_vectorize,
     gb_variant_tvm_permute, gb_variant_tvm_packing, gb_variant_tvm_cache_write,
     gb_variant_tvm_parallel;
 extern const gb_variant gb_variant_rule_based;
+extern const gb_variant gb_variant_tuned;
 
 const gb_variant *const gb_variants[] = {
     &gb_variant_baseline,  /* first: every speed-up is relative to it */
@@ -44,6 +45,8 @@ const gb_variant *const gb_variants[] = {
     /* the study's rule-based schedule */
     &gb_variant_rule_based,
     /* beyond the study (packed, reference libraries) go here */
+    /* gemmbench tune's records replayed */
+    &gb_variant_tuned,
 };
 
 const size_t gb_variant_count = sizeof gb_variants / sizeof gb_variants[0];
