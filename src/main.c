@@ -20,6 +20,7 @@
 #include "machine.h"
 #include "options.h"
 #include "output.h"
+#include "tune.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -194,6 +195,23 @@ static int select_run(const gb_options *o, run_selection *sel, char *err, size_t
     return 0;
 }
 
+/* The tuned variants fall back to their rules when the record file is
+ * corrupt; say so once here, since the variants themselves never print. */
+static void warn_unreadable_records(const run_selection *sel)
+{
+    char err[GB_ERR_LEN];
+    gb_tuned_set set;
+
+    for (int v = 0; v < sel->nvariants; v++)
+        if (strcmp(sel->variants[v]->family, "tuned") == 0) {
+            if (gb_tuned_load(gb_tuned_path(), &set, err, sizeof err) != 0)
+                fprintf(stderr, "gemmbench: warning: %s; the tuned variants use their rules\n",
+                        err);
+            gb_tuned_free(&set);
+            return;
+        }
+}
+
 static void explain_all(const run_selection *sel, int threads)
 {
     int any = 0;
@@ -249,6 +267,7 @@ static int cmd_run(int argc, char **argv)
     }
     gb_machine_detect(&machine);
     threads = o.threads > 0 ? o.threads : machine.affinity_cpus;
+    warn_unreadable_records(&sel);
     if (o.explain) {
         explain_all(&sel, threads);
         free(sel.shapes);
