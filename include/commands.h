@@ -11,5 +11,7 @@
 void gb_peak_for_run(gb_machine *m, int threads, int quiet);
 /* `gemmbench info`'s peak lines. */
 void gb_peak_info(FILE *out, gb_machine *m);
+/* `gemmbench compare OLD NEW [options]` (compare_cmd.c); returns the exit status. */
+int gb_cmd_compare(int argc, char **argv);
 
 #endif

@@ -414,6 +414,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } subcommands[] = {
     { "info", cmd_info },
+    { "compare", gb_cmd_compare },
 };
 
 int main(int argc, char **argv)
