@@ -211,7 +211,7 @@ static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errl
         return 0;
     }
     if (gb_mann_whitney(a->samples_us, (size_t)a->nsamples, b->samples_us,
-                        (size_t)b->nsamples, &row->test) != 0) {
+                        (size_t)b->nsamples, GB_MWU_AUTO, &row->test) != 0) {
         snprintf(err, errlen, "out of memory");
         return -2;
     }

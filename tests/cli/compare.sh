@@ -5,6 +5,7 @@
 # U test allows, identical ones give p = 1.
 . tests/cli/lib.sh
 G=$GEMMBENCH
+CI_SWEEP=$(pwd)/scripts/ci-sweep.sh
 cd "$WORK" || exit 1
 
 # entry VARIANT KERNEL M MEDIAN SAMPLES [THREADS]: one results[] member.
@@ -223,3 +224,27 @@ if run_tiny real1.json >/dev/null 2>&1 && run_tiny real2.json >/dev/null 2>&1; t
 else
     echo "FAIL real_runs: gemmbench could not write real1.json/real2.json"
 fi
+
+# scripts/ci-sweep.sh passes compare's status on.  Baselines with absurd
+# times make the verdict certain: 1e6 us is far slower than any 8x8x8 call,
+# 0.001 us far faster.
+SLOW_S="1000000,1000001,1000002,1000003,1000004"
+FAST_S="0.001,0.0011,0.0012,0.0013,0.0014"
+doc base_slow.json "CPU A" null 1 "$(entry vec_j custom 8 1000002 "$SLOW_S")"
+doc base_fast.json "CPU A" null 1 "$(entry vec_j custom 8 0.0012 "$FAST_S")"
+sweep() { CI_SWEEP_OUT="$WORK/ci/sweep.json" GEMMBENCH=$G bash "$CI_SWEEP" "$@"; }
+tiny="--variant vec_j --shape 8x8x8 --threads 1 --no-check"
+expect_exit ci_sweep_passes 0 sweep base_slow.json $tiny
+expect_grep ci_sweep_compared "(1 compared: 1 faster" "$WORK/out"
+expect_true ci_sweep_wrote_file test -s "$WORK/ci/sweep.json"
+expect_exit ci_sweep_fails 1 sweep base_fast.json $tiny
+expect_grep ci_sweep_names_failure "FAIL vec_j custom M=8" "$WORK/out"
+expect_exit ci_sweep_compare_args 0 sweep base_fast.json $tiny -- --threshold 1e6
+expect_exit ci_sweep_compare_format 1 sweep base_fast.json $tiny -- --format md
+expect_grep ci_sweep_md "\*\*gate: FAIL\*\*" "$WORK/out"
+expect_exit ci_sweep_missing_baseline 2 sweep "$WORK/nope.json" $tiny
+expect_exit ci_sweep_bad_sweep_args 2 sweep base_slow.json --variant nope
+expect_true ci_sweep_no_stale_file test ! -e "$WORK/ci/sweep.json"
+expect_exit ci_sweep_no_args 2 bash "$CI_SWEEP"
+expect_exit ci_sweep_help 0 bash "$CI_SWEEP" --help
+expect_grep ci_sweep_help_usage "usage: scripts/ci-sweep.sh BASELINE.json" "$WORK/out"

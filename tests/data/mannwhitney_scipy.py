@@ -29,3 +29,26 @@ show("n20", x20, y20, "asymptotic")
 show("n21", x21, y21, "asymptotic")
 show("n50ties", x50, y50, "asymptotic")
 show("apart50", [100 + i for i in range(50)], [200 + i for i in range(50)], "asymptotic")
+
+# The exact path with ties is the permutation distribution of U given the
+# observed average ranks; scipy 1.10 has it as permutation_test (exhaustive
+# here: n_resamples=inf), two-sided as 2 * min(one-sided), like the C code.
+import numpy as np
+from scipy.stats import permutation_test, rankdata
+
+
+def u_statistic(x, y):
+    r = rankdata(np.concatenate([x, y]))
+    return r[: len(x)].sum() - len(x) * (len(x) + 1) / 2
+
+
+def perm(name, x, y):
+    res = permutation_test((x, y), u_statistic, permutation_type="independent",
+                           alternative="two-sided", n_resamples=np.inf, vectorized=False)
+    print(f"{name:10s} {'exact':10s} U1={float(res.statistic)!r} p={float(res.pvalue)!r}")
+
+
+perm("ties", [1, 2, 2, 3], [2, 3, 4, 5])
+show("sep5ties", [0.4, 0.4, 0.41, 0.41, 0.42], [1, 1, 1, 2, 2], "asymptotic")
+perm("sep5ties", [0.4, 0.4, 0.41, 0.41, 0.42], [1, 1, 1, 2, 2])
+perm("ties10x8", [3, 1, 4, 1, 5, 9, 2, 6, 5, 3], [5, 8, 9, 7, 9, 3, 2, 3])
