@@ -17,4 +17,7 @@ int gb_cmd_report(int argc, char **argv);
 /* `gemmbench tune` (src/tune.c). */
 int gb_cmd_tune(int argc, char **argv);
 
+/* `gemmbench compare OLD NEW [options]` (compare_cmd.c); returns the exit status. */
+int gb_cmd_compare(int argc, char **argv);
+
 #endif

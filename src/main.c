@@ -435,6 +435,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } subcommands[] = {
     { "info", cmd_info },
+    { "compare", gb_cmd_compare },
     { "report", gb_cmd_report },
     { "tune", gb_cmd_tune },
 };

@@ -1,4 +1,5 @@
 /* resultfile.c - load and validate a gemmbench/1 result file. */
+#define _POSIX_C_SOURCE 200809L  /* fileno, fstat */
 #include "resultfile.h"
 #include "output.h"
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Result files of the full sweep are a few MB; refuse absurd sizes. */
 #define GB_RESULT_FILE_MAX (512L * 1024 * 1024)
@@ -16,10 +18,16 @@ static char *read_whole_file(const char *path, char *err, size_t errlen)
     FILE *f = fopen(path, "rb");
     char *text = NULL;
     long size;
+    struct stat st;
 
     if (f == NULL) {
         snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
         return NULL;
+    }
+    /* fopen opens a directory, and ftell then reports a nonsense size. */
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory, not a result file", path);
+        goto out;
     }
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
         snprintf(err, errlen, "%s: cannot read: not a regular file", path);

@@ -1,0 +1,99 @@
+/*
+ * compare.h - `gemmbench compare OLD.json NEW.json` (SPEC §10): pairs the
+ * measurements of two result files, tests each pair with the Mann-Whitney U
+ * test on the raw samples, summarises the ratios with geometric means, lists
+ * what differs between the files' tool, machine and run blocks, and decides
+ * the CI gate.  Library code: builds a gb_compare and renders it to a FILE
+ * or a cJSON document; the CLI (compare_cmd.c) prints errors and exits.
+ */
+#ifndef GB_COMPARE_H
+#define GB_COMPARE_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "mannwhitney.h"
+#include "options.h"
+#include "resultfile.h"
+
+/* Defaults of the gate; README section `compare` says why these. */
+#define GB_COMPARE_THRESHOLD_PCT 5.0
+#define GB_COMPARE_ALPHA 0.01
+#define GB_COMPARE_MIN_SAMPLES 5
+
+typedef struct gb_compare_opts {
+    double threshold_pct;    /* a slowdown fails the gate above this many percent */
+    double alpha;            /* ... when also significant: p < alpha */
+    int min_samples;         /* fewer on either side: no verdict */
+    const char *variants;    /* comma list of variant names, labels, families or all;
+                                NULL or "": every entry */
+    const char *kernels;     /* comma list of kernel names or all; NULL or "": every */
+} gb_compare_opts;
+
+typedef enum gb_verdict {
+    GB_VERDICT_SAME = 0,     /* p >= alpha */
+    GB_VERDICT_FASTER,       /* p < alpha, new median below old */
+    GB_VERDICT_SLOWER,       /* p < alpha, new median above old */
+    GB_VERDICT_TOO_FEW       /* fewer than min_samples on a side: not tested */
+} gb_verdict;
+
+/* One measurement found in both files. */
+typedef struct gb_compare_row {
+    const gb_entry *old_e, *new_e;
+    double ratio;            /* new median / old median: above 1 is slower */
+    gb_mwu test;             /* zeroed when the verdict is GB_VERDICT_TOO_FEW */
+    gb_verdict verdict;
+    int gate_fail;           /* slower by more than the threshold, with p < alpha */
+    double old_peak_pct, new_peak_pct;  /* NAN unless both files carry a peak */
+} gb_compare_row;
+
+typedef struct gb_geomean {
+    const char *name;        /* a label or kernel name (points into a file), or "overall" */
+    double ratio;            /* exp(mean(log(new/old))) */
+    int count;
+} gb_geomean;
+
+/* A field of the tool, machine or run blocks whose value differs. */
+typedef struct gb_header_diff {
+    char *field;             /* e.g. "machine.cpu_model", "run.config.m" */
+    char *old_value, *new_value;   /* rendered as text; "(absent)" when missing */
+} gb_header_diff;
+
+typedef struct gb_compare {
+    const gb_result_file *old_f, *new_f;
+    gb_compare_opts opts;
+    gb_compare_row *rows;    /* in OLD's order */
+    int nrows;
+    const gb_entry **only_old, **only_new;   /* in each file's order */
+    int nonly_old, nonly_new;
+    gb_geomean *by_variant, *by_kernel;      /* in order of first appearance */
+    int nby_variant, nby_kernel;
+    gb_geomean overall;
+    gb_header_diff *diffs;
+    int ndiffs;
+    int cross_machine;       /* a machine identity field differs (hostname, CPU, ...) */
+    int peak_both;           /* both files carry machine.peak_gflops */
+    int nfaster, nslower, nsame, ntoo_few, nfailed;
+    int ncheck_failed;       /* compared pairs with a failed verification on a side */
+} gb_compare;
+
+/* Pairs and tests old_f against new_f.  Returns 0; -1 with err when the two
+ * files cannot be compared (nothing in common, a filter name that matches
+ * nothing, a zero median); -2 with err when memory runs out.  On error c
+ * holds nothing to free. */
+int gb_compare_files(const gb_result_file *old_f, const gb_result_file *new_f,
+                     const gb_compare_opts *opts, gb_compare *c, char *err, size_t errlen);
+void gb_compare_free(gb_compare *c);
+
+/* The header, the table, the one-sided entries, the geometric means and the
+ * gate's decision, as a terminal table (GB_FMT_TABLE) or Markdown (GB_FMT_MD). */
+void gb_compare_print(FILE *out, gb_format fmt, const gb_compare *c);
+/* The same as a JSON document; NULL when out of memory (cJSON skips members
+ * it could not allocate, as output.c's documents do). */
+cJSON *gb_compare_json(const gb_compare *c);
+
+/* The verdict's word: same, faster, slower, too few samples. */
+const char *gb_verdict_word(gb_verdict v);
+
+#endif

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# ci-sweep.sh - a performance gate for CI: a quick sweep of every variant,
+# compared against a baseline result file; the exit status is compare's.
+#
+# usage: scripts/ci-sweep.sh BASELINE.json [gemmbench args...] [-- compare args...]
+#
+#   BASELINE.json   a result file of the same sweep on the same kind of machine;
+#                   make it once with `build/gemmbench --all --quick
+#                   --min-reps 5 -o FILE`
+#                   (plus the same gemmbench args) and keep it
+#   gemmbench args  appended to `gemmbench --all --quick --min-reps 5`, so
+#                   they win: `--reps 20 --max-time 2` gives the U test more
+#                   samples.  --min-reps 5: --quick alone lets slow entries
+#                   stop at 3 samples, too few for compare's verdict
+#   compare args    after `--`, e.g. `-- --threshold 10 --format md`
+#
+# environment:
+#   GEMMBENCH     the binary (default: build/gemmbench beside scripts/)
+#   CI_SWEEP_OUT  the new sweep's file (default results/ci-sweep.json,
+#                 overwritten by every run)
+#
+# exit status: compare's: 0 no entry significantly slower beyond the
+# threshold, 1 at least one (the table lists them), 2 bad input or nothing
+# in common.  When the sweep itself fails (1 a check failed, 2 usage, 3 I/O,
+# 130 interrupted) its status wins, after comparing what it did write.
+#
+# example:
+#   make && scripts/ci-sweep.sh results/baseline-ci.json -- --format md
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+GEMMBENCH=${GEMMBENCH:-$here/../build/gemmbench}
+out=${CI_SWEEP_OUT:-results/ci-sweep.json}
+
+if [ $# -lt 1 ]; then
+    echo "gemmbench: ci-sweep: usage: $0 BASELINE.json [gemmbench args...] [-- compare args...]" >&2
+    exit 2
+fi
+if [ "$1" = -h ] || [ "$1" = --help ]; then
+    sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+fi
+baseline=$1
+shift
+if [ ! -x "$GEMMBENCH" ]; then
+    echo "gemmbench: ci-sweep: $GEMMBENCH is not built (run make first)" >&2
+    exit 2
+fi
+
+sweep_args=()
+compare_args=()
+target=sweep
+for arg in "$@"; do
+    if [ "$target" = sweep ] && [ "$arg" = -- ]; then
+        target=compare
+    elif [ "$target" = sweep ]; then
+        sweep_args+=("$arg")
+    else
+        compare_args+=("$arg")
+    fi
+done
+
+mkdir -p "$(dirname "$out")" || exit 3
+# A sweep that fails before measuring must not leave the last run's file.
+rm -f "$out"
+"$GEMMBENCH" --all --quick --min-reps 5 --quiet --output "$out" "${sweep_args[@]}" >/dev/null
+sweep_status=$?
+if [ ! -s "$out" ]; then
+    # gemmbench has said why on stderr; a silent failure still gets a line.
+    [ "$sweep_status" -eq 0 ] && echo "gemmbench: ci-sweep: the sweep wrote no $out" >&2
+    [ "$sweep_status" -eq 0 ] && exit 3
+    exit "$sweep_status"
+fi
+"$GEMMBENCH" compare "${compare_args[@]}" "$baseline" "$out"
+compare_status=$?
+if [ "$sweep_status" -ne 0 ]; then
+    echo "gemmbench: ci-sweep: the sweep itself failed (exit $sweep_status)" >&2
+    exit "$sweep_status"
+fi
+exit "$compare_status"

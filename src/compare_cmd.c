@@ -1,0 +1,209 @@
+/*
+ * compare_cmd.c - `gemmbench compare OLD.json NEW.json [options]`: the
+ * command line around compare.c.  The only part of compare that prints
+ * errors and chooses the exit status.
+ */
+#include "commands.h"
+#include "compare.h"
+#include "gemmbench.h"
+#include "parse.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char compare_usage[] =
+    "usage: gemmbench compare OLD.json NEW.json [options]\n"
+    "\n"
+    "Pairs the measurements of two result files by (variant, params, kernel, M, K, N,\n"
+    "threads, prepack) and prints, per pair, the old and new median, new/old, and a\n"
+    "two-sided Mann-Whitney U test on the raw samples; then the entries found in one\n"
+    "file only, geometric means of new/old per variant, per kernel and overall, and\n"
+    "what differs between the files' tool, machine and run blocks.\n"
+    "\n"
+    "      --threshold PCT   an entry fails the gate when it is more than PCT percent\n"
+    "                        slower (new/old median > 1 + PCT/100) ... (default 5)\n"
+    "      --alpha A         ... and the U test gives p < A, 0 < A < 1 (default 0.01)\n"
+    "      --min-samples N   fewer samples on either side: no verdict (default 5)\n"
+    "  -v, --variant LIST    only these variants or families, or all (repeatable)\n"
+    "  -k, --kernel LIST     only these kernels, or all (repeatable)\n"
+    "      --format F        table (default), md or json\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "exit status: 0 no entry failed the gate, 1 at least one did (listed at the end),\n"
+    "2 usage or input error (a file missing, empty, malformed, of another schema, with\n"
+    "no results, or nothing in common), 3 out of memory\n";
+
+enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_MIN_SAMPLES, OPT_FORMAT };
+
+static const struct option compare_options[] = {
+    { "threshold",   required_argument, NULL, OPT_THRESHOLD },
+    { "alpha",       required_argument, NULL, OPT_ALPHA },
+    { "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
+    { "variant",     required_argument, NULL, 'v' },
+    { "kernel",      required_argument, NULL, 'k' },
+    { "format",      required_argument, NULL, OPT_FORMAT },
+    { "help",        no_argument,       NULL, 'h' },
+    { NULL, 0, NULL, 0 }
+};
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, "gemmbench: compare: %s (see gemmbench compare --help)\n", msg);
+    return GB_EXIT_USAGE;
+}
+
+/* Appends a repeated --variant/--kernel to the comma list in dst. */
+static int append_list(char *dst, size_t size, const char *item)
+{
+    size_t used = strlen(dst);
+    int n = snprintf(dst + used, size - used, "%s%s", used ? "," : "", item);
+    return (n < 0 || (size_t)n >= size - used) ? -1 : 0;
+}
+
+static void print_warnings(const gb_compare *c)
+{
+    const gb_result_file *files[2] = { c->old_f, c->new_f };
+
+    for (int i = 0; i < 2; i++)
+        if (!files[i]->complete)
+            fprintf(stderr, "gemmbench: warning: %s is incomplete (an interrupted run)\n",
+                    files[i]->path);
+    if (c->ntoo_few)
+        fprintf(stderr, "gemmbench: warning: %d of %d entries have fewer than %d samples on "
+                        "a side: no verdict for them (rerun with more --reps)\n",
+                c->ntoo_few, c->nrows, c->opts.min_samples);
+    if (c->ncheck_failed)
+        fprintf(stderr, "gemmbench: warning: %d compared entries failed verification in "
+                        "one of the files: their times are of wrong results\n",
+                c->ncheck_failed);
+    if (c->nonly_old || c->nonly_new)
+        fprintf(stderr, "gemmbench: note: %d entries only in %s, %d only in %s (listed, "
+                        "not compared)\n",
+                c->nonly_old, c->old_f->path, c->nonly_new, c->new_f->path);
+}
+
+int gb_cmd_compare(int argc, char **argv)
+{
+    gb_compare_opts opts = { GB_COMPARE_THRESHOLD_PCT, GB_COMPARE_ALPHA,
+                             GB_COMPARE_MIN_SAMPLES, NULL, NULL };
+    gb_result_file old_f, new_f;
+    gb_compare c;
+    gb_format format = GB_FMT_TABLE;
+    char variants[1024] = "", kernels[1024] = "", err[GB_ERR_LEN + 4200];
+    int ch, rc, status;
+    long l;
+
+
+    /* argv[1] is "compare": getopt sees it as the program name. */
+    argc--;
+    argv++;
+    optind = 0;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":v:k:h", compare_options, NULL)) != -1) {
+        switch (ch) {
+        case OPT_THRESHOLD:
+            if (gb_parse_double(optarg, 0.0, 1e6, &opts.threshold_pct) != 0) {
+                snprintf(err, sizeof err, "--threshold '%s' is not a percentage in [0, 1e6]",
+                         optarg);
+                return usage_error(err);
+            }
+            break;
+        case OPT_ALPHA:
+            if (gb_parse_double(optarg, 0.0, 1.0, &opts.alpha) != 0 || opts.alpha <= 0.0 ||
+                opts.alpha >= 1.0) {
+                snprintf(err, sizeof err,
+                         "--alpha '%s' is not a probability strictly between 0 and 1", optarg);
+                return usage_error(err);
+            }
+            break;
+        case OPT_MIN_SAMPLES:
+            if (gb_parse_long(optarg, 2, 1000000, &l) != 0) {
+                snprintf(err, sizeof err, "--min-samples '%s' is not an integer in [2, 1000000]",
+                         optarg);
+                return usage_error(err);
+            }
+            opts.min_samples = (int)l;
+            break;
+        case 'v':
+        case 'k':
+            if (append_list(ch == 'v' ? variants : kernels, sizeof variants, optarg) != 0) {
+                snprintf(err, sizeof err, "the %s list is too long",
+                         ch == 'v' ? "--variant" : "--kernel");
+                return usage_error(err);
+            }
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "table") == 0)
+                format = GB_FMT_TABLE;
+            else if (strcmp(optarg, "md") == 0)
+                format = GB_FMT_MD;
+            else if (strcmp(optarg, "json") == 0)
+                format = GB_FMT_JSON;
+            else {
+                snprintf(err, sizeof err, "--format '%s' is not table, md or json", optarg);
+                return usage_error(err);
+            }
+            break;
+        case 'h':
+            fputs(compare_usage, stdout);
+            return GB_EXIT_OK;
+        case ':':
+            snprintf(err, sizeof err, "option '%s' needs a value", argv[optind - 1]);
+            return usage_error(err);
+        default:
+            if (optopt > 0 && optopt < 256)
+                snprintf(err, sizeof err, "unknown option '-%c'", optopt);
+            else
+                snprintf(err, sizeof err, "unknown option '%s'", argv[optind - 1]);
+            return usage_error(err);
+        }
+    }
+    if (argc - optind != 2) {
+        snprintf(err, sizeof err, "expected two result files, OLD and NEW, got %d",
+                 argc - optind);
+        return usage_error(err);
+    }
+    opts.variants = variants;
+    opts.kernels = kernels;
+
+    if (gb_result_file_load(argv[optind], &old_f, err, sizeof err) != 0) {
+        fprintf(stderr, "gemmbench: %s\n", err);
+        return GB_EXIT_USAGE;
+    }
+    if (gb_result_file_load(argv[optind + 1], &new_f, err, sizeof err) != 0) {
+        fprintf(stderr, "gemmbench: %s\n", err);
+        gb_result_file_free(&old_f);
+        return GB_EXIT_USAGE;
+    }
+    rc = gb_compare_files(&old_f, &new_f, &opts, &c, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "gemmbench: %s\n", err);
+        status = rc == -2 ? GB_EXIT_IO : GB_EXIT_USAGE;
+        goto out;
+    }
+    if (format == GB_FMT_JSON) {
+        cJSON *doc = gb_compare_json(&c);
+        char *text = doc ? cJSON_Print(doc) : NULL;
+        cJSON_Delete(doc);
+        if (text == NULL) {
+            fprintf(stderr, "gemmbench: out of memory\n");
+            status = GB_EXIT_IO;
+            gb_compare_free(&c);
+            goto out;
+        }
+        puts(text);
+        free(text);
+    } else {
+        gb_compare_print(stdout, format, &c);
+    }
+    fflush(stdout);
+    print_warnings(&c);
+    status = c.nfailed ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
+    gb_compare_free(&c);
+out:
+    gb_result_file_free(&old_f);
+    gb_result_file_free(&new_f);
+    return status;
+}
