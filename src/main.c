@@ -32,7 +32,10 @@ static void on_signal(int sig)
 
 static const char usage_text[] =
     "usage: gemmbench [options]                 run a sweep (bench.conf, then flags)\n"
-    "       gemmbench info                      describe this machine\n"
+    "       gemmbench info                      describe this machine, measure its peak\n"
+    "       gemmbench compare OLD.json NEW.json  what changed; a CI gate (exit 1 on a slowdown)\n"
+    "       gemmbench report FILE.json          pivot tables (variant x M) of a result file\n"
+    "       gemmbench tune                      search schedule parameters, record the best\n"
     "       gemmbench SUBCOMMAND --help         help on a subcommand\n"
     "\n"
     "selection\n"
