@@ -1,0 +1,556 @@
+/*
+ * packed family - packed: the fastest schedule we can write (SPEC §6).
+ *
+ * In the study's terms: tile(i, j) at two levels (cache blocks, register
+ * blocks), split(k), reorder to the BLIS order, cache_read of A and B into
+ * packed, zero-padded panels, vectorize(j) inside a register-blocked
+ * micro-kernel (cache_write: the MR x NR tile of C lives in registers for a
+ * whole k block), parallel over 2-D tiles of C.  The C loop nest is BLIS's
+ * five loops around a micro-kernel (Goto & van de Geijn 2008; Van Zee & van
+ * de Geijn 2015), per thread:
+ *
+ *   jc: columns of the thread's C region, nc_cur at a time   (B panel: L3/L2)
+ *     pc: k, kc_cur at a time                                 (never split)
+ *       pack B[pc:+kc][jc:+nc] into NR-wide micro-panels (skipped: --prepack)
+ *       ic: rows of the thread's C region, mc_cur at a time  (A block: L2)
+ *         pack A[ic:+mc][pc:+kc] into MR-tall micro-panels
+ *         jr: the B panel, NR columns at a time               (B micro-panel: L1)
+ *           ir: the A block, MR rows at a time                (A micro-panel streams)
+ *             micro-kernel: C[ir:+MR][jr:+NR] (+)= A-panel . B-panel
+ *
+ * Register block (MR x NR) per instruction set, the rule: with R vector
+ * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
+ * needs MR*NV accumulators + NV B vectors + 1 broadcast register <= R; it
+ * must hold at least FMA latency x FMA units = 4 x 2 = 8 independent
+ * accumulators; among those, the most FMAs per loaded value (MR*NV /
+ * (MR + NV)) with MR a divisor of 8, since BERT's M values are multiples of
+ * 16 and any other MR pays for padded rows.  AVX-512 (32 zmm): 8 x 48 (24
+ * accumulators).  AVX2+FMA (16 ymm): 4 x 24 (12).  Portable (16 registers of
+ * 4 floats, the x86-64 baseline and NEON width): 4 x 8.
+ *
+ * Cache blocks from the detected caches (include/machine.h), the rule
+ * (after BLIS's analytical model, Low et al. 2016, without associativity,
+ * which the machine description does not record):
+ *   kc: the B micro-panel (kc x NR) fills KC_L1_SHARE of L1d; A micro-panels
+ *       stream through the rest;
+ *   mc: the A block (mc x kc) fills MC_L2_SHARE of L2;
+ *   nc: the B panel (kc x nc) fills NC_L2_SHARE of L2, so that it is still in
+ *       L2 when the jr loop reads it back (per thread, both live in its L2);
+ * each rounded to its register block and then balanced, so that K = 768 is
+ * cut into equal blocks instead of a full one and a sliver.  --param mc, kc,
+ * nc override (mc and nc rounded up to MR and NR; taken as given, not
+ * balanced); --param isa forces a micro-kernel.
+ *
+ * Threads: one parallel region per call.  The (ic, jr) tiles of C are
+ * split 2-D over a tm x tn grid of threads; each thread runs the five loops
+ * on its own region with its own pack buffers, so there is no barrier inside
+ * the call.  Columns first: a thread packs the A rows and B columns of its
+ * region, and B (K x N) is the large operand at BERT's shapes, so splitting N
+ * packs every B element once while splitting M would pack all of B on every
+ * thread; the grid minimizes (padded FMAs + PACK_COST x packed elements) of
+ * the busiest thread.  The k loop is never split.
+ *
+ * --prepack: B packed once in prepare() over all of K (NR-wide micro-panels,
+ * k-major), outside the timed region; the kernel reads the same layout, so
+ * the pc loop just offsets into it.
+ *
+ * Edges: panels are zero-padded to MR and NR, so the micro-kernel always
+ * computes a full tile; a fringe tile goes to a scratch tile and only its
+ * valid part is copied to C.  One kernel, no edge variants.
+ *
+ * Measured (commands and figures in README "ceiling"): see the history of
+ * this header's "What each step bought" list at the bottom of the file.
+ */
+/* posix_memalign */
+#define _POSIX_C_SOURCE 200809L
+#include "gemmbench.h"
+#include "machine.h"
+#include "packed_kernels.h"
+
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shares of each cache the blocking rule gives a block (see the header). */
+#define KC_L1_SHARE 0.5
+#define MC_L2_SHARE 0.5
+#define NC_L2_SHARE 0.5
+/* When the caches are unknown: common sizes of the last decade. */
+#define FALLBACK_L1_BYTES (32L * 1024)
+#define FALLBACK_L2_BYTES (1024L * 1024)
+/* Cost of packing one element, in FMAs of the micro-kernel, for choosing
+ * the thread grid (an element copy costs about one FMA-vector slot). */
+#define PACK_COST 16.0
+/* Largest tile any kernel uses: the scratch tile for fringes. */
+#define MAX_TILE (16 * 64)
+
+/* ---- instruction sets ------------------------------------------------------ */
+
+/* Widest first: the default is the first one the CPU runs. */
+static const packed_isa *const isa_table[] = {
+#if defined(__x86_64__)
+    &packed_isa_avx512,
+    &packed_isa_avx2,
+#endif
+    &packed_isa_portable,
+};
+#define ISA_COUNT (sizeof isa_table / sizeof isa_table[0])
+
+/* The --param isa choices: every name, on every build, so that a command
+ * line means the same everywhere (a path this build or CPU lacks fails). */
+static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
+
+/* The isa the user forced (NULL if unknown here), or the widest this CPU runs. */
+static const packed_isa *select_isa(const gb_params *params)
+{
+    long forced = gb_param_get(params, "isa", -1);
+
+    if (forced >= 0) {
+        for (size_t i = 0; i < ISA_COUNT; i++)
+            if (strcmp(isa_table[i]->name, isa_choices[forced]) == 0)
+                return isa_table[i];
+        return NULL;
+    }
+    for (size_t i = 0; i < ISA_COUNT; i++)
+        if (isa_table[i]->cpu_runs())
+            return isa_table[i];
+    return &packed_isa_portable;
+}
+
+static long choice_index(const char *name)
+{
+    for (long i = 0; isa_choices[i]; i++)
+        if (strcmp(isa_choices[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- blocking ---------------------------------------------------------------- */
+
+/* Everything a call needs to know about its loops. */
+typedef struct packed_plan {
+    const packed_isa *isa;
+    int mr, nr;
+    int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
+    int tm, tn;              /* thread grid: rows x columns of C */
+    int nthreads;
+    long l1_bytes, l2_bytes; /* what the rule used */
+} packed_plan;
+
+static int round_up(long x, int unit)
+{
+    return (int)((x + unit - 1) / unit * unit);
+}
+
+static long ceil_div(long a, long b)
+{
+    return (a + b - 1) / b;
+}
+
+/* The largest multiple of unit <= cap (at least unit), then balanced over
+ * extent: as many blocks as cap needs, each as equal as unit allows. */
+static int balanced_block(long extent, long cap, int unit)
+{
+    long blocks, block;
+
+    cap = cap / unit * unit;
+    if (cap < unit)
+        cap = unit;
+    if (cap >= extent)
+        return round_up(extent, unit);
+    blocks = ceil_div(extent, cap);
+    block = round_up(ceil_div(extent, blocks), unit);
+    return (int)block;
+}
+
+/* A user's block: at least one register block, rounded up to it, and never
+ * larger than the (rounded) extent, so buffers stay bounded by the shape. */
+static int user_block(long value, long extent, int unit)
+{
+    long max = round_up(extent, unit);
+    long v = round_up(value, unit);
+    return (int)(v < max ? v : max);
+}
+
+/* Busiest thread's cost for a tm x tn grid: padded FMAs plus packing. */
+static double grid_cost(const packed_plan *p, int M, int N, int K, int prepack, int tm,
+                        int tn)
+{
+    const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
+    const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
+    const double jc_blocks = (double)ceil_div((long)cols, p->nc);
+    const double packed = rows * K * jc_blocks + (prepack ? 0.0 : cols * K);
+    return rows * cols * K + PACK_COST * packed;
+}
+
+static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
+{
+    gb_machine machine;
+    long kc_cap, mc_cap, nc_cap;
+    double best = -1.0;
+
+    memset(p, 0, sizeof *p);
+    p->isa = select_isa(ctx->params);
+    if (p->isa == NULL)
+        return;
+    p->mr = p->isa->mr;
+    p->nr = p->isa->nr;
+    gb_machine_detect(&machine);
+    p->l1_bytes = gb_machine_cache_bytes(&machine, 1);
+    p->l2_bytes = gb_machine_cache_bytes(&machine, 2);
+    if (p->l1_bytes <= 0)
+        p->l1_bytes = FALLBACK_L1_BYTES;
+    if (p->l2_bytes <= 0)
+        p->l2_bytes = FALLBACK_L2_BYTES;
+
+    kc_cap = (long)(KC_L1_SHARE * p->l1_bytes) / ((long)p->nr * (long)sizeof(float));
+    if (gb_param_get(ctx->params, "kc", 0) > 0)
+        p->kc = (int)(gb_param_get(ctx->params, "kc", 0) < K ? gb_param_get(ctx->params, "kc", 0)
+                                                              : K);
+    else
+        p->kc = balanced_block(K, kc_cap, 1);
+
+    mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
+    nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
+    p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
+
+    /* The grid first (it decides each thread's extent), from the caps. */
+    p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
+    p->nc = (int)(nc_cap / p->nr * p->nr > p->nr ? nc_cap / p->nr * p->nr : p->nr);
+    for (int tm = 1; tm <= p->nthreads; tm++) {
+        int tn = p->nthreads / tm;
+        double cost;
+        if (tm * tn != p->nthreads)
+            continue;
+        cost = grid_cost(p, M, N, K, prepack, tm, tn);
+        if (best < 0.0 || cost < best) {
+            best = cost;
+            p->tm = tm;
+            p->tn = tn;
+        }
+    }
+
+    /* Then the blocks, balanced over one thread's rows and columns. */
+    {
+        long rows = ceil_div(ceil_div(M, p->mr), p->tm) * p->mr;
+        long cols = ceil_div(ceil_div(N, p->nr), p->tn) * p->nr;
+        long mc = gb_param_get(ctx->params, "mc", 0), nc = gb_param_get(ctx->params, "nc", 0);
+        p->mc = mc > 0 ? user_block(mc, M, p->mr) : balanced_block(rows, mc_cap, p->mr);
+        p->nc = nc > 0 ? user_block(nc, N, p->nr) : balanced_block(cols, nc_cap, p->nr);
+    }
+}
+
+/* ---- packing ------------------------------------------------------------------ */
+
+/* A[0:mc][0:kc] (row stride lda) into MR-tall micro-panels, each k-major:
+ * panel p holds rows p*MR.., element (k, i) at p*kc*MR + k*MR + i.  Rows
+ * past mc are zeros, so the kernel's full tile reads defined values. */
+static void pack_a_block(int mc, int kc, const float *A, int lda, int mr, float *restrict dst)
+{
+    for (int p = 0; p < mc; p += mr) {
+        const int rows = mc - p < mr ? mc - p : mr;
+        for (int k = 0; k < kc; k++) {
+            int i = 0;
+            for (; i < rows; i++)
+                dst[i] = A[(size_t)(p + i) * lda + k];
+            for (; i < mr; i++)
+                dst[i] = 0.0f;
+            dst += mr;
+        }
+    }
+}
+
+/* B[0:kc][0:nc] (row stride ldb) into NR-wide micro-panels, each k-major:
+ * panel p holds columns p*NR.., element (k, j) at p*kc*NR + k*NR + j.
+ * Columns past nc are zeros.  Row by row, so B is read in its own order. */
+static void pack_b_panel(int kc, int nc, const float *B, int ldb, int nr, float *restrict dst)
+{
+    const size_t panel = (size_t)kc * nr;
+
+    for (int k = 0; k < kc; k++) {
+        const float *row = B + (size_t)k * ldb;
+        float *out = dst + (size_t)k * nr;
+        for (int j = 0; j < nc; j += nr, out += panel) {
+            const int cols = nc - j < nr ? nc - j : nr;
+            memcpy(out, row + j, (size_t)cols * sizeof(float));
+            if (cols < nr)
+                memset(out + cols, 0, (size_t)(nr - cols) * sizeof(float));
+        }
+    }
+}
+
+/* ---- macro-kernel: the jr and ir loops ------------------------------------------ */
+
+/* C[0:mc][0:nc] (+)= packed A block . packed B panel.  b_panel_stride: floats
+ * from one B micro-panel to the next (kc*NR in a per-call panel, K*NR in the
+ * prepacked B). */
+static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const float *a_block,
+                         const float *b_panel, size_t b_panel_stride, float *C, int ldc,
+                         int accumulate)
+{
+    const int mr = p->mr, nr = p->nr;
+    const packed_ukernel_fn kernel = p->isa->kernel;
+    float scratch[MAX_TILE] __attribute__((aligned(64)));
+
+    /* jr: one B micro-panel (kc x NR), kept in L1 across the ir loop */
+    for (int jr = 0; jr < nc; jr += nr) {
+        const int nr_cur = nc - jr < nr ? nc - jr : nr;
+        const float *b = b_panel + (size_t)(jr / nr) * b_panel_stride;
+        /* ir: A micro-panels (MR x kc) stream from the L2-resident block */
+        for (int ir = 0; ir < mc; ir += mr) {
+            const int mr_cur = mc - ir < mr ? mc - ir : mr;
+            const float *a = a_block + (size_t)ir * kc;
+            float *c = C + (size_t)ir * ldc + jr;
+
+            if (mr_cur == mr && nr_cur == nr) {
+                kernel(kc, a, b, c, ldc, accumulate);
+                continue;
+            }
+            /* Fringe: the full tile into scratch, its valid part into C. */
+            kernel(kc, a, b, scratch, nr, 0);
+            for (int i = 0; i < mr_cur; i++)
+                for (int j = 0; j < nr_cur; j++)
+                    c[(size_t)i * ldc + j] =
+                        accumulate ? c[(size_t)i * ldc + j] + scratch[i * nr + j]
+                                   : scratch[i * nr + j];
+        }
+    }
+}
+
+/* ---- one thread's region: the jc, pc, ic loops -------------------------------- */
+
+typedef struct thread_buffers {
+    float *a_block;          /* mc x kc, packed A */
+    float *b_panel;          /* kc x nc, packed B (unused with a prepacked B) */
+} thread_buffers;
+
+/* C[m0:m1][n0:n1] = A[m0:m1][:] . B[:][n0:n1]; n0 is a multiple of NR. */
+static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int K,
+                       const float *A, int lda, const float *B, int ldb, const float *b_prepacked,
+                       float *C, int ldc, const thread_buffers *buf)
+{
+    /* jc: the region's columns, one B panel (kc x nc) at a time */
+    for (int jc = n0; jc < n1; jc += p->nc) {
+        const int nc_cur = n1 - jc < p->nc ? n1 - jc : p->nc;
+        /* pc: k, one block at a time; C is stored by the first, added to after */
+        for (int pc = 0; pc < K; pc += p->kc) {
+            const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
+            const float *b_panel;
+            size_t b_stride;
+
+            if (b_prepacked) {
+                b_panel = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
+                b_stride = (size_t)K * p->nr;
+            } else {
+                pack_b_panel(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, p->nr,
+                             buf->b_panel);
+                b_panel = buf->b_panel;
+                b_stride = (size_t)kc_cur * p->nr;
+            }
+            /* ic: the region's rows, one A block (mc x kc) at a time */
+            for (int ic = m0; ic < m1; ic += p->mc) {
+                const int mc_cur = m1 - ic < p->mc ? m1 - ic : p->mc;
+                pack_a_block(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda, p->mr,
+                             buf->a_block);
+                macro_kernel(p, mc_cur, nc_cur, kc_cur, buf->a_block, b_panel, b_stride,
+                             C + (size_t)ic * ldc + jc, ldc, pc > 0);
+            }
+        }
+    }
+}
+
+/* ---- buffers and state --------------------------------------------------------- */
+
+typedef struct packed_state {
+    packed_plan plan;
+    int M, N, K;
+    float *buffers;           /* every thread's a_block and b_panel */
+    size_t per_thread;        /* floats per thread, a multiple of 16 (64 bytes) */
+    size_t a_floats;
+    float *b_prepacked;       /* all of B, or NULL */
+} packed_state;
+
+/* Floats per thread for its A block and B panel, each rounded to 64 bytes. */
+static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
+                         size_t *a_floats, size_t *per_thread)
+{
+    const size_t kc = (size_t)(K < p->kc ? K : p->kc);
+    const size_t mc = (size_t)(round_up(M, p->mr) < p->mc ? round_up(M, p->mr) : p->mc);
+    const size_t nc = (size_t)(round_up(N, p->nr) < p->nc ? round_up(N, p->nr) : p->nc);
+
+    *a_floats = (mc * kc + 15) / 16 * 16;
+    *per_thread = *a_floats + (prepack ? 0 : (nc * kc + 15) / 16 * 16);
+}
+
+static void *alloc_floats(size_t n)
+{
+    void *ptr = NULL;
+    if (n > SIZE_MAX / sizeof(float) || posix_memalign(&ptr, 64, n * sizeof(float)) != 0)
+        return NULL;
+    return ptr;
+}
+
+static void packed_release(void *state)
+{
+    packed_state *s = state;
+    if (s == NULL)
+        return;
+    free(s->buffers);
+    free(s->b_prepacked);
+    free(s);
+}
+
+static int packed_prepare(int M, int N, int K, const float *B, int ldb, const gb_ctx *ctx,
+                          int prepack, void **state)
+{
+    packed_state *s = calloc(1, sizeof *s);
+
+    *state = NULL;
+    if (s == NULL)
+        return -1;
+    plan_call(M, N, K, ctx, prepack, &s->plan);
+    if (s->plan.isa == NULL || !s->plan.isa->cpu_runs())
+        goto fail;
+    s->M = M;
+    s->N = N;
+    s->K = K;
+    buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->per_thread);
+    s->buffers = alloc_floats(s->per_thread * (size_t)s->plan.nthreads);
+    if (s->buffers == NULL)
+        goto fail;
+    if (prepack) {
+        s->b_prepacked = alloc_floats((size_t)K * round_up(N, s->plan.nr));
+        if (s->b_prepacked == NULL)
+            goto fail;
+        pack_b_panel(K, N, B, ldb, s->plan.nr, s->b_prepacked);
+    }
+    *state = s;
+    return 0;
+fail:
+    packed_release(s);
+    return -1;
+}
+
+/* ---- the call ------------------------------------------------------------------ */
+
+static int packed_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                      float *C, int ldc, const gb_ctx *ctx)
+{
+    packed_state local, *s = ctx->state;
+    float *owned = NULL;
+
+    /* Without prepare()'s state (or for another shape): plan and allocate
+     * here; never a static buffer. */
+    if (s == NULL || s->M != M || s->N != N || s->K != K) {
+        if (s != NULL && s->b_prepacked != NULL)
+            return -1;
+        memset(&local, 0, sizeof local);
+        plan_call(M, N, K, ctx, 0, &local.plan);
+        if (local.plan.isa == NULL || !local.plan.isa->cpu_runs())
+            return -1;
+        buffer_sizes(&local.plan, M, N, K, 0, &local.a_floats, &local.per_thread);
+        owned = alloc_floats(local.per_thread * (size_t)local.plan.nthreads);
+        if (owned == NULL)
+            return -1;
+        local.buffers = owned;
+        s = &local;
+    }
+
+#pragma omp parallel num_threads(s->plan.nthreads)
+    {
+        const packed_plan *p = &s->plan;
+        const int t = omp_get_thread_num();
+        /* Fewer threads than asked (nested or dynamic OpenMP): the grid's
+         * extra tiles go to the threads there are. */
+        const int nt = omp_get_num_threads();
+        const int mpanels = (int)ceil_div(M, p->mr), npanels = (int)ceil_div(N, p->nr);
+        thread_buffers buf = { s->buffers + (size_t)t * s->per_thread,
+                               s->buffers + (size_t)t * s->per_thread + s->a_floats };
+
+        for (int cell = t; cell < p->tm * p->tn; cell += nt) {
+            const int ti = cell / p->tn, tj = cell % p->tn;
+            const int m0 = (int)((long)mpanels * ti / p->tm) * p->mr;
+            const int m1 = (int)((long)mpanels * (ti + 1) / p->tm) * p->mr;
+            const int n0 = (int)((long)npanels * tj / p->tn) * p->nr;
+            const int n1 = (int)((long)npanels * (tj + 1) / p->tn) * p->nr;
+            if (m0 < M && n0 < N && m0 < m1 && n0 < n1)
+                run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda, B, ldb,
+                           s->b_prepacked, C, ldc, &buf);
+        }
+    }
+    free(owned);
+    return 0;
+}
+
+/* ---- description --------------------------------------------------------------- */
+
+static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *effective)
+{
+    packed_plan p;
+
+    memset(effective, 0, sizeof *effective);
+    plan_call(M, N, K, ctx, 0, &p);
+    if (p.isa == NULL)
+        return;
+    gb_param_set(effective, "isa", choice_index(p.isa->name));
+    gb_param_set(effective, "mr", p.mr);
+    gb_param_set(effective, "nr", p.nr);
+    gb_param_set(effective, "mc", p.mc);
+    gb_param_set(effective, "kc", p.kc);
+    gb_param_set(effective, "nc", p.nc);
+    gb_param_set(effective, "threads_m", p.tm);
+    gb_param_set(effective, "threads_n", p.tn);
+}
+
+static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    packed_plan p;
+    long forced = gb_param_get(ctx->params, "isa", -1);
+
+    plan_call(M, N, K, ctx, 0, &p);
+    fprintf(out, "packed %dx%dx%d (MxKxN), %d thread%s:\n", M, K, N, ctx->nthreads,
+            ctx->nthreads > 1 ? "s" : "");
+    if (p.isa == NULL) {
+        fprintf(out, "  isa %s: not in this build\n", isa_choices[forced]);
+        return;
+    }
+    fprintf(out, "  micro-kernel  %s %dx%d (%s; %d registers of %d floats)%s\n", p.isa->name,
+            p.mr, p.nr, forced >= 0 ? "forced" : "widest this CPU runs", p.isa->vector_regs,
+            p.isa->vector_floats, p.isa->cpu_runs() ? "" : "  -- this CPU cannot run it");
+    fprintf(out, "  kc %-5d %s\n", p.kc,
+            gb_param_get(ctx->params, "kc", 0) > 0 ? "(--param)" : "(B micro-panel kc x NR in "
+                                                                   "half of L1d, balanced over K)");
+    fprintf(out, "  mc %-5d %s\n", p.mc,
+            gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
+                                                   : "(A block mc x kc in half of L2, balanced)");
+    fprintf(out, "  nc %-5d %s\n", p.nc,
+            gb_param_get(ctx->params, "nc", 0) > 0 ? "(--param, rounded up to NR)"
+                                                   : "(B panel kc x nc in half of L2, balanced)");
+    fprintf(out, "  caches L1d %ld KiB, L2 %ld KiB\n", p.l1_bytes / 1024, p.l2_bytes / 1024);
+    fprintf(out, "  threads %d x %d (rows x columns of C), loops per thread: jc %ld, pc %ld, "
+                 "ic %ld\n",
+            p.tm, p.tn, ceil_div(ceil_div(ceil_div(N, p.nr), p.tn) * p.nr, p.nc),
+            ceil_div(K, p.kc), ceil_div(ceil_div(ceil_div(M, p.mr), p.tm) * p.mr, p.mc));
+}
+
+static const gb_param_spec packed_params[] = {
+    { "mc", 1, 1000000, NULL, "rows of A per packed block (L2); rounded up to MR" },
+    { "kc", 1, 1000000, NULL, "k per block (L1)" },
+    { "nc", 1, 1000000, NULL, "columns of B per packed panel; rounded up to NR" },
+    { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
+    { 0 },
+};
+
+const gb_variant gb_variant_packed = {
+    .name = "packed",
+    .family = "packed",
+    .description = "BLIS five loops, packed A and B, SIMD micro-kernel by CPU, 2-D threads",
+    .run = packed_run,
+    .params = packed_params,
+    .prepare = packed_prepare,
+    .release = packed_release,
+    .resolve = packed_resolve,
+    .explain = packed_explain,
+    .supports_prepack = 1,
+};

@@ -1,0 +1,45 @@
+/*
+ * packed_kernels.h - the micro-kernels of the packed schedule (packed.c):
+ * one signature for every instruction set, and the data that describes each
+ * one (its register block and how to tell whether the CPU runs it).
+ *
+ * The framework (packed.c: five loops, packing, blocking, threads) is
+ * written once; each packed_kernels_ISA.c holds only the micro-kernel of one
+ * instruction set, as BLIS keeps kernels/haswell/3/ apart from frame/.
+ */
+#ifndef GB_PACKED_KERNELS_H
+#define GB_PACKED_KERNELS_H
+
+/*
+ * The micro-kernel: one MR x NR tile of C from packed panels,
+ *     C[i][j] (+)= sum_{k < kc} a[k*MR + i] * b[k*NR + j]     i < MR, j < NR
+ * a: an MR-row micro-panel of A, k-major (MR values per k);
+ * b: an NR-column micro-panel of B, k-major (NR values per k), 64-byte
+ *    aligned;
+ * c: the tile's first element, rows ldc floats apart (no alignment);
+ * accumulate: 0 stores the product (beta = 0, the first k block), 1 adds it
+ *    (every later k block).
+ * Panels are zero-padded to full MR and NR, so a kernel never sees an edge:
+ * fringe tiles go through a scratch tile in packed.c.
+ */
+typedef void (*packed_ukernel_fn)(int kc, const float *restrict a, const float *restrict b,
+                                  float *restrict c, long ldc, int accumulate);
+
+/* One instruction set's kernel and register block, MR x NR, chosen by the
+ * rule in packed.c's header from the vector register count. */
+typedef struct packed_isa {
+    const char *name;        /* the --param isa= choice */
+    int mr, nr;              /* register block: rows of A, columns of B */
+    int vector_regs;         /* architectural SIMD registers the rule used */
+    int vector_floats;       /* floats per SIMD register */
+    packed_ukernel_fn kernel;
+    int (*cpu_runs)(void);   /* 1 when this CPU can execute the kernel */
+} packed_isa;
+
+#if defined(__x86_64__)
+extern const packed_isa packed_isa_avx512;
+extern const packed_isa packed_isa_avx2;
+#endif
+extern const packed_isa packed_isa_portable;
+
+#endif
