@@ -42,7 +42,8 @@ static const char usage_text[] =
     "      --shape MxKxN      a custom shape (repeatable; replaces --kernel and --m)\n"
     "  -a, --all              every variant on every kernel\n"
     "  -p, --param K=V[,...]  schedule parameters (see --list); labelled in the output\n"
-    "      --prepack          B packed outside the timed region (variants that can)\n"
+    "      --prepack          also measure with B packed outside the timed region\n"
+    "                         (variants that can; separate +prepack entries)\n"
     "timing\n"
     "  -t, --threads N        OpenMP threads (default: all the process may use)\n"
     "  -w, --warmup N         warm-up calls per measurement (default 5)\n"
@@ -293,7 +294,9 @@ static int cmd_run(int argc, char **argv)
     cfg.max_time = o.max_time;
     cfg.check = o.check;
     cfg.nthreads = threads;
-    total = sel.nshapes * sel.nvariants;
+    total = 0;
+    for (int v = 0; v < sel.nvariants; v++)
+        total += sel.nshapes * (1 + (o.prepack && sel.variants[v]->supports_prepack));
     t_start = gb_now();
     if (o.format != GB_FMT_JSON)
         gb_print_header(stdout, o.format);
@@ -309,13 +312,15 @@ static int cmd_run(int argc, char **argv)
             status = fail(GB_EXIT_IO, err);
             break;
         }
-        for (int v = 0; v < sel.nvariants && !interrupted; v++) {
+        /* Two steps per variant: per call, then (--prepack, variants that
+         * can) with B pre-packed, as its own entry labelled +prepack. */
+        for (int step = 0; step < 2 * sel.nvariants && !interrupted; step++) {
+            const int v = step / 2, prepack = step % 2;
             const gb_variant *var = sel.variants[v];
-            int prepack = o.prepack && var->supports_prepack;
             gb_result r;
             char label[160];
 
-            if (o.prepack && !var->supports_prepack)
+            if (prepack && !(o.prepack && var->supports_prepack))
                 continue;
             if (!o.quiet && isatty(STDERR_FILENO)) {
                 snprintf(label, sizeof label, "%s %s M=%d", var->name, shape->kernel,
