@@ -71,7 +71,7 @@ DEPS_OK   := $(BUILD)/.deps-ok
 PREFIX    ?= /usr/local
 RUN_ARGS  ?= --all --quick
 
-.PHONY: all run test test-unit test-cli sanitize bench deps install clean
+.PHONY: all run test test-unit test-cli sanitize bench bench-ceiling deps install clean
 
 all: $(BIN)
 
@@ -113,6 +113,11 @@ test: $(BIN) $(TEST_BIN)
 sanitize:
 	$(MAKE) BUILD=build-san OPT='-O1 -g -march=native' \
 	    CFLAGS_EXTRA='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
+
+# packed against the reference libraries and the peak, one interleaved run
+# (README "ceiling"); a few minutes.
+bench-ceiling: $(BIN)
+	sh scripts/bench-ceiling.sh
 
 deps:
 	@sh scripts/setup.sh

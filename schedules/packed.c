@@ -241,45 +241,6 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     }
 }
 
-/* ---- packing ------------------------------------------------------------------ */
-
-/* A[0:mc][0:kc] (row stride lda) into MR-tall micro-panels, each k-major:
- * panel p holds rows p*MR.., element (k, i) at p*kc*MR + k*MR + i.  Rows
- * past mc are zeros, so the kernel's full tile reads defined values. */
-static void pack_a_block(int mc, int kc, const float *A, int lda, int mr, float *restrict dst)
-{
-    for (int p = 0; p < mc; p += mr) {
-        const int rows = mc - p < mr ? mc - p : mr;
-        for (int k = 0; k < kc; k++) {
-            int i = 0;
-            for (; i < rows; i++)
-                dst[i] = A[(size_t)(p + i) * lda + k];
-            for (; i < mr; i++)
-                dst[i] = 0.0f;
-            dst += mr;
-        }
-    }
-}
-
-/* B[0:kc][0:nc] (row stride ldb) into NR-wide micro-panels, each k-major:
- * panel p holds columns p*NR.., element (k, j) at p*kc*NR + k*NR + j.
- * Columns past nc are zeros.  Row by row, so B is read in its own order. */
-static void pack_b_panel(int kc, int nc, const float *B, int ldb, int nr, float *restrict dst)
-{
-    const size_t panel = (size_t)kc * nr;
-
-    for (int k = 0; k < kc; k++) {
-        const float *row = B + (size_t)k * ldb;
-        float *out = dst + (size_t)k * nr;
-        for (int j = 0; j < nc; j += nr, out += panel) {
-            const int cols = nc - j < nr ? nc - j : nr;
-            memcpy(out, row + j, (size_t)cols * sizeof(float));
-            if (cols < nr)
-                memset(out + cols, 0, (size_t)(nr - cols) * sizeof(float));
-        }
-    }
-}
-
 /* ---- macro-kernel: the jr and ir loops ------------------------------------------ */
 
 /* C[0:mc][0:nc] (+)= packed A block . packed B panel.  b_panel_stride: floats
@@ -343,16 +304,14 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                 b_panel = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
                 b_stride = (size_t)K * p->nr;
             } else {
-                pack_b_panel(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, p->nr,
-                             buf->b_panel);
+                p->isa->pack_b(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, buf->b_panel);
                 b_panel = buf->b_panel;
                 b_stride = (size_t)kc_cur * p->nr;
             }
             /* ic: the region's rows, one A block (mc x kc) at a time */
             for (int ic = m0; ic < m1; ic += p->mc) {
                 const int mc_cur = m1 - ic < p->mc ? m1 - ic : p->mc;
-                pack_a_block(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda, p->mr,
-                             buf->a_block);
+                p->isa->pack_a(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda, buf->a_block);
                 macro_kernel(p, mc_cur, nc_cur, kc_cur, buf->a_block, b_panel, b_stride,
                              C + (size_t)ic * ldc + jc, ldc, pc > 0);
             }
@@ -423,7 +382,7 @@ static int packed_prepare(int M, int N, int K, const float *B, int ldb, const gb
         s->b_prepacked = alloc_floats((size_t)K * round_up(N, s->plan.nr));
         if (s->b_prepacked == NULL)
             goto fail;
-        pack_b_panel(K, N, B, ldb, s->plan.nr, s->b_prepacked);
+        s->plan.isa->pack_b(K, N, B, ldb, s->b_prepacked);
     }
     *state = s;
     return 0;

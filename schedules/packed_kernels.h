@@ -25,14 +25,26 @@
 typedef void (*packed_ukernel_fn)(int kc, const float *restrict a, const float *restrict b,
                                   float *restrict c, long ldc, int accumulate);
 
-/* One instruction set's kernel and register block, MR x NR, chosen by the
- * rule in packed.c's header from the vector register count. */
+/* Packing into the layouts above (packed_pack.h), compiled per ISA with
+ * its MR and NR as constants.  pack_a: an A block of mc rows x kc (row
+ * stride lda) into consecutive MR-row micro-panels; pack_b: a B panel of
+ * kc rows x nc (row stride ldb) into NR-column micro-panels; both
+ * zero-padded. */
+typedef void (*packed_pack_a_fn)(int mc, int kc, const float *A, long lda,
+                                 float *restrict dst);
+typedef void (*packed_pack_b_fn)(int kc, int nc, const float *B, long ldb,
+                                 float *restrict dst);
+
+/* One instruction set's kernel, packing and register block, MR x NR,
+ * chosen by the rule in packed.c's header from the vector register count. */
 typedef struct packed_isa {
     const char *name;        /* the --param isa= choice */
     int mr, nr;              /* register block: rows of A, columns of B */
     int vector_regs;         /* architectural SIMD registers the rule used */
     int vector_floats;       /* floats per SIMD register */
     packed_ukernel_fn kernel;
+    packed_pack_a_fn pack_a;
+    packed_pack_b_fn pack_b;
     int (*cpu_runs)(void);   /* 1 when this CPU can execute the kernel */
 } packed_isa;
 

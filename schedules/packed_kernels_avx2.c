@@ -14,6 +14,7 @@
  * 12 independent accumulators cover the FMA latency (4-5 cycles) x 2 units.
  */
 #include "packed_kernels.h"
+#include "packed_pack.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -63,6 +64,19 @@ ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, floa
     }
 }
 
+/* Packing with this kernel's MR and NR as constants (packed_pack.h). */
+__attribute__((target("avx2,fma"))) static void pack_a_avx2(int mc, int kc, const float *A, long lda,
+                                                    float *restrict dst)
+{
+    pk_pack_a_block(mc, kc, A, lda, dst, MR);
+}
+
+__attribute__((target("avx2,fma"))) static void pack_b_avx2(int kc, int nc, const float *B, long ldb,
+                                                    float *restrict dst)
+{
+    pk_pack_b_panel(kc, nc, B, ldb, dst, 8 * NV);
+}
+
 static int cpu_runs_avx2(void)
 {
     __builtin_cpu_init();
@@ -76,6 +90,8 @@ const packed_isa packed_isa_avx2 = {
     .vector_regs = 16,
     .vector_floats = 8,
     .kernel = ukernel_avx2_4x24,
+    .pack_a = pack_a_avx2,
+    .pack_b = pack_b_avx2,
     .cpu_runs = cpu_runs_avx2,
 };
 #endif

@@ -16,6 +16,7 @@
  * 24 + 3 registers leave 5 of the 32 free, so nothing spills.
  */
 #include "packed_kernels.h"
+#include "packed_pack.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -73,6 +74,19 @@ ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b,
     }
 }
 
+/* Packing with this kernel's MR and NR as constants (packed_pack.h). */
+__attribute__((target("avx512f"))) static void pack_a_avx512(int mc, int kc, const float *A, long lda,
+                                                     float *restrict dst)
+{
+    pk_pack_a_block(mc, kc, A, lda, dst, MR);
+}
+
+__attribute__((target("avx512f"))) static void pack_b_avx512(int kc, int nc, const float *B, long ldb,
+                                                     float *restrict dst)
+{
+    pk_pack_b_panel(kc, nc, B, ldb, dst, 16 * NV);
+}
+
 static int cpu_runs_avx512(void)
 {
     __builtin_cpu_init();
@@ -86,6 +100,8 @@ const packed_isa packed_isa_avx512 = {
     .vector_regs = 32,
     .vector_floats = 16,
     .kernel = ukernel_avx512_8x48,
+    .pack_a = pack_a_avx512,
+    .pack_b = pack_b_avx512,
     .cpu_runs = cpu_runs_avx512,
 };
 #endif

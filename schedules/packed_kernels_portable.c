@@ -16,6 +16,7 @@
  * a target without FMA has nothing to contract them into.
  */
 #include "packed_kernels.h"
+#include "packed_pack.h"
 
 #include <string.h>
 
@@ -59,6 +60,19 @@ static void ukernel_portable_4x8(int kc, const float *restrict a, const float *r
     }
 }
 
+/* Packing with this kernel's MR and NR as constants (packed_pack.h). */
+static void pack_a_portable(int mc, int kc, const float *A, long lda,
+                    float *restrict dst)
+{
+    pk_pack_a_block(mc, kc, A, lda, dst, MR);
+}
+
+static void pack_b_portable(int kc, int nc, const float *B, long ldb,
+                    float *restrict dst)
+{
+    pk_pack_b_panel(kc, nc, B, ldb, dst, VF * NV);
+}
+
 static int cpu_runs_portable(void)
 {
     return 1;
@@ -71,5 +85,7 @@ const packed_isa packed_isa_portable = {
     .vector_regs = 16,
     .vector_floats = VF,
     .kernel = ukernel_portable_4x8,
+    .pack_a = pack_a_portable,
+    .pack_b = pack_b_portable,
     .cpu_runs = cpu_runs_portable,
 };
