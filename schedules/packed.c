@@ -73,9 +73,16 @@
 #include <string.h>
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
-#define KC_L1_SHARE 0.5
+#ifndef KC_L1_SHARE
+#define KC_L1_SHARE 0.25
+#endif
 #define MC_L2_SHARE 0.5
+#ifndef NC_L2_SHARE
 #define NC_L2_SHARE 0.5
+#endif
+/* A is packed whole (all rows, all of K) once per call when it takes at
+ * most this much; else block by block, again for every jc block. */
+#define A_WHOLE_MAX_BYTES (64L * 1024 * 1024)
 /* When the caches are unknown: common sizes of the last decade. */
 #define FALLBACK_L1_BYTES (32L * 1024)
 #define FALLBACK_L2_BYTES (1024L * 1024)
@@ -100,6 +107,8 @@ static const packed_isa *const isa_table[] = {
 /* The --param isa choices: every name, on every build, so that a command
  * line means the same everywhere (a path this build or CPU lacks fails). */
 static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
+/* --param apack: A packed whole once per call, or block by block. */
+static const char *const apack_choices[] = { "whole", "block", NULL };
 
 /* The isa the user forced (NULL if unknown here), or the widest this CPU runs. */
 static const packed_isa *select_isa(const gb_params *params)
@@ -134,6 +143,7 @@ typedef struct packed_plan {
     int mr, nr;
     int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
     int tm, tn;              /* thread grid: rows x columns of C */
+    int a_whole;             /* A packed whole, once per call, by all threads */
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
 } packed_plan;
@@ -180,7 +190,9 @@ static double grid_cost(const packed_plan *p, int M, int N, int K, int prepack, 
     const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
     const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
     const double jc_blocks = (double)ceil_div((long)cols, p->nc);
-    const double packed = rows * K * jc_blocks + (prepack ? 0.0 : cols * K);
+    const double a_packed = p->a_whole ? (double)round_up(M, p->mr) * K / p->nthreads
+                                       : rows * K * jc_blocks;
+    const double packed = a_packed + (prepack ? 0.0 : cols * K);
     return rows * cols * K + PACK_COST * packed;
 }
 
@@ -204,7 +216,7 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
 
-    kc_cap = (long)(KC_L1_SHARE * p->l1_bytes) / ((long)p->nr * (long)sizeof(float));
+    kc_cap = (long)(KC_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
     if (gb_param_get(ctx->params, "kc", 0) > 0)
         p->kc = (int)(gb_param_get(ctx->params, "kc", 0) < K ? gb_param_get(ctx->params, "kc", 0)
                                                               : K);
@@ -214,6 +226,11 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
+    if (gb_param_get(ctx->params, "apack", -1) >= 0)
+        p->a_whole = gb_param_get(ctx->params, "apack", -1) == 0;
+    else
+        p->a_whole =
+            (double)round_up(M, p->mr) * K * sizeof(float) <= (double)A_WHOLE_MAX_BYTES;
 
     /* The grid first (it decides each thread's extent), from the caps. */
     p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
@@ -243,25 +260,25 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
 
 /* ---- macro-kernel: the jr and ir loops ------------------------------------------ */
 
-/* C[0:mc][0:nc] (+)= packed A block . packed B panel.  b_panel_stride: floats
- * from one B micro-panel to the next (kc*NR in a per-call panel, K*NR in the
- * prepacked B). */
+/* C[0:mc][0:nc] (+)= packed A block . packed B panel.  The panel strides:
+ * floats from one micro-panel to the next (kc*MR and kc*NR in per-block
+ * buffers, K*MR and K*NR in a whole packed A or a prepacked B). */
 static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const float *a_block,
-                         const float *b_panel, size_t b_panel_stride, float *C, int ldc,
-                         int accumulate)
+                         size_t a_panel_stride, const float *b_panel, size_t b_panel_stride,
+                         float *C, int ldc, int accumulate)
 {
     const int mr = p->mr, nr = p->nr;
     const packed_ukernel_fn kernel = p->isa->kernel;
     float scratch[MAX_TILE] __attribute__((aligned(64)));
 
-    /* jr: one B micro-panel (kc x NR), kept in L1 across the ir loop */
-    for (int jr = 0; jr < nc; jr += nr) {
-        const int nr_cur = nc - jr < nr ? nc - jr : nr;
-        const float *b = b_panel + (size_t)(jr / nr) * b_panel_stride;
-        /* ir: A micro-panels (MR x kc) stream from the L2-resident block */
-        for (int ir = 0; ir < mc; ir += mr) {
-            const int mr_cur = mc - ir < mr ? mc - ir : mr;
-            const float *a = a_block + (size_t)ir * kc;
+    /* ir: one A micro-panel (MR x kc), kept in L1 across the jr loop */
+    for (int ir = 0; ir < mc; ir += mr) {
+        const int mr_cur = mc - ir < mr ? mc - ir : mr;
+        const float *a = a_block + (size_t)(ir / mr) * a_panel_stride;
+        /* jr: B micro-panels (kc x NR) stream from the L2-resident panel */
+        for (int jr = 0; jr < nc; jr += nr) {
+            const int nr_cur = nc - jr < nr ? nc - jr : nr;
+            const float *b = b_panel + (size_t)(jr / nr) * b_panel_stride;
             float *c = C + (size_t)ir * ldc + jr;
 
             if (mr_cur == mr && nr_cur == nr) {
@@ -286,10 +303,12 @@ typedef struct thread_buffers {
     float *b_panel;          /* kc x nc, packed B (unused with a prepacked B) */
 } thread_buffers;
 
-/* C[m0:m1][n0:n1] = A[m0:m1][:] . B[:][n0:n1]; n0 is a multiple of NR. */
+/* C[m0:m1][n0:n1] = A[m0:m1][:] . B[:][n0:n1]; m0 and n0 are multiples of MR
+ * and NR.  a_whole: all of A already packed (MR-row panels over all of K),
+ * or NULL to pack A block by block here; b_prepacked likewise for B. */
 static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int K,
-                       const float *A, int lda, const float *B, int ldb, const float *b_prepacked,
-                       float *C, int ldc, const thread_buffers *buf)
+                       const float *A, int lda, const float *a_whole, const float *B, int ldb,
+                       const float *b_prepacked, float *C, int ldc, const thread_buffers *buf)
 {
     /* jc: the region's columns, one B panel (kc x nc) at a time */
     for (int jc = n0; jc < n1; jc += p->nc) {
@@ -311,8 +330,19 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
             /* ic: the region's rows, one A block (mc x kc) at a time */
             for (int ic = m0; ic < m1; ic += p->mc) {
                 const int mc_cur = m1 - ic < p->mc ? m1 - ic : p->mc;
-                p->isa->pack_a(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda, buf->a_block);
-                macro_kernel(p, mc_cur, nc_cur, kc_cur, buf->a_block, b_panel, b_stride,
+                const float *a_block;
+                size_t a_stride;
+
+                if (a_whole) {
+                    a_block = a_whole + ((size_t)(ic / p->mr) * K + pc) * p->mr;
+                    a_stride = (size_t)K * p->mr;
+                } else {
+                    p->isa->pack_a(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda,
+                                   buf->a_block);
+                    a_block = buf->a_block;
+                    a_stride = (size_t)kc_cur * p->mr;
+                }
+                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, b_panel, b_stride,
                              C + (size_t)ic * ldc + jc, ldc, pc > 0);
             }
         }
@@ -324,13 +354,15 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
 typedef struct packed_state {
     packed_plan plan;
     int M, N, K;
-    float *buffers;           /* every thread's a_block and b_panel */
+    float *a_packed;          /* all of A, shared by the threads (plan.a_whole), or NULL */
+    float *buffers;           /* every thread's A block and B panel, where needed */
     size_t per_thread;        /* floats per thread, a multiple of 16 (64 bytes) */
-    size_t a_floats;
-    float *b_prepacked;       /* all of B, or NULL */
+    size_t a_floats;          /* of which the A block */
+    float *b_prepacked;       /* all of B (--prepack), or NULL */
 } packed_state;
 
-/* Floats per thread for its A block and B panel, each rounded to 64 bytes. */
+/* Floats per thread for its A block and B panel, each rounded to 64 bytes;
+ * none for an operand packed whole. */
 static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
                          size_t *a_floats, size_t *per_thread)
 {
@@ -338,7 +370,7 @@ static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
     const size_t mc = (size_t)(round_up(M, p->mr) < p->mc ? round_up(M, p->mr) : p->mc);
     const size_t nc = (size_t)(round_up(N, p->nr) < p->nc ? round_up(N, p->nr) : p->nc);
 
-    *a_floats = (mc * kc + 15) / 16 * 16;
+    *a_floats = p->a_whole ? 0 : (mc * kc + 15) / 16 * 16;
     *per_thread = *a_floats + (prepack ? 0 : (nc * kc + 15) / 16 * 16);
 }
 
@@ -350,33 +382,56 @@ static void *alloc_floats(size_t n)
     return ptr;
 }
 
-static void packed_release(void *state)
+/* Plans the call and allocates its buffers (never static: per
+ * measurement in prepare(), or per call without one).  0, or -1 when the
+ * isa cannot run here or memory is short. */
+static int state_init(packed_state *s, int M, int N, int K, const gb_ctx *ctx, int prepack)
 {
-    packed_state *s = state;
-    if (s == NULL)
-        return;
+    memset(s, 0, sizeof *s);
+    plan_call(M, N, K, ctx, prepack, &s->plan);
+    if (s->plan.isa == NULL || !s->plan.isa->cpu_runs())
+        return -1;
+    s->M = M;
+    s->N = N;
+    s->K = K;
+    buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->per_thread);
+    if (s->plan.a_whole) {
+        s->a_packed = alloc_floats((size_t)round_up(M, s->plan.mr) * K);
+        if (s->a_packed == NULL)
+            return -1;
+    }
+    if (s->per_thread > 0) {
+        s->buffers = alloc_floats(s->per_thread * (size_t)s->plan.nthreads);
+        if (s->buffers == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+static void state_free(packed_state *s)
+{
+    free(s->a_packed);
     free(s->buffers);
     free(s->b_prepacked);
-    free(s);
+}
+
+static void packed_release(void *state)
+{
+    if (state) {
+        state_free(state);
+        free(state);
+    }
 }
 
 static int packed_prepare(int M, int N, int K, const float *B, int ldb, const gb_ctx *ctx,
                           int prepack, void **state)
 {
-    packed_state *s = calloc(1, sizeof *s);
+    packed_state *s = malloc(sizeof *s);
 
     *state = NULL;
     if (s == NULL)
         return -1;
-    plan_call(M, N, K, ctx, prepack, &s->plan);
-    if (s->plan.isa == NULL || !s->plan.isa->cpu_runs())
-        goto fail;
-    s->M = M;
-    s->N = N;
-    s->K = K;
-    buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->per_thread);
-    s->buffers = alloc_floats(s->per_thread * (size_t)s->plan.nthreads);
-    if (s->buffers == NULL)
+    if (state_init(s, M, N, K, ctx, prepack) != 0)
         goto fail;
     if (prepack) {
         s->b_prepacked = alloc_floats((size_t)K * round_up(N, s->plan.nr));
@@ -397,23 +452,17 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
                       float *C, int ldc, const gb_ctx *ctx)
 {
     packed_state local, *s = ctx->state;
-    float *owned = NULL;
 
     /* Without prepare()'s state (or for another shape): plan and allocate
-     * here; never a static buffer. */
+     * here. */
     if (s == NULL || s->M != M || s->N != N || s->K != K) {
         if (s != NULL && s->b_prepacked != NULL)
             return -1;
-        memset(&local, 0, sizeof local);
-        plan_call(M, N, K, ctx, 0, &local.plan);
-        if (local.plan.isa == NULL || !local.plan.isa->cpu_runs())
-            return -1;
-        buffer_sizes(&local.plan, M, N, K, 0, &local.a_floats, &local.per_thread);
-        owned = alloc_floats(local.per_thread * (size_t)local.plan.nthreads);
-        if (owned == NULL)
-            return -1;
-        local.buffers = owned;
         s = &local;
+        if (state_init(s, M, N, K, ctx, 0) != 0) {
+            state_free(s);
+            return -1;
+        }
     }
 
 #pragma omp parallel num_threads(s->plan.nthreads)
@@ -424,9 +473,23 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
          * extra tiles go to the threads there are. */
         const int nt = omp_get_num_threads();
         const int mpanels = (int)ceil_div(M, p->mr), npanels = (int)ceil_div(N, p->nr);
-        thread_buffers buf = { s->buffers + (size_t)t * s->per_thread,
-                               s->buffers + (size_t)t * s->per_thread + s->a_floats };
+        thread_buffers buf = { NULL, NULL };
 
+        if (s->buffers) {
+            buf.a_block = s->buffers + (size_t)t * s->per_thread;
+            buf.b_panel = buf.a_block + s->a_floats;
+        }
+        /* A whole: every thread packs an equal share of its MR-row panels,
+         * then waits for the others, the call's one barrier. */
+        if (s->a_packed) {
+            const int share = (int)ceil_div(mpanels, nt);
+            const int p0 = t * share, p1 = p0 + share < mpanels ? p0 + share : mpanels;
+            if (p0 < p1)
+                p->isa->pack_a((p1 * p->mr < M ? p1 * p->mr : M) - p0 * p->mr, K,
+                               A + (size_t)p0 * p->mr * lda, lda,
+                               s->a_packed + (size_t)p0 * p->mr * K);
+#pragma omp barrier
+        }
         for (int cell = t; cell < p->tm * p->tn; cell += nt) {
             const int ti = cell / p->tn, tj = cell % p->tn;
             const int m0 = (int)((long)mpanels * ti / p->tm) * p->mr;
@@ -434,11 +497,12 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
             const int n0 = (int)((long)npanels * tj / p->tn) * p->nr;
             const int n1 = (int)((long)npanels * (tj + 1) / p->tn) * p->nr;
             if (m0 < M && n0 < N && m0 < m1 && n0 < n1)
-                run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda, B, ldb,
-                           s->b_prepacked, C, ldc, &buf);
+                run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda,
+                           s->a_packed, B, ldb, s->b_prepacked, C, ldc, &buf);
         }
     }
-    free(owned);
+    if (s == &local)
+        state_free(s);
     return 0;
 }
 
@@ -458,6 +522,7 @@ static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *ef
     gb_param_set(effective, "mc", p.mc);
     gb_param_set(effective, "kc", p.kc);
     gb_param_set(effective, "nc", p.nc);
+    gb_param_set(effective, "apack", p.a_whole ? 0 : 1);
     gb_param_set(effective, "threads_m", p.tm);
     gb_param_set(effective, "threads_n", p.tn);
 }
@@ -498,6 +563,8 @@ static const gb_param_spec packed_params[] = {
     { "kc", 1, 1000000, NULL, "k per block (L1)" },
     { "nc", 1, 1000000, NULL, "columns of B per packed panel; rounded up to NR" },
     { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
+    { "apack", 0, 0, apack_choices, "A packed whole per call or per block (default: whole "
+                                    "when it fits in 64 MiB)" },
     { 0 },
 };
 

@@ -49,7 +49,9 @@ static long effective(const gb_variant *v, const gb_params *p, int M, int N, int
 
 /* Block sizes per run: the rule's, and tiny ones so that jc, pc, ic, jr
  * and ir each iterate several times and end in a partial block. */
-static const char *const block_settings[] = { "", "mc=8,kc=5,nc=50", "mc=1,kc=1,nc=1", "kc=7" };
+static const char *const block_settings[] = {
+    "", "mc=8,kc=5,nc=50", "mc=1,kc=1,nc=1", "kc=7", "apack=block", "apack=block,mc=8,kc=5,nc=50",
+};
 
 TEST(packed_exact_on_every_isa_and_block_size)
 {
