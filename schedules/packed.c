@@ -109,6 +109,10 @@ static const packed_isa *const isa_table[] = {
 static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
 /* --param apack: A packed whole once per call, or block by block. */
 static const char *const apack_choices[] = { "whole", "block", NULL };
+/* --param bpack: B packed into panels per call, or read in place. */
+static const char *const bpack_choices[] = { "panel", "in_place", NULL };
+/* --param loop: the order of the two inner loops, outer first. */
+static const char *const loop_choices[] = { "ir_jr", "jr_ir", NULL };
 
 /* The isa the user forced (NULL if unknown here), or the widest this CPU runs. */
 static const packed_isa *select_isa(const gb_params *params)
@@ -144,6 +148,8 @@ typedef struct packed_plan {
     int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
     int tm, tn;              /* thread grid: rows x columns of C */
     int a_whole;             /* A packed whole, once per call, by all threads */
+    int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
+    int b_in_place;          /* the kernel reads B where it is (per call, few rows) */
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
 } packed_plan;
@@ -226,6 +232,11 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
+    p->ir_outer = gb_param_get(ctx->params, "loop", 0) == 0;
+    if (gb_param_get(ctx->params, "bpack", -1) >= 0)
+        p->b_in_place = !prepack && gb_param_get(ctx->params, "bpack", -1) == 1;
+    else
+        p->b_in_place = 0;
     if (gb_param_get(ctx->params, "apack", -1) >= 0)
         p->a_whole = gb_param_get(ctx->params, "apack", -1) == 0;
     else
@@ -260,33 +271,51 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
 
 /* ---- macro-kernel: the jr and ir loops ------------------------------------------ */
 
-/* C[0:mc][0:nc] (+)= packed A block . packed B panel.  The panel strides:
- * floats from one micro-panel to the next (kc*MR and kc*NR in per-block
- * buffers, K*MR and K*NR in a whole packed A or a prepacked B). */
+/* The B operand of one (jc, pc) block, as the micro-kernel reads it:
+ * micro-panel jr starts at base + (jr / NR) * panel_stride and its k rows
+ * are ld floats apart.  Packed (per call or prepacked): panel_stride kc*NR
+ * or K*NR, ld NR.  In place: base is B itself, panel_stride NR (the next NR
+ * columns), ld B's row stride, and a partial last micro-panel is packed
+ * zero-padded into fringe, so the kernel never reads past B's columns. */
+typedef struct b_view {
+    const float *base;
+    size_t panel_stride;
+    long ld;
+    const float *fringe;
+} b_view;
+
+/* C[0:mc][0:nc] (+)= packed A block . B.  a_panel_stride: floats from one A
+ * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A). */
 static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const float *a_block,
-                         size_t a_panel_stride, const float *b_panel, size_t b_panel_stride,
-                         float *C, int ldc, int accumulate)
+                         size_t a_panel_stride, const b_view *bv, float *C, int ldc,
+                         int accumulate)
 {
     const int mr = p->mr, nr = p->nr;
     const packed_ukernel_fn kernel = p->isa->kernel;
+    const int mtiles = (int)ceil_div(mc, mr), ntiles = (int)ceil_div(nc, nr);
+    const int outer = p->ir_outer ? mtiles : ntiles, inner = p->ir_outer ? ntiles : mtiles;
     float scratch[MAX_TILE] __attribute__((aligned(64)));
 
-    /* ir: one A micro-panel (MR x kc), kept in L1 across the jr loop */
-    for (int ir = 0; ir < mc; ir += mr) {
-        const int mr_cur = mc - ir < mr ? mc - ir : mr;
-        const float *a = a_block + (size_t)(ir / mr) * a_panel_stride;
-        /* jr: B micro-panels (kc x NR) stream from the L2-resident panel */
-        for (int jr = 0; jr < nc; jr += nr) {
+    /* ir outer: one A micro-panel (MR x kc) stays in L1 while the B
+     * micro-panels stream from L2; jr outer: one B micro-panel stays while
+     * the A micro-panels stream (the plan's rule decides). */
+    for (int o = 0; o < outer; o++) {
+        for (int in = 0; in < inner; in++) {
+            const int ir = (p->ir_outer ? o : in) * mr, jr = (p->ir_outer ? in : o) * nr;
+            const int mr_cur = mc - ir < mr ? mc - ir : mr;
             const int nr_cur = nc - jr < nr ? nc - jr : nr;
-            const float *b = b_panel + (size_t)(jr / nr) * b_panel_stride;
+            const float *a = a_block + (size_t)(ir / mr) * a_panel_stride;
+            const int use_fringe = nr_cur < nr && bv->fringe != NULL;
+            const float *b = use_fringe ? bv->fringe : bv->base + (size_t)(jr / nr) * bv->panel_stride;
+            const long ldb = use_fringe ? nr : bv->ld;
             float *c = C + (size_t)ir * ldc + jr;
 
             if (mr_cur == mr && nr_cur == nr) {
-                kernel(kc, a, b, c, ldc, accumulate);
+                kernel(kc, a, b, ldb, c, ldc, accumulate);
                 continue;
             }
             /* Fringe: the full tile into scratch, its valid part into C. */
-            kernel(kc, a, b, scratch, nr, 0);
+            kernel(kc, a, b, ldb, scratch, nr, 0);
             for (int i = 0; i < mr_cur; i++)
                 for (int j = 0; j < nr_cur; j++)
                     c[(size_t)i * ldc + j] =
@@ -316,16 +345,24 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
         /* pc: k, one block at a time; C is stored by the first, added to after */
         for (int pc = 0; pc < K; pc += p->kc) {
             const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
-            const float *b_panel;
-            size_t b_stride;
+            b_view bv = { NULL, 0, p->nr, NULL };
 
             if (b_prepacked) {
-                b_panel = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
-                b_stride = (size_t)K * p->nr;
+                bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
+                bv.panel_stride = (size_t)K * p->nr;
+            } else if (p->b_in_place) {
+                const int full = nc_cur / p->nr * p->nr;
+                bv.base = B + (size_t)pc * ldb + jc;
+                bv.panel_stride = (size_t)p->nr;
+                bv.ld = ldb;
+                if (full < nc_cur) {
+                    p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb, buf->b_panel);
+                    bv.fringe = buf->b_panel;
+                }
             } else {
                 p->isa->pack_b(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, buf->b_panel);
-                b_panel = buf->b_panel;
-                b_stride = (size_t)kc_cur * p->nr;
+                bv.base = buf->b_panel;
+                bv.panel_stride = (size_t)kc_cur * p->nr;
             }
             /* ic: the region's rows, one A block (mc x kc) at a time */
             for (int ic = m0; ic < m1; ic += p->mc) {
@@ -342,7 +379,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     a_block = buf->a_block;
                     a_stride = (size_t)kc_cur * p->mr;
                 }
-                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, b_panel, b_stride,
+                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, &bv,
                              C + (size_t)ic * ldc + jc, ldc, pc > 0);
             }
         }
@@ -523,6 +560,8 @@ static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *ef
     gb_param_set(effective, "kc", p.kc);
     gb_param_set(effective, "nc", p.nc);
     gb_param_set(effective, "apack", p.a_whole ? 0 : 1);
+    gb_param_set(effective, "loop", p.ir_outer ? 0 : 1);
+    gb_param_set(effective, "bpack", p.b_in_place ? 1 : 0);
     gb_param_set(effective, "threads_m", p.tm);
     gb_param_set(effective, "threads_n", p.tn);
 }
@@ -563,6 +602,10 @@ static const gb_param_spec packed_params[] = {
     { "kc", 1, 1000000, NULL, "k per block (L1)" },
     { "nc", 1, 1000000, NULL, "columns of B per packed panel; rounded up to NR" },
     { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
+    { "loop", 0, 0, loop_choices, "inner loop order: ir outside jr (A micro-panel in L1) or "
+                                  "jr outside ir" },
+    { "bpack", 0, 0, bpack_choices, "B packed per call into panels, or read in place "
+                                    "(ignored with --prepack)" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block (default: whole "
                                     "when it fits in 64 MiB)" },
     { 0 },

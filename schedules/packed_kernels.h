@@ -14,8 +14,9 @@
  * The micro-kernel: one MR x NR tile of C from packed panels,
  *     C[i][j] (+)= sum_{k < kc} a[k*MR + i] * b[k*NR + j]     i < MR, j < NR
  * a: an MR-row micro-panel of A, k-major (MR values per k);
- * b: an NR-column micro-panel of B, k-major (NR values per k), 64-byte
- *    aligned;
+ * b: an NR-column micro-panel of B, its k rows ldb floats apart: NR in a
+ *    packed panel, or B's own row stride when B is read in place (packed.c
+ *    decides); no alignment assumed;
  * c: the tile's first element, rows ldc floats apart (no alignment);
  * accumulate: 0 stores the product (beta = 0, the first k block), 1 adds it
  *    (every later k block).
@@ -23,7 +24,12 @@
  * fringe tiles go through a scratch tile in packed.c.
  */
 typedef void (*packed_ukernel_fn)(int kc, const float *restrict a, const float *restrict b,
-                                  float *restrict c, long ldc, int accumulate);
+                                  long ldb, float *restrict c, long ldc, int accumulate);
+
+/* Rows of B the kernels prefetch ahead of the one they load: B read in place
+ * is a row stride apart per k, which no hardware prefetcher follows, and a
+ * trip to L3 takes about as long as 16 rows of FMAs. */
+#define PACKED_B_PREFETCH_ROWS 16
 
 /* Packing into the layouts above (packed_pack.h), compiled per ISA with
  * its MR and NR as constants.  pack_a: an A block of mc rows x kc (row

@@ -23,8 +23,8 @@
 #define NV 3 /* ymm vectors per row of the tile: NR = 24 */
 
 __attribute__((target("avx2,fma"))) static void
-ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, float *restrict c,
-                  long ldc, int accumulate)
+ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long ldb,
+                  float *restrict c, long ldc, int accumulate)
 {
     __m256 acc[MR][NV];
 
@@ -36,10 +36,15 @@ ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, floa
 
 #pragma GCC unroll 4
     for (int k = 0; k < kc; k++) {
+        const float *ahead = b + PACKED_B_PREFETCH_ROWS * ldb;
         __m256 bv[NV];
+        /* 96 bytes: two lines, three when the row is not line-aligned. */
+        _mm_prefetch((const char *)ahead, _MM_HINT_T0);
+        _mm_prefetch((const char *)(ahead + 8 * NV / 2), _MM_HINT_T0);
+        _mm_prefetch((const char *)(ahead + 8 * NV - 1), _MM_HINT_T0);
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
-            bv[v] = _mm256_load_ps(b + 8 * v);
+            bv[v] = _mm256_loadu_ps(b + 8 * v);
 #pragma GCC unroll 4
         for (int i = 0; i < MR; i++) {
             const __m256 ai = _mm256_broadcast_ss(a + i);
@@ -48,7 +53,7 @@ ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, floa
                 acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);
         }
         a += MR;
-        b += 8 * NV;
+        b += ldb;
     }
 
 #pragma GCC unroll 4

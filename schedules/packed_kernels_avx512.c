@@ -9,9 +9,9 @@
  *    ...        ...  24 accumulators  ...
  *   a[7] -->  c70       c71       c72
  *
- * Per k: 3 aligned loads of B, 8 broadcasts of A (folded into the FMAs as
- * {1to16} memory operands), 24 FMAs: 12 cycles on two FMA units against
- * 11 loads on two load ports, so the FMA units set the pace; 24 independent
+ * Per k: 3 loads of B, 8 broadcasts of A, 24 FMAs: 12 cycles on two FMA
+ * units against 11 loads (and 4 prefetches) on two or three load ports, so
+ * the FMA units set the pace; 24 independent
  * accumulators cover the 4-cycle FMA latency on both units three times.
  * 24 + 3 registers leave 5 of the 32 free, so nothing spills.
  */
@@ -25,7 +25,7 @@
 #define NV 3 /* zmm vectors per row of the tile: NR = 48 */
 
 __attribute__((target("avx512f"))) static void
-ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b,
+ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, long ldb,
                     float *restrict c, long ldc, int accumulate)
 {
     __m512 acc[MR][NV];
@@ -46,10 +46,16 @@ ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b,
 
 #pragma GCC unroll 4
     for (int k = 0; k < kc; k++) {
+        const float *ahead = b + PACKED_B_PREFETCH_ROWS * ldb;
         __m512 bv[NV];
+        /* A row not on a line boundary spans one line more. */
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
-            bv[v] = _mm512_load_ps(b + 16 * v);
+            _mm_prefetch((const char *)(ahead + 16 * v), _MM_HINT_T0);
+        _mm_prefetch((const char *)(ahead + 16 * NV - 1), _MM_HINT_T0);
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; v++)
+            bv[v] = _mm512_loadu_ps(b + 16 * v);
 #pragma GCC unroll 8
         for (int i = 0; i < MR; i++) {
             const __m512 ai = _mm512_set1_ps(a[i]);
@@ -58,7 +64,7 @@ ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b,
                 acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
         }
         a += MR;
-        b += 16 * NV;
+        b += ldb;
     }
 
 #pragma GCC unroll 8

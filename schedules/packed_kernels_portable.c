@@ -27,13 +27,15 @@
 typedef float v4f __attribute__((vector_size(VF * sizeof(float))));
 
 static void ukernel_portable_4x8(int kc, const float *restrict a, const float *restrict b,
-                                 float *restrict c, long ldc, int accumulate)
+                                 long ldb, float *restrict c, long ldc, int accumulate)
 {
     v4f acc[MR][NV];
 
     memset(acc, 0, sizeof acc);
     for (int k = 0; k < kc; k++) {
         v4f bv[NV];
+        __builtin_prefetch(b + PACKED_B_PREFETCH_ROWS * ldb, 0, 3);
+        __builtin_prefetch(b + PACKED_B_PREFETCH_ROWS * ldb + VF * NV - 1, 0, 3);
         /* memcpy: a vector load without assuming alignment or aliasing. */
         memcpy(bv, b, sizeof bv);
 #pragma GCC unroll 4
@@ -44,7 +46,7 @@ static void ukernel_portable_4x8(int kc, const float *restrict a, const float *r
                 acc[i][v] += ai * bv[v];
         }
         a += MR;
-        b += VF * NV;
+        b += ldb;
     }
     for (int i = 0; i < MR; i++) {
         float *row = c + i * ldc;
