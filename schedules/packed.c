@@ -73,13 +73,12 @@
 #include <string.h>
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
-#ifndef KC_L1_SHARE
-#define KC_L1_SHARE 0.25
-#endif
+#define KC_A_L1_SHARE 0.25 /* A micro-panel, MR x kc (ir outer) */
+#define KC_B_L1_SHARE 0.75 /* B micro-panel, kc x NR (jr outer) */
+/* Rows of B closer than this are read in place (see plan_call). */
+#define PAGE_BYTES 4096L
 #define MC_L2_SHARE 0.5
-#ifndef NC_L2_SHARE
 #define NC_L2_SHARE 0.5
-#endif
 /* A is packed whole (all rows, all of K) once per call when it takes at
  * most this much; else block by block, again for every jc block. */
 #define A_WHOLE_MAX_BYTES (64L * 1024 * 1024)
@@ -198,7 +197,7 @@ static double grid_cost(const packed_plan *p, int M, int N, int K, int prepack, 
     const double jc_blocks = (double)ceil_div((long)cols, p->nc);
     const double a_packed = p->a_whole ? (double)round_up(M, p->mr) * K / p->nthreads
                                        : rows * K * jc_blocks;
-    const double packed = a_packed + (prepack ? 0.0 : cols * K);
+    const double packed = a_packed + (prepack || p->b_in_place ? 0.0 : cols * K);
     return rows * cols * K + PACK_COST * packed;
 }
 
@@ -222,7 +221,24 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
 
-    kc_cap = (long)(KC_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
+    /* B in place when dense rows of B (N floats) are closer than a page: a
+     * micro-panel's rows then share pages and cache sets; wider B is packed. */
+    if (gb_param_get(ctx->params, "bpack", -1) >= 0)
+        p->b_in_place = !prepack && gb_param_get(ctx->params, "bpack", -1) == 1;
+    else
+        p->b_in_place = !prepack && (long)N * (long)sizeof(float) < PAGE_BYTES;
+    /* In place, each B micro-panel is read once, from wherever B is, and
+     * reused from L1 by every A micro-panel: jr outer.  Packed, the A
+     * micro-panel stays in L1 while the panel streams from L2: ir outer. */
+    if (gb_param_get(ctx->params, "loop", -1) >= 0)
+        p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
+    else
+        p->ir_outer = !p->b_in_place;
+    /* kc: the micro-panel that stays in L1 takes its share of L1. */
+    if (p->ir_outer)
+        kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
+    else
+        kc_cap = (long)(KC_B_L1_SHARE * p->l1_bytes) / ((long)p->nr * (long)sizeof(float));
     if (gb_param_get(ctx->params, "kc", 0) > 0)
         p->kc = (int)(gb_param_get(ctx->params, "kc", 0) < K ? gb_param_get(ctx->params, "kc", 0)
                                                               : K);
@@ -232,11 +248,6 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
-    p->ir_outer = gb_param_get(ctx->params, "loop", 0) == 0;
-    if (gb_param_get(ctx->params, "bpack", -1) >= 0)
-        p->b_in_place = !prepack && gb_param_get(ctx->params, "bpack", -1) == 1;
-    else
-        p->b_in_place = 0;
     if (gb_param_get(ctx->params, "apack", -1) >= 0)
         p->a_whole = gb_param_get(ctx->params, "apack", -1) == 0;
     else
