@@ -2,21 +2,45 @@
  * packed family - packed: the fastest schedule we can write (SPEC §6).
  *
  * In the study's terms: tile(i, j) at two levels (cache blocks, register
- * blocks), split(k), reorder to the BLIS order, cache_read of A and B into
+ * blocks), split(k), reorder to BLIS's order, cache_read of A and B into
  * packed, zero-padded panels, vectorize(j) inside a register-blocked
- * micro-kernel (cache_write: the MR x NR tile of C lives in registers for a
+ * micro-kernel (cache_write: the MR x NR tile of C stays in registers for a
  * whole k block), parallel over 2-D tiles of C.  The C loop nest is BLIS's
  * five loops around a micro-kernel (Goto & van de Geijn 2008; Van Zee & van
  * de Geijn 2015), per thread:
  *
- *   jc: columns of the thread's C region, nc_cur at a time   (B panel: L3/L2)
- *     pc: k, kc_cur at a time                                 (never split)
- *       pack B[pc:+kc][jc:+nc] into NR-wide micro-panels (skipped: --prepack)
- *       ic: rows of the thread's C region, mc_cur at a time  (A block: L2)
- *         pack A[ic:+mc][pc:+kc] into MR-tall micro-panels
- *         jr: the B panel, NR columns at a time               (B micro-panel: L1)
- *           ir: the A block, MR rows at a time                (A micro-panel streams)
- *             micro-kernel: C[ir:+MR][jr:+NR] (+)= A-panel . B-panel
+ *   jc: the thread's columns of C, nc_cur at a time
+ *     pc: k, kc_cur at a time (never split across threads)
+ *       B block: packed into NR-wide micro-panels, or read in place (below),
+ *                or already packed (--prepack)
+ *       ic: the thread's rows of C, mc_cur at a time
+ *         A block: a slice of A, packed whole once per call (below)
+ *         ir, jr: MR rows x NR columns at a time, in the order below
+ *           micro-kernel: C[ir:+MR][jr:+NR] (+)= A micro-panel . B micro-panel
+ *
+ * Row-major C turns BLIS's roles around: the broadcast operand is A (MR = 8
+ * wide) and the vector operand B (NR = 48).  Two regimes, chosen by B's row
+ * stride (B's rows are N floats apart in a dense B):
+ *   - B packed (rows a page or more apart, e.g. N = 3072): ir outside jr.
+ *     The A micro-panel (MR x kc) stays in L1 while B micro-panels stream
+ *     from the L2-resident panel; kc: the A micro-panel takes a quarter of
+ *     L1d (8 x 384 floats of 48 KiB), so K = 768 needs two passes over C;
+ *     the kernel still runs at the FMA peak with B streaming from L2.
+ *   - B in place (rows under a page apart, e.g. N = 768): jr outside ir.
+ *     The kernel reads B where it is (rows ldb apart, prefetched 16 rows
+ *     ahead), each B micro-panel once, then reuses it from L1 for every A
+ *     micro-panel; kc: the B micro-panel takes three quarters of L1d
+ *     (192 x 48 floats).  Packing B would be a pass over B with nothing to
+ *     hide behind, which at small M costs as much as the FMAs.  Wide B is not
+ *     read in place: every row of a micro-panel then sits on its own page and
+ *     in the same L1 sets.
+ * --prepack: B packed once in prepare(), over all of K, into the same
+ * micro-panel layout (panel p, row k at (p*K + k)*NR), outside the timed
+ * region; the pc loop offsets into it; ir outside jr.
+ * A is packed whole (all rows, all of K: MR-row micro-panels, k-major) once
+ * per call, every thread packing a share, then the call's one barrier; so A
+ * is packed once however many jc blocks there are (block by block only when
+ * A would take more than A_WHOLE_MAX_BYTES).
  *
  * Register block (MR x NR) per instruction set, the rule: with R vector
  * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
@@ -28,38 +52,48 @@
  * accumulators).  AVX2+FMA (16 ymm): 4 x 24 (12).  Portable (16 registers of
  * 4 floats, the x86-64 baseline and NEON width): 4 x 8.
  *
- * Cache blocks from the detected caches (include/machine.h), the rule
- * (after BLIS's analytical model, Low et al. 2016, without associativity,
- * which the machine description does not record):
- *   kc: the B micro-panel (kc x NR) fills KC_L1_SHARE of L1d; A micro-panels
- *       stream through the rest;
- *   mc: the A block (mc x kc) fills MC_L2_SHARE of L2;
- *   nc: the B panel (kc x nc) fills NC_L2_SHARE of L2, so that it is still in
- *       L2 when the jr loop reads it back (per thread, both live in its L2);
- * each rounded to its register block and then balanced, so that K = 768 is
- * cut into equal blocks instead of a full one and a sliver.  --param mc, kc,
- * nc override (mc and nc rounded up to MR and NR; taken as given, not
- * balanced); --param isa forces a micro-kernel.
+ * Cache blocks from the detected caches (include/machine.h), after BLIS's
+ * analytical model (Low et al. 2016) without associativity, which the
+ * machine description does not record:
+ *   kc: the micro-panel that stays in L1 takes its share of L1d (above);
+ *   mc: the A block (mc x kc) takes half of L2;
+ *   nc: the B block (kc x nc) takes half of L2, so that a packed panel is
+ *       still in L2 when the micro-kernels read it back;
+ * each rounded to its register block and balanced, so that K = 768 is cut
+ * into equal blocks rather than a full one and a sliver.  --param mc, kc,
+ * nc override (mc, nc rounded up to MR, NR; not balanced); --param isa,
+ * bpack, loop and apack force the other choices (ablations).
  *
- * Threads: one parallel region per call.  The (ic, jr) tiles of C are
- * split 2-D over a tm x tn grid of threads; each thread runs the five loops
- * on its own region with its own pack buffers, so there is no barrier inside
- * the call.  Columns first: a thread packs the A rows and B columns of its
- * region, and B (K x N) is the large operand at BERT's shapes, so splitting N
- * packs every B element once while splitting M would pack all of B on every
- * thread; the grid minimizes (padded FMAs + PACK_COST x packed elements) of
- * the busiest thread.  The k loop is never split.
+ * Threads: one parallel region per call.  The (ic, jr) tiles of C are split
+ * 2-D over a tm x tn grid; each thread runs the loops on its own region of
+ * C with its own B buffer, so the only barrier is after packing A.  The
+ * grid minimizes, for the busiest thread, padded FMAs + PACK_COST x packed
+ * elements: splitting N packs each B element once and splitting M would pack
+ * all of B on every thread, so at BERT's shapes the columns are split.
  *
- * --prepack: B packed once in prepare() over all of K (NR-wide micro-panels,
- * k-major), outside the timed region; the kernel reads the same layout, so
- * the pc loop just offsets into it.
+ * Edges: panels are zero-padded to MR and NR (in place, a partial last B
+ * micro-panel is packed), so the micro-kernel always computes a full tile;
+ * a fringe tile goes to a scratch tile and only its valid part is copied to
+ * C.  One kernel, no edge variants.
  *
- * Edges: panels are zero-padded to MR and NR, so the micro-kernel always
- * computes a full tile; a fringe tile goes to a scratch tile and only its
- * valid part is copied to C.  One kernel, no edge variants.
- *
- * Measured (commands and figures in README "ceiling"): see the history of
- * this header's "What each step bought" list at the bottom of the file.
+ * What each step bought (1 thread, CPU time, median of per-repetition ratios
+ * against onednn in the same process, on a busy machine; commit messages
+ * have the details):
+ *   - packing per ISA with MR/NR constants, A through 8x8 transposes: A
+ *     packing 6.4% -> 2.8% of the samples (mlp_expand M=384);
+ *   - ir outside jr with kc = 384 (was jr outside ir, kc = 128 from "B
+ *     micro-panel in half of L1", six passes over C): mlp_expand M=384
+ *     1.21x -> about 1.0x onednn;
+ *   - A packed whole once per call instead of once per jc block: qkv M=384
+ *     106.0 -> 108.8 GFLOP/s;
+ *   - B in place for N = 768: qkv M=16 1.43x -> 1.03x, M=64 1.33x -> 1.09x,
+ *     mlp_reduce M=16 1.30x -> 1.06x, M=64 1.45x -> 1.09x.
+ * Tried and dropped: packing B one micro-panel at a time just before use
+ * (slower than both, e.g. mlp_reduce M=64 1.70x); prefetching the next B
+ * panel's source into L2 during the micro-kernels (packing B fell from 9.0%
+ * to 7.7% of the samples, the prefetches took 7.8%); prefetching B in the
+ * kernel at other distances, unrolling k by 2 or 8 (no difference beyond
+ * noise).
  */
 /* posix_memalign */
 #define _POSIX_C_SOURCE 200809L
@@ -108,8 +142,8 @@ static const packed_isa *const isa_table[] = {
 static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
 /* --param apack: A packed whole once per call, or block by block. */
 static const char *const apack_choices[] = { "whole", "block", NULL };
-/* --param bpack: B packed into panels per call, or read in place. */
-static const char *const bpack_choices[] = { "panel", "in_place", NULL };
+/* --param bpack: how the micro-kernel gets B (the index is the b_mode). */
+static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", NULL };
 /* --param loop: the order of the two inner loops, outer first. */
 static const char *const loop_choices[] = { "ir_jr", "jr_ir", NULL };
 
@@ -140,6 +174,8 @@ static long choice_index(const char *name)
 
 /* ---- blocking ---------------------------------------------------------------- */
 
+enum { B_PANEL, B_IN_PLACE, B_PREPACKED };
+
 /* Everything a call needs to know about its loops. */
 typedef struct packed_plan {
     const packed_isa *isa;
@@ -148,7 +184,7 @@ typedef struct packed_plan {
     int tm, tn;              /* thread grid: rows x columns of C */
     int a_whole;             /* A packed whole, once per call, by all threads */
     int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
-    int b_in_place;          /* the kernel reads B where it is (per call, few rows) */
+    int b_mode;              /* B_PANEL, B_IN_PLACE or B_PREPACKED (bpack_choices) */
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
 } packed_plan;
@@ -189,15 +225,14 @@ static int user_block(long value, long extent, int unit)
 }
 
 /* Busiest thread's cost for a tm x tn grid: padded FMAs plus packing. */
-static double grid_cost(const packed_plan *p, int M, int N, int K, int prepack, int tm,
-                        int tn)
+static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int tn)
 {
     const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
     const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
     const double jc_blocks = (double)ceil_div((long)cols, p->nc);
     const double a_packed = p->a_whole ? (double)round_up(M, p->mr) * K / p->nthreads
                                        : rows * K * jc_blocks;
-    const double packed = a_packed + (prepack || p->b_in_place ? 0.0 : cols * K);
+    const double packed = a_packed + (p->b_mode == B_PANEL ? cols * K : 0.0);
     return rows * cols * K + PACK_COST * packed;
 }
 
@@ -221,19 +256,20 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
 
-    /* B in place when dense rows of B (N floats) are closer than a page: a
-     * micro-panel's rows then share pages and cache sets; wider B is packed. */
-    if (gb_param_get(ctx->params, "bpack", -1) >= 0)
-        p->b_in_place = !prepack && gb_param_get(ctx->params, "bpack", -1) == 1;
+    /* B in place when dense rows of B (N floats) are closer than a page (the
+     * header says why); --param bpack=panel|in_place forces a mode, and
+     * prepacked is --prepack's alone. */
+    if (prepack)
+        p->b_mode = B_PREPACKED;
+    else if (gb_param_get(ctx->params, "bpack", -1) == B_PANEL ||
+             gb_param_get(ctx->params, "bpack", -1) == B_IN_PLACE)
+        p->b_mode = (int)gb_param_get(ctx->params, "bpack", -1);
     else
-        p->b_in_place = !prepack && (long)N * (long)sizeof(float) < PAGE_BYTES;
-    /* In place, each B micro-panel is read once, from wherever B is, and
-     * reused from L1 by every A micro-panel: jr outer.  Packed, the A
-     * micro-panel stays in L1 while the panel streams from L2: ir outer. */
+        p->b_mode = (long)N * (long)sizeof(float) < PAGE_BYTES ? B_IN_PLACE : B_PANEL;
     if (gb_param_get(ctx->params, "loop", -1) >= 0)
         p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
     else
-        p->ir_outer = !p->b_in_place;
+        p->ir_outer = p->b_mode != B_IN_PLACE;
     /* kc: the micro-panel that stays in L1 takes its share of L1. */
     if (p->ir_outer)
         kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
@@ -262,7 +298,7 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         double cost;
         if (tm * tn != p->nthreads)
             continue;
-        cost = grid_cost(p, M, N, K, prepack, tm, tn);
+        cost = grid_cost(p, M, N, K, tm, tn);
         if (best < 0.0 || cost < best) {
             best = cost;
             p->tm = tm;
@@ -361,7 +397,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
                 bv.panel_stride = (size_t)K * p->nr;
-            } else if (p->b_in_place) {
+            } else if (p->b_mode == B_IN_PLACE) {
                 const int full = nc_cur / p->nr * p->nr;
                 bv.base = B + (size_t)pc * ldb + jc;
                 bv.panel_stride = (size_t)p->nr;
@@ -558,10 +594,16 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
 
 static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *effective)
 {
+    const packed_state *s = ctx->state;
     packed_plan p;
 
     memset(effective, 0, sizeof *effective);
-    plan_call(M, N, K, ctx, 0, &p);
+    /* The plan that runs: prepare()'s (the harness resolves after it, and
+     * only it knows about --prepack), else the one a call would make. */
+    if (s != NULL && s->M == M && s->N == N && s->K == K)
+        p = s->plan;
+    else
+        plan_call(M, N, K, ctx, 0, &p);
     if (p.isa == NULL)
         return;
     gb_param_set(effective, "isa", choice_index(p.isa->name));
@@ -572,15 +614,21 @@ static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *ef
     gb_param_set(effective, "nc", p.nc);
     gb_param_set(effective, "apack", p.a_whole ? 0 : 1);
     gb_param_set(effective, "loop", p.ir_outer ? 0 : 1);
-    gb_param_set(effective, "bpack", p.b_in_place ? 1 : 0);
+    gb_param_set(effective, "bpack", p.b_mode);
     gb_param_set(effective, "threads_m", p.tm);
     gb_param_set(effective, "threads_n", p.tn);
 }
 
 static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
-    packed_plan p;
+    static const char *const b_how[] = {
+        "packed per call into NR-wide panels; ir outside jr (A micro-panel in L1)",
+        "read in place (rows under a page apart); jr outside ir (B micro-panel in L1)",
+        "pre-packed by prepare(); ir outside jr (A micro-panel in L1)",
+    };
+    const int user_kc = gb_param_get(ctx->params, "kc", 0) > 0;
     long forced = gb_param_get(ctx->params, "isa", -1);
+    packed_plan p;
 
     plan_call(M, N, K, ctx, 0, &p);
     fprintf(out, "packed %dx%dx%d (MxKxN), %d thread%s:\n", M, K, N, ctx->nthreads,
@@ -592,20 +640,30 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
     fprintf(out, "  micro-kernel  %s %dx%d (%s; %d registers of %d floats)%s\n", p.isa->name,
             p.mr, p.nr, forced >= 0 ? "forced" : "widest this CPU runs", p.isa->vector_regs,
             p.isa->vector_floats, p.isa->cpu_runs() ? "" : "  -- this CPU cannot run it");
+    fprintf(out, "  B             %s%s\n", b_how[p.b_mode],
+            gb_param_get(ctx->params, "bpack", -1) >= 0 || gb_param_get(ctx->params, "loop", -1) >= 0
+                ? " (--param)" : "");
+    fprintf(out, "  A             packed %s\n",
+            p.a_whole ? "whole once per call, a share per thread, then one barrier"
+                      : "block by block");
     fprintf(out, "  kc %-5d %s\n", p.kc,
-            gb_param_get(ctx->params, "kc", 0) > 0 ? "(--param)" : "(B micro-panel kc x NR in "
-                                                                   "half of L1d, balanced over K)");
+            user_kc ? "(--param)"
+            : p.ir_outer ? "(A micro-panel MR x kc in a quarter of L1d, balanced over K)"
+                         : "(B micro-panel kc x NR in three quarters of L1d, balanced over K)");
     fprintf(out, "  mc %-5d %s\n", p.mc,
             gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
                                                    : "(A block mc x kc in half of L2, balanced)");
     fprintf(out, "  nc %-5d %s\n", p.nc,
             gb_param_get(ctx->params, "nc", 0) > 0 ? "(--param, rounded up to NR)"
-                                                   : "(B panel kc x nc in half of L2, balanced)");
+                                                   : "(B block kc x nc in half of L2, balanced)");
     fprintf(out, "  caches L1d %ld KiB, L2 %ld KiB\n", p.l1_bytes / 1024, p.l2_bytes / 1024);
-    fprintf(out, "  threads %d x %d (rows x columns of C), loops per thread: jc %ld, pc %ld, "
+    fprintf(out, "  threads %d x %d (rows x columns of C); loops per thread: jc %ld, pc %ld, "
                  "ic %ld\n",
             p.tm, p.tn, ceil_div(ceil_div(ceil_div(N, p.nr), p.tn) * p.nr, p.nc),
             ceil_div(K, p.kc), ceil_div(ceil_div(ceil_div(M, p.mr), p.tm) * p.mr, p.mc));
+    plan_call(M, N, K, ctx, 1, &p);
+    fprintf(out, "  --prepack: B %s; kc %d, nc %d, threads %d x %d\n", b_how[p.b_mode], p.kc,
+            p.nc, p.tm, p.tn);
 }
 
 static const gb_param_spec packed_params[] = {
@@ -613,10 +671,11 @@ static const gb_param_spec packed_params[] = {
     { "kc", 1, 1000000, NULL, "k per block (L1)" },
     { "nc", 1, 1000000, NULL, "columns of B per packed panel; rounded up to NR" },
     { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
-    { "loop", 0, 0, loop_choices, "inner loop order: ir outside jr (A micro-panel in L1) or "
-                                  "jr outside ir" },
-    { "bpack", 0, 0, bpack_choices, "B packed per call into panels, or read in place "
-                                    "(ignored with --prepack)" },
+    { "loop", 0, 0, loop_choices, "inner loop order, outer first (default: jr_ir when B is "
+                                  "read in place)" },
+    { "bpack", 0, 0, bpack_choices, "B packed per call into panels or read in place "
+                                    "(default: in place when N*4 < 4096); prepacked is "
+                                    "--prepack's" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block (default: whole "
                                     "when it fits in 64 MiB)" },
     { 0 },

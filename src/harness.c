@@ -240,10 +240,6 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     r->peak_pct = NAN;
     r->speedup = NAN;
     make_label(r);
-    if (v->resolve) {
-        v->resolve(M, N, K, &ctx, &r->effective);
-        r->has_effective = 1;
-    }
     r->samples_us = malloc((size_t)cfg->reps * sizeof *r->samples_us);
     if (r->samples_us == NULL) {
         snprintf(err, errlen, "out of memory for %d samples", cfg->reps);
@@ -252,6 +248,11 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     if (v->prepare && v->prepare(M, N, K, w->B, N, &ctx, prepack, &ctx.state) != 0) {
         snprintf(err, errlen, "%s: set-up failed (out of memory?)", r->label);
         goto out;
+    }
+    /* After prepare(): what ran may depend on its state (packed: prepack). */
+    if (v->resolve) {
+        v->resolve(M, N, K, &ctx, &r->effective);
+        r->has_effective = 1;
     }
 
     /* Verification first, on a C full of NaN, so an element the kernel never

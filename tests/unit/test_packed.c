@@ -47,10 +47,18 @@ static long effective(const gb_variant *v, const gb_params *p, int M, int N, int
     return gb_param_get(&eff, key, -1);
 }
 
-/* Block sizes per run: the rule's, and tiny ones so that jc, pc, ic, jr
- * and ir each iterate several times and end in a partial block. */
+/* Settings per run: the rules' own; tiny blocks, so that jc, pc, ic, ir and
+ * jr each iterate several times and end in a partial block; and every B
+ * mode, A mode and loop order forced, each with tails too. */
 static const char *const block_settings[] = {
-    "", "mc=8,kc=5,nc=50", "mc=1,kc=1,nc=1", "kc=7", "apack=block", "apack=block,mc=8,kc=5,nc=50",
+    "",
+    "mc=8,kc=5,nc=50",
+    "mc=1,kc=1,nc=1",
+    "kc=7",
+    "apack=block,mc=8,kc=5,nc=50",
+    "bpack=panel",
+    "bpack=in_place,loop=ir_jr,kc=5,nc=50",
+    "bpack=panel,loop=jr_ir,mc=8,kc=5",
 };
 
 TEST(packed_exact_on_every_isa_and_block_size)
@@ -122,7 +130,8 @@ TEST(packed_refuses_an_isa_the_cpu_lacks)
     }
 }
 
-/* The blocking rule of packed.c's header, on BERT's qkv shape. */
+/* The blocking rules of packed.c's header, on BERT's qkv shape (B read in
+ * place, its micro-panel in L1) and mlp_expand's (B packed, A's in L1). */
 TEST(packed_blocks_follow_the_cache_rule)
 {
     const gb_variant *v = gb_variant_find("packed");
@@ -144,8 +153,18 @@ TEST(packed_blocks_follow_the_cache_rule)
     CHECK_EQ_INT(nc % nr, 0);
     /* Balanced: K is cut into equal blocks, not a full one and a sliver. */
     CHECK_EQ_INT(768 % kc, 0);
+    /* N = 768: rows 3 KiB apart, B in place, jr outer, B micro-panel in L1. */
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "bpack"), 1);
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "loop"), 1);
     if (l1 > 0)
         CHECK(kc * nr * (long)sizeof(float) <= l1);
+    /* N = 3072: rows 12 KiB apart, B packed, ir outer, A micro-panel in L1. */
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "bpack"), 0);
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "loop"), 0);
+    kc = effective(v, &none, 384, 3072, 768, 1, "kc");
+    CHECK_EQ_INT(768 % kc, 0);
+    if (l1 > 0)
+        CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
     /* Overrides: mc and nc rounded up to the register block, kc as given. */
     gb_param_set(&user, "mc", mr + 1);
     gb_param_set(&user, "kc", 5);
