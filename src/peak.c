@@ -178,6 +178,20 @@ static double measure_peak(fma_loop_fn loop, int threads)
     return best;
 }
 
+/* Cores run FMAs independently: all threads far below threads x one thread
+ * means other processes had the cores, and percent of peak is off. */
+static int looks_busy(const gb_machine *m, int threads)
+{
+    return threads > 1 && m->peak_gflops < PEAK_BUSY_FRACTION * threads * m->peak_gflops_1t;
+}
+
+static void busy_warning(FILE *out, const gb_machine *m, int threads)
+{
+    fprintf(out, "gemmbench: warning: %d-thread peak is below %.0f%% of %d x the 1-thread "
+                 "%.1f GFLOP/s; the machine looks busy\n",
+            threads, 100.0 * PEAK_BUSY_FRACTION, threads, m->peak_gflops_1t);
+}
+
 void gb_peak_for_run(gb_machine *m, int threads, int quiet)
 {
     const char *isa;
@@ -190,12 +204,8 @@ void gb_peak_for_run(gb_machine *m, int threads, int quiet)
         return;
     fprintf(stderr, "gemmbench: measured FP32 peak %.1f GFLOP/s at %d thread%s (%s FMA)\n",
             m->peak_gflops, threads, threads > 1 ? "s" : "", isa);
-    /* Cores run FMAs independently: far below threads x one thread means
-     * other processes had the cores, and percent of peak is off this run. */
-    if (threads > 1 && m->peak_gflops < PEAK_BUSY_FRACTION * threads * m->peak_gflops_1t)
-        fprintf(stderr, "gemmbench: warning: %d-thread peak is below %.0f%% of %d x the "
-                        "1-thread %.1f GFLOP/s; the machine looks busy\n",
-                threads, 100.0 * PEAK_BUSY_FRACTION, threads, m->peak_gflops_1t);
+    if (looks_busy(m, threads))
+        busy_warning(stderr, m, threads);
 }
 
 void gb_peak_info(FILE *out, gb_machine *m)
@@ -206,4 +216,6 @@ void gb_peak_info(FILE *out, gb_machine *m)
     fprintf(out, "peak fp32      %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on %d thread%s "
                  "(measured, %s FMA loop)\n",
             m->peak_gflops_1t, m->peak_gflops, threads, threads > 1 ? "s" : "", m->peak_isa);
+    if (looks_busy(m, threads))
+        busy_warning(stderr, m, threads);
 }
