@@ -353,7 +353,8 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             const int nr_cur = nc - jr < nr ? nc - jr : nr;
             const float *a = a_block + (size_t)(ir / mr) * a_panel_stride;
             const int use_fringe = nr_cur < nr && bv->fringe != NULL;
-            const float *b = use_fringe ? bv->fringe : bv->base + (size_t)(jr / nr) * bv->panel_stride;
+            const float *b =
+                use_fringe ? bv->fringe : bv->base + (size_t)(jr / nr) * bv->panel_stride;
             const long ldb = use_fringe ? nr : bv->ld;
             float *c = C + (size_t)ir * ldc + jr;
 
@@ -641,8 +642,10 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
             p.mr, p.nr, forced >= 0 ? "forced" : "widest this CPU runs", p.isa->vector_regs,
             p.isa->vector_floats, p.isa->cpu_runs() ? "" : "  -- this CPU cannot run it");
     fprintf(out, "  B             %s%s\n", b_how[p.b_mode],
-            gb_param_get(ctx->params, "bpack", -1) >= 0 || gb_param_get(ctx->params, "loop", -1) >= 0
-                ? " (--param)" : "");
+            gb_param_get(ctx->params, "bpack", -1) >= 0 ||
+                    gb_param_get(ctx->params, "loop", -1) >= 0
+                ? " (--param)"
+                : "");
     fprintf(out, "  A             packed %s\n",
             p.a_whole ? "whole once per call, a share per thread, then one barrier"
                       : "block by block");

@@ -70,14 +70,14 @@ ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
-__attribute__((target("avx2,fma"))) static void pack_a_avx2(int mc, int kc, const float *A, long lda,
-                                                    float *restrict dst)
+__attribute__((target("avx2,fma"))) static void
+pack_a_avx2(int mc, int kc, const float *A, long lda, float *restrict dst)
 {
     pk_pack_a_block(mc, kc, A, lda, dst, MR);
 }
 
-__attribute__((target("avx2,fma"))) static void pack_b_avx2(int kc, int nc, const float *B, long ldb,
-                                                    float *restrict dst)
+__attribute__((target("avx2,fma"))) static void
+pack_b_avx2(int kc, int nc, const float *B, long ldb, float *restrict dst)
 {
     pk_pack_b_panel(kc, nc, B, ldb, dst, 8 * NV);
 }

@@ -81,14 +81,14 @@ ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, lo
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
-__attribute__((target("avx512f"))) static void pack_a_avx512(int mc, int kc, const float *A, long lda,
-                                                     float *restrict dst)
+__attribute__((target("avx512f"))) static void
+pack_a_avx512(int mc, int kc, const float *A, long lda, float *restrict dst)
 {
     pk_pack_a_block(mc, kc, A, lda, dst, MR);
 }
 
-__attribute__((target("avx512f"))) static void pack_b_avx512(int kc, int nc, const float *B, long ldb,
-                                                     float *restrict dst)
+__attribute__((target("avx512f"))) static void
+pack_b_avx512(int kc, int nc, const float *B, long ldb, float *restrict dst)
 {
     pk_pack_b_panel(kc, nc, B, ldb, dst, 16 * NV);
 }

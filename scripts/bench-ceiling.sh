@@ -24,9 +24,13 @@ one="$OUTDIR/ceiling-$stamp-1t.json"
 refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
 [ -n "$refs" ] || echo "bench-ceiling: no reference library in this build; packed alone" >&2
 
-# --max-time high enough that every measurement keeps all its repetitions.
+# --max-time high enough that every measurement keeps all its repetitions;
+# --cooldown 0.2: OpenBLAS's pthreads spin (sched_yield) for about 2^28 cycles
+# after a call before they sleep, which would take CPU from whatever runs next.
 "$G" --variant "packed$refs" --kernel qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384 \
-    --threads 2 --warmup 5 --reps 50 --max-time 60 --prepack --quiet -o "$two" "$@" >/dev/null
+    --threads 2 --warmup 5 --reps 50 --max-time 60 --cooldown 0.2 --prepack --quiet \
+    -o "$two" "$@" >/dev/null
 "$G" --variant "packed$refs" --kernel mlp_expand --m 384 \
-    --threads 1 --warmup 5 --reps 50 --max-time 60 --prepack --quiet -o "$one" "$@" >/dev/null
+    --threads 1 --warmup 5 --reps 50 --max-time 60 --cooldown 0.2 --prepack --quiet \
+    -o "$one" "$@" >/dev/null
 python3 "$(dirname "$0")/ceiling_report.py" "$two" "$one"
