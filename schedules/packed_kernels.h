@@ -10,6 +10,8 @@
 #ifndef GB_PACKED_KERNELS_H
 #define GB_PACKED_KERNELS_H
 
+#include <stdint.h>
+
 /*
  * The micro-kernel: one MR x NR tile of C from packed panels,
  *     C[i][j] (+)= sum_{k < kc} a[k*MR + i] * b[k*NR + j]     i < MR, j < NR
@@ -30,6 +32,15 @@ typedef void (*packed_ukernel_fn)(int kc, const float *restrict a, const float *
  * is a row stride apart per k, which no hardware prefetcher follows, and a
  * trip to L3 takes about as long as 16 rows of FMAs. */
 #define PACKED_B_PREFETCH_ROWS 16
+
+/* Float offset of B, PACKED_B_PREFETCH_ROWS rows ahead of b, as an address
+ * for a prefetch.  Computed as an integer: near the end of B it points past
+ * the matrix, where a prefetch is harmless but a C pointer is undefined. */
+static inline const char *packed_b_ahead(const float *b, long ldb, long offset)
+{
+    return (const char *)((uintptr_t)b +
+                          (uintptr_t)(PACKED_B_PREFETCH_ROWS * ldb + offset) * sizeof(float));
+}
 
 /* Packing into the layouts above (packed_pack.h), compiled per ISA with
  * its MR and NR as constants.  pack_a: an A block of mc rows x kc (row

@@ -36,12 +36,11 @@ ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long
 
 #pragma GCC unroll 4
     for (int k = 0; k < kc; k++) {
-        const float *ahead = b + PACKED_B_PREFETCH_ROWS * ldb;
         __m256 bv[NV];
         /* 96 bytes: two lines, three when the row is not line-aligned. */
-        _mm_prefetch((const char *)ahead, _MM_HINT_T0);
-        _mm_prefetch((const char *)(ahead + 8 * NV / 2), _MM_HINT_T0);
-        _mm_prefetch((const char *)(ahead + 8 * NV - 1), _MM_HINT_T0);
+        _mm_prefetch(packed_b_ahead(b, ldb, 0), _MM_HINT_T0);
+        _mm_prefetch(packed_b_ahead(b, ldb, 8 * NV / 2), _MM_HINT_T0);
+        _mm_prefetch(packed_b_ahead(b, ldb, 8 * NV - 1), _MM_HINT_T0);
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
             bv[v] = _mm256_loadu_ps(b + 8 * v);

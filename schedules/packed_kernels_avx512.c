@@ -46,13 +46,12 @@ ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, lo
 
 #pragma GCC unroll 4
     for (int k = 0; k < kc; k++) {
-        const float *ahead = b + PACKED_B_PREFETCH_ROWS * ldb;
         __m512 bv[NV];
         /* A row not on a line boundary spans one line more. */
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
-            _mm_prefetch((const char *)(ahead + 16 * v), _MM_HINT_T0);
-        _mm_prefetch((const char *)(ahead + 16 * NV - 1), _MM_HINT_T0);
+            _mm_prefetch(packed_b_ahead(b, ldb, 16 * v), _MM_HINT_T0);
+        _mm_prefetch(packed_b_ahead(b, ldb, 16 * NV - 1), _MM_HINT_T0);
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
             bv[v] = _mm512_loadu_ps(b + 16 * v);

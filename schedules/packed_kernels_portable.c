@@ -34,8 +34,8 @@ static void ukernel_portable_4x8(int kc, const float *restrict a, const float *r
     memset(acc, 0, sizeof acc);
     for (int k = 0; k < kc; k++) {
         v4f bv[NV];
-        __builtin_prefetch(b + PACKED_B_PREFETCH_ROWS * ldb, 0, 3);
-        __builtin_prefetch(b + PACKED_B_PREFETCH_ROWS * ldb + VF * NV - 1, 0, 3);
+        __builtin_prefetch(packed_b_ahead(b, ldb, 0), 0, 3);
+        __builtin_prefetch(packed_b_ahead(b, ldb, VF * NV - 1), 0, 3);
         /* memcpy: a vector load without assuming alignment or aliasing. */
         memcpy(bv, b, sizeof bv);
 #pragma GCC unroll 4
