@@ -224,7 +224,8 @@ static int user_block(long value, long extent, int unit)
     return (int)(v < max ? v : max);
 }
 
-/* Busiest thread's cost for a tm x tn grid: padded FMAs plus packing. */
+/* Busiest thread's cost for a tm x tn grid: padded FMAs, plus the A and B
+ * elements it packs or reads, at PACK_COST FMAs each. */
 static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int tn)
 {
     const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
@@ -232,7 +233,8 @@ static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int t
     const double jc_blocks = (double)ceil_div((long)cols, p->nc);
     const double a_packed = p->a_whole ? (double)round_up(M, p->mr) * K / p->nthreads
                                        : rows * K * jc_blocks;
-    const double packed = a_packed + (p->b_mode == B_PANEL ? cols * K : 0.0);
+    /* B is brought in whether it is packed, read in place or pre-packed. */
+    const double packed = a_packed + cols * K;
     return rows * cols * K + PACK_COST * packed;
 }
 
