@@ -122,6 +122,8 @@
 /* Cost of packing one element, in FMAs of the micro-kernel, for choosing
  * the thread grid (an element copy costs about one FMA-vector slot). */
 #define PACK_COST 16.0
+/* Thread speeds further apart than this are preemption, not core speed. */
+#define MAX_SPEED_RATIO 1.5
 /* Largest tile any kernel uses: the scratch tile for fringes. */
 #define MAX_TILE (16 * 64)
 
@@ -446,6 +448,8 @@ typedef struct packed_state {
     size_t per_thread;        /* floats per thread, a multiple of 16 (64 bytes) */
     size_t a_floats;          /* of which the A block */
     float *b_prepacked;       /* all of B (--prepack), or NULL */
+    double *share;            /* fraction of the column panels per grid column (tn) */
+    double *busy;             /* seconds each thread computed in the last call */
 } packed_state;
 
 /* Floats per thread for its A block and B panel, each rounded to 64 bytes;
@@ -492,11 +496,19 @@ static int state_init(packed_state *s, int M, int N, int K, const gb_ctx *ctx, i
         if (s->buffers == NULL)
             return -1;
     }
+    s->share = malloc((size_t)s->plan.tn * sizeof *s->share);
+    s->busy = calloc((size_t)s->plan.nthreads, sizeof *s->busy);
+    if (s->share == NULL || s->busy == NULL)
+        return -1;
+    for (int j = 0; j < s->plan.tn; j++)
+        s->share[j] = 1.0 / s->plan.tn;
     return 0;
 }
 
 static void state_free(packed_state *s)
 {
+    free(s->share);
+    free(s->busy);
     free(s->a_packed);
     free(s->buffers);
     free(s->b_prepacked);
@@ -533,12 +545,66 @@ fail:
     return -1;
 }
 
+/* ---- balance ------------------------------------------------------------------- */
+
+/* Where grid column j of npanels column panels starts (bound[j]) and ends
+ * (bound[j + 1]): cumulative shares rounded to whole panels, every column
+ * at least one panel while there are enough. */
+static void column_bounds(const double *share, int tn, int npanels, int *bound)
+{
+    double sum = 0.0;
+
+    bound[0] = 0;
+    for (int j = 0; j < tn; j++) {
+        int b, lo, hi;
+        sum += share[j];
+        b = j + 1 == tn ? npanels : (int)(sum * npanels + 0.5);
+        lo = bound[j] + (npanels >= tn ? 1 : 0);
+        hi = npanels - (npanels >= tn ? tn - 1 - j : 0);
+        bound[j + 1] = b < lo ? lo : b > hi ? hi : b;
+    }
+}
+
+/* After a call: each grid column's share moves halfway towards the share at
+ * which every thread would have finished together, its speed being the
+ * panels it did over the time it took.  The cores of a shared machine are
+ * not equally fast (on the VM this was tuned on, one ran the micro-kernel
+ * at 138 GFLOP/s, the other at 121, and with equal shares one thread
+ * waited for the other a quarter of the call at qkv M=384); a call has no
+ * cheap way to even out (k is never split, and finer dynamic tasks would
+ * re-read A for every task), so the split learns from the previous call.
+ * Only for one row of threads, each with one grid column. */
+static void rebalance(packed_state *s, const int *bound)
+{
+    const packed_plan *p = &s->plan;
+    double speed_sum = 0.0, slowest = 0.0, fastest = 0.0;
+
+    if (p->tm != 1 || p->tn != p->nthreads || p->tn < 2)
+        return;
+    for (int j = 0; j < p->tn; j++) {
+        double speed;
+        if (!(s->busy[j] > 0.0) || bound[j + 1] <= bound[j])
+            return;
+        speed = (bound[j + 1] - bound[j]) / s->busy[j];
+        speed_sum += speed;
+        slowest = j == 0 || speed < slowest ? speed : slowest;
+        fastest = speed > fastest ? speed : fastest;
+    }
+    /* Half the speed of another core is a thread that was preempted, not
+     * a slower core: not worth learning from. */
+    if (fastest > MAX_SPEED_RATIO * slowest)
+        return;
+    for (int j = 0; j < p->tn; j++)
+        s->share[j] = 0.5 * s->share[j] + 0.5 * (bound[j + 1] - bound[j]) / s->busy[j] / speed_sum;
+}
+
 /* ---- the call ------------------------------------------------------------------ */
 
 static int packed_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                       float *C, int ldc, const gb_ctx *ctx)
 {
     packed_state local, *s = ctx->state;
+    int *bound;
 
     /* Without prepare()'s state (or for another shape): plan and allocate
      * here. */
@@ -552,6 +618,14 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
         }
     }
 
+    bound = malloc(((size_t)s->plan.tn + 1) * sizeof *bound);
+    if (bound == NULL) {
+        if (s == &local)
+            state_free(s);
+        return -1;
+    }
+    column_bounds(s->share, s->plan.tn, (int)ceil_div(N, s->plan.nr), bound);
+
 #pragma omp parallel num_threads(s->plan.nthreads)
     {
         const packed_plan *p = &s->plan;
@@ -559,7 +633,7 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
         /* Fewer threads than asked (nested or dynamic OpenMP): the grid's
          * extra tiles go to the threads there are. */
         const int nt = omp_get_num_threads();
-        const int mpanels = (int)ceil_div(M, p->mr), npanels = (int)ceil_div(N, p->nr);
+        const int mpanels = (int)ceil_div(M, p->mr);
         thread_buffers buf = { NULL, NULL };
 
         if (s->buffers) {
@@ -577,17 +651,20 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
                                s->a_packed + (size_t)p0 * p->mr * K);
 #pragma omp barrier
         }
+        double started = omp_get_wtime();
         for (int cell = t; cell < p->tm * p->tn; cell += nt) {
             const int ti = cell / p->tn, tj = cell % p->tn;
             const int m0 = (int)((long)mpanels * ti / p->tm) * p->mr;
             const int m1 = (int)((long)mpanels * (ti + 1) / p->tm) * p->mr;
-            const int n0 = (int)((long)npanels * tj / p->tn) * p->nr;
-            const int n1 = (int)((long)npanels * (tj + 1) / p->tn) * p->nr;
+            const int n0 = bound[tj] * p->nr, n1 = bound[tj + 1] * p->nr;
             if (m0 < M && n0 < N && m0 < m1 && n0 < n1)
                 run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda,
                            s->a_packed, B, ldb, s->b_prepacked, C, ldc, &buf);
         }
+        s->busy[t] = nt == p->nthreads ? omp_get_wtime() - started : 0.0;
     }
+    rebalance(s, bound);
+    free(bound);
     if (s == &local)
         state_free(s);
     return 0;
