@@ -67,9 +67,12 @@
  * Threads: one parallel region per call.  The (ic, jr) tiles of C are split
  * 2-D over a tm x tn grid; each thread runs the loops on its own region of
  * C with its own B buffer, so the only barrier is after packing A.  The
- * grid minimizes, for the busiest thread, padded FMAs + PACK_COST x packed
- * elements: splitting N packs each B element once and splitting M would pack
- * all of B on every thread, so at BERT's shapes the columns are split.
+ * grid minimizes, for the busiest thread, padded FMAs + PACK_COST x the A
+ * and B elements it packs or reads: splitting N brings each B element in
+ * once, splitting M would bring all of B in on every thread, so at BERT's
+ * shapes the columns are split.  Their split follows the threads' speed on
+ * the previous call of the same measurement (rebalance(): the cores of a
+ * shared machine differ), starting from equal shares.
  *
  * Edges: panels are zero-padded to MR and NR (in place, a partial last B
  * micro-panel is packed), so the micro-kernel always computes a full tile;
@@ -87,13 +90,25 @@
  *   - A packed whole once per call instead of once per jc block: qkv M=384
  *     106.0 -> 108.8 GFLOP/s;
  *   - B in place for N = 768: qkv M=16 1.43x -> 1.03x, M=64 1.33x -> 1.09x,
- *     mlp_reduce M=16 1.30x -> 1.06x, M=64 1.45x -> 1.09x.
+ *     mlp_reduce M=16 1.30x -> 1.06x, M=64 1.45x -> 1.09x;
+ *   - the thread split following the threads' speed (2 threads, geomean
+ *     over the 24 BERT shapes): packed 1.027x -> 1.002x onednn, prepacked
+ *     0.939x -> 0.932x.
+ * Where the time goes (perf, 1 thread): mlp_expand M=384 packed per call:
+ * micro-kernel 87%, packing B 9% (B comes from L3 at about 11 GB/s), A 1.4%;
+ * qkv M=384 prepacked: micro-kernel 93%, packing A 4.4%.  At 2 threads,
+ * skipping A's packing (results wrong, timing only) took qkv M=384 from
+ * 1.14x to 1.05x onednn and mlp_reduce M=384 from 1.16x to 1.04x: A is read
+ * from L3 and packed in a pass with no FMAs to hide behind.
  * Tried and dropped: packing B one micro-panel at a time just before use
  * (slower than both, e.g. mlp_reduce M=64 1.70x); prefetching the next B
  * panel's source into L2 during the micro-kernels (packing B fell from 9.0%
- * to 7.7% of the samples, the prefetches took 7.8%); prefetching B in the
- * kernel at other distances, unrolling k by 2 or 8 (no difference beyond
- * noise).
+ * to 7.7% of the samples, the prefetches took 7.8%); packing each A
+ * micro-panel just before its first use, per thread and without the
+ * barrier (every thread then packs all of A: mlp_reduce M=384 at 2 threads
+ * 1.24x against 1.18x); FMAs with A broadcast from memory ({1to16}, inline
+ * asm: 1.28x against 1.14x at qkv M=256); prefetching B in the kernel at
+ * other distances, unrolling k by 2 or 8 (no difference beyond noise).
  */
 /* posix_memalign */
 #define _POSIX_C_SOURCE 200809L

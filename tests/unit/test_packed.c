@@ -190,3 +190,47 @@ TEST(packed_thread_grid_follows_the_operands)
                      effective(v, &none, 16, 768, 768, 1, "threads_n"),
                  1);
 }
+
+/* One measurement calls run() many times on prepare()'s state, and the
+ * split between threads moves with their speed from call to call: every
+ * call must still be exact, and leave no column to nobody. */
+TEST(packed_exact_on_every_call_of_a_measurement)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    const int M = 57, N = 1000, K = 300;
+    float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N);
+    float *C = malloc(sizeof(float) * M * N), *want = malloc(sizeof(float) * M * N);
+    gb_params none = { 0 };
+    long wrong = 0;
+
+    if (v == NULL || !A || !B || !C || !want) {
+        CHECK(0);
+        goto out;
+    }
+    for (int i = 0; i < M * K; i++)
+        A[i] = (float)(i % 7 - 3);
+    for (int i = 0; i < K * N; i++)
+        B[i] = (float)(i % 5 - 2);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < K; k++)
+                sum += (double)A[i * K + k] * B[k * N + j];
+            want[i * N + j] = (float)sum;
+        }
+    for (int prepack = 0; prepack <= 1; prepack++) {
+        gb_ctx ctx = { 2, &none, NULL };
+        CHECK(v->prepare(M, N, K, B, N, &ctx, prepack, &ctx.state) == 0);
+        for (int call = 0; call < 30 && ctx.state; call++) {
+            for (int i = 0; i < M * N; i++)
+                C[i] = NAN;
+            CHECK(v->run(M, N, K, A, K, B, N, C, N, &ctx) == 0);
+            for (int i = 0; i < M * N; i++)
+                wrong += C[i] != want[i];
+        }
+        v->release(ctx.state);
+    }
+    CHECK_EQ_INT(wrong, 0);
+out:
+    free(A), free(B), free(C), free(want);
+}
