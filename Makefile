@@ -16,6 +16,39 @@ DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA)
 LDLIBS   += $(CJSON_LIBS) -lm
 LDFLAGS  += -fopenmp
 
+# Reference libraries (SPEC §6), each optional: a library is used when a
+# small program that calls it compiles and links, else its variant is left
+# out of the table (GB_HAVE_* in schedules/table.c).  `make REFERENCE=`
+# builds without any.  OpenBLAS is linked by name (-lopenblas, from
+# openblas.pc: Debian's openblas-pthread/), never as libblas.so, which the
+# alternatives system may point at the reference BLAS; and it is linked
+# before BLIS so that cblas_sgemm binds to it (schedules/reference_*.c).
+REFERENCE ?= openblas blis onednn
+HASH  := \#
+probe = $(shell printf '$(1)' | $(CC) -x c - -o /dev/null $(2) 2>/dev/null && echo yes)
+ifneq ($(filter openblas,$(REFERENCE)),)
+OPENBLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
+OPENBLAS_LIBS   := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+ifeq ($(call probe,$(HASH)include <cblas.h>\nint main(void){openblas_set_num_threads(1);return 0;},$(OPENBLAS_CFLAGS) $(OPENBLAS_LIBS)),yes)
+CPPFLAGS += -DGB_HAVE_OPENBLAS
+LDLIBS   += $(OPENBLAS_LIBS)
+$(BUILD)/schedules/reference_openblas.o: CPPFLAGS += $(OPENBLAS_CFLAGS)
+endif
+endif
+ifneq ($(filter blis,$(REFERENCE)),)
+BLIS_LIBS := $(shell pkg-config --libs blis 2>/dev/null || echo -lblis -lm)
+ifeq ($(call probe,$(HASH)include <blis.h>\nint main(void){return (int)bli_info_get_version_str()[0];},$(BLIS_LIBS)),yes)
+CPPFLAGS += -DGB_HAVE_BLIS
+LDLIBS   += $(BLIS_LIBS)
+endif
+endif
+ifneq ($(filter onednn,$(REFERENCE)),)
+ifeq ($(call probe,$(HASH)include <dnnl.h>\nint main(void){return (int)dnnl_version()->major;},-ldnnl),yes)
+CPPFLAGS += -DGB_HAVE_ONEDNN
+LDLIBS   += -ldnnl
+endif
+endif
+
 # Schedules are compiled so that only what a schedule asks for happens to
 # its loops: no auto-vectorization (vectorize = `#pragma omp simd`, which GCC
 # still honours) and no loop interchange, or -O3 would rewrite baseline's
@@ -41,7 +74,7 @@ DEPS_OK   := $(BUILD)/.deps-ok
 PREFIX    ?= /usr/local
 RUN_ARGS  ?= --all --quick
 
-.PHONY: all run test test-unit test-cli sanitize bench deps install clean plots
+.PHONY: all run test test-unit test-cli sanitize bench bench-ceiling deps install clean plots
 
 all: $(BIN)
 
@@ -88,6 +121,11 @@ test: $(BIN) $(TEST_BIN)
 sanitize:
 	$(MAKE) BUILD=build-san OPT='-O1 -g -march=native' \
 	    CFLAGS_EXTRA='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
+
+# packed against the reference libraries and the peak, one interleaved run
+# (README "ceiling"); a few minutes.
+bench-ceiling: $(BIN)
+	sh scripts/bench-ceiling.sh
 
 deps:
 	@sh scripts/setup.sh

@@ -19,6 +19,11 @@ extern const gb_variant gb_variant_tvm_blocking, gb_variant_tvm_vectorize,
     gb_variant_tvm_parallel;
 extern const gb_variant gb_variant_rule_based;
 extern const gb_variant gb_variant_tuned;
+extern const gb_variant gb_variant_packed, gb_variant_tuned_packed;
+/* Reference libraries: in the table only when the build found them. */
+extern const gb_variant gb_variant_openblas;
+extern const gb_variant gb_variant_blis;
+extern const gb_variant gb_variant_onednn;
 
 const gb_variant *const gb_variants[] = {
     &gb_variant_baseline,  /* first: every speed-up is relative to it */
@@ -44,9 +49,20 @@ const gb_variant *const gb_variants[] = {
     &gb_variant_tvm_parallel,
     /* the study's rule-based schedule */
     &gb_variant_rule_based,
-    /* beyond the study (packed, reference libraries) go here */
+    /* beyond the study: our fastest schedule, and the vendor libraries */
+    &gb_variant_packed,
+#ifdef GB_HAVE_OPENBLAS
+    &gb_variant_openblas,
+#endif
+#ifdef GB_HAVE_BLIS
+    &gb_variant_blis,
+#endif
+#ifdef GB_HAVE_ONEDNN
+    &gb_variant_onednn,
+#endif
     /* gemmbench tune's records replayed */
     &gb_variant_tuned,
+    &gb_variant_tuned_packed,
 };
 
 const size_t gb_variant_count = sizeof gb_variants / sizeof gb_variants[0];

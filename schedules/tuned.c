@@ -169,4 +169,5 @@ const gb_variant gb_variant_tuned_packed = {
     .prepare = tuned_packed_prepare,
     .release = tuned_release,
     .resolve = tuned_packed_resolve,
+    .supports_prepack = 1,
 };

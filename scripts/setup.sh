@@ -1,16 +1,33 @@
 #!/bin/sh
 # Installs the Debian packages gemmbench needs, when it may (root and apt),
-# or prints the exact command and fails.  Usage: scripts/setup.sh [plots]
+# or prints the exact command and fails.  Usage: scripts/setup.sh [plots] [reference]
 #   (no argument) libcjson-dev: needed to build
 #   plots         gnuplot-nox as well: needed by scripts/plot.sh
+#   reference     libopenblas-dev libblis-dev libdnnl-dev as well: the optional
+#                 reference variants openblas, blis, onednn (rebuild afterwards)
 set -e
 
 need=""
 pkg-config --exists libcjson 2>/dev/null || [ -f /usr/include/cjson/cJSON.h ] || need="libcjson-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
-if [ "${1:-}" = plots ]; then
-    command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
-fi
+for arg in "$@"; do
+    case $arg in
+    plots)
+        command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox" ;;
+    reference)
+        pkg-config --exists openblas 2>/dev/null || need="$need libopenblas-dev"
+        blis=""
+        for h in /usr/include/blis.h /usr/include/*/blis.h /usr/include/blis/blis.h; do
+            [ -f "$h" ] && blis=$h
+        done
+        [ -n "$blis" ] || need="$need libblis-dev"
+        [ -f /usr/include/dnnl.h ] || [ -f /usr/include/oneapi/dnnl/dnnl.h ] ||
+            need="$need libdnnl-dev" ;;
+    *)
+        echo "setup: unknown argument '$arg' (plots, reference)" >&2
+        exit 2 ;;
+    esac
+done
 need=$(echo $need)
 [ -z "$need" ] && exit 0
 

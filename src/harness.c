@@ -248,10 +248,6 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     r->prepack = prepack;
     r->peak_pct = NAN;
     r->speedup = NAN;
-    if (v->resolve) {
-        v->resolve(M, N, K, &ctx, &r->effective);
-        r->has_effective = 1;
-    }
     make_label(r);
     r->samples_us = malloc((size_t)cfg->reps * sizeof *r->samples_us);
     if (r->samples_us == NULL) {
@@ -262,6 +258,12 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
         snprintf(err, errlen, "%s: set-up failed (out of memory?)", r->label);
         goto out;
     }
+    /* After prepare(): what ran may depend on its state (packed: prepack). */
+    if (v->resolve) {
+        v->resolve(M, N, K, &ctx, &r->effective);
+        r->has_effective = 1;
+    }
+    make_label(r); /* again: the label may name where the parameters came from */
 
     /* Verification first, on a C full of NaN, so an element the kernel never
      * writes cannot pass on a previous variant's result. */

@@ -39,14 +39,16 @@ static const char usage_text[] =
     "       gemmbench SUBCOMMAND --help         help on a subcommand\n"
     "\n"
     "selection\n"
-    "  -v, --variant LIST     variant names, families, or all (repeatable)\n"
+    "  -v, --variant LIST     variant names, family names (family:NAME when a variant\n"
+    "                         has the same name, e.g. family:parallel), or all\n"
     "  -k, --kernel LIST      qkv, mlp_expand, mlp_reduce, square1024, bench.conf\n"
     "                         [kernel] names, or all (= the three BERT kernels)\n"
     "      --m LIST           M values, e.g. 16,32,64\n"
     "      --shape MxKxN      a custom shape (repeatable; replaces --kernel and --m)\n"
     "  -a, --all              every variant on every kernel\n"
     "  -p, --param K=V[,...]  schedule parameters (see --list); labelled in the output\n"
-    "      --prepack          B packed outside the timed region (variants that can)\n"
+    "      --prepack          also measure with B packed outside the timed region\n"
+    "                         (variants that can; separate +prepack entries)\n"
     "timing\n"
     "  -t, --threads N        OpenMP threads (default: all the process may use)\n"
     "  -w, --warmup N         warm-up calls per measurement (default 5)\n"
@@ -84,7 +86,9 @@ static void print_list(FILE *out)
         const gb_variant *v = gb_variants[i];
         fprintf(out, "%-16s %-11s %s\n", v->name, v->family, v->description);
         for (const gb_param_spec *s = v->params; s && s->key; s++) {
-            if (s->choices) {
+            if (s->min > s->max) {
+                fprintf(out, "%29sreports %s  %s\n", "", s->key, s->help);
+            } else if (s->choices) {
                 fprintf(out, "%29s--param %s=", "", s->key);
                 for (int c = 0; s->choices[c]; c++)
                     fprintf(out, "%s%s", c ? "|" : "", s->choices[c]);
@@ -313,7 +317,9 @@ static int cmd_run(int argc, char **argv)
     cfg.max_time = o.max_time;
     cfg.check = o.check;
     cfg.nthreads = threads;
-    total = sel.nshapes * sel.nvariants;
+    total = 0;
+    for (int v = 0; v < sel.nvariants; v++)
+        total += sel.nshapes * (1 + (o.prepack && sel.variants[v]->supports_prepack));
     t_start = gb_now();
     if (o.format != GB_FMT_JSON)
         gb_print_header(stdout, o.format);
@@ -329,13 +335,15 @@ static int cmd_run(int argc, char **argv)
             status = fail(GB_EXIT_IO, err);
             break;
         }
-        for (int v = 0; v < sel.nvariants && !interrupted; v++) {
+        /* Two steps per variant: per call, then (--prepack, variants that
+         * can) with B pre-packed, as its own entry labelled +prepack. */
+        for (int step = 0; step < 2 * sel.nvariants && !interrupted; step++) {
+            const int v = step / 2, prepack = step % 2;
             const gb_variant *var = sel.variants[v];
-            int prepack = o.prepack && var->supports_prepack;
             gb_result r;
             char label[160];
 
-            if (o.prepack && !var->supports_prepack)
+            if (prepack && !(o.prepack && var->supports_prepack))
                 continue;
             if (!o.quiet && isatty(STDERR_FILENO)) {
                 snprintf(label, sizeof label, "%s %s M=%d", var->name, shape->kernel,

@@ -53,15 +53,21 @@ struct variant_pick {
     size_t errlen;
 };
 
+/* An item is "all", a variant name, "family:NAME", or a bare family name.
+ * A variant name wins over a family of the same name (`parallel` is both):
+ * `--variant parallel` is the one variant, `family:parallel` the family. */
 static int pick_variant(const char *item, void *arg)
 {
     struct variant_pick *pick = arg;
+    const char *family = strncmp(item, "family:", 7) == 0 ? item + 7 : NULL;
     int found = 0;
 
+    if (family == NULL && strcmp(item, "all") != 0 && gb_variant_find(item) == NULL)
+        family = item;
     for (size_t i = 0; i < gb_variant_count && i < 256; i++) {
         const gb_variant *v = gb_variants[i];
-        if (strcmp(item, "all") == 0 || strcmp(item, v->name) == 0 ||
-            strcmp(item, v->family) == 0) {
+        if (strcmp(item, "all") == 0 || (family ? strcmp(family, v->family) == 0
+                                                : strcmp(item, v->name) == 0)) {
             pick->mark[i] = 1;
             found = 1;
         }

@@ -42,10 +42,16 @@ static const gb_tune_space spaces[] = {
         { "jpack", 4, { 8, 16, 32, 64 } },
         { "unroll_ki", 2, { 0, 1 } },
     } },
-    { "packed", 3, {
+    /* packed: cache blocks, the micro-kernel (by ISA: 8x48 AVX-512 or 4x24
+     * AVX2; a path this CPU cannot run fails and is rejected), the inner loop
+     * order that shapes the threads' split, and whether B is packed. */
+    { "packed", 6, {
         { "mc", 7, { 24, 48, 72, 96, 144, 192, 288 } },
         { "kc", 6, { 128, 192, 256, 384, 512, 768 } },
-        { "nc", 6, { 256, 512, 1024, 1536, 2048, 3072 } },
+        { "nc", 6, { 240, 480, 960, 1536, 2064, 3072 } },
+        { "isa", 2, { 0, 1 } },
+        { "loop", 2, { 0, 1 } },
+        { "bpack", 2, { 0, 1 } },
     } },
 };
 

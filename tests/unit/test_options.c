@@ -194,10 +194,19 @@ TEST(variant_selection)
     CHECK_EQ_INT(n, (int)gb_variant_count);
     n = gb_variants_select("baseline,baseline", picked, 256, err, sizeof err);
     CHECK_EQ_INT(n, 1);
-    n = gb_variants_select("parallel", picked, 256, err, sizeof err); /* a family too */
-    CHECK(n >= 1);
+    /* a variant name wins over the family of the same name */
+    n = gb_variants_select("parallel", picked, 256, err, sizeof err);
+    CHECK_EQ_INT(n, 1);
+    CHECK_STR(picked[0]->name, "parallel");
+    n = gb_variants_select("family:parallel", picked, 256, err, sizeof err);
+    CHECK(n > 1);
     for (int i = 0; i < n; i++)
         CHECK_STR(picked[i]->family, "parallel");
+    /* a bare family name that is no variant's name */
+    n = gb_variants_select("ktile", picked, 256, err, sizeof err);
+    CHECK_EQ_INT(n, 5);
+    CHECK_STR(picked[0]->name, "k4");
+    CHECK(gb_variants_select("family:nope", picked, 256, err, sizeof err) < 0);
     CHECK(gb_variants_select("nope", picked, 256, err, sizeof err) < 0);
     CHECK(strstr(err, "'nope'") != NULL);
 }

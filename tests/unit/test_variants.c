@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "gemmbench.h"
+#include "variant_check.h"
 
 #define PAD_SENTINEL 12345.0f
 
@@ -27,8 +28,8 @@ static int small_int(void)
 /* Runs v once on an MxKxN problem with the given padding; returns the number
  * of wrong elements of C plus touched padding elements, or -1 on a kernel
  * error.  Integer inputs make the comparison exact. */
-static long run_and_compare(const gb_variant *v, const gb_params *params, int M, int N, int K,
-                            int pad, int nthreads, int prepack)
+long run_and_compare(const gb_variant *v, const gb_params *params, int M, int N, int K,
+                     int pad, int nthreads, int prepack)
 {
     const int lda = K + pad, ldb = N + pad, ldc = N + 2 * pad;
     float *A = malloc(sizeof(float) * (size_t)M * lda);

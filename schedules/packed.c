@@ -1,0 +1,792 @@
+/*
+ * packed family - packed: the fastest schedule we can write (SPEC §6).
+ *
+ * In the study's terms: tile(i, j) at two levels (cache blocks, register
+ * blocks), split(k), reorder to BLIS's order, cache_read of A and B into
+ * packed, zero-padded panels, vectorize(j) inside a register-blocked
+ * micro-kernel (cache_write: the MR x NR tile of C stays in registers for a
+ * whole k block), parallel over 2-D tiles of C.  The C loop nest is BLIS's
+ * five loops around a micro-kernel (Goto & van de Geijn 2008; Van Zee & van
+ * de Geijn 2015), per thread:
+ *
+ *   jc: the thread's columns of C, nc_cur at a time
+ *     pc: k, kc_cur at a time (never split across threads)
+ *       B block: packed into NR-wide micro-panels, or read in place (below),
+ *                or already packed (--prepack)
+ *       ic: the thread's rows of C, mc_cur at a time
+ *         A block: a slice of A, packed whole once per call (below)
+ *         ir, jr: MR rows x NR columns at a time, in the order below
+ *           micro-kernel: C[ir:+MR][jr:+NR] (+)= A micro-panel . B micro-panel
+ *
+ * Row-major C turns BLIS's roles around: the broadcast operand is A (MR = 8
+ * wide) and the vector operand B (NR = 48).  Two regimes, chosen by B's row
+ * stride (B's rows are N floats apart in a dense B):
+ *   - B packed (rows a page or more apart, e.g. N = 3072): ir outside jr.
+ *     The A micro-panel (MR x kc) stays in L1 while B micro-panels stream
+ *     from the L2-resident panel; kc: the A micro-panel takes a quarter of
+ *     L1d (8 x 384 floats of 48 KiB), so K = 768 needs two passes over C;
+ *     the kernel still runs at the FMA peak with B streaming from L2.
+ *   - B in place (rows under a page apart, e.g. N = 768): jr outside ir.
+ *     The kernel reads B where it is (rows ldb apart, prefetched 16 rows
+ *     ahead), each B micro-panel once, then reuses it from L1 for every A
+ *     micro-panel; kc: the B micro-panel takes three quarters of L1d
+ *     (192 x 48 floats).  Packing B would be a pass over B with nothing to
+ *     hide behind, which at small M costs as much as the FMAs.  Wide B is not
+ *     read in place: every row of a micro-panel then sits on its own page and
+ *     in the same L1 sets.
+ * --prepack: B packed once in prepare(), over all of K, into the same
+ * micro-panel layout (panel p, row k at (p*K + k)*NR), outside the timed
+ * region; the pc loop offsets into it; ir outside jr.
+ * A is packed whole (all rows, all of K: MR-row micro-panels, k-major) once
+ * per call, every thread packing a share, then the call's one barrier; so A
+ * is packed once however many jc blocks there are (block by block only when
+ * A would take more than A_WHOLE_MAX_BYTES).
+ *
+ * Register block (MR x NR) per instruction set, the rule: with R vector
+ * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
+ * needs MR*NV accumulators + NV B vectors + 1 broadcast register <= R; it
+ * must hold at least FMA latency x FMA units = 4 x 2 = 8 independent
+ * accumulators; among those, the most FMAs per loaded value (MR*NV /
+ * (MR + NV)) with MR a divisor of 8, since BERT's M values are multiples of
+ * 16 and any other MR pays for padded rows.  AVX-512 (32 zmm): 8 x 48 (24
+ * accumulators).  AVX2+FMA (16 ymm): 4 x 24 (12).  Portable (16 registers of
+ * 4 floats, the x86-64 baseline and NEON width): 4 x 8.
+ *
+ * Cache blocks from the detected caches (include/machine.h), after BLIS's
+ * analytical model (Low et al. 2016) without associativity, which the
+ * machine description does not record:
+ *   kc: the micro-panel that stays in L1 takes its share of L1d (above);
+ *   mc: the A block (mc x kc) takes half of L2;
+ *   nc: the B block (kc x nc) takes half of L2, so that a packed panel is
+ *       still in L2 when the micro-kernels read it back;
+ * each rounded to its register block and balanced, so that K = 768 is cut
+ * into equal blocks rather than a full one and a sliver.  --param mc, kc,
+ * nc override (mc, nc rounded up to MR, NR; not balanced); --param isa,
+ * bpack, loop and apack force the other choices (ablations).
+ *
+ * Threads: one parallel region per call.  The (ic, jr) tiles of C are split
+ * 2-D over a tm x tn grid; each thread runs the loops on its own region of
+ * C with its own B buffer, so the only barrier is after packing A.  The
+ * grid minimizes, for the busiest thread, padded FMAs + PACK_COST x the A
+ * and B elements it packs or reads: splitting N brings each B element in
+ * once, splitting M would bring all of B in on every thread, so at BERT's
+ * shapes the columns are split.  Their split follows the threads' speed on
+ * the previous call of the same measurement (rebalance(): the cores of a
+ * shared machine differ), starting from equal shares.
+ *
+ * Edges: panels are zero-padded to MR and NR (in place, a partial last B
+ * micro-panel is packed), so the micro-kernel always computes a full tile;
+ * a fringe tile goes to a scratch tile and only its valid part is copied to
+ * C.  One kernel, no edge variants.
+ *
+ * What each step bought (1 thread, CPU time, median of per-repetition ratios
+ * against onednn in the same process, on a busy machine; commit messages
+ * have the details):
+ *   - packing per ISA with MR/NR constants, A through 8x8 transposes: A
+ *     packing 6.4% -> 2.8% of the samples (mlp_expand M=384);
+ *   - ir outside jr with kc = 384 (was jr outside ir, kc = 128 from "B
+ *     micro-panel in half of L1", six passes over C): mlp_expand M=384
+ *     1.21x -> about 1.0x onednn;
+ *   - A packed whole once per call instead of once per jc block: qkv M=384
+ *     106.0 -> 108.8 GFLOP/s;
+ *   - B in place for N = 768: qkv M=16 1.43x -> 1.03x, M=64 1.33x -> 1.09x,
+ *     mlp_reduce M=16 1.30x -> 1.06x, M=64 1.45x -> 1.09x;
+ *   - the thread split following the threads' speed (2 threads, geomean
+ *     over the 24 BERT shapes): packed 1.027x -> 1.002x onednn, prepacked
+ *     0.939x -> 0.932x.
+ * Where the time goes (perf, 1 thread): mlp_expand M=384 packed per call:
+ * micro-kernel 87%, packing B 9% (B comes from L3 at about 11 GB/s), A 1.4%;
+ * qkv M=384 prepacked: micro-kernel 93%, packing A 4.4%.  At 2 threads,
+ * skipping A's packing (results wrong, timing only) took qkv M=384 from
+ * 1.14x to 1.05x onednn and mlp_reduce M=384 from 1.16x to 1.04x: A is read
+ * from L3 and packed in a pass with no FMAs to hide behind.
+ * Tried and dropped: packing B one micro-panel at a time just before use
+ * (slower than both, e.g. mlp_reduce M=64 1.70x); prefetching the next B
+ * panel's source into L2 during the micro-kernels (packing B fell from 9.0%
+ * to 7.7% of the samples, the prefetches took 7.8%); packing each A
+ * micro-panel just before its first use, per thread and without the
+ * barrier (every thread then packs all of A: mlp_reduce M=384 at 2 threads
+ * 1.24x against 1.18x); FMAs with A broadcast from memory ({1to16}, inline
+ * asm: 1.28x against 1.14x at qkv M=256); prefetching B in the kernel at
+ * other distances, unrolling k by 2 or 8 (no difference beyond noise).
+ */
+/* posix_memalign */
+#define _POSIX_C_SOURCE 200809L
+#include "gemmbench.h"
+#include "machine.h"
+#include "packed_kernels.h"
+
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shares of each cache the blocking rule gives a block (see the header). */
+#define KC_A_L1_SHARE 0.25 /* A micro-panel, MR x kc (ir outer) */
+#define KC_B_L1_SHARE 0.75 /* B micro-panel, kc x NR (jr outer) */
+/* Rows of B closer than this are read in place (see plan_call). */
+#define PAGE_BYTES 4096L
+#define MC_L2_SHARE 0.5
+#define NC_L2_SHARE 0.5
+/* A is packed whole (all rows, all of K) once per call when it takes at
+ * most this much; else block by block, again for every jc block. */
+#define A_WHOLE_MAX_BYTES (64L * 1024 * 1024)
+/* When the caches are unknown: common sizes of the last decade. */
+#define FALLBACK_L1_BYTES (32L * 1024)
+#define FALLBACK_L2_BYTES (1024L * 1024)
+/* Cost of packing one element, in FMAs of the micro-kernel, for choosing
+ * the thread grid (an element copy costs about one FMA-vector slot). */
+#define PACK_COST 16.0
+/* Thread speeds further apart than this are preemption, not core speed. */
+#define MAX_SPEED_RATIO 1.5
+/* Largest tile any kernel uses: the scratch tile for fringes. */
+#define MAX_TILE (16 * 64)
+
+/* ---- instruction sets ------------------------------------------------------ */
+
+/* Widest first: the default is the first one the CPU runs. */
+static const packed_isa *const isa_table[] = {
+#if defined(__x86_64__)
+    &packed_isa_avx512,
+    &packed_isa_avx2,
+#endif
+    &packed_isa_portable,
+};
+#define ISA_COUNT (sizeof isa_table / sizeof isa_table[0])
+
+/* The --param isa choices: every name, on every build, so that a command
+ * line means the same everywhere (a path this build or CPU lacks fails). */
+static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
+/* --param apack: A packed whole once per call, or block by block. */
+static const char *const apack_choices[] = { "whole", "block", NULL };
+/* --param bpack: how the micro-kernel gets B (the index is the b_mode). */
+static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", NULL };
+/* --param loop: the order of the two inner loops, outer first. */
+static const char *const loop_choices[] = { "ir_jr", "jr_ir", NULL };
+
+/* The isa the user forced (NULL if unknown here), or the widest this CPU runs. */
+static const packed_isa *select_isa(const gb_params *params)
+{
+    long forced = gb_param_get(params, "isa", -1);
+
+    if (forced >= 0) {
+        for (size_t i = 0; i < ISA_COUNT; i++)
+            if (strcmp(isa_table[i]->name, isa_choices[forced]) == 0)
+                return isa_table[i];
+        return NULL;
+    }
+    for (size_t i = 0; i < ISA_COUNT; i++)
+        if (isa_table[i]->cpu_runs())
+            return isa_table[i];
+    return &packed_isa_portable;
+}
+
+static long choice_index(const char *name)
+{
+    for (long i = 0; isa_choices[i]; i++)
+        if (strcmp(isa_choices[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- blocking ---------------------------------------------------------------- */
+
+enum { B_PANEL, B_IN_PLACE, B_PREPACKED };
+
+/* Everything a call needs to know about its loops. */
+typedef struct packed_plan {
+    const packed_isa *isa;
+    int mr, nr;
+    int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
+    int tm, tn;              /* thread grid: rows x columns of C */
+    int a_whole;             /* A packed whole, once per call, by all threads */
+    int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
+    int b_mode;              /* B_PANEL, B_IN_PLACE or B_PREPACKED (bpack_choices) */
+    int nthreads;
+    long l1_bytes, l2_bytes; /* what the rule used */
+} packed_plan;
+
+static int round_up(long x, int unit)
+{
+    return (int)((x + unit - 1) / unit * unit);
+}
+
+static long ceil_div(long a, long b)
+{
+    return (a + b - 1) / b;
+}
+
+/* The largest multiple of unit <= cap (at least unit), then balanced over
+ * extent: as many blocks as cap needs, each as equal as unit allows. */
+static int balanced_block(long extent, long cap, int unit)
+{
+    long blocks, block;
+
+    cap = cap / unit * unit;
+    if (cap < unit)
+        cap = unit;
+    if (cap >= extent)
+        return round_up(extent, unit);
+    blocks = ceil_div(extent, cap);
+    block = round_up(ceil_div(extent, blocks), unit);
+    return (int)block;
+}
+
+/* A user's block: at least one register block, rounded up to it, and never
+ * larger than the (rounded) extent, so buffers stay bounded by the shape. */
+static int user_block(long value, long extent, int unit)
+{
+    long max = round_up(extent, unit);
+    long v = round_up(value, unit);
+    return (int)(v < max ? v : max);
+}
+
+/* Busiest thread's cost for a tm x tn grid: padded FMAs, plus the A and B
+ * elements it packs or reads, at PACK_COST FMAs each. */
+static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int tn)
+{
+    const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
+    const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
+    const double jc_blocks = (double)ceil_div((long)cols, p->nc);
+    const double a_packed = p->a_whole ? (double)round_up(M, p->mr) * K / p->nthreads
+                                       : rows * K * jc_blocks;
+    /* B is brought in whether it is packed, read in place or pre-packed. */
+    const double packed = a_packed + cols * K;
+    return rows * cols * K + PACK_COST * packed;
+}
+
+static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
+{
+    gb_machine machine;
+    long kc_cap, mc_cap, nc_cap;
+    double best = -1.0;
+
+    memset(p, 0, sizeof *p);
+    p->isa = select_isa(ctx->params);
+    if (p->isa == NULL)
+        return;
+    p->mr = p->isa->mr;
+    p->nr = p->isa->nr;
+    gb_machine_detect(&machine);
+    p->l1_bytes = gb_machine_cache_bytes(&machine, 1);
+    p->l2_bytes = gb_machine_cache_bytes(&machine, 2);
+    if (p->l1_bytes <= 0)
+        p->l1_bytes = FALLBACK_L1_BYTES;
+    if (p->l2_bytes <= 0)
+        p->l2_bytes = FALLBACK_L2_BYTES;
+
+    /* B in place when dense rows of B (N floats) are closer than a page (the
+     * header says why); --param bpack=panel|in_place forces a mode, and
+     * prepacked is --prepack's alone. */
+    if (prepack)
+        p->b_mode = B_PREPACKED;
+    else if (gb_param_get(ctx->params, "bpack", -1) == B_PANEL ||
+             gb_param_get(ctx->params, "bpack", -1) == B_IN_PLACE)
+        p->b_mode = (int)gb_param_get(ctx->params, "bpack", -1);
+    else
+        p->b_mode = (long)N * (long)sizeof(float) < PAGE_BYTES ? B_IN_PLACE : B_PANEL;
+    if (gb_param_get(ctx->params, "loop", -1) >= 0)
+        p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
+    else
+        p->ir_outer = p->b_mode != B_IN_PLACE;
+    /* kc: the micro-panel that stays in L1 takes its share of L1. */
+    if (p->ir_outer)
+        kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
+    else
+        kc_cap = (long)(KC_B_L1_SHARE * p->l1_bytes) / ((long)p->nr * (long)sizeof(float));
+    if (gb_param_get(ctx->params, "kc", 0) > 0)
+        p->kc = (int)(gb_param_get(ctx->params, "kc", 0) < K ? gb_param_get(ctx->params, "kc", 0)
+                                                              : K);
+    else
+        p->kc = balanced_block(K, kc_cap, 1);
+
+    mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
+    nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
+    p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
+    if (gb_param_get(ctx->params, "apack", -1) >= 0)
+        p->a_whole = gb_param_get(ctx->params, "apack", -1) == 0;
+    else
+        p->a_whole =
+            (double)round_up(M, p->mr) * K * sizeof(float) <= (double)A_WHOLE_MAX_BYTES;
+
+    /* The grid first (it decides each thread's extent), from the caps. */
+    p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
+    p->nc = (int)(nc_cap / p->nr * p->nr > p->nr ? nc_cap / p->nr * p->nr : p->nr);
+    for (int tm = 1; tm <= p->nthreads; tm++) {
+        int tn = p->nthreads / tm;
+        double cost;
+        if (tm * tn != p->nthreads)
+            continue;
+        cost = grid_cost(p, M, N, K, tm, tn);
+        if (best < 0.0 || cost < best) {
+            best = cost;
+            p->tm = tm;
+            p->tn = tn;
+        }
+    }
+
+    /* Then the blocks, balanced over one thread's rows and columns. */
+    {
+        long rows = ceil_div(ceil_div(M, p->mr), p->tm) * p->mr;
+        long cols = ceil_div(ceil_div(N, p->nr), p->tn) * p->nr;
+        long mc = gb_param_get(ctx->params, "mc", 0), nc = gb_param_get(ctx->params, "nc", 0);
+        p->mc = mc > 0 ? user_block(mc, M, p->mr) : balanced_block(rows, mc_cap, p->mr);
+        p->nc = nc > 0 ? user_block(nc, N, p->nr) : balanced_block(cols, nc_cap, p->nr);
+    }
+}
+
+/* ---- macro-kernel: the jr and ir loops ------------------------------------------ */
+
+/* The B operand of one (jc, pc) block, as the micro-kernel reads it:
+ * micro-panel jr starts at base + (jr / NR) * panel_stride and its k rows
+ * are ld floats apart.  Packed (per call or prepacked): panel_stride kc*NR
+ * or K*NR, ld NR.  In place: base is B itself, panel_stride NR (the next NR
+ * columns), ld B's row stride, and a partial last micro-panel is packed
+ * zero-padded into fringe, so the kernel never reads past B's columns. */
+typedef struct b_view {
+    const float *base;
+    size_t panel_stride;
+    long ld;
+    const float *fringe;
+} b_view;
+
+/* C[0:mc][0:nc] (+)= packed A block . B.  a_panel_stride: floats from one A
+ * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A). */
+static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const float *a_block,
+                         size_t a_panel_stride, const b_view *bv, float *C, int ldc,
+                         int accumulate)
+{
+    const int mr = p->mr, nr = p->nr;
+    const packed_ukernel_fn kernel = p->isa->kernel;
+    const int mtiles = (int)ceil_div(mc, mr), ntiles = (int)ceil_div(nc, nr);
+    const int outer = p->ir_outer ? mtiles : ntiles, inner = p->ir_outer ? ntiles : mtiles;
+    float scratch[MAX_TILE] __attribute__((aligned(64)));
+
+    /* ir outer: one A micro-panel (MR x kc) stays in L1 while the B
+     * micro-panels stream from L2; jr outer: one B micro-panel stays while
+     * the A micro-panels stream (the plan's rule decides). */
+    for (int o = 0; o < outer; o++) {
+        for (int in = 0; in < inner; in++) {
+            const int ir = (p->ir_outer ? o : in) * mr, jr = (p->ir_outer ? in : o) * nr;
+            const int mr_cur = mc - ir < mr ? mc - ir : mr;
+            const int nr_cur = nc - jr < nr ? nc - jr : nr;
+            const float *a = a_block + (size_t)(ir / mr) * a_panel_stride;
+            const int use_fringe = nr_cur < nr && bv->fringe != NULL;
+            const float *b =
+                use_fringe ? bv->fringe : bv->base + (size_t)(jr / nr) * bv->panel_stride;
+            const long ldb = use_fringe ? nr : bv->ld;
+            float *c = C + (size_t)ir * ldc + jr;
+
+            if (mr_cur == mr && nr_cur == nr) {
+                kernel(kc, a, b, ldb, c, ldc, accumulate);
+                continue;
+            }
+            /* Fringe: the full tile into scratch, its valid part into C. */
+            kernel(kc, a, b, ldb, scratch, nr, 0);
+            for (int i = 0; i < mr_cur; i++)
+                for (int j = 0; j < nr_cur; j++)
+                    c[(size_t)i * ldc + j] =
+                        accumulate ? c[(size_t)i * ldc + j] + scratch[i * nr + j]
+                                   : scratch[i * nr + j];
+        }
+    }
+}
+
+/* ---- one thread's region: the jc, pc, ic loops -------------------------------- */
+
+typedef struct thread_buffers {
+    float *a_block;          /* mc x kc, packed A */
+    float *b_panel;          /* kc x nc, packed B (unused with a prepacked B) */
+} thread_buffers;
+
+/* C[m0:m1][n0:n1] = A[m0:m1][:] . B[:][n0:n1]; m0 and n0 are multiples of MR
+ * and NR.  a_whole: all of A already packed (MR-row panels over all of K),
+ * or NULL to pack A block by block here; b_prepacked likewise for B. */
+static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int K,
+                       const float *A, int lda, const float *a_whole, const float *B, int ldb,
+                       const float *b_prepacked, float *C, int ldc, const thread_buffers *buf)
+{
+    /* jc: the region's columns, one B panel (kc x nc) at a time */
+    for (int jc = n0; jc < n1; jc += p->nc) {
+        const int nc_cur = n1 - jc < p->nc ? n1 - jc : p->nc;
+        /* pc: k, one block at a time; C is stored by the first, added to after */
+        for (int pc = 0; pc < K; pc += p->kc) {
+            const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
+            b_view bv = { NULL, 0, p->nr, NULL };
+
+            if (b_prepacked) {
+                bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
+                bv.panel_stride = (size_t)K * p->nr;
+            } else if (p->b_mode == B_IN_PLACE) {
+                const int full = nc_cur / p->nr * p->nr;
+                bv.base = B + (size_t)pc * ldb + jc;
+                bv.panel_stride = (size_t)p->nr;
+                bv.ld = ldb;
+                if (full < nc_cur) {
+                    p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb, buf->b_panel);
+                    bv.fringe = buf->b_panel;
+                }
+            } else {
+                p->isa->pack_b(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, buf->b_panel);
+                bv.base = buf->b_panel;
+                bv.panel_stride = (size_t)kc_cur * p->nr;
+            }
+            /* ic: the region's rows, one A block (mc x kc) at a time */
+            for (int ic = m0; ic < m1; ic += p->mc) {
+                const int mc_cur = m1 - ic < p->mc ? m1 - ic : p->mc;
+                const float *a_block;
+                size_t a_stride;
+
+                if (a_whole) {
+                    a_block = a_whole + ((size_t)(ic / p->mr) * K + pc) * p->mr;
+                    a_stride = (size_t)K * p->mr;
+                } else {
+                    p->isa->pack_a(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda,
+                                   buf->a_block);
+                    a_block = buf->a_block;
+                    a_stride = (size_t)kc_cur * p->mr;
+                }
+                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, &bv,
+                             C + (size_t)ic * ldc + jc, ldc, pc > 0);
+            }
+        }
+    }
+}
+
+/* ---- buffers and state --------------------------------------------------------- */
+
+typedef struct packed_state {
+    packed_plan plan;
+    int M, N, K;
+    float *a_packed;          /* all of A, shared by the threads (plan.a_whole), or NULL */
+    float *buffers;           /* every thread's A block and B panel, where needed */
+    size_t per_thread;        /* floats per thread, a multiple of 16 (64 bytes) */
+    size_t a_floats;          /* of which the A block */
+    float *b_prepacked;       /* all of B (--prepack), or NULL */
+    double *share;            /* fraction of the column panels per grid column (tn) */
+    double *busy;             /* seconds each thread computed in the last call */
+} packed_state;
+
+/* Floats per thread for its A block and B panel, each rounded to 64 bytes;
+ * none for an operand packed whole. */
+static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
+                         size_t *a_floats, size_t *per_thread)
+{
+    const size_t kc = (size_t)(K < p->kc ? K : p->kc);
+    const size_t mc = (size_t)(round_up(M, p->mr) < p->mc ? round_up(M, p->mr) : p->mc);
+    const size_t nc = (size_t)(round_up(N, p->nr) < p->nc ? round_up(N, p->nr) : p->nc);
+
+    *a_floats = p->a_whole ? 0 : (mc * kc + 15) / 16 * 16;
+    *per_thread = *a_floats + (prepack ? 0 : (nc * kc + 15) / 16 * 16);
+}
+
+static void *alloc_floats(size_t n)
+{
+    void *ptr = NULL;
+    if (n > SIZE_MAX / sizeof(float) || posix_memalign(&ptr, 64, n * sizeof(float)) != 0)
+        return NULL;
+    return ptr;
+}
+
+/* Plans the call and allocates its buffers (never static: per
+ * measurement in prepare(), or per call without one).  0, or -1 when the
+ * isa cannot run here or memory is short. */
+static int state_init(packed_state *s, int M, int N, int K, const gb_ctx *ctx, int prepack)
+{
+    memset(s, 0, sizeof *s);
+    plan_call(M, N, K, ctx, prepack, &s->plan);
+    if (s->plan.isa == NULL || !s->plan.isa->cpu_runs())
+        return -1;
+    s->M = M;
+    s->N = N;
+    s->K = K;
+    buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->per_thread);
+    if (s->plan.a_whole) {
+        s->a_packed = alloc_floats((size_t)round_up(M, s->plan.mr) * K);
+        if (s->a_packed == NULL)
+            return -1;
+    }
+    if (s->per_thread > 0) {
+        s->buffers = alloc_floats(s->per_thread * (size_t)s->plan.nthreads);
+        if (s->buffers == NULL)
+            return -1;
+    }
+    s->share = malloc((size_t)s->plan.tn * sizeof *s->share);
+    s->busy = calloc((size_t)s->plan.nthreads, sizeof *s->busy);
+    if (s->share == NULL || s->busy == NULL)
+        return -1;
+    for (int j = 0; j < s->plan.tn; j++)
+        s->share[j] = 1.0 / s->plan.tn;
+    return 0;
+}
+
+static void state_free(packed_state *s)
+{
+    free(s->share);
+    free(s->busy);
+    free(s->a_packed);
+    free(s->buffers);
+    free(s->b_prepacked);
+}
+
+static void packed_release(void *state)
+{
+    if (state) {
+        state_free(state);
+        free(state);
+    }
+}
+
+static int packed_prepare(int M, int N, int K, const float *B, int ldb, const gb_ctx *ctx,
+                          int prepack, void **state)
+{
+    packed_state *s = malloc(sizeof *s);
+
+    *state = NULL;
+    if (s == NULL)
+        return -1;
+    if (state_init(s, M, N, K, ctx, prepack) != 0)
+        goto fail;
+    if (prepack) {
+        s->b_prepacked = alloc_floats((size_t)K * round_up(N, s->plan.nr));
+        if (s->b_prepacked == NULL)
+            goto fail;
+        s->plan.isa->pack_b(K, N, B, ldb, s->b_prepacked);
+    }
+    *state = s;
+    return 0;
+fail:
+    packed_release(s);
+    return -1;
+}
+
+/* ---- balance ------------------------------------------------------------------- */
+
+/* Where grid column j of npanels column panels starts (bound[j]) and ends
+ * (bound[j + 1]): cumulative shares rounded to whole panels, every column
+ * at least one panel while there are enough. */
+static void column_bounds(const double *share, int tn, int npanels, int *bound)
+{
+    double sum = 0.0;
+
+    bound[0] = 0;
+    for (int j = 0; j < tn; j++) {
+        int b, lo, hi;
+        sum += share[j];
+        b = j + 1 == tn ? npanels : (int)(sum * npanels + 0.5);
+        lo = bound[j] + (npanels >= tn ? 1 : 0);
+        hi = npanels - (npanels >= tn ? tn - 1 - j : 0);
+        bound[j + 1] = b < lo ? lo : b > hi ? hi : b;
+    }
+}
+
+/* After a call: each grid column's share moves halfway towards the share at
+ * which every thread would have finished together, its speed being the
+ * panels it did over the time it took.  The cores of a shared machine are
+ * not equally fast (on the VM this was tuned on, one ran the micro-kernel
+ * at 138 GFLOP/s, the other at 121, and with equal shares one thread
+ * waited for the other a quarter of the call at qkv M=384); a call has no
+ * cheap way to even out (k is never split, and finer dynamic tasks would
+ * re-read A for every task), so the split learns from the previous call.
+ * Only for one row of threads, each with one grid column. */
+static void rebalance(packed_state *s, const int *bound)
+{
+    const packed_plan *p = &s->plan;
+    double speed_sum = 0.0, slowest = 0.0, fastest = 0.0;
+
+    if (p->tm != 1 || p->tn != p->nthreads || p->tn < 2)
+        return;
+    for (int j = 0; j < p->tn; j++) {
+        double speed;
+        if (!(s->busy[j] > 0.0) || bound[j + 1] <= bound[j])
+            return;
+        speed = (bound[j + 1] - bound[j]) / s->busy[j];
+        speed_sum += speed;
+        slowest = j == 0 || speed < slowest ? speed : slowest;
+        fastest = speed > fastest ? speed : fastest;
+    }
+    /* Half the speed of another core is a thread that was preempted, not
+     * a slower core: not worth learning from. */
+    if (fastest > MAX_SPEED_RATIO * slowest)
+        return;
+    for (int j = 0; j < p->tn; j++)
+        s->share[j] = 0.5 * s->share[j] + 0.5 * (bound[j + 1] - bound[j]) / s->busy[j] / speed_sum;
+}
+
+/* ---- the call ------------------------------------------------------------------ */
+
+static int packed_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                      float *C, int ldc, const gb_ctx *ctx)
+{
+    packed_state local, *s = ctx->state;
+    int *bound;
+
+    /* Without prepare()'s state (or for another shape): plan and allocate
+     * here. */
+    if (s == NULL || s->M != M || s->N != N || s->K != K) {
+        if (s != NULL && s->b_prepacked != NULL)
+            return -1;
+        s = &local;
+        if (state_init(s, M, N, K, ctx, 0) != 0) {
+            state_free(s);
+            return -1;
+        }
+    }
+
+    bound = malloc(((size_t)s->plan.tn + 1) * sizeof *bound);
+    if (bound == NULL) {
+        if (s == &local)
+            state_free(s);
+        return -1;
+    }
+    column_bounds(s->share, s->plan.tn, (int)ceil_div(N, s->plan.nr), bound);
+
+#pragma omp parallel num_threads(s->plan.nthreads)
+    {
+        const packed_plan *p = &s->plan;
+        const int t = omp_get_thread_num();
+        /* Fewer threads than asked (nested or dynamic OpenMP): the grid's
+         * extra tiles go to the threads there are. */
+        const int nt = omp_get_num_threads();
+        const int mpanels = (int)ceil_div(M, p->mr);
+        thread_buffers buf = { NULL, NULL };
+
+        if (s->buffers) {
+            buf.a_block = s->buffers + (size_t)t * s->per_thread;
+            buf.b_panel = buf.a_block + s->a_floats;
+        }
+        /* A whole: every thread packs an equal share of its MR-row panels,
+         * then waits for the others, the call's one barrier. */
+        if (s->a_packed) {
+            const int share = (int)ceil_div(mpanels, nt);
+            const int p0 = t * share, p1 = p0 + share < mpanels ? p0 + share : mpanels;
+            if (p0 < p1)
+                p->isa->pack_a((p1 * p->mr < M ? p1 * p->mr : M) - p0 * p->mr, K,
+                               A + (size_t)p0 * p->mr * lda, lda,
+                               s->a_packed + (size_t)p0 * p->mr * K);
+#pragma omp barrier
+        }
+        double started = omp_get_wtime();
+        for (int cell = t; cell < p->tm * p->tn; cell += nt) {
+            const int ti = cell / p->tn, tj = cell % p->tn;
+            const int m0 = (int)((long)mpanels * ti / p->tm) * p->mr;
+            const int m1 = (int)((long)mpanels * (ti + 1) / p->tm) * p->mr;
+            const int n0 = bound[tj] * p->nr, n1 = bound[tj + 1] * p->nr;
+            if (m0 < M && n0 < N && m0 < m1 && n0 < n1)
+                run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda,
+                           s->a_packed, B, ldb, s->b_prepacked, C, ldc, &buf);
+        }
+        s->busy[t] = nt == p->nthreads ? omp_get_wtime() - started : 0.0;
+    }
+    rebalance(s, bound);
+    free(bound);
+    if (s == &local)
+        state_free(s);
+    return 0;
+}
+
+/* ---- description --------------------------------------------------------------- */
+
+static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *effective)
+{
+    const packed_state *s = ctx->state;
+    packed_plan p;
+
+    memset(effective, 0, sizeof *effective);
+    /* The plan that runs: prepare()'s (the harness resolves after it, and
+     * only it knows about --prepack), else the one a call would make. */
+    if (s != NULL && s->M == M && s->N == N && s->K == K)
+        p = s->plan;
+    else
+        plan_call(M, N, K, ctx, 0, &p);
+    if (p.isa == NULL)
+        return;
+    gb_param_set(effective, "isa", choice_index(p.isa->name));
+    gb_param_set(effective, "mr", p.mr);
+    gb_param_set(effective, "nr", p.nr);
+    gb_param_set(effective, "mc", p.mc);
+    gb_param_set(effective, "kc", p.kc);
+    gb_param_set(effective, "nc", p.nc);
+    gb_param_set(effective, "apack", p.a_whole ? 0 : 1);
+    gb_param_set(effective, "loop", p.ir_outer ? 0 : 1);
+    gb_param_set(effective, "bpack", p.b_mode);
+    gb_param_set(effective, "threads_m", p.tm);
+    gb_param_set(effective, "threads_n", p.tn);
+}
+
+static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    static const char *const b_how[] = {
+        "packed per call into NR-wide panels; ir outside jr (A micro-panel in L1)",
+        "read in place (rows under a page apart); jr outside ir (B micro-panel in L1)",
+        "pre-packed by prepare(); ir outside jr (A micro-panel in L1)",
+    };
+    const int user_kc = gb_param_get(ctx->params, "kc", 0) > 0;
+    long forced = gb_param_get(ctx->params, "isa", -1);
+    packed_plan p;
+
+    plan_call(M, N, K, ctx, 0, &p);
+    fprintf(out, "packed %dx%dx%d (MxKxN), %d thread%s:\n", M, K, N, ctx->nthreads,
+            ctx->nthreads > 1 ? "s" : "");
+    if (p.isa == NULL) {
+        fprintf(out, "  isa %s: not in this build\n", isa_choices[forced]);
+        return;
+    }
+    fprintf(out, "  micro-kernel  %s %dx%d (%s; %d registers of %d floats)%s\n", p.isa->name,
+            p.mr, p.nr, forced >= 0 ? "forced" : "widest this CPU runs", p.isa->vector_regs,
+            p.isa->vector_floats, p.isa->cpu_runs() ? "" : "  -- this CPU cannot run it");
+    fprintf(out, "  B             %s%s\n", b_how[p.b_mode],
+            gb_param_get(ctx->params, "bpack", -1) >= 0 ||
+                    gb_param_get(ctx->params, "loop", -1) >= 0
+                ? " (--param)"
+                : "");
+    fprintf(out, "  A             packed %s\n",
+            p.a_whole ? "whole once per call, a share per thread, then one barrier"
+                      : "block by block");
+    fprintf(out, "  kc %-5d %s\n", p.kc,
+            user_kc ? "(--param)"
+            : p.ir_outer ? "(A micro-panel MR x kc in a quarter of L1d, balanced over K)"
+                         : "(B micro-panel kc x NR in three quarters of L1d, balanced over K)");
+    fprintf(out, "  mc %-5d %s\n", p.mc,
+            gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
+                                                   : "(A block mc x kc in half of L2, balanced)");
+    fprintf(out, "  nc %-5d %s\n", p.nc,
+            gb_param_get(ctx->params, "nc", 0) > 0 ? "(--param, rounded up to NR)"
+                                                   : "(B block kc x nc in half of L2, balanced)");
+    fprintf(out, "  caches L1d %ld KiB, L2 %ld KiB\n", p.l1_bytes / 1024, p.l2_bytes / 1024);
+    fprintf(out, "  threads %d x %d (rows x columns of C); loops per thread: jc %ld, pc %ld, "
+                 "ic %ld\n",
+            p.tm, p.tn, ceil_div(ceil_div(ceil_div(N, p.nr), p.tn) * p.nr, p.nc),
+            ceil_div(K, p.kc), ceil_div(ceil_div(ceil_div(M, p.mr), p.tm) * p.mr, p.mc));
+    plan_call(M, N, K, ctx, 1, &p);
+    fprintf(out, "  --prepack: B %s; kc %d, nc %d, threads %d x %d\n", b_how[p.b_mode], p.kc,
+            p.nc, p.tm, p.tn);
+}
+
+static const gb_param_spec packed_params[] = {
+    { "mc", 1, 1000000, NULL, "rows of A per packed block (L2); rounded up to MR" },
+    { "kc", 1, 1000000, NULL, "k per block (L1)" },
+    { "nc", 1, 1000000, NULL, "columns of B per packed panel; rounded up to NR" },
+    { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
+    { "loop", 0, 0, loop_choices, "inner loop order, outer first (default: jr_ir when B is "
+                                  "read in place)" },
+    { "bpack", 0, 0, bpack_choices, "B packed per call into panels or read in place "
+                                    "(default: in place when N*4 < 4096); prepacked is "
+                                    "--prepack's" },
+    { "apack", 0, 0, apack_choices, "A packed whole per call or per block (default: whole "
+                                    "when it fits in 64 MiB)" },
+    { 0 },
+};
+
+const gb_variant gb_variant_packed = {
+    .name = "packed",
+    .family = "packed",
+    .description = "BLIS five loops, packed A and B, SIMD micro-kernel by CPU, 2-D threads",
+    .run = packed_run,
+    .params = packed_params,
+    .prepare = packed_prepare,
+    .release = packed_release,
+    .resolve = packed_resolve,
+    .explain = packed_explain,
+    .supports_prepack = 1,
+};

@@ -1,0 +1,74 @@
+/*
+ * packed_kernels.h - the micro-kernels of the packed schedule (packed.c):
+ * one signature for every instruction set, and the data that describes each
+ * one (its register block and how to tell whether the CPU runs it).
+ *
+ * The framework (packed.c: five loops, packing, blocking, threads) is
+ * written once; each packed_kernels_ISA.c holds only the micro-kernel of one
+ * instruction set, as BLIS keeps kernels/haswell/3/ apart from frame/.
+ */
+#ifndef GB_PACKED_KERNELS_H
+#define GB_PACKED_KERNELS_H
+
+#include <stdint.h>
+
+/*
+ * The micro-kernel: one MR x NR tile of C from packed panels,
+ *     C[i][j] (+)= sum_{k < kc} a[k*MR + i] * b[k*NR + j]     i < MR, j < NR
+ * a: an MR-row micro-panel of A, k-major (MR values per k);
+ * b: an NR-column micro-panel of B, its k rows ldb floats apart: NR in a
+ *    packed panel, or B's own row stride when B is read in place (packed.c
+ *    decides); no alignment assumed;
+ * c: the tile's first element, rows ldc floats apart (no alignment);
+ * accumulate: 0 stores the product (beta = 0, the first k block), 1 adds it
+ *    (every later k block).
+ * Panels are zero-padded to full MR and NR, so a kernel never sees an edge:
+ * fringe tiles go through a scratch tile in packed.c.
+ */
+typedef void (*packed_ukernel_fn)(int kc, const float *restrict a, const float *restrict b,
+                                  long ldb, float *restrict c, long ldc, int accumulate);
+
+/* Rows of B the kernels prefetch ahead of the one they load: B read in place
+ * is a row stride apart per k, which no hardware prefetcher follows, and a
+ * trip to L3 takes about as long as 16 rows of FMAs. */
+#define PACKED_B_PREFETCH_ROWS 16
+
+/* Float offset of B, PACKED_B_PREFETCH_ROWS rows ahead of b, as an address
+ * for a prefetch.  Computed as an integer: near the end of B it points past
+ * the matrix, where a prefetch is harmless but a C pointer is undefined. */
+static inline const char *packed_b_ahead(const float *b, long ldb, long offset)
+{
+    return (const char *)((uintptr_t)b +
+                          (uintptr_t)(PACKED_B_PREFETCH_ROWS * ldb + offset) * sizeof(float));
+}
+
+/* Packing into the layouts above (packed_pack.h), compiled per ISA with
+ * its MR and NR as constants.  pack_a: an A block of mc rows x kc (row
+ * stride lda) into consecutive MR-row micro-panels; pack_b: a B panel of
+ * kc rows x nc (row stride ldb) into NR-column micro-panels; both
+ * zero-padded. */
+typedef void (*packed_pack_a_fn)(int mc, int kc, const float *A, long lda,
+                                 float *restrict dst);
+typedef void (*packed_pack_b_fn)(int kc, int nc, const float *B, long ldb,
+                                 float *restrict dst);
+
+/* One instruction set's kernel, packing and register block, MR x NR,
+ * chosen by the rule in packed.c's header from the vector register count. */
+typedef struct packed_isa {
+    const char *name;        /* the --param isa= choice */
+    int mr, nr;              /* register block: rows of A, columns of B */
+    int vector_regs;         /* architectural SIMD registers the rule used */
+    int vector_floats;       /* floats per SIMD register */
+    packed_ukernel_fn kernel;
+    packed_pack_a_fn pack_a;
+    packed_pack_b_fn pack_b;
+    int (*cpu_runs)(void);   /* 1 when this CPU can execute the kernel */
+} packed_isa;
+
+#if defined(__x86_64__)
+extern const packed_isa packed_isa_avx512;
+extern const packed_isa packed_isa_avx2;
+#endif
+extern const packed_isa packed_isa_portable;
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * packed_kernels_portable.c - the packed schedule's portable micro-kernel:
+ * GCC vector types, no intrinsics, so it builds on any target GCC or Clang
+ * knows (x86-64 without -march, aarch64, ...) and is the fallback when the
+ * CPU has neither AVX-512 nor AVX2+FMA.
+ *
+ * Register tile, 4 x 8 (MR x NR) in 16-byte vectors (SSE2 and NEON width;
+ * the rule in packed.c with 16 registers of 4 floats, the x86-64 baseline):
+ *
+ *              b0 (4)   b1 (4)
+ *   a[0] -->  c00      c01
+ *    ...       ...      ...       8 accumulators + 2 B + 1 broadcast
+ *   a[3] -->  c30      c31
+ *
+ * A multiply and an add, not an FMA: ISO C mode does not contract them, and
+ * a target without FMA has nothing to contract them into.
+ */
+#include "packed_kernels.h"
+#include "packed_pack.h"
+
+#include <string.h>
+
+#define MR 4
+#define VF 4 /* floats per vector */
+#define NV 2 /* vectors per row of the tile: NR = 8 */
+
+typedef float v4f __attribute__((vector_size(VF * sizeof(float))));
+
+static void ukernel_portable_4x8(int kc, const float *restrict a, const float *restrict b,
+                                 long ldb, float *restrict c, long ldc, int accumulate)
+{
+    v4f acc[MR][NV];
+
+    memset(acc, 0, sizeof acc);
+    for (int k = 0; k < kc; k++) {
+        v4f bv[NV];
+        __builtin_prefetch(packed_b_ahead(b, ldb, 0), 0, 3);
+        __builtin_prefetch(packed_b_ahead(b, ldb, VF * NV - 1), 0, 3);
+        /* memcpy: a vector load without assuming alignment or aliasing. */
+        memcpy(bv, b, sizeof bv);
+#pragma GCC unroll 4
+        for (int i = 0; i < MR; i++) {
+            const v4f ai = { a[i], a[i], a[i], a[i] };
+#pragma GCC unroll 2
+            for (int v = 0; v < NV; v++)
+                acc[i][v] += ai * bv[v];
+        }
+        a += MR;
+        b += ldb;
+    }
+    for (int i = 0; i < MR; i++) {
+        float *row = c + i * ldc;
+        for (int v = 0; v < NV; v++) {
+            v4f out = acc[i][v];
+            if (accumulate) {
+                v4f old;
+                memcpy(&old, row + VF * v, sizeof old);
+                out += old;
+            }
+            memcpy(row + VF * v, &out, sizeof out);
+        }
+    }
+}
+
+/* Packing with this kernel's MR and NR as constants (packed_pack.h). */
+static void pack_a_portable(int mc, int kc, const float *A, long lda,
+                    float *restrict dst)
+{
+    pk_pack_a_block(mc, kc, A, lda, dst, MR);
+}
+
+static void pack_b_portable(int kc, int nc, const float *B, long ldb,
+                    float *restrict dst)
+{
+    pk_pack_b_panel(kc, nc, B, ldb, dst, VF * NV);
+}
+
+static int cpu_runs_portable(void)
+{
+    return 1;
+}
+
+const packed_isa packed_isa_portable = {
+    .name = "portable",
+    .mr = MR,
+    .nr = VF * NV,
+    .vector_regs = 16,
+    .vector_floats = VF,
+    .kernel = ukernel_portable_4x8,
+    .pack_a = pack_a_portable,
+    .pack_b = pack_b_portable,
+    .cpu_runs = cpu_runs_portable,
+};

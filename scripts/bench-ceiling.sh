@@ -1,0 +1,36 @@
+#!/bin/sh
+# bench-ceiling.sh - the ceiling benchmark (README "ceiling"): packed per
+# call, packed with B pre-packed, and every reference library the build found
+# (openblas, blis, onednn), interleaved in ONE run on the 24 BERT shapes
+# (shapes outer, variants inner, so all of them see the same machine state),
+# 2 threads, median of 50 after 5 warm-ups; then packed on one thread at
+# mlp_expand M=384 against the single-thread peak.  Prints per-shape medians
+# and the geometric-mean ratios to onednn and to the measured peak, read back
+# from the JSON files the runs wrote (scripts/ceiling_report.py).
+#
+# Usage: scripts/bench-ceiling.sh [extra gemmbench options]
+#   e.g. scripts/bench-ceiling.sh --reps 10 --warmup 2    (a quick look)
+# Environment: GEMMBENCH (default build/gemmbench), OUTDIR (default results).
+set -e
+G=${GEMMBENCH:-build/gemmbench}
+OUTDIR=${OUTDIR:-results}
+[ -x "$G" ] || { echo "bench-ceiling: $G not built (run make)" >&2; exit 2; }
+command -v python3 >/dev/null 2>&1 || { echo "bench-ceiling: needs python3" >&2; exit 2; }
+mkdir -p "$OUTDIR"
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+two="$OUTDIR/ceiling-$stamp-2t.json"
+one="$OUTDIR/ceiling-$stamp-1t.json"
+
+refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
+[ -n "$refs" ] || echo "bench-ceiling: no reference library in this build; packed alone" >&2
+
+# --max-time high enough that every measurement keeps all its repetitions;
+# --cooldown 0.2: OpenBLAS's pthreads spin (sched_yield) for about 2^28 cycles
+# after a call before they sleep, which would take CPU from whatever runs next.
+"$G" --variant "packed$refs" --kernel qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384 \
+    --threads 2 --warmup 5 --reps 50 --max-time 60 --cooldown 0.2 --prepack --quiet \
+    -o "$two" "$@" >/dev/null
+"$G" --variant "packed$refs" --kernel mlp_expand --m 384 \
+    --threads 1 --warmup 5 --reps 50 --max-time 60 --cooldown 0.2 --prepack --quiet \
+    -o "$one" "$@" >/dev/null
+python3 "$(dirname "$0")/ceiling_report.py" "$two" "$one"

@@ -1,0 +1,35 @@
+# ceiling.sh - the packed schedule's command line: --prepack adds separate
+# +prepack entries (never mixed with per-call ones), --param isa= is checked,
+# and the measured peak reaches `info` and the JSON.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+cd "$WORK" || exit 1
+run() { "$G" --quiet --reps 2 --warmup 0 --threads 2 "$@"; }
+
+expect_exit prepack_runs 0 run --variant packed,baseline --shape 33x17x40 --prepack -o "$WORK/p.json"
+expect_grep prepack_per_call_row "^packed  " "$WORK/out"
+expect_grep prepack_row_labelled "^packed+prepack " "$WORK/out"
+expect_grep prepack_json_label '"label":[[:space:]]*"packed+prepack"' "$WORK/p.json"
+expect_grep prepack_json_flag '"prepack":[[:space:]]*true' "$WORK/p.json"
+# Per-call and prepacked entries: one each for packed, one for baseline.
+n=$(grep -c '"variant":' "$WORK/p.json")
+if [ "$n" -eq 3 ]; then echo "ok prepack_entry_count"; else echo "FAIL prepack_entry_count: $n entries, expected 3"; fi
+if grep -q '^baseline+prepack' "$WORK/out"; then
+    echo "FAIL prepack_only_capable: baseline has a +prepack row"
+else
+    echo "ok prepack_only_capable"
+fi
+expect_exit prepack_needs_capable_variant 2 run --variant baseline --shape 8x8x8 --prepack -o "$WORK/q.json"
+expect_grep prepack_error_says_why "pre-pack" "$WORK/err"
+
+expect_exit isa_bad_choice 2 run --variant packed --shape 8x8x8 --param isa=sse9 -o "$WORK/i.json"
+expect_grep isa_bad_choice_named "sse9" "$WORK/err"
+expect_exit isa_portable_runs 0 run --variant packed --shape 9x10x11 --param isa=portable -o "$WORK/i.json"
+expect_grep isa_recorded '"isa":[[:space:]]*"portable"' "$WORK/i.json"
+expect_exit explain_packed 0 "$G" --variant packed --shape 16x768x768 --explain
+expect_grep explain_packed_kc "^  kc " "$WORK/out"
+
+expect_exit info_peak 0 "$G" info
+expect_grep info_peak_line "^peak fp32 .* GFLOP/s on 1 thread" "$WORK/out"
+expect_grep json_peak_number '"peak_gflops":[[:space:]]*[0-9]' "$WORK/p.json"
+expect_grep json_percent_of_peak '"peak_pct":[[:space:]]*[0-9]' "$WORK/p.json"

@@ -1,0 +1,236 @@
+/*
+ * test_packed.c - the packed schedule beyond the table-wide test: every
+ * micro-kernel this CPU can run (forced with --param isa=...), block sizes
+ * small enough that every one of the five loops runs several times and
+ * ends in a tail, pre-packed B, 1 and 2 threads, padded leading dimensions;
+ * and the blocking and threading rules the header of packed.c promises.
+ */
+#include "test.h"
+
+#include <stdlib.h>
+
+#include "gemmbench.h"
+#include "machine.h"
+#include "options.h"
+#include "variant_check.h"
+
+/* The isa choices this CPU runs, decided here independently of packed.c. */
+static int cpu_runs(const char *isa)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (strcmp(isa, "avx512") == 0)
+        return __builtin_cpu_supports("avx512f");
+    if (strcmp(isa, "avx2") == 0)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    if (strcmp(isa, "avx512") == 0 || strcmp(isa, "avx2") == 0)
+        return 0;
+#endif
+    return strcmp(isa, "portable") == 0;
+}
+
+static const gb_param_spec *spec_of(const gb_variant *v, const char *key)
+{
+    for (const gb_param_spec *s = v->params; s && s->key; s++)
+        if (strcmp(s->key, key) == 0)
+            return s;
+    return NULL;
+}
+
+static long effective(const gb_variant *v, const gb_params *p, int M, int N, int K, int threads,
+                      const char *key)
+{
+    gb_ctx ctx = { threads, p, NULL };
+    gb_params eff;
+    v->resolve(M, N, K, &ctx, &eff);
+    return gb_param_get(&eff, key, -1);
+}
+
+/* Settings per run: the rules' own; tiny blocks, so that jc, pc, ic, ir and
+ * jr each iterate several times and end in a partial block; and every B
+ * mode, A mode and loop order forced, each with tails too. */
+static const char *const block_settings[] = {
+    "",
+    "mc=8,kc=5,nc=50",
+    "mc=1,kc=1,nc=1",
+    "kc=7",
+    "apack=block,mc=8,kc=5,nc=50",
+    "bpack=panel",
+    "bpack=in_place,loop=ir_jr,kc=5,nc=50",
+    "bpack=panel,loop=jr_ir,mc=8,kc=5",
+};
+
+TEST(packed_exact_on_every_isa_and_block_size)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    const gb_param_spec *isa = v ? spec_of(v, "isa") : NULL;
+    static const int shapes[][3] = {
+        /* M, N, K */
+        { 1, 1, 1 },   { 7, 33, 100 }, { 33, 100, 7 },  { 100, 7, 33 },
+        { 17, 131, 71 }, { 65, 97, 129 }, { 48, 96, 16 }, { 9, 49, 3 },
+    };
+    int isas_run = 0;
+
+    CHECK(v != NULL && isa != NULL && isa->choices != NULL);
+    if (v == NULL || isa == NULL || isa->choices == NULL)
+        return;
+    for (long c = 0; isa->choices[c]; c++) {
+        if (!cpu_runs(isa->choices[c]))
+            continue;
+        isas_run++;
+        for (size_t b = 0; b < sizeof block_settings / sizeof block_settings[0]; b++) {
+            gb_params p;
+            char err[256], text[96];
+            snprintf(text, sizeof text, "isa=%s%s%s", isa->choices[c],
+                     block_settings[b][0] ? "," : "", block_settings[b]);
+            CHECK(gb_params_parse(v, text, &p, err, sizeof err) == 0);
+            CHECK_EQ_INT(effective(v, &p, 7, 7, 7, 1, "isa"), c);
+            for (int threads = 1; threads <= 2; threads++)
+                for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                    for (int pad = 0; pad <= 3; pad += 3)
+                        for (int prepack = 0; prepack <= 1; prepack++) {
+                            long bad = run_and_compare(v, &p, shapes[s][0], shapes[s][1],
+                                                       shapes[s][2], pad, threads, prepack);
+                            if (bad != 0) {
+                                char msg[200];
+                                snprintf(msg, sizeof msg,
+                                         "packed[%s] M=%d N=%d K=%d pad=%d threads=%d "
+                                         "prepack=%d: %ld wrong",
+                                         text, shapes[s][0], shapes[s][1], shapes[s][2], pad,
+                                         threads, prepack, bad);
+                                gb_test_fail(__FILE__, __LINE__, msg);
+                            }
+                        }
+        }
+    }
+    /* The portable path runs everywhere, so at least one path was tested. */
+    CHECK(isas_run >= 1);
+}
+
+/* A path the CPU cannot run is refused, never silently replaced. */
+TEST(packed_refuses_an_isa_the_cpu_lacks)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    const gb_param_spec *isa = v ? spec_of(v, "isa") : NULL;
+
+    if (v == NULL || isa == NULL)
+        return;
+    for (long c = 0; isa->choices[c]; c++) {
+        gb_params p = { 0 };
+        gb_ctx ctx = { 1, &p, NULL };
+        void *state = NULL;
+        float B[4] = { 1, 2, 3, 4 };
+        int rc;
+        if (cpu_runs(isa->choices[c]))
+            continue;
+        gb_param_set(&p, "isa", c);
+        rc = v->prepare(2, 2, 2, B, 2, &ctx, 0, &state);
+        CHECK(rc == -1 && state == NULL);
+    }
+}
+
+/* The blocking rules of packed.c's header, on BERT's qkv shape (B read in
+ * place, its micro-panel in L1) and mlp_expand's (B packed, A's in L1). */
+TEST(packed_blocks_follow_the_cache_rule)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    gb_params none = { 0 }, user = { 0 };
+    gb_machine m;
+    long mr, nr, mc, kc, nc, l1;
+
+    if (v == NULL)
+        return;
+    gb_machine_detect(&m);
+    l1 = gb_machine_cache_bytes(&m, 1);
+    mr = effective(v, &none, 384, 768, 768, 1, "mr");
+    nr = effective(v, &none, 384, 768, 768, 1, "nr");
+    mc = effective(v, &none, 384, 768, 768, 1, "mc");
+    kc = effective(v, &none, 384, 768, 768, 1, "kc");
+    nc = effective(v, &none, 384, 768, 768, 1, "nc");
+    CHECK(mr > 0 && nr > 0 && mc > 0 && kc > 0 && nc > 0);
+    CHECK_EQ_INT(mc % mr, 0);
+    CHECK_EQ_INT(nc % nr, 0);
+    /* Balanced: K is cut into equal blocks, not a full one and a sliver. */
+    CHECK_EQ_INT(768 % kc, 0);
+    /* N = 768: rows 3 KiB apart, B in place, jr outer, B micro-panel in L1. */
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "bpack"), 1);
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "loop"), 1);
+    if (l1 > 0)
+        CHECK(kc * nr * (long)sizeof(float) <= l1);
+    /* N = 3072: rows 12 KiB apart, B packed, ir outer, A micro-panel in L1. */
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "bpack"), 0);
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "loop"), 0);
+    kc = effective(v, &none, 384, 3072, 768, 1, "kc");
+    CHECK_EQ_INT(768 % kc, 0);
+    if (l1 > 0)
+        CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
+    /* Overrides: mc and nc rounded up to the register block, kc as given. */
+    gb_param_set(&user, "mc", mr + 1);
+    gb_param_set(&user, "kc", 5);
+    gb_param_set(&user, "nc", 1);
+    CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "mc"), 2 * mr);
+    CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "kc"), 5);
+    CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "nc"), nr);
+}
+
+/* Threads: columns of C when B is the big operand, rows when N is tiny. */
+TEST(packed_thread_grid_follows_the_operands)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    gb_params none = { 0 };
+
+    if (v == NULL)
+        return;
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "threads_n"), 2);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "threads_m"), 1);
+    CHECK_EQ_INT(effective(v, &none, 384, 1, 64, 2, "threads_m"), 2);
+    CHECK_EQ_INT(effective(v, &none, 384, 1, 64, 2, "threads_n"), 1);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 1, "threads_m") *
+                     effective(v, &none, 16, 768, 768, 1, "threads_n"),
+                 1);
+}
+
+/* One measurement calls run() many times on prepare()'s state, and the
+ * split between threads moves with their speed from call to call: every
+ * call must still be exact, and leave no column to nobody. */
+TEST(packed_exact_on_every_call_of_a_measurement)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    const int M = 57, N = 1000, K = 300;
+    float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N);
+    float *C = malloc(sizeof(float) * M * N), *want = malloc(sizeof(float) * M * N);
+    gb_params none = { 0 };
+    long wrong = 0;
+
+    if (v == NULL || !A || !B || !C || !want) {
+        CHECK(0);
+        goto out;
+    }
+    for (int i = 0; i < M * K; i++)
+        A[i] = (float)(i % 7 - 3);
+    for (int i = 0; i < K * N; i++)
+        B[i] = (float)(i % 5 - 2);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < K; k++)
+                sum += (double)A[i * K + k] * B[k * N + j];
+            want[i * N + j] = (float)sum;
+        }
+    for (int prepack = 0; prepack <= 1; prepack++) {
+        gb_ctx ctx = { 2, &none, NULL };
+        CHECK(v->prepare(M, N, K, B, N, &ctx, prepack, &ctx.state) == 0);
+        for (int call = 0; call < 30 && ctx.state; call++) {
+            for (int i = 0; i < M * N; i++)
+                C[i] = NAN;
+            CHECK(v->run(M, N, K, A, K, B, N, C, N, &ctx) == 0);
+            for (int i = 0; i < M * N; i++)
+                wrong += C[i] != want[i];
+        }
+        v->release(ctx.state);
+    }
+    CHECK_EQ_INT(wrong, 0);
+out:
+    free(A), free(B), free(C), free(want);
+}

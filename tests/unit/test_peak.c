@@ -1,0 +1,38 @@
+/* test_peak.c - the measured FP32 FMA peak (src/peak.c): positive, within
+ * what a CPU core can do, measured with the widest ISA the CPU has. */
+#include "test.h"
+
+#include "commands.h"
+#include "machine.h"
+
+TEST(peak_is_positive_and_plausible)
+{
+    gb_machine m;
+
+    gb_machine_detect(&m);
+    gb_peak_for_run(&m, 2, 1);
+    /* A core: at least a scalar add per nanosecond; at most four 512-bit
+     * FMA units at 6 GHz (1536 GFLOP/s). */
+    CHECK(m.peak_gflops_1t >= 1.0);
+    CHECK(m.peak_gflops_1t <= 1536.0);
+    CHECK(m.peak_gflops > 0.0);
+    CHECK(m.peak_gflops <= 2 * 1536.0);
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        CHECK_STR(m.peak_isa, "avx512");
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        CHECK_STR(m.peak_isa, "avx2+fma");
+#endif
+    CHECK(m.peak_isa[0] != '\0');
+}
+
+TEST(peak_for_one_thread_is_the_one_thread_figure)
+{
+    gb_machine m;
+
+    gb_machine_detect(&m);
+    gb_peak_for_run(&m, 1, 1);
+    CHECK(m.peak_gflops > 0.0);
+    CHECK(m.peak_gflops == m.peak_gflops_1t);
+}
