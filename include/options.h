@@ -15,6 +15,7 @@
 #define GB_NAME_LEN 32
 #define GB_ERR_LEN 512
 #define GB_MAX_DIM 1000000   /* largest M, K or N accepted; memory is checked too */
+#define GB_MAX_PARAM_SETS 16 /* --param flags in one run */
 
 typedef struct gb_kernel_def {
     char name[GB_NAME_LEN];
@@ -49,7 +50,10 @@ typedef struct gb_options {
     char output[PATH_MAX];   /* empty: results/<host>-<UTC timestamp>.json */
     int force;
     gb_format format;
-    char params_text[1024];  /* --param texts joined by commas; checked per variant */
+    /* Each --param is one parameter set ("k=v,k=v"); every selected variant
+     * runs once per set, interleaved per shape.  No --param: one empty set. */
+    int nparam_sets;
+    char param_sets[GB_MAX_PARAM_SETS][256];
 
     int list, quick, check, quiet, explain, prepack, all;
     int help, version;

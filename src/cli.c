@@ -204,8 +204,12 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
                 return bad_number(err, errlen, "--format", optarg, "table, json, csv or md");
             break;
         case 'p':
-            if (append_list(o->params_text, sizeof o->params_text, optarg) != 0)
+            if (o->nparam_sets >= GB_MAX_PARAM_SETS)
+                return bad_number(err, errlen, "--param", optarg,
+                                  "allowed: at most 16 --param sets");
+            if (strlen(optarg) >= sizeof o->param_sets[0])
                 return bad_number(err, errlen, "--param", optarg, "a shorter list");
+            strcpy(o->param_sets[o->nparam_sets++], optarg);
             break;
         case 'l':
             o->list = 1;

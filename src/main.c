@@ -46,7 +46,8 @@ static const char usage_text[] =
     "      --m LIST           M values, e.g. 16,32,64\n"
     "      --shape MxKxN      a custom shape (repeatable; replaces --kernel and --m)\n"
     "  -a, --all              every variant on every kernel\n"
-    "  -p, --param K=V[,...]  schedule parameters (see --list); labelled in the output\n"
+    "  -p, --param K=V[,...]  schedule parameters (see --list), labelled in the output;\n"
+    "                         each --param is one set, and every set runs (ablations)\n"
     "      --prepack          also measure with B packed outside the timed region\n"
     "                         (variants that can; separate +prepack entries)\n"
     "timing\n"
@@ -169,18 +170,30 @@ typedef struct run_selection {
     int nshapes;
 } run_selection;
 
+/* Entries are (variant, parameter set): every selected variant once per
+ * --param set, so an ablation (--param tk=4 --param tk=8 ...) runs its
+ * settings interleaved, shape by shape. */
 static int select_run(const gb_options *o, run_selection *sel, char *err, size_t errlen)
 {
-    int prepack_ok = 0;
+    const gb_variant *picked[256];
+    int prepack_ok = 0, npicked, nsets = o->nparam_sets > 0 ? o->nparam_sets : 1;
 
-    sel->nvariants = gb_variants_select(o->variants, sel->variants, 256, err, errlen);
-    if (sel->nvariants < 0)
+    npicked = gb_variants_select(o->variants, picked, 256, err, errlen);
+    if (npicked < 0)
         return -1;
-    for (int i = 0; i < sel->nvariants; i++) {
-        if (gb_params_parse(sel->variants[i], o->params_text, &sel->params[i], err, errlen))
-            return -1;
-        prepack_ok |= sel->variants[i]->supports_prepack;
-    }
+    sel->nvariants = 0;
+    for (int i = 0; i < npicked; i++)
+        for (int set = 0; set < nsets; set++) {
+            const char *text = o->nparam_sets > 0 ? o->param_sets[set] : "";
+            if (sel->nvariants == 256) {
+                snprintf(err, errlen, "too many variants x --param sets (at most 256)");
+                return -1;
+            }
+            if (gb_params_parse(picked[i], text, &sel->params[sel->nvariants], err, errlen))
+                return -1;
+            sel->variants[sel->nvariants++] = picked[i];
+            prepack_ok |= picked[i]->supports_prepack;
+        }
     if (o->prepack && !prepack_ok) {
         snprintf(err, errlen, "--prepack: none of the selected variants can pre-pack B");
         return -1;

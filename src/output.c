@@ -153,7 +153,7 @@ static const char *format_name(gb_format f)
 cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
                      const char *started, int argc, char **argv)
 {
-    cJSON *doc = cJSON_CreateObject(), *tool, *run, *config, *env, *ms;
+    cJSON *doc = cJSON_CreateObject(), *tool, *run, *config, *env, *ms, *params;
     char command[4096] = "";
     size_t used = 0;
 
@@ -198,7 +198,9 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     ms = cJSON_AddArrayToObject(config, "m");
     for (int i = 0; i < o->nm; i++)
         cJSON_AddItemToArray(ms, cJSON_CreateNumber(o->m[i]));
-    cJSON_AddStringToObject(config, "params", o->params_text);
+    params = cJSON_AddArrayToObject(config, "params");
+    for (int i = 0; i < o->nparam_sets; i++)
+        cJSON_AddItemToArray(params, cJSON_CreateString(o->param_sets[i]));
     cJSON_AddStringToObject(config, "format", format_name(o->format));
     env = cJSON_AddObjectToObject(run, "openmp");
     add_env(env, "OMP_NUM_THREADS");

@@ -50,3 +50,9 @@ if [ $rc -eq 130 ]; then echo "ok interrupt_exit_130"; else echo "FAIL interrupt
 expect_true interrupt_json_valid $V "$WORK/int.json" --min-results 1
 expect_grep interrupt_incomplete '"complete":	false' "$WORK/int.json"
 expect_grep interrupt_says_partial "partial results" "$WORK/int.err"
+
+# Each --param is a set of its own; every set runs, labelled (ablations).
+expect_exit param_sets 0 "$G" --variant rule_based --param tk=4 --param tk=8,tn=32 --kernel qkv --m 7 --reps 2 --quiet -o "$WORK/p.json"
+expect_grep param_set_one "^rule_based\[tk=4\]  *qkv  *7 .*pass" "$WORK/out"
+expect_grep param_set_two "^rule_based\[tk=8,tn=32\]  *qkv  *7 .*pass" "$WORK/out"
+expect_grep param_sets_json '"label":	"rule_based\[tk=8,tn=32\]"' "$WORK/p.json"

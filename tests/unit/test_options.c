@@ -84,7 +84,10 @@ TEST(cli_defaults_and_flags)
     CHECK_EQ_INT(o.reps, 9);
     CHECK_NEAR(o.max_time, 0.5, 0);
     CHECK(o.format == GB_FMT_CSV);
-    CHECK_STR(o.params_text, "a=1,b=2");
+    /* each --param is a set of its own */
+    CHECK_EQ_INT(o.nparam_sets, 2);
+    CHECK_STR(o.param_sets[0], "a=1");
+    CHECK_STR(o.param_sets[1], "b=2");
 }
 
 TEST(cli_rejects_bad_values)
