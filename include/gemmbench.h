@@ -73,6 +73,8 @@ typedef int (*gb_kernel_fn)(int M, int N, int K,
  * buffers, or B pre-packed when prepack is set).  Returns 0 or -1. */
 typedef int (*gb_prepare_fn)(int M, int N, int K, const float *B, int ldb,
                              const gb_ctx *ctx, int prepack, void **state);
+/* Called once after every measurement whose prepare() succeeded, with what
+ * prepare() stored (which may be NULL). */
 typedef void (*gb_release_fn)(void *state);
 
 /* Optional: the parameters the variant will actually use on this shape

@@ -90,7 +90,7 @@ static int tuned_prepare_for(const char *base_name, int M, int N, int K, const f
 static void tuned_release(void *state)
 {
     tuned_state *st = state;
-    if (st->base->release && st->base_state)
+    if (st && st->base->release)
         st->base->release(st->base_state);
     free(st);
 }

@@ -200,7 +200,8 @@ static int packing_prepare(int M, int N, int K, const float *B, int ldb, const g
 static void packing_release(void *state)
 {
     packed_b *p = state;
-    free(p->buf);
+    if (p)
+        free(p->buf);
     free(p);
 }
 

@@ -236,7 +236,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     const int M = w->M, K = w->K, N = w->N;
     gb_ctx ctx = { threads, params, NULL };
     double spent;
-    int rc = -1, n = 0;
+    int rc = -1, n = 0, prepared = 0;
 
     memset(r, 0, sizeof *r);
     r->variant = v;
@@ -258,6 +258,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
         snprintf(err, errlen, "%s: set-up failed (out of memory?)", r->label);
         goto out;
     }
+    prepared = 1;
     /* After prepare(): what ran may depend on its state (packed: prepack). */
     if (v->resolve) {
         v->resolve(M, N, K, &ctx, &r->effective);
@@ -327,7 +328,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     r->gflops = r->stats.median > 0.0 ? gb_flops(M, K, N) / (r->stats.median * 1e3) : 0.0;
     rc = 0;
 out:
-    if (v->release && ctx.state)
+    if (v->release && prepared)
         v->release(ctx.state);
     if (rc != 0)
         gb_result_free(r);

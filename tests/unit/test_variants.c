@@ -51,7 +51,7 @@ long run_and_compare(const gb_variant *v, const gb_params *params, int M, int N,
 
     if (v->prepare && v->prepare(M, N, K, B, ldb, &ctx, prepack, &ctx.state) != 0) {
         bad = -1;
-        goto out;
+        goto out_no_release;
     }
     if (v->run(M, N, K, A, lda, B, ldb, C, ldc, &ctx) != 0) {
         bad = -1;
@@ -70,8 +70,9 @@ long run_and_compare(const gb_variant *v, const gb_params *params, int M, int N,
                 bad++;
     }
 out:
-    if (v->release && ctx.state)
+    if (v->release)
         v->release(ctx.state);
+out_no_release:
     free(A), free(B), free(C);
     return bad;
 }
