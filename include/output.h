@@ -20,6 +20,9 @@ const char *gb_check_word(const gb_result *r);
 /* The document without results; NULL when out of memory. */
 cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
                      const char *started, int argc, char **argv);
+/* Parameters as a JSON object: numbers, and choices by name (v's spec;
+ * v may be NULL, then all are numbers). */
+cJSON *gb_params_json(const gb_variant *v, const gb_params *p);
 /* Appends one result; 0 or -1 (out of memory). */
 int gb_json_add_result(cJSON *doc, const gb_result *r);
 /* Sets "complete" and writes doc to path through a temporary file in the same

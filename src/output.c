@@ -213,12 +213,12 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     return doc;
 }
 
-static cJSON *params_json(const gb_variant *v, const gb_params *p)
+cJSON *gb_params_json(const gb_variant *v, const gb_params *p)
 {
     cJSON *o = cJSON_CreateObject();
     for (int i = 0; i < p->count; i++) {
         const gb_param_spec *spec = NULL;
-        for (const gb_param_spec *s = v->params; s && s->key; s++)
+        for (const gb_param_spec *s = v ? v->params : NULL; s && s->key; s++)
             if (strcmp(s->key, p->key[i]) == 0)
                 spec = s;
         if (spec && spec->choices)
@@ -276,9 +276,9 @@ int gb_json_add_result(cJSON *doc, const gb_result *r)
         cJSON_AddNumberToObject(o, "mismatches", (double)r->mismatches);
         add_optional_number(o, "max_abs_err", isinf(r->max_abs_err) ? NAN : r->max_abs_err);
     }
-    cJSON_AddItemToObject(o, "params", params_json(r->variant, &r->params));
+    cJSON_AddItemToObject(o, "params", gb_params_json(r->variant, &r->params));
     if (r->has_effective)
-        cJSON_AddItemToObject(o, "effective_params", params_json(r->variant, &r->effective));
+        cJSON_AddItemToObject(o, "effective_params", gb_params_json(r->variant, &r->effective));
     samples = cJSON_AddArrayToObject(o, "samples_us");
     for (int i = 0; i < r->reps; i++)
         cJSON_AddItemToArray(samples, cJSON_CreateNumber(r->samples_us[i]));

@@ -94,24 +94,6 @@ static int params_from_json(const cJSON *obj, const char *base, gb_params *p)
     return 0;
 }
 
-static cJSON *params_to_json(const char *base, const gb_params *p)
-{
-    const gb_variant *v = gb_variant_find(base);
-    cJSON *o = cJSON_CreateObject();
-
-    for (int i = 0; i < p->count; i++) {
-        const gb_param_spec *spec = NULL;
-        for (const gb_param_spec *s = v ? v->params : NULL; s && s->key; s++)
-            if (strcmp(s->key, p->key[i]) == 0)
-                spec = s;
-        if (spec && spec->choices)
-            cJSON_AddStringToObject(o, p->key[i], spec->choices[p->value[i]]);
-        else
-            cJSON_AddNumberToObject(o, p->key[i], (double)p->value[i]);
-    }
-    return o;
-}
-
 static int copy_string(const cJSON *obj, const char *key, char *dst, size_t len)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -227,7 +209,7 @@ int gb_tuned_save(const char *path, const gb_tuned_set *set, char *err, size_t e
         cJSON_AddNumberToObject(o, "M", r->M);
         cJSON_AddNumberToObject(o, "K", r->K);
         cJSON_AddNumberToObject(o, "N", r->N);
-        cJSON_AddItemToObject(o, "params", params_to_json(r->base, &r->params));
+        cJSON_AddItemToObject(o, "params", gb_params_json(gb_variant_find(r->base), &r->params));
         cJSON_AddNumberToObject(o, "median_us", r->median_us);
         cJSON_AddNumberToObject(o, "rule_median_us", r->rule_median_us);
         cJSON_AddNumberToObject(o, "trials", r->trials);
