@@ -92,15 +92,16 @@ static void check_variant_on(const gb_variant *v, int M, int N, int K, int pad, 
     }
 }
 
-/* M, N, K in {1, 7, 33, 100}: every combination. */
+/* M, N, K in {1, 7, 33, 100, 383}: every combination (383 is prime and off
+ * every tile). */
 TEST(variants_exact_on_awkward_grid)
 {
-    static const int dims[] = { 1, 7, 33, 100 };
+    static const int dims[] = { 1, 7, 33, 100, 383 };
     for (size_t v = 0; v < gb_variant_count; v++)
         for (int threads = 1; threads <= 2; threads++)
-            for (int a = 0; a < 4; a++)
-                for (int b = 0; b < 4; b++)
-                    for (int c = 0; c < 4; c++)
+            for (int a = 0; a < 5; a++)
+                for (int b = 0; b < 5; b++)
+                    for (int c = 0; c < 5; c++)
                         check_variant_on(gb_variants[v], dims[a], dims[b], dims[c], 0,
                                          threads);
 }
