@@ -12,7 +12,7 @@ CJSON_LIBS   := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
 GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CPPFLAGS += -Iinclude -Ischedules $(CJSON_CFLAGS)
 CFLAGS   += -std=c11 $(OPT) $(WARN) -fopenmp -MMD -MP
-DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA))"'
+DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA)) (schedules/: $(SCHED_FLAGS))"'
 LDLIBS   += $(CJSON_LIBS) -lm
 LDFLAGS  += -fopenmp
 

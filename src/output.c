@@ -41,7 +41,7 @@ void gb_print_header(FILE *out, gb_format fmt)
 {
     switch (fmt) {
     case GB_FMT_TABLE:
-        fprintf(out, "%-26s %-11s %5s %5s %5s %12s %12s %8s %6s %8s %6s %5s\n", "variant",
+        fprintf(out, "%-34s %-11s %5s %5s %5s %12s %12s %8s %6s %8s %6s %5s\n", "variant",
                 "kernel", "M", "K", "N", "median_us", "min_us", "GFLOP/s", "%peak", "speedup",
                 "cv%", "check");
         break;
@@ -68,7 +68,7 @@ void gb_print_row(FILE *out, gb_format fmt, const gb_result *r)
     case GB_FMT_TABLE:
         format_optional(peak, sizeof peak, r->peak_pct, "%.1f");
         format_optional(speedup, sizeof speedup, r->speedup, "%.2fx");
-        fprintf(out, "%-26s %-11s %5d %5d %5d %12.1f %12.1f %8.2f %6s %8s %6.1f %5s%s\n",
+        fprintf(out, "%-34s %-11s %5d %5d %5d %12.1f %12.1f %8.2f %6s %8s %6.1f %5s%s\n",
                 r->label, r->shape.kernel, r->shape.M, r->shape.K, r->shape.N,
                 r->stats.median, r->stats.min, r->gflops, peak, speedup, 100.0 * r->stats.cv,
                 gb_check_word(r), r->stats.cv > GB_CV_WARN ? "  (high CV)" : "");
