@@ -41,6 +41,7 @@ typedef struct gb_result {
     gb_shape shape;
     int threads, prepack;
     int reps;
+    int rounds;                /* measurements merged into this result */
     double *samples_us;        /* reps entries, owned */
     gb_stats stats;
     double gflops;
@@ -74,6 +75,11 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
                gb_workspace *w, const gb_measure_cfg *cfg, volatile sig_atomic_t *stop,
                gb_result *r, char *err, size_t errlen);
 void gb_result_free(gb_result *r);
+
+/* Appends part's samples to into's (a later round of the same entry) and
+ * recomputes into's statistics; part is left alone.  0, or -1 when out of
+ * memory (into unchanged). */
+int gb_result_merge(gb_result *into, const gb_result *part);
 
 /* Monotonic seconds (CLOCK_MONOTONIC_RAW where available). */
 double gb_now(void);

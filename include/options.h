@@ -44,6 +44,8 @@ typedef struct gb_options {
     int warmup, reps, min_reps;
     double max_time;         /* seconds of timed calls per measurement (cap) */
     double cooldown;         /* seconds slept between measurements */
+    int rounds;              /* passes over the sweep; each entry's reps are
+                                split between them (see main.c) */
 
     char config_path[PATH_MAX];
     int config_given;

@@ -25,6 +25,9 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
 cJSON *gb_params_json(const gb_variant *v, const gb_params *p);
 /* Appends one result; 0 or -1 (out of memory). */
 int gb_json_add_result(cJSON *doc, const gb_result *r);
+/* Replaces result number index, or appends when index is the array's size
+ * (--rounds: an entry grows by one round at a time); 0 or -1. */
+int gb_json_set_result(cJSON *doc, int index, const gb_result *r);
 /* Sets "complete" and writes doc to path through a temporary file in the same
  * directory and rename(2), so a reader never sees half a file.  Returns 0, or
  * -1 with err. */

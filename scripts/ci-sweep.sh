@@ -6,12 +6,17 @@
 #
 #   BASELINE.json   a result file of the same sweep on the same kind of machine;
 #                   make it once with `build/gemmbench --all --quick
-#                   --min-reps 5 -o FILE`
+#                   --reps 10 --rounds 5 --min-reps 5 -o FILE`
 #                   (plus the same gemmbench args) and keep it
-#   gemmbench args  appended to `gemmbench --all --quick --min-reps 5`, so
-#                   they win: `--reps 20 --max-time 2` gives the U test more
-#                   samples.  --min-reps 5: --quick alone lets slow entries
-#                   stop at 3 samples, too few for compare's verdict
+#   gemmbench args  appended to `gemmbench --all --quick --reps 10
+#                   --rounds 5 --min-reps 5`, so they win: `--reps 20
+#                   --max-time 2` gives the U test more samples.
+#                   --rounds 5: each entry's samples come from five passes
+#                   over the sweep, not from one moment of it; on a shared
+#                   machine that is what keeps two runs of the same code
+#                   from differing (README, "compare").  --min-reps 5:
+#                   --quick alone lets slow entries stop at 3 samples, too
+#                   few for compare's verdict
 #   compare args    after `--`, e.g. `-- --threshold 10 --format md`
 #
 # environment:
@@ -63,7 +68,7 @@ done
 mkdir -p "$(dirname "$out")" || exit 3
 # A sweep that fails before measuring must not leave the last run's file.
 rm -f "$out"
-"$GEMMBENCH" --all --quick --min-reps 5 --quiet --output "$out" "${sweep_args[@]}" >/dev/null
+"$GEMMBENCH" --all --quick --reps 10 --rounds 5 --min-reps 5 --quiet --output "$out" "${sweep_args[@]}" >/dev/null
 sweep_status=$?
 if [ ! -s "$out" ]; then
     # gemmbench has said why on stderr; a silent failure still gets a line.

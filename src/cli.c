@@ -13,7 +13,7 @@
 
 enum {
     OPT_M = 256, OPT_SHAPE, OPT_MAX_TIME, OPT_MIN_REPS, OPT_COOLDOWN, OPT_FORMAT,
-    OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK
+    OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS
 };
 
 static const struct option long_options[] = {
@@ -27,6 +27,7 @@ static const struct option long_options[] = {
     { "min-reps", required_argument, NULL, OPT_MIN_REPS },
     { "max-time", required_argument, NULL, OPT_MAX_TIME },
     { "cooldown", required_argument, NULL, OPT_COOLDOWN },
+    { "rounds",   required_argument, NULL, OPT_ROUNDS },
     { "config",   required_argument, NULL, 'c' },
     { "output",   required_argument, NULL, 'o' },
     { "force",    no_argument,       NULL, 'f' },
@@ -174,6 +175,11 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
                                   "a number of seconds in (0, 86400]");
             o->max_time = d;
             break;
+        case OPT_ROUNDS:
+            if (gb_parse_long(optarg, 1, 1000, &l) != 0)
+                return bad_number(err, errlen, "--rounds", optarg, "an integer in [1, 1000]");
+            o->rounds = (int)l;
+            break;
         case OPT_COOLDOWN:
             if (gb_parse_double(optarg, 0.0, 3600.0, &d) != 0)
                 return bad_number(err, errlen, "--cooldown", optarg,
@@ -263,5 +269,10 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
     }
     if (o->min_reps > o->reps)
         o->min_reps = o->reps;
+    if (o->rounds > o->reps) {
+        snprintf(err, errlen, "rounds (%d) is more than reps (%d): every round needs a "
+                 "timed call", o->rounds, o->reps);
+        return -1;
+    }
     return 0;
 }

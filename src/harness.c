@@ -210,6 +210,25 @@ void gb_result_free(gb_result *r)
     r->samples_us = NULL;
 }
 
+int gb_result_merge(gb_result *into, const gb_result *part)
+{
+    const size_t n = (size_t)into->reps + (size_t)part->reps;
+    double *samples = realloc(into->samples_us, n * sizeof *samples);
+
+    if (samples == NULL)
+        return -1;
+    memcpy(samples + into->reps, part->samples_us, (size_t)part->reps * sizeof *samples);
+    into->samples_us = samples;
+    into->reps = (int)n;
+    into->rounds += part->rounds;
+    stats_compute(samples, n, &into->stats);
+    into->gflops = into->stats.median > 0.0
+                       ? gb_flops(into->shape.M, into->shape.K, into->shape.N) /
+                             (into->stats.median * 1e3)
+                       : 0.0;
+    return 0;
+}
+
 /* name, then [k=v,...] for user overrides, +prepack, and (source) when the
  * variant reports where its parameters came from other than its own record
  * (the tuned variants: nearest, rule, unreadable). */
@@ -324,6 +343,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
             break;
     }
     r->reps = n;
+    r->rounds = 1;
     stats_compute(r->samples_us, (size_t)n, &r->stats);
     r->gflops = r->stats.median > 0.0 ? gb_flops(M, K, N) / (r->stats.median * 1e3) : 0.0;
     rc = 0;

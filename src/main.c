@@ -57,6 +57,8 @@ static const char usage_text[] =
     "      --min-reps N       timed calls kept even past --max-time (default 5)\n"
     "      --max-time S       seconds of calls per measurement before stopping early\n"
     "      --cooldown S       seconds to sleep between measurements (default 0)\n"
+    "      --rounds N         split every entry's timed calls over N passes of the\n"
+    "                         sweep, so each median spans the run (default 1)\n"
     "  -q, --quick            a fast smoke sweep: M 16,128, 1 warm-up, 5 reps\n"
     "      --no-check         skip verification against the reference\n"
     "output\n"
@@ -162,6 +164,14 @@ static void progress(int done, int total, const char *next, double started)
     fflush(stderr);
 }
 
+/* One entry of the sweep, (shape, variant, prepack), across rounds. */
+typedef struct run_entry {
+    gb_result result;  /* the rounds so far, merged */
+    int measured;      /* result holds at least one round */
+    int failed;        /* the variant failed; not measured again */
+    int json_index;    /* its place in the JSON results array */
+} run_entry;
+
 typedef struct run_selection {
     const gb_variant *variants[256];
     gb_params params[256];
@@ -260,6 +270,8 @@ static int cmd_run(int argc, char **argv)
     cJSON *doc = NULL;
     double *baseline_median = NULL;
     int threads, rc, status = GB_EXIT_OK, done = 0, total, failed_checks = 0;
+    int nsteps = 0, njson = 0;
+    run_entry *entries = NULL;
     double t_start;
     time_t now;
     struct tm tm;
@@ -330,81 +342,127 @@ static int cmd_run(int argc, char **argv)
     cfg.max_time = o.max_time;
     cfg.check = o.check;
     cfg.nthreads = threads;
+    nsteps = 2 * sel.nvariants;
+    entries = calloc((size_t)sel.nshapes * (size_t)nsteps, sizeof *entries);
+    if (entries == NULL) {
+        status = fail(GB_EXIT_IO, "out of memory");
+        goto out;
+    }
     total = 0;
     for (int v = 0; v < sel.nvariants; v++)
         total += sel.nshapes * (1 + (o.prepack && sel.variants[v]->supports_prepack));
+    total *= o.rounds;
     t_start = gb_now();
     if (o.format != GB_FMT_JSON)
         gb_print_header(stdout, o.format);
 
-    /* Shapes outer, variants inner: variants of one shape run back to back
-     * under the same machine conditions, and baseline (first in the table)
-     * is known when the others need it for their speed-up. */
-    for (int s = 0; s < sel.nshapes && !interrupted; s++) {
-        gb_workspace w;
-        const gb_shape *shape = &sel.shapes[s];
+    /* Rounds outer (--rounds R: R passes over the whole sweep, each taking
+     * its share of every entry's timed calls, so that an entry's samples
+     * span the run instead of one moment of it), then shapes, then
+     * variants: variants of one shape run back to back under the same
+     * machine conditions, and baseline (first in the table) is known when
+     * the others need it for their speed-up.  Round 1 verifies and warms up
+     * in full; later rounds re-warm with their share of the warm-up calls
+     * (at least one when there are any). */
+    for (int round = 0; round < o.rounds && !interrupted && status == GB_EXIT_OK; round++) {
+        const int last = round == o.rounds - 1;
+        gb_measure_cfg rcfg = cfg;
 
-        if (gb_workspace_init(&w, shape->M, shape->K, shape->N, err, sizeof err) != 0) {
-            status = fail(GB_EXIT_IO, err);
-            break;
+        rcfg.reps = cfg.reps / o.rounds + (round < cfg.reps % o.rounds);
+        rcfg.min_reps = (cfg.min_reps + o.rounds - 1) / o.rounds;
+        if (rcfg.min_reps > rcfg.reps)
+            rcfg.min_reps = rcfg.reps;
+        rcfg.max_time = cfg.max_time / o.rounds;
+        if (round > 0) {
+            rcfg.warmup = (cfg.warmup + o.rounds - 1) / o.rounds;
+            rcfg.check = 0;
         }
-        /* Two steps per variant: per call, then (--prepack, variants that
-         * can) with B pre-packed, as its own entry labelled +prepack. */
-        for (int step = 0; step < 2 * sel.nvariants && !interrupted; step++) {
-            const int v = step / 2, prepack = step % 2;
-            const gb_variant *var = sel.variants[v];
-            gb_result r;
-            char label[160];
+        for (int s = 0; s < sel.nshapes && !interrupted; s++) {
+            gb_workspace w;
+            const gb_shape *shape = &sel.shapes[s];
 
-            if (prepack && !(o.prepack && var->supports_prepack))
-                continue;
-            if (!o.quiet && isatty(STDERR_FILENO)) {
-                snprintf(label, sizeof label, "%s %s M=%d", var->name, shape->kernel,
-                         shape->M);
-                progress(done, total, label, t_start);
-            }
-            rc = gb_measure(var, &sel.params[v], threads, prepack, &w, &cfg, &interrupted,
-                            &r, err, sizeof err);
-            if (!o.quiet && isatty(STDERR_FILENO))
-                fprintf(stderr, "\r\033[K");
-            done++;
-            if (rc == 1)
-                break;
-            if (rc != 0) {
-                fprintf(stderr, "gemmbench: %s (%s M=%d)\n", err, shape->kernel, shape->M);
-                status = GB_EXIT_IO;
-                continue;
-            }
-            snprintf(r.shape.kernel, sizeof r.shape.kernel, "%s", shape->kernel);
-            if (machine.peak_gflops > 0.0)
-                r.peak_pct = 100.0 * r.gflops / machine.peak_gflops;
-            if (strcmp(var->name, "baseline") == 0 && r.params.count == 0)
-                baseline_median[s] = r.stats.median;
-            if (baseline_median[s] > 0.0)
-                r.speedup = baseline_median[s] / r.stats.median;
-            if (r.check == GB_CHECK_FAIL)
-                failed_checks++;
-            if (o.format != GB_FMT_JSON)
-                gb_print_row(stdout, o.format, &r);
-            if (o.format != GB_FMT_TABLE && r.stats.cv > GB_CV_WARN && !o.quiet)
-                fprintf(stderr, "gemmbench: warning: %s %s M=%d: CV %.0f%%, the timing is noisy\n",
-                        r.label, shape->kernel, shape->M, 100.0 * r.stats.cv);
-            if (gb_json_add_result(doc, &r) != 0 ||
-                gb_json_write_atomic(doc, output, 0, err, sizeof err) != 0) {
-                gb_result_free(&r);
-                status = fail(GB_EXIT_IO, err[0] ? err : "out of memory");
+            if (gb_workspace_init(&w, shape->M, shape->K, shape->N, err, sizeof err) != 0) {
+                status = fail(GB_EXIT_IO, err);
                 break;
             }
-            gb_result_free(&r);
-            if (o.cooldown > 0.0 && !interrupted) {
-                struct timespec ts = { (time_t)o.cooldown,
-                                       (long)((o.cooldown - floor(o.cooldown)) * 1e9) };
-                nanosleep(&ts, NULL);
+            /* Two steps per variant: per call, then (--prepack, variants
+             * that can) with B pre-packed, as its own entry (+prepack). */
+            for (int step = 0; step < nsteps && !interrupted; step++) {
+                const int v = step / 2, prepack = step % 2;
+                const gb_variant *var = sel.variants[v];
+                run_entry *e = &entries[s * nsteps + step];
+                gb_result part, *r = &e->result;
+                char label[200];
+
+                if (prepack && !(o.prepack && var->supports_prepack))
+                    continue;
+                if (e->failed)
+                    continue;
+                if (!o.quiet && isatty(STDERR_FILENO)) {
+                    snprintf(label, sizeof label, "%s %s M=%d", var->name, shape->kernel,
+                             shape->M);
+                    if (o.rounds > 1)
+                        snprintf(label + strlen(label), sizeof label - strlen(label),
+                                 " (round %d/%d)", round + 1, o.rounds);
+                    progress(done, total, label, t_start);
+                }
+                rc = gb_measure(var, &sel.params[v], threads, prepack, &w, &rcfg,
+                                &interrupted, &part, err, sizeof err);
+                if (!o.quiet && isatty(STDERR_FILENO))
+                    fprintf(stderr, "\r\033[K");
+                done++;
+                if (rc == 1)
+                    break;
+                if (rc != 0) {
+                    fprintf(stderr, "gemmbench: %s (%s M=%d)\n", err, shape->kernel, shape->M);
+                    e->failed = 1;
+                    status = GB_EXIT_IO;
+                    continue;
+                }
+                if (!e->measured) {
+                    *r = part;
+                    snprintf(r->shape.kernel, sizeof r->shape.kernel, "%s", shape->kernel);
+                    e->json_index = njson++;
+                    e->measured = 1;
+                } else {
+                    rc = gb_result_merge(r, &part);
+                    gb_result_free(&part);
+                    if (rc != 0) {
+                        status = fail(GB_EXIT_IO, "out of memory");
+                        break;
+                    }
+                }
+                if (machine.peak_gflops > 0.0)
+                    r->peak_pct = 100.0 * r->gflops / machine.peak_gflops;
+                if (strcmp(var->name, "baseline") == 0 && r->params.count == 0)
+                    baseline_median[s] = r->stats.median;
+                if (baseline_median[s] > 0.0)
+                    r->speedup = baseline_median[s] / r->stats.median;
+                if (round == 0 && r->check == GB_CHECK_FAIL)
+                    failed_checks++;
+                if (last && o.format != GB_FMT_JSON)
+                    gb_print_row(stdout, o.format, r);
+                if (last && o.format != GB_FMT_TABLE && r->stats.cv > GB_CV_WARN && !o.quiet)
+                    fprintf(stderr,
+                            "gemmbench: warning: %s %s M=%d: CV %.0f%%, the timing is noisy\n",
+                            r->label, shape->kernel, shape->M, 100.0 * r->stats.cv);
+                /* Rewritten after every measurement: a crash loses nothing,
+                 * and an interrupted run keeps the rounds it finished. */
+                if (gb_json_set_result(doc, e->json_index, r) != 0 ||
+                    gb_json_write_atomic(doc, output, 0, err, sizeof err) != 0) {
+                    status = fail(GB_EXIT_IO, err[0] ? err : "out of memory");
+                    break;
+                }
+                if (o.cooldown > 0.0 && !interrupted) {
+                    struct timespec ts = { (time_t)o.cooldown,
+                                           (long)((o.cooldown - floor(o.cooldown)) * 1e9) };
+                    nanosleep(&ts, NULL);
+                }
             }
+            gb_workspace_free(&w);
+            if (status == GB_EXIT_IO && !interrupted)
+                break;
         }
-        gb_workspace_free(&w);
-        if (status == GB_EXIT_IO && !interrupted)
-            break;
     }
 
     if (gb_json_write_atomic(doc, output, !interrupted && status == GB_EXIT_OK, err,
@@ -430,6 +488,10 @@ static int cmd_run(int argc, char **argv)
         status = GB_EXIT_CHECK_FAILED;
     }
 out:
+    if (entries)
+        for (int i = 0; i < sel.nshapes * nsteps; i++)
+            gb_result_free(&entries[i].result);
+    free(entries);
     cJSON_Delete(doc);
     free(baseline_median);
     free(sel.shapes);

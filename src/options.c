@@ -33,6 +33,7 @@ void gb_options_defaults(gb_options *o)
     o->min_reps = 5;
     o->max_time = 2.0;
     o->cooldown = 0.0;
+    o->rounds = 1;
     o->format = GB_FMT_TABLE;
     o->check = 1;
 }

@@ -185,6 +185,7 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     cJSON_AddNumberToObject(run, "min_reps", o->min_reps);
     cJSON_AddNumberToObject(run, "max_time_s", o->max_time);
     cJSON_AddNumberToObject(run, "cooldown_s", o->cooldown);
+    cJSON_AddNumberToObject(run, "rounds", o->rounds);
     cJSON_AddBoolToObject(run, "check", o->check);
     cJSON_AddBoolToObject(run, "quick", o->quick);
     cJSON_AddBoolToObject(run, "prepack", o->prepack);
@@ -240,9 +241,17 @@ static void add_optional_number(cJSON *o, const char *key, double v)
 int gb_json_add_result(cJSON *doc, const gb_result *r)
 {
     cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results");
-    cJSON *o = cJSON_CreateObject(), *samples;
 
-    if (results == NULL || o == NULL) {
+    return gb_json_set_result(doc, results ? cJSON_GetArraySize(results) : 0, r);
+}
+
+int gb_json_set_result(cJSON *doc, int index, const gb_result *r)
+{
+    cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results");
+    cJSON *o = cJSON_CreateObject(), *samples;
+    int size = results ? cJSON_GetArraySize(results) : 0;
+
+    if (results == NULL || o == NULL || index < 0 || index > size) {
         cJSON_Delete(o);
         return -1;
     }
@@ -256,6 +265,7 @@ int gb_json_add_result(cJSON *doc, const gb_result *r)
     cJSON_AddNumberToObject(o, "threads", r->threads);
     cJSON_AddBoolToObject(o, "prepack", r->prepack);
     cJSON_AddNumberToObject(o, "reps", r->reps);
+    cJSON_AddNumberToObject(o, "rounds", r->rounds);
     cJSON_AddNumberToObject(o, "median_us", r->stats.median);
     cJSON_AddNumberToObject(o, "min_us", r->stats.min);
     cJSON_AddNumberToObject(o, "max_us", r->stats.max);
@@ -282,8 +292,9 @@ int gb_json_add_result(cJSON *doc, const gb_result *r)
     samples = cJSON_AddArrayToObject(o, "samples_us");
     for (int i = 0; i < r->reps; i++)
         cJSON_AddItemToArray(samples, cJSON_CreateNumber(r->samples_us[i]));
-    cJSON_AddItemToArray(results, o);
-    return 0;
+    if (index == size)
+        return cJSON_AddItemToArray(results, o) ? 0 : -1;
+    return cJSON_ReplaceItemInArray(results, index, o) ? 0 : -1;
 }
 
 int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, size_t errlen)

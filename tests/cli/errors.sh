@@ -56,3 +56,11 @@ expect_grep list_has_baseline "^baseline" "$WORK/out"
 expect_exit info_is_ok 0 "$G" info
 expect_grep info_has_cpu "^cpu" "$WORK/out"
 expect_exit info_rejects_args 2 "$G" info extra
+
+# --rounds: a positive count, no more than the timed calls it splits.
+expect_exit rounds_zero 2 run --variant baseline --rounds 0
+expect_exit rounds_text 2 run --variant baseline --rounds two
+expect_exit rounds_over_reps 2 "$G" --quiet --variant vec_j --shape 2x2x2 --reps 2 --rounds 3 -o "$WORK/r.json"
+expect_grep rounds_over_reps_says "rounds (3) is more than reps (2)" "$WORK/err"
+printf 'rounds = 0\n' >"$WORK/rounds0.conf"
+expect_exit rounds_conf_zero 2 "$G" --quiet --config "$WORK/rounds0.conf" --variant vec_j --shape 2x2x2 -o "$WORK/r.json"

@@ -56,3 +56,49 @@ expect_exit param_sets 0 "$G" --variant rule_based --param tk=4 --param tk=8,tn=
 expect_grep param_set_one "^rule_based\[tk=4\]  *qkv  *7 .*pass" "$WORK/out"
 expect_grep param_set_two "^rule_based\[tk=8,tn=32\]  *qkv  *7 .*pass" "$WORK/out"
 expect_grep param_sets_json '"label":	"rule_based\[tk=8,tn=32\]"' "$WORK/p.json"
+
+# --rounds R: every entry's timed calls split over R passes of the whole sweep.
+expect_exit rounds_run 0 "$G" --variant baseline,vec_j --kernel qkv --m 1,7 --reps 7 --rounds 3 \
+    --warmup 2 --quiet -o "$WORK/r.json"
+expect_true rounds_json_valid $V "$WORK/r.json" --complete --min-results 4
+expect_true rounds_recorded python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["run"]["rounds"] == 3, d["run"]["rounds"]
+res = d["results"]
+# One entry per (variant, shape), in the order of a plain run, each with all
+# 7 samples from 3 rounds and the check of round 1.
+assert [(r["variant"], r["M"]) for r in res] == \
+    [("baseline", 1), ("vec_j", 1), ("baseline", 7), ("vec_j", 7)], res
+for r in res:
+    assert r["rounds"] == 3 and r["reps"] == 7 and len(r["samples_us"]) == 7, r
+    assert r["check"] == "pass", r
+' "$WORK/r.json"
+rows=$(grep -c "^vec_j .* qkv " "$WORK/out")
+if [ "$rows" -eq 2 ]; then echo "ok rounds_one_row_per_entry"; else echo "FAIL rounds_one_row_per_entry: $rows vec_j rows"; fi
+printf 'rounds = 2\n' >"$WORK/rounds.conf"
+expect_exit rounds_from_conf 0 "$G" --config "$WORK/rounds.conf" --variant vec_j --kernel qkv --m 3 --reps 4 --quiet -o "$WORK/rc.json"
+expect_grep rounds_conf_recorded '"rounds":	2' "$WORK/rc.json"
+
+# Rounds are the outer loop: no entry gets its second round before every
+# entry has had its first.  The file is watched while it is rewritten after
+# each measurement (an inner rounds loop would show [2] before [2, 1, ...]).
+expect_true rounds_are_outer python3 - "$G" "$WORK/order.json" <<'PY'
+import json, subprocess, sys, time
+g, path = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([g, "--variant", "baseline", "--kernel", "mlp_expand", "--m", "16,24,32",
+                      "--reps", "4", "--rounds", "2", "--warmup", "1", "--quiet", "-o", path],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+seen = set()
+while p.poll() is None:
+    try:
+        rounds = tuple(r["rounds"] for r in json.load(open(path))["results"])
+    except (OSError, ValueError, KeyError):
+        rounds = ()
+    seen.add(rounds)
+    time.sleep(0.005)
+assert p.returncode == 0, p.returncode
+for s in seen:
+    assert not (2 in s and len(s) < 3), sorted(seen)
+assert (1, 1, 1) in seen or (2, 1, 1) in seen, sorted(seen)
+PY

@@ -3,7 +3,9 @@
 #define _GNU_SOURCE
 #include "test.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "harness.h"
@@ -129,4 +131,39 @@ TEST(shape_memory_checks_are_overflow_safe)
     CHECK(gb_shape_check(1000000, 1000000, 1000000, err, sizeof err) != 0);
     CHECK(strstr(err, "GiB") != NULL);
     CHECK(gb_shape_check(16, 768, 768, err, sizeof err) == 0);
+}
+
+/* --rounds: a later round's samples are appended and every statistic is
+ * recomputed over all of them; the part is left as it was. */
+TEST(harness_result_merge_appends_rounds)
+{
+    double a[] = { 10.0, 30.0 }, b[] = { 20.0, 40.0, 50.0 };
+    gb_result into = { 0 }, part = { 0 };
+
+    into.shape.M = 10;
+    into.shape.K = 10;
+    into.shape.N = 10;
+    into.reps = 2;
+    into.rounds = 1;
+    into.samples_us = malloc(sizeof a);
+    CHECK(into.samples_us != NULL);
+    memcpy(into.samples_us, a, sizeof a);
+    stats_compute(into.samples_us, 2, &into.stats);
+    part.reps = 3;
+    part.rounds = 1;
+    part.samples_us = b;
+
+    CHECK(gb_result_merge(&into, &part) == 0);
+    CHECK_EQ_INT(into.reps, 5);
+    CHECK_EQ_INT(into.rounds, 2);
+    CHECK(into.samples_us[0] == 10.0 && into.samples_us[1] == 30.0);
+    CHECK(into.samples_us[2] == 20.0 && into.samples_us[4] == 50.0);
+    CHECK(into.stats.median == 30.0);
+    CHECK(into.stats.min == 10.0 && into.stats.max == 50.0);
+    CHECK(into.stats.mean == 30.0);
+    /* 2 M N K flops in 30 us: 2000 / 30e-6 / 1e9 GFLOP/s */
+    CHECK(fabs(into.gflops - 2000.0 / 30e3) < 1e-12);
+    CHECK_EQ_INT(part.reps, 3);
+    CHECK(part.samples_us == b);
+    gb_result_free(&into);
 }
