@@ -62,6 +62,13 @@ static int append_list(char *dst, size_t size, const char *item)
     return (n < 0 || (size_t)n >= size - used) ? -1 : 0;
 }
 
+/* run.rounds of a file; files from before --rounds existed had one. */
+static int rounds_of(const gb_result_file *f)
+{
+    const cJSON *r = f->run ? cJSON_GetObjectItemCaseSensitive(f->run, "rounds") : NULL;
+    return cJSON_IsNumber(r) ? (int)r->valuedouble : 1;
+}
+
 static void print_warnings(const gb_compare *c)
 {
     const gb_result_file *files[2] = { c->old_f, c->new_f };
@@ -78,6 +85,12 @@ static void print_warnings(const gb_compare *c)
         fprintf(stderr, "gemmbench: warning: %d compared entries failed verification in "
                         "one of the files: their times are of wrong results\n",
                 c->ncheck_failed);
+    /* A failed gate between single-pass runs may be the machine, not the code. */
+    if (c->nfailed && (rounds_of(c->old_f) < 2 || rounds_of(c->new_f) < 2))
+        fprintf(stderr, "gemmbench: note: a file was measured in one round: each entry's "
+                        "samples then come from one moment, and on a shared machine two "
+                        "such runs can differ with nothing changed; measure both with "
+                        "--rounds 5 (README, compare)\n");
     if (c->nonly_old || c->nonly_new)
         fprintf(stderr, "gemmbench: note: %d entries only in %s, %d only in %s (listed, "
                         "not compared)\n",

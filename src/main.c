@@ -366,7 +366,7 @@ static int cmd_run(int argc, char **argv)
      * (at least one when there are any). */
     for (int round = 0; round < o.rounds && !interrupted && status == GB_EXIT_OK; round++) {
         const int last = round == o.rounds - 1;
-        gb_measure_cfg rcfg = cfg;
+        gb_measure_cfg rcfg = cfg, ecfg;
 
         rcfg.reps = cfg.reps / o.rounds + (round < cfg.reps % o.rounds);
         rcfg.min_reps = (cfg.min_reps + o.rounds - 1) / o.rounds;
@@ -406,7 +406,12 @@ static int cmd_run(int argc, char **argv)
                                  " (round %d/%d)", round + 1, o.rounds);
                     progress(done, total, label, t_start);
                 }
-                rc = gb_measure(var, &sel.params[v], threads, prepack, &w, &rcfg,
+                /* A call longer than the round's time cap is not re-warmed:
+                 * it re-reads its own operands many times over anyway. */
+                ecfg = rcfg;
+                if (e->measured && e->result.stats.median * 1e-6 > rcfg.max_time)
+                    ecfg.warmup = 0;
+                rc = gb_measure(var, &sel.params[v], threads, prepack, &w, &ecfg,
                                 &interrupted, &part, err, sizeof err);
                 if (!o.quiet && isatty(STDERR_FILENO))
                     fprintf(stderr, "\r\033[K");

@@ -63,6 +63,16 @@ expect_grep slowdown_named "FAIL vec_j qkv M=16" "$WORK/out"
 expect_grep slowdown_row_marked "^vec_j .*slower  FAIL" "$WORK/out"
 expect_grep slowdown_p_exact "0.0079" "$WORK/out"
 expect_grep slowdown_gate_line "gate: FAIL: 1 of 3" "$WORK/out"
+# Files without run.rounds were measured in one pass: a failed gate says so.
+expect_grep slowdown_one_round_note "note: a file was measured in one round" "$WORK/err"
+sed 's/"warmup":1/"rounds":5,"warmup":1/' old.json >old5.json
+sed 's/"warmup":1/"rounds":5,"warmup":1/' slow.json >slow5.json
+expect_exit slowdown_rounds_fails 1 "$G" compare old5.json slow5.json
+if grep -q "measured in one round" "$WORK/err"; then
+    echo "FAIL slowdown_rounds_no_note: $(cat "$WORK/err")"
+else
+    echo "ok slowdown_rounds_no_note"
+fi
 # The other way round it is a speed-up, which never fails the gate.
 expect_exit speedup_passes 0 "$G" compare slow.json old.json
 expect_grep speedup_faster "^vec_j .*faster" "$WORK/out"
