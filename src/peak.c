@@ -42,6 +42,8 @@
 #define PEAK_CALIBRATE_ITERS 20000L
 /* All threads below this fraction of threads x one thread: a busy machine. */
 #define PEAK_BUSY_FRACTION 0.75
+/* Extra all-thread budgets when the first looks busy. */
+#define PEAK_BUSY_RETRIES 4
 
 /* Multiplier and addend: values converge to y / (1 - x). */
 #define PEAK_X 0.999999f
@@ -199,13 +201,22 @@ void gb_peak_for_run(gb_machine *m, int threads, int quiet)
 
     m->peak_gflops_1t = measure_peak(loop, 1);
     m->peak_gflops = threads > 1 ? measure_peak(loop, threads) : m->peak_gflops_1t;
+    /* Another process held a core for the whole budget: try again a few
+     * times (a 2-thread figure of 31 GFLOP/s against 2 x 139 was seen while
+     * another job ran), keeping the best. */
+    for (int retry = 0; retry < PEAK_BUSY_RETRIES && looks_busy(m, threads); retry++) {
+        double again = measure_peak(loop, threads);
+        if (again > m->peak_gflops)
+            m->peak_gflops = again;
+    }
     snprintf(m->peak_isa, sizeof m->peak_isa, "%s", isa);
+    /* A warning, so not silenced by --quiet (which drops the progress). */
+    if (looks_busy(m, threads))
+        busy_warning(stderr, m, threads);
     if (quiet)
         return;
     fprintf(stderr, "gemmbench: measured FP32 peak %.1f GFLOP/s at %d thread%s (%s FMA)\n",
             m->peak_gflops, threads, threads > 1 ? "s" : "", isa);
-    if (looks_busy(m, threads))
-        busy_warning(stderr, m, threads);
 }
 
 void gb_peak_info(FILE *out, gb_machine *m)
