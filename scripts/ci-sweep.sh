@@ -6,10 +6,10 @@
 #
 #   BASELINE.json   a result file of the same sweep on the same kind of machine;
 #                   make it once with `build/gemmbench --all --quick
-#                   --reps 10 --rounds 5 --min-reps 5 -o FILE`
+#                   --reps 20 --rounds 5 --min-reps 5 -o FILE`
 #                   (plus the same gemmbench args) and keep it
-#   gemmbench args  appended to `gemmbench --all --quick --reps 10
-#                   --rounds 5 --min-reps 5`, so they win: `--reps 20
+#   gemmbench args  appended to `gemmbench --all --quick --reps 20
+#                   --rounds 5 --min-reps 5`, so they win: `--reps 40
 #                   --max-time 2` gives the U test more samples.
 #                   --rounds 5: each entry's samples come from five passes
 #                   over the sweep, not from one moment of it; on a shared
@@ -68,7 +68,7 @@ done
 mkdir -p "$(dirname "$out")" || exit 3
 # A sweep that fails before measuring must not leave the last run's file.
 rm -f "$out"
-"$GEMMBENCH" --all --quick --reps 10 --rounds 5 --min-reps 5 --quiet --output "$out" "${sweep_args[@]}" >/dev/null
+"$GEMMBENCH" --all --quick --reps 20 --rounds 5 --min-reps 5 --quiet --output "$out" "${sweep_args[@]}" >/dev/null
 sweep_status=$?
 if [ ! -s "$out" ]; then
     # gemmbench has said why on stderr; a silent failure still gets a line.
