@@ -122,7 +122,7 @@
 #include <string.h>
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
-#define KC_A_L1_SHARE 0.25 /* A micro-panel, MR x kc (ir outer) */
+#define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc (ir outer) */
 #define KC_B_L1_SHARE 0.75 /* B micro-panel, kc x NR (jr outer) */
 /* Rows of B closer than this are read in place (see plan_call). */
 #define PAGE_BYTES 4096L
