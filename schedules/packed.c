@@ -136,8 +136,10 @@
  * prefetching B's source rows 1-6 rows ahead in the packing pass (T0 or
  * NTA): the pass alone 2.1 -> 1.6 ms, the call +0..1% (noise); no
  * software prefetch of a packed B in the kernel (the L2 streamer alone):
- * 0.97-0.98x; the C tile prefetched for write (PREFETCHW) or not at all
- * when only stored: no difference; 2 MiB pages (madvise MADV_HUGEPAGE)
+ * 0.97-0.98x, and without the fourth prefetch per k, redundant when the
+ * rows are line-aligned: 1.00-1.01x; the C tile prefetched for write
+ * (PREFETCHW), or not at all when only stored, or stored with streaming
+ * stores (kc = K: C is written once; half its L3 traffic): no difference; 2 MiB pages (madvise MADV_HUGEPAGE)
  * for the packed A and B buffers: no difference; nc 144-480 with kc 384
  * or 768: within 1%; jr outside ir for B panels with kc 192-256 (A
  * streaming from L2, the B micro-panel in L1): 0.90-0.93x.  Register tiles
