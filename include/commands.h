@@ -11,6 +11,17 @@
 void gb_peak_for_run(gb_machine *m, int threads, int quiet);
 /* `gemmbench info`'s peak lines. */
 void gb_peak_info(FILE *out, gb_machine *m);
+/* One thread's sustained FP32 rates (src/peak.c): trials of trial_s seconds
+ * alternating the FMA loop and a loop shaped like the packed micro-kernel;
+ * GFLOP/s, median and best of each.  0, or -1 on bad arguments or no memory. */
+typedef struct gb_sustained_peak {
+    int trials;
+    double trial_s;
+    double fma_median, fma_best;
+    double kernel_median, kernel_best;
+    char isa[16];
+} gb_sustained_peak;
+int gb_peak_sustained(int trials, double trial_s, gb_sustained_peak *out);
 /* `gemmbench report FILE.json ...` (src/report.c); returns the exit status. */
 int gb_cmd_report(int argc, char **argv);
 

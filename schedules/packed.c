@@ -23,9 +23,9 @@
  * stride (B's rows are N floats apart in a dense B):
  *   - B packed (rows a page or more apart, e.g. N = 3072): ir outside jr.
  *     The A micro-panel (MR x kc) stays in L1 while B micro-panels stream
- *     from the L2-resident panel; kc: the A micro-panel takes a quarter of
- *     L1d (8 x 384 floats of 48 KiB), so K = 768 needs two passes over C;
- *     the kernel still runs at the FMA peak with B streaming from L2.
+ *     from the L2-resident panel; kc: the A micro-panel takes half of L1d
+ *     (8 x 768 floats of 48 KiB), so K = 768 is one pass over C, stored
+ *     once; the rest of L1 holds the B lines in flight and the C tile.
  *   - B in place (rows under a page apart, e.g. N = 768): jr outside ir.
  *     The kernel reads B where it is (rows ldb apart, prefetched 16 rows
  *     ahead), each B micro-panel once, then reuses it from L1 for every A
@@ -93,10 +93,26 @@
  *     mlp_reduce M=16 1.30x -> 1.06x, M=64 1.45x -> 1.09x;
  *   - the thread split following the threads' speed (2 threads, geomean
  *     over the 24 BERT shapes): packed 1.027x -> 1.002x onednn, prepacked
- *     0.939x -> 0.932x.
+ *     0.939x -> 0.932x;
+ *   - kc from half of L1d instead of a quarter (kc = 768 at K = 768: one
+ *     pass over C instead of a store and a reload), mlp_expand M=384, thread
+ *     CPU time, interleaved: 1 thread per call 92.6 -> 94.8 GFLOP/s,
+ *     prepacked 97.6 -> 100.0 (+2.4% each; +0.5..4.5% in three runs);
+ *     2 threads (wall) M=384 181.8 -> 184.1 and 196.3 -> 197.6, M=64 114.9
+ *     -> 126.1 and 149.3 -> 156.1.
  * Where the time goes (perf, 1 thread): mlp_expand M=384 packed per call:
- * micro-kernel 87%, packing B 9% (B comes from L3 at about 11 GB/s), A 1.4%;
- * qkv M=384 prepacked: micro-kernel 93%, packing A 4.4%.  At 2 threads,
+ * micro-kernel 86%, packing B 12% (a pass over 9.4 MB of B from L3, whose
+ * single-core read bandwidth here is about 13 GB/s), A 1.5%; timed
+ * (results wrong, timing only): skipping B's packing takes the call from
+ * 94.6 to 116.2 GFLOP/s, while packing alone takes 1.6-2.1 ms of the 20 ms
+ * call, so the rest (about 7%) is the kernel meeting a colder L2 after the
+ * pass.  qkv M=384 prepacked: micro-kernel 93%, packing A 4.4%.
+ * The ceiling of the micro-kernel itself (src/peak.c, `gemmbench info`): a
+ * loop with the same FMAs and loads, from L1, runs at 99% of the burst
+ * peak in a calm second and at 82-85% in a busy one (the FMA loop alone
+ * stays at 94-96%: the host's other load slows loads, not FMAs), and the
+ * micro-kernel with B streaming from L2 at 0.87-0.92 of that loop; packed
+ * per call runs at 0.77-0.81 of it, packed+prepack at 0.81-0.86.  At 2 threads,
  * skipping A's packing (results wrong, timing only) took qkv M=384 from
  * 1.14x to 1.05x onednn and mlp_reduce M=384 from 1.16x to 1.04x: A is read
  * from L3 and packed in a pass with no FMAs to hide behind.
@@ -109,6 +125,27 @@
  * 1.24x against 1.18x); FMAs with A broadcast from memory ({1to16}, inline
  * asm: 1.28x against 1.14x at qkv M=256); prefetching B in the kernel at
  * other distances, unrolling k by 2 or 8 (no difference beyond noise).
+ * And, at mlp_expand M=384 on one thread, interleaved in one process
+ * (ratios of medians of thread CPU time): B packed by the first row of
+ * tiles, which read it in place and store each row they load into the
+ * panel (its trip from L3 behind their FMAs, no pass of its own): 0.93x
+ * and 0.94x of the pass, with prefetches to L1 or L2 at 16-64 rows (rows
+ * 12 KiB apart: a page and the same L1 sets for every row); prefetching
+ * the next block's B (its source, or its prepacked panels) into L2, a
+ * share between every two micro-kernels: 0.97x per call and prepacked;
+ * prefetching B's source rows 1-6 rows ahead in the packing pass (T0 or
+ * NTA): the pass alone 2.1 -> 1.6 ms, the call +0..1% (noise); no
+ * software prefetch of a packed B in the kernel (the L2 streamer alone):
+ * 0.97-0.98x, and without the fourth prefetch per k, redundant when the
+ * rows are line-aligned: 1.00-1.01x; the C tile prefetched for write
+ * (PREFETCHW), or not at all when only stored, or stored with streaming
+ * stores (kc = K: C is written once; half its L3 traffic): no difference; 2 MiB pages (madvise MADV_HUGEPAGE)
+ * for the packed A and B buffers: no difference; nc 144-480 with kc 384
+ * or 768: within 1%; jr outside ir for B panels with kc 192-256 (A
+ * streaming from L2, the B micro-panel in L1): 0.90-0.93x.  Register tiles
+ * measured alone, hot in L1 or streaming B from L2, against 8 x 48: 6 x 64
+ * 0.99-1.08x, 5 x 80 0.98-1.0x, 14 x 32 0.96-0.99x, 4 x 96 0.87-0.94x;
+ * none worth an MR that does not divide BERT's M (6 x 64 pads M=16 to 18).
  */
 /* posix_memalign */
 #define _POSIX_C_SOURCE 200809L
@@ -122,7 +159,7 @@
 #include <string.h>
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
-#define KC_A_L1_SHARE 0.25 /* A micro-panel, MR x kc (ir outer) */
+#define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc (ir outer) */
 #define KC_B_L1_SHARE 0.75 /* B micro-panel, kc x NR (jr outer) */
 /* Rows of B closer than this are read in place (see plan_call). */
 #define PAGE_BYTES 4096L
@@ -745,7 +782,7 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                       : "block by block");
     fprintf(out, "  kc %-5d %s\n", p.kc,
             user_kc ? "(--param)"
-            : p.ir_outer ? "(A micro-panel MR x kc in a quarter of L1d, balanced over K)"
+            : p.ir_outer ? "(A micro-panel MR x kc in half of L1d, balanced over K)"
                          : "(B micro-panel kc x NR in three quarters of L1d, balanced over K)");
     fprintf(out, "  mc %-5d %s\n", p.mc,
             gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"

@@ -3,14 +3,19 @@
 # call, packed with B pre-packed, and every reference library the build found
 # (openblas, blis, onednn), interleaved in ONE run on the 24 BERT shapes
 # (shapes outer, variants inner, so all of them see the same machine state),
-# 2 threads, median of 50 after 5 warm-ups; then packed on one thread at
-# mlp_expand M=384 against the single-thread peak.  Prints per-shape medians
-# and the geometric-mean ratios to onednn and to the measured peak, read back
-# from the JSON files the runs wrote (scripts/ceiling_report.py).
+# 2 threads, median of 50 after 5 warm-ups; then the same variants on one
+# thread at mlp_expand M=384, in ROUNDS rounds of 10 calls, each round after
+# a `gemmbench info` whose burst and sustained peaks (src/peak.c) are kept
+# next to the round's JSON: the sustained figures see the same minutes as
+# the GEMMs.  Prints per-shape medians, the geometric-mean ratios to onednn
+# and to the measured peak, and the one-thread medians against the burst
+# and the sustained peaks, read back from the files the runs wrote
+# (scripts/ceiling_report.py).
 #
 # Usage: scripts/bench-ceiling.sh [extra gemmbench options]
 #   e.g. scripts/bench-ceiling.sh --reps 10 --warmup 2    (a quick look)
-# Environment: GEMMBENCH (default build/gemmbench), OUTDIR (default results).
+# Environment: GEMMBENCH (default build/gemmbench), OUTDIR (default results),
+# ROUNDS (default 5).
 set -e
 G=${GEMMBENCH:-build/gemmbench}
 OUTDIR=${OUTDIR:-results}
@@ -19,7 +24,8 @@ command -v python3 >/dev/null 2>&1 || { echo "bench-ceiling: needs python3" >&2;
 mkdir -p "$OUTDIR"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 two="$OUTDIR/ceiling-$stamp-2t.json"
-one="$OUTDIR/ceiling-$stamp-1t.json"
+ROUNDS=${ROUNDS:-5}
+case $ROUNDS in ''|*[!0-9]*|0) echo "bench-ceiling: ROUNDS must be a positive integer" >&2; exit 2;; esac
 
 refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
 [ -n "$refs" ] || echo "bench-ceiling: no reference library in this build; packed alone" >&2
@@ -30,7 +36,13 @@ refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
 "$G" --variant "packed$refs" --kernel qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384 \
     --threads 2 --warmup 5 --reps 50 --max-time 60 --cooldown 0.2 --prepack --quiet \
     -o "$two" "$@" >/dev/null
-"$G" --variant "packed$refs" --kernel mlp_expand --m 384 \
-    --threads 1 --warmup 5 --reps 50 --max-time 60 --cooldown 0.2 --prepack --quiet \
-    -o "$one" "$@" >/dev/null
-python3 "$(dirname "$0")/ceiling_report.py" "$two" "$one"
+round=1
+while [ "$round" -le "$ROUNDS" ]; do
+    one="$OUTDIR/ceiling-$stamp-1t-r$round.json"
+    "$G" info >"${one%.json}.info"
+    "$G" --variant "packed$refs" --kernel mlp_expand --m 384 \
+        --threads 1 --warmup 5 --reps 10 --max-time 60 --cooldown 0.2 --prepack --quiet \
+        -o "$one" "$@" >/dev/null
+    round=$((round + 1))
+done
+python3 "$(dirname "$0")/ceiling_report.py" "$two" "$OUTDIR/ceiling-$stamp-1t-r"*.json

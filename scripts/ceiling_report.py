@@ -1,18 +1,27 @@
 #!/usr/bin/env python3
 """ceiling_report.py - the ceiling benchmark's summary, from gemmbench JSON.
 
-Usage: ceiling_report.py RUN_2T.json [RUN_1T.json]
+Usage: ceiling_report.py RUN_2T.json [RUN_1T.json ...]
 
 RUN_2T: the interleaved run (packed, packed+prepack, reference libraries on
 the BERT shapes).  Prints per-shape medians, then per entry the geometric
 mean over shapes of its median time divided by onednn's, and of its GFLOP/s
 divided by the measured peak of the run's thread count (machine.peak_gflops).
-RUN_1T (optional): a one-thread run; prints each entry's percent of the
-one-thread peak on every shape it has.  Entries are told apart by label
-(packed and packed+prepack are separate entries, never mixed).
+RUN_1T (optional, one or more rounds of a one-thread run): per entry and
+shape, the median of the samples of all rounds, against the one-thread
+burst peak (the median over rounds of machine.peak_gflops_1thread: the best
+of many 1 ms trials) and, when a round has a RUN_1T.info file next to it
+(`gemmbench info` run just before it, as bench-ceiling.sh does), against
+the sustained peaks it printed: the FMA loop and the micro-kernel-shaped
+loop, each the median of 20 ms trials (src/peak.c), median over rounds.
+Entries are told apart by label (packed and packed+prepack are separate
+entries, never mixed).
 """
 import json
 import math
+import os
+import re
+import statistics
 import sys
 
 ORDER = ["packed", "packed+prepack", "openblas", "blis", "onednn"]
@@ -118,18 +127,81 @@ def report_interleaved(doc):
     return 1 if failed else 0
 
 
-def report_one_thread(doc):
-    peak = doc["machine"].get("peak_gflops") or 0.0
+SUSTAINED_RE = {
+    "fma": re.compile(r"^sustained fp32\s+([0-9.]+) GFLOP/s on 1 thread, FMA loop"),
+    "kernel": re.compile(r"^sustained fp32\s+([0-9.]+) GFLOP/s on 1 thread, micro-kernel"),
+}
+
+
+def read_sustained(json_path):
+    """The sustained peaks in the .info file next to a round's JSON, or {}."""
+    found = {}
+    info = os.path.splitext(json_path)[0] + ".info"
+    if not os.path.exists(info):
+        return found
+    with open(info) as f:
+        for line in f:
+            for key, pattern in SUSTAINED_RE.items():
+                m = pattern.match(line)
+                if m:
+                    found[key] = float(m.group(1))
+    return found
+
+
+def report_one_thread(paths):
+    docs = [load(p) for p in paths]
+    bursts = [d["machine"].get("peak_gflops_1thread") or d["machine"].get("peak_gflops") or 0.0
+              for d in docs]
+    bursts = [b for b in bursts if b > 0]
+    burst = statistics.median(bursts) if bursts else 0.0
+    sustained = {}
+    for p in paths:
+        for key, value in read_sustained(p).items():
+            sustained.setdefault(key, []).append(value)
+    fma = statistics.median(sustained["fma"]) if "fma" in sustained else 0.0
+    kern = statistics.median(sustained["kernel"]) if "kernel" in sustained else 0.0
+
     print()
-    print(f"1 thread (peak {peak:.1f} GFLOP/s, {doc['machine'].get('peak_isa', '?')}):")
+    print(f"1 thread, {len(docs)} round{'s' if len(docs) > 1 else ''} "
+          f"({docs[0]['machine'].get('peak_isa', '?')}); peaks, median over rounds:")
+    def of_burst(value):
+        return f" ({100 * value / burst:.1f}% of the burst peak)" if burst > 0 else ""
+
+    if burst > 0:
+        print(f"  burst peak (best of 1 ms FMA-loop trials)      {burst:7.1f} GFLOP/s")
+    if fma > 0:
+        print(f"  sustained FMA loop (median of 20 ms trials)    {fma:7.1f} GFLOP/s{of_burst(fma)}")
+    if kern > 0:
+        print(f"  sustained micro-kernel-shaped loop (idem)      {kern:7.1f} GFLOP/s{of_burst(kern)}")
+    entries, order = {}, []
+    for d in docs:
+        for r in d["results"]:
+            key = (r["label"], r["kernel"], r["M"], r["K"], r["N"])
+            if key not in entries:
+                entries[key] = {"samples": [], "medians": [], "check": "pass"}
+                order.append(key)
+            e = entries[key]
+            e["samples"] += r.get("samples_us") or []
+            e["medians"].append(r["median_us"])
+            if r.get("check") == "fail":
+                e["check"] = "fail"
     status = 0
-    for r in doc["results"]:
-        pct = 100 * r["gflops"] / peak if peak > 0 else float("nan")
-        print(f"  {r['label']:<16} {r['kernel']} M={r['M']}: median {r['median_us']:.1f} us, "
-              f"{r['gflops']:.1f} GFLOP/s, {pct:.1f}% of the 1-thread peak")
-        if r.get("check") == "fail":
+    for key in order:
+        label, kernel, m, k, n = key
+        e = entries[key]
+        median_us = statistics.median(e["samples"] or e["medians"])
+        gflops = 2.0 * m * k * n / median_us * 1e-3
+        pct = 100 * gflops / burst if burst > 0 else float("nan")
+        line = (f"  {label:<16} {kernel} M={m}: median {median_us:.1f} us "
+                f"({len(e['samples'])} calls), {gflops:.1f} GFLOP/s, {pct:.1f}% of the burst peak")
+        if fma > 0:
+            line += f", {100 * gflops / fma:.1f}% of the sustained FMA loop"
+        if kern > 0:
+            line += f", {100 * gflops / kern:.1f}% of the kernel-shaped loop"
+        print(line)
+        if e["check"] == "fail":
             status = 1
-        if r["label"] == "packed" and r["kernel"] == "mlp_expand" and r["M"] == 384:
+        if label == "packed" and kernel == "mlp_expand" and m == 384:
             print(f"  target packed >= 90% of the 1-thread peak: {pct:.1f}% "
                   f"{'met' if pct >= 90 else 'NOT met'}")
     return status
@@ -141,7 +213,7 @@ def main(argv):
         return 0 if len(argv) >= 2 else 2
     status = report_interleaved(load(argv[1]))
     if len(argv) > 2:
-        status |= report_one_thread(load(argv[2]))
+        status |= report_one_thread(argv[2:])
     return status
 
 

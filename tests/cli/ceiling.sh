@@ -3,6 +3,7 @@
 # and the measured peak reaches `info` and the JSON.
 . tests/cli/lib.sh
 G=$GEMMBENCH
+ROOT=$(pwd)
 cd "$WORK" || exit 1
 run() { "$G" --quiet --reps 2 --warmup 0 --threads 2 "$@"; }
 
@@ -31,5 +32,23 @@ expect_grep explain_packed_kc "^  kc " "$WORK/out"
 
 expect_exit info_peak 0 "$G" info
 expect_grep info_peak_line "^peak fp32 .* GFLOP/s on 1 thread" "$WORK/out"
+expect_grep info_sustained_fma "^sustained fp32 .* GFLOP/s on 1 thread, FMA loop" "$WORK/out"
+expect_grep info_sustained_kernel "^sustained fp32 .* micro-kernel-shaped loop" "$WORK/out"
 expect_grep json_peak_number '"peak_gflops":[[:space:]]*[0-9]' "$WORK/p.json"
 expect_grep json_percent_of_peak '"peak_pct":[[:space:]]*[0-9]' "$WORK/p.json"
+
+# ceiling_report.py: rounds of a one-thread run pooled, against the burst
+# peak and the sustained peaks of the `gemmbench info` next to each round.
+if command -v python3 >/dev/null 2>&1; then
+    REPORT=$ROOT/scripts/ceiling_report.py
+    for r in 1 2; do
+        "$G" info >"$WORK/one-r$r.info" 2>/dev/null
+        run --variant packed --shape 16x8x48 --threads 1 -o "$WORK/one-r$r.json" >/dev/null 2>&1
+    done
+    expect_exit report_rounds 0 python3 "$REPORT" "$WORK/p.json" "$WORK/one-r1.json" "$WORK/one-r2.json"
+    expect_grep report_rounds_pooled "packed .*(4 calls)" "$WORK/out"
+    expect_grep report_sustained_fma "sustained FMA loop .* GFLOP/s" "$WORK/out"
+    expect_grep report_against_sustained "% of the kernel-shaped loop" "$WORK/out"
+else
+    echo "ok report_rounds_skipped_without_python3"
+fi

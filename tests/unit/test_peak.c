@@ -36,3 +36,24 @@ TEST(peak_for_one_thread_is_the_one_thread_figure)
     CHECK(m.peak_gflops > 0.0);
     CHECK(m.peak_gflops == m.peak_gflops_1t);
 }
+
+TEST(sustained_peak_is_plausible)
+{
+    gb_sustained_peak sp;
+
+    CHECK_EQ_INT(gb_peak_sustained(3, 0.002, &sp), 0);
+    CHECK_EQ_INT(sp.trials, 3);
+    CHECK(sp.fma_median >= 1.0 && sp.fma_median <= 1536.0);
+    CHECK(sp.kernel_median >= 1.0 && sp.kernel_median <= 1536.0);
+    CHECK(sp.fma_best >= sp.fma_median);
+    CHECK(sp.kernel_best >= sp.kernel_median);
+    CHECK(sp.isa[0] != '\0');
+}
+
+TEST(sustained_peak_rejects_bad_arguments)
+{
+    gb_sustained_peak sp;
+
+    CHECK_EQ_INT(gb_peak_sustained(0, 0.002, &sp), -1);
+    CHECK_EQ_INT(gb_peak_sustained(3, 0.0, &sp), -1);
+}
