@@ -97,6 +97,10 @@ typedef struct gb_variant {
     gb_resolve_fn resolve;     /* optional */
     gb_explain_fn explain;     /* optional */
     int supports_prepack;      /* prepare() honours prepack = 1 */
+    /* Optional: the variant whose parameters this one runs (tuned runs
+     * rule_based's, tuned_packed packed's); its spec names their values in
+     * effective_params (packed's isa=avx512, not isa=1). */
+    const struct gb_variant *base;
 } gb_variant;
 
 /* The variant table (schedules/table.c), in display order. */

@@ -19,6 +19,8 @@
 #include "gemmbench.h"
 #include "tune.h"
 
+extern const gb_variant gb_variant_rule_based, gb_variant_packed;
+
 static const char *const source_names[] = { "record", "nearest", "rule", "unreadable", NULL };
 
 /* Reported only (min > max): --param refuses them. */
@@ -158,6 +160,7 @@ const gb_variant gb_variant_tuned = {
     .prepare = tuned_rule_prepare,
     .release = tuned_release,
     .resolve = tuned_rule_resolve,
+    .base = &gb_variant_rule_based,
 };
 
 const gb_variant gb_variant_tuned_packed = {
@@ -170,4 +173,5 @@ const gb_variant gb_variant_tuned_packed = {
     .release = tuned_release,
     .resolve = tuned_packed_resolve,
     .supports_prepack = 1,
+    .base = &gb_variant_packed,
 };

@@ -222,6 +222,11 @@ cJSON *gb_params_json(const gb_variant *v, const gb_params *p)
         for (const gb_param_spec *s = v ? v->params : NULL; s && s->key; s++)
             if (strcmp(s->key, p->key[i]) == 0)
                 spec = s;
+        /* A key the variant only reports from its base (tuned_packed: isa). */
+        for (const gb_param_spec *s = v && v->base ? v->base->params : NULL;
+             spec == NULL && s && s->key; s++)
+            if (strcmp(s->key, p->key[i]) == 0)
+                spec = s;
         if (spec && spec->choices)
             cJSON_AddStringToObject(o, p->key[i], spec->choices[p->value[i]]);
         else

@@ -4,6 +4,7 @@
 #include "test.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,4 +145,25 @@ TEST(result_reader_rejects_malformed_files)
     }
     unlink(path);
     CHECK(gb_result_file_load("/nonexistent.json", &f, err, sizeof err) != 0);
+}
+
+/* tuned_packed reports packed's parameters: choices by their names, as
+ * packed's own entries do (isa=avx2, not isa=1). */
+TEST(json_effective_params_name_the_base_variants_choices)
+{
+    const gb_variant *tp = gb_variant_find("tuned_packed");
+    gb_params eff = { 0 };
+    cJSON *o;
+
+    CHECK(tp != NULL && tp->base != NULL);
+    CHECK(gb_param_set(&eff, "isa", 1) == 0);
+    CHECK(gb_param_set(&eff, "kc", 384) == 0);
+    CHECK(gb_param_set(&eff, "source", 2) == 0);
+    o = gb_params_json(tp, &eff);
+    CHECK(o != NULL);
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(o, "isa")));
+    CHECK(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(o, "isa")), "avx2") == 0);
+    CHECK(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(o, "source")), "rule") == 0);
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "kc")) == 384.0);
+    cJSON_Delete(o);
 }
