@@ -258,3 +258,17 @@ expect_true ci_sweep_no_stale_file test ! -e "$WORK/ci/sweep.json"
 expect_exit ci_sweep_no_args 2 bash "$CI_SWEEP"
 expect_exit ci_sweep_help 0 bash "$CI_SWEEP" --help
 expect_grep ci_sweep_help_usage "usage: scripts/ci-sweep.sh BASELINE.json" "$WORK/out"
+
+# ci-sweep's own threshold (15%) is the default; compare args and
+# CI_SWEEP_THRESHOLD override it.
+SLOW20_S="1200000,1200001,1200002,1200003,1200004"
+doc base_20.json "CPU A" null 1 "$(entry vec_j custom 8 1000002 "$SLOW_S")"
+doc new_20.json "CPU A" null 1 "$(entry vec_j custom 8 1200002 "$SLOW20_S")"
+expect_exit compare_threshold_15_fails_20 1 "$G" compare --threshold 15 base_20.json new_20.json
+expect_exit compare_last_threshold_wins 0 "$G" compare --threshold 15 --threshold 25 base_20.json new_20.json
+expect_exit ci_sweep_gate_line_says_15 0 sweep base_slow.json $tiny
+expect_grep ci_sweep_gate_15 "above 1.15 (more than 15% slower)" "$WORK/out"
+expect_exit ci_sweep_env_threshold 0 env CI_SWEEP_THRESHOLD=7 CI_SWEEP_OUT="$WORK/ci/sweep.json" GEMMBENCH=$G bash "$CI_SWEEP" base_slow.json $tiny
+expect_grep ci_sweep_gate_7 "above 1.07 (more than 7% slower)" "$WORK/out"
+expect_exit ci_sweep_args_win 0 sweep base_slow.json $tiny -- --threshold 9
+expect_grep ci_sweep_gate_9 "above 1.09 (more than 9% slower)" "$WORK/out"
