@@ -13,6 +13,11 @@ GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CPPFLAGS += -Iinclude -Ischedules $(CJSON_CFLAGS)
 CFLAGS   += -std=c11 $(OPT) $(WARN) -fopenmp -MMD -MP
 DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA)) (schedules/: $(SCHED_FLAGS))"'
+# output.c writes the revision into every JSON (tool.git): rebuild it when
+# the revision changes (a commit, or a clean tree becoming dirty), which no
+# source dependency would notice.  The stamp is rewritten only then.
+VERSION_STAMP := $(BUILD)/.git-rev
+$(shell mkdir -p $(BUILD); printf '%s\n' '$(GIT_REV)' | cmp -s - $(VERSION_STAMP) || printf '%s\n' '$(GIT_REV)' >$(VERSION_STAMP))
 LDLIBS   += $(CJSON_LIBS) -lm
 LDFLAGS  += -fopenmp
 
@@ -85,6 +90,8 @@ $(DEPS_OK): scripts/setup.sh
 $(BUILD)/src/%.o: src/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(DEFS) -c $< -o $@
+
+$(BUILD)/src/output.o: $(VERSION_STAMP)
 
 $(BUILD)/schedules/%.o: schedules/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
