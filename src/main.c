@@ -169,6 +169,7 @@ typedef struct run_entry {
     gb_result result;  /* the rounds so far, merged */
     int measured;      /* result holds at least one round */
     int failed;        /* the variant failed; not measured again */
+    int printed;       /* its table row is out */
     int json_index;    /* its place in the JSON results array */
 } run_entry;
 
@@ -445,8 +446,10 @@ static int cmd_run(int argc, char **argv)
                     r->speedup = baseline_median[s] / r->stats.median;
                 if (round == 0 && r->check == GB_CHECK_FAIL)
                     failed_checks++;
-                if (last && o.format != GB_FMT_JSON)
+                if (last && o.format != GB_FMT_JSON) {
                     gb_print_row(stdout, o.format, r);
+                    e->printed = 1;
+                }
                 if (last && o.format != GB_FMT_TABLE && r->stats.cv > GB_CV_WARN && !o.quiet)
                     fprintf(stderr,
                             "gemmbench: warning: %s %s M=%d: CV %.0f%%, the timing is noisy\n",
@@ -470,6 +473,20 @@ static int cmd_run(int argc, char **argv)
         }
     }
 
+    /* Interrupted before the last round: the entries measured so far still
+     * get their rows, from the rounds they had (the JSON says how many). */
+    if (interrupted && o.rounds > 1 && o.format != GB_FMT_JSON) {
+        int header = 0;
+        for (int i = 0; i < sel.nshapes * nsteps; i++) {
+            if (!entries[i].measured || entries[i].printed)
+                continue;
+            if (!header++)
+                fprintf(stderr, "gemmbench: interrupted before the last of %d rounds; the "
+                                "rows below have fewer (the JSON's \"rounds\" says how many)\n",
+                        o.rounds);
+            gb_print_row(stdout, o.format, &entries[i].result);
+        }
+    }
     if (gb_json_write_atomic(doc, output, !interrupted && status == GB_EXIT_OK, err,
                              sizeof err) != 0) {
         status = fail(GB_EXIT_IO, err);

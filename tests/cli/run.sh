@@ -102,3 +102,19 @@ for s in seen:
     assert not (2 in s and len(s) < 3), sorted(seen)
 assert (1, 1, 1) in seen or (2, 1, 1) in seen, sorted(seen)
 PY
+
+# Ctrl-C before the last round: exit 130, a valid incomplete file whose
+# entries hold the rounds they had, and table rows for them all the same.
+"$G" --variant baseline,vec_j --kernel mlp_expand --m 16,384 --reps 6 --rounds 3 --max-time 20 \
+    --quiet -o "$WORK/rint.json" >"$WORK/rint.out" 2>"$WORK/rint.err" &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q '"samples_us":' "$WORK/rint.json" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc -eq 130 ]; then echo "ok rounds_interrupt_exit_130"; else echo "FAIL rounds_interrupt_exit_130: exit $rc"; fi
+expect_true rounds_interrupt_json_valid $V "$WORK/rint.json" --min-results 1
+expect_grep rounds_interrupt_incomplete '"complete":	false' "$WORK/rint.json"
+expect_grep rounds_interrupt_says_rounds "interrupted before the last of 3 rounds" "$WORK/rint.err"
+expect_grep rounds_interrupt_row "^baseline .* mlp_expand .* 16 .*pass" "$WORK/rint.out"
