@@ -168,7 +168,6 @@ static void progress(int done, int total, const char *next, double started)
 typedef struct run_entry {
     gb_result result;  /* the rounds so far, merged */
     int measured;      /* result holds at least one round */
-    int failed;        /* the variant failed; not measured again */
     int printed;       /* its table row is out */
     int json_index;    /* its place in the JSON results array */
 } run_entry;
@@ -397,8 +396,6 @@ static int cmd_run(int argc, char **argv)
 
                 if (prepack && !(o.prepack && var->supports_prepack))
                     continue;
-                if (e->failed)
-                    continue;
                 if (!o.quiet && isatty(STDERR_FILENO)) {
                     snprintf(label, sizeof label, "%s %s M=%d", var->name, shape->kernel,
                              shape->M);
@@ -421,7 +418,6 @@ static int cmd_run(int argc, char **argv)
                     break;
                 if (rc != 0) {
                     fprintf(stderr, "gemmbench: %s (%s M=%d)\n", err, shape->kernel, shape->M);
-                    e->failed = 1;
                     status = GB_EXIT_IO;
                     continue;
                 }

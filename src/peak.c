@@ -486,6 +486,4 @@ void gb_peak_info(FILE *out, gb_machine *m)
                 sp.kernel_median,
                 m->peak_gflops_1t > 0.0 ? 100.0 * sp.kernel_median / m->peak_gflops_1t : 0.0);
     }
-    if (looks_busy(m, threads))
-        busy_warning(stderr, m, threads);
 }

@@ -40,3 +40,23 @@ expect_true() {
     shift
     if "$@" >/dev/null 2>&1; then echo "ok $name"; else echo "FAIL $name: '$*' failed"; fi
 }
+
+# expect_interrupted NAME PATTERN FILE CMD...: runs CMD in the background
+# (stdout in $WORK/NAME.out, stderr in $WORK/NAME.err), sends it SIGINT once
+# FILE has a line matching PATTERN (waiting at most 60 s), and checks that it
+# exits with 130.
+expect_interrupted() {
+    name=$1 pattern=$2 file=$3
+    shift 3
+    "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null &
+    pid=$!
+    i=0
+    while [ $i -lt 600 ] && ! grep -q -- "$pattern" "$file" 2>/dev/null; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    if [ $rc -eq 130 ]; then echo "ok ${name}_exit_130"; else echo "FAIL ${name}_exit_130: exit $rc"; fi
+}

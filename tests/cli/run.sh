@@ -38,18 +38,12 @@ rm "$WORK/bench.conf"
 
 # Ctrl-C in the middle of a sweep: exit 130, a valid file with complete false
 # holding what was measured before the signal.
-"$G" --variant baseline,vec_j --kernel mlp_expand --m 16,384 --reps 50 --max-time 20 \
-    --quiet -o "$WORK/int.json" >"$WORK/int.out" 2>"$WORK/int.err" &
-pid=$!
-i=0
-while [ $i -lt 600 ] && ! grep -q "^baseline" "$WORK/int.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-kill -INT $pid
-wait $pid
-rc=$?
-if [ $rc -eq 130 ]; then echo "ok interrupt_exit_130"; else echo "FAIL interrupt_exit_130: exit $rc"; fi
+expect_interrupted interrupt "^baseline" "$WORK/interrupt.out" \
+    "$G" --variant baseline,vec_j --kernel mlp_expand --m 16,384 --reps 50 --max-time 20 \
+    --quiet -o "$WORK/int.json"
 expect_true interrupt_json_valid $V "$WORK/int.json" --min-results 1
 expect_grep interrupt_incomplete '"complete":	false' "$WORK/int.json"
-expect_grep interrupt_says_partial "partial results" "$WORK/int.err"
+expect_grep interrupt_says_partial "partial results" "$WORK/interrupt.err"
 
 # Each --param is a set of its own; every set runs, labelled (ablations).
 expect_exit param_sets 0 "$G" --variant rule_based --param tk=4 --param tk=8,tn=32 --kernel qkv --m 7 --reps 2 --quiet -o "$WORK/p.json"
@@ -105,16 +99,10 @@ PY
 
 # Ctrl-C before the last round: exit 130, a valid incomplete file whose
 # entries hold the rounds they had, and table rows for them all the same.
-"$G" --variant baseline,vec_j --kernel mlp_expand --m 16,384 --reps 6 --rounds 3 --max-time 20 \
-    --quiet -o "$WORK/rint.json" >"$WORK/rint.out" 2>"$WORK/rint.err" &
-pid=$!
-i=0
-while [ $i -lt 600 ] && ! grep -q '"samples_us":' "$WORK/rint.json" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-kill -INT $pid
-wait $pid
-rc=$?
-if [ $rc -eq 130 ]; then echo "ok rounds_interrupt_exit_130"; else echo "FAIL rounds_interrupt_exit_130: exit $rc"; fi
+expect_interrupted rounds_interrupt '"samples_us":' "$WORK/rint.json" \
+    "$G" --variant baseline,vec_j --kernel mlp_expand --m 16,384 --reps 6 --rounds 3 \
+    --max-time 20 --quiet -o "$WORK/rint.json"
 expect_true rounds_interrupt_json_valid $V "$WORK/rint.json" --min-results 1
 expect_grep rounds_interrupt_incomplete '"complete":	false' "$WORK/rint.json"
-expect_grep rounds_interrupt_says_rounds "interrupted before the last of 3 rounds" "$WORK/rint.err"
-expect_grep rounds_interrupt_row "^baseline .* mlp_expand .* 16 .*pass" "$WORK/rint.out"
+expect_grep rounds_interrupt_says_rounds "interrupted before the last of 3 rounds" "$WORK/rounds_interrupt.err"
+expect_grep rounds_interrupt_row "^baseline .* mlp_expand .* 16 .*pass" "$WORK/rounds_interrupt.out"
