@@ -79,7 +79,7 @@ DEPS_OK   := $(BUILD)/.deps-ok
 PREFIX    ?= /usr/local
 RUN_ARGS  ?= --all --quick
 
-.PHONY: all run test test-unit test-cli sanitize bench bench-ceiling deps install clean plots
+.PHONY: all run test test-unit test-cli sanitize bench bench-ceiling cross-aarch64 deps install clean plots
 
 all: $(BIN)
 
@@ -134,6 +134,12 @@ sanitize:
 bench-ceiling: $(BIN)
 	sh scripts/bench-ceiling.sh
 
+# The portable build for aarch64 with Debian's cross compiler, then its
+# verified runs and unit tests under qemu-aarch64 (scripts/cross-aarch64.sh).
+cross-aarch64:
+	@sh scripts/setup.sh cross
+	sh scripts/cross-aarch64.sh
+
 deps:
 	@sh scripts/setup.sh
 
@@ -142,6 +148,6 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gemmbench
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-aarch64
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -82,6 +82,13 @@ typedef void (*gb_release_fn)(void *state);
 typedef void (*gb_resolve_fn)(int M, int N, int K, const gb_ctx *ctx,
                               gb_params *effective);
 
+/* Optional: whether this build and CPU can run the variant with these
+ * parameters at all (packed's --param isa=avx512 on a CPU without it).
+ * Returns 0, or -1 with a one-line reason in why; asked once per parameter
+ * set before a sweep starts, so that such a run fails up front as an input
+ * error instead of as a failed set-up in the middle. */
+typedef int (*gb_usable_fn)(const gb_params *params, char *why, size_t whylen);
+
 /* Optional: print, for --explain, how the schedule was derived for a shape. */
 typedef void (*gb_explain_fn)(FILE *out, int M, int N, int K,
                               const gb_ctx *ctx);
@@ -96,6 +103,7 @@ typedef struct gb_variant {
     gb_release_fn release;     /* optional, frees prepare's state */
     gb_resolve_fn resolve;     /* optional */
     gb_explain_fn explain;     /* optional */
+    gb_usable_fn usable;       /* optional; without it, always usable */
     int supports_prepack;      /* prepare() honours prepack = 1 */
     /* Optional: the variant whose parameters this one runs (tuned runs
      * rule_based's, tuned_packed packed's); its spec names their values in

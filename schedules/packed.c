@@ -800,6 +800,27 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
             p.nc, p.tm, p.tn);
 }
 
+/* A forced isa this build lacks, or this CPU cannot run, is an input error
+ * (SPEC §6: never silently replaced by another path). */
+static int packed_usable(const gb_params *params, char *why, size_t whylen)
+{
+    const packed_isa *isa = select_isa(params);
+    long forced = gb_param_get(params, "isa", -1);
+    char runs[64] = "";
+
+    if (isa != NULL && isa->cpu_runs())
+        return 0;
+    for (size_t i = 0; i < ISA_COUNT; i++)
+        if (isa_table[i]->cpu_runs()) {
+            size_t used = strlen(runs);
+            snprintf(runs + used, sizeof runs - used, "%s%s", used ? ", " : "",
+                     isa_table[i]->name);
+        }
+    snprintf(why, whylen, "isa=%s: %s (it runs: %s)", isa_choices[forced],
+             isa == NULL ? "not in this build" : "this CPU cannot run it", runs);
+    return -1;
+}
+
 static const gb_param_spec packed_params[] = {
     { "mc", 1, 1000000, NULL, "rows of A per packed block (L2); rounded up to MR" },
     { "kc", 1, 1000000, NULL, "k per block (L1)" },
@@ -825,5 +846,6 @@ const gb_variant gb_variant_packed = {
     .release = packed_release,
     .resolve = packed_resolve,
     .explain = packed_explain,
+    .usable = packed_usable,
     .supports_prepack = 1,
 };

@@ -1,13 +1,18 @@
 #!/bin/sh
 # Installs the Debian packages gemmbench needs, when it may (root and apt),
-# or prints the exact command and fails.  Usage: scripts/setup.sh [plots] [reference]
+# or prints the exact command and fails.
+# Usage: scripts/setup.sh [plots] [reference] [cross]
 #   (no argument) libcjson-dev: needed to build
 #   plots         gnuplot-nox as well: needed by scripts/plot.sh
 #   reference     libopenblas-dev libblis-dev libdnnl-dev as well: the optional
 #                 reference variants openblas, blis, onednn (rebuild afterwards)
+#   cross         gcc-aarch64-linux-gnu, libcjson-dev:arm64 and qemu-user: the
+#                 aarch64 build and its emulated runs (scripts/cross-aarch64.sh);
+#                 adds dpkg's arm64 architecture first
 set -e
 
 need=""
+arm64=""
 pkg-config --exists libcjson 2>/dev/null || [ -f /usr/include/cjson/cJSON.h ] || need="libcjson-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 for arg in "$@"; do
@@ -23,8 +28,12 @@ for arg in "$@"; do
         [ -n "$blis" ] || need="$need libblis-dev"
         [ -f /usr/include/dnnl.h ] || [ -f /usr/include/oneapi/dnnl/dnnl.h ] ||
             need="$need libdnnl-dev" ;;
+    cross)
+        command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need="$need gcc-aarch64-linux-gnu"
+        [ -f /usr/lib/aarch64-linux-gnu/libcjson.so ] || { need="$need libcjson-dev:arm64"; arm64=yes; }
+        command -v qemu-aarch64 >/dev/null 2>&1 || need="$need qemu-user" ;;
     *)
-        echo "setup: unknown argument '$arg' (plots, reference)" >&2
+        echo "setup: unknown argument '$arg' (plots, reference, cross)" >&2
         exit 2 ;;
     esac
 done
@@ -33,9 +42,13 @@ need=$(echo $need)
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing $need" >&2
+    if [ -n "$arm64" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+        dpkg --add-architecture arm64
+    fi
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
     exit 0
 fi
 echo "setup: missing $need; install with:" >&2
+[ -n "$arm64" ] && echo "    sudo dpkg --add-architecture arm64 && sudo apt-get update" >&2
 echo "    sudo apt-get install -y $need" >&2
 exit 1

@@ -201,6 +201,13 @@ static int select_run(const gb_options *o, run_selection *sel, char *err, size_t
             }
             if (gb_params_parse(picked[i], text, &sel->params[sel->nvariants], err, errlen))
                 return -1;
+            if (picked[i]->usable) {
+                char why[GB_ERR_LEN];
+                if (picked[i]->usable(&sel->params[sel->nvariants], why, sizeof why) != 0) {
+                    snprintf(err, errlen, "%s: --param %s", picked[i]->name, why);
+                    return -1;
+                }
+            }
             sel->variants[sel->nvariants++] = picked[i];
             prepack_ok |= picked[i]->supports_prepack;
         }

@@ -121,10 +121,21 @@ TEST(packed_refuses_an_isa_the_cpu_lacks)
         gb_ctx ctx = { 1, &p, NULL };
         void *state = NULL;
         float B[4] = { 1, 2, 3, 4 };
+        char why[256] = "";
         int rc;
-        if (cpu_runs(isa->choices[c]))
-            continue;
         gb_param_set(&p, "isa", c);
+        CHECK(v->usable != NULL);
+        if (v->usable == NULL)
+            return;
+        rc = v->usable(&p, why, sizeof why);
+        if (cpu_runs(isa->choices[c])) {
+            CHECK(rc == 0);
+            continue;
+        }
+        /* Refused up front (main: an input error before the sweep) ... */
+        CHECK(rc == -1 && strstr(why, isa->choices[c]) != NULL &&
+              strstr(why, "portable") != NULL);
+        /* ... and by prepare(), should anything call it regardless. */
         rc = v->prepare(2, 2, 2, B, 2, &ctx, 0, &state);
         CHECK(rc == -1 && state == NULL);
     }
