@@ -81,8 +81,16 @@ int gb_split_list(const char *text, int (*fn)(const char *item, void *arg), void
             p++;
         if (*p == '\0')
             break;
-        while (p[len] && p[len] != ',' && !isspace((unsigned char)p[len]))
-            len++;
+        /* A comma inside [...] is part of the item: the label of a
+         * --param set, rule_based[tm=4,tn=8], is one item. */
+        for (int depth = 0; p[len]; len++) {
+            if (p[len] == '[')
+                depth++;
+            else if (p[len] == ']' && depth > 0)
+                depth--;
+            else if (depth == 0 && (p[len] == ',' || isspace((unsigned char)p[len])))
+                break;
+        }
         if (len >= sizeof item)
             return -1;
         memcpy(item, p, len);

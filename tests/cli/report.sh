@@ -124,6 +124,14 @@ expect_grep gaps_peak_value "^vec_j  *0.8  *0.8  *4.00 *$" "$WORK/out"
 expect_exit gaps_variant_filter 0 "$G" report "$WORK/gaps.json" --variant vec_j --variant parallel+prepack
 check gaps_variant_filter_rows test "$(grep -c -E '^(vec_j|parallel\+prepack) ' "$WORK/out")" -eq 3
 check gaps_variant_filter_only test "$(grep -c -E '^(baseline|parallel|zz_newer) ' "$WORK/out")" -eq 0
+# A label with commas is one item of the list (rule_based[tm=4,tn=8]).
+fixture "$WORK/labels.json" 1.024 \
+    "$(entry baseline baseline qkv 16 2 100)" \
+    "$(entry rule_based 'rule_based[tm=4,tn=8]' qkv 16 2 20)" \
+    "$(entry rule_based 'rule_based[tm=8,tn=8]' qkv 16 2 30)"
+expect_exit label_with_commas 0 "$G" report "$WORK/labels.json" --variant 'baseline,rule_based[tm=4,tn=8]'
+check label_with_commas_rows test "$(awk '/^variant/ { on = 1; next } on && NF { printf "%s ", $1 }' "$WORK/out")" = \
+    "baseline rule_based[tm=4,tn=8] "
 expect_exit gaps_combined 0 "$G" report "$WORK/gaps.json" --combined --format csv --metric speedup
 expect_grep gaps_combined_header "^kernel,threads,variant,qkv/16,qkv/32,mlp_reduce/16,geomean," "$WORK/out"
 expect_grep gaps_combined_vec_j "^all,2,vec_j,2,,4,2.828427125," "$WORK/out"

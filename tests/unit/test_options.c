@@ -27,6 +27,32 @@ TEST(parse_numbers_strictly)
     CHECK(gb_parse_double("1e", 0, 10, &d) != 0);
 }
 
+static int join_item(const char *item, void *arg)
+{
+    char *out = arg;
+    strcat(out, "<");
+    strcat(out, item);
+    strcat(out, ">");
+    return 0;
+}
+
+TEST(split_list_keeps_bracketed_commas)
+{
+    char out[256];
+
+    out[0] = '\0';
+    CHECK(gb_split_list(" a,b  c,,", join_item, out) == 0);
+    CHECK(strcmp(out, "<a><b><c>") == 0);
+    out[0] = '\0';
+    CHECK(gb_split_list("rule_based[tm=4,tn=8],packed+prepack,x[a=1, b=2]", join_item, out) == 0);
+    CHECK(strcmp(out, "<rule_based[tm=4,tn=8]><packed+prepack><x[a=1, b=2]>") == 0);
+    /* An unclosed bracket runs to the end: one item, which then matches
+     * nothing and is reported by the caller. */
+    out[0] = '\0';
+    CHECK(gb_split_list("a[b,c", join_item, out) == 0);
+    CHECK(strcmp(out, "<a[b,c>") == 0);
+}
+
 TEST(parse_shapes)
 {
     int M, K, N;
