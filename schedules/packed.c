@@ -37,10 +37,15 @@
  * --prepack: B packed once in prepare(), over all of K, into the same
  * micro-panel layout (panel p, row k at (p*K + k)*NR), outside the timed
  * region; the pc loop offsets into it; ir outside jr.
- * A is packed whole (all rows, all of K: MR-row micro-panels, k-major) once
- * per call, every thread packing a share, then the call's one barrier; so A
- * is packed once however many jc blocks there are (block by block only when
- * A would take more than A_WHOLE_MAX_BYTES).
+ * A is read in place when B is (jr outside ir) and its rows are under a
+ * page apart (K = 768: qkv): the kernel broadcasts from MR rows lda apart,
+ * and a fringe micro-panel (rows past M) is packed, zero-padded, first.
+ * Otherwise A is packed whole (all rows, all of K: MR-row micro-panels,
+ * k-major) once per call, every thread packing a share, then the call's one
+ * barrier; so A is packed once however many jc blocks there are (block by
+ * block only when A would take more than A_WHOLE_MAX_BYTES).  K = 3072
+ * (mlp_reduce) keeps the packing: rows 12 KiB apart share L1 sets, and
+ * reading them in place lost (below).
  *
  * Register block (MR x NR) per instruction set, the rule: with R vector
  * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
@@ -99,7 +104,15 @@
  *     CPU time, interleaved: 1 thread per call 92.6 -> 94.8 GFLOP/s,
  *     prepacked 97.6 -> 100.0 (+2.4% each; +0.5..4.5% in three runs);
  *     2 threads (wall) M=384 181.8 -> 184.1 and 196.3 -> 197.6, M=64 114.9
- *     -> 126.1 and 149.3 -> 156.1.
+ *     -> 126.1 and 149.3 -> 156.1;
+ *   - A read in place for qkv (no packing pass, no barrier), 2 threads,
+ *     --param apack=whole against apack=in_place interleaved in one run
+ *     (4 rounds of 10 calls), geomean of the ratios over qkv's 8 M:
+ *     0.951x, 0.963x, 0.960x in three runs (M=16 0.86-0.93x, M=384
+ *     0.95-0.97x); 1 thread 0.994x (M = 16, 64, 128, 384).  The same on
+ *     mlp_reduce (K = 3072) 1.012x and 1.016x (M >= 64 up to 1.05x, M <= 32
+ *     0.96x), on mlp_expand (B packed, ir outer) 1.00-1.07x: both keep A
+ *     packed.
  * Where the time goes (perf, 1 thread): mlp_expand M=384 packed per call:
  * micro-kernel 86%, packing B 12% (a pass over 9.4 MB of B from L3, whose
  * single-core read bandwidth here is about 13 GB/s), A 1.5%; timed
@@ -194,8 +207,10 @@ static const packed_isa *const isa_table[] = {
 /* The --param isa choices: every name, on every build, so that a command
  * line means the same everywhere (a path this build or CPU lacks fails). */
 static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
-/* --param apack: A packed whole once per call, or block by block. */
-static const char *const apack_choices[] = { "whole", "block", NULL };
+/* --param apack: A packed whole once per call, block by block, or read in
+ * place (the index is the mode). */
+static const char *const apack_choices[] = { "whole", "block", "in_place", NULL };
+enum { A_WHOLE, A_BLOCK, A_IN_PLACE };
 /* --param bpack: how the micro-kernel gets B (the index is the b_mode). */
 static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", NULL };
 /* --param loop: the order of the two inner loops, outer first. */
@@ -237,6 +252,7 @@ typedef struct packed_plan {
     int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
     int tm, tn;              /* thread grid: rows x columns of C */
     int a_whole;             /* A packed whole, once per call, by all threads */
+    int a_in_place;          /* A read where it is (no packing; fringes packed) */
     int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
     int b_mode;              /* B_PANEL, B_IN_PLACE or B_PREPACKED (bpack_choices) */
     int nthreads;
@@ -340,11 +356,19 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
-    if (gb_param_get(ctx->params, "apack", -1) >= 0)
-        p->a_whole = gb_param_get(ctx->params, "apack", -1) == 0;
-    else
-        p->a_whole =
-            (double)round_up(M, p->mr) * K * sizeof(float) <= (double)A_WHOLE_MAX_BYTES;
+    /* A in place when B is too (the A micro-panels stream past a B
+     * micro-panel held in L1) and dense rows of A (K floats) are closer than
+     * a page, as for B; else packed whole when it fits A_WHOLE_MAX_BYTES,
+     * else block by block.  --param apack forces one. */
+    if (gb_param_get(ctx->params, "apack", -1) >= 0) {
+        p->a_in_place = gb_param_get(ctx->params, "apack", -1) == A_IN_PLACE;
+        p->a_whole = gb_param_get(ctx->params, "apack", -1) == A_WHOLE;
+    } else {
+        p->a_in_place = p->b_mode == B_IN_PLACE && !p->ir_outer &&
+                        (long)K * (long)sizeof(float) < PAGE_BYTES;
+        p->a_whole = !p->a_in_place && (double)round_up(M, p->mr) * K * sizeof(float) <=
+                                           (double)A_WHOLE_MAX_BYTES;
+    }
 
     /* The grid first (it decides each thread's extent), from the caps. */
     p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
@@ -390,8 +414,8 @@ typedef struct b_view {
 /* C[0:mc][0:nc] (+)= packed A block . B.  a_panel_stride: floats from one A
  * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A). */
 static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const float *a_block,
-                         size_t a_panel_stride, const b_view *bv, float *C, int ldc,
-                         int accumulate)
+                         size_t a_panel_stride, long a_lda, float *a_fringe, const b_view *bv,
+                         float *C, int ldc, int accumulate)
 {
     const int mr = p->mr, nr = p->nr;
     const packed_ukernel_fn kernel = p->isa->kernel;
@@ -414,6 +438,15 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             const long ldb = use_fringe ? nr : bv->ld;
             float *c = C + (size_t)ir * ldc + jr;
 
+            if (a_lda > 0) {
+                if (mr_cur == mr && nr_cur == nr) {
+                    p->isa->kernel_a_in_place(kc, a, a_lda, b, ldb, c, ldc, accumulate);
+                    continue;
+                }
+                /* Rows past M do not exist: pack this micro-panel, padded. */
+                p->isa->pack_a(mr_cur, kc, a, a_lda, a_fringe);
+                a = a_fringe;
+            }
             if (mr_cur == mr && nr_cur == nr) {
                 kernel(kc, a, b, ldb, c, ldc, accumulate);
                 continue;
@@ -474,7 +507,10 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                 const float *a_block;
                 size_t a_stride;
 
-                if (a_whole) {
+                if (p->a_in_place) {
+                    a_block = A + (size_t)ic * lda + pc;
+                    a_stride = (size_t)p->mr * lda;
+                } else if (a_whole) {
                     a_block = a_whole + ((size_t)(ic / p->mr) * K + pc) * p->mr;
                     a_stride = (size_t)K * p->mr;
                 } else {
@@ -483,7 +519,8 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     a_block = buf->a_block;
                     a_stride = (size_t)kc_cur * p->mr;
                 }
-                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, &bv,
+                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride,
+                             p->a_in_place ? lda : 0, buf->a_block, &bv,
                              C + (size_t)ic * ldc + jc, ldc, pc > 0);
             }
         }
@@ -513,7 +550,9 @@ static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
     const size_t mc = (size_t)(round_up(M, p->mr) < p->mc ? round_up(M, p->mr) : p->mc);
     const size_t nc = (size_t)(round_up(N, p->nr) < p->nc ? round_up(N, p->nr) : p->nc);
 
-    *a_floats = p->a_whole ? 0 : (mc * kc + 15) / 16 * 16;
+    *a_floats = p->a_in_place ? ((size_t)p->mr * kc + 15) / 16 * 16
+                : p->a_whole    ? 0
+                                : (mc * kc + 15) / 16 * 16;
     *per_thread = *a_floats + (prepack ? 0 : (nc * kc + 15) / 16 * 16);
 }
 
@@ -744,7 +783,7 @@ static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *ef
     gb_param_set(effective, "mc", p.mc);
     gb_param_set(effective, "kc", p.kc);
     gb_param_set(effective, "nc", p.nc);
-    gb_param_set(effective, "apack", p.a_whole ? 0 : 1);
+    gb_param_set(effective, "apack", p.a_in_place ? A_IN_PLACE : p.a_whole ? A_WHOLE : A_BLOCK);
     gb_param_set(effective, "loop", p.ir_outer ? 0 : 1);
     gb_param_set(effective, "bpack", p.b_mode);
     gb_param_set(effective, "threads_m", p.tm);
@@ -777,9 +816,12 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                     gb_param_get(ctx->params, "loop", -1) >= 0
                 ? " (--param)"
                 : "");
-    fprintf(out, "  A             packed %s\n",
-            p.a_whole ? "whole once per call, a share per thread, then one barrier"
-                      : "block by block");
+    fprintf(out, "  A             %s%s\n",
+            p.a_in_place ? "read in place (rows under a page apart and B in place; a fringe "
+                           "micro-panel packed)"
+            : p.a_whole  ? "packed whole once per call, a share per thread, then one barrier"
+                         : "packed block by block",
+            gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
     fprintf(out, "  kc %-5d %s\n", p.kc,
             user_kc ? "(--param)"
             : p.ir_outer ? "(A micro-panel MR x kc in half of L1d, balanced over K)"
@@ -831,8 +873,9 @@ static const gb_param_spec packed_params[] = {
     { "bpack", 0, 0, bpack_choices, "B packed per call into panels or read in place "
                                     "(default: in place when N*4 < 4096); prepacked is "
                                     "--prepack's" },
-    { "apack", 0, 0, apack_choices, "A packed whole per call or per block (default: whole "
-                                    "when it fits in 64 MiB)" },
+    { "apack", 0, 0, apack_choices, "A packed whole per call or per block, or read in place "
+                                    "(default: in place when B is and K*4 < 4096, else "
+                                    "whole when it fits in 64 MiB)" },
     { 0 },
 };
 

@@ -27,6 +27,11 @@
  */
 typedef void (*packed_ukernel_fn)(int kc, const float *restrict a, const float *restrict b,
                                   long ldb, float *restrict c, long ldc, int accumulate);
+/* The same, with A read in place: row i of the MR x kc micro-panel at
+ * a + i * lda, its k consecutive; all MR rows must exist. */
+typedef void (*packed_ukernel_a_fn)(int kc, const float *restrict a, long lda,
+                                    const float *restrict b, long ldb, float *restrict c,
+                                    long ldc, int accumulate);
 
 /* Rows of B the kernels prefetch ahead of the one they load: B read in place
  * is a row stride apart per k, which no hardware prefetcher follows, and a
@@ -60,6 +65,7 @@ typedef struct packed_isa {
     int vector_regs;         /* architectural SIMD registers the rule used */
     int vector_floats;       /* floats per SIMD register */
     packed_ukernel_fn kernel;
+    packed_ukernel_a_fn kernel_a_in_place;
     packed_pack_a_fn pack_a;
     packed_pack_b_fn pack_b;
     int (*cpu_runs)(void);   /* 1 when this CPU can execute the kernel */

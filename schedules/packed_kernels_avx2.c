@@ -22,9 +22,11 @@
 #define MR 4
 #define NV 3 /* ymm vectors per row of the tile: NR = 24 */
 
-__attribute__((target("avx2,fma"))) static void
-ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long ldb,
-                  float *restrict c, long ldc, int accumulate)
+/* The tile's k loop; A's element (i, k) at a[i * a_row + k * a_k] (packed:
+ * 1 and MR; in place: A's row stride and 1). */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
+          long ldb, float *restrict c, long ldc, int accumulate)
 {
     __m256 acc[MR][NV];
 
@@ -46,12 +48,12 @@ ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long
             bv[v] = _mm256_loadu_ps(b + 8 * v);
 #pragma GCC unroll 4
         for (int i = 0; i < MR; i++) {
-            const __m256 ai = _mm256_broadcast_ss(a + i);
+            const __m256 ai = _mm256_broadcast_ss(a + i * a_row);
 #pragma GCC unroll 3
             for (int v = 0; v < NV; v++)
                 acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);
         }
-        a += MR;
+        a += a_k;
         b += ldb;
     }
 
@@ -66,6 +68,21 @@ ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long
             _mm256_storeu_ps(row + 8 * v, out);
         }
     }
+}
+
+__attribute__((target("avx2,fma"))) static void
+ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long ldb,
+                  float *restrict c, long ldc, int accumulate)
+{
+    tile_4x24(kc, a, 1, MR, b, ldb, c, ldc, accumulate);
+}
+
+__attribute__((target("avx2,fma"))) static void
+ukernel_avx2_4x24_a_in_place(int kc, const float *restrict a, long lda,
+                             const float *restrict b, long ldb, float *restrict c, long ldc,
+                             int accumulate)
+{
+    tile_4x24(kc, a, lda, 1, b, ldb, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
@@ -94,6 +111,7 @@ const packed_isa packed_isa_avx2 = {
     .vector_regs = 16,
     .vector_floats = 8,
     .kernel = ukernel_avx2_4x24,
+    .kernel_a_in_place = ukernel_avx2_4x24_a_in_place,
     .pack_a = pack_a_avx2,
     .pack_b = pack_b_avx2,
     .cpu_runs = cpu_runs_avx2,

@@ -24,9 +24,13 @@
 #define MR 8
 #define NV 3 /* zmm vectors per row of the tile: NR = 48 */
 
-__attribute__((target("avx512f"))) static void
-ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, long ldb,
-                    float *restrict c, long ldc, int accumulate)
+/* The tile's k loop.  Element (i, k) of the A micro-panel is at
+ * a[i * a_row + k * a_k]: packed, a_row 1 and a_k MR (constants, so the
+ * broadcasts are a[0..7] of a pointer that steps MR floats); read in place,
+ * a_row is A's row stride and a_k 1. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
+          long ldb, float *restrict c, long ldc, int accumulate)
 {
     __m512 acc[MR][NV];
 
@@ -57,12 +61,12 @@ ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, lo
             bv[v] = _mm512_loadu_ps(b + 16 * v);
 #pragma GCC unroll 8
         for (int i = 0; i < MR; i++) {
-            const __m512 ai = _mm512_set1_ps(a[i]);
+            const __m512 ai = _mm512_set1_ps(a[i * a_row]);
 #pragma GCC unroll 3
             for (int v = 0; v < NV; v++)
                 acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
         }
-        a += MR;
+        a += a_k;
         b += ldb;
     }
 
@@ -77,6 +81,21 @@ ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, lo
             _mm512_storeu_ps(row + 16 * v, out);
         }
     }
+}
+
+__attribute__((target("avx512f"))) static void
+ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, long ldb,
+                    float *restrict c, long ldc, int accumulate)
+{
+    tile_8x48(kc, a, 1, MR, b, ldb, c, ldc, accumulate);
+}
+
+__attribute__((target("avx512f"))) static void
+ukernel_avx512_8x48_a_in_place(int kc, const float *restrict a, long lda,
+                               const float *restrict b, long ldb, float *restrict c, long ldc,
+                               int accumulate)
+{
+    tile_8x48(kc, a, lda, 1, b, ldb, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
@@ -105,6 +124,7 @@ const packed_isa packed_isa_avx512 = {
     .vector_regs = 32,
     .vector_floats = 16,
     .kernel = ukernel_avx512_8x48,
+    .kernel_a_in_place = ukernel_avx512_8x48_a_in_place,
     .pack_a = pack_a_avx512,
     .pack_b = pack_b_avx512,
     .cpu_runs = cpu_runs_avx512,

@@ -26,8 +26,11 @@
 
 typedef float v4f __attribute__((vector_size(VF * sizeof(float))));
 
-static void ukernel_portable_4x8(int kc, const float *restrict a, const float *restrict b,
-                                 long ldb, float *restrict c, long ldc, int accumulate)
+/* The tile's k loop; A's element (i, k) at a[i * a_row + k * a_k] (packed:
+ * 1 and MR; in place: A's row stride and 1). */
+static inline __attribute__((always_inline)) void
+tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
+         long ldb, float *restrict c, long ldc, int accumulate)
 {
     v4f acc[MR][NV];
 
@@ -40,12 +43,13 @@ static void ukernel_portable_4x8(int kc, const float *restrict a, const float *r
         memcpy(bv, b, sizeof bv);
 #pragma GCC unroll 4
         for (int i = 0; i < MR; i++) {
-            const v4f ai = { a[i], a[i], a[i], a[i] };
+            const float x = a[i * a_row];
+            const v4f ai = { x, x, x, x };
 #pragma GCC unroll 2
             for (int v = 0; v < NV; v++)
                 acc[i][v] += ai * bv[v];
         }
-        a += MR;
+        a += a_k;
         b += ldb;
     }
     for (int i = 0; i < MR; i++) {
@@ -60,6 +64,19 @@ static void ukernel_portable_4x8(int kc, const float *restrict a, const float *r
             memcpy(row + VF * v, &out, sizeof out);
         }
     }
+}
+
+static void ukernel_portable_4x8(int kc, const float *restrict a, const float *restrict b,
+                                 long ldb, float *restrict c, long ldc, int accumulate)
+{
+    tile_4x8(kc, a, 1, MR, b, ldb, c, ldc, accumulate);
+}
+
+static void ukernel_portable_4x8_a_in_place(int kc, const float *restrict a, long lda,
+                                            const float *restrict b, long ldb,
+                                            float *restrict c, long ldc, int accumulate)
+{
+    tile_4x8(kc, a, lda, 1, b, ldb, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
@@ -87,6 +104,7 @@ const packed_isa packed_isa_portable = {
     .vector_regs = 16,
     .vector_floats = VF,
     .kernel = ukernel_portable_4x8,
+    .kernel_a_in_place = ukernel_portable_4x8_a_in_place,
     .pack_a = pack_a_portable,
     .pack_b = pack_b_portable,
     .cpu_runs = cpu_runs_portable,

@@ -59,6 +59,10 @@ static const char *const block_settings[] = {
     "bpack=panel",
     "bpack=in_place,loop=ir_jr,kc=5,nc=50",
     "bpack=panel,loop=jr_ir,mc=8,kc=5",
+    "apack=whole,kc=7",
+    "apack=in_place",
+    "apack=in_place,mc=8,kc=5,nc=50",
+    "apack=in_place,bpack=panel,loop=ir_jr,kc=7",
 };
 
 TEST(packed_exact_on_every_isa_and_block_size)
@@ -169,6 +173,12 @@ TEST(packed_blocks_follow_the_cache_rule)
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "loop"), 1);
     if (l1 > 0)
         CHECK(kc * nr * (long)sizeof(float) <= l1);
+    /* K = 768 too: A's rows 3 KiB apart, read in place (apack 2) ... */
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "apack"), 2);
+    /* ... but K = 3072 (mlp_reduce): 12 KiB apart, packed whole (0); and
+     * never with B packed or pre-packed (mlp_expand, ir outer). */
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 3072, 1, "apack"), 0);
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "apack"), 0);
     /* N = 3072: rows 12 KiB apart, B packed, ir outer, A micro-panel in L1. */
     CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "bpack"), 0);
     CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "loop"), 0);
