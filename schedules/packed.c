@@ -251,8 +251,8 @@ typedef struct packed_plan {
     int mr, nr;
     int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
     int tm, tn;              /* thread grid: rows x columns of C */
-    int a_whole;             /* A packed whole, once per call, by all threads */
-    int a_in_place;          /* A read where it is (no packing; fringes packed) */
+    int a_mode;              /* A_WHOLE (once per call, by all threads), A_BLOCK or
+                              * A_IN_PLACE (fringe micro-panels packed) */
     int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
     int b_mode;              /* B_PANEL, B_IN_PLACE or B_PREPACKED (bpack_choices) */
     int nthreads;
@@ -301,7 +301,7 @@ static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int t
     const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
     const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
     const double jc_blocks = (double)ceil_div((long)cols, p->nc);
-    const double a_packed = p->a_whole ? (double)round_up(M, p->mr) * K / p->nthreads
+    const double a_packed = p->a_mode == A_WHOLE ? (double)round_up(M, p->mr) * K / p->nthreads
                                        : rows * K * jc_blocks;
     /* B is brought in whether it is packed, read in place or pre-packed. */
     const double packed = a_packed + cols * K;
@@ -360,15 +360,15 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * micro-panel held in L1) and dense rows of A (K floats) are closer than
      * a page, as for B; else packed whole when it fits A_WHOLE_MAX_BYTES,
      * else block by block.  --param apack forces one. */
-    if (gb_param_get(ctx->params, "apack", -1) >= 0) {
-        p->a_in_place = gb_param_get(ctx->params, "apack", -1) == A_IN_PLACE;
-        p->a_whole = gb_param_get(ctx->params, "apack", -1) == A_WHOLE;
-    } else {
-        p->a_in_place = p->b_mode == B_IN_PLACE && !p->ir_outer &&
-                        (long)K * (long)sizeof(float) < PAGE_BYTES;
-        p->a_whole = !p->a_in_place && (double)round_up(M, p->mr) * K * sizeof(float) <=
-                                           (double)A_WHOLE_MAX_BYTES;
-    }
+    if (gb_param_get(ctx->params, "apack", -1) >= 0)
+        p->a_mode = (int)gb_param_get(ctx->params, "apack", -1);
+    else if (p->b_mode == B_IN_PLACE && !p->ir_outer &&
+             (long)K * (long)sizeof(float) < PAGE_BYTES)
+        p->a_mode = A_IN_PLACE;
+    else
+        p->a_mode = (double)round_up(M, p->mr) * K * sizeof(float) <= (double)A_WHOLE_MAX_BYTES
+                        ? A_WHOLE
+                        : A_BLOCK;
 
     /* The grid first (it decides each thread's extent), from the caps. */
     p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
@@ -411,10 +411,12 @@ typedef struct b_view {
     const float *fringe;
 } b_view;
 
-/* C[0:mc][0:nc] (+)= packed A block . B.  a_panel_stride: floats from one A
- * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A). */
+/* C[0:mc][0:nc] (+)= A block . B.  a_panel_stride: floats from one A
+ * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A,
+ * MR*lda in A itself when read in place, where a micro-panel with rows past
+ * mc is packed into a_fringe first). */
 static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const float *a_block,
-                         size_t a_panel_stride, long a_lda, float *a_fringe, const b_view *bv,
+                         size_t a_panel_stride, long lda, float *a_fringe, const b_view *bv,
                          float *C, int ldc, int accumulate)
 {
     const int mr = p->mr, nr = p->nr;
@@ -437,22 +439,25 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 use_fringe ? bv->fringe : bv->base + (size_t)(jr / nr) * bv->panel_stride;
             const long ldb = use_fringe ? nr : bv->ld;
             float *c = C + (size_t)ir * ldc + jr;
+            const int full = mr_cur == mr && nr_cur == nr;
+            /* A fringe tile goes to scratch, its valid part then into C. */
+            float *const out = full ? c : scratch;
+            const long ldo = full ? ldc : nr;
+            const int acc = full ? accumulate : 0;
+            int in_place = p->a_mode == A_IN_PLACE;
 
-            if (a_lda > 0) {
-                if (mr_cur == mr && nr_cur == nr) {
-                    p->isa->kernel_a_in_place(kc, a, a_lda, b, ldb, c, ldc, accumulate);
-                    continue;
-                }
-                /* Rows past M do not exist: pack this micro-panel, padded. */
-                p->isa->pack_a(mr_cur, kc, a, a_lda, a_fringe);
+            if (in_place && mr_cur < mr) {
+                /* Rows past mc do not exist: pack this micro-panel, padded. */
+                p->isa->pack_a(mr_cur, kc, a, lda, a_fringe);
                 a = a_fringe;
+                in_place = 0;
             }
-            if (mr_cur == mr && nr_cur == nr) {
-                kernel(kc, a, b, ldb, c, ldc, accumulate);
+            if (in_place)
+                p->isa->kernel_a_in_place(kc, a, lda, b, ldb, out, ldo, acc);
+            else
+                kernel(kc, a, b, ldb, out, ldo, acc);
+            if (full)
                 continue;
-            }
-            /* Fringe: the full tile into scratch, its valid part into C. */
-            kernel(kc, a, b, ldb, scratch, nr, 0);
             for (int i = 0; i < mr_cur; i++)
                 for (int j = 0; j < nr_cur; j++)
                     c[(size_t)i * ldc + j] =
@@ -507,7 +512,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                 const float *a_block;
                 size_t a_stride;
 
-                if (p->a_in_place) {
+                if (p->a_mode == A_IN_PLACE) {
                     a_block = A + (size_t)ic * lda + pc;
                     a_stride = (size_t)p->mr * lda;
                 } else if (a_whole) {
@@ -520,7 +525,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     a_stride = (size_t)kc_cur * p->mr;
                 }
                 macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride,
-                             p->a_in_place ? lda : 0, buf->a_block, &bv,
+                             lda, buf->a_block, &bv,
                              C + (size_t)ic * ldc + jc, ldc, pc > 0);
             }
         }
@@ -532,7 +537,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
 typedef struct packed_state {
     packed_plan plan;
     int M, N, K;
-    float *a_packed;          /* all of A, shared by the threads (plan.a_whole), or NULL */
+    float *a_packed;          /* all of A, shared by the threads (A_WHOLE), or NULL */
     float *buffers;           /* every thread's A block and B panel, where needed */
     size_t per_thread;        /* floats per thread, a multiple of 16 (64 bytes) */
     size_t a_floats;          /* of which the A block */
@@ -550,9 +555,9 @@ static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
     const size_t mc = (size_t)(round_up(M, p->mr) < p->mc ? round_up(M, p->mr) : p->mc);
     const size_t nc = (size_t)(round_up(N, p->nr) < p->nc ? round_up(N, p->nr) : p->nc);
 
-    *a_floats = p->a_in_place ? ((size_t)p->mr * kc + 15) / 16 * 16
-                : p->a_whole    ? 0
-                                : (mc * kc + 15) / 16 * 16;
+    *a_floats = p->a_mode == A_IN_PLACE ? ((size_t)p->mr * kc + 15) / 16 * 16
+                : p->a_mode == A_WHOLE  ? 0
+                                        : (mc * kc + 15) / 16 * 16;
     *per_thread = *a_floats + (prepack ? 0 : (nc * kc + 15) / 16 * 16);
 }
 
@@ -577,7 +582,7 @@ static int state_init(packed_state *s, int M, int N, int K, const gb_ctx *ctx, i
     s->N = N;
     s->K = K;
     buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->per_thread);
-    if (s->plan.a_whole) {
+    if (s->plan.a_mode == A_WHOLE) {
         s->a_packed = alloc_floats((size_t)round_up(M, s->plan.mr) * K);
         if (s->a_packed == NULL)
             return -1;
@@ -783,7 +788,7 @@ static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *ef
     gb_param_set(effective, "mc", p.mc);
     gb_param_set(effective, "kc", p.kc);
     gb_param_set(effective, "nc", p.nc);
-    gb_param_set(effective, "apack", p.a_in_place ? A_IN_PLACE : p.a_whole ? A_WHOLE : A_BLOCK);
+    gb_param_set(effective, "apack", p.a_mode);
     gb_param_set(effective, "loop", p.ir_outer ? 0 : 1);
     gb_param_set(effective, "bpack", p.b_mode);
     gb_param_set(effective, "threads_m", p.tm);
@@ -817,9 +822,9 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                 ? " (--param)"
                 : "");
     fprintf(out, "  A             %s%s\n",
-            p.a_in_place ? "read in place (rows under a page apart and B in place; a fringe "
-                           "micro-panel packed)"
-            : p.a_whole  ? "packed whole once per call, a share per thread, then one barrier"
+            p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart and B in place; a "
+                                     "fringe micro-panel packed)"
+            : p.a_mode == A_WHOLE  ? "packed whole once per call, a share per thread, then one barrier"
                          : "packed block by block",
             gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
     fprintf(out, "  kc %-5d %s\n", p.kc,

@@ -70,14 +70,17 @@ sweep all --variant all $shapes $timing
 n=$(grep -c ' pass' "$tmp/all.txt" || true)
 echo "cross-aarch64: every variant, 7 shapes, 1 thread: $n results verified"
 
-sweep packed --variant packed $shapes $timing --prepack \
-    --param "mc=8,kc=5,nc=50" --param "mc=1,kc=1,nc=1" --param "kc=7" \
-    --param "apack=block,mc=8,kc=5,nc=50" --param "bpack=panel" \
-    --param "bpack=in_place,loop=ir_jr,kc=5,nc=50" --param "bpack=panel,loop=jr_ir,mc=8,kc=5" \
-    --param "apack=whole,kc=7" --param "apack=in_place" --param "apack=in_place,mc=8,kc=5,nc=50" \
-    --param "apack=in_place,bpack=panel,loop=ir_jr,kc=7"
+# The block settings, read from the unit test's list so there is one list:
+# the quoted, non-empty strings of block_settings[] in test_packed.c.
+settings=$(sed -n '/block_settings\[\] = {/,/^};/s/^ *"\([^"][^"]*\)",$/\1/p' tests/unit/test_packed.c)
+nsettings=$(echo "$settings" | grep -c . || true)
+[ "$nsettings" -ge 5 ] ||
+    { echo "cross-aarch64: read $nsettings block settings from tests/unit/test_packed.c" >&2; exit 1; }
+set --
+for b in $settings; do set -- "$@" --param "$b"; done
+sweep packed --variant packed $shapes $timing --prepack "$@"
 n=$(grep -c ' pass' "$tmp/packed.txt" || true)
-echo "cross-aarch64: packed, 11 block settings x 7 shapes, per call and pre-packed: $n results verified"
+echo "cross-aarch64: packed, $nsettings block settings x 7 shapes, per call and pre-packed: $n results verified"
 
 for isa in avx512 avx2; do
     status=0
