@@ -11,6 +11,7 @@
 
 #include "options.h"
 #include "resultfile.h"
+#include "stats.h"
 
 typedef enum gb_report_metric {
     GB_METRIC_MEDIAN,   /* median latency, µs */
@@ -45,11 +46,6 @@ double gb_report_peak_pct(const gb_result_file *f, const gb_entry *e);
 
 /* The metric's value for e; NAN when unknown. */
 double gb_report_value(const gb_result_file *f, const gb_entry *e, gb_report_metric m);
-
-/* Geometric mean of the finite, positive values among v[0..n-1] (the others
- * are cells not measured); *used gets how many there were (may be NULL).
- * NAN when there are none. */
-double gb_geomean(const double *v, int n, int *used);
 
 /* Parses a metric name; 0, or -1 when unknown. */
 int gb_report_metric_parse(const char *name, gb_report_metric *m);

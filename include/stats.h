@@ -1,4 +1,4 @@
-/* stats.h - summary statistics of timing samples (SPEC §7). */
+/* stats.h - summary statistics of timing samples. */
 #ifndef GB_STATS_H
 #define GB_STATS_H
 
@@ -15,5 +15,10 @@ double stats_quantile_sorted(const double *sorted, size_t n, double q);
 /* Fills s from samples (not modified).  Returns 0, or -1 when n == 0 or
  * memory runs out. */
 int stats_compute(const double *samples, size_t n, gb_stats *s);
+
+/* Geometric mean of the finite, positive values among v[0..n-1] (the others
+ * are cells not measured); *used gets how many there were (may be NULL).
+ * NAN when there are none. */
+double gb_geomean(const double *v, int n, int *used);
 
 #endif

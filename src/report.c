@@ -88,22 +88,6 @@ double gb_report_value(const gb_result_file *f, const gb_entry *e, gb_report_met
     return NAN;
 }
 
-double gb_geomean(const double *v, int n, int *used)
-{
-    double log_sum = 0.0;
-    int count = 0;
-
-    for (int i = 0; i < n; i++) {
-        if (isfinite(v[i]) && v[i] > 0.0) {
-            log_sum += log(v[i]);
-            count++;
-        }
-    }
-    if (used)
-        *used = count;
-    return count ? exp(log_sum / count) : NAN;
-}
-
 static const struct {
     const char *name;        /* --metric */
     const char *csv_name;    /* the CSV's `# metric:` line */

@@ -66,3 +66,19 @@ int stats_compute(const double *samples, size_t n, gb_stats *s)
     free(sorted);
     return 0;
 }
+
+double gb_geomean(const double *v, int n, int *used)
+{
+    double log_sum = 0.0;
+    int count = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (isfinite(v[i]) && v[i] > 0.0) {
+            log_sum += log(v[i]);
+            count++;
+        }
+    }
+    if (used)
+        *used = count;
+    return count ? exp(log_sum / count) : NAN;
+}

@@ -1,0 +1,54 @@
+/*
+ * command.h - what every subcommand shares: one way to report an error and
+ * choose the exit status, getopt's errors worded one way, and list flags that
+ * may repeat.
+ *
+ * Each subcommand is a small command file (src/<name>_cmd.c) that parses its
+ * options, calls the library, and returns an exit status through these
+ * helpers.  Library code never prints an error or exits: it fills a message
+ * and returns -1 (or -2 when memory runs out).
+ */
+#ifndef GB_COMMAND_H
+#define GB_COMMAND_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gemmbench.h"
+
+/* Prints one line "gemmbench: CMD: message" ("gemmbench: message" when cmd
+ * is NULL, i.e. the run command) on stderr and returns code. */
+int gb_fail(int code, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A usage error: "gemmbench: CMD: message (see gemmbench CMD --help)";
+ * returns GB_EXIT_USAGE. */
+int gb_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* getopt_long returned ':' (a missing value) or '?' (an unknown option):
+ * words it into err, naming the option as the user typed it. */
+void gb_getopt_error(int ch, char **argv, char *err, size_t errlen);
+
+/* Appends item to the comma list in dst (a repeated --variant, --kernel).
+ * 0, or -1 when dst is full. */
+int gb_list_append(char *dst, size_t size, const char *item);
+
+/* Flushes stdout: GB_EXIT_OK, or GB_EXIT_IO (and says so) when what was
+ * written did not arrive (a full disk, a closed pipe). */
+int gb_finish_stdout(const char *cmd);
+
+/* After gb_catch_interrupts(), SIGINT and SIGTERM raise gb_interrupted
+ * instead of ending the process, so a long command stops between
+ * measurements and keeps what it has. */
+extern volatile sig_atomic_t gb_interrupted;
+void gb_catch_interrupts(void);
+
+/* The subcommands (src/<name>_cmd.c); each returns the exit status. */
+int gb_cmd_run(int argc, char **argv);
+int gb_cmd_info(int argc, char **argv);
+int gb_cmd_compare(int argc, char **argv);
+int gb_cmd_report(int argc, char **argv);
+int gb_cmd_tune(int argc, char **argv);
+
+#endif

@@ -1,0 +1,109 @@
+/* filter.c - the --variant/--kernel selection of result entries; see filter.h. */
+#include "filter.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+void gb_filter_init(gb_filter *f)
+{
+    f->items = NULL;
+    f->n = 0;
+}
+
+struct add_arg {
+    gb_filter *f;
+    gb_filter_kind kind;
+    int added;
+};
+
+static int add_item(const char *item, void *arg)
+{
+    struct add_arg *a = arg;
+    gb_filter_item *grown;
+
+    if (strlen(item) >= sizeof a->f->items[0].name)
+        return -1;
+    grown = realloc(a->f->items, (size_t)(a->f->n + 1) * sizeof *grown);
+    if (grown == NULL)
+        return -2;
+    a->f->items = grown;
+    snprintf(grown[a->f->n].name, sizeof grown[a->f->n].name, "%s", item);
+    grown[a->f->n].kind = a->kind;
+    grown[a->f->n].used = 0;
+    a->f->n++;
+    a->added++;
+    return 0;
+}
+
+static const char *flag_of(gb_filter_kind kind)
+{
+    return kind == GB_FILTER_KERNEL ? "--kernel" : "--variant";
+}
+
+int gb_filter_add(gb_filter *f, gb_filter_kind kind, const char *list, char *err,
+                  size_t errlen)
+{
+    struct add_arg a = { f, kind, 0 };
+    int rc = gb_split_list(list, add_item, &a);
+
+    if (rc == -2) {
+        snprintf(err, errlen, "out of memory");
+        return -2;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: an item of '%s' is too long", flag_of(kind), list);
+        return -1;
+    }
+    if (a.added == 0) {
+        snprintf(err, errlen, "%s '%s' names nothing", flag_of(kind), list);
+        return -1;
+    }
+    return 0;
+}
+
+static int item_matches(const gb_filter_item *it, const gb_entry *e)
+{
+    if (strcmp(it->name, "all") == 0)
+        return 1;
+    if (it->kind == GB_FILTER_KERNEL)
+        return strcmp(it->name, e->kernel) == 0;
+    return strcmp(it->name, e->variant) == 0 || strcmp(it->name, e->label) == 0 ||
+           strcmp(it->name, e->family) == 0;
+}
+
+int gb_filter_match(gb_filter *f, const gb_entry *e)
+{
+    int any[2] = { 0, 0 }, hit[2] = { 0, 0 };
+
+    /* Every item sees every entry, so that `used` is complete. */
+    for (int i = 0; i < f->n; i++) {
+        gb_filter_item *it = &f->items[i];
+        any[it->kind] = 1;
+        if (item_matches(it, e)) {
+            it->used = 1;
+            hit[it->kind] = 1;
+        }
+    }
+    return (!any[GB_FILTER_VARIANT] || hit[GB_FILTER_VARIANT]) &&
+           (!any[GB_FILTER_KERNEL] || hit[GB_FILTER_KERNEL]);
+}
+
+int gb_filter_check_used(const gb_filter *f, const char *where, char *err, size_t errlen)
+{
+    for (int i = 0; i < f->n; i++)
+        if (!f->items[i].used) {
+            snprintf(err, errlen, "%s '%s' matches no entry of %s", flag_of(f->items[i].kind),
+                     f->items[i].name, where);
+            return -1;
+        }
+    return 0;
+}
+
+void gb_filter_free(gb_filter *f)
+{
+    free(f->items);
+    gb_filter_init(f);
+}
