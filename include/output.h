@@ -11,9 +11,6 @@
 
 #define GB_SCHEMA "gemmbench/1"
 
-/* Table, CSV or Markdown rows as results arrive (json prints at the end). */
-void gb_print_header(FILE *out, gb_format fmt);
-void gb_print_row(FILE *out, gb_format fmt, const gb_result *r);
 /* The check column's word: pass, FAIL, skip (pass~ for a tolerance check). */
 const char *gb_check_word(const gb_result *r);
 

@@ -23,7 +23,7 @@
 #define GB_TABLE_CELL 192
 
 typedef struct gb_column {
-    const char *title;       /* terminal table header */
+    const char *title;       /* terminal table header; NULL: the column is CSV only */
     const char *md_title;    /* Markdown header; NULL: title */
     const char *csv_title;   /* CSV header; NULL: the column is not in the CSV */
     int width;               /* terminal: minimum width */

@@ -82,15 +82,18 @@ static void md_text(FILE *out, const char *text, int width, int right)
 
 static void write_row(FILE *out, const gb_table *t, const char *const *cells, int header)
 {
-    int first = 1;
+    int first = 1, last = t->ncols - 1;
+
+    while (last > 0 && t->cols[last].title == NULL)
+        last--;
 
     for (int c = 0; c < t->ncols; c++) {
         const gb_column *col = &t->cols[c];
         const char *text = cells[c] ? cells[c] : "";
+        if (t->fmt == GB_FMT_CSV ? col->csv_title == NULL : col->title == NULL)
+            continue;
         switch (t->fmt) {
         case GB_FMT_CSV:
-            if (col->csv_title == NULL)
-                continue;
             if (!first)
                 fputc(',', out);
             gb_csv_field(out, text);
@@ -106,7 +109,7 @@ static void write_row(FILE *out, const gb_table *t, const char *const *cells, in
             /* The last column is not padded on the right: no trailing blanks. */
             if (col->right)
                 fprintf(out, "%*s", t->width[c], text);
-            else if (c == t->ncols - 1)
+            else if (c == last)
                 fputs(text, out);
             else
                 fprintf(out, "%-*s", t->width[c], text);
@@ -131,7 +134,8 @@ void gb_table_print_header(FILE *out, const gb_table *t)
     if (t->fmt == GB_FMT_MD) {
         fputc('|', out);
         for (int c = 0; c < n; c++)
-            fputs(t->cols[c].right ? "--:|" : "---|", out);
+            if (t->cols[c].title)
+                fputs(t->cols[c].right ? "--:|" : "---|", out);
         fputc('\n', out);
     }
     fflush(out);
@@ -148,7 +152,7 @@ void gb_table_print(FILE *out, gb_table *t)
     for (int c = 0; c < t->ncols; c++) {
         const gb_column *col = &t->cols[c];
         const char *title = t->fmt == GB_FMT_MD && col->md_title ? col->md_title : col->title;
-        int w = (int)strlen(title);
+        int w = title ? (int)strlen(title) : 0;
         if (w > t->width[c])
             t->width[c] = w;
         for (int r = 0; r < t->nrows; r++) {

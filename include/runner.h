@@ -1,0 +1,100 @@
+/*
+ * runner.h - the sweep engine: every selected (variant, parameter set) on
+ * every shape, over one or more rounds, each measurement verified and written
+ * to the result file as soon as it is taken.
+ *
+ * The order is rounds, then shapes, then entries.  Entries of one shape run
+ * back to back, under the same machine conditions, and baseline (first in
+ * the table) is known when the others need it for their speed-up.  With R
+ * rounds, every entry's timed calls are split over R passes of the whole
+ * sweep, so that its samples span the run instead of one moment of it; round
+ * 1 verifies and warms up in full, later rounds re-warm with their share of
+ * the warm-up calls.
+ *
+ * Library code: it prints nothing; what the caller shows (rows, progress,
+ * errors) comes through the hooks.  It stops between measurements when
+ * *stop is raised and keeps what it has.
+ */
+#ifndef GB_RUNNER_H
+#define GB_RUNNER_H
+
+#include <cjson/cJSON.h>
+#include <signal.h>
+#include <stddef.h>
+
+#include "harness.h"
+#include "options.h"
+
+#define GB_MAX_ENTRIES 256   /* variants x --param sets in one run */
+
+/* What a sweep runs: entries (a variant with one parameter set) x shapes. */
+typedef struct gb_selection {
+    const gb_variant *variants[GB_MAX_ENTRIES];
+    gb_params params[GB_MAX_ENTRIES];
+    int nvariants;
+    gb_shape *shapes;
+    int nshapes;
+} gb_selection;
+
+/* Builds the selection of o: every selected variant once per --param set
+ * (so an ablation runs its settings interleaved, shape by shape), every
+ * shape checked against memory before anything runs.  0, or -1 with err. */
+int gb_selection_build(const gb_options *o, gb_selection *sel, char *err, size_t errlen);
+void gb_selection_free(gb_selection *sel);
+
+/* What the caller hears of a sweep.  Every hook may be NULL. */
+typedef struct gb_runner_hooks {
+    void *arg;
+    /* Before a measurement: what is about to run (progress lines). */
+    void (*starting)(void *arg, int done, int total, const gb_variant *v,
+                     const gb_shape *s, int round);
+    /* After one: the entry's result with every round so far merged;
+     * last says it is the entry's final round. */
+    void (*measured)(void *arg, const gb_result *r, int last);
+    /* A measurement that could not be taken (err says why); the sweep goes on. */
+    void (*failed)(void *arg, const char *err, const gb_shape *s);
+    /* Before and after each round; a non-zero return stops the sweep
+     * (a driver that paces rounds, as `gemmbench ab` does). */
+    int (*round_begin)(void *arg, int round);
+    int (*round_end)(void *arg, int round);
+} gb_runner_hooks;
+
+typedef struct gb_runner_cfg {
+    gb_measure_cfg measure;  /* per entry, over all rounds */
+    int threads;
+    int rounds;
+    int prepack;             /* also measure +prepack entries where the variant can */
+    double cooldown_s;       /* sleep between measurements */
+    double peak_gflops;      /* for peak_pct; 0 when unknown */
+    cJSON *doc;              /* results go into its "results" array; may be NULL */
+    const char *output;      /* doc is rewritten there after every measurement; may be NULL */
+} gb_runner_cfg;
+
+/* One entry of the sweep, (shape, variant, prepack), across rounds. */
+typedef struct gb_run_entry {
+    gb_result result;        /* the rounds so far, merged */
+    int measured;            /* result holds at least one round */
+    int final;               /* its last round is in */
+    int json_index;          /* its place in the JSON results array */
+} gb_run_entry;
+
+typedef struct gb_runner {
+    gb_run_entry *entries;   /* nshapes x 2 x nvariants: per call, then +prepack */
+    int nentries;
+    int failed_checks;       /* entries whose verification failed */
+    int failed_runs;         /* measurements that could not be taken */
+    int rounds_done;
+} gb_runner;
+
+/* Runs the sweep.  0 when it ran to the end or was stopped (*stop); -1 with
+ * err when the result file could not be written or memory ran out (what was
+ * measured stays in r).  Free r with gb_runner_free either way. */
+int gb_runner_run(gb_runner *r, const gb_selection *sel, const gb_runner_cfg *cfg,
+                  const gb_runner_hooks *hooks, volatile sig_atomic_t *stop, char *err,
+                  size_t errlen);
+void gb_runner_free(gb_runner *r);
+
+/* Measurements in the whole sweep: entries x shapes x rounds. */
+int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg);
+
+#endif

@@ -1,0 +1,447 @@
+/*
+ * run_cmd.c - the run command, `gemmbench [options]`: reads the options
+ * (built-in defaults < bench.conf < flags), answers --help, --version,
+ * --list and --explain, claims the output file, measures the peak, then
+ * hands the sweep to the runner and shows its rows as they arrive.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "commands.h"
+#include "gemmbench.h"
+#include "machine.h"
+#include "options.h"
+#include "output.h"
+#include "runner.h"
+#include "table.h"
+#include "tune.h"
+
+static const char usage_text[] =
+    "usage: gemmbench [options]                 run a sweep (bench.conf, then flags)\n"
+    "       gemmbench info                      describe this machine, measure its peak\n"
+    "       gemmbench compare OLD.json NEW.json  what changed; a CI gate (exit 1 on a slowdown)\n"
+    "       gemmbench report FILE.json          pivot tables (variant x M) of a result file\n"
+    "       gemmbench tune                      search schedule parameters, record the best\n"
+    "       gemmbench SUBCOMMAND --help         help on a subcommand\n"
+    "\n"
+    "selection\n"
+    "  -v, --variant LIST     variant names, family names (family:NAME when a variant\n"
+    "                         has the same name, e.g. family:parallel), or all\n"
+    "  -k, --kernel LIST      qkv, mlp_expand, mlp_reduce, square1024, bench.conf\n"
+    "                         [kernel] names, or all (= the three BERT kernels)\n"
+    "      --m LIST           M values, e.g. 16,32,64\n"
+    "      --shape MxKxN      a custom shape (repeatable; replaces --kernel and --m)\n"
+    "  -a, --all              every variant on every kernel\n"
+    "  -p, --param K=V[,...]  schedule parameters (see --list), labelled in the output;\n"
+    "                         each --param is one set, and every set runs (ablations)\n"
+    "      --prepack          also measure with B packed outside the timed region\n"
+    "                         (variants that can; separate +prepack entries)\n"
+    "timing\n"
+    "  -t, --threads N        OpenMP threads (default: all the process may use)\n"
+    "  -w, --warmup N         warm-up calls per measurement (default 5)\n"
+    "  -r, --reps N           timed calls per measurement (default 50)\n"
+    "      --min-reps N       timed calls kept even past --max-time (default 5)\n"
+    "      --max-time S       seconds of calls per measurement before stopping early\n"
+    "      --cooldown S       seconds to sleep between measurements (default 0)\n"
+    "      --rounds N         split every entry's timed calls over N passes of the\n"
+    "                         sweep, so each median spans the run (default 1)\n"
+    "  -q, --quick            a fast smoke sweep: M 16,128, 1 warm-up, 5 reps\n"
+    "      --no-check         skip verification against the reference\n"
+    "output\n"
+    "  -o, --output FILE      JSON file (default results/<host>-<UTC time>.json)\n"
+    "  -f, --force            overwrite an existing --output file\n"
+    "      --format F         stdout as table, json, csv or md (default table)\n"
+    "      --quiet            no progress line\n"
+    "other\n"
+    "  -c, --config FILE      read FILE instead of ./bench.conf\n"
+    "  -l, --list             list the variants and their parameters\n"
+    "      --explain          print how each variant derives its schedule per shape\n"
+    "  -h, --help             this text\n"
+    "  -V, --version          the version\n"
+    "\n"
+    "exit status: 0 ok, 1 a check failed, 2 usage or input error, 3 I/O error,\n"
+    "130 interrupted (the JSON file then says \"complete\": false)\n";
+
+static void print_list(FILE *out)
+{
+    fprintf(out, "%-16s %-11s %s\n", "variant", "family", "description");
+    for (size_t i = 0; i < gb_variant_count; i++) {
+        const gb_variant *v = gb_variants[i];
+        fprintf(out, "%-16s %-11s %s\n", v->name, v->family, v->description);
+        for (const gb_param_spec *s = v->params; s && s->key; s++) {
+            if (s->min > s->max) {
+                fprintf(out, "%29sreports %s  %s\n", "", s->key, s->help);
+            } else if (s->choices) {
+                fprintf(out, "%29s--param %s=", "", s->key);
+                for (int c = 0; s->choices[c]; c++)
+                    fprintf(out, "%s%s", c ? "|" : "", s->choices[c]);
+                fprintf(out, "  %s\n", s->help);
+            } else {
+                fprintf(out, "%29s--param %s=%ld..%ld  %s\n", "", s->key, s->min, s->max,
+                        s->help);
+            }
+        }
+    }
+}
+
+/* results/<host>-<UTC timestamp>.json, creating results/ when missing. */
+static int default_output(char *path, size_t len, const char *host, char *err, size_t errlen)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    if (mkdir("results", 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create results/: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(path, len, "results/%s-%s.json", host, stamp);
+    return 0;
+}
+
+/* Claims the output file before any measurement, so that a bad path fails
+ * at once and an existing file is never overwritten without --force. */
+static int claim_output(const char *path, int force, char *err, size_t errlen)
+{
+    struct stat st;
+    int fd;
+
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "--output %s is a directory", path);
+            return GB_EXIT_USAGE;
+        }
+        if (!force) {
+            snprintf(err, errlen, "%s exists (use --force to overwrite it)", path);
+            return GB_EXIT_USAGE;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            return GB_EXIT_USAGE;
+        }
+        return 0;
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    close(fd);
+    return 0;
+}
+
+/* The tuned variants fall back to their rules when the record file is
+ * corrupt; say so once here, since the variants themselves never print. */
+static void warn_unreadable_records(const gb_selection *sel)
+{
+    char err[GB_ERR_LEN];
+    gb_tuned_set set;
+
+    for (int v = 0; v < sel->nvariants; v++)
+        if (strcmp(sel->variants[v]->family, "tuned") == 0) {
+            if (gb_tuned_load(gb_tuned_path(), &set, err, sizeof err) != 0)
+                fprintf(stderr, "gemmbench: warning: %s; the tuned variants use their rules\n",
+                        err);
+            gb_tuned_free(&set);
+            return;
+        }
+}
+
+static void explain_all(const gb_selection *sel, int threads)
+{
+    int any = 0;
+
+    for (int v = 0; v < sel->nvariants; v++) {
+        const gb_variant *var = sel->variants[v];
+        gb_ctx ctx = { threads, &sel->params[v], NULL };
+        if (var->explain == NULL)
+            continue;
+        any = 1;
+        for (int s = 0; s < sel->nshapes; s++)
+            var->explain(stdout, sel->shapes[s].M, sel->shapes[s].N, sel->shapes[s].K, &ctx);
+    }
+    if (!any)
+        printf("none of the selected variants derives its schedule from rules "
+               "(try --variant rule_based)\n");
+}
+
+
+/* ---- the rows ------------------------------------------------------------- */
+
+/* The run's table: CSV has the family, threads and reps too. */
+static const gb_column run_columns[] = {
+    { "variant", NULL, "variant", 34, 0 },
+    { NULL, NULL, "family", 0, 0 },
+    { "kernel", NULL, "kernel", 11, 0 },
+    { "M", NULL, "M", 5, 1 },
+    { "K", NULL, "K", 5, 1 },
+    { "N", NULL, "N", 5, 1 },
+    { NULL, NULL, "threads", 0, 1 },
+    { NULL, NULL, "reps", 0, 1 },
+    { "median_us", "median µs", "median_us", 12, 1 },
+    { "min_us", "min µs", "min_us", 12, 1 },
+    { "GFLOP/s", NULL, "gflops", 8, 1 },
+    { "%peak", "% peak", "peak_pct", 6, 1 },
+    { "speedup", "speed-up", "speedup", 8, 1 },
+    { "cv%", "CV %", "cv", 6, 1 },
+    { "check", NULL, "check", 5, 1 },
+};
+#define RUN_NCOLS ((int)(sizeof run_columns / sizeof run_columns[0]))
+
+static void format_optional(char *buf, size_t len, double v, const char *fmt)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, fmt, v);
+}
+
+/* One result as the table's cells: CSV keeps more digits. */
+static void print_result_row(FILE *out, const gb_table *t, const gb_result *r)
+{
+    const int csv = t->fmt == GB_FMT_CSV, text = t->fmt == GB_FMT_TABLE;
+    char v[RUN_NCOLS][64];
+    const char *cells[RUN_NCOLS];
+
+    snprintf(v[0], 64, "%s", r->label);
+    snprintf(v[1], 64, "%s", r->variant->family);
+    snprintf(v[2], 64, "%s", r->shape.kernel);
+    snprintf(v[3], 64, "%d", r->shape.M);
+    snprintf(v[4], 64, "%d", r->shape.K);
+    snprintf(v[5], 64, "%d", r->shape.N);
+    snprintf(v[6], 64, "%d", r->threads);
+    snprintf(v[7], 64, "%d", r->reps);
+    snprintf(v[8], 64, csv ? "%.3f" : "%.1f", r->stats.median);
+    snprintf(v[9], 64, csv ? "%.3f" : "%.1f", r->stats.min);
+    snprintf(v[10], 64, csv ? "%.3f" : "%.2f", r->gflops);
+    format_optional(v[11], 64, r->peak_pct, csv ? "%.2f" : "%.1f");
+    format_optional(v[12], 64, r->speedup, csv ? "%.4f" : "%.2fx");
+    snprintf(v[13], 64, csv ? "%.4f" : "%.1f", csv ? r->stats.cv : 100.0 * r->stats.cv);
+    /* The note would push the check word left: pad it to the column first. */
+    snprintf(v[14], 64, text ? "%5s%s" : "%s%s", gb_check_word(r),
+             text && r->stats.cv > GB_CV_WARN ? "  (high CV)" : "");
+    for (int c = 0; c < RUN_NCOLS; c++)
+        cells[c] = v[c];
+    gb_table_print_row(out, t, cells);
+}
+
+/* ---- the sweep -------------------------------------------------------------- */
+
+typedef struct run_view {
+    const gb_options *o;
+    gb_table table;
+    int progress;            /* a progress line on stderr (a terminal, not --quiet) */
+    double started;
+    int rows;                /* printed so far */
+} run_view;
+
+static void show_starting(void *arg, int done, int total, const gb_variant *v,
+                          const gb_shape *s, int round)
+{
+    run_view *view = arg;
+    double elapsed = gb_now() - view->started;
+
+    if (!view->progress)
+        return;
+    fprintf(stderr, "\r\033[K[%d/%d] %s %s M=%d", done, total, v->name, s->kernel, s->M);
+    if (view->o->rounds > 1)
+        fprintf(stderr, " (round %d/%d)", round + 1, view->o->rounds);
+    fprintf(stderr, "  elapsed %.0fs", elapsed);
+    if (done > 0)
+        fprintf(stderr, ", ~%.0fs left", elapsed / done * (total - done));
+    fflush(stderr);
+}
+
+static void clear_progress(const run_view *view)
+{
+    if (view->progress)
+        fprintf(stderr, "\r\033[K");
+}
+
+static void show_measured(void *arg, const gb_result *r, int last)
+{
+    run_view *view = arg;
+    const gb_options *o = view->o;
+
+    clear_progress(view);
+    if (!last)
+        return;
+    if (o->format != GB_FMT_JSON) {
+        print_result_row(stdout, &view->table, r);
+        view->rows++;
+    }
+    if (o->format != GB_FMT_TABLE && r->stats.cv > GB_CV_WARN && !o->quiet)
+        fprintf(stderr, "gemmbench: warning: %s %s M=%d: CV %.0f%%, the timing is noisy\n",
+                r->label, r->shape.kernel, r->shape.M, 100.0 * r->stats.cv);
+}
+
+static void show_failed(void *arg, const char *err, const gb_shape *s)
+{
+    clear_progress(arg);
+    gb_fail(GB_EXIT_IO, NULL, "%s (%s M=%d)", err, s->kernel, s->M);
+}
+
+/* Interrupted before the last round: the entries measured so far still get
+ * their rows, from the rounds they had (the JSON says how many). */
+static void show_unfinished(run_view *view, const gb_runner *r)
+{
+    int header = 0;
+
+    if (view->o->rounds < 2 || view->o->format == GB_FMT_JSON)
+        return;
+    for (int i = 0; i < r->nentries; i++) {
+        if (!r->entries[i].measured || r->entries[i].final)
+            continue;
+        if (!header++)
+            fprintf(stderr, "gemmbench: interrupted before the last of %d rounds; the "
+                            "rows below have fewer (the JSON's \"rounds\" says how many)\n",
+                    view->o->rounds);
+        print_result_row(stdout, &view->table, &r->entries[i].result);
+    }
+}
+
+static void utc_now(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Measures the sweep of o into output; the exit status. */
+static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *machine,
+                     int threads, const char *output, int argc, char **argv)
+{
+    gb_runner_cfg cfg;
+    gb_runner runner;
+    gb_runner_hooks hooks = { NULL, show_starting, show_measured, show_failed, NULL, NULL };
+    run_view view = { o, { 0 }, !o->quiet && isatty(STDERR_FILENO), 0.0, 0 };
+    char err[GB_ERR_LEN], started[32];
+    int status = GB_EXIT_OK, rc;
+
+    gb_catch_interrupts();
+    gb_peak_for_run(machine, threads, o->quiet);
+    utc_now(started, sizeof started);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.doc = gb_json_begin(machine, o, threads, started, argc, argv);
+    if (cfg.doc == NULL || gb_table_init(&view.table, o->format, run_columns, RUN_NCOLS, 1)) {
+        cJSON_Delete(cfg.doc);
+        return gb_fail(GB_EXIT_IO, NULL, "out of memory");
+    }
+    if (gb_json_write_atomic(cfg.doc, output, 0, err, sizeof err) != 0) {
+        status = gb_fail(GB_EXIT_IO, NULL, "%s", err);
+        goto out;
+    }
+    cfg.measure = (gb_measure_cfg){ o->warmup, o->reps, o->min_reps, o->max_time, o->check,
+                                    threads };
+    cfg.threads = threads;
+    cfg.rounds = o->rounds;
+    cfg.prepack = o->prepack;
+    cfg.cooldown_s = o->cooldown;
+    cfg.peak_gflops = machine->peak_gflops;
+    cfg.output = output;
+    hooks.arg = &view;
+    view.started = gb_now();
+    if (o->format != GB_FMT_JSON)
+        gb_table_print_header(stdout, &view.table);
+
+    rc = gb_runner_run(&runner, sel, &cfg, &hooks, &gb_interrupted, err, sizeof err);
+    clear_progress(&view);
+    if (rc != 0)
+        status = gb_fail(GB_EXIT_IO, NULL, "%s", err);
+    else if (runner.failed_runs)
+        status = GB_EXIT_IO;
+    if (gb_interrupted)
+        show_unfinished(&view, &runner);
+    if (gb_json_write_atomic(cfg.doc, output, !gb_interrupted && status == GB_EXIT_OK, err,
+                             sizeof err) != 0) {
+        status = gb_fail(GB_EXIT_IO, NULL, "%s", err);
+        goto out_runner;
+    }
+    if (o->format == GB_FMT_JSON) {
+        char *text = cJSON_Print(cfg.doc);
+        if (text) {
+            puts(text);
+            free(text);
+        }
+    }
+    if (gb_interrupted) {
+        gb_fail(GB_EXIT_INTERRUPTED, NULL, "interrupted; partial results in %s", output);
+        status = GB_EXIT_INTERRUPTED;
+    } else {
+        if (!o->quiet)
+            fprintf(stderr, "gemmbench: results in %s\n", output);
+        if (status == GB_EXIT_OK && runner.failed_checks > 0)
+            status = gb_fail(GB_EXIT_CHECK_FAILED, NULL, "%d result(s) failed verification",
+                             runner.failed_checks);
+    }
+out_runner:
+    gb_runner_free(&runner);
+out:
+    gb_table_free(&view.table);
+    cJSON_Delete(cfg.doc);
+    return status;
+}
+
+int gb_cmd_run(int argc, char **argv)
+{
+    static gb_options o;
+    gb_selection sel;
+    gb_machine machine;
+    char err[GB_ERR_LEN], output[PATH_MAX + 64];
+    int threads, rc, status;
+
+    gb_options_defaults(&o);
+    if (gb_cli_parse(&o, argc, argv, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    if (o.help) {
+        fputs(usage_text, stdout);
+        return gb_finish_stdout(NULL);
+    }
+    if (o.version) {
+        printf("gemmbench %s\n", GB_VERSION);
+        return gb_finish_stdout(NULL);
+    }
+    if (o.list) {
+        print_list(stdout);
+        return gb_finish_stdout(NULL);
+    }
+    if (gb_selection_build(&o, &sel, err, sizeof err) != 0) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    }
+    gb_machine_detect(&machine);
+    threads = o.threads > 0 ? o.threads : machine.affinity_cpus;
+    warn_unreadable_records(&sel);
+    if (o.explain) {
+        explain_all(&sel, threads);
+        gb_selection_free(&sel);
+        return gb_finish_stdout(NULL);
+    }
+    if (o.output[0])
+        snprintf(output, sizeof output, "%s", o.output);
+    else if (default_output(output, sizeof output, machine.hostname, err, sizeof err) != 0) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_IO, NULL, "%s", err);
+    }
+    rc = claim_output(output, o.force, err, sizeof err);
+    if (rc != 0) {
+        gb_selection_free(&sel);
+        return gb_fail(rc, NULL, "%s", err);
+    }
+    status = run_sweep(&o, &sel, &machine, threads, output, argc, argv);
+    gb_selection_free(&sel);
+    return status;
+}

@@ -1,0 +1,284 @@
+/* runner.c - the sweep engine; see runner.h. */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "output.h"
+
+int gb_selection_build(const gb_options *o, gb_selection *sel, char *err, size_t errlen)
+{
+    const gb_variant *picked[GB_MAX_ENTRIES];
+    int prepack_ok = 0, npicked, nsets = o->nparam_sets > 0 ? o->nparam_sets : 1;
+
+    memset(sel, 0, sizeof *sel);
+    npicked = gb_variants_select(o->variants, picked, GB_MAX_ENTRIES, err, errlen);
+    if (npicked < 0)
+        return -1;
+    for (int i = 0; i < npicked; i++)
+        for (int set = 0; set < nsets; set++) {
+            const char *text = o->nparam_sets > 0 ? o->param_sets[set] : "";
+            gb_params *p = &sel->params[sel->nvariants];
+            char why[GB_ERR_LEN];
+            if (sel->nvariants == GB_MAX_ENTRIES) {
+                snprintf(err, errlen, "too many variants x --param sets (at most %d)",
+                         GB_MAX_ENTRIES);
+                return -1;
+            }
+            if (gb_params_parse(picked[i], text, p, err, errlen))
+                return -1;
+            if (picked[i]->usable && picked[i]->usable(p, why, sizeof why) != 0) {
+                snprintf(err, errlen, "%s: --param %s", picked[i]->name, why);
+                return -1;
+            }
+            sel->variants[sel->nvariants++] = picked[i];
+            prepack_ok |= picked[i]->supports_prepack;
+        }
+    if (o->prepack && !prepack_ok) {
+        snprintf(err, errlen, "--prepack: none of the selected variants can pre-pack B");
+        return -1;
+    }
+    sel->shapes = malloc(GB_MAX_SHAPES * sizeof *sel->shapes);
+    if (sel->shapes == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    sel->nshapes = gb_shapes_build(o, sel->shapes, GB_MAX_SHAPES, err, errlen);
+    if (sel->nshapes < 0)
+        return -1;
+    /* Every shape must fit before the first one runs. */
+    for (int i = 0; i < sel->nshapes; i++) {
+        const gb_shape *s = &sel->shapes[i];
+        if (gb_shape_check(s->M, s->K, s->N, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void gb_selection_free(gb_selection *sel)
+{
+    free(sel->shapes);
+    sel->shapes = NULL;
+}
+
+/* Entries run per call, then (--prepack, variants that can) with B packed
+ * outside the timed region, as an entry of its own (+prepack). */
+static int runs_prepacked(const gb_runner_cfg *cfg, const gb_variant *v)
+{
+    return cfg->prepack && v->supports_prepack;
+}
+
+int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg)
+{
+    int total = 0;
+
+    for (int v = 0; v < sel->nvariants; v++)
+        total += sel->nshapes * (1 + runs_prepacked(cfg, sel->variants[v]));
+    return total * cfg->rounds;
+}
+
+/* Round r's share of the measurement: its part of the timed calls, of the
+ * time cap and, after the first round (which warms up in full and
+ * verifies), of the warm-up calls, at least one when there are any. */
+static gb_measure_cfg round_share(const gb_measure_cfg *all, int rounds, int r)
+{
+    gb_measure_cfg c = *all;
+
+    c.reps = all->reps / rounds + (r < all->reps % rounds);
+    c.min_reps = (all->min_reps + rounds - 1) / rounds;
+    if (c.min_reps > c.reps)
+        c.min_reps = c.reps;
+    c.max_time = all->max_time / rounds;
+    if (r > 0) {
+        c.warmup = (all->warmup + rounds - 1) / rounds;
+        c.check = 0;
+    }
+    return c;
+}
+
+static void cool_down(double seconds)
+{
+    struct timespec ts = { (time_t)seconds, (long)((seconds - floor(seconds)) * 1e9) };
+
+    if (seconds > 0.0)
+        nanosleep(&ts, NULL);
+}
+
+typedef struct sweep {
+    gb_runner *r;
+    const gb_selection *sel;
+    const gb_runner_cfg *cfg;
+    const gb_runner_hooks *hooks;
+    volatile sig_atomic_t *stop;
+    int done, total, njson;
+    double *baseline_median;   /* per shape: plain baseline's median, 0 if none yet */
+    char *err;
+    size_t errlen;
+} sweep;
+
+/* Folds one round's measurement into its entry and derives what depends on
+ * the others (peak, speed-up over baseline).  0, or -1 when out of memory. */
+static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int round)
+{
+    gb_result *res = &e->result;
+
+    if (!e->measured) {
+        *res = *part;
+        snprintf(res->shape.kernel, sizeof res->shape.kernel, "%s", w->sel->shapes[shape].kernel);
+        e->json_index = w->njson++;
+        e->measured = 1;
+    } else {
+        int rc = gb_result_merge(res, part);
+        gb_result_free(part);
+        if (rc != 0)
+            return -1;
+    }
+    if (w->cfg->peak_gflops > 0.0)
+        res->peak_pct = 100.0 * res->gflops / w->cfg->peak_gflops;
+    if (strcmp(res->variant->name, "baseline") == 0 && res->params.count == 0 && !res->prepack)
+        w->baseline_median[shape] = res->stats.median;
+    if (w->baseline_median[shape] > 0.0)
+        res->speedup = w->baseline_median[shape] / res->stats.median;
+    if (round == 0 && res->check == GB_CHECK_FAIL)
+        w->r->failed_checks++;
+    return 0;
+}
+
+/* Rewritten after every measurement: a crash loses nothing, and an
+ * interrupted run keeps the rounds it finished. */
+static int checkpoint(sweep *w, const gb_run_entry *e)
+{
+    const gb_runner_cfg *cfg = w->cfg;
+
+    if (cfg->doc == NULL)
+        return 0;
+    if (gb_json_set_result(cfg->doc, e->json_index, &e->result) != 0) {
+        snprintf(w->err, w->errlen, "out of memory");
+        return -1;
+    }
+    if (cfg->output)
+        return gb_json_write_atomic(cfg->doc, cfg->output, 0, w->err, w->errlen);
+    return 0;
+}
+
+/* One measurement of entry (v, prepack) on a shape.  0, or -1 to stop the
+ * sweep (an I/O error, in w->err). */
+static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int prepack, int round,
+                         const gb_measure_cfg *share)
+{
+    const gb_runner_cfg *cfg = w->cfg;
+    const gb_runner_hooks *h = w->hooks;
+    const gb_variant *var = w->sel->variants[v];
+    gb_run_entry *e = &w->r->entries[(shape * w->sel->nvariants + v) * 2 + prepack];
+    gb_measure_cfg mc = *share;
+    gb_result part;
+    char why[GB_ERR_LEN];
+    int rc, last = round == cfg->rounds - 1;
+
+    if (h->starting)
+        h->starting(h->arg, w->done, w->total, var, &w->sel->shapes[shape], round);
+    /* A call longer than the round's time cap is not re-warmed: it re-reads
+     * its own operands many times over anyway. */
+    if (e->measured && e->result.stats.median * 1e-6 > share->max_time)
+        mc.warmup = 0;
+    rc = gb_measure(var, &w->sel->params[v], cfg->threads, prepack, ws, &mc, w->stop, &part,
+                    why, sizeof why);
+    w->done++;
+    if (rc == 1)
+        return 0;                      /* stopped: nothing kept of this one */
+    if (rc != 0) {
+        w->r->failed_runs++;
+        if (h->failed)
+            h->failed(h->arg, why, &w->sel->shapes[shape]);
+        return 0;
+    }
+    if (record(w, e, &part, shape, round) != 0) {
+        snprintf(w->err, w->errlen, "out of memory");
+        return -1;
+    }
+    e->final = last;
+    if (h->measured)
+        h->measured(h->arg, &e->result, last);
+    if (checkpoint(w, e) != 0)
+        return -1;
+    if (!*w->stop)
+        cool_down(cfg->cooldown_s);
+    return 0;
+}
+
+/* One pass over the sweep.  0; 1 when a measurement could not be taken
+ * (the sweep ends); -1 with w->err on an I/O error. */
+static int run_round(sweep *w, int round)
+{
+    const gb_selection *sel = w->sel;
+    gb_measure_cfg share = round_share(&w->cfg->measure, w->cfg->rounds, round);
+
+    for (int s = 0; s < sel->nshapes && !*w->stop; s++) {
+        const gb_shape *shape = &sel->shapes[s];
+        gb_workspace ws;
+        int rc = 0;
+
+        if (gb_workspace_init(&ws, shape->M, shape->K, shape->N, w->err, w->errlen) != 0)
+            return -1;
+        for (int v = 0; v < sel->nvariants && rc == 0 && !*w->stop; v++)
+            for (int prepack = 0; prepack < 2 && rc == 0 && !*w->stop; prepack++)
+                if (!prepack || runs_prepacked(w->cfg, sel->variants[v]))
+                    rc = measure_entry(w, &ws, s, v, prepack, round, &share);
+        gb_workspace_free(&ws);
+        if (rc != 0)
+            return -1;
+        /* A schedule that could not run ends the sweep after its shape. */
+        if (w->r->failed_runs)
+            return 1;
+    }
+    return 0;
+}
+
+int gb_runner_run(gb_runner *r, const gb_selection *sel, const gb_runner_cfg *cfg,
+                  const gb_runner_hooks *hooks, volatile sig_atomic_t *stop, char *err,
+                  size_t errlen)
+{
+    static const gb_runner_hooks no_hooks;
+    sweep w = { r, sel, cfg, hooks ? hooks : &no_hooks, stop, 0, 0, 0, NULL, err, errlen };
+    int status = 0;
+
+    memset(r, 0, sizeof *r);
+    r->nentries = sel->nshapes * sel->nvariants * 2;
+    r->entries = calloc((size_t)(r->nentries > 0 ? r->nentries : 1), sizeof *r->entries);
+    w.baseline_median = calloc((size_t)(sel->nshapes > 0 ? sel->nshapes : 1),
+                               sizeof *w.baseline_median);
+    if (r->entries == NULL || w.baseline_median == NULL) {
+        free(w.baseline_median);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    w.total = gb_runner_total(sel, cfg);
+    for (int round = 0; round < cfg->rounds && !*stop && status == 0; round++) {
+        if (w.hooks->round_begin && w.hooks->round_begin(w.hooks->arg, round) != 0)
+            break;
+        status = run_round(&w, round);
+        if (status == 1) {
+            status = 0;
+            break;
+        }
+        if (status == 0 && !*stop) {
+            r->rounds_done++;
+            if (w.hooks->round_end && w.hooks->round_end(w.hooks->arg, round) != 0)
+                break;
+        }
+    }
+    free(w.baseline_median);
+    return status;
+}
+
+void gb_runner_free(gb_runner *r)
+{
+    for (int i = 0; i < r->nentries; i++)
+        gb_result_free(&r->entries[i].result);
+    free(r->entries);
+    memset(r, 0, sizeof *r);
+}
