@@ -48,16 +48,17 @@ typedef struct gb_compare_row {
     double old_peak_pct, new_peak_pct;  /* NAN unless both files carry a peak */
 } gb_compare_row;
 
-typedef struct gb_geomean {
+typedef struct gb_compare_group {
     const char *name;        /* a label or kernel name (points into a file), or "overall" */
     double ratio;            /* exp(mean(log(new/old))) */
     int count;
-} gb_geomean;
+} gb_compare_group;
 
 /* A field of the tool, machine or run blocks whose value differs. */
 typedef struct gb_header_diff {
     char *field;             /* e.g. "machine.cpu_model", "run.config.m" */
     char *old_value, *new_value;   /* rendered as text; "(absent)" when missing */
+    int identity;                  /* a field that identifies the hardware */
 } gb_header_diff;
 
 typedef struct gb_compare {
@@ -67,9 +68,9 @@ typedef struct gb_compare {
     int nrows;
     const gb_entry **only_old, **only_new;   /* in each file's order */
     int nonly_old, nonly_new;
-    gb_geomean *by_variant, *by_kernel;      /* in order of first appearance */
+    gb_compare_group *by_variant, *by_kernel;      /* in order of first appearance */
     int nby_variant, nby_kernel;
-    gb_geomean overall;
+    gb_compare_group overall;
     gb_header_diff *diffs;
     int ndiffs;
     int cross_machine;       /* a machine identity field differs (hostname, CPU, ...) */
@@ -87,11 +88,16 @@ int gb_compare_files(const gb_result_file *old_f, const gb_result_file *new_f,
 void gb_compare_free(gb_compare *c);
 
 /* The header, the table, the one-sided entries, the geometric means and the
- * gate's decision, as a terminal table (GB_FMT_TABLE) or Markdown (GB_FMT_MD). */
-void gb_compare_print(FILE *out, gb_format fmt, const gb_compare *c);
+ * gate's decision, as a terminal table (GB_FMT_TABLE) or Markdown (GB_FMT_MD).
+ * 0, or -1 when memory runs out. */
+int gb_compare_print(FILE *out, gb_format fmt, const gb_compare *c);
 /* The same as a JSON document; NULL when out of memory (cJSON skips members
  * it could not allocate, as output.c's documents do). */
 cJSON *gb_compare_json(const gb_compare *c);
+
+/* A JSON value as one line of text: strings bare, arrays of scalars joined
+ * by blanks, anything else as compact JSON; NULL when out of memory. */
+char *gb_json_value_text(const cJSON *v);
 
 /* The verdict's word: same, faster, slower, too few samples. */
 const char *gb_verdict_word(gb_verdict v);

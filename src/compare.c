@@ -1,109 +1,14 @@
-/* compare.c - pairing, testing and summarising two result files; see compare.h. */
+/* compare.c - pairing, testing and summarising two result files; see compare.h.
+ * The analysis only: compare_render.c shows it. */
 #define _GNU_SOURCE
 #include "compare.h"
-#include "parse.h"
+#include "filter.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *gb_verdict_word(gb_verdict v)
-{
-    switch (v) {
-    case GB_VERDICT_FASTER:
-        return "faster";
-    case GB_VERDICT_SLOWER:
-        return "slower";
-    case GB_VERDICT_TOO_FEW:
-        return "too few samples";
-    default:
-        return "same";
-    }
-}
-
-/* ---- selection (--variant, --kernel) ------------------------------------- */
-
-/* One comma-list item of a filter, and whether any entry of either file
- * matched it (an item that matches nothing is a typo, and an error). */
-typedef struct filter_item {
-    char name[256];
-    int used;
-} filter_item;
-
-typedef struct filter {
-    filter_item *items;
-    int n;                   /* 0: everything passes */
-} filter;
-
-static int add_filter_item(const char *item, void *arg)
-{
-    filter *f = arg;
-    filter_item *grown = realloc(f->items, (size_t)(f->n + 1) * sizeof *grown);
-
-    if (grown == NULL)
-        return -2;
-    f->items = grown;
-    snprintf(f->items[f->n].name, sizeof f->items[f->n].name, "%s", item);
-    f->items[f->n].used = 0;
-    f->n++;
-    return 0;
-}
-
-static int filter_parse(filter *f, const char *spec, const char *flag, char *err, size_t errlen)
-{
-    int rc;
-
-    f->items = NULL;
-    f->n = 0;
-    if (spec == NULL || spec[0] == '\0')
-        return 0;
-    rc = gb_split_list(spec, add_filter_item, f);
-    if (rc == -2) {
-        snprintf(err, errlen, "out of memory");
-        return -2;
-    }
-    if (rc != 0 || f->n == 0) {
-        snprintf(err, errlen, "%s '%s' is not a list of names", flag, spec);
-        return -1;
-    }
-    return 0;
-}
-
-/* Marks every item that names (or is "all") one of the given names. */
-static int filter_match(filter *f, const char *a, const char *b)
-{
-    int hit = f->n == 0;
-
-    for (int i = 0; i < f->n; i++) {
-        const char *name = f->items[i].name;
-        if (strcmp(name, "all") == 0 || strcmp(name, a) == 0 || (b && strcmp(name, b) == 0)) {
-            f->items[i].used = 1;
-            hit = 1;
-        }
-    }
-    return hit;
-}
-
-static int entry_selected(filter *variants, filter *kernels, const gb_entry *e)
-{
-    /* Both filters see every entry, so that `used` is complete for each. */
-    int v = filter_match(variants, e->variant, e->family);
-    int k = filter_match(kernels, e->kernel, NULL);
-    return v && k;
-}
-
-static int filter_unused(const filter *f, const char *flag, const gb_compare *c, char *err,
-                         size_t errlen)
-{
-    for (int i = 0; i < f->n; i++)
-        if (!f->items[i].used) {
-            snprintf(err, errlen, "%s '%s' matches no entry of %s or %s", flag,
-                     f->items[i].name, c->old_f->path, c->new_f->path);
-            return -1;
-        }
-    return 0;
-}
 
 /* ---- pairing --------------------------------------------------------------- */
 
@@ -152,8 +57,8 @@ static int compare_rows_old_order(const void *pa, const void *pb)
 }
 
 /* The entries of f that pass the filters, as pointers sorted by key. */
-static const gb_entry **selected_entries(const gb_result_file *f, filter *variants,
-                                         filter *kernels, int *count)
+static const gb_entry **selected_entries(const gb_result_file *f, gb_filter *filter,
+                                         int *count)
 {
     const gb_entry **out = malloc((size_t)f->nentries * sizeof *out);
     int n = 0;
@@ -161,7 +66,7 @@ static const gb_entry **selected_entries(const gb_result_file *f, filter *varian
     if (out == NULL)
         return NULL;
     for (int i = 0; i < f->nentries; i++)
-        if (entry_selected(variants, kernels, &f->entries[i]))
+        if (gb_filter_match(filter, &f->entries[i]))
             out[n++] = &f->entries[i];
     qsort(out, (size_t)n, sizeof *out, compare_entry_ptrs);
     *count = n;
@@ -230,52 +135,59 @@ static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errl
 
 /* ---- geometric means ------------------------------------------------------ */
 
-/* Accumulates log(ratio) into the group called name (appended when new);
- * ratio holds the sum of logs until finish_geomeans. */
-static int add_to_group(gb_geomean **groups, int *n, const char *name, double ratio)
+/* The group called name, appended when new. */
+static int find_group(gb_compare_group **groups, int *n, const char *name)
 {
-    gb_geomean *grown;
+    gb_compare_group *grown;
 
     for (int i = 0; i < *n; i++)
-        if (strcmp((*groups)[i].name, name) == 0) {
-            (*groups)[i].ratio += log(ratio);
-            (*groups)[i].count++;
+        if (strcmp((*groups)[i].name, name) == 0)
             return 0;
-        }
     grown = realloc(*groups, (size_t)(*n + 1) * sizeof *grown);
     if (grown == NULL)
         return -1;
     *groups = grown;
-    grown[*n].name = name;
-    grown[*n].ratio = log(ratio);
-    grown[*n].count = 1;
+    grown[*n] = (gb_compare_group){ name, NAN, 0 };
     (*n)++;
     return 0;
 }
 
-static void finish_geomeans(gb_geomean *groups, int n)
+/* The geometric mean of the rows' ratios whose label (by_label) or kernel
+ * is g's name; every row when name is NULL. */
+static void group_mean(const gb_compare *c, gb_compare_group *g, int by_label, double *ratios)
 {
-    for (int i = 0; i < n; i++)
-        groups[i].ratio = exp(groups[i].ratio / groups[i].count);
+    int n = 0;
+
+    for (int i = 0; i < c->nrows; i++) {
+        const gb_entry *e = c->rows[i].old_e;
+        if (g->name == NULL || strcmp(by_label ? e->label : e->kernel, g->name) == 0)
+            ratios[n++] = c->rows[i].ratio;
+    }
+    g->ratio = gb_geomean(ratios, n, &g->count);
 }
 
 static int compute_geomeans(gb_compare *c)
 {
-    c->overall.name = "overall";
-    c->overall.ratio = 0.0;
-    c->overall.count = 0;
+    double *ratios = malloc((size_t)c->nrows * sizeof *ratios);
+
+    if (ratios == NULL)
+        return -1;
     for (int i = 0; i < c->nrows; i++) {
-        const gb_compare_row *r = &c->rows[i];
         /* Labels carry the parameters and +prepack: each is its own schedule. */
-        if (add_to_group(&c->by_variant, &c->nby_variant, r->old_e->label, r->ratio) != 0 ||
-            add_to_group(&c->by_kernel, &c->nby_kernel, r->old_e->kernel, r->ratio) != 0)
+        if (find_group(&c->by_variant, &c->nby_variant, c->rows[i].old_e->label) != 0 ||
+            find_group(&c->by_kernel, &c->nby_kernel, c->rows[i].old_e->kernel) != 0) {
+            free(ratios);
             return -1;
-        c->overall.ratio += log(r->ratio);
-        c->overall.count++;
+        }
     }
-    finish_geomeans(c->by_variant, c->nby_variant);
-    finish_geomeans(c->by_kernel, c->nby_kernel);
-    finish_geomeans(&c->overall, 1);
+    for (int i = 0; i < c->nby_variant; i++)
+        group_mean(c, &c->by_variant[i], 1, ratios);
+    for (int i = 0; i < c->nby_kernel; i++)
+        group_mean(c, &c->by_kernel[i], 0, ratios);
+    c->overall.name = NULL;
+    group_mean(c, &c->overall, 0, ratios);
+    c->overall.name = "overall";
+    free(ratios);
     return 0;
 }
 
@@ -308,7 +220,7 @@ static int in_list(const char *const *list, const char *field)
 
 /* A value as one line of text: strings bare, arrays of scalars joined by
  * blanks, anything else as compact JSON; NULL when out of memory. */
-static char *render_value(const cJSON *v)
+char *gb_json_value_text(const cJSON *v)
 {
     char *text = NULL;
     size_t len = 0;
@@ -331,7 +243,7 @@ static char *render_value(const cJSON *v)
         return NULL;
     cJSON_ArrayForEach(item, v) {
         char *one = cJSON_IsArray(item) || cJSON_IsObject(item) ? cJSON_PrintUnformatted(item)
-                                                                 : render_value(item);
+                                                                 : gb_json_value_text(item);
         fprintf(out, "%s%s", item == v->child ? "" : " ", one ? one : "?");
         if (cJSON_IsArray(item) || cJSON_IsObject(item))
             cJSON_free(one);
@@ -348,7 +260,7 @@ static char *render_value(const cJSON *v)
 static int add_diff(gb_compare *c, const char *field, const cJSON *a, const cJSON *b)
 {
     gb_header_diff *grown, *d;
-    char *va = render_value(a), *vb = render_value(b);
+    char *va = gb_json_value_text(a), *vb = gb_json_value_text(b);
     int rc = -1;
 
     if (va == NULL || vb == NULL)
@@ -368,9 +280,9 @@ static int add_diff(gb_compare *c, const char *field, const cJSON *a, const cJSO
     d->old_value = va;
     d->new_value = vb;
     va = vb = NULL;
+    d->identity = in_list(machine_identity, field);
+    c->cross_machine |= d->identity;
     c->ndiffs++;
-    if (in_list(machine_identity, field))
-        c->cross_machine = 1;
     rc = 0;
 out:
     /* render_value's text came from malloc or cJSON's allocator, which is
@@ -457,7 +369,8 @@ static void nothing_in_common(const gb_compare *c, char *err, size_t errlen)
 int gb_compare_files(const gb_result_file *old_f, const gb_result_file *new_f,
                      const gb_compare_opts *opts, gb_compare *c, char *err, size_t errlen)
 {
-    filter variants = { NULL, 0 }, kernels = { NULL, 0 };
+    gb_filter filter;
+    char where[2 * sizeof old_f->path + 8];
     const gb_entry **a = NULL, **b = NULL;
     int na = 0, nb = 0, rc = -2;
 
@@ -467,17 +380,20 @@ int gb_compare_files(const gb_result_file *old_f, const gb_result_file *new_f,
     c->opts = *opts;
     c->peak_both = old_f->peak_gflops > 0.0 && new_f->peak_gflops > 0.0;
 
-    if ((rc = filter_parse(&variants, opts->variants, "--variant", err, errlen)) != 0 ||
-        (rc = filter_parse(&kernels, opts->kernels, "--kernel", err, errlen)) != 0)
+    gb_filter_init(&filter);
+    if ((opts->variants && opts->variants[0] &&
+         (rc = gb_filter_add(&filter, GB_FILTER_VARIANT, opts->variants, err, errlen)) != 0) ||
+        (opts->kernels && opts->kernels[0] &&
+         (rc = gb_filter_add(&filter, GB_FILTER_KERNEL, opts->kernels, err, errlen)) != 0))
         goto fail;
     rc = -2;
-    a = selected_entries(old_f, &variants, &kernels, &na);
-    b = selected_entries(new_f, &variants, &kernels, &nb);
+    a = selected_entries(old_f, &filter, &na);
+    b = selected_entries(new_f, &filter, &nb);
     if (a == NULL || b == NULL)
         goto oom;
     rc = -1;
-    if (filter_unused(&variants, "--variant", c, err, errlen) != 0 ||
-        filter_unused(&kernels, "--kernel", c, err, errlen) != 0)
+    snprintf(where, sizeof where, "%s or %s", old_f->path, new_f->path);
+    if (gb_filter_check_used(&filter, where, err, errlen) != 0)
         goto fail;
     rc = -2;
     if (pair_entries(c, a, na, b, nb) != 0)
@@ -497,16 +413,14 @@ int gb_compare_files(const gb_result_file *old_f, const gb_result_file *new_f,
         goto oom;
     free(a);
     free(b);
-    free(variants.items);
-    free(kernels.items);
+    gb_filter_free(&filter);
     return 0;
 oom:
     snprintf(err, errlen, "out of memory");
 fail:
     free(a);
     free(b);
-    free(variants.items);
-    free(kernels.items);
+    gb_filter_free(&filter);
     gb_compare_free(c);
     return rc;
 }
@@ -527,415 +441,3 @@ void gb_compare_free(gb_compare *c)
     memset(c, 0, sizeof *c);
 }
 
-/* ---- rendering ------------------------------------------------------------- */
-
-static const char *block_string(const cJSON *block, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(block, key);
-    return cJSON_IsString(v) ? v->valuestring : "?";
-}
-
-/* "started 2026-..., gemmbench 0.1.0 (git abc), incomplete" */
-static void describe_file(FILE *out, const gb_result_file *f)
-{
-    fprintf(out, "%s (started %s, gemmbench %s, git %s, %d entries%s)", f->path,
-            block_string(f->run, "started"), block_string(f->tool, "version"),
-            block_string(f->tool, "git"), f->nentries,
-            f->complete ? "" : ", INCOMPLETE: interrupted run");
-}
-
-static void describe_machine(FILE *out, const gb_result_file *f)
-{
-    const cJSON *cpus = cJSON_GetObjectItemCaseSensitive(f->machine, "logical_cpus");
-    char *isa = render_value(cJSON_GetObjectItemCaseSensitive(f->machine, "isa"));
-
-    fprintf(out, "%s, %g logical CPUs, ISA %s", block_string(f->machine, "cpu_model"),
-            cJSON_IsNumber(cpus) ? cpus->valuedouble : 0.0, isa ? isa : "?");
-    free(isa);
-}
-
-/* "machine.cpu_model, machine.isa differ": what made it cross-machine. */
-static void identity_fields(FILE *out, const gb_compare *c)
-{
-    int count = 0;
-    for (int i = 0; i < c->ndiffs; i++)
-        if (in_list(machine_identity, c->diffs[i].field))
-            fprintf(out, "%s%s", count++ ? ", " : "", c->diffs[i].field);
-    fprintf(out, " %s", count == 1 ? "differs" : "differ");
-}
-
-static void format_p(char *buf, size_t len, const gb_compare_row *r)
-{
-    if (r->verdict == GB_VERDICT_TOO_FEW)
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.2g", r->test.p);
-}
-
-static void format_peak(char *buf, size_t len, const gb_compare_row *r)
-{
-    snprintf(buf, len, "%.1f->%.1f", r->old_peak_pct, r->new_peak_pct);
-}
-
-/* "parallel qkv M=64 K=768 N=768 t=2" */
-static void format_entry(char *buf, size_t len, const gb_entry *e)
-{
-    snprintf(buf, len, "%s %s M=%d K=%d N=%d threads=%d", e->label, e->kernel, e->M, e->K,
-             e->N, e->threads);
-}
-
-static void print_gate_rule(FILE *out, const gb_compare *c)
-{
-    fprintf(out,
-            "an entry fails when its new/old median is above %.4g (more than %.4g%% slower) "
-            "with p < %.4g (two-sided Mann-Whitney U on the raw samples); fewer than %d "
-            "samples on a side: no verdict",
-            1.0 + c->opts.threshold_pct / 100.0, c->opts.threshold_pct, c->opts.alpha,
-            c->opts.min_samples);
-}
-
-static void print_gate_result(FILE *out, gb_format fmt, const gb_compare *c)
-{
-    const char *bold = fmt == GB_FMT_MD ? "**" : "";
-
-    if (c->nfailed == 0)
-        fprintf(out, "%sgate: pass%s: no entry is more than %.4g%% slower with p < %.4g",
-                bold, bold, c->opts.threshold_pct, c->opts.alpha);
-    else
-        fprintf(out, "%sgate: FAIL%s: %d of %d entries are more than %.4g%% slower with "
-                     "p < %.4g",
-                bold, bold, c->nfailed, c->nrows, c->opts.threshold_pct, c->opts.alpha);
-    fprintf(out, " (%d compared: %d faster, %d slower, %d same, %d too few samples)\n",
-            c->nrows, c->nfaster, c->nslower, c->nsame, c->ntoo_few);
-    for (int i = 0; i < c->nrows && c->nfailed; i++) {
-        const gb_compare_row *r = &c->rows[i];
-        char what[512];
-        if (!r->gate_fail)
-            continue;
-        format_entry(what, sizeof what, r->old_e);
-        fprintf(out, "%s%s: %+.1f%% (%.1f -> %.1f us), p = %.2g\n",
-                fmt == GB_FMT_MD ? "- " : "  FAIL ", what, 100.0 * (r->ratio - 1.0),
-                r->old_e->median_us, r->new_e->median_us, r->test.p);
-    }
-}
-
-static void print_header_table(FILE *out, const gb_compare *c)
-{
-    fprintf(out, "OLD  ");
-    describe_file(out, c->old_f);
-    fprintf(out, "\nNEW  ");
-    describe_file(out, c->new_f);
-    fprintf(out, "\n");
-    if (c->cross_machine) {
-        fprintf(out, "CROSS-MACHINE comparison (");
-        identity_fields(out, c);
-        fprintf(out, "): ratios mix the hardware change with any code change%s\n",
-                c->peak_both ? "; the %peak column compares each run with its own "
-                               "machine's measured peak" : "");
-        fprintf(out, "  OLD machine: ");
-        describe_machine(out, c->old_f);
-        fprintf(out, "\n  NEW machine: ");
-        describe_machine(out, c->new_f);
-        fprintf(out, "\n");
-    } else {
-        fprintf(out, "same machine: ");
-        describe_machine(out, c->old_f);
-        fprintf(out, "\n");
-    }
-    if (c->peak_both)
-        fprintf(out, "measured FP32 peak: %.1f -> %.1f GFLOP/s\n", c->old_f->peak_gflops,
-                c->new_f->peak_gflops);
-    if (c->ndiffs == 0) {
-        fprintf(out, "no differences in the tool, machine and run blocks\n");
-    } else {
-        int width = 5;
-        for (int i = 0; i < c->ndiffs; i++)
-            if ((int)strlen(c->diffs[i].field) > width)
-                width = (int)strlen(c->diffs[i].field);
-        fprintf(out, "differences in the tool, machine and run blocks (OLD | NEW):\n");
-        for (int i = 0; i < c->ndiffs; i++)
-            fprintf(out, "  %-*s  %s | %s\n", width, c->diffs[i].field,
-                    c->diffs[i].old_value, c->diffs[i].new_value);
-    }
-    fprintf(out, "gate: ");
-    print_gate_rule(out, c);
-    fprintf(out, "\n\n");
-}
-
-static void print_rows_table(FILE *out, const gb_compare *c)
-{
-    int wl = 7, wk = 6;
-
-    for (int i = 0; i < c->nrows; i++) {
-        if ((int)strlen(c->rows[i].old_e->label) > wl)
-            wl = (int)strlen(c->rows[i].old_e->label);
-        if ((int)strlen(c->rows[i].old_e->kernel) > wk)
-            wk = (int)strlen(c->rows[i].old_e->kernel);
-    }
-    fprintf(out, "%-*s %-*s %5s %5s %5s %3s %9s %11s %11s %7s %8s %8s", wl, "variant", wk,
-            "kernel", "M", "K", "N", "thr", "n old/new", "old_us", "new_us", "new/old",
-            "change", "p");
-    if (c->peak_both)
-        fprintf(out, " %13s", "%peak");
-    fprintf(out, "  verdict\n");
-    for (int i = 0; i < c->nrows; i++) {
-        const gb_compare_row *r = &c->rows[i];
-        char n[32], p[32], peak[48];
-        snprintf(n, sizeof n, "%d/%d", r->old_e->nsamples, r->new_e->nsamples);
-        format_p(p, sizeof p, r);
-        fprintf(out, "%-*s %-*s %5d %5d %5d %3d %9s %11.1f %11.1f %7.3f %+7.1f%% %8s", wl,
-                r->old_e->label, wk, r->old_e->kernel, r->old_e->M, r->old_e->K, r->old_e->N,
-                r->old_e->threads, n, r->old_e->median_us, r->new_e->median_us, r->ratio,
-                100.0 * (r->ratio - 1.0), p);
-        if (c->peak_both) {
-            format_peak(peak, sizeof peak, r);
-            fprintf(out, " %13s", peak);
-        }
-        fprintf(out, "  %s%s\n", gb_verdict_word(r->verdict), r->gate_fail ? "  FAIL" : "");
-    }
-}
-
-static void print_one_sided(FILE *out, gb_format fmt, const char *side, const gb_entry **e,
-                            int n)
-{
-    char what[512];
-
-    if (n == 0)
-        return;
-    if (fmt == GB_FMT_MD)
-        fprintf(out, "\n### Only in %s (%d, not compared)\n\n", side, n);
-    else
-        fprintf(out, "\nonly in %s (%d, not compared):\n", side, n);
-    for (int i = 0; i < n; i++) {
-        format_entry(what, sizeof what, e[i]);
-        fprintf(out, "%s%s  median %.1f us\n", fmt == GB_FMT_MD ? "- " : "  ", what,
-                e[i]->median_us);
-    }
-}
-
-static void print_geomeans(FILE *out, gb_format fmt, const gb_compare *c)
-{
-    const struct {
-        const char *kind;
-        const gb_geomean *g;
-        int n;
-    } groups[] = {
-        { "all", &c->overall, 1 },
-        { "variant", c->by_variant, c->nby_variant },
-        { "kernel", c->by_kernel, c->nby_kernel },
-    };
-
-    if (fmt == GB_FMT_MD)
-        fprintf(out, "\n### Geometric means of new/old (below 1: NEW is faster)\n\n"
-                     "| group | name | new/old | change | entries |\n|---|---|--:|--:|--:|\n");
-    else
-        fprintf(out, "\ngeometric mean of new/old medians (below 1: NEW is faster)\n");
-    for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++)
-        for (int i = 0; i < groups[k].n; i++) {
-            const gb_geomean *g = &groups[k].g[i];
-            if (fmt == GB_FMT_MD)
-                fprintf(out, "| %s | %s | %.3f | %+.1f%% | %d |\n", groups[k].kind, g->name,
-                        g->ratio, 100.0 * (g->ratio - 1.0), g->count);
-            else
-                fprintf(out, "  %-8s %-28s %7.3f %+7.1f%%  (%d)\n", groups[k].kind, g->name,
-                        g->ratio, 100.0 * (g->ratio - 1.0), g->count);
-        }
-}
-
-static void print_header_md(FILE *out, const gb_compare *c)
-{
-    fprintf(out, "## gemmbench compare\n\n- **OLD**: ");
-    describe_file(out, c->old_f);
-    fprintf(out, "\n- **NEW**: ");
-    describe_file(out, c->new_f);
-    if (c->cross_machine) {
-        fprintf(out, "\n- **Cross-machine comparison** (");
-        identity_fields(out, c);
-        fprintf(out, "): ratios mix the hardware change with any code change%s",
-                c->peak_both ? "; % of peak compares each run with its own machine's peak"
-                             : "");
-        fprintf(out, "\n  - OLD machine: ");
-        describe_machine(out, c->old_f);
-        fprintf(out, "\n  - NEW machine: ");
-        describe_machine(out, c->new_f);
-    } else {
-        fprintf(out, "\n- **Same machine**: ");
-        describe_machine(out, c->old_f);
-    }
-    if (c->peak_both)
-        fprintf(out, "\n- Measured FP32 peak: %.1f -> %.1f GFLOP/s", c->old_f->peak_gflops,
-                c->new_f->peak_gflops);
-    fprintf(out, "\n- Gate: ");
-    print_gate_rule(out, c);
-    fprintf(out, "\n\n");
-    if (c->ndiffs == 0) {
-        fprintf(out, "No differences in the tool, machine and run blocks.\n\n");
-        return;
-    }
-    fprintf(out, "| field | OLD | NEW |\n|---|---|---|\n");
-    for (int i = 0; i < c->ndiffs; i++)
-        fprintf(out, "| %s | %s | %s |\n", c->diffs[i].field, c->diffs[i].old_value,
-                c->diffs[i].new_value);
-    fprintf(out, "\n");
-}
-
-static void print_rows_md(FILE *out, const gb_compare *c)
-{
-    fprintf(out, "| variant | kernel | M | K | N | threads | n old/new | old µs | new µs "
-                 "| new/old | change | p |%s verdict |\n",
-            c->peak_both ? " % peak old->new |" : "");
-    fprintf(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|%s---|\n",
-            c->peak_both ? "--:|" : "");
-    for (int i = 0; i < c->nrows; i++) {
-        const gb_compare_row *r = &c->rows[i];
-        char p[32], peak[48];
-        format_p(p, sizeof p, r);
-        fprintf(out, "| %s | %s | %d | %d | %d | %d | %d/%d | %.1f | %.1f | %.3f | %+.1f%% "
-                     "| %s |",
-                r->old_e->label, r->old_e->kernel, r->old_e->M, r->old_e->K, r->old_e->N,
-                r->old_e->threads, r->old_e->nsamples, r->new_e->nsamples,
-                r->old_e->median_us, r->new_e->median_us, r->ratio, 100.0 * (r->ratio - 1.0),
-                p);
-        if (c->peak_both) {
-            format_peak(peak, sizeof peak, r);
-            fprintf(out, " %s |", peak);
-        }
-        if (r->gate_fail)
-            fprintf(out, " **%s: FAIL** |\n", gb_verdict_word(r->verdict));
-        else
-            fprintf(out, " %s |\n", gb_verdict_word(r->verdict));
-    }
-}
-
-void gb_compare_print(FILE *out, gb_format fmt, const gb_compare *c)
-{
-    if (fmt == GB_FMT_MD) {
-        print_header_md(out, c);
-        print_rows_md(out, c);
-    } else {
-        print_header_table(out, c);
-        print_rows_table(out, c);
-    }
-    print_one_sided(out, fmt, "OLD", c->only_old, c->nonly_old);
-    print_one_sided(out, fmt, "NEW", c->only_new, c->nonly_new);
-    print_geomeans(out, fmt, c);
-    fprintf(out, "\n");
-    print_gate_result(out, fmt, c);
-}
-
-/* ---- JSON ------------------------------------------------------------------- */
-
-static cJSON *entry_key_json(const gb_entry *e)
-{
-    cJSON *o = cJSON_CreateObject();
-
-    cJSON_AddStringToObject(o, "variant", e->variant);
-    cJSON_AddStringToObject(o, "label", e->label);
-    cJSON_AddStringToObject(o, "params", e->params);
-    cJSON_AddStringToObject(o, "kernel", e->kernel);
-    cJSON_AddNumberToObject(o, "M", e->M);
-    cJSON_AddNumberToObject(o, "K", e->K);
-    cJSON_AddNumberToObject(o, "N", e->N);
-    cJSON_AddNumberToObject(o, "threads", e->threads);
-    cJSON_AddBoolToObject(o, "prepack", e->prepack);
-    return o;
-}
-
-static cJSON *file_json(const gb_result_file *f)
-{
-    cJSON *o = cJSON_CreateObject();
-
-    cJSON_AddStringToObject(o, "path", f->path);
-    cJSON_AddStringToObject(o, "started", block_string(f->run, "started"));
-    cJSON_AddBoolToObject(o, "complete", f->complete);
-    cJSON_AddNumberToObject(o, "entries", f->nentries);
-    if (f->peak_gflops > 0.0)
-        cJSON_AddNumberToObject(o, "peak_gflops", f->peak_gflops);
-    else
-        cJSON_AddNullToObject(o, "peak_gflops");
-    return o;
-}
-
-static cJSON *row_json(const gb_compare *c, const gb_compare_row *r)
-{
-    cJSON *o = entry_key_json(r->old_e);
-
-    cJSON_AddNumberToObject(o, "old_median_us", r->old_e->median_us);
-    cJSON_AddNumberToObject(o, "new_median_us", r->new_e->median_us);
-    cJSON_AddNumberToObject(o, "old_samples", r->old_e->nsamples);
-    cJSON_AddNumberToObject(o, "new_samples", r->new_e->nsamples);
-    cJSON_AddNumberToObject(o, "ratio", r->ratio);
-    cJSON_AddNumberToObject(o, "change_pct", 100.0 * (r->ratio - 1.0));
-    if (r->verdict == GB_VERDICT_TOO_FEW) {
-        cJSON_AddNullToObject(o, "u");
-        cJSON_AddNullToObject(o, "p");
-        cJSON_AddNullToObject(o, "test");
-    } else {
-        cJSON_AddNumberToObject(o, "u", r->test.u1);
-        cJSON_AddNumberToObject(o, "p", r->test.p);
-        cJSON_AddStringToObject(o, "test", r->test.exact ? "exact" : "normal");
-    }
-    if (c->peak_both) {
-        cJSON_AddNumberToObject(o, "old_peak_pct", r->old_peak_pct);
-        cJSON_AddNumberToObject(o, "new_peak_pct", r->new_peak_pct);
-    }
-    cJSON_AddStringToObject(o, "verdict", gb_verdict_word(r->verdict));
-    cJSON_AddBoolToObject(o, "gate_fail", r->gate_fail);
-    return o;
-}
-
-static cJSON *geomeans_json(const gb_geomean *g, int n)
-{
-    cJSON *o = cJSON_CreateObject();
-
-    for (int i = 0; i < n; i++) {
-        cJSON *one = cJSON_AddObjectToObject(o, g[i].name);
-        cJSON_AddNumberToObject(one, "ratio", g[i].ratio);
-        cJSON_AddNumberToObject(one, "entries", g[i].count);
-    }
-    return o;
-}
-
-cJSON *gb_compare_json(const gb_compare *c)
-{
-    cJSON *doc = cJSON_CreateObject(), *gate, *list, *geo;
-
-    if (doc == NULL)
-        return NULL;
-    cJSON_AddItemToObject(doc, "old", file_json(c->old_f));
-    cJSON_AddItemToObject(doc, "new", file_json(c->new_f));
-    cJSON_AddBoolToObject(doc, "cross_machine", c->cross_machine);
-    list = cJSON_AddArrayToObject(doc, "differences");
-    for (int i = 0; i < c->ndiffs; i++) {
-        cJSON *d = cJSON_CreateObject();
-        cJSON_AddStringToObject(d, "field", c->diffs[i].field);
-        cJSON_AddStringToObject(d, "old", c->diffs[i].old_value);
-        cJSON_AddStringToObject(d, "new", c->diffs[i].new_value);
-        cJSON_AddItemToArray(list, d);
-    }
-    gate = cJSON_AddObjectToObject(doc, "gate");
-    cJSON_AddNumberToObject(gate, "threshold_pct", c->opts.threshold_pct);
-    cJSON_AddNumberToObject(gate, "alpha", c->opts.alpha);
-    cJSON_AddNumberToObject(gate, "min_samples", c->opts.min_samples);
-    cJSON_AddStringToObject(gate, "result", c->nfailed ? "fail" : "pass");
-    cJSON_AddNumberToObject(gate, "failed", c->nfailed);
-    cJSON_AddNumberToObject(gate, "compared", c->nrows);
-    cJSON_AddNumberToObject(gate, "faster", c->nfaster);
-    cJSON_AddNumberToObject(gate, "slower", c->nslower);
-    cJSON_AddNumberToObject(gate, "same", c->nsame);
-    cJSON_AddNumberToObject(gate, "too_few_samples", c->ntoo_few);
-    list = cJSON_AddArrayToObject(doc, "entries");
-    for (int i = 0; i < c->nrows; i++)
-        cJSON_AddItemToArray(list, row_json(c, &c->rows[i]));
-    list = cJSON_AddArrayToObject(doc, "only_old");
-    for (int i = 0; i < c->nonly_old; i++)
-        cJSON_AddItemToArray(list, entry_key_json(c->only_old[i]));
-    list = cJSON_AddArrayToObject(doc, "only_new");
-    for (int i = 0; i < c->nonly_new; i++)
-        cJSON_AddItemToArray(list, entry_key_json(c->only_new[i]));
-    geo = cJSON_AddObjectToObject(doc, "geomean");
-    cJSON_AddNumberToObject(geo, "overall", c->overall.ratio);
-    cJSON_AddItemToObject(geo, "variants", geomeans_json(c->by_variant, c->nby_variant));
-    cJSON_AddItemToObject(geo, "kernels", geomeans_json(c->by_kernel, c->nby_kernel));
-    return doc;
-}

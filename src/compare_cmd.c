@@ -1,9 +1,8 @@
 /*
  * compare_cmd.c - `gemmbench compare OLD.json NEW.json [options]`: the
- * command line around compare.c.  The only part of compare that prints
- * errors and chooses the exit status.
+ * command line around compare.c (analysis) and compare_render.c (output).
  */
-#include "commands.h"
+#include "command.h"
 #include "compare.h"
 #include "gemmbench.h"
 #include "parse.h"
@@ -48,20 +47,6 @@ static const struct option compare_options[] = {
     { NULL, 0, NULL, 0 }
 };
 
-static int usage_error(const char *msg)
-{
-    fprintf(stderr, "gemmbench: compare: %s (see gemmbench compare --help)\n", msg);
-    return GB_EXIT_USAGE;
-}
-
-/* Appends a repeated --variant/--kernel to the comma list in dst. */
-static int append_list(char *dst, size_t size, const char *item)
-{
-    size_t used = strlen(dst);
-    int n = snprintf(dst + used, size - used, "%s%s", used ? "," : "", item);
-    return (n < 0 || (size_t)n >= size - used) ? -1 : 0;
-}
-
 /* run.rounds of a file; files from before --rounds existed had one. */
 static int rounds_of(const gb_result_file *f)
 {
@@ -97,6 +82,23 @@ static void print_warnings(const gb_compare *c)
                 c->nonly_old, c->old_f->path, c->nonly_new, c->new_f->path);
 }
 
+/* The comparison on stdout in format; the exit status. */
+static int show(const gb_compare *c, gb_format format)
+{
+    if (format == GB_FMT_JSON) {
+        cJSON *doc = gb_compare_json(c);
+        char *text = doc ? cJSON_Print(doc) : NULL;
+        cJSON_Delete(doc);
+        if (text == NULL)
+            return gb_fail(GB_EXIT_IO, "compare", "out of memory");
+        puts(text);
+        free(text);
+    } else if (gb_compare_print(stdout, format, c) != 0) {
+        return gb_fail(GB_EXIT_IO, "compare", "out of memory");
+    }
+    return gb_finish_stdout("compare");
+}
+
 int gb_cmd_compare(int argc, char **argv)
 {
     gb_compare_opts opts = { GB_COMPARE_THRESHOLD_PCT, GB_COMPARE_ALPHA,
@@ -120,7 +122,7 @@ int gb_cmd_compare(int argc, char **argv)
             if (gb_parse_double(optarg, 0.0, 1e6, &opts.threshold_pct) != 0) {
                 snprintf(err, sizeof err, "--threshold '%s' is not a percentage in [0, 1e6]",
                          optarg);
-                return usage_error(err);
+                return gb_usage("compare", "%s", err);
             }
             break;
         case OPT_ALPHA:
@@ -128,23 +130,23 @@ int gb_cmd_compare(int argc, char **argv)
                 opts.alpha >= 1.0) {
                 snprintf(err, sizeof err,
                          "--alpha '%s' is not a probability strictly between 0 and 1", optarg);
-                return usage_error(err);
+                return gb_usage("compare", "%s", err);
             }
             break;
         case OPT_MIN_SAMPLES:
             if (gb_parse_long(optarg, 2, 1000000, &l) != 0) {
                 snprintf(err, sizeof err, "--min-samples '%s' is not an integer in [2, 1000000]",
                          optarg);
-                return usage_error(err);
+                return gb_usage("compare", "%s", err);
             }
             opts.min_samples = (int)l;
             break;
         case 'v':
         case 'k':
-            if (append_list(ch == 'v' ? variants : kernels, sizeof variants, optarg) != 0) {
+            if (gb_list_append(ch == 'v' ? variants : kernels, sizeof variants, optarg) != 0) {
                 snprintf(err, sizeof err, "the %s list is too long",
                          ch == 'v' ? "--variant" : "--kernel");
-                return usage_error(err);
+                return gb_usage("compare", "%s", err);
             }
             break;
         case OPT_FORMAT:
@@ -156,64 +158,41 @@ int gb_cmd_compare(int argc, char **argv)
                 format = GB_FMT_JSON;
             else {
                 snprintf(err, sizeof err, "--format '%s' is not table, md or json", optarg);
-                return usage_error(err);
+                return gb_usage("compare", "%s", err);
             }
             break;
         case 'h':
             fputs(compare_usage, stdout);
-            return GB_EXIT_OK;
-        case ':':
-            snprintf(err, sizeof err, "option '%s' needs a value", argv[optind - 1]);
-            return usage_error(err);
+            return gb_finish_stdout("compare");
         default:
-            if (optopt > 0 && optopt < 256)
-                snprintf(err, sizeof err, "unknown option '-%c'", optopt);
-            else
-                snprintf(err, sizeof err, "unknown option '%s'", argv[optind - 1]);
-            return usage_error(err);
+            gb_getopt_error(ch, argv, err, sizeof err);
+            return gb_usage("compare", "%s", err);
         }
     }
     if (argc - optind != 2) {
         snprintf(err, sizeof err, "expected two result files, OLD and NEW, got %d",
                  argc - optind);
-        return usage_error(err);
+        return gb_usage("compare", "%s", err);
     }
     opts.variants = variants;
     opts.kernels = kernels;
 
-    if (gb_result_file_load(argv[optind], &old_f, err, sizeof err) != 0) {
-        fprintf(stderr, "gemmbench: %s\n", err);
-        return GB_EXIT_USAGE;
-    }
+    if (gb_result_file_load(argv[optind], &old_f, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, "compare", "%s", err);
     if (gb_result_file_load(argv[optind + 1], &new_f, err, sizeof err) != 0) {
-        fprintf(stderr, "gemmbench: %s\n", err);
         gb_result_file_free(&old_f);
-        return GB_EXIT_USAGE;
+        return gb_fail(GB_EXIT_USAGE, "compare", "%s", err);
     }
     rc = gb_compare_files(&old_f, &new_f, &opts, &c, err, sizeof err);
     if (rc != 0) {
-        fprintf(stderr, "gemmbench: %s\n", err);
-        status = rc == -2 ? GB_EXIT_IO : GB_EXIT_USAGE;
+        status = gb_fail(rc == -2 ? GB_EXIT_IO : GB_EXIT_USAGE, "compare", "%s", err);
         goto out;
     }
-    if (format == GB_FMT_JSON) {
-        cJSON *doc = gb_compare_json(&c);
-        char *text = doc ? cJSON_Print(doc) : NULL;
-        cJSON_Delete(doc);
-        if (text == NULL) {
-            fprintf(stderr, "gemmbench: out of memory\n");
-            status = GB_EXIT_IO;
-            gb_compare_free(&c);
-            goto out;
-        }
-        puts(text);
-        free(text);
-    } else {
-        gb_compare_print(stdout, format, &c);
+    status = show(&c, format);
+    if (status == GB_EXIT_OK) {
+        print_warnings(&c);
+        status = c.nfailed ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
     }
-    fflush(stdout);
-    print_warnings(&c);
-    status = c.nfailed ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
     gb_compare_free(&c);
 out:
     gb_result_file_free(&old_f);

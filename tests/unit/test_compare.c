@@ -81,7 +81,7 @@ static gb_compare_opts default_opts(void)
     return o;
 }
 
-static const gb_geomean *find_group(const gb_geomean *g, int n, const char *name)
+static const gb_compare_group *find_group(const gb_compare_group *g, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
         if (strcmp(g[i].name, name) == 0)
@@ -175,7 +175,7 @@ TEST(compare_geomeans)
     gb_result_file fa, fb;
     gb_compare c;
     gb_compare_opts o = default_opts();
-    const gb_geomean *g;
+    const gb_compare_group *g;
     char err[512];
 
     doc_begin(&a, "cpu", "-O3", 1);

@@ -1,0 +1,467 @@
+/*
+ * compare_render.c - a comparison (compare.c) shown as a terminal table,
+ * Markdown or a JSON document.
+ */
+#define _GNU_SOURCE
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+const char *gb_verdict_word(gb_verdict v)
+{
+    switch (v) {
+    case GB_VERDICT_FASTER:
+        return "faster";
+    case GB_VERDICT_SLOWER:
+        return "slower";
+    case GB_VERDICT_TOO_FEW:
+        return "too few samples";
+    default:
+        return "same";
+    }
+}
+
+
+static const char *block_string(const cJSON *block, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(block, key);
+    return cJSON_IsString(v) ? v->valuestring : "?";
+}
+
+/* "started 2026-..., gemmbench 0.1.0 (git abc), incomplete" */
+static void describe_file(FILE *out, const gb_result_file *f)
+{
+    fprintf(out, "%s (started %s, gemmbench %s, git %s, %d entries%s)", f->path,
+            block_string(f->run, "started"), block_string(f->tool, "version"),
+            block_string(f->tool, "git"), f->nentries,
+            f->complete ? "" : ", INCOMPLETE: interrupted run");
+}
+
+static void describe_machine(FILE *out, const gb_result_file *f)
+{
+    const cJSON *cpus = cJSON_GetObjectItemCaseSensitive(f->machine, "logical_cpus");
+    char *isa = gb_json_value_text(cJSON_GetObjectItemCaseSensitive(f->machine, "isa"));
+
+    fprintf(out, "%s, %g logical CPUs, ISA %s", block_string(f->machine, "cpu_model"),
+            cJSON_IsNumber(cpus) ? cpus->valuedouble : 0.0, isa ? isa : "?");
+    free(isa);
+}
+
+/* "machine.cpu_model, machine.isa differ": what made it cross-machine. */
+static void identity_fields(FILE *out, const gb_compare *c)
+{
+    int count = 0;
+    for (int i = 0; i < c->ndiffs; i++)
+        if (c->diffs[i].identity)
+            fprintf(out, "%s%s", count++ ? ", " : "", c->diffs[i].field);
+    fprintf(out, " %s", count == 1 ? "differs" : "differ");
+}
+
+static void format_p(char *buf, size_t len, const gb_compare_row *r)
+{
+    if (r->verdict == GB_VERDICT_TOO_FEW)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.2g", r->test.p);
+}
+
+static void format_peak(char *buf, size_t len, const gb_compare_row *r)
+{
+    snprintf(buf, len, "%.1f->%.1f", r->old_peak_pct, r->new_peak_pct);
+}
+
+/* "parallel qkv M=64 K=768 N=768 t=2" */
+static void format_entry(char *buf, size_t len, const gb_entry *e)
+{
+    snprintf(buf, len, "%s %s M=%d K=%d N=%d threads=%d", e->label, e->kernel, e->M, e->K,
+             e->N, e->threads);
+}
+
+static void print_gate_rule(FILE *out, const gb_compare *c)
+{
+    fprintf(out,
+            "an entry fails when its new/old median is above %.4g (more than %.4g%% slower) "
+            "with p < %.4g (two-sided Mann-Whitney U on the raw samples); fewer than %d "
+            "samples on a side: no verdict",
+            1.0 + c->opts.threshold_pct / 100.0, c->opts.threshold_pct, c->opts.alpha,
+            c->opts.min_samples);
+}
+
+static void print_gate_result(FILE *out, gb_format fmt, const gb_compare *c)
+{
+    const char *bold = fmt == GB_FMT_MD ? "**" : "";
+
+    if (c->nfailed == 0)
+        fprintf(out, "%sgate: pass%s: no entry is more than %.4g%% slower with p < %.4g",
+                bold, bold, c->opts.threshold_pct, c->opts.alpha);
+    else
+        fprintf(out, "%sgate: FAIL%s: %d of %d entries are more than %.4g%% slower with "
+                     "p < %.4g",
+                bold, bold, c->nfailed, c->nrows, c->opts.threshold_pct, c->opts.alpha);
+    fprintf(out, " (%d compared: %d faster, %d slower, %d same, %d too few samples)\n",
+            c->nrows, c->nfaster, c->nslower, c->nsame, c->ntoo_few);
+    for (int i = 0; i < c->nrows && c->nfailed; i++) {
+        const gb_compare_row *r = &c->rows[i];
+        char what[512];
+        if (!r->gate_fail)
+            continue;
+        format_entry(what, sizeof what, r->old_e);
+        fprintf(out, "%s%s: %+.1f%% (%.1f -> %.1f us), p = %.2g\n",
+                fmt == GB_FMT_MD ? "- " : "  FAIL ", what, 100.0 * (r->ratio - 1.0),
+                r->old_e->median_us, r->new_e->median_us, r->test.p);
+    }
+}
+
+static void print_header_table(FILE *out, const gb_compare *c)
+{
+    fprintf(out, "OLD  ");
+    describe_file(out, c->old_f);
+    fprintf(out, "\nNEW  ");
+    describe_file(out, c->new_f);
+    fprintf(out, "\n");
+    if (c->cross_machine) {
+        fprintf(out, "CROSS-MACHINE comparison (");
+        identity_fields(out, c);
+        fprintf(out, "): ratios mix the hardware change with any code change%s\n",
+                c->peak_both ? "; the %peak column compares each run with its own "
+                               "machine's measured peak" : "");
+        fprintf(out, "  OLD machine: ");
+        describe_machine(out, c->old_f);
+        fprintf(out, "\n  NEW machine: ");
+        describe_machine(out, c->new_f);
+        fprintf(out, "\n");
+    } else {
+        fprintf(out, "same machine: ");
+        describe_machine(out, c->old_f);
+        fprintf(out, "\n");
+    }
+    if (c->peak_both)
+        fprintf(out, "measured FP32 peak: %.1f -> %.1f GFLOP/s\n", c->old_f->peak_gflops,
+                c->new_f->peak_gflops);
+    if (c->ndiffs == 0) {
+        fprintf(out, "no differences in the tool, machine and run blocks\n");
+    } else {
+        int width = 5;
+        for (int i = 0; i < c->ndiffs; i++)
+            if ((int)strlen(c->diffs[i].field) > width)
+                width = (int)strlen(c->diffs[i].field);
+        fprintf(out, "differences in the tool, machine and run blocks (OLD | NEW):\n");
+        for (int i = 0; i < c->ndiffs; i++)
+            fprintf(out, "  %-*s  %s | %s\n", width, c->diffs[i].field,
+                    c->diffs[i].old_value, c->diffs[i].new_value);
+    }
+    fprintf(out, "gate: ");
+    print_gate_rule(out, c);
+    fprintf(out, "\n\n");
+}
+
+static void print_one_sided(FILE *out, gb_format fmt, const char *side, const gb_entry **e,
+                            int n)
+{
+    char what[512];
+
+    if (n == 0)
+        return;
+    if (fmt == GB_FMT_MD)
+        fprintf(out, "\n### Only in %s (%d, not compared)\n\n", side, n);
+    else
+        fprintf(out, "\nonly in %s (%d, not compared):\n", side, n);
+    for (int i = 0; i < n; i++) {
+        format_entry(what, sizeof what, e[i]);
+        fprintf(out, "%s%s  median %.1f us\n", fmt == GB_FMT_MD ? "- " : "  ", what,
+                e[i]->median_us);
+    }
+}
+
+static const gb_column geomean_columns[] = {
+    { "  group", "group", NULL, 8, 0 },
+    { "name", NULL, NULL, 28, 0 },
+    { "new/old", NULL, NULL, 7, 1 },
+    { "change", NULL, NULL, 7, 1 },
+    { "entries", NULL, NULL, 0, 1 },
+};
+
+static int print_geomeans(FILE *out, gb_format fmt, const gb_compare *c)
+{
+    const struct {
+        const char *kind;
+        const gb_compare_group *g;
+        int n;
+    } groups[] = {
+        { "all", &c->overall, 1 },
+        { "variant", c->by_variant, c->nby_variant },
+        { "kernel", c->by_kernel, c->nby_kernel },
+    };
+    gb_table t;
+
+    if (gb_table_init(&t, fmt, geomean_columns, 5, 1) != 0)
+        return -1;
+    t.width[0] = fmt == GB_FMT_MD ? 0 : 10;
+    if (fmt == GB_FMT_MD)
+        fprintf(out, "\n### Geometric means of new/old (below 1: NEW is faster)\n\n");
+    else
+        fprintf(out, "\ngeometric mean of new/old medians (below 1: NEW is faster)\n");
+    for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++)
+        for (int i = 0; i < groups[k].n; i++) {
+            const gb_compare_group *g = &groups[k].g[i];
+            char kind[32], ratio[32], change[32], count[32];
+            const char *cells[5] = { kind, g->name, ratio, change, count };
+            snprintf(kind, sizeof kind, "%s%s", fmt == GB_FMT_MD ? "" : "  ", groups[k].kind);
+            snprintf(ratio, sizeof ratio, "%.3f", g->ratio);
+            snprintf(change, sizeof change, "%+.1f%%", 100.0 * (g->ratio - 1.0));
+            snprintf(count, sizeof count, "%d", g->count);
+            if (gb_table_add(&t, cells) != 0) {
+                gb_table_free(&t);
+                return -1;
+            }
+        }
+    gb_table_print(out, &t);
+    gb_table_free(&t);
+    return 0;
+}
+
+static void print_header_md(FILE *out, const gb_compare *c)
+{
+    fprintf(out, "## gemmbench compare\n\n- **OLD**: ");
+    describe_file(out, c->old_f);
+    fprintf(out, "\n- **NEW**: ");
+    describe_file(out, c->new_f);
+    if (c->cross_machine) {
+        fprintf(out, "\n- **Cross-machine comparison** (");
+        identity_fields(out, c);
+        fprintf(out, "): ratios mix the hardware change with any code change%s",
+                c->peak_both ? "; % of peak compares each run with its own machine's peak"
+                             : "");
+        fprintf(out, "\n  - OLD machine: ");
+        describe_machine(out, c->old_f);
+        fprintf(out, "\n  - NEW machine: ");
+        describe_machine(out, c->new_f);
+    } else {
+        fprintf(out, "\n- **Same machine**: ");
+        describe_machine(out, c->old_f);
+    }
+    if (c->peak_both)
+        fprintf(out, "\n- Measured FP32 peak: %.1f -> %.1f GFLOP/s", c->old_f->peak_gflops,
+                c->new_f->peak_gflops);
+    fprintf(out, "\n- Gate: ");
+    print_gate_rule(out, c);
+    fprintf(out, "\n\n");
+    if (c->ndiffs == 0) {
+        fprintf(out, "No differences in the tool, machine and run blocks.\n\n");
+        return;
+    }
+    fprintf(out, "| field | OLD | NEW |\n|---|---|---|\n");
+    for (int i = 0; i < c->ndiffs; i++)
+        fprintf(out, "| %s | %s | %s |\n", c->diffs[i].field, c->diffs[i].old_value,
+                c->diffs[i].new_value);
+    fprintf(out, "\n");
+}
+
+/* One row per compared pair; the %peak column when both files have a peak. */
+static const gb_column row_columns[] = {
+    { "variant", NULL, NULL, 7, 0 },
+    { "kernel", NULL, NULL, 6, 0 },
+    { "M", NULL, NULL, 5, 1 },
+    { "K", NULL, NULL, 5, 1 },
+    { "N", NULL, NULL, 5, 1 },
+    { "thr", "threads", NULL, 3, 1 },
+    { "n old/new", NULL, NULL, 9, 1 },
+    { "old_us", "old µs", NULL, 11, 1 },
+    { "new_us", "new µs", NULL, 11, 1 },
+    { "new/old", NULL, NULL, 7, 1 },
+    { "change", NULL, NULL, 8, 1 },
+    { "p", NULL, NULL, 8, 1 },
+    { "%peak", "% peak old->new", NULL, 13, 1 },
+    { " verdict", "verdict", NULL, 0, 0 },
+};
+#define ROW_NCOLS ((int)(sizeof row_columns / sizeof row_columns[0]))
+#define PEAK_COL 12
+
+static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
+{
+    gb_column cols[ROW_NCOLS];
+    gb_table t;
+    int ncols = 0;
+
+    for (int i = 0; i < ROW_NCOLS; i++)
+        if (i != PEAK_COL || c->peak_both)
+            cols[ncols++] = row_columns[i];
+    if (fmt == GB_FMT_MD)
+        cols[ncols - 1].title = "verdict";
+    if (gb_table_init(&t, fmt, cols, ncols, 1) != 0)
+        return -1;
+    for (int i = 0; i < c->nrows; i++) {
+        const gb_compare_row *r = &c->rows[i];
+        char v[ROW_NCOLS][160];
+        const char *cells[ROW_NCOLS];
+        int n = 0;
+        snprintf(v[n++], 160, "%s", r->old_e->label);
+        snprintf(v[n++], 160, "%s", r->old_e->kernel);
+        snprintf(v[n++], 160, "%d", r->old_e->M);
+        snprintf(v[n++], 160, "%d", r->old_e->K);
+        snprintf(v[n++], 160, "%d", r->old_e->N);
+        snprintf(v[n++], 160, "%d", r->old_e->threads);
+        snprintf(v[n++], 160, "%d/%d", r->old_e->nsamples, r->new_e->nsamples);
+        snprintf(v[n++], 160, "%.1f", r->old_e->median_us);
+        snprintf(v[n++], 160, "%.1f", r->new_e->median_us);
+        snprintf(v[n++], 160, "%.3f", r->ratio);
+        snprintf(v[n++], 160, "%+.1f%%", 100.0 * (r->ratio - 1.0));
+        format_p(v[n++], 160, r);
+        if (c->peak_both)
+            format_peak(v[n++], 160, r);
+        if (fmt == GB_FMT_MD)
+            snprintf(v[n++], 160, r->gate_fail ? "**%s: FAIL**" : "%s",
+                     gb_verdict_word(r->verdict));
+        else
+            snprintf(v[n++], 160, " %s%s", gb_verdict_word(r->verdict),
+                     r->gate_fail ? "  FAIL" : "");
+        for (int k = 0; k < n; k++)
+            cells[k] = v[k];
+        if (gb_table_add(&t, cells) != 0) {
+            gb_table_free(&t);
+            return -1;
+        }
+    }
+    gb_table_print(out, &t);
+    gb_table_free(&t);
+    return 0;
+}
+
+int gb_compare_print(FILE *out, gb_format fmt, const gb_compare *c)
+{
+    if (fmt == GB_FMT_MD) {
+        print_header_md(out, c);
+    } else {
+        print_header_table(out, c);
+    }
+    if (print_rows(out, fmt, c) != 0)
+        return -1;
+    print_one_sided(out, fmt, "OLD", c->only_old, c->nonly_old);
+    print_one_sided(out, fmt, "NEW", c->only_new, c->nonly_new);
+    if (print_geomeans(out, fmt, c) != 0)
+        return -1;
+    fprintf(out, "\n");
+    print_gate_result(out, fmt, c);
+    return 0;
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+static cJSON *entry_key_json(const gb_entry *e)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(o, "variant", e->variant);
+    cJSON_AddStringToObject(o, "label", e->label);
+    cJSON_AddStringToObject(o, "params", e->params);
+    cJSON_AddStringToObject(o, "kernel", e->kernel);
+    cJSON_AddNumberToObject(o, "M", e->M);
+    cJSON_AddNumberToObject(o, "K", e->K);
+    cJSON_AddNumberToObject(o, "N", e->N);
+    cJSON_AddNumberToObject(o, "threads", e->threads);
+    cJSON_AddBoolToObject(o, "prepack", e->prepack);
+    return o;
+}
+
+static cJSON *file_json(const gb_result_file *f)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(o, "path", f->path);
+    cJSON_AddStringToObject(o, "started", block_string(f->run, "started"));
+    cJSON_AddBoolToObject(o, "complete", f->complete);
+    cJSON_AddNumberToObject(o, "entries", f->nentries);
+    if (f->peak_gflops > 0.0)
+        cJSON_AddNumberToObject(o, "peak_gflops", f->peak_gflops);
+    else
+        cJSON_AddNullToObject(o, "peak_gflops");
+    return o;
+}
+
+static cJSON *row_json(const gb_compare *c, const gb_compare_row *r)
+{
+    cJSON *o = entry_key_json(r->old_e);
+
+    cJSON_AddNumberToObject(o, "old_median_us", r->old_e->median_us);
+    cJSON_AddNumberToObject(o, "new_median_us", r->new_e->median_us);
+    cJSON_AddNumberToObject(o, "old_samples", r->old_e->nsamples);
+    cJSON_AddNumberToObject(o, "new_samples", r->new_e->nsamples);
+    cJSON_AddNumberToObject(o, "ratio", r->ratio);
+    cJSON_AddNumberToObject(o, "change_pct", 100.0 * (r->ratio - 1.0));
+    if (r->verdict == GB_VERDICT_TOO_FEW) {
+        cJSON_AddNullToObject(o, "u");
+        cJSON_AddNullToObject(o, "p");
+        cJSON_AddNullToObject(o, "test");
+    } else {
+        cJSON_AddNumberToObject(o, "u", r->test.u1);
+        cJSON_AddNumberToObject(o, "p", r->test.p);
+        cJSON_AddStringToObject(o, "test", r->test.exact ? "exact" : "normal");
+    }
+    if (c->peak_both) {
+        cJSON_AddNumberToObject(o, "old_peak_pct", r->old_peak_pct);
+        cJSON_AddNumberToObject(o, "new_peak_pct", r->new_peak_pct);
+    }
+    cJSON_AddStringToObject(o, "verdict", gb_verdict_word(r->verdict));
+    cJSON_AddBoolToObject(o, "gate_fail", r->gate_fail);
+    return o;
+}
+
+static cJSON *geomeans_json(const gb_compare_group *g, int n)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    for (int i = 0; i < n; i++) {
+        cJSON *one = cJSON_AddObjectToObject(o, g[i].name);
+        cJSON_AddNumberToObject(one, "ratio", g[i].ratio);
+        cJSON_AddNumberToObject(one, "entries", g[i].count);
+    }
+    return o;
+}
+
+cJSON *gb_compare_json(const gb_compare *c)
+{
+    cJSON *doc = cJSON_CreateObject(), *gate, *list, *geo;
+
+    if (doc == NULL)
+        return NULL;
+    cJSON_AddItemToObject(doc, "old", file_json(c->old_f));
+    cJSON_AddItemToObject(doc, "new", file_json(c->new_f));
+    cJSON_AddBoolToObject(doc, "cross_machine", c->cross_machine);
+    list = cJSON_AddArrayToObject(doc, "differences");
+    for (int i = 0; i < c->ndiffs; i++) {
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "field", c->diffs[i].field);
+        cJSON_AddStringToObject(d, "old", c->diffs[i].old_value);
+        cJSON_AddStringToObject(d, "new", c->diffs[i].new_value);
+        cJSON_AddItemToArray(list, d);
+    }
+    gate = cJSON_AddObjectToObject(doc, "gate");
+    cJSON_AddNumberToObject(gate, "threshold_pct", c->opts.threshold_pct);
+    cJSON_AddNumberToObject(gate, "alpha", c->opts.alpha);
+    cJSON_AddNumberToObject(gate, "min_samples", c->opts.min_samples);
+    cJSON_AddStringToObject(gate, "result", c->nfailed ? "fail" : "pass");
+    cJSON_AddNumberToObject(gate, "failed", c->nfailed);
+    cJSON_AddNumberToObject(gate, "compared", c->nrows);
+    cJSON_AddNumberToObject(gate, "faster", c->nfaster);
+    cJSON_AddNumberToObject(gate, "slower", c->nslower);
+    cJSON_AddNumberToObject(gate, "same", c->nsame);
+    cJSON_AddNumberToObject(gate, "too_few_samples", c->ntoo_few);
+    list = cJSON_AddArrayToObject(doc, "entries");
+    for (int i = 0; i < c->nrows; i++)
+        cJSON_AddItemToArray(list, row_json(c, &c->rows[i]));
+    list = cJSON_AddArrayToObject(doc, "only_old");
+    for (int i = 0; i < c->nonly_old; i++)
+        cJSON_AddItemToArray(list, entry_key_json(c->only_old[i]));
+    list = cJSON_AddArrayToObject(doc, "only_new");
+    for (int i = 0; i < c->nonly_new; i++)
+        cJSON_AddItemToArray(list, entry_key_json(c->only_new[i]));
+    geo = cJSON_AddObjectToObject(doc, "geomean");
+    cJSON_AddNumberToObject(geo, "overall", c->overall.ratio);
+    cJSON_AddItemToObject(geo, "variants", geomeans_json(c->by_variant, c->nby_variant));
+    cJSON_AddItemToObject(geo, "kernels", geomeans_json(c->by_kernel, c->nby_kernel));
+    return doc;
+}
