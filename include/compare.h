@@ -1,5 +1,5 @@
 /*
- * compare.h - `gemmbench compare OLD.json NEW.json` (SPEC §10): pairs the
+ * compare.h - `gemmbench compare OLD.json NEW.json`: pairs the
  * measurements of two result files, tests each pair with the Mann-Whitney U
  * test on the raw samples, summarises the ratios with geometric means, lists
  * what differs between the files' tool, machine and run blocks, and decides

@@ -15,7 +15,7 @@
 
 #define GB_VERSION "0.1.0"
 
-/* Exit codes of the CLI (SPEC §11). */
+/* Exit codes of every command. */
 enum gb_exit {
     GB_EXIT_OK = 0,
     GB_EXIT_CHECK_FAILED = 1, /* a verification failed, or compare found a regression */

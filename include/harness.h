@@ -1,5 +1,5 @@
 /*
- * harness.h - one measurement (SPEC §7) and its verification (SPEC §8):
+ * harness.h - one measurement and its verification:
  * inputs allocated and filled once per shape, the kernel checked against a
  * reference, W warm-up calls, then R calls each timed alone.
  */

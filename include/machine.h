@@ -1,4 +1,4 @@
-/* machine.h - what the run ran on (SPEC §9 machine block). */
+/* machine.h - what the run ran on: the machine block of every result file. */
 #ifndef GB_MACHINE_H
 #define GB_MACHINE_H
 

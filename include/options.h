@@ -1,6 +1,6 @@
 /*
  * options.h - what a run is asked to do: built-in defaults < bench.conf <
- * command line (SPEC §11).  Library code: fills an error message, never
+ * command line.  Library code: fills an error message, never
  * prints or exits.
  */
 #ifndef GB_OPTIONS_H
@@ -61,7 +61,7 @@ typedef struct gb_options {
     int help, version;
 } gb_options;
 
-/* Built-in defaults (the study's sweep, SPEC §3 and §7). */
+/* Built-in defaults: the study's sweep (the three BERT kernels, eight M, 5 warm-ups, 50 reps). */
 void gb_options_defaults(gb_options *o);
 
 /* Parses a bench.conf into o.  Returns 0, or -1 with err naming file and line. */
@@ -93,7 +93,7 @@ int gb_params_parse(const gb_variant *v, const char *text, gb_params *p,
 /* "k=v,k=v" in set order (choices by name), or "" when empty. */
 void gb_params_format(const gb_variant *v, const gb_params *p, char *buf, size_t len);
 
-/* The built-in kernels (SPEC §3). */
+/* The built-in kernels: qkv, mlp_expand, mlp_reduce, square1024. */
 extern const gb_kernel_def gb_builtin_kernels[];
 extern const int gb_builtin_kernel_count;
 

@@ -1,4 +1,4 @@
-/* output.h - the results table on stdout, and the JSON file (SPEC §9). */
+/* output.h - the result file (JSON, schema gemmbench/1; results/FORMAT.md). */
 #ifndef GB_OUTPUT_H
 #define GB_OUTPUT_H
 

@@ -1,5 +1,5 @@
 /*
- * cli.c - the command line (SPEC §11), getopt_long in two passes: the first
+ * cli.c - the command line, getopt_long in two passes: the first
  * finds --config and --quick, so that the order is always built-in defaults <
  * bench.conf < --quick < every other flag, wherever they stand on the line.
  */

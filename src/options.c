@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* BERT-base MatMul shapes (SPEC §3).  "all" means these three; square1024
+/* BERT-base MatMul shapes (hidden 768, intermediate 3072).  "all" means these three; square1024
  * (the TVM tutorial's problem) and bench.conf's [kernel] sections run only
  * when named. */
 const gb_kernel_def gb_builtin_kernels[] = {

@@ -1,5 +1,5 @@
 /*
- * peak.c - the machine's FP32 FMA peak, measured (SPEC §6): what percent of
+ * peak.c - the machine's FP32 FMA peak, measured: what percent of
  * peak every result is reported against.
  *
  * The loop: NACC independent accumulators, each updated acc = acc * x + y
