@@ -43,6 +43,8 @@ typedef struct gb_result {
     int reps;
     int rounds;                /* measurements merged into this result */
     double *samples_us;        /* reps entries, owned */
+    int *sample_round;         /* the round (from 1) each sample was taken in; owned;
+                                  NULL until the runner tags them */
     gb_stats stats;
     double gflops;
     double peak_pct;           /* NAN when the peak is unknown */

@@ -20,6 +20,11 @@ typedef struct gb_entry {
     const char *check;       /* pass, fail, skipped */
     double *samples_us;      /* nsamples entries, owned */
     int nsamples;
+    /* From "sample_rounds" when the file has it: the median of each round's
+     * samples, round_medians[r - 1] for round r (NAN when a round has none
+     * of this entry's samples); owned.  NULL and 0 without tags. */
+    double *round_medians;
+    int nrounds;
 } gb_entry;
 
 typedef struct gb_result_file {

@@ -207,16 +207,31 @@ int gb_verify(gb_workspace *w, int nthreads, gb_result *r)
 void gb_result_free(gb_result *r)
 {
     free(r->samples_us);
+    free(r->sample_round);
     r->samples_us = NULL;
+    r->sample_round = NULL;
 }
 
 int gb_result_merge(gb_result *into, const gb_result *part)
 {
     const size_t n = (size_t)into->reps + (size_t)part->reps;
     double *samples = realloc(into->samples_us, n * sizeof *samples);
+    int *tags;
 
     if (samples == NULL)
         return -1;
+    into->samples_us = samples;
+    /* Round tags follow their samples when both sides have them. */
+    if (into->sample_round && part->sample_round) {
+        tags = realloc(into->sample_round, n * sizeof *tags);
+        if (tags == NULL)
+            return -1;
+        memcpy(tags + into->reps, part->sample_round, (size_t)part->reps * sizeof *tags);
+        into->sample_round = tags;
+    } else {
+        free(into->sample_round);
+        into->sample_round = NULL;
+    }
     memcpy(samples + into->reps, part->samples_us, (size_t)part->reps * sizeof *samples);
     into->samples_us = samples;
     into->reps = (int)n;

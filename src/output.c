@@ -231,6 +231,11 @@ int gb_json_set_result(cJSON *doc, int index, const gb_result *r)
     samples = cJSON_AddArrayToObject(o, "samples_us");
     for (int i = 0; i < r->reps; i++)
         cJSON_AddItemToArray(samples, cJSON_CreateNumber(r->samples_us[i]));
+    if (r->sample_round) {
+        cJSON *tags = cJSON_AddArrayToObject(o, "sample_rounds");
+        for (int i = 0; i < r->reps; i++)
+            cJSON_AddItemToArray(tags, cJSON_CreateNumber(r->sample_round[i]));
+    }
     if (index == size)
         return cJSON_AddItemToArray(results, o) ? 0 : -1;
     return cJSON_ReplaceItemInArray(results, index, o) ? 0 : -1;

@@ -1,6 +1,7 @@
 /* resultfile.c - load and validate a gemmbench/1 result file. */
 #define _POSIX_C_SOURCE 200809L  /* fileno, fstat */
 #include "resultfile.h"
+#include "stats.h"
 #include "output.h"
 
 #include <errno.h>
@@ -167,6 +168,65 @@ static int canonical_params(const cJSON *params, char *buf, size_t len, const ch
     return 0;
 }
 
+/* The median of each round's samples, from the optional "sample_rounds"
+ * (one round number, from 1, per sample). */
+static int load_rounds(const cJSON *o, gb_entry *e, const char *where, char *err,
+                       size_t errlen)
+{
+    const cJSON *tags = field(o, "sample_rounds"), *t;
+    double *bucket;
+    int *tag, i = 0, max = 0;
+
+    if (tags == NULL)
+        return 0;
+    if (!cJSON_IsArray(tags) || cJSON_GetArraySize(tags) != e->nsamples) {
+        snprintf(err, errlen, "%s: \"sample_rounds\" is not an array of %d round numbers",
+                 where, e->nsamples);
+        return -1;
+    }
+    tag = malloc((size_t)e->nsamples * sizeof *tag);
+    bucket = malloc((size_t)e->nsamples * sizeof *bucket);
+    if (tag == NULL || bucket == NULL) {
+        free(tag);
+        free(bucket);
+        snprintf(err, errlen, "%s: out of memory", where);
+        return -1;
+    }
+    cJSON_ArrayForEach(t, tags) {
+        double v = cJSON_IsNumber(t) ? t->valuedouble : -1.0;
+        if (!(v >= 1.0 && v <= 100000.0 && v == floor(v))) {
+            snprintf(err, errlen, "%s: \"sample_rounds\"[%d] is not a round number >= 1",
+                     where, i);
+            free(tag);
+            free(bucket);
+            return -1;
+        }
+        tag[i++] = (int)v;
+        if ((int)v > max)
+            max = (int)v;
+    }
+    e->round_medians = malloc((size_t)max * sizeof *e->round_medians);
+    if (e->round_medians == NULL) {
+        free(tag);
+        free(bucket);
+        snprintf(err, errlen, "%s: out of memory", where);
+        return -1;
+    }
+    e->nrounds = max;
+    for (int r = 1; r <= max; r++) {
+        int n = 0;
+        gb_stats st;
+        for (int k = 0; k < e->nsamples; k++)
+            if (tag[k] == r)
+                bucket[n++] = e->samples_us[k];
+        e->round_medians[r - 1] = n && stats_compute(bucket, (size_t)n, &st) == 0 ? st.median
+                                                                                  : NAN;
+    }
+    free(tag);
+    free(bucket);
+    return 0;
+}
+
 static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err, size_t errlen)
 {
     const cJSON *samples, *s, *prepack;
@@ -223,7 +283,7 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
         }
         e->samples_us[i++] = s->valuedouble;
     }
-    return 0;
+    return load_rounds(o, e, where, err, errlen);
 }
 
 int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t errlen)
@@ -308,8 +368,10 @@ fail:
 
 void gb_result_file_free(gb_result_file *f)
 {
-    for (int i = 0; i < f->nentries && f->entries; i++)
+    for (int i = 0; i < f->nentries && f->entries; i++) {
         free(f->entries[i].samples_us);
+        free(f->entries[i].round_medians);
+    }
     free(f->entries);
     cJSON_Delete(f->doc);
     memset(f, 0, sizeof *f);

@@ -126,6 +126,15 @@ static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int rou
 {
     gb_result *res = &e->result;
 
+    /* Every sample says which round it was taken in (paired analyses). */
+    part->sample_round = malloc((size_t)(part->reps > 0 ? part->reps : 1) * sizeof(int));
+    if (part->sample_round == NULL) {
+        gb_result_free(part);
+        return -1;
+    }
+    for (int i = 0; i < part->reps; i++)
+        part->sample_round[i] = round + 1;
+
     if (!e->measured) {
         *res = *part;
         snprintf(res->shape.kernel, sizeof res->shape.kernel, "%s", w->sel->shapes[shape].kernel);
