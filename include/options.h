@@ -58,6 +58,9 @@ typedef struct gb_options {
     char param_sets[GB_MAX_PARAM_SETS][256];
 
     int list, quick, check, quiet, explain, prepack, all;
+    /* --lockstep IN,OUT (gemmbench ab): each round waits for a line on IN
+     * and reports on OUT when done; -1 when not paced. */
+    int lockstep_in, lockstep_out;
     int help, version;
 } gb_options;
 

@@ -6,6 +6,7 @@
 #include "options.h"
 #include "parse.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 
 enum {
     OPT_M = 256, OPT_SHAPE, OPT_MAX_TIME, OPT_MIN_REPS, OPT_COOLDOWN, OPT_FORMAT,
-    OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS
+    OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS, OPT_LOCKSTEP
 };
 
 static const struct option long_options[] = {
@@ -28,6 +29,7 @@ static const struct option long_options[] = {
     { "max-time", required_argument, NULL, OPT_MAX_TIME },
     { "cooldown", required_argument, NULL, OPT_COOLDOWN },
     { "rounds",   required_argument, NULL, OPT_ROUNDS },
+    { "lockstep", required_argument, NULL, OPT_LOCKSTEP },
     { "config",   required_argument, NULL, 'c' },
     { "output",   required_argument, NULL, 'o' },
     { "force",    no_argument,       NULL, 'f' },
@@ -180,6 +182,17 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
                 return bad_number(err, errlen, "--rounds", optarg, "an integer in [1, 1000]");
             o->rounds = (int)l;
             break;
+        case OPT_LOCKSTEP: {
+            /* Internal, for `gemmbench ab`: IN,OUT descriptors that pace the rounds. */
+            int in, out, end = 0;
+            if (sscanf(optarg, "%d,%d%n", &in, &out, &end) != 2 || optarg[end] != '\0' ||
+                in < 0 || out < 0 || fcntl(in, F_GETFD) < 0 || fcntl(out, F_GETFD) < 0)
+                return bad_number(err, errlen, "--lockstep", optarg,
+                                  "two open descriptors IN,OUT (it is for gemmbench ab)");
+            o->lockstep_in = in;
+            o->lockstep_out = out;
+            break;
+        }
         case OPT_COOLDOWN:
             if (gb_parse_double(optarg, 0.0, 3600.0, &d) != 0)
                 return bad_number(err, errlen, "--cooldown", optarg,

@@ -36,6 +36,7 @@ void gb_options_defaults(gb_options *o)
     o->rounds = 1;
     o->format = GB_FMT_TABLE;
     o->check = 1;
+    o->lockstep_in = o->lockstep_out = -1;
 }
 
 /* ---- variants ------------------------------------------------------------- */
