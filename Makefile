@@ -21,7 +21,8 @@ $(shell mkdir -p $(BUILD); printf '%s\n' '$(GIT_REV)' | cmp -s - $(VERSION_STAMP
 LDLIBS   += $(CJSON_LIBS) -lm
 LDFLAGS  += -fopenmp
 
-# Reference libraries (SPEC §6), each optional: a library is used when a
+# Reference libraries (the openblas, blis and onednn variants: the ceilings
+# the schedules are measured against), each optional: a library is used when a
 # small program that calls it compiles and links, else its variant is left
 # out of the table (GB_HAVE_* in schedules/table.c).  `make REFERENCE=`
 # builds without any.  OpenBLAS is linked by name (-lopenblas, from
@@ -130,7 +131,7 @@ sanitize:
 	    CFLAGS_EXTRA='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
 
 # packed against the reference libraries and the peak, one interleaved run
-# (README "ceiling"); a few minutes.
+# (results/README.md, "The ceiling"); a few minutes.
 bench-ceiling: $(BIN)
 	sh scripts/bench-ceiling.sh
 

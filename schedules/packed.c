@@ -1,5 +1,7 @@
 /*
- * packed family - packed: the fastest schedule we can write (SPEC §6).
+ * packed family - packed: the fastest schedule we can write, the ceiling of
+ * the hand-written ones, measured against the reference libraries in the
+ * same run.
  *
  * In the study's terms: tile(i, j) at two levels (cache blocks, register
  * blocks), split(k), reorder to BLIS's order, cache_read of A and B into
@@ -45,7 +47,7 @@
  * barrier; so A is packed once however many jc blocks there are (block by
  * block only when A would take more than A_WHOLE_MAX_BYTES).  K = 3072
  * (mlp_reduce) keeps the packing: rows 12 KiB apart share L1 sets, and
- * reading them in place lost (below).
+ * reading them in place was measured slower.
  *
  * Register block (MR x NR) per instruction set, the rule: with R vector
  * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
@@ -84,81 +86,8 @@
  * a fringe tile goes to a scratch tile and only its valid part is copied to
  * C.  One kernel, no edge variants.
  *
- * What each step bought (1 thread, CPU time, median of per-repetition ratios
- * against onednn in the same process, on a busy machine; commit messages
- * have the details):
- *   - packing per ISA with MR/NR constants, A through 8x8 transposes: A
- *     packing 6.4% -> 2.8% of the samples (mlp_expand M=384);
- *   - ir outside jr with kc = 384 (was jr outside ir, kc = 128 from "B
- *     micro-panel in half of L1", six passes over C): mlp_expand M=384
- *     1.21x -> about 1.0x onednn;
- *   - A packed whole once per call instead of once per jc block: qkv M=384
- *     106.0 -> 108.8 GFLOP/s;
- *   - B in place for N = 768: qkv M=16 1.43x -> 1.03x, M=64 1.33x -> 1.09x,
- *     mlp_reduce M=16 1.30x -> 1.06x, M=64 1.45x -> 1.09x;
- *   - the thread split following the threads' speed (2 threads, geomean
- *     over the 24 BERT shapes): packed 1.027x -> 1.002x onednn, prepacked
- *     0.939x -> 0.932x;
- *   - kc from half of L1d instead of a quarter (kc = 768 at K = 768: one
- *     pass over C instead of a store and a reload), mlp_expand M=384, thread
- *     CPU time, interleaved: 1 thread per call 92.6 -> 94.8 GFLOP/s,
- *     prepacked 97.6 -> 100.0 (+2.4% each; +0.5..4.5% in three runs);
- *     2 threads (wall) M=384 181.8 -> 184.1 and 196.3 -> 197.6, M=64 114.9
- *     -> 126.1 and 149.3 -> 156.1;
- *   - A read in place for qkv (no packing pass, no barrier), 2 threads,
- *     --param apack=whole against apack=in_place interleaved in one run
- *     (4 rounds of 10 calls), geomean of the ratios over qkv's 8 M:
- *     0.951x, 0.963x, 0.960x in three runs (M=16 0.86-0.93x, M=384
- *     0.95-0.97x); 1 thread 0.994x (M = 16, 64, 128, 384).  The same on
- *     mlp_reduce (K = 3072) 1.012x and 1.016x (M >= 64 up to 1.05x, M <= 32
- *     0.96x), on mlp_expand (B packed, ir outer) 1.00-1.07x: both keep A
- *     packed.
- * Where the time goes (perf, 1 thread): mlp_expand M=384 packed per call:
- * micro-kernel 86%, packing B 12% (a pass over 9.4 MB of B from L3, whose
- * single-core read bandwidth here is about 13 GB/s), A 1.5%; timed
- * (results wrong, timing only): skipping B's packing takes the call from
- * 94.6 to 116.2 GFLOP/s, while packing alone takes 1.6-2.1 ms of the 20 ms
- * call, so the rest (about 7%) is the kernel meeting a colder L2 after the
- * pass.  qkv M=384 prepacked: micro-kernel 93%, packing A 4.4%.
- * The ceiling of the micro-kernel itself (src/peak.c, `gemmbench info`): a
- * loop with the same FMAs and loads, from L1, runs at 99% of the burst
- * peak in a calm second and at 82-85% in a busy one (the FMA loop alone
- * stays at 94-96%: the host's other load slows loads, not FMAs), and the
- * micro-kernel with B streaming from L2 at 0.87-0.92 of that loop; packed
- * per call runs at 0.77-0.81 of it, packed+prepack at 0.81-0.86.  At 2 threads,
- * skipping A's packing (results wrong, timing only) took qkv M=384 from
- * 1.14x to 1.05x onednn and mlp_reduce M=384 from 1.16x to 1.04x: A is read
- * from L3 and packed in a pass with no FMAs to hide behind.
- * Tried and dropped: packing B one micro-panel at a time just before use
- * (slower than both, e.g. mlp_reduce M=64 1.70x); prefetching the next B
- * panel's source into L2 during the micro-kernels (packing B fell from 9.0%
- * to 7.7% of the samples, the prefetches took 7.8%); packing each A
- * micro-panel just before its first use, per thread and without the
- * barrier (every thread then packs all of A: mlp_reduce M=384 at 2 threads
- * 1.24x against 1.18x); FMAs with A broadcast from memory ({1to16}, inline
- * asm: 1.28x against 1.14x at qkv M=256); prefetching B in the kernel at
- * other distances, unrolling k by 2 or 8 (no difference beyond noise).
- * And, at mlp_expand M=384 on one thread, interleaved in one process
- * (ratios of medians of thread CPU time): B packed by the first row of
- * tiles, which read it in place and store each row they load into the
- * panel (its trip from L3 behind their FMAs, no pass of its own): 0.93x
- * and 0.94x of the pass, with prefetches to L1 or L2 at 16-64 rows (rows
- * 12 KiB apart: a page and the same L1 sets for every row); prefetching
- * the next block's B (its source, or its prepacked panels) into L2, a
- * share between every two micro-kernels: 0.97x per call and prepacked;
- * prefetching B's source rows 1-6 rows ahead in the packing pass (T0 or
- * NTA): the pass alone 2.1 -> 1.6 ms, the call +0..1% (noise); no
- * software prefetch of a packed B in the kernel (the L2 streamer alone):
- * 0.97-0.98x, and without the fourth prefetch per k, redundant when the
- * rows are line-aligned: 1.00-1.01x; the C tile prefetched for write
- * (PREFETCHW), or not at all when only stored, or stored with streaming
- * stores (kc = K: C is written once; half its L3 traffic): no difference; 2 MiB pages (madvise MADV_HUGEPAGE)
- * for the packed A and B buffers: no difference; nc 144-480 with kc 384
- * or 768: within 1%; jr outside ir for B panels with kc 192-256 (A
- * streaming from L2, the B micro-panel in L1): 0.90-0.93x.  Register tiles
- * measured alone, hot in L1 or streaming B from L2, against 8 x 48: 6 x 64
- * 0.99-1.08x, 5 x 80 0.98-1.0x, 14 x 32 0.96-0.99x, 4 x 96 0.87-0.94x;
- * none worth an MR that does not divide BERT's M (6 x 64 pads M=16 to 18).
+ * What each of these choices bought, and what was tried and dropped, with
+ * the measurements: results/README.md, "packed: what was tried".
  */
 /* posix_memalign */
 #define _POSIX_C_SOURCE 200809L
@@ -847,8 +776,9 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
             p.nc, p.tm, p.tn);
 }
 
-/* A forced isa this build lacks, or this CPU cannot run, is an input error
- * (SPEC §6: never silently replaced by another path). */
+/* A forced isa this build lacks, or this CPU cannot run, is an input error:
+ * never silently replaced by another path, or the result would be labelled
+ * with a micro-kernel that did not run. */
 static int packed_usable(const gb_params *params, char *why, size_t whylen)
 {
     const packed_isa *isa = select_isa(params);

@@ -1,6 +1,7 @@
 /*
- * reference family - blis: BLIS's sgemm (SPEC §6), in the same run as the
- * schedules it is the ceiling for.
+ * reference family - blis: BLIS's sgemm, a library ceiling measured in the
+ * same run as the schedules it is compared with, so both see the same
+ * machine.
  *
  * Not a schedule: one bli_sgemm_ex call with row strides (rs = ld, cs = 1),
  * beta = 0.  Built only when the Makefile found BLIS (GB_HAVE_BLIS).

@@ -1,6 +1,7 @@
 /*
- * reference family - onednn: oneDNN's sgemm (SPEC §6), the inference
- * engines' library, in the same run as the schedules it is the ceiling for.
+ * reference family - onednn: oneDNN's sgemm, the inference engines'
+ * library, measured in the same run as the schedules it is the ceiling for,
+ * so both see the same machine.
  *
  * Not a schedule: one dnnl_sgemm call (row-major by definition, beta = 0).
  * Built only when the Makefile found oneDNN (GB_HAVE_ONEDNN).

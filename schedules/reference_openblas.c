@@ -1,6 +1,7 @@
 /*
- * reference family - openblas: OpenBLAS's sgemm (SPEC §6), the ceiling the
- * hand-written schedules are measured against, in the same run.
+ * reference family - openblas: OpenBLAS's sgemm, a library ceiling the
+ * hand-written schedules are measured against in the same run, so both see
+ * the same machine.
  *
  * Not a schedule: one cblas_sgemm call, row-major, beta = 0, the caller's
  * lda/ldb/ldc.  Built only when the Makefile found OpenBLAS (GB_HAVE_OPENBLAS);

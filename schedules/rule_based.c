@@ -1,7 +1,9 @@
 /*
  * rule_based - the study's final rule-based schedule: 12 rules, each a
- * decision traceable to a measured trend (SPEC §5; the study's table "The
- * final rule-based schedule applies 12 rules" and its Steps 1-13).
+ * decision the study traces to one of its measured trends (its table "The
+ * final rule-based schedule applies 12 rules" and its Steps 1-13).  Each
+ * rule is a fixed decision, so the schedule costs no search and every
+ * choice can be printed (--explain).
  *
  *   R1  TK = 8                       split(k, TK)
  *   R2  always parallel              OpenMP threads over the fused tile loop

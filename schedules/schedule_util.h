@@ -1,6 +1,7 @@
 /*
  * schedule_util.h - loop bodies that several schedules share, so that each
- * lives once (STYLE: nothing copied with small changes).  static inline:
+ * lives once instead of being copied into every file with small changes
+ * (a fix to one copy would miss the others).  static inline:
  * every schedule gets its own copy compiled into its own nest, with its
  * constant arguments (strip widths, unroll counts) folded in.
  *

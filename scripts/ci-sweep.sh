@@ -14,7 +14,7 @@
 #                   --rounds 5: each entry's samples come from five passes
 #                   over the sweep, not from one moment of it; on a shared
 #                   machine that is what keeps two runs of the same code
-#                   from differing (README, "compare").  --min-reps 5:
+#                   from differing (src/compare.md).  --min-reps 5:
 #                   --quick alone lets slow entries stop at 3 samples, too
 #                   few for compare's verdict
 #   compare args    after `--`, e.g. `-- --threshold 10 --format md`; they
@@ -24,7 +24,7 @@
 # machine two runs of the same code, even in five rounds, still drift by 5-13%
 # on a few entries (a 156-entry A/A pair failed 5 entries at 5%, none at 15%),
 # while a real slowdown (two busy loops) failed 130 of 156 at 15%
-# (README, "compare").  CI_SWEEP_THRESHOLD sets another default.
+# (results/README.md, "compare").  CI_SWEEP_THRESHOLD sets another default.
 #
 # environment:
 #   GEMMBENCH     the binary (default: build/gemmbench beside scripts/)

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# compare-interleaved.sh - the A/A and A/B experiments of README section
-# `compare`, for a machine shared with other work.  Two plain back-to-back
-# sweeps there differ by whatever else ran meanwhile; here every (variant,
-# kernel, M) is measured in ROUNDS short runs per side, alternating A,B then
-# B,A, so that both sides sample the same spread of machine states.  With
-# BUSY=1 two busy loops run during every B run: a known slowdown with
-# identical keys.  The runs of each side are pooled into OUTDIR/a.json and
-# OUTDIR/b.json (samples concatenated, median recomputed), ready for
+# compare-interleaved.sh - the A/A and A/B experiments of src/compare.md
+# (measured in results/README.md), for a machine shared with other work.
+# Two plain back-to-back sweeps there differ by whatever else ran
+# meanwhile; here every (variant, kernel, M) is measured in ROUNDS short
+# runs per side, alternating A,B then B,A, so that both sides sample the
+# same spread of machine states.  With BUSY=1 two busy loops run during
+# every B run: a known slowdown with identical keys.  The runs of each
+# side are pooled into OUTDIR/a.json and OUTDIR/b.json (samples
+# concatenated, median recomputed), ready for
 #   build/gemmbench compare OUTDIR/a.json OUTDIR/b.json
 #
 # usage: scripts/compare-interleaved.sh OUTDIR [BUSY=0|1] [ROUNDS=4]

@@ -1,6 +1,7 @@
 #!/bin/sh
-# cross-aarch64.sh - the portable build on another architecture (SPEC §6:
-# packed's portable C path "also builds on aarch64").  Builds gemmbench with
+# cross-aarch64.sh - the portable build on another architecture: packed's
+# portable C micro-kernel (GCC vector types, no intrinsics) must build and
+# compute exact results on aarch64, not only on x86.  Builds gemmbench with
 # Debian's aarch64 cross compiler, warnings as errors, no reference libraries
 # (their arm64 builds are not needed for this), into BUILD (default
 # build-aarch64); then runs it under qemu-aarch64 (user-mode emulation):

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Validates a gemmbench result file against the fixed fields of SPEC §9.
+"""Validates a gemmbench result file: the fields of schema gemmbench/1 that
+every file has (results/FORMAT.md describes them all).
 
 Usage: scripts/validate-json.py FILE.json [--complete] [--min-results N]
 Exit 0 when valid, 1 with one line per problem otherwise.  Independent of the

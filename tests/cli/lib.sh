@@ -5,7 +5,8 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 # expect_exit NAME CODE CMD...: CMD exits with CODE and prints exactly one
-# line on stderr when CODE is 2 (the one-line error of SPEC §11).
+# line on stderr when CODE is 2 (a usage or input error is reported in one
+# line that names the problem).
 expect_exit() {
     name=$1 code=$2
     shift 2

@@ -1,9 +1,10 @@
 /*
- * test_rule_based.c - the rule-based schedule's decisions (SPEC §5): R7's TM
- * per M, the fixed rules, the task counts of the study's table, --param
- * overrides (effective values, clamping, labels, rejected values), the
- * --explain text, and exact results under every override path (compiled
- * kernels, the run-time-bounds kernel, unroll off, large tiles).
+ * test_rule_based.c - the rule-based schedule's decisions (its 12 rules,
+ * schedules/rule_based.c): R7's TM per M, the fixed rules, the task counts
+ * of the study's table, --param overrides (effective values, clamping,
+ * labels, rejected values), the --explain text, and exact results under
+ * every override path (compiled kernels, the run-time-bounds kernel, unroll
+ * off, large tiles).
  * test_variants.c covers the defaults on awkward shapes.
  */
 #define _GNU_SOURCE /* open_memstream */

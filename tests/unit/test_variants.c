@@ -1,6 +1,8 @@
 /*
  * test_variants.c - every variant in the table, exact against a reference,
- * on shapes that are not multiples of any tile (SPEC §3, §8), with 1 and 2
+ * on shapes that are not multiples of any tile (every shape must be
+ * computed, tails included; the inputs are small integers, so any summation
+ * order gives the same fp32 result and the check is exact), with 1 and 2
  * threads, on padded layouts (lda > K, ldb > N, ldc > N) whose padding must
  * stay untouched, and with B pre-packed where a variant can.
  * A new schedule is covered the moment it is in the table.
