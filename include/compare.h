@@ -17,10 +17,25 @@
 #include "options.h"
 #include "resultfile.h"
 
-/* Defaults of the gate; README section `compare` says why these. */
+/* Defaults of the gate; src/compare.md says why these. */
 #define GB_COMPARE_THRESHOLD_PCT 5.0
 #define GB_COMPARE_ALPHA 0.01
 #define GB_COMPARE_MIN_SAMPLES 5
+/* Rounds on each side before compare tests per-round medians instead of calls. */
+#define GB_COMPARE_MIN_ROUNDS 3
+/* gemmbench ab: pairs of rounds before a verdict (8: the fewest whose exact
+ * signed-rank p can fall below 0.01, 2/256). */
+#define GB_AB_MIN_ROUNDS 8
+
+/* What a verdict rests on. */
+typedef enum gb_compare_unit {
+    GB_UNIT_CALLS = 0,       /* timed calls, when a file has fewer than
+                                GB_COMPARE_MIN_ROUNDS rounds: U test on calls
+                                from one moment of each run */
+    GB_UNIT_ROUNDS,          /* per-round medians of two separate runs: U test */
+    GB_UNIT_PAIRED           /* gemmbench ab: per-round NEW/OLD ratios of rounds
+                                run side by side: signed-rank test */
+} gb_compare_unit;
 
 typedef struct gb_compare_opts {
     double threshold_pct;    /* a slowdown fails the gate above this many percent */
@@ -29,6 +44,8 @@ typedef struct gb_compare_opts {
     const char *variants;    /* comma list of variant names, labels, families or all;
                                 NULL or "": every entry */
     const char *kernels;     /* comma list of kernel names or all; NULL or "": every */
+    int paired;              /* the files are one gemmbench ab run: round r of OLD
+                                and of NEW ran side by side */
 } gb_compare_opts;
 
 typedef enum gb_verdict {
@@ -41,8 +58,17 @@ typedef enum gb_verdict {
 /* One measurement found in both files. */
 typedef struct gb_compare_row {
     const gb_entry *old_e, *new_e;
-    double ratio;            /* new median / old median: above 1 is slower */
-    gb_mwu test;             /* zeroed when the verdict is GB_VERDICT_TOO_FEW */
+    gb_compare_unit unit;
+    double ratio;            /* NEW/OLD estimate, above 1 is slower: medians of
+                                calls or of round medians; paired: the
+                                Hodges-Lehmann estimate of the round ratios */
+    double lo, hi;           /* paired: its interval at 1 - alpha (0, inf: none) */
+    double p;                /* the test's two-sided p; NAN when not tested */
+    double noise_pct;        /* rounds: the larger spread of round medians
+                                (max - min over median), %; a slowdown within
+                                it does not fail the gate */
+    int n_old, n_new;        /* calls, or rounds, each side */
+    gb_mwu test;             /* calls and rounds: the U test (zeroed if not run) */
     gb_verdict verdict;
     int gate_fail;           /* slower by more than the threshold, with p < alpha */
     double old_peak_pct, new_peak_pct;  /* NAN unless both files carry a peak */
@@ -76,6 +102,7 @@ typedef struct gb_compare {
     int cross_machine;       /* a machine identity field differs (hostname, CPU, ...) */
     int peak_both;           /* both files carry machine.peak_gflops */
     int nfaster, nslower, nsame, ntoo_few, nfailed;
+    int nunit[3];            /* tested rows per gb_compare_unit */
     int ncheck_failed;       /* compared pairs with a failed verification on a side */
 } gb_compare;
 

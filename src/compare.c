@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "compare.h"
 #include "filter.h"
+#include "signedrank.h"
 #include "stats.h"
 
 #include <math.h>
@@ -87,10 +88,114 @@ static int entry_index(const gb_result_file *f, const gb_entry *e)
     return (int)(e - f->entries);
 }
 
+/* Per-round medians of e, those a round measured (finite, > 0), in order. */
+static int round_values(const gb_entry *e, double *out)
+{
+    int n = 0;
+
+    for (int r = 0; r < e->nrounds; r++)
+        if (isfinite(e->round_medians[r]) && e->round_medians[r] > 0.0)
+            out[n++] = e->round_medians[r];
+    return n;
+}
+
+static double median_of(double *v, int n)
+{
+    gb_stats st;
+
+    return n > 0 && stats_compute(v, (size_t)n, &st) == 0 ? st.median : NAN;
+}
+
+/* (max - min) / median of v, in percent. */
+static double spread_pct(const double *v, int n)
+{
+    double lo = INFINITY, hi = -INFINITY, tmp[n > 0 ? n : 1];
+
+    for (int i = 0; i < n; i++) {
+        lo = fmin(lo, v[i]);
+        hi = fmax(hi, v[i]);
+        tmp[i] = v[i];
+    }
+    return n > 1 ? 100.0 * (hi - lo) / median_of(tmp, n) : 0.0;
+}
+
+/* ab: log(NEW/OLD) of each round both sides measured, signed-rank tested. */
+static int test_paired(const gb_compare *c, gb_compare_row *row)
+{
+    const gb_entry *a = row->old_e, *b = row->new_e;
+    int n = a->nrounds < b->nrounds ? a->nrounds : b->nrounds, m = 0;
+    double d[n > 0 ? n : 1];
+    gb_signed_rank sr;
+
+    for (int r = 0; r < n; r++)
+        if (a->round_medians[r] > 0.0 && b->round_medians[r] > 0.0 &&
+            isfinite(a->round_medians[r]) && isfinite(b->round_medians[r]))
+            d[m++] = log(b->round_medians[r] / a->round_medians[r]);
+    row->n_old = row->n_new = m;
+    if (m < GB_AB_MIN_ROUNDS)
+        return 1;
+    if (gb_signed_rank_test(d, (size_t)m, c->opts.alpha, &sr) != 0)
+        return -1;
+    row->ratio = exp(sr.estimate);
+    row->lo = exp(sr.lo);
+    row->hi = exp(sr.hi);
+    row->p = sr.p;
+    return 0;
+}
+
+/* Separate runs with rounds: U test on the per-round medians. */
+static int test_rounds(const gb_compare *c, gb_compare_row *row)
+{
+    const gb_entry *a = row->old_e, *b = row->new_e;
+    double va[a->nrounds], vb[b->nrounds], sa[a->nrounds], sb[b->nrounds];
+    int na = round_values(a, va), nb = round_values(b, vb);
+
+    (void)c;
+    row->n_old = na;
+    row->n_new = nb;
+    if (na < 2 || nb < 2)
+        return 1;
+    memcpy(sa, va, sizeof sa);
+    memcpy(sb, vb, sizeof sb);
+    row->ratio = median_of(sb, nb) / median_of(sa, na);
+    row->noise_pct = fmax(spread_pct(va, na), spread_pct(vb, nb));
+    if (gb_mann_whitney(va, (size_t)na, vb, (size_t)nb, GB_MWU_AUTO, &row->test) != 0)
+        return -1;
+    row->p = row->test.p;
+    return 0;
+}
+
+/* One moment of each run: U test on the calls. */
+static int test_calls(const gb_compare *c, gb_compare_row *row)
+{
+    const gb_entry *a = row->old_e, *b = row->new_e;
+
+    row->n_old = a->nsamples;
+    row->n_new = b->nsamples;
+    if (a->nsamples < c->opts.min_samples || b->nsamples < c->opts.min_samples)
+        return 1;
+    if (gb_mann_whitney(a->samples_us, (size_t)a->nsamples, b->samples_us,
+                        (size_t)b->nsamples, GB_MWU_AUTO, &row->test) != 0)
+        return -1;
+    row->p = row->test.p;
+    return 0;
+}
+
+static gb_compare_unit unit_of(const gb_compare *c, const gb_compare_row *row)
+{
+    if (c->opts.paired)
+        return GB_UNIT_PAIRED;
+    if (row->old_e->nrounds >= GB_COMPARE_MIN_ROUNDS &&
+        row->new_e->nrounds >= GB_COMPARE_MIN_ROUNDS)
+        return GB_UNIT_ROUNDS;
+    return GB_UNIT_CALLS;
+}
+
 static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errlen)
 {
     const gb_compare_opts *o = &c->opts;
     const gb_entry *a = row->old_e, *b = row->new_e;
+    int rc;
 
     /* A zero median (a clock that did not tick) leaves no ratio to judge. */
     if (a->median_us <= 0.0 || b->median_us <= 0.0) {
@@ -101,6 +206,9 @@ static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errl
         return -1;
     }
     row->ratio = b->median_us / a->median_us;
+    row->lo = 0.0;
+    row->hi = INFINITY;
+    row->p = NAN;
     row->old_peak_pct = row->new_peak_pct = NAN;
     if (c->peak_both) {
         row->old_peak_pct = peak_pct(a, c->old_f);
@@ -110,26 +218,30 @@ static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errl
         c->ncheck_failed++;
 
     memset(&row->test, 0, sizeof row->test);
-    if (a->nsamples < o->min_samples || b->nsamples < o->min_samples) {
+    row->unit = unit_of(c, row);
+    rc = row->unit == GB_UNIT_PAIRED ? test_paired(c, row)
+       : row->unit == GB_UNIT_ROUNDS ? test_rounds(c, row)
+                                     : test_calls(c, row);
+    if (rc < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -2;
+    }
+    if (rc > 0) {
         row->verdict = GB_VERDICT_TOO_FEW;
         c->ntoo_few++;
         return 0;
     }
-    if (gb_mann_whitney(a->samples_us, (size_t)a->nsamples, b->samples_us,
-                        (size_t)b->nsamples, GB_MWU_AUTO, &row->test) != 0) {
-        snprintf(err, errlen, "out of memory");
-        return -2;
-    }
-    if (row->test.p >= o->alpha || row->ratio == 1.0)
+    if (row->p >= o->alpha || row->ratio == 1.0)
         row->verdict = GB_VERDICT_SAME;
     else
         row->verdict = row->ratio > 1.0 ? GB_VERDICT_SLOWER : GB_VERDICT_FASTER;
     row->gate_fail = row->verdict == GB_VERDICT_SLOWER &&
-                     row->ratio > 1.0 + o->threshold_pct / 100.0;
+                     row->ratio > 1.0 + fmax(o->threshold_pct, row->noise_pct) / 100.0;
     c->nfaster += row->verdict == GB_VERDICT_FASTER;
     c->nslower += row->verdict == GB_VERDICT_SLOWER;
     c->nsame += row->verdict == GB_VERDICT_SAME;
     c->nfailed += row->gate_fail;
+    c->nunit[row->unit]++;
     return 0;
 }
 

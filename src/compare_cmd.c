@@ -75,7 +75,7 @@ static void print_warnings(const gb_compare *c)
         fprintf(stderr, "gemmbench: note: a file was measured in one round: each entry's "
                         "samples then come from one moment, and on a shared machine two "
                         "such runs can differ with nothing changed; measure both with "
-                        "--rounds 5 (README, compare)\n");
+                        "--rounds 5 (src/compare.md)\n");
     if (c->nonly_old || c->nonly_new)
         fprintf(stderr, "gemmbench: note: %d entries only in %s, %d only in %s (listed, "
                         "not compared)\n",
@@ -102,7 +102,7 @@ static int show(const gb_compare *c, gb_format format)
 int gb_cmd_compare(int argc, char **argv)
 {
     gb_compare_opts opts = { GB_COMPARE_THRESHOLD_PCT, GB_COMPARE_ALPHA,
-                             GB_COMPARE_MIN_SAMPLES, NULL, NULL };
+                             GB_COMPARE_MIN_SAMPLES, NULL, NULL, 0 };
     gb_result_file old_f, new_f;
     gb_compare c;
     gb_format format = GB_FMT_TABLE;

@@ -66,8 +66,10 @@ static void format_p(char *buf, size_t len, const gb_compare_row *r)
     if (r->verdict == GB_VERDICT_TOO_FEW)
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%.2g", r->test.p);
+        snprintf(buf, len, "%.2g", r->p);
 }
+
+static const char *const unit_names[] = { "calls", "rounds", "paired rounds" };
 
 static void format_peak(char *buf, size_t len, const gb_compare_row *r)
 {
@@ -81,14 +83,35 @@ static void format_entry(char *buf, size_t len, const gb_entry *e)
              e->N, e->threads);
 }
 
+/* The rule, and what the verdicts rest on: the unit of each row. */
 static void print_gate_rule(FILE *out, const gb_compare *c)
 {
+    const gb_compare_opts *o = &c->opts;
+
+    if (o->paired) {
+        fprintf(out,
+                "an entry fails when NEW/OLD is above %.4g (more than %.4g%% slower) with "
+                "p < %.4g; the unit is the round: per round, NEW's median over OLD's, the "
+                "two run side by side in random order; Wilcoxon signed-rank test on the "
+                "log-ratios, Hodges-Lehmann estimate with its %.4g%% interval; fewer than "
+                "%d rounds: no verdict",
+                1.0 + o->threshold_pct / 100.0, o->threshold_pct, o->alpha,
+                100.0 * (1.0 - o->alpha), GB_AB_MIN_ROUNDS);
+        return;
+    }
     fprintf(out,
             "an entry fails when its new/old median is above %.4g (more than %.4g%% slower) "
-            "with p < %.4g (two-sided Mann-Whitney U on the raw samples); fewer than %d "
-            "samples on a side: no verdict",
-            1.0 + c->opts.threshold_pct / 100.0, c->opts.threshold_pct, c->opts.alpha,
-            c->opts.min_samples);
+            "with p < %.4g, and beyond the spread of its round medians when it has rounds; ", 1.0 + o->threshold_pct / 100.0, o->threshold_pct, o->alpha);
+    if (c->nunit[GB_UNIT_ROUNDS])
+        fprintf(out, "%d entr%s tested on per-round medians (two-sided Mann-Whitney U)%s",
+                c->nunit[GB_UNIT_ROUNDS], c->nunit[GB_UNIT_ROUNDS] == 1 ? "y" : "ies",
+                c->nunit[GB_UNIT_CALLS] ? "; " : "");
+    if (c->nunit[GB_UNIT_CALLS] || !c->nunit[GB_UNIT_ROUNDS])
+        fprintf(out, "%d tested on the raw samples (two-sided Mann-Whitney U) because a file "
+                     "has fewer than %d rounds: calls from one moment of each run, which "
+                     "cannot show drift between runs",
+                c->nunit[GB_UNIT_CALLS], GB_COMPARE_MIN_ROUNDS);
+    fprintf(out, "; fewer than %d samples on a side: no verdict", o->min_samples);
 }
 
 static void print_gate_result(FILE *out, gb_format fmt, const gb_compare *c)
@@ -112,7 +135,7 @@ static void print_gate_result(FILE *out, gb_format fmt, const gb_compare *c)
         format_entry(what, sizeof what, r->old_e);
         fprintf(out, "%s%s: %+.1f%% (%.1f -> %.1f us), p = %.2g\n",
                 fmt == GB_FMT_MD ? "- " : "  FAIL ", what, 100.0 * (r->ratio - 1.0),
-                r->old_e->median_us, r->new_e->median_us, r->test.p);
+                r->old_e->median_us, r->new_e->median_us, r->p);
     }
 }
 
@@ -276,10 +299,12 @@ static const gb_column row_columns[] = {
     { "change", NULL, NULL, 8, 1 },
     { "p", NULL, NULL, 8, 1 },
     { "%peak", "% peak old->new", NULL, 13, 1 },
+    { "interval", NULL, NULL, 13, 1 },
     { " verdict", "verdict", NULL, 0, 0 },
 };
 #define ROW_NCOLS ((int)(sizeof row_columns / sizeof row_columns[0]))
 #define PEAK_COL 12
+#define CI_COL 13
 
 static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
 {
@@ -288,7 +313,7 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
     int ncols = 0;
 
     for (int i = 0; i < ROW_NCOLS; i++)
-        if (i != PEAK_COL || c->peak_both)
+        if ((i != PEAK_COL || c->peak_both) && (i != CI_COL || c->opts.paired))
             cols[ncols++] = row_columns[i];
     if (fmt == GB_FMT_MD)
         cols[ncols - 1].title = "verdict";
@@ -305,7 +330,8 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
         snprintf(v[n++], 160, "%d", r->old_e->K);
         snprintf(v[n++], 160, "%d", r->old_e->N);
         snprintf(v[n++], 160, "%d", r->old_e->threads);
-        snprintf(v[n++], 160, "%d/%d", r->old_e->nsamples, r->new_e->nsamples);
+        snprintf(v[n++], 160, r->unit == GB_UNIT_CALLS ? "%d/%d" : "%dr/%dr", r->n_old,
+                 r->n_new);
         snprintf(v[n++], 160, "%.1f", r->old_e->median_us);
         snprintf(v[n++], 160, "%.1f", r->new_e->median_us);
         snprintf(v[n++], 160, "%.3f", r->ratio);
@@ -313,6 +339,12 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
         format_p(v[n++], 160, r);
         if (c->peak_both)
             format_peak(v[n++], 160, r);
+        if (c->opts.paired) {
+            if (r->verdict == GB_VERDICT_TOO_FEW || !isfinite(r->hi))
+                snprintf(v[n++], 160, "-");
+            else
+                snprintf(v[n++], 160, "%.3f-%.3f", r->lo, r->hi);
+        }
         if (fmt == GB_FMT_MD)
             snprintf(v[n++], 160, r->gate_fail ? "**%s: FAIL**" : "%s",
                      gb_verdict_word(r->verdict));
@@ -390,15 +422,26 @@ static cJSON *row_json(const gb_compare *c, const gb_compare_row *r)
     cJSON_AddNumberToObject(o, "new_median_us", r->new_e->median_us);
     cJSON_AddNumberToObject(o, "old_samples", r->old_e->nsamples);
     cJSON_AddNumberToObject(o, "new_samples", r->new_e->nsamples);
+    cJSON_AddStringToObject(o, "unit", unit_names[r->unit]);
+    cJSON_AddNumberToObject(o, "old_n", r->n_old);
+    cJSON_AddNumberToObject(o, "new_n", r->n_new);
     cJSON_AddNumberToObject(o, "ratio", r->ratio);
     cJSON_AddNumberToObject(o, "change_pct", 100.0 * (r->ratio - 1.0));
+    if (r->unit == GB_UNIT_PAIRED && r->verdict != GB_VERDICT_TOO_FEW && isfinite(r->hi)) {
+        cJSON_AddNumberToObject(o, "ratio_lo", r->lo);
+        cJSON_AddNumberToObject(o, "ratio_hi", r->hi);
+    }
+    if (r->unit == GB_UNIT_ROUNDS)
+        cJSON_AddNumberToObject(o, "noise_pct", r->noise_pct);
     if (r->verdict == GB_VERDICT_TOO_FEW) {
-        cJSON_AddNullToObject(o, "u");
         cJSON_AddNullToObject(o, "p");
         cJSON_AddNullToObject(o, "test");
+    } else if (r->unit == GB_UNIT_PAIRED) {
+        cJSON_AddNumberToObject(o, "p", r->p);
+        cJSON_AddStringToObject(o, "test", "signed-rank");
     } else {
         cJSON_AddNumberToObject(o, "u", r->test.u1);
-        cJSON_AddNumberToObject(o, "p", r->test.p);
+        cJSON_AddNumberToObject(o, "p", r->p);
         cJSON_AddStringToObject(o, "test", r->test.exact ? "exact" : "normal");
     }
     if (c->peak_both) {
