@@ -80,7 +80,7 @@ static void md_text(FILE *out, const char *text, int width, int right)
         fprintf(out, "%*s", width > len ? width - len : 0, "");
 }
 
-static void write_row(FILE *out, const gb_table *t, const char *const *cells, int header)
+static void write_row(FILE *out, const gb_table *t, const char *const *cells)
 {
     int first = 1, last = t->ncols - 1;
 
@@ -100,7 +100,7 @@ static void write_row(FILE *out, const gb_table *t, const char *const *cells, in
             break;
         case GB_FMT_MD:
             fputs(first ? "| " : " ", out);
-            md_text(out, text, t->pad_md ? t->width[c] : 0, col->right && !header);
+            md_text(out, text, t->pad_md ? t->width[c] : 0, col->right);
             fputs(" |", out);
             break;
         default:
@@ -122,15 +122,15 @@ static void write_row(FILE *out, const gb_table *t, const char *const *cells, in
 
 void gb_table_print_header(FILE *out, const gb_table *t)
 {
-    const char *titles[64] = { 0 };
-    int n = t->ncols < 64 ? t->ncols : 64;
+    const char *titles[t->ncols > 0 ? t->ncols : 1];
+    int n = t->ncols;
 
     for (int c = 0; c < n; c++) {
         const gb_column *col = &t->cols[c];
         titles[c] = t->fmt == GB_FMT_CSV ? col->csv_title
                   : t->fmt == GB_FMT_MD && col->md_title ? col->md_title : col->title;
     }
-    write_row(out, t, titles, 1);
+    write_row(out, t, titles);
     if (t->fmt == GB_FMT_MD) {
         fputc('|', out);
         for (int c = 0; c < n; c++)
@@ -143,7 +143,7 @@ void gb_table_print_header(FILE *out, const gb_table *t)
 
 void gb_table_print_row(FILE *out, const gb_table *t, const char *const *cells)
 {
-    write_row(out, t, cells, 0);
+    write_row(out, t, cells);
     fflush(out);
 }
 
@@ -163,9 +163,9 @@ void gb_table_print(FILE *out, gb_table *t)
     }
     gb_table_print_header(out, t);
     for (int r = 0; r < t->nrows; r++) {
-        const char *cells[64];
-        for (int c = 0; c < t->ncols && c < 64; c++)
+        const char *cells[t->ncols > 0 ? t->ncols : 1];
+        for (int c = 0; c < t->ncols; c++)
             cells[c] = cell_at(t, r, c);
-        write_row(out, t, cells, 0);
+        write_row(out, t, cells);
     }
 }
