@@ -1,7 +1,10 @@
 /*
- * report.h - `gemmbench report` (SPEC §9): the study's pivot tables from a
- * result file.  Library part: builds the tables and writes them; only the
- * subcommand (gb_cmd_report in commands.h) parses arguments and exits.
+ * report.h - `gemmbench report`: the study's pivot tables from a result file.
+ *
+ * Three parts: report.c decides what the tables hold (gb_report_build),
+ * report_render.c writes them as text, Markdown or CSV (gb_report_render),
+ * and report_cmd.c is the command line (gb_cmd_report in command.h), the
+ * only part that prints errors or chooses an exit status.
  */
 #ifndef GB_REPORT_H
 #define GB_REPORT_H
@@ -50,9 +53,65 @@ double gb_report_value(const gb_result_file *f, const gb_entry *e, gb_report_met
 /* Parses a metric name; 0, or -1 when unknown. */
 int gb_report_metric_parse(const char *name, gb_report_metric *m);
 
-/* Writes the report of f to out.  Returns 0, or -1 with err when the
- * selection names something the file does not hold or matches nothing,
- * or memory runs out. */
+/* ---- the report as data: built by report.c, written by report_render.c ---- */
+
+/* Each row ends with geometric means over its cells: of the metric, of the
+ * speed-up and of the percent of peak. */
+typedef enum gb_report_summary {
+    GB_SUM_METRIC, GB_SUM_SPEEDUP, GB_SUM_PEAK, GB_SUM_COUNT
+} gb_report_summary;
+
+typedef struct gb_report_col {
+    const char *kernel;
+    int M, K, N;
+    int uniform;             /* every column of this kernel has this K and N: M names it */
+} gb_report_col;
+
+typedef struct gb_report_cell {
+    double value;            /* the metric; NAN when not measured or not known */
+    int failed;              /* failed verification: the time of a wrong result */
+} gb_report_cell;
+
+typedef struct gb_report_row {
+    const char *label;
+    gb_report_cell *cells;          /* one per column */
+    double summary[GB_SUM_COUNT];   /* NAN when no cell has a value */
+    int used[GB_SUM_COUNT];         /* the cells each summary covers */
+} gb_report_row;
+
+typedef struct gb_report_table {
+    const char *kernel;      /* NULL: every kernel (--combined) */
+    int threads;
+    gb_report_col *cols;     /* kernels in the file's order, then M, K, N ascending */
+    int ncols;
+    gb_report_row *rows;     /* the labels measured here, in display order */
+    int nrows;
+} gb_report_table;
+
+typedef struct gb_report {
+    const gb_result_file *f;
+    gb_report_metric metric;
+    gb_report_metric summary_metric[GB_SUM_COUNT];  /* what each summary averages */
+    int *threads;            /* the selection's thread counts, ascending */
+    int nthreads;
+    gb_report_table *tables; /* in output order */
+    int ntables;
+    int duplicates;          /* entries for a cell already filled (the first is kept) */
+    int failed;              /* some cell failed verification */
+} gb_report;
+
+/* Selects o's entries of f and builds their tables into r (which points into
+ * f: free r first).  0; -1 with err when a --kernel or --variant name matches
+ * no entry, or the two select nothing together; -2 when memory runs out. */
+int gb_report_build(const gb_result_file *f, const gb_report_opts *o, gb_report *r, char *err,
+                    size_t errlen);
+void gb_report_free(gb_report *r);
+
+/* Writes r in format fmt.  0, or -2 when memory runs out. */
+int gb_report_render(FILE *out, const gb_report *r, gb_format fmt);
+
+/* Builds the report of f and writes it to out: 0, or as gb_report_build
+ * (-2 also when writing runs out of memory). */
 int gb_report_write(FILE *out, const gb_result_file *f, const gb_report_opts *o, char *err,
                     size_t errlen);
 

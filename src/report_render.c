@@ -1,0 +1,365 @@
+/*
+ * report_render.c - writes a built report (report.h): header lines, then each
+ * table, as an aligned terminal table or Markdown through the shared table
+ * writer (table.h), or as CSV.  Numbers are formatted here and nowhere else.
+ *
+ * The CSV is what scripts/plot.sh draws, so every figure shows exactly the
+ * numbers the tables print; it and tests/cli/report.sh read its layout:
+ * '# ' comment lines, then per table `kernel,threads,variant,<columns>,
+ * <summaries>` and one line per row, unrounded, empty where not measured.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "table.h"
+
+static const struct {
+    const char *csv_name;    /* the CSV's `# metric:` line */
+    const char *title;       /* what a table of it shows */
+} metric_text[] = {
+    [GB_METRIC_MEDIAN] = { "median_us", "median latency, µs (lower is better)" },
+    [GB_METRIC_MIN] = { "min_us", "minimum latency, µs (lower is better)" },
+    [GB_METRIC_GFLOPS] = { "gflops", "GFLOP/s at the median (higher is better)" },
+    [GB_METRIC_SPEEDUP] = { "speedup",
+                            "speed-up over baseline: its median / this median (higher is "
+                            "better)" },
+    [GB_METRIC_PEAK] = { "peak_pct",
+                         "% of the machine's FP32 peak at the median (higher is better)" },
+};
+
+static const char *const summary_title[GB_SUM_COUNT] = { "geomean", "speedup", "%peak" };
+static const char *const summary_csv_name[GB_SUM_COUNT] = { "geomean", "geomean_speedup",
+                                                             "geomean_peak_pct" };
+
+/* ---- header lines ---------------------------------------------------------- */
+
+typedef struct facts {
+    const char *cpu, *host, *started;
+    char threads[256];       /* "1, 2" */
+} facts;
+
+static const char *json_text(const cJSON *obj, const char *key, const char *fallback)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : fallback;
+}
+
+static void gather_facts(const gb_report *r, facts *x)
+{
+    size_t used = 0;
+
+    x->cpu = json_text(r->f->machine, "cpu_model", "unknown CPU");
+    x->host = json_text(r->f->machine, "hostname", "unknown host");
+    x->started = json_text(r->f->run, "started", "unknown date");
+    x->threads[0] = '\0';
+    for (int i = 0; i < r->nthreads && used < sizeof x->threads; i++)
+        used += (size_t)snprintf(x->threads + used, sizeof x->threads - used, "%s%d",
+                                 i ? ", " : "", r->threads[i]);
+}
+
+/* Comment lines: gnuplot skips them, pandas with comment='#'. */
+static void write_header_csv(FILE *out, const gb_report *r, const facts *x)
+{
+    const gb_result_file *f = r->f;
+
+    fprintf(out, "# file: %s\n# machine: %s (%s)\n# started: %s\n# threads: %s\n", f->path,
+            x->cpu, x->host, x->started, x->threads);
+    fprintf(out, "# complete: %s\n# metric: %s\n", f->complete ? "yes" : "no",
+            metric_text[r->metric].csv_name);
+    if (f->peak_gflops > 0.0)
+        fprintf(out, "# peak_gflops: %.2f\n", f->peak_gflops);
+    fprintf(out, "# empty cell: not measured; geomeans over the cells present\n");
+}
+
+static void write_header_text(FILE *out, const gb_report *r, const facts *x, gb_format fmt)
+{
+    const gb_result_file *f = r->f;
+    const char *bullet = fmt == GB_FMT_MD ? "- " : "";
+
+    if (fmt == GB_FMT_MD)
+        fprintf(out, "gemmbench report of `%s`\n\n", f->path);
+    else
+        fprintf(out, "gemmbench report of %s\n", f->path);
+    fprintf(out, "%smachine: %s (host %s), peak ", bullet, x->cpu, x->host);
+    if (f->peak_gflops > 0.0)
+        fprintf(out, "%.1f GFLOP/s\n", f->peak_gflops);
+    else
+        fprintf(out, "not measured (no %% of peak)\n");
+    fprintf(out, "%srun: started %s; threads %s; %s\n", bullet, x->started, x->threads,
+            f->complete ? "complete" : "INCOMPLETE (interrupted: cells may be missing)");
+    fprintf(out, "%scells: %s; '-' = not measured\n", bullet, metric_text[r->metric].title);
+    fprintf(out, "%sgeomean: over the cells present in the row; * = fewer than all columns\n",
+            bullet);
+}
+
+/* ---- pieces of a table ------------------------------------------------------- */
+
+/* A kernel's table names its columns by M when its K and N are one pair
+ * (then given once, in the title), a combined table by kernel/M. */
+static void col_label(const gb_report_table *t, int c, char *buf, size_t len)
+{
+    const gb_report_col *col = &t->cols[c];
+
+    if (t->kernel && col->uniform)
+        snprintf(buf, len, "%d", col->M);
+    else if (t->kernel)
+        snprintf(buf, len, "%dx%dx%d", col->M, col->K, col->N);
+    else if (col->uniform)
+        snprintf(buf, len, "%s/%d", col->kernel, col->M);
+    else
+        snprintf(buf, len, "%s/%dx%dx%d", col->kernel, col->M, col->K, col->N);
+}
+
+/* The K and N that a kernel's title gives once: when all its columns share
+ * them (a table has a column, and its columns share `uniform`). */
+static int title_shape(const gb_report_table *t, int *K, int *N)
+{
+    if (t->kernel == NULL || !t->cols[0].uniform)
+        return 0;
+    *K = t->cols[0].K;
+    *N = t->cols[0].N;
+    return 1;
+}
+
+/* ---- CSV ----------------------------------------------------------------------- */
+
+static void csv_number(FILE *out, double v)
+{
+    fputc(',', out);
+    if (isfinite(v))
+        fprintf(out, "%.10g", v);
+}
+
+/* Every summary, every row, one header line: what plot.sh reads. */
+static void write_table_csv(FILE *out, const gb_report_table *t)
+{
+    char label[GB_TABLE_CELL];
+    int K, N;
+
+    fprintf(out, "\n# table: kernel=%s threads=%d", t->kernel ? t->kernel : "all", t->threads);
+    if (title_shape(t, &K, &N))
+        fprintf(out, " K=%d N=%d", K, N);
+    fputs("\nkernel,threads,variant", out);
+    for (int c = 0; c < t->ncols; c++) {
+        col_label(t, c, label, sizeof label);
+        fputc(',', out);
+        gb_csv_field(out, label);
+    }
+    for (int s = 0; s < GB_SUM_COUNT; s++)
+        fprintf(out, ",%s", summary_csv_name[s]);
+    fputc('\n', out);
+    for (int i = 0; i < t->nrows; i++) {
+        const gb_report_row *row = &t->rows[i];
+        gb_csv_field(out, t->kernel ? t->kernel : "all");
+        fprintf(out, ",%d,", t->threads);
+        gb_csv_field(out, row->label);
+        for (int c = 0; c < t->ncols; c++)
+            csv_number(out, row->cells[c].value);
+        for (int s = 0; s < GB_SUM_COUNT; s++)
+            csv_number(out, row->summary[s]);
+        fputc('\n', out);
+    }
+}
+
+/* ---- terminal and Markdown ------------------------------------------------------ */
+
+/* The columns after the variant: the shapes, then the summaries shown. */
+typedef struct layout {
+    const gb_report *r;
+    const gb_report_table *t;
+    int sum[GB_SUM_COUNT];   /* the summaries shown, in order */
+    int nsum;
+} layout;
+
+static int summary_known(const gb_report_table *t, int s)
+{
+    for (int i = 0; i < t->nrows; i++)
+        if (isfinite(t->rows[i].summary[s]))
+            return 1;
+    return 0;
+}
+
+/* The metric's geomean always; the speed-up and percent of peak unless they
+ * are the metric itself or '-' on every row. */
+static void choose_summaries(layout *l)
+{
+    l->nsum = 0;
+    for (int s = 0; s < GB_SUM_COUNT; s++)
+        if (s == GB_SUM_METRIC ||
+            (l->r->summary_metric[s] != l->r->metric && summary_known(l->t, s)))
+            l->sum[l->nsum++] = s;
+}
+
+static void format_value(char *buf, size_t len, double v, gb_report_metric m, const char *mark)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "-%s", mark);
+    else if (m == GB_METRIC_GFLOPS || m == GB_METRIC_SPEEDUP)
+        snprintf(buf, len, "%.2f%s", v, mark);
+    else
+        snprintf(buf, len, "%.1f%s", v, mark);
+}
+
+static void column_title(const layout *l, int k, char *buf, size_t len)
+{
+    if (k < l->t->ncols)
+        col_label(l->t, k, buf, len);
+    else
+        snprintf(buf, len, "%s", summary_title[l->sum[k - l->t->ncols]]);
+}
+
+static void cell_text(const layout *l, const gb_report_row *row, int k, char *buf, size_t len)
+{
+    int ncols = l->t->ncols, s;
+
+    if (k < ncols) {
+        /* A wrong result's time is shown, but marked. */
+        format_value(buf, len, row->cells[k].value, l->r->metric,
+                     row->cells[k].failed ? "!" : "");
+        return;
+    }
+    /* A summary over fewer cells than columns is marked; the blank keeps the
+     * digits of marked and unmarked ones aligned. */
+    s = l->sum[k - ncols];
+    format_value(buf, len, row->summary[s], l->r->summary_metric[s],
+                 isfinite(row->summary[s]) && row->used[s] < ncols ? "*" : " ");
+}
+
+/* table.c passes a row through an array of 64 cells, so a wider table is
+ * printed in blocks of columns, each led by the variant column. */
+enum { BLOCK_COLS = 64 };
+
+typedef char cell_buf[GB_TABLE_CELL];   /* one cell's text, as table.c keeps it */
+
+/* The titles and columns of the variant column and columns [from, to). */
+static void block_columns(const layout *l, int from, int to, cell_buf *title, gb_column *cols)
+{
+    /* Pivot notation: rows \ columns. */
+    snprintf(title[0], GB_TABLE_CELL, "variant \\ %s", l->t->kernel ? "M" : "kernel/M");
+    for (int i = 0; i <= to - from; i++) {
+        if (i > 0)
+            column_title(l, from + i - 1, title[i], GB_TABLE_CELL);
+        cols[i] = (gb_column){ title[i], NULL, NULL, 0, i > 0 };
+    }
+}
+
+/* table.c left-aligns Markdown titles, but the report has always
+ * right-aligned those of its number columns, as on the terminal (and
+ * tests/cli/report.sh reads them so): blanks before a title, up to its
+ * column's widest cell, do that. */
+static void right_align_titles(cell_buf *title, const int *width, int n)
+{
+    for (int i = 1; i < n; i++) {
+        size_t len = strlen(title[i]), pad = width[i] > (int)len ? (size_t)width[i] - len : 0;
+        memmove(title[i] + pad, title[i], len + 1);
+        memset(title[i], ' ', pad);
+    }
+}
+
+static int write_block(FILE *out, const layout *l, gb_format fmt, int from, int to)
+{
+    cell_buf title[BLOCK_COLS], text[BLOCK_COLS];
+    const char *cells[BLOCK_COLS];
+    int width[BLOCK_COLS] = { 0 }, n = 1 + to - from, rc = 0;
+    gb_column cols[BLOCK_COLS];
+    gb_table tab;
+
+    block_columns(l, from, to, title, cols);
+    if (gb_table_init(&tab, fmt, cols, n, 2) != 0)
+        return -2;
+    tab.pad_md = 1;
+    for (int row = 0; row < l->t->nrows && rc == 0; row++) {
+        cells[0] = l->t->rows[row].label;
+        for (int i = 1; i < n; i++) {
+            cell_text(l, &l->t->rows[row], from + i - 1, text[i], GB_TABLE_CELL);
+            cells[i] = text[i];
+            if ((int)strlen(text[i]) > width[i])
+                width[i] = (int)strlen(text[i]);
+        }
+        if (gb_table_add(&tab, cells) != 0)
+            rc = -2;
+    }
+    if (rc == 0) {
+        /* The table prints the titles it was given: they may change until then. */
+        if (fmt == GB_FMT_MD)
+            right_align_titles(title, width, n);
+        gb_table_print(out, &tab);
+    }
+    gb_table_free(&tab);
+    return rc;
+}
+
+static int write_table_text(FILE *out, const gb_report *r, const gb_report_table *t,
+                            gb_format fmt)
+{
+    layout l = { r, t, { 0 }, 0 };
+    const char *em = fmt == GB_FMT_MD ? "**" : "";
+    char shape[64] = "";
+    int K, N, ncols, rc = 0;
+
+    if (title_shape(t, &K, &N))
+        snprintf(shape, sizeof shape, " (K=%d, N=%d)", K, N);
+    fprintf(out, "\n%s%s%s%s, %d thread%s: %s\n%s", em, t->kernel ? t->kernel : "all kernels",
+            em, shape, t->threads, t->threads == 1 ? "" : "s", metric_text[r->metric].title,
+            fmt == GB_FMT_MD ? "\n" : "");
+    choose_summaries(&l);
+    ncols = t->ncols + l.nsum;
+    for (int from = 0; from < ncols && rc == 0; from += BLOCK_COLS - 1) {
+        int to = ncols - from < BLOCK_COLS ? ncols : from + BLOCK_COLS - 1;
+        if (from > 0)
+            fputc('\n', out);
+        rc = write_block(out, &l, fmt, from, to);
+    }
+    return rc;
+}
+
+/* ---- the report ------------------------------------------------------------------ */
+
+/* Notes that only apply to some files come last, after the tables. */
+static void write_notes(FILE *out, const gb_report *r, gb_format fmt)
+{
+    if (fmt != GB_FMT_CSV && r->failed)
+        fprintf(out, "\n! = failed verification: the time of a wrong result\n");
+    if (r->duplicates)
+        fprintf(out, "\n%s%d entr%s repeat%s a cell already shown: the first in the file is "
+                     "used\n", fmt == GB_FMT_CSV ? "# " : "", r->duplicates,
+                r->duplicates == 1 ? "y" : "ies", r->duplicates == 1 ? "s" : "");
+}
+
+int gb_report_render(FILE *out, const gb_report *r, gb_format fmt)
+{
+    facts x;
+    int rc = 0;
+
+    gather_facts(r, &x);
+    if (fmt == GB_FMT_CSV)
+        write_header_csv(out, r, &x);
+    else
+        write_header_text(out, r, &x, fmt);
+    for (int i = 0; i < r->ntables && rc == 0; i++) {
+        if (fmt == GB_FMT_CSV)
+            write_table_csv(out, &r->tables[i]);
+        else
+            rc = write_table_text(out, r, &r->tables[i], fmt);
+    }
+    if (rc == 0)
+        write_notes(out, r, fmt);
+    return rc;
+}
+
+int gb_report_write(FILE *out, const gb_result_file *f, const gb_report_opts *o, char *err,
+                    size_t errlen)
+{
+    gb_report r;
+    int rc = gb_report_build(f, o, &r, err, errlen);
+
+    if (rc != 0)
+        return rc;
+    rc = gb_report_render(out, &r, o->format);
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory");
+    gb_report_free(&r);
+    return rc;
+}
