@@ -11,6 +11,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "table.h"
@@ -227,67 +228,53 @@ static void cell_text(const layout *l, const gb_report_row *row, int k, char *bu
                  isfinite(row->summary[s]) && row->used[s] < ncols ? "*" : " ");
 }
 
-/* table.c passes a row through an array of 64 cells, so a wider table is
- * printed in blocks of columns, each led by the variant column. */
-enum { BLOCK_COLS = 64 };
+typedef char cell_buf[GB_TABLE_CELL];
 
-typedef char cell_buf[GB_TABLE_CELL];   /* one cell's text, as table.c keeps it */
-
-/* The titles and columns of the variant column and columns [from, to). */
-static void block_columns(const layout *l, int from, int to, cell_buf *title, gb_column *cols)
+/* The table's columns: the variant column, then every shape and summary. */
+static void grid_columns(const layout *l, int ncols, cell_buf *title, gb_column *cols)
 {
     /* Pivot notation: rows \ columns. */
     snprintf(title[0], GB_TABLE_CELL, "variant \\ %s", l->t->kernel ? "M" : "kernel/M");
-    for (int i = 0; i <= to - from; i++) {
+    for (int i = 0; i <= ncols; i++) {
         if (i > 0)
-            column_title(l, from + i - 1, title[i], GB_TABLE_CELL);
+            column_title(l, i - 1, title[i], GB_TABLE_CELL);
         cols[i] = (gb_column){ title[i], NULL, NULL, 0, i > 0 };
     }
 }
 
-/* table.c left-aligns Markdown titles, but the report has always
- * right-aligned those of its number columns, as on the terminal (and
- * tests/cli/report.sh reads them so): blanks before a title, up to its
- * column's widest cell, do that. */
-static void right_align_titles(cell_buf *title, const int *width, int n)
+static int write_grid(FILE *out, const layout *l, gb_format fmt, int ncols)
 {
-    for (int i = 1; i < n; i++) {
-        size_t len = strlen(title[i]), pad = width[i] > (int)len ? (size_t)width[i] - len : 0;
-        memmove(title[i] + pad, title[i], len + 1);
-        memset(title[i], ' ', pad);
-    }
-}
-
-static int write_block(FILE *out, const layout *l, gb_format fmt, int from, int to)
-{
-    cell_buf title[BLOCK_COLS], text[BLOCK_COLS];
-    const char *cells[BLOCK_COLS];
-    int width[BLOCK_COLS] = { 0 }, n = 1 + to - from, rc = 0;
-    gb_column cols[BLOCK_COLS];
+    const int n = 1 + ncols;
+    cell_buf *title = calloc((size_t)n, sizeof *title), *text = calloc((size_t)n, sizeof *text);
+    const char **cells = calloc((size_t)n, sizeof *cells);
+    gb_column *cols = calloc((size_t)n, sizeof *cols);
     gb_table tab;
+    int rc = -2;
 
-    block_columns(l, from, to, title, cols);
+    if (title == NULL || text == NULL || cells == NULL || cols == NULL)
+        goto out;
+    grid_columns(l, ncols, title, cols);
     if (gb_table_init(&tab, fmt, cols, n, 2) != 0)
-        return -2;
+        goto out;
     tab.pad_md = 1;
+    rc = 0;
     for (int row = 0; row < l->t->nrows && rc == 0; row++) {
         cells[0] = l->t->rows[row].label;
         for (int i = 1; i < n; i++) {
-            cell_text(l, &l->t->rows[row], from + i - 1, text[i], GB_TABLE_CELL);
+            cell_text(l, &l->t->rows[row], i - 1, text[i], GB_TABLE_CELL);
             cells[i] = text[i];
-            if ((int)strlen(text[i]) > width[i])
-                width[i] = (int)strlen(text[i]);
         }
         if (gb_table_add(&tab, cells) != 0)
             rc = -2;
     }
-    if (rc == 0) {
-        /* The table prints the titles it was given: they may change until then. */
-        if (fmt == GB_FMT_MD)
-            right_align_titles(title, width, n);
+    if (rc == 0)
         gb_table_print(out, &tab);
-    }
     gb_table_free(&tab);
+out:
+    free(title);
+    free(text);
+    free(cells);
+    free(cols);
     return rc;
 }
 
@@ -297,7 +284,7 @@ static int write_table_text(FILE *out, const gb_report *r, const gb_report_table
     layout l = { r, t, { 0 }, 0 };
     const char *em = fmt == GB_FMT_MD ? "**" : "";
     char shape[64] = "";
-    int K, N, ncols, rc = 0;
+    int K, N, ncols;
 
     if (title_shape(t, &K, &N))
         snprintf(shape, sizeof shape, " (K=%d, N=%d)", K, N);
@@ -306,13 +293,7 @@ static int write_table_text(FILE *out, const gb_report *r, const gb_report_table
             fmt == GB_FMT_MD ? "\n" : "");
     choose_summaries(&l);
     ncols = t->ncols + l.nsum;
-    for (int from = 0; from < ncols && rc == 0; from += BLOCK_COLS - 1) {
-        int to = ncols - from < BLOCK_COLS ? ncols : from + BLOCK_COLS - 1;
-        if (from > 0)
-            fputc('\n', out);
-        rc = write_block(out, &l, fmt, from, to);
-    }
-    return rc;
+    return write_grid(out, &l, fmt, ncols);
 }
 
 /* ---- the report ------------------------------------------------------------------ */
