@@ -125,6 +125,7 @@ void gb_table_print_header(FILE *out, const gb_table *t)
     const char *titles[t->ncols > 0 ? t->ncols : 1];
     int n = t->ncols;
 
+    titles[0] = NULL;
     for (int c = 0; c < n; c++) {
         const gb_column *col = &t->cols[c];
         titles[c] = t->fmt == GB_FMT_CSV ? col->csv_title
