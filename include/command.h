@@ -48,6 +48,7 @@ void gb_catch_interrupts(void);
 int gb_cmd_run(int argc, char **argv);
 int gb_cmd_info(int argc, char **argv);
 int gb_cmd_compare(int argc, char **argv);
+int gb_cmd_ab(int argc, char **argv);
 int gb_cmd_report(int argc, char **argv);
 int gb_cmd_tune(int argc, char **argv);
 

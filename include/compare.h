@@ -26,6 +26,9 @@
 /* gemmbench ab: pairs of rounds before a verdict (8: the fewest whose exact
  * signed-rank p can fall below 0.01, 2/256). */
 #define GB_AB_MIN_ROUNDS 8
+/* gemmbench ab's default threshold, %: below the 5-10% a schedule change
+ * moves times, above the spread of identical builds (src/compare.md). */
+#define GB_AB_THRESHOLD_PCT 3.0
 
 /* What a verdict rests on. */
 typedef enum gb_compare_unit {

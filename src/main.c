@@ -13,6 +13,7 @@ static const struct {
 } subcommands[] = {
     { "info", gb_cmd_info },
     { "compare", gb_cmd_compare },
+    { "ab", gb_cmd_ab },
     { "report", gb_cmd_report },
     { "tune", gb_cmd_tune },
 };
