@@ -69,6 +69,11 @@ static cJSON *machine_json(const gb_machine *m)
     return o;
 }
 
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void add_env(cJSON *obj, const char *name)
 {
     const char *v = getenv(name);
@@ -76,6 +81,37 @@ static void add_env(cJSON *obj, const char *name)
         cJSON_AddStringToObject(obj, name, v);
     else
         cJSON_AddNullToObject(obj, name);
+}
+
+/* Every other variable in force that steers the OpenMP runtime or a
+ * reference library's threads (OMP_WAIT_POLICY alone can make a 2-thread
+ * call twice as slow), sorted so two files list them alike. */
+static void add_threading_env(cJSON *obj)
+{
+    static const char *const prefixes[] = { "OMP_", "GOMP_", "KMP_", "OPENBLAS_", "GOTO_",
+                                            "BLIS_", "DNNL_", "ONEDNN_", NULL };
+    extern char **environ;
+    const char *names[256];
+    int n = 0;
+
+    for (char **e = environ; e && *e && n < 256; e++)
+        for (int p = 0; prefixes[p]; p++)
+            if (strncmp(*e, prefixes[p], strlen(prefixes[p])) == 0) {
+                names[n++] = *e;
+                break;
+            }
+    qsort(names, (size_t)n, sizeof *names, compare_strings);
+    for (int i = 0; i < n; i++) {
+        char name[128];
+        const char *eq = strchr(names[i], '=');
+        size_t len = eq ? (size_t)(eq - names[i]) : strlen(names[i]);
+        if (len >= sizeof name)
+            continue;
+        memcpy(name, names[i], len);
+        name[len] = '\0';
+        if (cJSON_GetObjectItemCaseSensitive(obj, name) == NULL)
+            cJSON_AddStringToObject(obj, name, eq ? eq + 1 : "");
+    }
 }
 
 static const char *format_name(gb_format f)
@@ -142,6 +178,7 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     add_env(env, "OMP_PROC_BIND");
     add_env(env, "OMP_PLACES");
     add_env(env, "GOMP_CPU_AFFINITY");
+    add_threading_env(env);
     cJSON_AddNumberToObject(env, "affinity_cpus", m->affinity_cpus);
 
     cJSON_AddArrayToObject(doc, "results");
