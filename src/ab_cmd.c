@@ -448,6 +448,10 @@ static int judge(build *b, const ab_opts *o, int status)
         if (gb_result_file_load(b[i].output, &f[i], err, sizeof err) != 0) {
             if (i == 1)
                 gb_result_file_free(&f[0]);
+            /* Interrupted before a build measured anything: nothing to judge. */
+            if (status == GB_EXIT_INTERRUPTED)
+                return gb_fail(status, "ab", "%s has nothing to compare yet: %s", b[i].name,
+                               err);
             return gb_fail(GB_EXIT_USAGE, "ab", "%s wrote no usable result file: %s",
                            b[i].name, err);
         }

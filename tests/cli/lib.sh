@@ -59,5 +59,5 @@ expect_interrupted() {
     kill -INT $pid
     wait $pid
     rc=$?
-    if [ $rc -eq 130 ]; then echo "ok ${name}_exit_130"; else echo "FAIL ${name}_exit_130: exit $rc"; fi
+    if [ $rc -eq 130 ]; then echo "ok ${name}_exit_130"; else echo "FAIL ${name}_exit_130: exit $rc: $(head -c 300 "$WORK/$name.err")"; fi
 }

@@ -1,0 +1,92 @@
+#!/bin/sh
+# ab.sh - gemmbench ab end to end: two builds (the binary itself, and
+# wrapper scripts around it) on a tiny sweep; every exit status; bad input.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+cd "$WORK" || exit 1
+tiny="--variant k8 --kernel qkv --m 16 --reps 10 --warmup 1"
+
+# A/A: the same build twice.
+expect_exit aa_exit 0 "$G" ab "$G" "$G" $tiny -o aa --quiet
+expect_true aa_old_file test -s aa-old.json
+expect_true aa_new_file test -s aa-new.json
+expect_grep aa_complete '"complete":	true' aa-new.json
+expect_grep aa_rounds_tagged '"sample_rounds":' aa-old.json
+expect_grep aa_ten_rounds '"rounds":	10' aa-new.json
+expect_grep aa_paired_rule "the unit is the round" "$WORK/out"
+expect_grep aa_interval_column "interval" "$WORK/out"
+expect_grep aa_gate_pass "gate: pass" "$WORK/out"
+# Every sample tagged with its round, and as many tags as samples.
+expect_true aa_tags_match python3 -c "
+import json, sys
+for f in ('aa-old.json', 'aa-new.json'):
+    for r in json.load(open(f))['results']:
+        assert len(r['sample_rounds']) == len(r['samples_us']) == r['reps'], r
+"
+# The files are there: refused without --force.
+expect_exit aa_exists 2 "$G" ab "$G" "$G" $tiny -o aa --quiet
+expect_grep aa_exists_said "exists (use --force" "$WORK/err"
+
+# A wrapper that sets an environment and execs the build counts as a build;
+# the header shows the variable that differs.
+cat >passive.sh <<WRAP
+#!/bin/sh
+OMP_WAIT_POLICY=passive exec "$G" "\$@"
+WRAP
+chmod +x passive.sh
+"$G" ab "$G" ./passive.sh $tiny -o env --quiet >"$WORK/out" 2>"$WORK/err" </dev/null
+rc=$?
+if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then echo "ok wrapper_ran"; else echo "FAIL wrapper_ran: exit $rc: $(head -c 300 "$WORK/err")"; fi
+expect_grep wrapper_env_diff "run.openmp.OMP_WAIT_POLICY .*(absent) | passive" "$WORK/out"
+
+# A real slowdown with identical keys: NEW's two threads share one CPU.
+if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+    cat >onecpu.sh <<WRAP
+#!/bin/sh
+exec taskset -c 0 "$G" "\$@"
+WRAP
+    chmod +x onecpu.sh
+    expect_exit slowdown_fails 1 "$G" ab "$G" ./onecpu.sh --variant packed --kernel qkv --m 128 \
+        --threads 2 --reps 20 --warmup 2 -o slow --quiet
+    expect_grep slowdown_marked "slower  FAIL" "$WORK/out"
+    expect_grep slowdown_gate "gate: FAIL: 1 of 1" "$WORK/out"
+else
+    echo "ok slowdown_fails (skipped: needs taskset and 2 CPUs)"
+fi
+
+# A verification failure in a build: exit 1, the build named.  (The wrapper
+# marks its results failed after the run, as a wrong kernel would.)
+cat >wrong.sh <<WRAP
+#!/bin/sh
+out=
+prev=
+for a in "\$@"; do [ "\$prev" = --output ] && out=\$a; prev=\$a; done
+"$G" "\$@"
+sed -i 's/"check":	"pass"/"check":	"fail"/' "\$out"
+exit 1
+WRAP
+chmod +x wrong.sh
+expect_exit check_fails 1 "$G" ab "$G" ./wrong.sh $tiny -o wrong --quiet
+expect_grep check_named "NEW (./wrong.sh) failed verification" "$WORK/err"
+
+# Bad input: exit 2, one line.
+expect_exit missing_build 2 "$G" ab ./nope "$G" $tiny -o bad1
+printf 'not a program\n' >plain.txt
+expect_exit not_executable 2 "$G" ab "$G" plain.txt $tiny -o bad2
+expect_exit not_gemmbench 2 "$G" ab "$G" /bin/true $tiny -o bad3
+expect_grep not_gemmbench_said "is not gemmbench" "$WORK/err"
+expect_exit refused_option 2 "$G" ab "$G" "$G" --variant nosuch -o bad4 --quiet
+expect_grep refused_relayed "unknown variant or family 'nosuch'" "$WORK/err"
+expect_exit too_few_rounds 2 "$G" ab "$G" "$G" $tiny --rounds 5 -o bad5
+expect_exit lockstep_refused 2 "$G" ab "$G" "$G" $tiny --lockstep 0,1 -o bad6
+expect_exit one_build 2 "$G" ab "$G"
+expect_exit bad_format 2 "$G" ab "$G" "$G" $tiny --format csv -o bad7
+# --lockstep is for ab only: a run refuses descriptors that are not open.
+expect_exit lockstep_bad_fd 2 "$G" $tiny --lockstep 97,98 -o bad8.json
+
+# Interrupted: 130, both files kept with what was measured.
+expect_interrupted ab_interrupt '"samples_us"' int-new.json \
+    "$G" ab "$G" "$G" --variant baseline --kernel qkv --m 64 --reps 40 --warmup 1 \
+    --rounds 40 -o int --quiet
+expect_grep ab_interrupt_old_kept '"complete":	false' int-old.json
+expect_grep ab_interrupt_new_kept '"complete":	false' int-new.json
