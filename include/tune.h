@@ -105,9 +105,10 @@ typedef struct gb_tune_outcome {
 const gb_tune_space *gb_tune_space_for(const char *base);
 
 /* Searches one shape: the rule first, then a neighbourhood hill-climb from
- * the rule's own values (snapped to the grid), then random points; every
- * candidate is verified and one that fails is never chosen.  progress may be
- * NULL.  Returns 0, or -1 with err. */
+ * the rule's own values (snapped to the grid), then random points, then the
+ * rule and the winner measured again to confirm; every candidate is verified
+ * and one that fails is never chosen.  progress may be NULL.  Returns 0 (with
+ * out->interrupted set when *stop was raised), or -1 with err. */
 int gb_tune_shape(const gb_variant *base, const gb_tune_space *space, int M, int K, int N,
                   const gb_tune_cfg *cfg, volatile sig_atomic_t *stop,
                   void (*progress)(void *arg, int trial, double best_us, double rule_us),
