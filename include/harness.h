@@ -83,6 +83,10 @@ void gb_result_free(gb_result *r);
  * memory (into unchanged). */
 int gb_result_merge(gb_result *into, const gb_result *part);
 
+/* The median of the samples r took in round (from 1); NAN when it has none
+ * there, its samples are not tagged, or memory runs out. */
+double gb_result_round_median(const gb_result *r, int round);
+
 /* Monotonic seconds (CLOCK_MONOTONIC_RAW where available). */
 double gb_now(void);
 

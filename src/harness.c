@@ -212,6 +212,26 @@ void gb_result_free(gb_result *r)
     r->sample_round = NULL;
 }
 
+double gb_result_round_median(const gb_result *r, int round)
+{
+    double *v, median = NAN;
+    gb_stats st;
+    int n = 0;
+
+    if (r->sample_round == NULL || r->reps <= 0)
+        return NAN;
+    v = malloc((size_t)r->reps * sizeof *v);
+    if (v == NULL)
+        return NAN;
+    for (int i = 0; i < r->reps; i++)
+        if (r->sample_round[i] == round)
+            v[n++] = r->samples_us[i];
+    if (n > 0 && stats_compute(v, (size_t)n, &st) == 0)
+        median = st.median;
+    free(v);
+    return median;
+}
+
 int gb_result_merge(gb_result *into, const gb_result *part)
 {
     const size_t n = (size_t)into->reps + (size_t)part->reps;

@@ -15,8 +15,9 @@
  *                 by more than 1% restarts the climb there.  Random points
  *                 and climbs alternate until the trial count or the time
  *                 budget runs out (out_of_time) or the grid is exhausted;
- *   confirm       the rule and the winner measured again, interleaved, three
- *                 rounds each: the winner is kept only if its median still
+ *   confirm       the rule and the winner measured again by the runner
+ *                 (runner.h), interleaved over three rounds: the winner is
+ *                 kept only if the median of its round medians still
  *                 beats the rule's, so noise in one measurement cannot make
  *                 a record slower than the rule.
  * Every candidate is verified; one that fails is never chosen.
@@ -31,6 +32,7 @@
 
 #include "harness.h"
 #include "stats.h"
+#include "runner.h"
 #include "tune.h"
 
 /* The searched grids: values a tuner would try, around each rule's choice. */
@@ -358,34 +360,69 @@ static void keep_rule(const search *s, gb_tune_outcome *out)
     out->best_us = out->rule_us;
 }
 
-/* Measures the rule and the best point again, interleaved so that both see
- * the same state of the machine, and fills out from the medians. */
+/* A confirmed entry's time: the median of its three round medians, or
+ * INFINITY when it failed verification or could not run. */
+static int confirmed_time(const gb_run_entry *e, double *us)
+{
+    double runs[3];
+
+    if (!e->measured || e->result.check != GB_CHECK_PASS) {
+        *us = INFINITY;
+        return 0;
+    }
+    for (int round = 0; round < 3; round++)
+        runs[round] = fmin(gb_result_round_median(&e->result, round + 1), INFINITY);
+    return median3(runs, us);
+}
+
+/* Measures the rule and the best point again with the runner: three rounds,
+ * the two interleaved in each so that both see the same states of the
+ * machine; each keeps the median of its round medians. */
 static int confirm(search *s, gb_tune_outcome *out, char *err, size_t errlen)
 {
-    gb_params winner;
-    double rule_runs[3], best_runs[3], best_us;
+    gb_shape shape = { "tune", s->M, s->K, s->N };
+    gb_selection sel;
+    gb_runner_cfg rc;
+    gb_runner runner;
+    double best_us;
+    int status;
 
     out->rule_us = s->rule_us;
-    if (s->have_best) {
-        point_params(s, s->best, &winner);
-        for (int round = 0; round < 3; round++) {
-            rule_runs[round] = measure(s, &no_overrides);
-            best_runs[round] = measure(s, &winner);
-            if (s->interrupted)
-                return 0;
-        }
-        if (median3(rule_runs, &out->rule_us) != 0 || median3(best_runs, &best_us) != 0) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
+    if (!s->have_best) {
+        keep_rule(s, out);
+        return 0;
+    }
+    memset(&sel, 0, sizeof sel);
+    sel.variants[0] = sel.variants[1] = s->base;
+    point_params(s, s->best, &sel.params[1]);
+    sel.nvariants = 2;
+    sel.shapes = &shape;
+    sel.nshapes = 1;
+    memset(&rc, 0, sizeof rc);
+    rc.measure = (gb_measure_cfg){ s->cfg->warmup, 3 * s->cfg->reps, 9, 0.75, 1,
+                                   s->cfg->threads };
+    rc.threads = s->cfg->threads;
+    rc.rounds = 3;
+    status = gb_runner_run(&runner, &sel, &rc, NULL, s->stop, err, errlen);
+    if (status == 0 && *s->stop)
+        s->interrupted = 1;
+    /* Entries are (shape, variant, per call/prepacked): 0 the rule, 2 the winner. */
+    if (status == 0 && !s->interrupted &&
+        (confirmed_time(&runner.entries[0], &out->rule_us) != 0 ||
+         confirmed_time(&runner.entries[2], &best_us) != 0)) {
+        snprintf(err, errlen, "out of memory");
+        status = -1;
+    }
+    if (status == 0 && !s->interrupted) {
         if (best_us < out->rule_us) {
-            out->best = winner;
+            out->best = sel.params[1];
             out->best_us = best_us;
-            return 0;
+        } else {
+            keep_rule(s, out);
         }
     }
-    keep_rule(s, out);
-    return 0;
+    gb_runner_free(&runner);
+    return status;
 }
 
 /* The steps in order.  0 (when interrupted too), or -1 with err. */
