@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # ci-sweep.sh - a performance gate for CI: a quick sweep of every variant,
-# compared against a baseline result file; the exit status is compare's.
+# either against the base commit, built here and measured side by side with
+# this build by `gemmbench ab` (the gate to use), or against a stored
+# baseline result file with `gemmbench compare` (for diffs over time and
+# between machines).  The exit status is ab's or compare's.
 #
-# usage: scripts/ci-sweep.sh BASELINE.json [gemmbench args...] [-- compare args...]
+# usage: scripts/ci-sweep.sh --base REV [gemmbench args...] [-- ab args...]
+#        scripts/ci-sweep.sh BASELINE.json [gemmbench args...] [-- compare args...]
+#
+#   --base REV      a git revision (e.g. origin/main, HEAD~1): checked out in
+#                   a temporary worktree, built there with this Makefile's
+#                   defaults, and run as OLD against $GEMMBENCH as NEW with
+#                   `gemmbench ab OLD NEW --all --quick --reps 20 --min-reps 5`
+#                   (10 rounds, threshold 3%: src/compare.md).  REV must
+#                   have `gemmbench ab` (--lockstep) itself.
 #
 #   BASELINE.json   a result file of the same sweep on the same kind of machine;
 #                   make it once with `build/gemmbench --all --quick
@@ -20,7 +31,7 @@
 #   compare args    after `--`, e.g. `-- --threshold 10 --format md`; they
 #                   come after the script's own `--threshold 15`, so they win
 #
-# The gate's threshold here is 15%, not compare's default 5%: on a shared
+# With a stored baseline the gate's threshold is 15%, not compare's default: on a shared
 # machine two runs of the same code, even in five rounds, still drift by 5-13%
 # on a few entries (a 156-entry A/A pair failed 5 entries at 5%, none at 15%),
 # while a real slowdown (two busy loops) failed 130 of 156 at 15%
@@ -30,14 +41,16 @@
 #   GEMMBENCH     the binary (default: build/gemmbench beside scripts/)
 #   CI_SWEEP_THRESHOLD  the gate's threshold in percent (default 15)
 #   CI_SWEEP_OUT  the new sweep's file (default results/ci-sweep.json,
-#                 overwritten by every run)
+#                 overwritten by every run); with --base, the prefix of ab's
+#                 two files (default results/ci-ab: -old.json, -new.json)
 #
 # exit status: compare's: 0 no entry significantly slower beyond the
 # threshold, 1 at least one (the table lists them), 2 bad input or nothing
 # in common.  When the sweep itself fails (1 a check failed, 2 usage, 3 I/O,
 # 130 interrupted) its status wins, after comparing what it did write.
 #
-# example:
+# examples:
+#   make && scripts/ci-sweep.sh --base origin/main -- --format md
 #   make && scripts/ci-sweep.sh results/baseline-ci.json -- --format md
 set -u
 
@@ -52,6 +65,39 @@ fi
 if [ "$1" = -h ] || [ "$1" = --help ]; then
     sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exit 0
+fi
+if [ "$1" = --base ]; then
+    [ $# -ge 2 ] || { echo "gemmbench: ci-sweep: --base needs a git revision" >&2; exit 2; }
+    rev=$2
+    shift 2
+    [ -x "$GEMMBENCH" ] || { echo "gemmbench: ci-sweep: $GEMMBENCH is not built (run make first)" >&2; exit 2; }
+    repo=$(cd "$here/.." && pwd)
+    tmp=$(mktemp -d) || exit 3
+    trap 'git -C "$repo" worktree remove --force "$tmp/src" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+    if ! git -C "$repo" worktree add --detach --quiet "$tmp/src" "$rev"; then
+        echo "gemmbench: ci-sweep: cannot check out '$rev'" >&2
+        exit 2
+    fi
+    if ! make -C "$tmp/src" -j2 BUILD="$tmp/build" all >"$tmp/build.log" 2>&1; then
+        tail -20 "$tmp/build.log" >&2
+        echo "gemmbench: ci-sweep: the base revision '$rev' does not build" >&2
+        exit 2
+    fi
+    run_args=()
+    ab_args=()
+    target=sweep
+    for arg in "$@"; do
+        if [ "$target" = sweep ] && [ "$arg" = -- ]; then
+            target=ab
+        elif [ "$target" = sweep ]; then
+            run_args+=("$arg")
+        else
+            ab_args+=("$arg")
+        fi
+    done
+    "$GEMMBENCH" ab "$tmp/build/gemmbench" "$GEMMBENCH" --all --quick --reps 20 --min-reps 5 \
+        --output "${CI_SWEEP_OUT:-results/ci-ab}" --force --quiet "${run_args[@]}" "${ab_args[@]}"
+    exit $?
 fi
 baseline=$1
 shift

@@ -89,7 +89,7 @@ typedef struct build {
 /* Options of the run command that would stop a build from running a sweep,
  * or that ab sets itself. */
 static const char *const refused[] = {
-    "--lockstep", "--list", "-l", "--explain", "--version", "-V", "--quick", NULL
+    "--lockstep", "--list", "-l", "--explain", "--version", "-V", NULL
 };
 
 /* "--name=value" or "--name value": the value, advancing *i; NULL when missing. */
