@@ -18,7 +18,7 @@
 #include "resultfile.h"
 
 /* Defaults of the gate; src/compare.md says why these. */
-#define GB_COMPARE_THRESHOLD_PCT 5.0
+#define GB_COMPARE_THRESHOLD_PCT 10.0
 #define GB_COMPARE_ALPHA 0.01
 #define GB_COMPARE_MIN_SAMPLES 5
 /* Rounds on each side before compare tests per-round medians instead of calls. */

@@ -16,6 +16,10 @@
 #define GB_ERR_LEN 512
 #define GB_MAX_DIM 1000000   /* largest M, K or N accepted; memory is checked too */
 #define GB_MAX_PARAM_SETS 16 /* --param flags in one run */
+/* Rounds of a run unless told: every entry's calls spread over five passes of
+ * the sweep, so that its median is not one moment of a shared machine and
+ * compare can test per-round medians (src/compare.md). */
+#define GB_DEFAULT_ROUNDS 5
 
 typedef struct gb_kernel_def {
     char name[GB_NAME_LEN];
@@ -45,7 +49,7 @@ typedef struct gb_options {
     double max_time;         /* seconds of timed calls per measurement (cap) */
     double cooldown;         /* seconds slept between measurements */
     int rounds;              /* passes over the sweep; each entry's reps are
-                                split between them (see main.c) */
+                                split between them (runner.h); 0 until parsed */
 
     char config_path[PATH_MAX];
     int config_given;

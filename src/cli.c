@@ -282,6 +282,10 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
     }
     if (o->min_reps > o->reps)
         o->min_reps = o->reps;
+    /* Not set: GB_DEFAULT_ROUNDS, or one round per timed call when there are
+     * fewer calls than that. */
+    if (o->rounds == 0)
+        o->rounds = o->reps < GB_DEFAULT_ROUNDS ? o->reps : GB_DEFAULT_ROUNDS;
     if (o->rounds > o->reps) {
         snprintf(err, errlen, "rounds (%d) is more than reps (%d): every round needs a "
                  "timed call", o->rounds, o->reps);

@@ -22,7 +22,7 @@ static const char compare_usage[] =
     "what differs between the files' tool, machine and run blocks.\n"
     "\n"
     "      --threshold PCT   an entry fails the gate when it is more than PCT percent\n"
-    "                        slower (new/old median > 1 + PCT/100) ... (default 5)\n"
+    "                        slower (new/old median > 1 + PCT/100) ... (default 10)\n"
     "      --alpha A         ... and the U test gives p < A, 0 < A < 1 (default 0.01)\n"
     "      --min-samples N   fewer samples on either side: no verdict (default 5)\n"
     "  -v, --variant LIST    only these variants or families, or all (repeatable)\n"

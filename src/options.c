@@ -33,7 +33,7 @@ void gb_options_defaults(gb_options *o)
     o->min_reps = 5;
     o->max_time = 2.0;
     o->cooldown = 0.0;
-    o->rounds = 1;
+    o->rounds = 0;           /* GB_DEFAULT_ROUNDS, fewer when --reps is smaller */
     o->format = GB_FMT_TABLE;
     o->check = 1;
     o->lockstep_in = o->lockstep_out = -1;
