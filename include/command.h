@@ -27,8 +27,12 @@ int gb_fail(int code, const char *cmd, const char *fmt, ...)
 int gb_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* getopt_long returned ':' (a missing value) or '?' (an unknown option):
- * words it into err, naming the option as the user typed it. */
-void gb_getopt_error(int ch, char **argv, char *err, size_t errlen);
+ * reports it as a usage error of cmd, naming the option as the user typed
+ * it; returns GB_EXIT_USAGE. */
+int gb_getopt_fail(const char *cmd, int ch, char **argv);
+
+/* --help: text on stdout; the exit status (GB_EXIT_IO when it was lost). */
+int gb_help(const char *cmd, const char *text);
 
 /* Appends item to the comma list in dst (a repeated --variant, --kernel).
  * 0, or -1 when dst is full. */

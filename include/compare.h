@@ -121,6 +121,9 @@ void gb_compare_free(gb_compare *c);
  * gate's decision, as a terminal table (GB_FMT_TABLE) or Markdown (GB_FMT_MD).
  * 0, or -1 when memory runs out. */
 int gb_compare_print(FILE *out, gb_format fmt, const gb_compare *c);
+/* gb_compare_print, or the JSON document for GB_FMT_JSON; 0, or -1 when
+ * memory runs out. */
+int gb_compare_write(FILE *out, gb_format fmt, const gb_compare *c);
 /* The same as a JSON document; NULL when out of memory (cJSON skips members
  * it could not allocate, as output.c's documents do). */
 cJSON *gb_compare_json(const gb_compare *c);

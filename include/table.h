@@ -49,6 +49,9 @@ void gb_table_free(gb_table *t);
 int gb_table_add(gb_table *t, const char *const *cells);
 /* Writes the header and the buffered rows, columns fitted to their cells. */
 void gb_table_print(FILE *out, gb_table *t);
+/* The end of a buffered table: prints it unless failed (a row could not be
+ * added), frees it; 0, or -1 when failed. */
+int gb_table_finish(FILE *out, gb_table *t, int failed);
 
 /* Streaming: the header, then one row at a time at the minimum widths. */
 void gb_table_print_header(FILE *out, const gb_table *t);

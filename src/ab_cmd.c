@@ -412,17 +412,8 @@ static int run_rounds(build *b, const ab_opts *o, char *err, size_t errlen)
 
 static int show(const gb_compare *c, gb_format format)
 {
-    if (format == GB_FMT_JSON) {
-        cJSON *doc = gb_compare_json(c);
-        char *text = doc ? cJSON_Print(doc) : NULL;
-        cJSON_Delete(doc);
-        if (text == NULL)
-            return gb_fail(GB_EXIT_IO, "ab", "out of memory");
-        puts(text);
-        free(text);
-    } else if (gb_compare_print(stdout, format, c) != 0) {
+    if (gb_compare_write(stdout, format, c) != 0)
         return gb_fail(GB_EXIT_IO, "ab", "out of memory");
-    }
     return gb_finish_stdout("ab");
 }
 

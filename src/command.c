@@ -39,14 +39,19 @@ int gb_usage(const char *cmd, const char *fmt, ...)
     return GB_EXIT_USAGE;
 }
 
-void gb_getopt_error(int ch, char **argv, char *err, size_t errlen)
+int gb_getopt_fail(const char *cmd, int ch, char **argv)
 {
     if (ch == ':')
-        snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-    else if (optopt > 0 && optopt < 256)
-        snprintf(err, errlen, "unknown option '-%c'", optopt);
-    else
-        snprintf(err, errlen, "unknown option '%s'", argv[optind - 1]);
+        return gb_usage(cmd, "option '%s' needs a value", argv[optind - 1]);
+    if (optopt > 0 && optopt < 256)
+        return gb_usage(cmd, "unknown option '-%c'", optopt);
+    return gb_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int gb_help(const char *cmd, const char *text)
+{
+    fputs(text, stdout);
+    return gb_finish_stdout(cmd);
 }
 
 int gb_list_append(char *dst, size_t size, const char *item)

@@ -85,17 +85,8 @@ static void print_warnings(const gb_compare *c)
 /* The comparison on stdout in format; the exit status. */
 static int show(const gb_compare *c, gb_format format)
 {
-    if (format == GB_FMT_JSON) {
-        cJSON *doc = gb_compare_json(c);
-        char *text = doc ? cJSON_Print(doc) : NULL;
-        cJSON_Delete(doc);
-        if (text == NULL)
-            return gb_fail(GB_EXIT_IO, "compare", "out of memory");
-        puts(text);
-        free(text);
-    } else if (gb_compare_print(stdout, format, c) != 0) {
+    if (gb_compare_write(stdout, format, c) != 0)
         return gb_fail(GB_EXIT_IO, "compare", "out of memory");
-    }
     return gb_finish_stdout("compare");
 }
 
@@ -162,11 +153,9 @@ int gb_cmd_compare(int argc, char **argv)
             }
             break;
         case 'h':
-            fputs(compare_usage, stdout);
-            return gb_finish_stdout("compare");
+            return gb_help("compare", compare_usage);
         default:
-            gb_getopt_error(ch, argv, err, sizeof err);
-            return gb_usage("compare", "%s", err);
+            return gb_getopt_fail("compare", ch, argv);
         }
     }
     if (argc - optind != 2) {

@@ -220,6 +220,7 @@ static int print_geomeans(FILE *out, gb_format fmt, const gb_compare *c)
         { "kernel", c->by_kernel, c->nby_kernel },
     };
     gb_table t;
+    int failed = 0;
 
     if (gb_table_init(&t, fmt, geomean_columns, 5, 1) != 0)
         return -1;
@@ -237,14 +238,9 @@ static int print_geomeans(FILE *out, gb_format fmt, const gb_compare *c)
             snprintf(ratio, sizeof ratio, "%.3f", g->ratio);
             snprintf(change, sizeof change, "%+.1f%%", 100.0 * (g->ratio - 1.0));
             snprintf(count, sizeof count, "%d", g->count);
-            if (gb_table_add(&t, cells) != 0) {
-                gb_table_free(&t);
-                return -1;
-            }
+            failed |= gb_table_add(&t, cells) != 0;
         }
-    gb_table_print(out, &t);
-    gb_table_free(&t);
-    return 0;
+    return gb_table_finish(out, &t, failed);
 }
 
 static void print_header_md(FILE *out, const gb_compare *c)
@@ -310,7 +306,7 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
 {
     gb_column cols[ROW_NCOLS];
     gb_table t;
-    int ncols = 0;
+    int ncols = 0, failed = 0;
 
     for (int i = 0; i < ROW_NCOLS; i++)
         if ((i != PEAK_COL || c->peak_both) && (i != CI_COL || c->opts.paired))
@@ -353,14 +349,9 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
                      r->gate_fail ? "  FAIL" : "");
         for (int k = 0; k < n; k++)
             cells[k] = v[k];
-        if (gb_table_add(&t, cells) != 0) {
-            gb_table_free(&t);
-            return -1;
-        }
+        failed |= gb_table_add(&t, cells) != 0;
     }
-    gb_table_print(out, &t);
-    gb_table_free(&t);
-    return 0;
+    return gb_table_finish(out, &t, failed);
 }
 
 int gb_compare_print(FILE *out, gb_format fmt, const gb_compare *c)
@@ -378,6 +369,23 @@ int gb_compare_print(FILE *out, gb_format fmt, const gb_compare *c)
         return -1;
     fprintf(out, "\n");
     print_gate_result(out, fmt, c);
+    return 0;
+}
+
+int gb_compare_write(FILE *out, gb_format fmt, const gb_compare *c)
+{
+    cJSON *doc;
+    char *text;
+
+    if (fmt != GB_FMT_JSON)
+        return gb_compare_print(out, fmt, c);
+    doc = gb_compare_json(c);
+    text = doc ? cJSON_Print(doc) : NULL;
+    cJSON_Delete(doc);
+    if (text == NULL)
+        return -1;
+    fprintf(out, "%s\n", text);
+    free(text);
     return 0;
 }
 

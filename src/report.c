@@ -176,12 +176,16 @@ static int find_row(const builder *b, const char *label)
     return -1;
 }
 
+/* -1, 0 or 1 as a is below, at or above b: the comparators' steps. */
+static int order(long a, long b)
+{
+    return (a > b) - (a < b);
+}
+
 static int compare_rows(const void *a, const void *b)
 {
     const row_key *x = a, *y = b;
-    if (x->major != y->major)
-        return x->major < y->major ? -1 : 1;
-    return (x->minor > y->minor) - (x->minor < y->minor);
+    return x->major != y->major ? order(x->major, y->major) : order(x->minor, y->minor);
 }
 
 /* Rows in the variant table's order, so tables read like the study's:
@@ -249,11 +253,8 @@ static int find_col(const gb_report_table *t, const gb_entry *e)
 static int compare_shapes(const void *a, const void *b)
 {
     const gb_report_col *x = a, *y = b;
-    if (x->M != y->M)
-        return x->M < y->M ? -1 : 1;
-    if (x->K != y->K)
-        return x->K < y->K ? -1 : 1;
-    return (x->N > y->N) - (x->N < y->N);
+    return x->M != y->M ? order(x->M, y->M) : x->K != y->K ? order(x->K, y->K)
+                                                            : order(x->N, y->N);
 }
 
 /* Whether every column of column c's kernel has its K and N (always so for

@@ -64,7 +64,6 @@ enum { PARSED = -1 };
 static int parse_args(int argc, char **argv, gb_report_opts *o, const char **kernels,
                       const char **variants, const char **path)
 {
-    char err[GB_ERR_LEN];
     int ch;
 
     opterr = 0;
@@ -91,11 +90,9 @@ static int parse_args(int argc, char **argv, gb_report_opts *o, const char **ker
             o->combined = 1;
             break;
         case 'h':
-            fputs(report_usage, stdout);
-            return gb_finish_stdout("report");
+            return gb_help("report", report_usage);
         default:
-            gb_getopt_error(ch, argv, err, sizeof err);
-            return gb_usage("report", "%s", err);
+            return gb_getopt_fail("report", ch, argv);
         }
     }
     if (optind == argc)

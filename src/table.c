@@ -170,3 +170,11 @@ void gb_table_print(FILE *out, gb_table *t)
         write_row(out, t, cells);
     }
 }
+
+int gb_table_finish(FILE *out, gb_table *t, int failed)
+{
+    if (!failed)
+        gb_table_print(out, t);
+    gb_table_free(t);
+    return failed ? -1 : 0;
+}

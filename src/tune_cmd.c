@@ -74,11 +74,15 @@ static void job_defaults(tune_job *job)
 }
 
 /* optarg as an integer in [lo, hi]: 0, or the usage error's status (said). */
-static int int_option(const char *name, long lo, long hi, long *v)
+static int int_option(const char *name, long lo, long hi, int *out)
 {
-    if (gb_parse_long(optarg, lo, hi, v) == 0)
-        return 0;
-    return gb_usage("tune", "%s: '%s' is not an integer in [%ld, %ld]", name, optarg, lo, hi);
+    long v;
+
+    if (gb_parse_long(optarg, lo, hi, &v) != 0)
+        return gb_usage("tune", "%s: '%s' is not an integer in [%ld, %ld]", name, optarg, lo,
+                        hi);
+    *out = (int)v;
+    return 0;
 }
 
 /* Adds a --shape MxKxN; -1 when text is not one or there are too many. */
@@ -101,7 +105,6 @@ static int add_shape(gb_options *o, const char *text)
 static int parse_args(int argc, char **argv, tune_job *job)
 {
     char err[GB_ERR_LEN];
-    long l;
     int ch, rc;
 
     opterr = 0;
@@ -120,14 +123,12 @@ static int parse_args(int argc, char **argv, tune_job *job)
                                 optarg, GB_MAX_DIM);
             break;
         case 't':
-            if ((rc = int_option("--threads", 1, 4096, &l)) != 0)
+            if ((rc = int_option("--threads", 1, 4096, &job->cfg.threads)) != 0)
                 return rc;
-            job->cfg.threads = (int)l;
             break;
         case 'T':
-            if ((rc = int_option("--trials", 1, 100000, &l)) != 0)
+            if ((rc = int_option("--trials", 1, 100000, &job->cfg.max_trials)) != 0)
                 return rc;
-            job->cfg.max_trials = (int)l;
             job->trials_given = 1;
             break;
         case 'b':
@@ -135,23 +136,22 @@ static int parse_args(int argc, char **argv, tune_job *job)
                 return gb_usage("tune", "--budget: '%s' is not a number of seconds > 0", optarg);
             break;
         case 'r':
-            if ((rc = int_option("--reps", 1, 10000, &l)) != 0)
+            if ((rc = int_option("--reps", 1, 10000, &job->cfg.reps)) != 0)
                 return rc;
-            job->cfg.reps = (int)l;
             break;
         case 'R': job->records = optarg; break;
-        case 'S':
-            if ((rc = int_option("--seed", 0, 2147483647L, &l)) != 0)
+        case 'S': {
+            int seed = 0;
+            if ((rc = int_option("--seed", 0, 2147483647L, &seed)) != 0)
                 return rc;
-            job->cfg.seed = (unsigned)l;
+            job->cfg.seed = (unsigned)seed;
             break;
+        }
         case 'q': job->quiet = 1; break;
         case 'h':
-            fputs(tune_usage, stdout);
-            return gb_finish_stdout("tune");
+            return gb_help("tune", tune_usage);
         default: /* ':' or '?' */
-            gb_getopt_error(ch, argv, err, sizeof err);
-            return gb_usage("tune", "%s", err);
+            return gb_getopt_fail("tune", ch, argv);
         }
     }
     if (optind < argc)
