@@ -25,6 +25,8 @@ static const char compare_usage[] =
     "                        slower (new/old median > 1 + PCT/100) ... (default 10)\n"
     "      --alpha A         ... and the U test gives p < A, 0 < A < 1 (default 0.01)\n"
     "      --min-samples N   fewer samples on either side: no verdict (default 5)\n"
+    "      --paired          the files are OLD and NEW of one gemmbench ab run: judge\n"
+    "                        the per-round ratios as ab does (src/compare.md)\n"
     "  -v, --variant LIST    only these variants or families, or all (repeatable)\n"
     "  -k, --kernel LIST     only these kernels, or all (repeatable)\n"
     "      --format F        table (default), md or json\n"
@@ -34,7 +36,7 @@ static const char compare_usage[] =
     "2 usage or input error (a file missing, empty, malformed, of another schema, with\n"
     "no results, or nothing in common), 3 out of memory\n";
 
-enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_MIN_SAMPLES, OPT_FORMAT };
+enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_MIN_SAMPLES, OPT_FORMAT, OPT_PAIRED };
 
 static const struct option compare_options[] = {
     { "threshold",   required_argument, NULL, OPT_THRESHOLD },
@@ -43,6 +45,7 @@ static const struct option compare_options[] = {
     { "variant",     required_argument, NULL, 'v' },
     { "kernel",      required_argument, NULL, 'k' },
     { "format",      required_argument, NULL, OPT_FORMAT },
+    { "paired",      no_argument,       NULL, OPT_PAIRED },
     { "help",        no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 }
 };
@@ -139,6 +142,9 @@ int gb_cmd_compare(int argc, char **argv)
                          ch == 'v' ? "--variant" : "--kernel");
                 return gb_usage("compare", "%s", err);
             }
+            break;
+        case OPT_PAIRED:
+            opts.paired = 1;
             break;
         case OPT_FORMAT:
             if (strcmp(optarg, "table") == 0)

@@ -23,6 +23,13 @@ for f in ('aa-old.json', 'aa-new.json'):
     for r in json.load(open(f))['results']:
         assert len(r['sample_rounds']) == len(r['samples_us']) == r['reps'], r
 "
+# ab's files judged again later, as ab judged them.
+expect_exit aa_compare_paired 0 "$G" compare --paired aa-old.json aa-new.json
+expect_grep aa_compare_paired_unit "the unit is the round" "$WORK/out"
+expect_grep aa_compare_paired_rows "10r/10r" "$WORK/out"
+# Separate-file compare of the same files tests per-round medians (10 rounds).
+expect_exit aa_compare_rounds 0 "$G" compare aa-old.json aa-new.json
+expect_grep aa_compare_rounds_unit "tested on per-round medians" "$WORK/out"
 # The files are there: refused without --force.
 expect_exit aa_exists 2 "$G" ab "$G" "$G" $tiny -o aa --quiet
 expect_grep aa_exists_said "exists (use --force" "$WORK/err"
