@@ -9,6 +9,12 @@
 /* Measures the FP32 FMA peak for the run's thread count (and one thread)
  * into m; quiet suppresses the note on stderr. */
 void gb_peak_for_run(gb_machine *m, int threads, int quiet);
+/* What measuring the peak does for the threads, without the figure: a
+ * tenth of a second of the FMA loop on every thread, so that the OpenMP
+ * threads exist and the scheduler has spread them over the CPUs before the
+ * first timed call (a process started with --peak would otherwise time its
+ * first calls with two threads sharing one CPU: 4 to 8 ms instead of 0.4). */
+void gb_peak_settle(int threads);
 /* `gemmbench info`'s peak lines. */
 void gb_peak_info(FILE *out, gb_machine *m);
 /* One thread's sustained FP32 rates (src/peak.c): trials of trial_s seconds

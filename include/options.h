@@ -62,9 +62,11 @@ typedef struct gb_options {
     char param_sets[GB_MAX_PARAM_SETS][256];
 
     int list, quick, check, quiet, explain, prepack, all;
-    /* --lockstep IN,OUT (gemmbench ab): each round waits for a line on IN
-     * and reports on OUT when done; -1 when not paced. */
-    int lockstep_in, lockstep_out;
+    /* gemmbench ab's: --round I runs only round I (from 1) of the rounds;
+     * --peak gives the peak instead of measuring it (0: measure). */
+    int only_round;
+    double peak_all, peak_one;
+    char peak_isa[16];
     int help, version;
 } gb_options;
 

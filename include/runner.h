@@ -53,10 +53,6 @@ typedef struct gb_runner_hooks {
     void (*measured)(void *arg, const gb_result *r, int last);
     /* A measurement that could not be taken (err says why); the sweep goes on. */
     void (*failed)(void *arg, const char *err, const gb_shape *s);
-    /* Before and after each round; a non-zero return stops the sweep
-     * (a driver that paces rounds, as `gemmbench ab` does). */
-    int (*round_begin)(void *arg, int round);
-    int (*round_end)(void *arg, int round);
 } gb_runner_hooks;
 
 typedef struct gb_runner_cfg {
@@ -65,6 +61,8 @@ typedef struct gb_runner_cfg {
     int rounds;
     int prepack;             /* also measure +prepack entries where the variant can */
     double cooldown_s;       /* sleep between measurements */
+    int only_round;          /* 0: every round; else only this one (from 1), as
+                                its share of the rounds (gemmbench ab) */
     double peak_gflops;      /* for peak_pct; 0 when unknown */
     cJSON *doc;              /* results go into its "results" array; may be NULL */
     const char *output;      /* doc is rewritten there after every measurement; may be NULL */

@@ -5,8 +5,8 @@
 # baseline result file with `gemmbench compare` (for diffs over time and
 # between machines).  The exit status is ab's or compare's.
 #
-# usage: scripts/ci-sweep.sh --base REV [gemmbench args...] [-- ab args...]
-#        scripts/ci-sweep.sh BASELINE.json [gemmbench args...] [-- compare args...]
+# usage: scripts/ci-sweep.sh BASELINE.json [gemmbench args...] [-- compare args...]
+#        scripts/ci-sweep.sh --base REV [gemmbench args...] [-- ab args...]
 #
 #   --base REV      a git revision (e.g. origin/main, HEAD~1): checked out in
 #                   a temporary worktree, built there with this Makefile's

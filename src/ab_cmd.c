@@ -2,19 +2,23 @@
  * ab_cmd.c - `gemmbench ab OLD NEW [run options]`: two builds measured
  * side by side, round by round, and the change judged per round.
  *
- * Each build runs as its own process for the whole sweep (its peak measured
- * once), paced by this one through --lockstep: every round, OLD and NEW each
- * run their share of every entry's timed calls, in a fresh random order
- * (randomized multiple interleaved trials: Abedi & Brecht, ICPE 2017).  The
- * unit of analysis is the round (Kalibera & Jones, ISMM 2013): per entry and
- * round, NEW's median over OLD's; the signed-rank test and the
- * Hodges-Lehmann interval over those ratios decide (compare.c, unit
- * "paired rounds"; src/compare.md).
+ * Every round, OLD and NEW each run their share of every entry's timed calls
+ * (`--rounds N --round I`), in a fresh random order (randomized multiple
+ * interleaved trials: Abedi & Brecht, ICPE 2017), each as a fresh process:
+ * what one process's layout happens to cost or give (stack and heap
+ * placement, huge pages) then varies from round to round instead of
+ * standing for the build.  A build's peak is measured by its first round
+ * and passed to the others (--peak).  After each round its result is merged
+ * into the build's file.  The unit of analysis is the round (Kalibera &
+ * Jones, ISMM 2013): per entry and round, NEW's median over OLD's; the
+ * signed-rank test and the Hodges-Lehmann interval over those ratios decide
+ * (compare.c, unit "paired rounds"; src/compare.md).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +31,9 @@
 #include "command.h"
 #include "compare.h"
 #include "harness.h"
+#include "output.h"
 #include "parse.h"
+#include "stats.h"
 
 #define AB_DEFAULT_ROUNDS 10
 #define AB_MAX_ARGS 256
@@ -77,11 +83,13 @@ typedef struct ab_opts {
 typedef struct build {
     const char *name;        /* OLD or NEW */
     const char *path;
-    char output[PATH_MAX];
-    char errlog[64];         /* its stderr, kept to report why it stopped */
-    pid_t pid;
-    int ctl, status_fd;      /* our ends: "go" out, "ready"/"done" in */
-    int exited, status;
+    char output[PATH_MAX];   /* the build's result file, every round merged */
+    char round_file[PATH_MAX];   /* where a round's process writes */
+    char errlog[PATH_MAX];   /* its stderr, kept to report why it stopped */
+    cJSON *doc;              /* the merged rounds so far; NULL before the first */
+    char peak[96];           /* --peak for rounds after the first, "" if unknown */
+    int status;              /* the last round's exit status */
+    int check_failed;        /* its first round exited 1 */
 } build;
 
 /* ---- options ------------------------------------------------------------------ */
@@ -89,7 +97,7 @@ typedef struct build {
 /* Options of the run command that would stop a build from running a sweep,
  * or that ab sets itself. */
 static const char *const refused[] = {
-    "--lockstep", "--list", "-l", "--explain", "--version", "-V", NULL
+    "--round", "--peak", "--list", "-l", "--explain", "--version", "-V", NULL
 };
 
 /* "--name=value" or "--name value": the value, advancing *i; NULL when missing. */
@@ -249,73 +257,60 @@ static int check_gemmbench(const build *b, char *err, size_t errlen)
     return 0;
 }
 
-static int start(build *b, const ab_opts *o, char *err, size_t errlen)
+/* Runs round (from 1) of b as a process of its own; its exit status, or
+ * GB_EXIT_IO when it could not be started (err says why). */
+static int run_round_process(build *b, const ab_opts *o, int round, char *err, size_t errlen)
 {
-    int ctl[2], st[2], logfd;
-    char lockstep[32], rounds[16];
     const char *args[AB_MAX_ARGS + 16];
-    int n = 0;
+    char rounds[16], index[16];
+    int n = 0, logfd, status;
+    pid_t pid;
 
-    snprintf(b->errlog, sizeof b->errlog, "/tmp/gemmbench-ab-%s-XXXXXX", b->name);
-    logfd = mkstemp(b->errlog);
-    if (logfd < 0 || pipe2(ctl, O_CLOEXEC) != 0 || pipe2(st, O_CLOEXEC) != 0)
-        return snprintf(err, errlen, "cannot set up %s: %s", b->name, strerror(errno)), -1;
-    snprintf(lockstep, sizeof lockstep, "%d,%d", ctl[0], st[1]);
     snprintf(rounds, sizeof rounds, "%d", o->rounds);
+    snprintf(index, sizeof index, "%d", round);
     args[n++] = b->path;
     for (int i = 0; i < o->npass; i++)
         args[n++] = o->pass[i];
     args[n++] = "--rounds";
     args[n++] = rounds;
-    args[n++] = "--lockstep";
-    args[n++] = lockstep;
+    args[n++] = "--round";
+    args[n++] = index;
+    if (b->peak[0]) {
+        args[n++] = "--peak";
+        args[n++] = b->peak;
+    }
     args[n++] = "--output";
-    args[n++] = b->output;
+    args[n++] = b->round_file;
     args[n++] = "--force";
     args[n++] = "--quiet";
     args[n] = NULL;
-    b->pid = fork();
-    if (b->pid < 0)
-        return snprintf(err, errlen, "fork: %s", strerror(errno)), -1;
-    if (b->pid == 0) {
+    logfd = open(b->errlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (logfd < 0)
+        return snprintf(err, errlen, "cannot write %s: %s", b->errlog, strerror(errno)),
+               GB_EXIT_IO;
+    pid = fork();
+    if (pid < 0) {
+        close(logfd);
+        return snprintf(err, errlen, "fork: %s", strerror(errno)), GB_EXIT_IO;
+    }
+    if (pid == 0) {
         int null = open("/dev/null", O_RDWR);
         dup2(null, STDIN_FILENO);
         dup2(null, STDOUT_FILENO);
         dup2(logfd, STDERR_FILENO);
-        fcntl(ctl[0], F_SETFD, 0);
-        fcntl(st[1], F_SETFD, 0);
         execv(b->path, (char *const *)args);
         _exit(127);
     }
     close(logfd);
-    close(ctl[0]);
-    close(st[1]);
-    b->ctl = ctl[1];
-    b->status_fd = st[0];
-    return 0;
+    /* Ctrl-C reaches the round's process too; a SIGTERM to ab alone is
+     * passed on, so that the process stops after its measurement. */
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno == EINTR && gb_interrupted)
+            kill(pid, SIGINT);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Waits for b to end; its exit status (128 + signal when killed). */
-static int finish(build *b)
-{
-    int status;
-
-    if (b->exited || b->pid <= 0)
-        return b->status;
-    if (b->ctl >= 0)
-        close(b->ctl);
-    b->ctl = -1;
-    while (waitpid(b->pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    b->exited = 1;
-    b->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (b->status_fd >= 0)
-        close(b->status_fd);
-    b->status_fd = -1;
-    return b->status;
-}
-
-/* The last line b wrote on stderr: why it stopped. */
+/* The last line b's round wrote on stderr: why it stopped. */
 static void last_words(const build *b, char *buf, size_t len)
 {
     FILE *f = fopen(b->errlog, "r");
@@ -329,6 +324,159 @@ static void last_words(const build *b, char *buf, size_t len)
     }
     if (f)
         fclose(f);
+}
+
+/* ---- merging a round into the build's file ---------------------------------------- */
+
+static double number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *text(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void set_number(cJSON *o, const char *key, double v)
+{
+    cJSON *item = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(o, key, item))
+        cJSON_AddItemToObject(o, key, item);
+}
+
+/* The same measurement: what compare pairs on. */
+static int same_entry(const cJSON *a, const cJSON *b)
+{
+    static const char *const keys[] = { "variant", "label", "kernel", NULL };
+    static const char *const dims[] = { "M", "K", "N", "threads", NULL };
+
+    for (int i = 0; keys[i]; i++)
+        if (strcmp(text(a, keys[i]), text(b, keys[i])) != 0)
+            return 0;
+    for (int i = 0; dims[i]; i++)
+        if (number(a, dims[i]) != number(b, dims[i]))
+            return 0;
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "prepack")) ==
+           cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "prepack"));
+}
+
+/* Recomputes r's statistics from its (merged) samples. */
+static int restate(cJSON *r, double peak)
+{
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(r, "samples_us"), *s;
+    int n = cJSON_GetArraySize(samples), i = 0;
+    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v), gflops;
+    gb_stats st;
+
+    if (v == NULL)
+        return -1;
+    cJSON_ArrayForEach(s, samples)
+        v[i++] = s->valuedouble;
+    if (stats_compute(v, (size_t)n, &st) != 0) {
+        free(v);
+        return -1;
+    }
+    free(v);
+    gflops = st.median > 0.0 ? gb_flops((int)number(r, "M"), (int)number(r, "K"),
+                                        (int)number(r, "N")) / (st.median * 1e3) : 0.0;
+    set_number(r, "reps", n);
+    set_number(r, "median_us", st.median);
+    set_number(r, "min_us", st.min);
+    set_number(r, "max_us", st.max);
+    set_number(r, "mean_us", st.mean);
+    set_number(r, "stddev_us", st.stddev);
+    set_number(r, "cv", st.cv);
+    set_number(r, "p10_us", st.p10);
+    set_number(r, "p90_us", st.p90);
+    set_number(r, "mad_us", st.mad);
+    set_number(r, "gflops", gflops);
+    set_number(r, "peak_pct", peak > 0.0 ? 100.0 * gflops / peak : NAN);
+    return 0;
+}
+
+/* Speed-ups over the plain baseline of the same shape and threads, as a run
+ * computes them, from the merged medians. */
+static void restate_speedups(cJSON *results)
+{
+    cJSON *r, *b;
+
+    cJSON_ArrayForEach(r, results) {
+        double base = NAN;
+        cJSON_ArrayForEach(b, results)
+            if (strcmp(text(b, "label"), "baseline") == 0 &&
+                strcmp(text(b, "variant"), "baseline") == 0 &&
+                number(b, "M") == number(r, "M") && number(b, "K") == number(r, "K") &&
+                number(b, "N") == number(r, "N") && number(b, "threads") == number(r, "threads"))
+                base = number(b, "median_us");
+        set_number(r, "speedup_vs_baseline", base / number(r, "median_us"));
+    }
+}
+
+/* Appends one array's items to another's. */
+static int append_items(cJSON *to, const cJSON *from)
+{
+    const cJSON *item;
+
+    if (!cJSON_IsArray(to) || !cJSON_IsArray(from))
+        return -1;
+    cJSON_ArrayForEach(item, from)
+        if (!cJSON_AddItemToArray(to, cJSON_Duplicate(item, 1)))
+            return -1;
+    return 0;
+}
+
+/* Folds a round's document into b->doc (the first round becomes it). */
+static int merge_round(build *b, const cJSON *round)
+{
+    cJSON *results, *peak;
+    const cJSON *r;
+
+    if (b->doc == NULL) {
+        b->doc = cJSON_Duplicate(round, 1);
+        return b->doc ? 0 : -1;
+    }
+    results = cJSON_GetObjectItemCaseSensitive(b->doc, "results");
+    peak = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b->doc, "machine"),
+                                            "peak_gflops");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(round, "results")) {
+        cJSON *into = NULL, *c;
+        cJSON_ArrayForEach(c, results)
+            if (same_entry(c, r)) {
+                into = c;
+                break;
+            }
+        if (into == NULL) {
+            if (!cJSON_AddItemToArray(results, cJSON_Duplicate(r, 1)))
+                return -1;
+            continue;
+        }
+        if (append_items(cJSON_GetObjectItemCaseSensitive(into, "samples_us"),
+                         cJSON_GetObjectItemCaseSensitive(r, "samples_us")) != 0 ||
+            append_items(cJSON_GetObjectItemCaseSensitive(into, "sample_rounds"),
+                         cJSON_GetObjectItemCaseSensitive(r, "sample_rounds")) != 0)
+            return -1;
+        set_number(into, "rounds", number(into, "rounds") + number(r, "rounds"));
+        if (restate(into, cJSON_IsNumber(peak) ? peak->valuedouble : 0.0) != 0)
+            return -1;
+    }
+    restate_speedups(results);
+    return 0;
+}
+
+/* The first round's peak, for the rest: --peak ALL,ONE,ISA. */
+static void keep_peak(build *b)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(b->doc, "machine");
+    double all = number(m, "peak_gflops"), one = number(m, "peak_gflops_1thread");
+    const char *isa = text(m, "peak_isa");
+
+    if (all > 0.0 && one > 0.0 && isa[0] && strlen(isa) < 16 &&
+        strspn(isa, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(isa))
+        snprintf(b->peak, sizeof b->peak, "%.17g,%.17g,%s", all, one, isa);
 }
 
 /* ---- the rounds --------------------------------------------------------------- */
@@ -346,61 +494,67 @@ static void progress(const ab_opts *o, int round, const build *b, double started
     fflush(stderr);
 }
 
-/* One build's share of a round.  0; -1 when it stopped (see its status); -2
- * when interrupted. */
-static int run_share(build *b)
+/* One build's round: run it, read its file back, merge, write the build's
+ * file.  GB_EXIT_OK to go on, or the status to stop with (err says why). */
+static int build_round(build *b, const ab_opts *o, int round, char *err, size_t errlen)
 {
-    char line[32];
-    int rc;
+    gb_result_file f;
+    char why[1024];
+    int merged;
 
-    if (write(b->ctl, "go\n", 3) != 3)
-        return -1;
-    rc = read_line(b->status_fd, line, sizeof line, -1);
-    if (rc == 0 && strcmp(line, "done") == 0)
-        return 0;
-    return rc == -2 ? -2 : -1;
+    unlink(b->round_file);
+    b->status = run_round_process(b, o, round + 1, err, errlen);
+    if (b->status == 127 || (round == 0 && b->status == GB_EXIT_USAGE)) {
+        last_words(b, why, sizeof why);
+        snprintf(err, errlen, "%s '%s' did not run the sweep: %s", b->name, b->path, why);
+        return GB_EXIT_USAGE;
+    }
+    if (gb_result_file_load(b->round_file, &f, err, errlen) != 0) {
+        if (b->status == GB_EXIT_INTERRUPTED)
+            return GB_EXIT_INTERRUPTED;   /* stopped before its first measurement */
+        last_words(b, why, sizeof why);
+        snprintf(err + strlen(err), errlen - strlen(err), " (%s round %d: %s)", b->name,
+                 round + 1, why);
+        return b->status == GB_EXIT_IO ? GB_EXIT_IO : GB_EXIT_USAGE;
+    }
+    merged = merge_round(b, f.doc);
+    gb_result_file_free(&f);
+    if (merged != 0)
+        return snprintf(err, errlen, "out of memory"), GB_EXIT_IO;
+    if (round == 0) {
+        keep_peak(b);
+        b->check_failed = b->status == GB_EXIT_CHECK_FAILED;
+    }
+    if (gb_json_write_atomic(b->doc, b->output,
+                             round == o->rounds - 1 && b->status != GB_EXIT_INTERRUPTED, err,
+                             errlen) != 0)
+        return GB_EXIT_IO;
+    if (b->status == GB_EXIT_INTERRUPTED || gb_interrupted)
+        return GB_EXIT_INTERRUPTED;
+    if (b->status != GB_EXIT_OK && b->status != GB_EXIT_CHECK_FAILED) {
+        last_words(b, why, sizeof why);
+        snprintf(err, errlen, "%s stopped in round %d: %s", b->name, round + 1, why);
+        return GB_EXIT_IO;
+    }
+    return GB_EXIT_OK;
 }
 
-/* Starts both builds, one after the other so that each measures its peak on
- * a quiet machine, then paces the rounds.  GB_EXIT_OK, or the status to
- * exit with (err says why). */
+/* Every round, both builds in a fresh random order.  GB_EXIT_OK, or the
+ * status to exit with (err says why). */
 static int run_rounds(build *b, const ab_opts *o, char *err, size_t errlen)
 {
     unsigned rng = o->seed_given ? o->seed : (unsigned)time(NULL) ^ (unsigned)getpid();
-    double started;
+    double started = gb_now();
 
-    for (int i = 0; i < 2; i++) {
-        char line[32], why[1024];
-        if (start(&b[i], o, err, errlen) != 0)
-            return GB_EXIT_IO;
-        if (read_line(b[i].status_fd, line, sizeof line, 600000) == 0 &&
-            strcmp(line, "ready") == 0)
-            continue;
-        if (gb_interrupted)
-            return GB_EXIT_INTERRUPTED;
-        kill(b[i].pid, SIGTERM);
-        finish(&b[i]);
-        last_words(&b[i], why, sizeof why);
-        snprintf(err, errlen, "%s '%s' did not start the sweep: %s", b[i].name, b[i].path, why);
-        return b[i].status == GB_EXIT_IO ? GB_EXIT_IO : GB_EXIT_USAGE;
-    }
-    started = gb_now();
     for (int round = 0; round < o->rounds; round++) {
         int first = (int)((rng = rng * 1103515245u + 12345u) >> 16 & 1);
         for (int k = 0; k < 2; k++) {
             build *x = &b[k ? !first : first];
-            int rc;
+            int status;
             progress(o, round, x, started);
-            rc = run_share(x);
-            if (rc == -2 || gb_interrupted)
-                return GB_EXIT_INTERRUPTED;
-            if (rc != 0) {
-                char why[1024];
-                finish(x);
-                last_words(x, why, sizeof why);
-                snprintf(err, errlen, "%s stopped in round %d: %s", x->name, round + 1, why);
-                return x->status == GB_EXIT_INTERRUPTED ? GB_EXIT_INTERRUPTED : GB_EXIT_IO;
-            }
+            status = build_round(x, o, round, err, errlen);
+            if (status != GB_EXIT_OK)
+                return status;
         }
     }
     if (!o->quiet && isatty(STDERR_FILENO))
@@ -460,7 +614,7 @@ static int judge(build *b, const ab_opts *o, int status)
                             "only (listed, not compared)\n", c.nonly_old, c.nonly_new);
         for (int i = 0; i < 2; i++) {
             int n = failed_checks(&f[i]);
-            if (n || b[i].status == GB_EXIT_CHECK_FAILED) {
+            if (n || b[i].check_failed) {
                 gb_fail(GB_EXIT_CHECK_FAILED, "ab", "%s (%s) failed verification in %d "
                         "result(s)", b[i].name, b[i].path, n);
                 bad = 1;
@@ -476,7 +630,8 @@ out:
     return status;
 }
 
-static int prepare_outputs(build *b, const ab_opts *o, char *err, size_t errlen)
+static int prepare_outputs(build *b, const ab_opts *o, const char *tmp, char *err,
+                           size_t errlen)
 {
     char prefix[PATH_MAX - 16];
 
@@ -495,6 +650,8 @@ static int prepare_outputs(build *b, const ab_opts *o, char *err, size_t errlen)
     for (int i = 0; i < 2; i++) {
         struct stat st;
         snprintf(b[i].output, sizeof b[i].output, "%s-%s.json", prefix, i ? "new" : "old");
+        snprintf(b[i].round_file, sizeof b[i].round_file, "%s/%s-round.json", tmp, b[i].name);
+        snprintf(b[i].errlog, sizeof b[i].errlog, "%s/%s-stderr.txt", tmp, b[i].name);
         if (stat(b[i].output, &st) == 0 && !o->force)
             return snprintf(err, errlen, "%s exists (use --force to overwrite it)",
                             b[i].output), -1;
@@ -505,15 +662,12 @@ static int prepare_outputs(build *b, const ab_opts *o, char *err, size_t errlen)
 int gb_cmd_ab(int argc, char **argv)
 {
     static ab_opts o;
-    build b[2] = { { "OLD", NULL, "", "", -1, -1, -1, 0, 0 },
-                   { "NEW", NULL, "", "", -1, -1, -1, 0, 0 } };
-    char err[GB_ERR_LEN + 2 * PATH_MAX];
+    build b[2] = { { .name = "OLD" }, { .name = "NEW" } };
+    char err[GB_ERR_LEN + 2 * PATH_MAX], tmp[] = "/tmp/gemmbench-ab-XXXXXX";
     int status;
 
-    if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0)) {
-        fputs(ab_usage, stdout);
-        return gb_finish_stdout("ab");
-    }
+    if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0))
+        return gb_help("ab", ab_usage);
     if (argc < 4)
         return gb_usage("ab", "expected two gemmbench builds, OLD and NEW");
     memset(&o, 0, sizeof o);
@@ -532,36 +686,32 @@ int gb_cmd_ab(int argc, char **argv)
         if (rc != 0)
             return gb_fail(rc == -3 ? GB_EXIT_IO : GB_EXIT_USAGE, "ab", "%s", err);
     }
-    if (prepare_outputs(b, &o, err, sizeof err) != 0)
+    if (mkdtemp(tmp) == NULL)
+        return gb_fail(GB_EXIT_IO, "ab", "cannot create a directory in /tmp: %s",
+                       strerror(errno));
+    if (prepare_outputs(b, &o, tmp, err, sizeof err) != 0) {
+        rmdir(tmp);
         return gb_fail(GB_EXIT_USAGE, "ab", "%s", err);
+    }
 
     gb_catch_interrupts();
     status = run_rounds(b, &o, err, sizeof err);
     if (status != GB_EXIT_OK && status != GB_EXIT_INTERRUPTED)
         gb_fail(status, "ab", "%s", err);
-    for (int i = 0; i < 2; i++) {
-        if (status != GB_EXIT_OK && b[i].pid > 0 && !b[i].exited)
-            kill(b[i].pid, SIGINT);   /* stop after the measurement under way */
-        finish(&b[i]);
-        if (status == GB_EXIT_OK && b[i].status != GB_EXIT_OK &&
-            b[i].status != GB_EXIT_CHECK_FAILED) {
-            char why[1024];
-            last_words(&b[i], why, sizeof why);
-            status = gb_fail(GB_EXIT_IO, "ab", "%s ended with exit %d: %s", b[i].name,
-                             b[i].status, why);
-        }
-    }
-    if (status == GB_EXIT_OK || status == GB_EXIT_INTERRUPTED) {
-        if (b[0].pid > 0 && b[1].pid > 0)
-            status = judge(b, &o, status);
-        if (gb_interrupted)
-            gb_fail(GB_EXIT_INTERRUPTED, "ab", "interrupted; what was measured is in %s and %s",
-                    b[0].output, b[1].output);
-    }
-    for (int i = 0; i < 2; i++)
-        if (b[i].errlog[0])
-            unlink(b[i].errlog);
-    if (!o.quiet && status != GB_EXIT_USAGE)
+    if ((status == GB_EXIT_OK || status == GB_EXIT_INTERRUPTED) && b[0].doc && b[1].doc)
+        status = judge(b, &o, status);
+    if (status == GB_EXIT_INTERRUPTED && b[0].doc && b[1].doc)
+        gb_fail(status, "ab", "interrupted; what was measured is in %s and %s", b[0].output,
+                b[1].output);
+    else if (status == GB_EXIT_INTERRUPTED)
+        gb_fail(status, "ab", "interrupted before both builds measured a round");
+    else if (!o.quiet && b[0].doc && b[1].doc)
         fprintf(stderr, "gemmbench: ab: results in %s and %s\n", b[0].output, b[1].output);
+    for (int i = 0; i < 2; i++) {
+        unlink(b[i].round_file);
+        unlink(b[i].errlog);
+        cJSON_Delete(b[i].doc);
+    }
+    rmdir(tmp);
     return status;
 }

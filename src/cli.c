@@ -6,7 +6,6 @@
 #include "options.h"
 #include "parse.h"
 
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +13,7 @@
 
 enum {
     OPT_M = 256, OPT_SHAPE, OPT_MAX_TIME, OPT_MIN_REPS, OPT_COOLDOWN, OPT_FORMAT,
-    OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS, OPT_LOCKSTEP
+    OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS, OPT_ROUND, OPT_PEAK
 };
 
 static const struct option long_options[] = {
@@ -29,7 +28,8 @@ static const struct option long_options[] = {
     { "max-time", required_argument, NULL, OPT_MAX_TIME },
     { "cooldown", required_argument, NULL, OPT_COOLDOWN },
     { "rounds",   required_argument, NULL, OPT_ROUNDS },
-    { "lockstep", required_argument, NULL, OPT_LOCKSTEP },
+    { "round",    required_argument, NULL, OPT_ROUND },
+    { "peak",     required_argument, NULL, OPT_PEAK },
     { "config",   required_argument, NULL, 'c' },
     { "output",   required_argument, NULL, 'o' },
     { "force",    no_argument,       NULL, 'f' },
@@ -182,15 +182,22 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
                 return bad_number(err, errlen, "--rounds", optarg, "an integer in [1, 1000]");
             o->rounds = (int)l;
             break;
-        case OPT_LOCKSTEP: {
-            /* Internal, for `gemmbench ab`: IN,OUT descriptors that pace the rounds. */
-            int in, out, end = 0;
-            if (sscanf(optarg, "%d,%d%n", &in, &out, &end) != 2 || optarg[end] != '\0' ||
-                in < 0 || out < 0 || fcntl(in, F_GETFD) < 0 || fcntl(out, F_GETFD) < 0)
-                return bad_number(err, errlen, "--lockstep", optarg,
-                                  "two open descriptors IN,OUT (it is for gemmbench ab)");
-            o->lockstep_in = in;
-            o->lockstep_out = out;
+        /* --round and --peak are for gemmbench ab, which runs every round of
+         * a build as a fresh process: only round I of --rounds, with the
+         * peak its first round measured (ALL,ONE,ISA). */
+        case OPT_ROUND:
+            if (gb_parse_long(optarg, 1, 1000, &l) != 0)
+                return bad_number(err, errlen, "--round", optarg, "an integer in [1, 1000]");
+            o->only_round = (int)l;
+            break;
+        case OPT_PEAK: {
+            int end = 0;
+            if (sscanf(optarg, "%lf,%lf,%15[a-z0-9]%n", &o->peak_all, &o->peak_one,
+                       o->peak_isa, &end) != 3 || optarg[end] != '\0' ||
+                !(o->peak_all > 0.0 && o->peak_all < 1e9 && o->peak_one > 0.0 &&
+                  o->peak_one < 1e9))
+                return bad_number(err, errlen, "--peak", optarg,
+                                  "ALL,ONE,ISA (GFLOP/s, GFLOP/s, an ISA name)");
             break;
         }
         case OPT_COOLDOWN:
@@ -286,6 +293,10 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
      * fewer calls than that. */
     if (o->rounds == 0)
         o->rounds = o->reps < GB_DEFAULT_ROUNDS ? o->reps : GB_DEFAULT_ROUNDS;
+    if (o->only_round > o->rounds) {
+        snprintf(err, errlen, "--round %d is past --rounds %d", o->only_round, o->rounds);
+        return -1;
+    }
     if (o->rounds > o->reps) {
         snprintf(err, errlen, "rounds (%d) is more than reps (%d): every round needs a "
                  "timed call", o->rounds, o->reps);

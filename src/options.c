@@ -36,7 +36,6 @@ void gb_options_defaults(gb_options *o)
     o->rounds = 0;           /* GB_DEFAULT_ROUNDS, fewer when --reps is smaller */
     o->format = GB_FMT_TABLE;
     o->check = 1;
-    o->lockstep_in = o->lockstep_out = -1;
 }
 
 /* ---- variants ------------------------------------------------------------- */

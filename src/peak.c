@@ -466,6 +466,13 @@ void gb_peak_for_run(gb_machine *m, int threads, int quiet)
             m->peak_gflops, threads, threads > 1 ? "s" : "", isa);
 }
 
+void gb_peak_settle(int threads)
+{
+    const char *isa;
+
+    (void)measure_peak(select_loop(&isa), threads);
+}
+
 void gb_peak_info(FILE *out, gb_machine *m)
 {
     int threads = m->affinity_cpus > 0 ? m->affinity_cpus : 1;

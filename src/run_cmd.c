@@ -312,54 +312,6 @@ static void show_unfinished(run_view *view, const gb_runner *r)
     }
 }
 
-/* ---- paced rounds (--lockstep, for gemmbench ab) ------------------------------
- * The driver and this process exchange lines: "ready" once the peak is
- * measured and the file begun; then per round the driver sends "go" and
- * this process answers "done" after it.  Anything else, or the driver
- * gone, ends the run as an interruption (the file says complete: false). */
-
-static int say(int fd, const char *line)
-{
-    size_t len = strlen(line);
-
-    return write(fd, line, len) == (ssize_t)len ? 0 : -1;
-}
-
-static int paced_round_begin(void *arg, int round)
-{
-    const run_view *view = arg;
-    char line[16];
-    size_t n = 0;
-
-    (void)round;
-    while (n < sizeof line - 1) {
-        ssize_t got = read(view->o->lockstep_in, line + n, 1);
-        if (got < 0 && errno == EINTR && !gb_interrupted)
-            continue;
-        if (got <= 0)
-            break;
-        if (line[n] == '\n')
-            break;
-        n++;
-    }
-    line[n] = '\0';
-    if (strcmp(line, "go") == 0)
-        return 0;
-    gb_interrupted = 1;
-    return 1;
-}
-
-static int paced_round_end(void *arg, int round)
-{
-    const run_view *view = arg;
-
-    (void)round;
-    if (say(view->o->lockstep_out, "done\n") == 0)
-        return 0;
-    gb_interrupted = 1;
-    return 1;
-}
-
 static void utc_now(char *buf, size_t len)
 {
     time_t now = time(NULL);
@@ -375,13 +327,20 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
 {
     gb_runner_cfg cfg;
     gb_runner runner;
-    gb_runner_hooks hooks = { NULL, show_starting, show_measured, show_failed, NULL, NULL };
+    gb_runner_hooks hooks = { NULL, show_starting, show_measured, show_failed };
     run_view view = { o, { 0 }, !o->quiet && isatty(STDERR_FILENO), 0.0, 0 };
     char err[GB_ERR_LEN], started[32];
     int status = GB_EXIT_OK, rc;
 
     gb_catch_interrupts();
-    gb_peak_for_run(machine, threads, o->quiet);
+    if (o->peak_all > 0.0) {
+        machine->peak_gflops = o->peak_all;
+        machine->peak_gflops_1t = o->peak_one;
+        snprintf(machine->peak_isa, sizeof machine->peak_isa, "%s", o->peak_isa);
+        gb_peak_settle(threads);
+    } else {
+        gb_peak_for_run(machine, threads, o->quiet);
+    }
     utc_now(started, sizeof started);
     memset(&cfg, 0, sizeof cfg);
     cfg.doc = gb_json_begin(machine, o, threads, started, argc, argv);
@@ -399,17 +358,10 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     cfg.rounds = o->rounds;
     cfg.prepack = o->prepack;
     cfg.cooldown_s = o->cooldown;
+    cfg.only_round = o->only_round;
     cfg.peak_gflops = machine->peak_gflops;
     cfg.output = output;
     hooks.arg = &view;
-    if (o->lockstep_in >= 0) {
-        hooks.round_begin = paced_round_begin;
-        hooks.round_end = paced_round_end;
-        if (say(o->lockstep_out, "ready\n") != 0) {
-            status = gb_fail(GB_EXIT_IO, NULL, "--lockstep: the driver is gone");
-            goto out;
-        }
-    }
     view.started = gb_now();
     if (o->format != GB_FMT_JSON)
         gb_table_print_header(stdout, &view.table);

@@ -186,7 +186,7 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int prepa
     gb_measure_cfg mc = *share;
     gb_result part;
     char why[GB_ERR_LEN];
-    int rc, last = round == cfg->rounds - 1;
+    int rc, last = round == cfg->rounds - 1 || cfg->only_round > 0;
 
     if (h->starting)
         h->starting(h->arg, w->done, w->total, var, &w->sel->shapes[shape], round);
@@ -266,19 +266,18 @@ int gb_runner_run(gb_runner *r, const gb_selection *sel, const gb_runner_cfg *cf
         return -1;
     }
     w.total = gb_runner_total(sel, cfg);
+    if (cfg->only_round > 0)
+        w.total /= cfg->rounds;
     for (int round = 0; round < cfg->rounds && !*stop && status == 0; round++) {
-        if (w.hooks->round_begin && w.hooks->round_begin(w.hooks->arg, round) != 0)
-            break;
+        if (cfg->only_round > 0 && round != cfg->only_round - 1)
+            continue;
         status = run_round(&w, round);
         if (status == 1) {
             status = 0;
             break;
         }
-        if (status == 0 && !*stop) {
+        if (status == 0 && !*stop)
             r->rounds_done++;
-            if (w.hooks->round_end && w.hooks->round_end(w.hooks->arg, round) != 0)
-                break;
-        }
     }
     free(w.baseline_median);
     return status;

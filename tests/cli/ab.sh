@@ -85,14 +85,19 @@ expect_grep not_gemmbench_said "is not gemmbench" "$WORK/err"
 expect_exit refused_option 2 "$G" ab "$G" "$G" --variant nosuch -o bad4 --quiet
 expect_grep refused_relayed "unknown variant or family 'nosuch'" "$WORK/err"
 expect_exit too_few_rounds 2 "$G" ab "$G" "$G" $tiny --rounds 5 -o bad5
-expect_exit lockstep_refused 2 "$G" ab "$G" "$G" $tiny --lockstep 0,1 -o bad6
+expect_exit round_refused 2 "$G" ab "$G" "$G" $tiny --round 2 -o bad6
 expect_exit one_build 2 "$G" ab "$G"
 expect_exit bad_format 2 "$G" ab "$G" "$G" $tiny --format csv -o bad7
-# --lockstep is for ab only: a run refuses descriptors that are not open.
-expect_exit lockstep_bad_fd 2 "$G" $tiny --lockstep 97,98 -o bad8.json
+# --round and --peak (what ab gives each round's process) are checked.
+expect_exit round_past_rounds 2 "$G" $tiny --rounds 2 --round 3 -o bad8.json
+expect_exit peak_malformed 2 "$G" $tiny --peak 100,abc -o bad9.json
+expect_exit one_round_of_two 0 "$G" $tiny --rounds 2 --round 2 --peak 100,50,avx2 -o r2.json --quiet
+expect_grep one_round_tagged '"sample_rounds":	\[2, 2, 2, 2, 2\]' r2.json
+expect_grep one_round_peak_given '"peak_gflops":	100' r2.json
 
-# Interrupted: 130, both files kept with what was measured.
-expect_interrupted ab_interrupt '"samples_us"' int-new.json \
+# Interrupted (once both builds have finished two rounds): 130, both files
+# kept with what was measured.
+expect_interrupted ab_interrupt '"sample_rounds":	\[1, 2' int-new.json \
     "$G" ab "$G" "$G" --variant baseline --kernel qkv --m 64 --reps 40 --warmup 1 \
     --rounds 40 -o int --quiet
 expect_grep ab_interrupt_old_kept '"complete":	false' int-old.json
