@@ -630,6 +630,19 @@ out:
     return status;
 }
 
+/* Whether the directory of path takes new files (checked before minutes of
+ * measuring, without leaving an empty file behind). */
+static int writable_dir(const char *path)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+
+    if (slash == NULL)
+        return access(".", W_OK | X_OK) == 0;
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
+    return access(dir, W_OK | X_OK) == 0;
+}
+
 static int prepare_outputs(build *b, const ab_opts *o, const char *tmp, char *err,
                            size_t errlen)
 {
@@ -644,7 +657,7 @@ static int prepare_outputs(build *b, const ab_opts *o, const char *tmp, char *er
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
         if (mkdir("results", 0755) != 0 && errno != EEXIST)
-            return snprintf(err, errlen, "cannot create results/: %s", strerror(errno)), -1;
+            return snprintf(err, errlen, "cannot create results/: %s", strerror(errno)), -2;
         snprintf(prefix, sizeof prefix, "results/ab-%s", stamp);
     }
     for (int i = 0; i < 2; i++) {
@@ -655,6 +668,9 @@ static int prepare_outputs(build *b, const ab_opts *o, const char *tmp, char *er
         if (stat(b[i].output, &st) == 0 && !o->force)
             return snprintf(err, errlen, "%s exists (use --force to overwrite it)",
                             b[i].output), -1;
+        if (!writable_dir(b[i].output))
+            return snprintf(err, errlen, "cannot write %s: %s", b[i].output, strerror(errno)),
+                   -2;
     }
     return 0;
 }
@@ -689,9 +705,10 @@ int gb_cmd_ab(int argc, char **argv)
     if (mkdtemp(tmp) == NULL)
         return gb_fail(GB_EXIT_IO, "ab", "cannot create a directory in /tmp: %s",
                        strerror(errno));
-    if (prepare_outputs(b, &o, tmp, err, sizeof err) != 0) {
+    status = prepare_outputs(b, &o, tmp, err, sizeof err);
+    if (status != 0) {
         rmdir(tmp);
-        return gb_fail(GB_EXIT_USAGE, "ab", "%s", err);
+        return gb_fail(status == -2 ? GB_EXIT_IO : GB_EXIT_USAGE, "ab", "%s", err);
     }
 
     gb_catch_interrupts();

@@ -88,6 +88,21 @@ expect_exit too_few_rounds 2 "$G" ab "$G" "$G" $tiny --rounds 5 -o bad5
 expect_exit round_refused 2 "$G" ab "$G" "$G" $tiny --round 2 -o bad6
 expect_exit one_build 2 "$G" ab "$G"
 expect_exit bad_format 2 "$G" ab "$G" "$G" $tiny --format csv -o bad7
+# A program that says it is gemmbench but writes another schema.
+cat >fake.sh <<'WRAP'
+#!/bin/sh
+[ "$1" = --version ] && { echo "gemmbench 9.9"; exit 0; }
+out=
+prev=
+for a in "$@"; do [ "$prev" = --output ] && out=$a; prev=$a; done
+printf '{"schema": "other/2", "results": []}\n' >"$out"
+WRAP
+chmod +x fake.sh
+expect_exit other_schema 2 "$G" ab "$G" ./fake.sh $tiny -o bad10
+expect_grep other_schema_said "schema" "$WORK/err"
+# The result files cannot be written: an I/O error, 3.
+expect_exit output_unwritable 3 "$G" ab "$G" "$G" $tiny -o "$WORK/no/such/dir/x" --quiet
+
 # --round and --peak (what ab gives each round's process) are checked.
 expect_exit round_past_rounds 2 "$G" $tiny --rounds 2 --round 3 -o bad8.json
 expect_exit peak_malformed 2 "$G" $tiny --peak 100,abc -o bad9.json
