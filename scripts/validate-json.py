@@ -71,6 +71,13 @@ def main(argv):
             problems.append(f"results[{i}]: a time is not a positive number")
         elif r["min_us"] != min(r["samples_us"]):
             problems.append(f"results[{i}]: min_us is not the smallest sample")
+        tags = r.get("sample_rounds")
+        rounds = doc["run"].get("rounds", 1)
+        if tags is not None and (not isinstance(tags, list) or len(tags) != len(r["samples_us"])
+                                 or any(not isinstance(t, int) or isinstance(t, bool)
+                                        or not 1 <= t <= rounds for t in tags)):
+            problems.append(f"results[{i}]: sample_rounds is not one round in 1..{rounds} "
+                            "per sample")
     print("\n".join(f"{path}: {p}" for p in problems) or f"{path}: valid, "
           f"{len(doc['results'])} results, complete={doc['complete']}")
     return 1 if problems else 0
