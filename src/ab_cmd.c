@@ -35,7 +35,7 @@
 #include "parse.h"
 #include "stats.h"
 
-#define AB_DEFAULT_ROUNDS 10
+#define AB_DEFAULT_ROUNDS 20
 #define AB_MAX_ARGS 256
 
 static const char ab_usage[] =
@@ -51,10 +51,11 @@ static const char ab_usage[] =
     "--warmup, --prepack, --config, ...) go to both builds; bench.conf applies as in\n"
     "a run.  --reps is per entry over all rounds.\n"
     "\n"
-    "      --rounds N        rounds, at least 8 (default 10)\n"
+    "      --rounds N        rounds, at least 8 (default 20)\n"
     "      --threshold PCT   an entry fails when NEW is more than PCT percent slower\n"
     "                        (estimate above 1 + PCT/100) ... (default 3)\n"
-    "      --alpha A         ... and the signed-rank test gives p < A (default 0.01)\n"
+    "      --alpha A         ... and the signed-rank test gives p < A after Holm's\n"
+    "                        correction over the entries (default 0.01)\n"
     "      --format F        table (default), md or json\n"
     "  -o, --output PREFIX   result files PREFIX-old.json and PREFIX-new.json\n"
     "                        (default results/ab-<UTC time>)\n"

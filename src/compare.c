@@ -193,7 +193,6 @@ static gb_compare_unit unit_of(const gb_compare *c, const gb_compare_row *row)
 
 static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errlen)
 {
-    const gb_compare_opts *o = &c->opts;
     const gb_entry *a = row->old_e, *b = row->new_e;
     int rc;
 
@@ -226,12 +225,51 @@ static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errl
         snprintf(err, errlen, "out of memory");
         return -2;
     }
-    if (rc > 0) {
-        row->verdict = GB_VERDICT_TOO_FEW;
-        c->ntoo_few++;
-        return 0;
+    row->verdict = rc > 0 ? GB_VERDICT_TOO_FEW : GB_VERDICT_SAME;
+    row->p_gate = row->p;
+    return 0;
+}
+
+/* Paired rounds judge many entries at once (a CI sweep has 138): at alpha
+ * 0.01 each, identical builds would then show a "significant" entry in most
+ * runs (1 - 0.99^138 = 75%).  Holm's step-down correction (Holm, Scand. J.
+ * Statist. 1979) keeps the chance of any false verdict below alpha: the k-th
+ * smallest of m p-values is multiplied by m - k + 1, made monotone. */
+static int holm(gb_compare *c)
+{
+    int m = 0, *idx = malloc((size_t)(c->nrows > 0 ? c->nrows : 1) * sizeof *idx);
+    double running = 0.0;
+
+    if (idx == NULL)
+        return -1;
+    for (int i = 0; i < c->nrows; i++)
+        if (c->rows[i].unit == GB_UNIT_PAIRED && c->rows[i].verdict != GB_VERDICT_TOO_FEW)
+            idx[m++] = i;
+    /* Insertion sort by p: m is a number of entries. */
+    for (int i = 1; i < m; i++)
+        for (int j = i; j > 0 && c->rows[idx[j]].p < c->rows[idx[j - 1]].p; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    for (int k = 0; k < m; k++) {
+        gb_compare_row *r = &c->rows[idx[k]];
+        running = fmax(running, fmin(1.0, (m - k) * r->p));
+        r->p_gate = running;
     }
-    if (row->p >= o->alpha || row->ratio == 1.0)
+    free(idx);
+    return 0;
+}
+
+static void judge_row(gb_compare *c, gb_compare_row *row)
+{
+    const gb_compare_opts *o = &c->opts;
+
+    if (row->verdict == GB_VERDICT_TOO_FEW) {
+        c->ntoo_few++;
+        return;
+    }
+    if (row->p_gate >= o->alpha || row->ratio == 1.0)
         row->verdict = GB_VERDICT_SAME;
     else
         row->verdict = row->ratio > 1.0 ? GB_VERDICT_SLOWER : GB_VERDICT_FASTER;
@@ -242,7 +280,6 @@ static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errl
     c->nsame += row->verdict == GB_VERDICT_SAME;
     c->nfailed += row->gate_fail;
     c->nunit[row->unit]++;
-    return 0;
 }
 
 /* ---- geometric means ------------------------------------------------------ */
@@ -518,6 +555,11 @@ int gb_compare_files(const gb_result_file *old_f, const gb_result_file *new_f,
     for (int i = 0; i < c->nrows; i++)
         if ((rc = assess_row(c, &c->rows[i], err, errlen)) != 0)
             goto fail;
+    rc = -2;
+    if (holm(c) != 0)
+        goto oom;
+    for (int i = 0; i < c->nrows; i++)
+        judge_row(c, &c->rows[i]);
     rc = -2;
     if (compute_geomeans(c) != 0 || diff_blocks(c, "tool", old_f->tool, new_f->tool) != 0 ||
         diff_blocks(c, "machine", old_f->machine, new_f->machine) != 0 ||

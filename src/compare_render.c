@@ -66,7 +66,7 @@ static void format_p(char *buf, size_t len, const gb_compare_row *r)
     if (r->verdict == GB_VERDICT_TOO_FEW)
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%.2g", r->p);
+        snprintf(buf, len, "%.2g", r->p_gate);
 }
 
 static const char *const unit_names[] = { "calls", "rounds", "paired rounds" };
@@ -91,8 +91,9 @@ static void print_gate_rule(FILE *out, const gb_compare *c)
     if (o->paired) {
         fprintf(out,
                 "an entry fails when NEW/OLD is above %.4g (more than %.4g%% slower) with "
-                "p < %.4g; the unit is the round: per round, NEW's median over OLD's, the "
-                "two run side by side in random order; Wilcoxon signed-rank test on the "
+                "p < %.4g after Holm's correction over the entries; the unit is the round: "
+                "per round, NEW's median over OLD's, the two run side by side in random "
+                "order, each round a fresh process; Wilcoxon signed-rank test on the "
                 "log-ratios, Hodges-Lehmann estimate with its %.4g%% interval; fewer than "
                 "%d rounds: no verdict",
                 1.0 + o->threshold_pct / 100.0, o->threshold_pct, o->alpha,
@@ -135,7 +136,7 @@ static void print_gate_result(FILE *out, gb_format fmt, const gb_compare *c)
         format_entry(what, sizeof what, r->old_e);
         fprintf(out, "%s%s: %+.1f%% (%.1f -> %.1f us), p = %.2g\n",
                 fmt == GB_FMT_MD ? "- " : "  FAIL ", what, 100.0 * (r->ratio - 1.0),
-                r->old_e->median_us, r->new_e->median_us, r->p);
+                r->old_e->median_us, r->new_e->median_us, r->p_gate);
     }
 }
 
@@ -313,6 +314,10 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
             cols[ncols++] = row_columns[i];
     if (fmt == GB_FMT_MD)
         cols[ncols - 1].title = "verdict";
+    if (c->opts.paired)
+        for (int i = 0; i < ncols; i++)
+            if (strcmp(cols[i].title, "p") == 0)
+                cols[i].title = "p Holm";
     if (gb_table_init(&t, fmt, cols, ncols, 1) != 0)
         return -1;
     for (int i = 0; i < c->nrows; i++) {
@@ -446,6 +451,7 @@ static cJSON *row_json(const gb_compare *c, const gb_compare_row *r)
         cJSON_AddNullToObject(o, "test");
     } else if (r->unit == GB_UNIT_PAIRED) {
         cJSON_AddNumberToObject(o, "p", r->p);
+        cJSON_AddNumberToObject(o, "p_holm", r->p_gate);
         cJSON_AddStringToObject(o, "test", "signed-rank");
     } else {
         cJSON_AddNumberToObject(o, "u", r->test.u1);

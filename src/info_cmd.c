@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "command.h"
-#include "commands.h"
+#include "peak.h"
 #include "machine.h"
 
 int gb_cmd_info(int argc, char **argv)

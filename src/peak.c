@@ -38,7 +38,7 @@
  * hyperthread, as far as a guest can tell): that loop, not the burst peak,
  * is the ceiling a register-blocked GEMM can reach at that moment.
  */
-#include "commands.h"
+#include "peak.h"
 
 #include <omp.h>
 #include <stdio.h>

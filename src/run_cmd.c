@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "command.h"
-#include "commands.h"
+#include "peak.h"
 #include "gemmbench.h"
 #include "machine.h"
 #include "options.h"

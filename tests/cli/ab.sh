@@ -4,7 +4,7 @@
 . tests/cli/lib.sh
 G=$GEMMBENCH
 cd "$WORK" || exit 1
-tiny="--variant k8 --kernel qkv --m 16 --reps 10 --warmup 1"
+tiny="--variant k8 --kernel qkv --m 16 --reps 20 --warmup 1"
 
 # A/A: the same build twice.
 expect_exit aa_exit 0 "$G" ab "$G" "$G" $tiny -o aa --quiet
@@ -12,7 +12,7 @@ expect_true aa_old_file test -s aa-old.json
 expect_true aa_new_file test -s aa-new.json
 expect_grep aa_complete '"complete":	true' aa-new.json
 expect_grep aa_rounds_tagged '"sample_rounds":' aa-old.json
-expect_grep aa_ten_rounds '"rounds":	10' aa-new.json
+expect_grep aa_twenty_rounds '"rounds":	20' aa-new.json
 expect_grep aa_paired_rule "the unit is the round" "$WORK/out"
 expect_grep aa_interval_column "interval" "$WORK/out"
 expect_grep aa_gate_pass "gate: pass" "$WORK/out"
@@ -26,7 +26,7 @@ for f in ('aa-old.json', 'aa-new.json'):
 # ab's files judged again later, as ab judged them.
 expect_exit aa_compare_paired 0 "$G" compare --paired aa-old.json aa-new.json
 expect_grep aa_compare_paired_unit "the unit is the round" "$WORK/out"
-expect_grep aa_compare_paired_rows "10r/10r" "$WORK/out"
+expect_grep aa_compare_paired_rows "20r/20r" "$WORK/out"
 # Separate-file compare of the same files tests per-round medians (10 rounds).
 expect_exit aa_compare_rounds 0 "$G" compare aa-old.json aa-new.json
 expect_grep aa_compare_rounds_unit "tested on per-round medians" "$WORK/out"
@@ -107,7 +107,7 @@ expect_exit output_unwritable 3 "$G" ab "$G" "$G" $tiny -o "$WORK/no/such/dir/x"
 expect_exit round_past_rounds 2 "$G" $tiny --rounds 2 --round 3 -o bad8.json
 expect_exit peak_malformed 2 "$G" $tiny --peak 100,abc -o bad9.json
 expect_exit one_round_of_two 0 "$G" $tiny --rounds 2 --round 2 --peak 100,50,avx2 -o r2.json --quiet
-expect_grep one_round_tagged '"sample_rounds":	\[2, 2, 2, 2, 2\]' r2.json
+expect_grep one_round_tagged '"sample_rounds":	\[2, 2, 2' r2.json
 expect_grep one_round_peak_given '"peak_gflops":	100' r2.json
 
 # Interrupted (once both builds have finished two rounds): 130, both files

@@ -2,7 +2,7 @@
  * what a CPU core can do, measured with the widest ISA the CPU has. */
 #include "test.h"
 
-#include "commands.h"
+#include "peak.h"
 #include "machine.h"
 
 TEST(peak_is_positive_and_plausible)

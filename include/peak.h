@@ -1,6 +1,7 @@
-/* commands.h - subcommands and machine-level measurements the CLI calls. */
-#ifndef GB_COMMANDS_H
-#define GB_COMMANDS_H
+/* peak.h - the machine's measured FP32 FMA peak (src/peak.c): what every
+ * result's percent of peak divides by. */
+#ifndef GB_PEAK_H
+#define GB_PEAK_H
 
 #include <stdio.h>
 
@@ -28,13 +29,5 @@ typedef struct gb_sustained_peak {
     char isa[16];
 } gb_sustained_peak;
 int gb_peak_sustained(int trials, double trial_s, gb_sustained_peak *out);
-/* `gemmbench report FILE.json ...` (src/report.c); returns the exit status. */
-int gb_cmd_report(int argc, char **argv);
-
-/* `gemmbench tune` (src/tune.c). */
-int gb_cmd_tune(int argc, char **argv);
-
-/* `gemmbench compare OLD NEW [options]` (compare_cmd.c); returns the exit status. */
-int gb_cmd_compare(int argc, char **argv);
 
 #endif
