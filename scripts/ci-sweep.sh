@@ -11,9 +11,9 @@
 #   --base REV      a git revision (e.g. origin/main, HEAD~1): checked out in
 #                   a temporary worktree, built there with this Makefile's
 #                   defaults, and run as OLD against $GEMMBENCH as NEW with
-#                   `gemmbench ab OLD NEW --all --quick --reps 20 --min-reps 5`
-#                   (10 rounds, threshold 3%: src/compare.md).  REV must
-#                   have `gemmbench ab` (--lockstep) itself.
+#                   `gemmbench ab OLD NEW --all --quick --reps 60 --min-reps 20`
+#                   (20 rounds, threshold 3%, Holm: src/compare.md).  REV must
+#                   have `gemmbench ab` (--round, --peak) itself.
 #
 #   BASELINE.json   a result file of the same sweep on the same kind of machine;
 #                   make it once with `build/gemmbench --all --quick
@@ -95,7 +95,7 @@ if [ "$1" = --base ]; then
             ab_args+=("$arg")
         fi
     done
-    "$GEMMBENCH" ab "$tmp/build/gemmbench" "$GEMMBENCH" --all --quick --reps 20 --min-reps 5 \
+    "$GEMMBENCH" ab "$tmp/build/gemmbench" "$GEMMBENCH" --all --quick --reps 60 --min-reps 20 \
         --output "${CI_SWEEP_OUT:-results/ci-ab}" --force --quiet "${run_args[@]}" "${ab_args[@]}"
     exit $?
 fi
