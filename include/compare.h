@@ -68,7 +68,8 @@ typedef struct gb_compare_row {
     double lo, hi;           /* paired: its interval at 1 - alpha (0, inf: none) */
     double p;                /* the test's two-sided p; NAN when not tested */
     double p_gate;           /* what the verdict compares with alpha: p, or for
-                                paired rounds p Holm-adjusted over the entries */
+                                paired rounds p adjusted over the entries
+                                (Benjamini-Hochberg) */
     double noise_pct;        /* rounds: the larger spread of round medians
                                 (max - min over median), %; a slowdown within
                                 it does not fail the gate */

@@ -91,7 +91,7 @@ static void print_gate_rule(FILE *out, const gb_compare *c)
     if (o->paired) {
         fprintf(out,
                 "an entry fails when NEW/OLD is above %.4g (more than %.4g%% slower) with "
-                "p < %.4g after Holm's correction over the entries; the unit is the round: "
+                "p < %.4g adjusted over the entries (Benjamini-Hochberg); the unit is the round: "
                 "per round, NEW's median over OLD's, the two run side by side in random "
                 "order, each round a fresh process; Wilcoxon signed-rank test on the "
                 "log-ratios, Hodges-Lehmann estimate with its %.4g%% interval; fewer than "
@@ -317,7 +317,7 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
     if (c->opts.paired)
         for (int i = 0; i < ncols; i++)
             if (strcmp(cols[i].title, "p") == 0)
-                cols[i].title = "p Holm";
+                cols[i].title = "p adj";
     if (gb_table_init(&t, fmt, cols, ncols, 1) != 0)
         return -1;
     for (int i = 0; i < c->nrows; i++) {
@@ -451,7 +451,7 @@ static cJSON *row_json(const gb_compare *c, const gb_compare_row *r)
         cJSON_AddNullToObject(o, "test");
     } else if (r->unit == GB_UNIT_PAIRED) {
         cJSON_AddNumberToObject(o, "p", r->p);
-        cJSON_AddNumberToObject(o, "p_holm", r->p_gate);
+        cJSON_AddNumberToObject(o, "p_adjusted", r->p_gate);
         cJSON_AddStringToObject(o, "test", "signed-rank");
     } else {
         cJSON_AddNumberToObject(o, "u", r->test.u1);
