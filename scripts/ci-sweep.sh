@@ -12,7 +12,7 @@
 #                   a temporary worktree, built there with this Makefile's
 #                   defaults, and run as OLD against $GEMMBENCH as NEW with
 #                   `gemmbench ab OLD NEW --all --quick --reps 60 --min-reps 20`
-#                   (20 rounds, threshold 3%, Holm: src/compare.md).  REV must
+#                   (20 rounds, threshold 3%, adjusted p: src/compare.md).  REV must
 #                   have `gemmbench ab` (--round, --peak) itself.
 #
 #   BASELINE.json   a result file of the same sweep on the same kind of machine;
