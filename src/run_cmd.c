@@ -55,7 +55,7 @@ static const char usage_text[] =
     "      --rounds N         split every entry's timed calls over N passes of the\n"
     "                         sweep, so each median spans the run (default 5, or\n"
     "                         --reps when that is smaller)\n"
-    "  -q, --quick            a fast smoke sweep: M 16,128, 1 warm-up, 5 reps\n"
+    "  -q, --quick            a fast smoke sweep: M 16,128, 1 warm-up, 5 reps, 1 round\n"
     "      --no-check         skip verification against the reference\n"
     "output\n"
     "  -o, --output FILE      JSON file (default results/<host>-<UTC time>.json)\n"
