@@ -20,6 +20,10 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
 /* Parameters as a JSON object: numbers, and choices by name (v's spec;
  * v may be NULL, then all are numbers). */
 cJSON *gb_params_json(const gb_variant *v, const gb_params *p);
+/* A result's timing fields (median_us ... mad_us, gflops, peak_pct; peak_pct
+ * null when NAN), set in place or added: the run writes them, and gemmbench ab
+ * rewrites them after merging a round's samples. */
+void gb_json_put_timing(cJSON *o, const gb_stats *st, double gflops, double peak_pct);
 /* Appends one result; 0 or -1 (out of memory). */
 int gb_json_add_result(cJSON *doc, const gb_result *r);
 /* Replaces result number index, or appends when index is the array's size

@@ -385,17 +385,7 @@ static int restate(cJSON *r, double peak)
     gflops = st.median > 0.0 ? gb_flops((int)number(r, "M"), (int)number(r, "K"),
                                         (int)number(r, "N")) / (st.median * 1e3) : 0.0;
     set_number(r, "reps", n);
-    set_number(r, "median_us", st.median);
-    set_number(r, "min_us", st.min);
-    set_number(r, "max_us", st.max);
-    set_number(r, "mean_us", st.mean);
-    set_number(r, "stddev_us", st.stddev);
-    set_number(r, "cv", st.cv);
-    set_number(r, "p10_us", st.p10);
-    set_number(r, "p90_us", st.p90);
-    set_number(r, "mad_us", st.mad);
-    set_number(r, "gflops", gflops);
-    set_number(r, "peak_pct", peak > 0.0 ? 100.0 * gflops / peak : NAN);
+    gb_json_put_timing(r, &st, gflops, peak > 0.0 ? 100.0 * gflops / peak : NAN);
     return 0;
 }
 

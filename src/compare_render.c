@@ -283,20 +283,12 @@ static void print_header_md(FILE *out, const gb_compare *c)
 
 /* One row per compared pair; the %peak column when both files have a peak. */
 static const gb_column row_columns[] = {
-    { "variant", NULL, NULL, 7, 0 },
-    { "kernel", NULL, NULL, 6, 0 },
-    { "M", NULL, NULL, 5, 1 },
-    { "K", NULL, NULL, 5, 1 },
-    { "N", NULL, NULL, 5, 1 },
-    { "thr", "threads", NULL, 3, 1 },
-    { "n old/new", NULL, NULL, 9, 1 },
-    { "old_us", "old µs", NULL, 11, 1 },
-    { "new_us", "new µs", NULL, 11, 1 },
-    { "new/old", NULL, NULL, 7, 1 },
-    { "change", NULL, NULL, 8, 1 },
-    { "p", NULL, NULL, 8, 1 },
-    { "%peak", "% peak old->new", NULL, 13, 1 },
-    { "interval", NULL, NULL, 13, 1 },
+    { "variant", NULL, NULL, 7, 0 }, { "kernel", NULL, NULL, 6, 0 },
+    { "M", NULL, NULL, 5, 1 }, { "K", NULL, NULL, 5, 1 }, { "N", NULL, NULL, 5, 1 },
+    { "thr", "threads", NULL, 3, 1 }, { "n old/new", NULL, NULL, 9, 1 },
+    { "old_us", "old µs", NULL, 11, 1 }, { "new_us", "new µs", NULL, 11, 1 },
+    { "new/old", NULL, NULL, 7, 1 }, { "change", NULL, NULL, 8, 1 }, { "p", NULL, NULL, 8, 1 },
+    { "%peak", "% peak old->new", NULL, 13, 1 }, { "interval", NULL, NULL, 13, 1 },
     { " verdict", "verdict", NULL, 0, 0 },
 };
 #define ROW_NCOLS ((int)(sizeof row_columns / sizeof row_columns[0]))

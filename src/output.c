@@ -214,6 +214,30 @@ static void add_optional_number(cJSON *o, const char *key, double v)
         cJSON_AddNumberToObject(o, key, v);
 }
 
+/* Sets key to v (null when v is NAN), in place when o has it already. */
+static void put_number(cJSON *o, const char *key, double v)
+{
+    cJSON *item = isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
+
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(o, key, item))
+        cJSON_AddItemToObject(o, key, item);
+}
+
+void gb_json_put_timing(cJSON *o, const gb_stats *st, double gflops, double peak_pct)
+{
+    put_number(o, "median_us", st->median);
+    put_number(o, "min_us", st->min);
+    put_number(o, "max_us", st->max);
+    put_number(o, "mean_us", st->mean);
+    put_number(o, "stddev_us", st->stddev);
+    put_number(o, "cv", st->cv);
+    put_number(o, "p10_us", st->p10);
+    put_number(o, "p90_us", st->p90);
+    put_number(o, "mad_us", st->mad);
+    put_number(o, "gflops", gflops);
+    put_number(o, "peak_pct", peak_pct);
+}
+
 int gb_json_add_result(cJSON *doc, const gb_result *r)
 {
     cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results");
@@ -242,17 +266,7 @@ int gb_json_set_result(cJSON *doc, int index, const gb_result *r)
     cJSON_AddBoolToObject(o, "prepack", r->prepack);
     cJSON_AddNumberToObject(o, "reps", r->reps);
     cJSON_AddNumberToObject(o, "rounds", r->rounds);
-    cJSON_AddNumberToObject(o, "median_us", r->stats.median);
-    cJSON_AddNumberToObject(o, "min_us", r->stats.min);
-    cJSON_AddNumberToObject(o, "max_us", r->stats.max);
-    cJSON_AddNumberToObject(o, "mean_us", r->stats.mean);
-    cJSON_AddNumberToObject(o, "stddev_us", r->stats.stddev);
-    cJSON_AddNumberToObject(o, "cv", r->stats.cv);
-    cJSON_AddNumberToObject(o, "p10_us", r->stats.p10);
-    cJSON_AddNumberToObject(o, "p90_us", r->stats.p90);
-    cJSON_AddNumberToObject(o, "mad_us", r->stats.mad);
-    cJSON_AddNumberToObject(o, "gflops", r->gflops);
-    add_optional_number(o, "peak_pct", r->peak_pct);
+    gb_json_put_timing(o, &r->stats, r->gflops, r->peak_pct);
     add_optional_number(o, "speedup_vs_baseline", r->speedup);
     cJSON_AddStringToObject(o, "check", r->check == GB_CHECK_PASS   ? "pass"
                                         : r->check == GB_CHECK_FAIL ? "fail"
