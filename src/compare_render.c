@@ -246,7 +246,7 @@ static int print_geomeans(FILE *out, gb_format fmt, const gb_compare *c)
 
 static void print_header_md(FILE *out, const gb_compare *c)
 {
-    fprintf(out, "## gemmbench compare\n\n- **OLD**: ");
+    fprintf(out, "## gemmbench %s\n\n- **OLD**: ", c->opts.paired ? "ab" : "compare");
     describe_file(out, c->old_f);
     fprintf(out, "\n- **NEW**: ");
     describe_file(out, c->new_f);
