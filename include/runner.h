@@ -81,7 +81,6 @@ typedef struct gb_runner {
     int nentries;
     int failed_checks;       /* entries whose verification failed */
     int failed_runs;         /* measurements that could not be taken */
-    int rounds_done;
 } gb_runner;
 
 /* Runs the sweep.  0 when it ran to the end or was stopped (*stop); -1 with

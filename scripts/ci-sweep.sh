@@ -66,6 +66,23 @@ if [ "$1" = -h ] || [ "$1" = --help ]; then
     sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exit 0
 fi
+# The arguments before `--` go to the sweep (sweep_args), those after it to
+# ab or compare (tail_args).
+split_args() {
+    sweep_args=()
+    tail_args=()
+    local target=sweep arg
+    for arg in "$@"; do
+        if [ "$target" = sweep ] && [ "$arg" = -- ]; then
+            target=tail
+        elif [ "$target" = sweep ]; then
+            sweep_args+=("$arg")
+        else
+            tail_args+=("$arg")
+        fi
+    done
+}
+
 if [ "$1" = --base ]; then
     [ $# -ge 2 ] || { echo "gemmbench: ci-sweep: --base needs a git revision" >&2; exit 2; }
     rev=$2
@@ -83,20 +100,9 @@ if [ "$1" = --base ]; then
         echo "gemmbench: ci-sweep: the base revision '$rev' does not build" >&2
         exit 2
     fi
-    run_args=()
-    ab_args=()
-    target=sweep
-    for arg in "$@"; do
-        if [ "$target" = sweep ] && [ "$arg" = -- ]; then
-            target=ab
-        elif [ "$target" = sweep ]; then
-            run_args+=("$arg")
-        else
-            ab_args+=("$arg")
-        fi
-    done
+    split_args "$@"
     "$GEMMBENCH" ab "$tmp/build/gemmbench" "$GEMMBENCH" --all --quick --reps 60 --min-reps 20 \
-        --output "${CI_SWEEP_OUT:-results/ci-ab}" --force --quiet "${run_args[@]}" "${ab_args[@]}"
+        --output "${CI_SWEEP_OUT:-results/ci-ab}" --force --quiet "${sweep_args[@]}" "${tail_args[@]}"
     exit $?
 fi
 baseline=$1
@@ -106,18 +112,8 @@ if [ ! -x "$GEMMBENCH" ]; then
     exit 2
 fi
 
-sweep_args=()
-compare_args=()
-target=sweep
-for arg in "$@"; do
-    if [ "$target" = sweep ] && [ "$arg" = -- ]; then
-        target=compare
-    elif [ "$target" = sweep ]; then
-        sweep_args+=("$arg")
-    else
-        compare_args+=("$arg")
-    fi
-done
+split_args "$@"
+compare_args=("${tail_args[@]}")
 
 mkdir -p "$(dirname "$out")" || exit 3
 # A sweep that fails before measuring must not leave the last run's file.

@@ -196,8 +196,8 @@ static int check_executable(const build *b, char *err, size_t errlen)
     return 0;
 }
 
-/* Reads one line from fd into buf within timeout_ms (-1: no limit).  0; -1 at
- * end of file, on an error or at the timeout; -2 when interrupted. */
+/* Reads one line from fd into buf within timeout_ms.  0, or -1 at end of
+ * file, on an error or at the timeout. */
 static int read_line(int fd, char *buf, size_t len, int timeout_ms)
 {
     size_t n = 0;
@@ -206,17 +206,9 @@ static int read_line(int fd, char *buf, size_t len, int timeout_ms)
         struct pollfd p = { fd, POLLIN, 0 };
         int ready = poll(&p, 1, timeout_ms);
         ssize_t got;
-        if (ready < 0 && errno == EINTR) {
-            if (gb_interrupted)
-                return -2;
+        if (ready < 0 && errno == EINTR)
             continue;
-        }
-        if (ready <= 0)
-            return -1;
-        got = read(fd, buf + n, 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
+        if (ready <= 0 || (got = read(fd, buf + n, 1)) <= 0)
             return -1;
         if (buf[n] == '\n')
             break;

@@ -99,70 +99,67 @@ static int round_values(const gb_entry *e, double *out)
     return n;
 }
 
-static double median_of(double *v, int n)
-{
-    gb_stats st;
-
-    return n > 0 && stats_compute(v, (size_t)n, &st) == 0 ? st.median : NAN;
-}
-
-/* (max - min) / median of v, in percent. */
-static double spread_pct(const double *v, int n)
-{
-    double lo = INFINITY, hi = -INFINITY, tmp[n > 0 ? n : 1];
-
-    for (int i = 0; i < n; i++) {
-        lo = fmin(lo, v[i]);
-        hi = fmax(hi, v[i]);
-        tmp[i] = v[i];
-    }
-    return n > 1 ? 100.0 * (hi - lo) / median_of(tmp, n) : 0.0;
-}
-
-/* ab: log(NEW/OLD) of each round both sides measured, signed-rank tested. */
+/* ab: log(NEW/OLD) of each round both sides measured, signed-rank tested.
+ * 1 when too few rounds, -1 when memory runs out.  (The rounds come from the
+ * files: on the heap, not the stack, however many they claim.) */
 static int test_paired(const gb_compare *c, gb_compare_row *row)
 {
     const gb_entry *a = row->old_e, *b = row->new_e;
-    int n = a->nrounds < b->nrounds ? a->nrounds : b->nrounds, m = 0;
-    double d[n > 0 ? n : 1];
+    int n = a->nrounds < b->nrounds ? a->nrounds : b->nrounds, m = 0, rc = 1;
+    double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
     gb_signed_rank sr;
 
+    if (d == NULL)
+        return -1;
     for (int r = 0; r < n; r++)
         if (a->round_medians[r] > 0.0 && b->round_medians[r] > 0.0 &&
             isfinite(a->round_medians[r]) && isfinite(b->round_medians[r]))
             d[m++] = log(b->round_medians[r] / a->round_medians[r]);
     row->n_old = row->n_new = m;
-    if (m < GB_AB_MIN_ROUNDS)
-        return 1;
-    if (gb_signed_rank_test(d, (size_t)m, c->opts.alpha, &sr) != 0)
-        return -1;
-    row->ratio = exp(sr.estimate);
-    row->lo = exp(sr.lo);
-    row->hi = exp(sr.hi);
-    row->p = sr.p;
-    return 0;
+    if (m >= GB_AB_MIN_ROUNDS) {
+        rc = gb_signed_rank_test(d, (size_t)m, c->opts.alpha, &sr) == 0 ? 0 : -1;
+        if (rc == 0) {
+            row->ratio = exp(sr.estimate);
+            row->lo = exp(sr.lo);
+            row->hi = exp(sr.hi);
+            row->p = sr.p;
+        }
+    }
+    free(d);
+    return rc;
 }
 
-/* Separate runs with rounds: U test on the per-round medians. */
+/* Separate runs with rounds: the U test on the per-round medians; new/old is
+ * the ratio of their medians, the noise floor the larger spread (max - min
+ * over median) of either side.  1 when too few rounds, -1 out of memory. */
 static int test_rounds(const gb_compare *c, gb_compare_row *row)
 {
     const gb_entry *a = row->old_e, *b = row->new_e;
-    double va[a->nrounds], vb[b->nrounds], sa[a->nrounds], sb[b->nrounds];
-    int na = round_values(a, va), nb = round_values(b, vb);
+    double *va = malloc((size_t)(a->nrounds + b->nrounds + 1) * sizeof *va), *vb;
+    gb_stats sa, sb;
+    int na, nb, rc = 1;
 
     (void)c;
+    if (va == NULL)
+        return -1;
+    vb = va + a->nrounds;
+    na = round_values(a, va);
+    nb = round_values(b, vb);
     row->n_old = na;
     row->n_new = nb;
-    if (na < 2 || nb < 2)
-        return 1;
-    memcpy(sa, va, sizeof sa);
-    memcpy(sb, vb, sizeof sb);
-    row->ratio = median_of(sb, nb) / median_of(sa, na);
-    row->noise_pct = fmax(spread_pct(va, na), spread_pct(vb, nb));
-    if (gb_mann_whitney(va, (size_t)na, vb, (size_t)nb, GB_MWU_AUTO, &row->test) != 0)
-        return -1;
-    row->p = row->test.p;
-    return 0;
+    if (na >= 2 && nb >= 2) {
+        rc = -1;
+        if (stats_compute(va, (size_t)na, &sa) == 0 && stats_compute(vb, (size_t)nb, &sb) == 0 &&
+            gb_mann_whitney(va, (size_t)na, vb, (size_t)nb, GB_MWU_AUTO, &row->test) == 0) {
+            row->ratio = sb.median / sa.median;
+            row->noise_pct = 100.0 * fmax((sa.max - sa.min) / sa.median,
+                                          (sb.max - sb.min) / sb.median);
+            row->p = row->test.p;
+            rc = 0;
+        }
+    }
+    free(va);
+    return rc;
 }
 
 /* One moment of each run: U test on the calls. */

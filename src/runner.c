@@ -276,8 +276,6 @@ int gb_runner_run(gb_runner *r, const gb_selection *sel, const gb_runner_cfg *cf
             status = 0;
             break;
         }
-        if (status == 0 && !*stop)
-            r->rounds_done++;
     }
     free(w.baseline_median);
     return status;
