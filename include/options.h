@@ -68,6 +68,8 @@ typedef struct gb_options {
     double peak_all, peak_one;
     char peak_isa[16];
     int help, version;
+    /* gemmbench ab's: measure only when ab gives the turn (lockstep.h). */
+    int lockstep;
 } gb_options;
 
 /* Built-in defaults: the study's sweep (the three BERT kernels, eight M, 5 warm-ups, 50 reps). */

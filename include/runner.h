@@ -53,6 +53,11 @@ typedef struct gb_runner_hooks {
     void (*measured)(void *arg, const gb_result *r, int last);
     /* A measurement that could not be taken (err says why); the sweep goes on. */
     void (*failed)(void *arg, const char *err, const gb_shape *s);
+    /* Before each measurement, after starting: may hold the sweep until told
+     * to go on (gemmbench ab's lockstep, src/lockstep.c).  step is the
+     * measurement's place in its round, in gb_runner_plan's order.  Non-zero
+     * stops the sweep, as *stop does. */
+    int (*gate)(void *arg, int step);
 } gb_runner_hooks;
 
 typedef struct gb_runner_cfg {
@@ -90,6 +95,17 @@ int gb_runner_run(gb_runner *r, const gb_selection *sel, const gb_runner_cfg *cf
                   const gb_runner_hooks *hooks, volatile sig_atomic_t *stop, char *err,
                   size_t errlen);
 void gb_runner_free(gb_runner *r);
+
+/* One measurement of a round: shape, entry (variant with its parameter
+ * set) and whether B is pre-packed. */
+typedef struct gb_run_step {
+    int shape, variant, prepack;
+} gb_run_step;
+
+/* The measurements of one round, in the order gb_runner_run takes them:
+ * how many there are, the first max of them written to steps (may be NULL). */
+int gb_runner_plan(const gb_selection *sel, const gb_runner_cfg *cfg, gb_run_step *steps,
+                   int max);
 
 /* Measurements in the whole sweep: entries x shapes x rounds. */
 int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg);

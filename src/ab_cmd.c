@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "command.h"
 #include "compare.h"
 #include "harness.h"
+#include "lockstep.h"
 #include "output.h"
 #include "parse.h"
 #include "stats.h"
@@ -42,9 +44,9 @@ static const char ab_usage[] =
     "usage: gemmbench ab OLD NEW [run options] [options]\n"
     "\n"
     "Measures the same sweep with two gemmbench builds (two executables, or wrapper\n"
-    "scripts that set an environment and exec one) as separate processes, round by\n"
-    "round, OLD and NEW in a fresh random order each round; then judges every entry\n"
-    "on its per-round NEW/OLD ratios: Hodges-Lehmann estimate, its interval at\n"
+    "scripts that set an environment and run one) as separate processes, round by\n"
+    "round, OLD and NEW in a fresh random order for every entry; then judges every\n"
+    "entry on its per-round NEW/OLD ratios: Hodges-Lehmann estimate, its interval at\n"
     "1 - alpha, and a Wilcoxon signed-rank test (src/compare.md).\n"
     "\n"
     "Run options (--variant, --kernel, --m, --shape, --param, --threads, --reps,\n"
@@ -52,6 +54,11 @@ static const char ab_usage[] =
     "a run.  --reps is per entry over all rounds.\n"
     "\n"
     "      --rounds N        rounds, at least 8 (default 20)\n"
+    "      --interleave HOW  entry (default): in a round both builds' processes run\n"
+    "                        and take turns entry by entry, OLD and NEW in a fresh\n"
+    "                        random order for each entry, the one waiting stopped;\n"
+    "                        round: one build's process after the other's (how\n"
+    "                        a build older than this option is run)\n"
     "      --threshold PCT   an entry fails when NEW is more than PCT percent slower\n"
     "                        (estimate above 1 + PCT/100) ... (default 3)\n"
     "      --alpha A         ... and the signed-rank test gives p < A, adjusted over\n"
@@ -60,7 +67,7 @@ static const char ab_usage[] =
     "  -o, --output PREFIX   result files PREFIX-old.json and PREFIX-new.json\n"
     "                        (default results/ab-<UTC time>)\n"
     "  -f, --force           overwrite them\n"
-    "      --seed N          seed of the round order (default: the clock)\n"
+    "      --seed N          seed of the turn order (default: the clock)\n"
     "      --quiet           no progress line\n"
     "  -h, --help            this text\n"
     "\n"
@@ -72,6 +79,7 @@ static const char ab_usage[] =
 
 typedef struct ab_opts {
     int rounds, quiet, force;
+    int by_entry;            /* --interleave entry (lockstep.h), else round */
     double threshold_pct, alpha;
     unsigned seed;
     int seed_given;
@@ -98,7 +106,7 @@ typedef struct build {
 /* Options of the run command that would stop a build from running a sweep,
  * or that ab sets itself. */
 static const char *const refused[] = {
-    "--round", "--peak", "--list", "-l", "--explain", "--version", "-V", NULL
+    "--round", "--peak", "--lockstep", "--list", "-l", "--explain", "--version", "-V", NULL
 };
 
 /* "--name=value" or "--name value": the value, advancing *i; NULL when missing. */
@@ -167,6 +175,13 @@ static int parse_ab(int argc, char **argv, ab_opts *o, char *err, size_t errlen)
                        -1;
             o->seed = (unsigned)l;
             o->seed_given = 1;
+        } else if (is_opt(a, "--interleave")) {
+            v = value_of(argc, argv, &i, "--interleave");
+            if (v && (strcmp(v, "entry") == 0 || strcmp(v, "round") == 0))
+                o->by_entry = strcmp(v, "entry") == 0;
+            else
+                return snprintf(err, errlen, "--interleave '%s' is not entry or round",
+                                v ? v : ""), -1;
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = 1;
         } else {
@@ -250,13 +265,39 @@ static int check_gemmbench(const build *b, char *err, size_t errlen)
     return 0;
 }
 
-/* Runs round (from 1) of b as a process of its own; its exit status, or
- * GB_EXIT_IO when it could not be started (err says why). */
-static int run_round_process(build *b, const ab_opts *o, int round, char *err, size_t errlen)
+/* Whether b takes turns: `BUILD --lockstep --help` exits 0 (an older build
+ * refuses the option). */
+static int takes_turns(const build *b)
+{
+    int status;
+    pid_t pid = fork();
+
+    if (pid < 0)
+        return 0;
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        execl(b->path, b->path, "--lockstep", "--help", (char *)NULL);
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Starts round (from 1) of b as a process of its own.  With c, it takes
+ * turns (--lockstep): it leads a process group of its own (lockstep.h) and
+ * talks over two pipes, c's ends of which are filled in.  Its pid, or -1 when
+ * it could not be started (err says why). */
+static pid_t start_round_process(build *b, const ab_opts *o, int round, gb_lockstep_child *c,
+                                 char *err, size_t errlen)
 {
     const char *args[AB_MAX_ARGS + 16];
     char rounds[16], index[16];
-    int n = 0, logfd, status;
+    int n = 0, logfd, down[2] = { -1, -1 }, up[2] = { -1, -1 };
     pid_t pid;
 
     snprintf(rounds, sizeof rounds, "%d", o->rounds);
@@ -272,31 +313,71 @@ static int run_round_process(build *b, const ab_opts *o, int round, char *err, s
         args[n++] = "--peak";
         args[n++] = b->peak;
     }
+    if (c)
+        args[n++] = "--lockstep";
     args[n++] = "--output";
     args[n++] = b->round_file;
     args[n++] = "--force";
     args[n++] = "--quiet";
     args[n] = NULL;
+    if (c && (pipe2(down, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        goto fail;
+    }
     logfd = open(b->errlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (logfd < 0)
-        return snprintf(err, errlen, "cannot write %s: %s", b->errlog, strerror(errno)),
-               GB_EXIT_IO;
+    if (logfd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", b->errlog, strerror(errno));
+        goto fail;
+    }
     pid = fork();
     if (pid < 0) {
         close(logfd);
-        return snprintf(err, errlen, "fork: %s", strerror(errno)), GB_EXIT_IO;
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        goto fail;
     }
     if (pid == 0) {
         int null = open("/dev/null", O_RDWR);
         dup2(null, STDIN_FILENO);
         dup2(null, STDOUT_FILENO);
         dup2(logfd, STDERR_FILENO);
+        signal(SIGPIPE, SIG_DFL);
+        if (c) {
+            /* Out of the way of 3 and 4 first: dup2 onto themselves would
+             * keep close-on-exec. */
+            int in = fcntl(down[0], F_DUPFD_CLOEXEC, 10), out = fcntl(up[1], F_DUPFD_CLOEXEC, 10);
+            setpgid(0, 0);
+            if (in < 0 || out < 0 || dup2(in, GB_LOCKSTEP_IN) < 0 ||
+                dup2(out, GB_LOCKSTEP_OUT) < 0)
+                _exit(127);
+        }
         execv(b->path, (char *const *)args);
         _exit(127);
     }
     close(logfd);
-    /* Ctrl-C reaches the round's process too; a SIGTERM to ab alone is
-     * passed on, so that the process stops after its measurement. */
+    if (c) {
+        setpgid(pid, pid);   /* whichever of the two runs first */
+        close(down[0]);
+        close(up[1]);
+        *c = (gb_lockstep_child){ .name = b->name, .pid = pid, .to = down[1], .from = up[0] };
+    }
+    return pid;
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (down[i] >= 0)
+            close(down[i]);
+        if (up[i] >= 0)
+            close(up[i]);
+    }
+    return -1;
+}
+
+/* The exit status of a round's process run by itself.  Ctrl-C reaches it
+ * too; a SIGTERM to ab alone is passed on, so that it stops after its
+ * measurement. */
+static int wait_round_process(pid_t pid)
+{
+    int status;
+
     while (waitpid(pid, &status, 0) < 0)
         if (errno == EINTR && gb_interrupted)
             kill(pid, SIGINT);
@@ -464,29 +545,34 @@ static void keep_peak(build *b)
 
 /* ---- the rounds --------------------------------------------------------------- */
 
-static void progress(const ab_opts *o, int round, const build *b, double started)
+/* "[round 3/20] OLD" or "[round 3/20] entries 40/276", elapsed and left. */
+static void progress(const ab_opts *o, int round, const char *what, int done, int total,
+                     double started)
 {
-    double elapsed = gb_now() - started;
+    double elapsed = gb_now() - started, part = total > 0 ? (double)done / total : 0.0;
 
     if (o->quiet || !isatty(STDERR_FILENO))
         return;
-    fprintf(stderr, "\r\033[K[round %d/%d] %s  elapsed %.0fs", round + 1, o->rounds, b->name,
-            elapsed);
-    if (round > 0)
-        fprintf(stderr, ", ~%.0fs left", elapsed / round * (o->rounds - round));
+    fprintf(stderr, "\r\033[K[round %d/%d] %s", round + 1, o->rounds, what);
+    if (total > 0)
+        fprintf(stderr, " %d/%d", done, total);
+    fprintf(stderr, "  elapsed %.0fs", elapsed);
+    if (round + part > 0.0)
+        fprintf(stderr, ", ~%.0fs left", elapsed / (round + part) * (o->rounds - round - part));
     fflush(stderr);
 }
 
-/* One build's round: run it, read its file back, merge, write the build's
- * file.  GB_EXIT_OK to go on, or the status to stop with (err says why). */
-static int build_round(build *b, const ab_opts *o, int round, char *err, size_t errlen)
+/* After b's round process ended with status: read its file back, merge,
+ * write the build's file.  GB_EXIT_OK to go on, or the status to stop with
+ * (err says why). */
+static int after_round(build *b, const ab_opts *o, int round, int status, char *err,
+                       size_t errlen)
 {
     gb_result_file f;
     char why[1024];
     int merged;
 
-    unlink(b->round_file);
-    b->status = run_round_process(b, o, round + 1, err, errlen);
+    b->status = status;
     if (b->status == 127 || (round == 0 && b->status == GB_EXIT_USAGE)) {
         last_words(b, why, sizeof why);
         snprintf(err, errlen, "%s '%s' did not run the sweep: %s", b->name, b->path, why);
@@ -522,6 +608,82 @@ static int build_round(build *b, const ab_opts *o, int round, char *err, size_t 
     return GB_EXIT_OK;
 }
 
+static unsigned next_random(unsigned *rng)
+{
+    return (*rng = *rng * 1103515245u + 12345u) >> 16;
+}
+
+/* A round of one build after the other, in a random order. */
+static int round_by_round(build *b, const ab_opts *o, int round, unsigned *rng,
+                          double started, char *err, size_t errlen)
+{
+    int first = (int)(next_random(rng) & 1);
+
+    for (int k = 0; k < 2; k++) {
+        build *x = &b[k ? !first : first];
+        pid_t pid;
+        int status;
+        progress(o, round, x->name, 0, 0, started);
+        unlink(x->round_file);
+        pid = start_round_process(x, o, round + 1, NULL, err, errlen);
+        if (pid < 0)
+            return GB_EXIT_IO;
+        status = after_round(x, o, round, wait_round_process(pid), err, errlen);
+        if (status != GB_EXIT_OK)
+            return status;
+    }
+    return GB_EXIT_OK;
+}
+
+typedef struct turn_view {
+    const ab_opts *o;
+    int round;
+    double started;
+} turn_view;
+
+static void show_turn(void *arg, int done, int total)
+{
+    turn_view *t = arg;
+    progress(t->o, t->round, "entries", done, total, t->started);
+}
+
+/* A round of both builds at once, taking turns entry by entry (lockstep.h). */
+static int round_by_entry(build *b, const ab_opts *o, int round, unsigned *rng,
+                          double started, char *err, size_t errlen)
+{
+    gb_lockstep_child c[2];
+    turn_view view = { o, round, started };
+    int status[2], rc = 0, out = GB_EXIT_OK;
+
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < 2; i++) {
+        unlink(b[i].round_file);
+        if (start_round_process(&b[i], o, round + 1, &c[i], err, errlen) < 0) {
+            if (i == 1)
+                gb_lockstep_abandon(&c[0]);
+            return GB_EXIT_IO;
+        }
+    }
+    rc = gb_lockstep_round(c, rng, show_turn, &view, &gb_interrupted);
+    /* Both write their files one after the other, or stop keeping what they have. */
+    for (int i = 0; i < 2; i++)
+        status[i] = rc == 0 ? gb_lockstep_finish(&c[i]) : gb_lockstep_abandon(&c[i]);
+    for (int i = 0; i < 2; i++)
+        gb_lockstep_free(&c[i]);
+    if (rc == -2)
+        return snprintf(err, errlen, "out of memory"), GB_EXIT_IO;
+    for (int i = 0; i < 2; i++) {
+        char why[GB_ERR_LEN + 2 * PATH_MAX];
+        int st = after_round(&b[i], o, round, status[i], why, sizeof why);
+        /* The first reason to stop wins; an interruption yields to an error. */
+        if (st != GB_EXIT_OK && (out == GB_EXIT_OK || out == GB_EXIT_INTERRUPTED)) {
+            out = st;
+            snprintf(err, errlen, "%s", why);
+        }
+    }
+    return out != GB_EXIT_OK ? out : rc == -1 ? GB_EXIT_INTERRUPTED : GB_EXIT_OK;
+}
+
 /* Every round, both builds in a fresh random order.  GB_EXIT_OK, or the
  * status to exit with (err says why). */
 static int run_rounds(build *b, const ab_opts *o, char *err, size_t errlen)
@@ -530,15 +692,10 @@ static int run_rounds(build *b, const ab_opts *o, char *err, size_t errlen)
     double started = gb_now();
 
     for (int round = 0; round < o->rounds; round++) {
-        int first = (int)((rng = rng * 1103515245u + 12345u) >> 16 & 1);
-        for (int k = 0; k < 2; k++) {
-            build *x = &b[k ? !first : first];
-            int status;
-            progress(o, round, x, started);
-            status = build_round(x, o, round, err, errlen);
-            if (status != GB_EXIT_OK)
-                return status;
-        }
+        int status = o->by_entry ? round_by_entry(b, o, round, &rng, started, err, errlen)
+                                 : round_by_round(b, o, round, &rng, started, err, errlen);
+        if (status != GB_EXIT_OK)
+            return status;
     }
     if (!o->quiet && isatty(STDERR_FILENO))
         fprintf(stderr, "\r\033[K");
@@ -671,6 +828,7 @@ int gb_cmd_ab(int argc, char **argv)
         return gb_usage("ab", "expected two gemmbench builds, OLD and NEW");
     memset(&o, 0, sizeof o);
     o.rounds = AB_DEFAULT_ROUNDS;
+    o.by_entry = 1;
     o.threshold_pct = GB_AB_THRESHOLD_PCT;
     o.alpha = GB_COMPARE_ALPHA;
     o.format = GB_FMT_TABLE;
@@ -685,6 +843,16 @@ int gb_cmd_ab(int argc, char **argv)
         if (rc != 0)
             return gb_fail(rc == -3 ? GB_EXIT_IO : GB_EXIT_USAGE, "ab", "%s", err);
     }
+    for (int i = 0; i < 2 && o.by_entry; i++)
+        if (!takes_turns(&b[i])) {
+            o.by_entry = 0;
+            if (!o.quiet)
+                fprintf(stderr, "gemmbench: ab: note: %s '%s' cannot take turns (a build older "
+                        "than --lockstep): each round runs one build after the other\n",
+                        b[i].name, b[i].path);
+        }
+    /* A build that is gone is heard as the end of its pipe, not a signal. */
+    signal(SIGPIPE, SIG_IGN);
     if (mkdtemp(tmp) == NULL)
         return gb_fail(GB_EXIT_IO, "ab", "cannot create a directory in /tmp: %s",
                        strerror(errno));

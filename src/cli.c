@@ -13,7 +13,8 @@
 
 enum {
     OPT_M = 256, OPT_SHAPE, OPT_MAX_TIME, OPT_MIN_REPS, OPT_COOLDOWN, OPT_FORMAT,
-    OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS, OPT_ROUND, OPT_PEAK
+    OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS, OPT_ROUND, OPT_PEAK,
+    OPT_LOCKSTEP
 };
 
 static const struct option long_options[] = {
@@ -30,6 +31,7 @@ static const struct option long_options[] = {
     { "rounds",   required_argument, NULL, OPT_ROUNDS },
     { "round",    required_argument, NULL, OPT_ROUND },
     { "peak",     required_argument, NULL, OPT_PEAK },
+    { "lockstep", no_argument,       NULL, OPT_LOCKSTEP },
     { "config",   required_argument, NULL, 'c' },
     { "output",   required_argument, NULL, 'o' },
     { "force",    no_argument,       NULL, 'f' },
@@ -190,6 +192,9 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
             if (gb_parse_long(optarg, 1, 1000, &l) != 0)
                 return bad_number(err, errlen, "--round", optarg, "an integer in [1, 1000]");
             o->only_round = (int)l;
+            break;
+        case OPT_LOCKSTEP:   /* gemmbench ab's turns (src/lockstep.c) */
+            o->lockstep = 1;
             break;
         case OPT_PEAK: {
             int end = 0;

@@ -92,8 +92,8 @@ static void print_gate_rule(FILE *out, const gb_compare *c)
         fprintf(out,
                 "an entry fails when NEW/OLD is above %.4g (more than %.4g%% slower) with "
                 "p < %.4g adjusted over the entries (Benjamini-Hochberg); the unit is the round: "
-                "per round, NEW's median over OLD's, the two run side by side in random "
-                "order, each round a fresh process; Wilcoxon signed-rank test on the "
+                "per round, NEW's median over OLD's, the two measured in the same round in "
+                "random order, each round a fresh process; Wilcoxon signed-rank test on the "
                 "log-ratios, Hodges-Lehmann estimate with its %.4g%% interval; fewer than "
                 "%d rounds: no verdict",
                 1.0 + o->threshold_pct / 100.0, o->threshold_pct, o->alpha,

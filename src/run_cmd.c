@@ -18,6 +18,7 @@
 #include "command.h"
 #include "peak.h"
 #include "gemmbench.h"
+#include "lockstep.h"
 #include "machine.h"
 #include "options.h"
 #include "output.h"
@@ -312,6 +313,44 @@ static void show_unfinished(run_view *view, const gb_runner *r)
     }
 }
 
+/* ---- gemmbench ab's turns (--lockstep, lockstep.h) ---------------------------- */
+
+/* The round's measurements, one "plan" line each, then the wait for the turn
+ * to set up.  0, or -1 when ab is gone. */
+static int lockstep_begin(const gb_options *o, const gb_selection *sel, int threads)
+{
+    gb_runner_cfg cfg = { .prepack = o->prepack };
+    int n = gb_runner_plan(sel, &cfg, NULL, 0);
+    gb_run_step *steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *steps);
+    int rc = steps ? 0 : -1;
+
+    if (steps)
+        gb_runner_plan(sel, &cfg, steps, n);
+    for (int i = 0; i < n && rc == 0; i++) {
+        const gb_variant *v = sel->variants[steps[i].variant];
+        const gb_shape *sh = &sel->shapes[steps[i].shape];
+        char params[200];
+        gb_params_format(v, &sel->params[steps[i].variant], params, sizeof params);
+        rc = gb_lockstep_say("plan %s[%s]%s\t%s\t%d\t%d\t%d\t%d", v->name, params,
+                             steps[i].prepack ? "+prepack" : "", sh->kernel, sh->M, sh->K,
+                             sh->N, threads);
+    }
+    free(steps);
+    return rc == 0 ? gb_lockstep_wait("setup") : -1;
+}
+
+static int lockstep_gate(void *arg, int step)
+{
+    char what[16];
+
+    (void)arg;
+    snprintf(what, sizeof what, "%d", step);
+    if (gb_lockstep_wait(what) == 0)
+        return 0;
+    gb_interrupted = 1;      /* ab is gone: stop as on Ctrl-C */
+    return -1;
+}
+
 static void utc_now(char *buf, size_t len)
 {
     time_t now = time(NULL);
@@ -327,12 +366,14 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
 {
     gb_runner_cfg cfg;
     gb_runner runner;
-    gb_runner_hooks hooks = { NULL, show_starting, show_measured, show_failed };
+    gb_runner_hooks hooks = { NULL, show_starting, show_measured, show_failed, NULL };
     run_view view = { o, { 0 }, !o->quiet && isatty(STDERR_FILENO), 0.0, 0 };
     char err[GB_ERR_LEN], started[32];
     int status = GB_EXIT_OK, rc;
 
     gb_catch_interrupts();
+    if (o->lockstep && lockstep_begin(o, sel, threads) != 0)
+        return gb_fail(GB_EXIT_INTERRUPTED, NULL, "gemmbench ab, which gives the turns, is gone");
     if (o->peak_all > 0.0) {
         machine->peak_gflops = o->peak_all;
         machine->peak_gflops_1t = o->peak_one;
@@ -362,12 +403,17 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     cfg.peak_gflops = machine->peak_gflops;
     cfg.output = output;
     hooks.arg = &view;
+    if (o->lockstep)
+        hooks.gate = lockstep_gate;
     view.started = gb_now();
     if (o->format != GB_FMT_JSON)
         gb_table_print_header(stdout, &view.table);
 
     rc = gb_runner_run(&runner, sel, &cfg, &hooks, &gb_interrupted, err, sizeof err);
     clear_progress(&view);
+    /* Written in its turn too: ab's other build may be measuring. */
+    if (o->lockstep && !gb_interrupted && gb_lockstep_wait("done") != 0)
+        gb_interrupted = 1;
     if (rc != 0)
         status = gb_fail(GB_EXIT_IO, NULL, "%s", err);
     else if (runner.failed_runs)
@@ -414,6 +460,8 @@ int gb_cmd_run(int argc, char **argv)
 
     gb_options_defaults(&o);
     if (gb_cli_parse(&o, argc, argv, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    if (o.lockstep && !o.help && !o.version && !o.list && gb_lockstep_check(err, sizeof err))
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     if (o.help) {
         fputs(usage_text, stdout);

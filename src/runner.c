@@ -72,6 +72,23 @@ static int runs_prepacked(const gb_runner_cfg *cfg, const gb_variant *v)
     return cfg->prepack && v->supports_prepack;
 }
 
+int gb_runner_plan(const gb_selection *sel, const gb_runner_cfg *cfg, gb_run_step *steps,
+                   int max)
+{
+    int n = 0;
+
+    /* The order of run_round's loops. */
+    for (int s = 0; s < sel->nshapes; s++)
+        for (int v = 0; v < sel->nvariants; v++)
+            for (int prepack = 0; prepack < 2; prepack++)
+                if (!prepack || runs_prepacked(cfg, sel->variants[v])) {
+                    if (steps && n < max)
+                        steps[n] = (gb_run_step){ s, v, prepack };
+                    n++;
+                }
+    return n;
+}
+
 int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg)
 {
     int total = 0;
@@ -115,6 +132,7 @@ typedef struct sweep {
     const gb_runner_hooks *hooks;
     volatile sig_atomic_t *stop;
     int done, total, njson;
+    int step;                  /* measurements taken so far in this round */
     double *baseline_median;   /* per shape: plain baseline's median, 0 if none yet */
     char *err;
     size_t errlen;
@@ -190,6 +208,10 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int prepa
 
     if (h->starting)
         h->starting(h->arg, w->done, w->total, var, &w->sel->shapes[shape], round);
+    if (h->gate && h->gate(h->arg, w->step++) != 0) {
+        *w->stop = 1;
+        return 0;
+    }
     /* A call longer than the round's time cap is not re-warmed: it re-reads
      * its own operands many times over anyway. */
     if (e->measured && e->result.stats.median * 1e-6 > share->max_time)
@@ -226,6 +248,7 @@ static int run_round(sweep *w, int round)
     const gb_selection *sel = w->sel;
     gb_measure_cfg share = round_share(&w->cfg->measure, w->cfg->rounds, round);
 
+    w->step = 0;
     for (int s = 0; s < sel->nshapes && !*w->stop; s++) {
         const gb_shape *shape = &sel->shapes[s];
         gb_workspace ws;
@@ -252,7 +275,7 @@ int gb_runner_run(gb_runner *r, const gb_selection *sel, const gb_runner_cfg *cf
                   size_t errlen)
 {
     static const gb_runner_hooks no_hooks;
-    sweep w = { r, sel, cfg, hooks ? hooks : &no_hooks, stop, 0, 0, 0, NULL, err, errlen };
+    sweep w = { r, sel, cfg, hooks ? hooks : &no_hooks, stop, 0, 0, 0, 0, NULL, err, errlen };
     int status = 0;
 
     memset(r, 0, sizeof *r);

@@ -98,10 +98,37 @@ for a in "$@"; do [ "$prev" = --output ] && out=$a; prev=$a; done
 printf '{"schema": "other/2", "results": []}\n' >"$out"
 WRAP
 chmod +x fake.sh
-expect_exit other_schema 2 "$G" ab "$G" ./fake.sh $tiny -o bad10
+expect_exit other_schema 2 "$G" ab "$G" ./fake.sh $tiny -o bad10 --quiet
 expect_grep other_schema_said "schema" "$WORK/err"
 # The result files cannot be written: an I/O error, 3.
 expect_exit output_unwritable 3 "$G" ab "$G" "$G" $tiny -o "$WORK/no/such/dir/x" --quiet
+
+# Turns (--interleave entry, the default): a build with an entry the other
+# lacks measures it alone and the rest stay paired; a build older than
+# --lockstep (here: a wrapper that refuses it) gets one build after the other.
+cat >extra.sh <<WRAP
+#!/bin/sh
+exec "$G" "\$@" --variant k8,baseline
+WRAP
+chmod +x extra.sh
+expect_exit turns_extra_entry 0 "$G" ab "$G" ./extra.sh $tiny -o extra
+expect_grep turns_extra_listed "0 entries measured by OLD only, 1 by NEW only" "$WORK/err"
+expect_grep turns_extra_paired "k8 .* 20r/20r" "$WORK/out"
+cat >old.sh <<WRAP
+#!/bin/sh
+for a in "\$@"; do [ "\$a" = --lockstep ] && { echo "unknown option --lockstep" >&2; exit 2; }; done
+exec "$G" "\$@"
+WRAP
+chmod +x old.sh
+expect_exit turns_old_build 0 "$G" ab ./old.sh "$G" $tiny -o oldb
+expect_grep turns_old_build_said "OLD './old.sh' cannot take turns" "$WORK/err"
+expect_exit interleave_round 0 "$G" ab "$G" "$G" $tiny --interleave round -o ilr --quiet
+expect_grep interleave_round_rounds '"rounds":	20' ilr-new.json
+expect_exit interleave_bad 2 "$G" ab "$G" "$G" $tiny --interleave sometimes -o ilb
+expect_exit lockstep_refused 2 "$G" ab "$G" "$G" $tiny --lockstep -o ilc
+# --lockstep is ab's: on its own, without ab's pipes, it is refused.
+expect_exit lockstep_alone 2 "$G" $tiny --lockstep -o alone.json
+expect_grep lockstep_alone_said "is for gemmbench ab" "$WORK/err"
 
 # --round and --peak (what ab gives each round's process) are checked.
 expect_exit round_past_rounds 2 "$G" $tiny --rounds 2 --round 3 -o bad8.json
