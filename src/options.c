@@ -38,6 +38,51 @@ void gb_options_defaults(gb_options *o)
     o->check = 1;
 }
 
+/* ---- thread counts ------------------------------------------------------ */
+
+int gb_options_set_threads(gb_options *o, const char *text, char *err, size_t errlen)
+{
+    int list[GB_MAX_THREAD_COUNTS], n = 0, all = 0;
+    int rc = gb_parse_thread_list(text, list, &n, GB_MAX_THREAD_COUNTS, &all);
+
+    if (rc == -2) {
+        snprintf(err, errlen, "'%s' has more than %d thread counts", text,
+                 GB_MAX_THREAD_COUNTS);
+        return -1;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "'%s' is not a thread list (counts in [1, %d], ranges A-B "
+                 "with A <= B, or all, separated by commas)", text, GB_MAX_THREAD_COUNT);
+        return -1;
+    }
+    memcpy(o->threads_list, list, (size_t)n * sizeof *list);
+    o->nthreads_list = n;
+    o->threads_all = all;
+    o->threads = n == 1 && !all ? list[0] : 0;
+    return 0;
+}
+
+int gb_options_thread_counts(const gb_options *o, int cpus, int *out, int max)
+{
+    int n = 0;
+
+    if (cpus < 1)
+        cpus = 1;
+    for (int i = 0; i < o->nthreads_list && n < max; i++)
+        out[n++] = o->threads_list[i];
+    if (o->threads_all || o->nthreads_list == 0) {
+        int at = 0;
+        while (at < n && out[at] < cpus)
+            at++;
+        if ((at == n || out[at] != cpus) && n < max) {
+            memmove(out + at + 1, out + at, (size_t)(n - at) * sizeof *out);
+            out[at] = cpus;
+            n++;
+        }
+    }
+    return n;
+}
+
 /* ---- variants ------------------------------------------------------------- */
 
 const gb_variant *gb_variant_find(const char *name)

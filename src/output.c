@@ -340,3 +340,29 @@ int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, 
     }
     return 0;
 }
+
+int gb_json_add_thread_counts(cJSON *doc, const int *counts, const double *peaks, int n)
+{
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+    cJSON *machine = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+    cJSON *list, *by;
+
+    if (run == NULL || machine == NULL)
+        return -1;
+    list = cJSON_AddArrayToObject(run, "thread_counts");
+    by = cJSON_AddArrayToObject(machine, "peak_gflops_by_threads");
+    if (list == NULL || by == NULL)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddItemToArray(list, cJSON_CreateNumber(counts[i]));
+        if (p == NULL || !cJSON_AddItemToArray(by, p))
+            return -1;
+        cJSON_AddNumberToObject(p, "threads", counts[i]);
+        if (peaks[i] > 0.0)
+            cJSON_AddNumberToObject(p, "gflops", peaks[i]);
+        else
+            cJSON_AddNullToObject(p, "gflops");
+    }
+    return 0;
+}

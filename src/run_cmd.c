@@ -199,6 +199,7 @@ static const gb_column run_columns[] = {
     { "check", NULL, "check", 5, 1 },
 };
 #define RUN_NCOLS ((int)(sizeof run_columns / sizeof run_columns[0]))
+#define RUN_COL_THREADS 6   /* CSV only, unless a run has several counts */
 
 static void format_optional(char *buf, size_t len, double v, const char *fmt)
 {
@@ -321,10 +322,69 @@ static void utc_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The thread counts of a run: o's list resolved against the CPUs the
+ * process may use, with a warning for counts above them. */
+typedef struct thread_plan {
+    int n;
+    int counts[GB_MAX_THREAD_COUNTS];
+    double peaks[GB_MAX_THREAD_COUNTS];
+} thread_plan;
+
+static void plan_threads(const gb_options *o, const gb_machine *machine, thread_plan *plan)
+{
+    int cpus = machine->affinity_cpus;
+
+    plan->n = gb_options_thread_counts(o, cpus, plan->counts, GB_MAX_THREAD_COUNTS);
+    for (int i = 0; i < plan->n; i++)
+        if (plan->counts[i] > cpus)
+            fprintf(stderr, "gemmbench: warning: %d threads is more than the %d CPU%s this "
+                            "process may use (sched_getaffinity); its threads share CPUs\n",
+                    plan->counts[i], cpus, cpus == 1 ? "" : "s");
+}
+
+/* With several counts, the single-thread schedules run once, at 1 thread:
+ * say which, once. */
+static void note_single_thread(const gb_selection *sel, const thread_plan *plan, int quiet)
+{
+    char names[512] = "";
+    size_t used = 0;
+
+    if (plan->n < 2 || quiet)
+        return;
+    for (int v = 0; v < sel->nvariants && used < sizeof names; v++)
+        if (sel->variants[v]->single_thread && (v == 0 || sel->variants[v] != sel->variants[v - 1]))
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                     used ? ", " : "", sel->variants[v]->name);
+    if (names[0])
+        fprintf(stderr, "gemmbench: single-thread schedules measured once, at 1 thread: %s\n",
+                names);
+}
+
+/* The peak of every count into plan (or --peak's, one count only). */
+static void measure_peaks(const gb_options *o, gb_machine *machine, thread_plan *plan)
+{
+    int largest = plan->counts[plan->n - 1];
+
+    if (o->peak_all > 0.0) {
+        machine->peak_gflops = o->peak_all;
+        machine->peak_gflops_1t = o->peak_one;
+        snprintf(machine->peak_isa, sizeof machine->peak_isa, "%s", o->peak_isa);
+        plan->peaks[0] = o->peak_all;
+        gb_peak_settle(largest);
+    } else if (plan->n == 1) {
+        gb_peak_for_run(machine, largest, o->quiet);
+        plan->peaks[0] = machine->peak_gflops;
+    } else {
+        gb_peak_for_counts(machine, plan->counts, plan->n, plan->peaks, o->quiet);
+    }
+}
+
 /* Measures the sweep of o into output; the exit status. */
 static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *machine,
-                     int threads, const char *output, int argc, char **argv)
+                     thread_plan *plan, const char *output, int argc, char **argv)
 {
+    int threads = plan->counts[plan->n - 1];
+    gb_column columns[RUN_NCOLS];
     gb_runner_cfg cfg;
     gb_runner runner;
     gb_runner_hooks hooks = { NULL, show_starting, show_measured, show_failed };
@@ -333,18 +393,21 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     int status = GB_EXIT_OK, rc;
 
     gb_catch_interrupts();
-    if (o->peak_all > 0.0) {
-        machine->peak_gflops = o->peak_all;
-        machine->peak_gflops_1t = o->peak_one;
-        snprintf(machine->peak_isa, sizeof machine->peak_isa, "%s", o->peak_isa);
-        gb_peak_settle(threads);
-    } else {
-        gb_peak_for_run(machine, threads, o->quiet);
-    }
+    measure_peaks(o, machine, plan);
+    note_single_thread(sel, plan, o->quiet);
+    /* The table shows the threads column when there is more than one count. */
+    memcpy(columns, run_columns, sizeof columns);
+    if (plan->n > 1)
+        columns[RUN_COL_THREADS] = (gb_column){ "thr", NULL, "threads", 3, 1 };
     utc_now(started, sizeof started);
     memset(&cfg, 0, sizeof cfg);
     cfg.doc = gb_json_begin(machine, o, threads, started, argc, argv);
-    if (cfg.doc == NULL || gb_table_init(&view.table, o->format, run_columns, RUN_NCOLS, 1)) {
+    if (cfg.doc != NULL && plan->n > 1 &&
+        gb_json_add_thread_counts(cfg.doc, plan->counts, plan->peaks, plan->n) != 0) {
+        cJSON_Delete(cfg.doc);
+        cfg.doc = NULL;
+    }
+    if (cfg.doc == NULL || gb_table_init(&view.table, o->format, columns, RUN_NCOLS, 1)) {
         cJSON_Delete(cfg.doc);
         return gb_fail(GB_EXIT_IO, NULL, "out of memory");
     }
@@ -361,6 +424,12 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     cfg.only_round = o->only_round;
     cfg.peak_gflops = machine->peak_gflops;
     cfg.output = output;
+    if (plan->n > 1) {
+        cfg.nthreads = plan->n;
+        cfg.thread_list = plan->counts;
+        cfg.thread_peaks = plan->peaks;
+        cfg.peak_gflops_1t = machine->peak_gflops_1t;
+    }
     hooks.arg = &view;
     view.started = gb_now();
     if (o->format != GB_FMT_JSON)
@@ -407,6 +476,7 @@ out:
 int gb_cmd_run(int argc, char **argv)
 {
     static gb_options o;
+    static thread_plan plan;
     gb_selection sel;
     gb_machine machine;
     char err[GB_ERR_LEN], output[PATH_MAX + 64];
@@ -432,7 +502,13 @@ int gb_cmd_run(int argc, char **argv)
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     }
     gb_machine_detect(&machine);
-    threads = o.threads > 0 ? o.threads : machine.affinity_cpus;
+    plan_threads(&o, &machine, &plan);
+    threads = plan.counts[plan.n - 1];
+    if (o.peak_all > 0.0 && plan.n > 1) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "--peak gives one count's peak; it takes one "
+                                            "thread count, not %d", plan.n);
+    }
     warn_unreadable_records(&sel);
     if (o.explain) {
         explain_all(&sel, threads);
@@ -450,7 +526,7 @@ int gb_cmd_run(int argc, char **argv)
         gb_selection_free(&sel);
         return gb_fail(rc, NULL, "%s", err);
     }
-    status = run_sweep(&o, &sel, &machine, threads, output, argc, argv);
+    status = run_sweep(&o, &sel, &machine, &plan, output, argc, argv);
     gb_selection_free(&sel);
     return status;
 }

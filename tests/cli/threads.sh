@@ -1,0 +1,59 @@
+# threads.sh - --threads LIST: bad lists refused in one line, a two-count run
+# on a tiny shape (every parallel entry at each count, the single-thread ones
+# once at 1, each count's own peak), counts above the CPUs warned about.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+RUN="--quiet --shape 13x21x9 --reps 3 --warmup 0 --rounds 1"
+
+for bad in 0 1,,2 1, 3-1 -1 ,1 1-2-3 x; do
+    expect_exit "threads_refused_$bad" 2 "$G" $RUN --variant parallel --threads "$bad" -o "$WORK/bad.json"
+done
+[ -e "$WORK/bad.json" ] && echo "FAIL threads_refused_no_file: a refused list left a file" ||
+    echo "ok threads_refused_no_file"
+printf 'threads = 0\n' >"$WORK/zero.conf"
+expect_exit threads_conf_zero_refused 2 "$G" --config "$WORK/zero.conf" $RUN -o "$WORK/z.json"
+expect_grep threads_conf_zero_names_line 'zero.conf:1: threads' "$WORK/err"
+printf 'threads = 1,,2\n' >"$WORK/empty.conf"
+expect_exit threads_conf_empty_element_refused 2 "$G" --config "$WORK/empty.conf" $RUN -o "$WORK/e.json"
+
+# ---- two counts --------------------------------------------------------------
+expect_exit threads_two_counts 0 "$G" --shape 13x21x9 --reps 3 --warmup 0 --rounds 2 \
+    --variant baseline,parallel,packed,vec_j --threads 1,2 -o "$WORK/two.json"
+expect_grep threads_single_thread_note 'single-thread schedules measured once, at 1 thread: baseline, vec_j' "$WORK/err"
+expect_grep threads_peak_per_count 'peak .* at 2 threads' "$WORK/err"
+expect_grep threads_table_column ' thr ' "$WORK/out"
+python3 - "$WORK/two.json" <<'PY' && echo "ok threads_two_counts_json" || echo "FAIL threads_two_counts_json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((r["variant"], r["threads"]) for r in d["results"])
+want = sorted([("baseline", 1), ("vec_j", 1), ("parallel", 1), ("parallel", 2),
+               ("packed", 1), ("packed", 2)])
+assert got == want, got
+assert d["run"]["thread_counts"] == [1, 2]
+peaks = {p["threads"]: p["gflops"] for p in d["machine"]["peak_gflops_by_threads"]}
+assert set(peaks) == {1, 2}
+for r in d["results"]:
+    assert r["check"] == "pass" and r["rounds"] == 2, r["label"]
+    # Each result's %peak is against its own count's peak.
+    assert abs(r["peak_pct"] - 100 * r["gflops"] / peaks[r["threads"]]) < 1e-6 * r["peak_pct"]
+PY
+
+# One count: as before (every entry at that count, no note, no list).
+expect_exit threads_one_count 0 "$G" $RUN --variant baseline,parallel --threads 2 -o "$WORK/one.json"
+if grep -q 'single-thread' "$WORK/err" || grep -q thread_counts "$WORK/one.json" ||
+    [ "$(grep -c '"threads":	2' "$WORK/one.json")" -ne 3 ]; then
+    echo "FAIL threads_one_count_unchanged: $(cat "$WORK/err")"
+else
+    echo "ok threads_one_count_unchanged"
+fi
+
+# ---- more threads than CPUs: runs, and says so --------------------------------
+cpus=$(nproc)
+over=$((cpus + 1))
+expect_exit threads_oversubscribed 0 "$G" $RUN --variant parallel --threads "1,$over" -o "$WORK/over.json"
+expect_grep threads_oversubscribed_warning "$over threads is more than the $cpus CPU" "$WORK/err"
+expect_grep threads_oversubscribed_measured "\"threads\":	$over" "$WORK/over.json"
+
+# ---- ab: one count per ab ----------------------------------------------------------
+expect_exit threads_ab_list_refused 2 "$G" ab "$G" "$G" --shape 13x21x9 --variant parallel --threads 1,2
+expect_grep threads_ab_list_says_why 'one thread count' "$WORK/err"
