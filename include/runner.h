@@ -75,6 +75,7 @@ typedef struct gb_runner_cfg {
     const int *thread_list;
     const double *thread_peaks;
     double peak_gflops_1t;
+    const char *bind;        /* recorded as every result's "bind"; NULL: not recorded */
 } gb_runner_cfg;
 
 /* One entry of the sweep, (shape, variant, prepack), across rounds. */

@@ -46,7 +46,11 @@ static const char usage_text[] =
     "      --prepack          also measure with B packed outside the timed region\n"
     "                         (variants that can; separate +prepack entries)\n"
     "timing\n"
-    "  -t, --threads N        OpenMP threads (default: all the process may use)\n"
+    "  -t, --threads LIST     OpenMP thread counts: 1,2 or 1-8 or all (default: all, the\n"
+    "                         CPUs the process may use); every entry at each count, the\n"
+    "                         single-thread schedules once at 1\n"
+    "      --bind P           close or spread (OMP_PLACES=cores), or none; default: the\n"
+    "                         user's OMP_PROC_BIND/OMP_PLACES, else the runtime's (unbound)\n"
     "  -w, --warmup N         warm-up calls per measurement (default 5)\n"
     "  -r, --reps N           timed calls per measurement (default 50)\n"
     "      --min-reps N       timed calls kept even past --max-time (default 5)\n"
@@ -385,6 +389,7 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
 {
     int threads = plan->counts[plan->n - 1];
     gb_column columns[RUN_NCOLS];
+    gb_bind_state bind;
     gb_runner_cfg cfg;
     gb_runner runner;
     gb_runner_hooks hooks = { NULL, show_starting, show_measured, show_failed };
@@ -402,8 +407,10 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     utc_now(started, sizeof started);
     memset(&cfg, 0, sizeof cfg);
     cfg.doc = gb_json_begin(machine, o, threads, started, argc, argv);
-    if (cfg.doc != NULL && plan->n > 1 &&
-        gb_json_add_thread_counts(cfg.doc, plan->counts, plan->peaks, plan->n) != 0) {
+    gb_bind_current(o->bind, &bind);
+    if (cfg.doc != NULL && ((plan->n > 1 && gb_json_add_thread_counts(cfg.doc, plan->counts,
+                                                                       plan->peaks, plan->n)) ||
+                            gb_json_add_bind(cfg.doc, &bind, plan->counts, plan->n))) {
         cJSON_Delete(cfg.doc);
         cfg.doc = NULL;
     }
@@ -424,6 +431,7 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     cfg.only_round = o->only_round;
     cfg.peak_gflops = machine->peak_gflops;
     cfg.output = output;
+    cfg.bind = bind.policy;
     if (plan->n > 1) {
         cfg.nthreads = plan->n;
         cfg.thread_list = plan->counts;
@@ -501,6 +509,12 @@ int gb_cmd_run(int argc, char **argv)
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     }
+    /* The OpenMP runtime read OMP_PROC_BIND and OMP_PLACES when it was
+     * loaded: --bind sets them and starts this program again. */
+    if (gb_bind_apply(o.bind, argv) != 0)
+        fprintf(stderr, "gemmbench: warning: --bind: cannot restart with the OpenMP "
+                        "variables set (%s); threads placed as the runtime chooses\n",
+                strerror(errno));
     gb_machine_detect(&machine);
     plan_threads(&o, &machine, &plan);
     threads = plan.counts[plan.n - 1];

@@ -41,7 +41,8 @@ PY
 # One count: as before (every entry at that count, no note, no list).
 expect_exit threads_one_count 0 "$G" $RUN --variant baseline,parallel --threads 2 -o "$WORK/one.json"
 if grep -q 'single-thread' "$WORK/err" || grep -q thread_counts "$WORK/one.json" ||
-    [ "$(grep -c '"threads":	2' "$WORK/one.json")" -ne 3 ]; then
+    ! python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["run"]["threads"] == 2 and [r["threads"] for r in d["results"]] == [2, 2]' "$WORK/one.json"; then
     echo "FAIL threads_one_count_unchanged: $(cat "$WORK/err")"
 else
     echo "ok threads_one_count_unchanged"
@@ -57,3 +58,42 @@ expect_grep threads_oversubscribed_measured "\"threads\":	$over" "$WORK/over.jso
 # ---- ab: one count per ab ----------------------------------------------------------
 expect_exit threads_ab_list_refused 2 "$G" ab "$G" "$G" --shape 13x21x9 --variant parallel --threads 1,2
 expect_grep threads_ab_list_says_why 'one thread count' "$WORK/err"
+
+# ---- --bind: applied (seen from inside a parallel region) and recorded ----------
+expect_exit bind_refused 2 "$G" $RUN --variant parallel --bind tight -o "$WORK/bt.json"
+# bind_json FILE POLICY PROC_BIND BOUND: run.openmp.bind and every result say so.
+bind_json() {
+    python3 - "$@" <<'PY'
+import json, sys
+path, policy, proc_bind, bound = sys.argv[1:5]
+d = json.load(open(path))
+b = d["run"]["openmp"]["bind"]
+assert b["policy"] == policy, b
+for p in b["placement"]:
+    assert p["proc_bind"] == proc_bind, p
+    assert len(p["cpus"]) == p["threads"] and all(c >= 0 for c in p["cpus"]), p
+    if bound == "yes":
+        # bound: every thread has a place, and two threads two places (CPUs)
+        assert all(x >= 0 for x in p["places"]) and len(set(p["places"])) == p["threads"], p
+        assert len(set(p["cpus"])) == p["threads"], p
+    else:
+        assert all(x == -1 for x in p["places"]), p
+assert all(r["bind"] == policy for r in d["results"])
+# the bound runtime pins the first thread; the process still has every CPU
+assert d["machine"]["affinity_cpus"] == int(sys.argv[5]), d["machine"]["affinity_cpus"]
+PY
+}
+if [ "$cpus" -ge 2 ]; then
+    for p in close spread; do
+        expect_exit "bind_$p" 0 "$G" $RUN --variant parallel --threads 1,2 --bind $p -o "$WORK/b$p.json"
+        bind_json "$WORK/b$p.json" $p $p yes "$cpus" && echo "ok bind_${p}_applied" || echo "FAIL bind_${p}_applied"
+    done
+else
+    echo "ok bind_close_applied (skipped: one CPU)"
+fi
+OMP_PROC_BIND=spread "$G" $RUN --variant parallel --threads 1 -o "$WORK/buser.json" >/dev/null 2>&1
+bind_json "$WORK/buser.json" user spread yes "$cpus" && echo "ok bind_user_env_kept" || echo "FAIL bind_user_env_kept"
+OMP_PROC_BIND=spread "$G" $RUN --variant parallel --threads 1 --bind none -o "$WORK/bnone.json" >/dev/null 2>&1
+bind_json "$WORK/bnone.json" none false no "$cpus" && echo "ok bind_none_overrides_env" || echo "FAIL bind_none_overrides_env"
+env -u OMP_PROC_BIND -u OMP_PLACES "$G" $RUN --variant parallel --threads 1 -o "$WORK/bdef.json" >/dev/null 2>&1
+bind_json "$WORK/bdef.json" default false no "$cpus" && echo "ok bind_default_unbound" || echo "FAIL bind_default_unbound"
