@@ -97,3 +97,15 @@ OMP_PROC_BIND=spread "$G" $RUN --variant parallel --threads 1 --bind none -o "$W
 bind_json "$WORK/bnone.json" none false no "$cpus" && echo "ok bind_none_overrides_env" || echo "FAIL bind_none_overrides_env"
 env -u OMP_PROC_BIND -u OMP_PLACES "$G" $RUN --variant parallel --threads 1 -o "$WORK/bdef.json" >/dev/null 2>&1
 bind_json "$WORK/bdef.json" default false no "$cpus" && echo "ok bind_default_unbound" || echo "FAIL bind_default_unbound"
+
+# ---- interrupted mid-list: the counts measured so far are kept ---------------------
+expect_interrupted threads_interrupt '"variant":	"vec_j"' "$WORK/tint.json" \
+    "$G" --variant parallel,vec_j --kernel mlp_expand --m 16,384 --threads 1,2 --reps 6 --rounds 2 \
+    --max-time 20 --quiet -o "$WORK/tint.json"
+python3 - "$WORK/tint.json" <<'PY' && echo "ok threads_interrupt_kept" || echo "FAIL threads_interrupt_kept"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False
+got = {(r["variant"], r["threads"]) for r in d["results"]}
+assert ("parallel", 1) in got and ("parallel", 2) in got, got
+PY

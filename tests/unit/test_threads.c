@@ -87,6 +87,29 @@ TEST(thread_counts_resolve_all)
     CHECK(gb_options_set_threads(&o, "0", err, sizeof err) != 0 && strstr(err, "'0'") != NULL);
 }
 
+/* The one line names what is wrong with the list. */
+TEST(thread_list_errors_say_why)
+{
+    static const struct {
+        const char *text, *why;
+    } cases[] = {
+        { "0", "0 threads" },          { "1,,2", "empty element" }, { "1,", "empty element" },
+        { ",1", "empty element" },     { "", "empty element" },     { "3-1", "descending range '3-1'" },
+        { "-1", "negative count" },    { "2,x", "'x' is not a count" },
+        { "1-2-3", "'1-2-3' is not a count" }, { "4097", "'4097' is not a count" },
+    };
+    gb_options o;
+    char err[GB_ERR_LEN];
+
+    gb_options_defaults(&o);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int refused = gb_options_set_threads(&o, cases[i].text, err, sizeof err) != 0;
+        CHECK(refused && strstr(err, cases[i].why) != NULL);
+        if (!refused || strstr(err, cases[i].why) == NULL)
+            printf("  '%s': %s\n", cases[i].text, err);
+    }
+}
+
 TEST(thread_lists_in_bench_conf)
 {
     char path[] = "/tmp/gb-threads-XXXXXX";
