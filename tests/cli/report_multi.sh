@@ -60,6 +60,8 @@ python3 - "$WORK/a.json" "$WORK/b.json" "$WORK/c.json" "$WORK/multi.csv" <<'PY' 
 import csv, json, sys
 files = [json.load(open(p)) for p in sys.argv[1:4]]
 med = [{(r["label"], r["M"], r["threads"]): r["median_us"] for r in d["results"]} for d in files]
+# %peak: against the peak of the entry's own count (peak_gflops_by_threads in a.json)
+pct = {(r["label"], r["M"], r["threads"]): r["peak_pct"] for r in files[0]["results"]}
 lines = [l for l in open(sys.argv[4]) if l.strip() and not l.startswith("#")]
 rows = list(csv.reader(lines))
 head = rows[0]
@@ -82,6 +84,9 @@ for r in body:
             assert abs(float(cell) - med[i][k]) < 1e-6 * med[i][k], (k, name)
         else:
             assert cell == "", (k, name, cell)       # missing: blank, not an error
+    if k in pct:
+        got = float(r[col["here %peak"]])
+        assert abs(got - pct[k]) < 1e-6 * pct[k], (k, got, pct[k])
     ratio = r[col["third /here"]]
     if k in med[2] and k in med[0]:
         assert abs(float(ratio) - med[2][k] / med[0][k]) < 1e-6
