@@ -55,6 +55,18 @@ LDLIBS   += -ldnnl
 endif
 endif
 
+# hwloc: the machine block's topology (cores, caches and who shares them,
+# NUMA nodes, CPU kinds; src/topology.c), probed like the libraries above.
+# Without it (`make HWLOC=`, or not installed) the caches come from sysfs.
+HWLOC ?= hwloc
+ifneq ($(HWLOC),)
+HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
+ifeq ($(call probe,$(HASH)include <hwloc.h>\nint main(void){return (int)(hwloc_get_api_version() >> 30);},$(HWLOC_LIBS)),yes)
+CPPFLAGS += -DGB_HAVE_HWLOC
+LDLIBS   += $(HWLOC_LIBS)
+endif
+endif
+
 # Schedules are compiled so that only what a schedule asks for happens to
 # its loops: no auto-vectorization (vectorize = `#pragma omp simd`, which GCC
 # still honours) and no loop interchange, or -O3 would rewrite baseline's

@@ -109,6 +109,9 @@ typedef struct gb_variant {
      * rule_based's, tuned_packed packed's); its spec names their values in
      * effective_params (packed's isa=avx512, not isa=1). */
     const struct gb_variant *base;
+    /* 1 when the kernel runs on one thread whatever ctx->nthreads says: a
+     * --threads list measures it once, at 1 thread, not once per count. */
+    int single_thread;
 } gb_variant;
 
 /* The variant table (schedules/table.c), in display order. */

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "topology.h"
+
 #define GB_MAX_CACHES 8
 
 typedef struct gb_cache {
@@ -27,6 +29,7 @@ typedef struct gb_machine {
     double peak_gflops;     /* measured FP32 FMA peak at the run's threads; 0 unknown */
     double peak_gflops_1t;  /* the same for one thread; 0 unknown */
     char peak_isa[16];
+    gb_topology topo;       /* hwloc's view; topo.available 0 without it */
 } gb_machine;
 
 /* Reads hostname, CPU, ISA, caches and affinity.  Never fails: unknown
@@ -36,5 +39,7 @@ void gb_machine_detect(gb_machine *m);
 long gb_machine_cache_bytes(const gb_machine *m, int level);
 /* `gemmbench info`. */
 void gb_machine_print(FILE *out, const gb_machine *m);
+/* Its topology lines (hwloc's view, or that there is none). */
+void gb_machine_print_topology(FILE *out, const gb_machine *m);
 
 #endif

@@ -20,6 +20,15 @@
  * the sweep, so that its median is not one moment of a shared machine and
  * compare can test per-round medians (src/compare.md). */
 #define GB_DEFAULT_ROUNDS 5
+#define GB_MAX_THREAD_COUNTS 64  /* distinct counts in a --threads list */
+
+/* --bind: where the OpenMP threads go (src/topology.c). */
+typedef enum gb_bind {
+    GB_BIND_DEFAULT,         /* the user's OMP_PROC_BIND/OMP_PLACES if set, else close */
+    GB_BIND_CLOSE,
+    GB_BIND_SPREAD,
+    GB_BIND_NONE             /* no binding: the kernel's scheduler places threads */
+} gb_bind;
 
 typedef struct gb_kernel_def {
     char name[GB_NAME_LEN];
@@ -68,9 +77,23 @@ typedef struct gb_options {
     double peak_all, peak_one;
     char peak_isa[16];
     int help, version;
+    /* --threads LIST / bench.conf threads: the counts, ascending and distinct
+     * (src/parse.c), plus threads_all for `all` (every CPU the process may
+     * use, resolved at run time).  No list at all also means all.  threads
+     * above is the count when the list is one number, else 0. */
+    int nthreads_list;
+    int threads_list[GB_MAX_THREAD_COUNTS];
+    int threads_all;
+    gb_bind bind;
     /* gemmbench ab's: measure only when ab gives the turn (lockstep.h). */
     int lockstep;
 } gb_options;
+
+/* Parses a --threads / bench.conf threads list into o.  0, or -1 with err. */
+int gb_options_set_threads(gb_options *o, const char *text, char *err, size_t errlen);
+/* The counts a run measures: o's list with `all` (or no list) resolved to
+ * cpus, ascending and distinct.  Returns how many (at least 1). */
+int gb_options_thread_counts(const gb_options *o, int cpus, int *out, int max);
 
 /* Built-in defaults: the study's sweep (the three BERT kernels, eight M, 5 warm-ups, 50 reps). */
 void gb_options_defaults(gb_options *o);

@@ -34,4 +34,13 @@ int gb_json_set_result(cJSON *doc, int index, const gb_result *r);
  * -1 with err. */
 int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, size_t errlen);
 
+/* A run over several thread counts: run.thread_counts and, in the machine
+ * block, peak_gflops_by_threads ({threads, gflops} per count).  0 or -1. */
+int gb_json_add_thread_counts(cJSON *doc, const int *counts, const double *peaks, int n);
+/* run.openmp.bind: the policy and its variables, and where the threads of
+ * each count ran (gb_bind_probe).  0 or -1. */
+int gb_json_add_bind(cJSON *doc, const gb_bind_state *s, const int *counts, int n);
+/* results[index].bind = policy (after gb_json_set_result).  0 or -1. */
+int gb_json_set_bind(cJSON *doc, int index, const char *policy);
+
 #endif

@@ -12,6 +12,14 @@ int gb_parse_shape(const char *text, int *M, int *K, int *N);
  * rule_based[tm=4,tn=8] is one item), calling fn for each item; stops at the
  * first non-zero return and passes it on. */
 int gb_split_list(const char *text, int (*fn)(const char *item, void *arg), void *arg);
+/* Largest thread count --threads and bench.conf accept. */
+#define GB_MAX_THREAD_COUNT 4096
+/* Parses a thread list: comma-separated counts in [1, GB_MAX_THREAD_COUNT],
+ * ranges A-B (A <= B) and `all` (every CPU the process may use, resolved by
+ * the caller: *all is set, nothing is added).  Empty elements, 0, negative
+ * and descending ranges are refused.  The counts come back ascending and
+ * without duplicates.  0; -1 malformed; -2 more than max distinct counts. */
+int gb_parse_thread_list(const char *text, int *list, int *n, int max, int *all);
 /* Trims leading and trailing blanks in place; returns s. */
 char *gb_trim(char *s);
 

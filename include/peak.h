@@ -10,6 +10,10 @@
 /* Measures the FP32 FMA peak for the run's thread count (and one thread)
  * into m; quiet suppresses the note on stderr. */
 void gb_peak_for_run(gb_machine *m, int threads, int quiet);
+/* The peak at each of n thread counts (ascending) into peaks[i]: measured
+ * once per count; m gets the one-thread and the largest count's figures as
+ * gb_peak_for_run would.  One note per count on stderr unless quiet. */
+void gb_peak_for_counts(gb_machine *m, const int *counts, int n, double *peaks, int quiet);
 /* What measuring the peak does for the threads, without the figure: a
  * tenth of a second of the FMA loop on every thread, so that the OpenMP
  * threads exist and the scheduler has spread them over the CPUs before the

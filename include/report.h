@@ -42,9 +42,10 @@ typedef struct gb_report_opts {
  * holds no such baseline; NAN when neither is known. */
 double gb_report_speedup(const gb_result_file *f, const gb_entry *e);
 
-/* Percent of the machine's peak for e's thread count (machine.peak_gflops for
- * the run's threads, peak_gflops_1thread for one thread); the stored
- * peak_pct otherwise; NAN when unknown. */
+/* Percent of the machine's peak for e's thread count (the count's entry of
+ * machine.peak_gflops_by_threads, else machine.peak_gflops for the run's
+ * threads, peak_gflops_1thread for one thread); the stored peak_pct
+ * otherwise; NAN when unknown. */
 double gb_report_peak_pct(const gb_result_file *f, const gb_entry *e);
 
 /* The metric's value for e; NAN when unknown. */

@@ -3,7 +3,8 @@
  * every shape, over one or more rounds, each measurement verified and written
  * to the result file as soon as it is taken.
  *
- * The order is rounds, then shapes, then entries.  Entries of one shape run
+ * The order is rounds, then shapes, then entries, then thread counts (the
+ * counts of one entry on one shape back to back).  Entries of one shape run
  * back to back, under the same machine conditions, and baseline (first in
  * the table) is known when the others need it for their speed-up.  With R
  * rounds, every entry's timed calls are split over R passes of the whole
@@ -71,6 +72,15 @@ typedef struct gb_runner_cfg {
     double peak_gflops;      /* for peak_pct; 0 when unknown */
     cJSON *doc;              /* results go into its "results" array; may be NULL */
     const char *output;      /* doc is rewritten there after every measurement; may be NULL */
+    /* A thread list (--threads 1,2): every entry at each count, with its
+     * count's peak for peak_pct (0: unknown).  nthreads 0: the one count
+     * threads and peak_gflops above.  With several counts, a single_thread
+     * variant is measured once, at 1 thread, with peak_gflops_1t. */
+    int nthreads;
+    const int *thread_list;
+    const double *thread_peaks;
+    double peak_gflops_1t;
+    const char *bind;        /* recorded as every result's "bind"; NULL: not recorded */
 } gb_runner_cfg;
 
 /* One entry of the sweep, (shape, variant, prepack), across rounds. */
@@ -82,7 +92,7 @@ typedef struct gb_run_entry {
 } gb_run_entry;
 
 typedef struct gb_runner {
-    gb_run_entry *entries;   /* nshapes x 2 x nvariants: per call, then +prepack */
+    gb_run_entry *entries;   /* nshapes x nvariants x counts x 2: per call, then +prepack */
     int nentries;
     int failed_checks;       /* entries whose verification failed */
     int failed_runs;         /* measurements that could not be taken */
@@ -97,9 +107,9 @@ int gb_runner_run(gb_runner *r, const gb_selection *sel, const gb_runner_cfg *cf
 void gb_runner_free(gb_runner *r);
 
 /* One measurement of a round: shape, entry (variant with its parameter
- * set) and whether B is pre-packed. */
+ * set), thread count and whether B is pre-packed. */
 typedef struct gb_run_step {
-    int shape, variant, prepack;
+    int shape, variant, threads, prepack;
 } gb_run_step;
 
 /* The measurements of one round, in the order gb_runner_run takes them:
@@ -107,7 +117,7 @@ typedef struct gb_run_step {
 int gb_runner_plan(const gb_selection *sel, const gb_runner_cfg *cfg, gb_run_step *steps,
                    int max);
 
-/* Measurements in the whole sweep: entries x shapes x rounds. */
+/* Measurements in the whole sweep: entries x shapes x counts x rounds. */
 int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg);
 
 #endif

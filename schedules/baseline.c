@@ -28,4 +28,5 @@ const gb_variant gb_variant_baseline = {
     .family = "baseline",
     .description = "i, j, k as written; scalar, one thread",
     .run = baseline_run,
+    .single_thread = 1,
 };

@@ -50,6 +50,7 @@ static inline int ktile_run(int tk, int M, int N, int K, const float *A, int lda
         .description = "split(k," #TK ") + reorder(i,j,k0,k1) + vectorize(j): i, k0, "  \
                        "k1, j-vector; one thread",                                      \
         .run = k##TK##_run,                                                             \
+        .single_thread = 1,                                                             \
     };
 
 KTILE_VARIANT(4)

@@ -274,6 +274,7 @@ static inline int tutorial_run(enum tutorial_step step, int M, int N, int K, con
         .run = NAME##_run,                                                                 \
         .prepare = PREPARE,                                                                \
         .release = RELEASE,                                                                \
+        .single_thread = STEP < STEP_PACKING, /* packing is parallel from there on */      \
     };
 
 TUTORIAL_VARIANT(tvm_blocking, STEP_BLOCKING, NULL, NULL,

@@ -65,6 +65,7 @@ const gb_variant gb_variant_vec_j = {
     .family = "vectorized",
     .description = "vectorize(j): i, k, j-vector; one thread",
     .run = vec_j_run,
+    .single_thread = 1,
 };
 
 const gb_variant gb_variant_vec_k = {
@@ -73,6 +74,7 @@ const gb_variant gb_variant_vec_k = {
     .description = "split(k,8) + vectorize(k1): illegal in TVM (study: expected failure); "
                    "here a legal 8-lane SIMD reduction over k",
     .run = vec_k_run,
+    .single_thread = 1,
 };
 
 const gb_variant gb_variant_vec_j_k16 = {
@@ -81,4 +83,5 @@ const gb_variant gb_variant_vec_j_k16 = {
     .description = "split(j,8) + split(k,16) + vectorize(j1) + unroll(k1): i, j0, k0, "
                    "k1 x16, 8-lane j1; one thread",
     .run = vec_j_k16_run,
+    .single_thread = 1,
 };

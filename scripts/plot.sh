@@ -4,6 +4,9 @@
 #                        variant (log scales), legend outside the plot
 #   speedup-heatmap.png  speed-up over baseline, variants by every shape of
 #                        every kernel, log colour scale, values in the cells
+#   scaling.png          only for a file with 1-thread and more-thread results
+#                        (--threads 1,N): per variant, the geometric-mean
+#                        speed-up over 1 thread against threads, and the ideal
 # (with -<N>threads before .png when the file holds several thread counts).
 #
 # Usage: scripts/plot.sh [FILE.json [OUTDIR]]
@@ -28,7 +31,7 @@ die() {
 
 case "${1:-}" in
 -h | --help)
-    sed -n '2,17s/^# \{0,1\}//p' "$0"
+    sed -n '2,20s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
 esac
@@ -267,5 +270,57 @@ EOF
     echo "$out"
     made=$((made + 1))
 done
+
+# ---- scaling: speed-up over 1 thread against threads, per variant ---------------------
+# Only when the file has 1-thread results and more (report --metric scaling
+# says no, exit 2, otherwise: no figure then, nothing wrong).
+scaling_figure() {
+    "$GEMMBENCH" report "$file" --metric scaling --format csv >"$work/scaling.csv" 2>/dev/null ||
+        return 0
+    # The geomean table: variant, then (speed-up, efficiency, shapes) per count.
+    # Its rules first: csv_awk (appended for csvsplit) would take the comments.
+    awk '
+    /^# geometric mean/ { ingm = 1; next }
+    /^#/ || /^$/ { next }
+    ingm && !seen { nf = csvsplit($0, h); seen = 1
+        for (c = 2; c <= nf; c += 3) { t = h[c]; sub(/^geomean_speedup_/, "", t); sub(/t$/, "", t); TC[++nt] = t }
+        next }
+    ingm { nrows++; n = csvsplit($0, f); label[nrows] = f[1]
+        for (k = 1; k <= nt; k++) v[nrows, k] = f[2 + 3 * (k - 1)]; next }
+    { next }
+    END {
+        if (nrows == 0) exit 1
+        printf "threads"; for (r = 1; r <= nrows; r++) printf "\t%s", label[r]; printf "\n"
+        printf "1"; for (r = 1; r <= nrows; r++) printf "\t1"; printf "\n"
+        for (k = 1; k <= nt; k++) { printf "%s", TC[k]
+            for (r = 1; r <= nrows; r++) printf "\t%s", v[r, k]; printf "\n" }
+    }'"$csv_awk" "$work/scaling.csv" >"$work/scaling.tsv" || return 0
+    nseries=$(($(head -n 1 "$work/scaling.tsv" | awk -F '\t' '{ print NF }') - 1))
+    maxt=$(tail -n 1 "$work/scaling.tsv" | cut -f 1)
+    out="$outdir/scaling.png"
+    title="Speed-up over 1 thread (geometric mean over the shapes) against threads; dashed: ideal"
+    gnuplot >"$work/gp.err" 2>&1 <<EOF || { cat "$work/gp.err" >&2; die "gnuplot failed on $out"; }
+set terminal $terminal size 1100,700
+set output $(gq "$out")
+set encoding utf8
+set termoption noenhanced
+set datafile separator "\t"
+set title $(gq "$title")."\n".$(gq "$origin")
+set xlabel 'threads'
+set ylabel 'speed-up over 1 thread (its median / this median)'
+set xrange [0.8:$maxt * 1.05]
+set yrange [0:$maxt * 1.1]
+set xtics ($(awk -F '\t' 'NR > 1 { printf "%s%s", (NR > 2 ? ", " : ""), $1 }' "$work/scaling.tsv"))
+set grid xtics ytics lc rgb '#dddddd'
+set key outside right top vertical Left reverse font ',9' title 'variant'
+colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf #7f7f7f #bcbd22 #000000 #0b5d4f"
+plot x with lines dt 2 lc rgb '#555555' title 'ideal', \
+     for [i=2:$((nseries + 1))] $(gq "$work/scaling.tsv") using 1:i with linespoints \
+    lw 1.6 ps 1.1 pt 7 lc rgb word(colours, (i - 2) % 12 + 1) title columnheader(i)
+EOF
+    echo "$out"
+    made=$((made + 1))
+}
+scaling_figure
 
 [ "$made" -gt 0 ] || die "$file: nothing to plot"

@@ -2,7 +2,8 @@
 # Installs the Debian packages gemmbench needs, when it may (root and apt),
 # or prints the exact command and fails.
 # Usage: scripts/setup.sh [plots] [reference] [cross]
-#   (no argument) libcjson-dev: needed to build
+#   (no argument) libcjson-dev: needed to build; libhwloc-dev: the machine
+#                 block's topology (optional to the build, which probes it)
 #   plots         gnuplot-nox as well: needed by scripts/plot.sh
 #   reference     libopenblas-dev libblis-dev libdnnl-dev as well: the optional
 #                 reference variants openblas, blis, onednn (rebuild afterwards)
@@ -15,6 +16,13 @@ need=""
 arm64=""
 pkg-config --exists libcjson 2>/dev/null || [ -f /usr/include/cjson/cJSON.h ] || need="libcjson-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+# Optional: installed along when root can, else only mentioned.
+optional=""
+[ -f /usr/include/hwloc.h ] || optional="libhwloc-dev"
+if [ -n "$optional" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    need="$need $optional"
+    optional=""
+fi
 for arg in "$@"; do
     case $arg in
     plots)
@@ -38,6 +46,8 @@ for arg in "$@"; do
     esac
 done
 need=$(echo $need)
+[ -n "$optional" ] && echo "setup: optional $optional (the machine topology) is missing:" \
+    "sudo apt-get install -y $optional" >&2
 [ -z "$need" ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -184,6 +184,19 @@ static int parse_ab(int argc, char **argv, ab_opts *o, char *err, size_t errlen)
                                 v ? v : ""), -1;
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = 1;
+        } else if (strcmp(a, "-t") == 0 || is_opt(a, "--threads")) {
+            /* Its per-round peak (--peak) is one count's: one count per ab. */
+            int counts[GB_MAX_THREAD_COUNTS], n = 0, all = 0;
+            if ((v = value_of(argc, argv, &i, strcmp(a, "-t") ? "--threads" : "-t")) == NULL ||
+                gb_parse_thread_list(v, counts, &n, GB_MAX_THREAD_COUNTS, &all) != 0 ||
+                n + all != 1)
+                return snprintf(err, errlen, "--threads '%s': ab takes one thread count "
+                                "(run one ab per count)", v ? v : ""), -1;
+            if (o->npass >= AB_MAX_ARGS - 16)
+                return snprintf(err, errlen, "too many run options"), -1;
+            o->pass[o->npass++] = a;
+            if (strchr(a, '=') == NULL)
+                o->pass[o->npass++] = v;
         } else {
             for (int k = 0; refused[k]; k++)
                 if (is_opt(a, refused[k]))

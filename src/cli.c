@@ -14,7 +14,7 @@
 enum {
     OPT_M = 256, OPT_SHAPE, OPT_MAX_TIME, OPT_MIN_REPS, OPT_COOLDOWN, OPT_FORMAT,
     OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS, OPT_ROUND, OPT_PEAK,
-    OPT_LOCKSTEP
+    OPT_LOCKSTEP, OPT_BIND
 };
 
 static const struct option long_options[] = {
@@ -32,6 +32,7 @@ static const struct option long_options[] = {
     { "round",    required_argument, NULL, OPT_ROUND },
     { "peak",     required_argument, NULL, OPT_PEAK },
     { "lockstep", no_argument,       NULL, OPT_LOCKSTEP },
+    { "bind",     required_argument, NULL, OPT_BIND },
     { "config",   required_argument, NULL, 'c' },
     { "output",   required_argument, NULL, 'o' },
     { "force",    no_argument,       NULL, 'f' },
@@ -153,9 +154,22 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
             break;
         }
         case 't':
-            if (gb_parse_long(optarg, 1, 4096, &l) != 0)
-                return bad_number(err, errlen, "--threads", optarg, "an integer in [1, 4096]");
-            o->threads = (int)l;
+            if (gb_options_set_threads(o, optarg, err, errlen) != 0) {
+                char why[GB_ERR_LEN];
+                snprintf(why, sizeof why, "%s", err);
+                snprintf(err, errlen, "--threads: %s", why);
+                return -1;
+            }
+            break;
+        case OPT_BIND:
+            if (strcmp(optarg, "close") == 0)
+                o->bind = GB_BIND_CLOSE;
+            else if (strcmp(optarg, "spread") == 0)
+                o->bind = GB_BIND_SPREAD;
+            else if (strcmp(optarg, "none") == 0)
+                o->bind = GB_BIND_NONE;
+            else
+                return bad_number(err, errlen, "--bind", optarg, "close, spread or none");
             break;
         case 'w':
             if (gb_parse_long(optarg, 0, 1000000, &l) != 0)

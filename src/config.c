@@ -81,9 +81,12 @@ static int apply_key(gb_options *o, const char *key, const char *value, char *ms
     } else if (strcmp(key, "m") == 0) {
         return gb_parse_m_list(value, o->m, &o->nm, msg, len, "m");
     } else if (strcmp(key, "threads") == 0) {
-        if (gb_parse_long(value, 0, 4096, &l) != 0)
-            goto bad_int;
-        o->threads = (int)l;
+        /* `all`, as on the command line; 0 is refused in both. */
+        char why[GB_ERR_LEN];
+        if (gb_options_set_threads(o, value, why, sizeof why) != 0) {
+            snprintf(msg, len, "threads: %s", why);
+            return -1;
+        }
     } else if (strcmp(key, "warmup") == 0) {
         if (gb_parse_long(value, 0, 1000000, &l) != 0)
             goto bad_int;

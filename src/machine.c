@@ -1,5 +1,7 @@
 /* machine.c - hostname, CPU model, ISA, caches and affinity, from the kernel's
- * own reports (/proc/cpuinfo, sysfs) and the compiler's CPU detection. */
+ * own reports (/proc/cpuinfo, sysfs) and the compiler's CPU detection; the
+ * topology, and then the caches, from hwloc when the build has it
+ * (src/topology.c), sysfs being the fallback. */
 #define _GNU_SOURCE
 #include "machine.h"
 
@@ -106,6 +108,23 @@ static void detect_caches(gb_machine *m)
     }
 }
 
+/* The caches as hwloc sees them, in the sysfs fields: the first of each
+ * kind, and the CPUs that share it. */
+static void caches_from_topology(gb_machine *m)
+{
+    m->ncaches = 0;
+    for (int i = 0; i < m->topo.ncaches && m->ncaches < GB_MAX_CACHES; i++) {
+        const gb_topo_cache *t = &m->topo.caches[i];
+        gb_cache *c = &m->caches[m->ncaches++];
+        memset(c, 0, sizeof *c);
+        c->level = t->level;
+        snprintf(c->type, sizeof c->type, "%s", t->type);
+        c->size_bytes = t->size_bytes;
+        c->line_bytes = t->line_bytes;
+        snprintf(c->shared_cpus, sizeof c->shared_cpus, "%s", t->first_cpus);
+    }
+}
+
 void gb_machine_detect(gb_machine *m)
 {
     struct utsname u;
@@ -123,10 +142,19 @@ void gb_machine_detect(gb_machine *m)
     CPU_ZERO(&set);
     m->affinity_cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
                                                                   : m->logical_cpus;
+    /* A bound OpenMP runtime (OMP_PROC_BIND, --bind) has narrowed this
+     * thread's own mask to its first place; its places still cover the
+     * CPUs the process was given. */
+    if (gb_bind_place_cpus() > m->affinity_cpus)
+        m->affinity_cpus = gb_bind_place_cpus();
     if (m->affinity_cpus < 1)
         m->affinity_cpus = 1;
     detect_isa(m);
-    detect_caches(m);
+    gb_topology_detect(&m->topo);
+    if (m->topo.available && m->topo.ncaches > 0)
+        caches_from_topology(m);
+    else
+        detect_caches(m);
 }
 
 long gb_machine_cache_bytes(const gb_machine *m, int level)
@@ -153,4 +181,29 @@ void gb_machine_print(FILE *out, const gb_machine *m)
         fprintf(out, "cache L%d %-11s %ld KiB, %d-byte lines, shared by cpus %s\n", c->level,
                 c->type, c->size_bytes / 1024, c->line_bytes, c->shared_cpus);
     }
+    gb_machine_print_topology(out, m);
+}
+
+void gb_machine_print_topology(FILE *out, const gb_machine *m)
+{
+    const gb_topology *t = &m->topo;
+
+    if (!t->available) {
+        fprintf(out, "topology       not available (built without hwloc)\n");
+        return;
+    }
+    fprintf(out, "topology       %d package%s, %d cores, %d hardware threads, %d NUMA node%s "
+                 "(%s)\n", t->packages, t->packages == 1 ? "" : "s", t->cores, t->pus,
+            t->numa_nodes, t->numa_nodes == 1 ? "" : "s", t->source);
+    for (int i = 0; i < t->ncaches; i++)
+        fprintf(out, "  L%d %-11s x%d, each shared by %d hardware thread%s (first: %s)\n",
+                t->caches[i].level, t->caches[i].type, t->caches[i].count,
+                t->caches[i].cpus_each, t->caches[i].cpus_each == 1 ? "" : "s",
+                t->caches[i].first_cpus);
+    if (t->nkinds == 0)
+        fprintf(out, "cpu kinds      none reported (all cores alike as far as hwloc knows)\n");
+    for (int i = 0; i < t->nkinds; i++)
+        fprintf(out, "cpu kind %d     cpus %s (%d), efficiency rank %d%s%s\n", i,
+                t->kinds[i].cpu_list, t->kinds[i].cpus, t->kinds[i].efficiency,
+                t->kinds[i].core_type[0] ? ", " : "", t->kinds[i].core_type);
 }

@@ -38,6 +38,101 @@ void gb_options_defaults(gb_options *o)
     o->check = 1;
 }
 
+/* ---- thread counts ------------------------------------------------------ */
+
+/* Why a thread list was refused: its first element that is wrong, and how. */
+static void thread_list_problem(const char *text, char *why, size_t len)
+{
+    char buf[256], *save = NULL;
+    size_t n = strlen(text);
+
+    snprintf(why, len, "not a thread list");
+    if (n == 0 || text[0] == ',' || text[n - 1] == ',' || strstr(text, ",,") != NULL) {
+        snprintf(why, len, "an empty element");
+        return;
+    }
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *t = gb_trim(item), *dash = strchr(t, '-');
+        long a, b;
+        if (*t == '\0') {
+            snprintf(why, len, "an empty element");
+            return;
+        }
+        if (strcmp(t, "all") == 0)
+            continue;
+        if (strcmp(t, "0") == 0) {
+            snprintf(why, len, "0 threads (all means every CPU)");
+            return;
+        }
+        if (t[0] == '-') {
+            snprintf(why, len, "a negative count '%s'", t);
+            return;
+        }
+        if (dash) {
+            int ok;
+            *dash = '\0';
+            ok = gb_parse_long(t, 1, GB_MAX_THREAD_COUNT, &a) == 0 &&
+                 gb_parse_long(dash + 1, 1, GB_MAX_THREAD_COUNT, &b) == 0;
+            *dash = '-';
+            if (ok && b < a) {
+                snprintf(why, len, "a descending range '%s'", t);
+                return;
+            }
+            if (ok)
+                continue;
+        } else if (gb_parse_long(t, 1, GB_MAX_THREAD_COUNT, &a) == 0) {
+            continue;
+        }
+        snprintf(why, len, "'%s' is not a count in [1, %d]", t, GB_MAX_THREAD_COUNT);
+        return;
+    }
+}
+
+int gb_options_set_threads(gb_options *o, const char *text, char *err, size_t errlen)
+{
+    int list[GB_MAX_THREAD_COUNTS], n = 0, all = 0;
+    int rc = gb_parse_thread_list(text, list, &n, GB_MAX_THREAD_COUNTS, &all);
+
+    if (rc == -2) {
+        snprintf(err, errlen, "'%s' has more than %d thread counts", text,
+                 GB_MAX_THREAD_COUNTS);
+        return -1;
+    }
+    if (rc != 0) {
+        char why[300];
+        thread_list_problem(text, why, sizeof why);
+        snprintf(err, errlen, "'%s': %s (a list: counts, ranges A-B or all, comma-separated)", text, why);
+        return -1;
+    }
+    memcpy(o->threads_list, list, (size_t)n * sizeof *list);
+    o->nthreads_list = n;
+    o->threads_all = all;
+    o->threads = n == 1 && !all ? list[0] : 0;
+    return 0;
+}
+
+int gb_options_thread_counts(const gb_options *o, int cpus, int *out, int max)
+{
+    int n = 0;
+
+    if (cpus < 1)
+        cpus = 1;
+    for (int i = 0; i < o->nthreads_list && n < max; i++)
+        out[n++] = o->threads_list[i];
+    if (o->threads_all || o->nthreads_list == 0) {
+        int at = 0;
+        while (at < n && out[at] < cpus)
+            at++;
+        if ((at == n || out[at] != cpus) && n < max) {
+            memmove(out + at + 1, out + at, (size_t)(n - at) * sizeof *out);
+            out[at] = cpus;
+            n++;
+        }
+    }
+    return n;
+}
+
 /* ---- variants ------------------------------------------------------------- */
 
 const gb_variant *gb_variant_find(const char *name)

@@ -31,6 +31,50 @@ const char *gb_check_word(const gb_result *r)
 
 /* ---- JSON ----------------------------------------------------------------- */
 
+/* hwloc's view of the machine; {"available": false} without it. */
+static cJSON *topology_json(const gb_topology *t)
+{
+    cJSON *o = cJSON_CreateObject(), *caches, *kinds;
+
+    cJSON_AddBoolToObject(o, "available", t->available);
+    if (!t->available)
+        return o;
+    cJSON_AddStringToObject(o, "source", t->source);
+    cJSON_AddNumberToObject(o, "packages", t->packages);
+    cJSON_AddNumberToObject(o, "cores", t->cores);
+    cJSON_AddNumberToObject(o, "hardware_threads", t->pus);
+    cJSON_AddNumberToObject(o, "numa_nodes", t->numa_nodes);
+    caches = cJSON_AddArrayToObject(o, "caches");
+    for (int i = 0; i < t->ncaches; i++) {
+        const gb_topo_cache *c = &t->caches[i];
+        cJSON *e = cJSON_CreateObject();
+        if (e == NULL || !cJSON_AddItemToArray(caches, e))
+            break;
+        cJSON_AddNumberToObject(e, "level", c->level);
+        cJSON_AddStringToObject(e, "type", c->type);
+        cJSON_AddNumberToObject(e, "size_bytes", (double)c->size_bytes);
+        cJSON_AddNumberToObject(e, "line_bytes", c->line_bytes);
+        cJSON_AddNumberToObject(e, "count", c->count);
+        cJSON_AddNumberToObject(e, "cpus_each", c->cpus_each);
+        cJSON_AddStringToObject(e, "first_cpus", c->first_cpus);
+    }
+    kinds = cJSON_AddArrayToObject(o, "cpu_kinds");
+    for (int i = 0; i < t->nkinds; i++) {
+        const gb_topo_kind *k = &t->kinds[i];
+        cJSON *e = cJSON_CreateObject();
+        if (e == NULL || !cJSON_AddItemToArray(kinds, e))
+            break;
+        cJSON_AddStringToObject(e, "cpus", k->cpu_list);
+        cJSON_AddNumberToObject(e, "count", k->cpus);
+        cJSON_AddNumberToObject(e, "efficiency", k->efficiency);
+        if (k->core_type[0])
+            cJSON_AddStringToObject(e, "core_type", k->core_type);
+        if (k->max_mhz > 0)
+            cJSON_AddNumberToObject(e, "max_mhz", (double)k->max_mhz);
+    }
+    return o;
+}
+
 static cJSON *machine_json(const gb_machine *m)
 {
     cJSON *o = cJSON_CreateObject(), *isa, *caches;
@@ -66,6 +110,7 @@ static cJSON *machine_json(const gb_machine *m)
         cJSON_AddNumberToObject(o, "peak_gflops_1thread", m->peak_gflops_1t);
     if (m->peak_isa[0])
         cJSON_AddStringToObject(o, "peak_isa", m->peak_isa);
+    cJSON_AddItemToObject(o, "topology", topology_json(&m->topo));
     return o;
 }
 
@@ -339,4 +384,76 @@ int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, 
         return -1;
     }
     return 0;
+}
+
+int gb_json_add_thread_counts(cJSON *doc, const int *counts, const double *peaks, int n)
+{
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+    cJSON *machine = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+    cJSON *list, *by;
+
+    if (run == NULL || machine == NULL)
+        return -1;
+    list = cJSON_AddArrayToObject(run, "thread_counts");
+    by = cJSON_AddArrayToObject(machine, "peak_gflops_by_threads");
+    if (list == NULL || by == NULL)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddItemToArray(list, cJSON_CreateNumber(counts[i]));
+        if (p == NULL || !cJSON_AddItemToArray(by, p))
+            return -1;
+        cJSON_AddNumberToObject(p, "threads", counts[i]);
+        if (peaks[i] > 0.0)
+            cJSON_AddNumberToObject(p, "gflops", peaks[i]);
+        else
+            cJSON_AddNullToObject(p, "gflops");
+    }
+    return 0;
+}
+
+int gb_json_add_bind(cJSON *doc, const gb_bind_state *s, const int *counts, int n)
+{
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+    cJSON *omp = cJSON_GetObjectItemCaseSensitive(run, "openmp");
+    cJSON *bind = omp ? cJSON_AddObjectToObject(omp, "bind") : NULL, *placement;
+    int largest = n > 0 ? counts[n - 1] : 1;
+    int *cpus = calloc((size_t)largest, sizeof *cpus), *places = calloc((size_t)largest,
+                                                                         sizeof *places);
+    char proc_bind[32];
+
+    if (bind == NULL || cpus == NULL || places == NULL) {
+        free(cpus);
+        free(places);
+        return -1;
+    }
+    cJSON_AddStringToObject(bind, "policy", s->policy);
+    cJSON_AddStringToObject(bind, "OMP_PROC_BIND", s->proc_bind);
+    cJSON_AddStringToObject(bind, "OMP_PLACES", s->places);
+    /* Where the threads were, seen from inside a parallel region: the
+     * evidence that the policy took effect (a place of -1 is unbound). */
+    placement = cJSON_AddArrayToObject(bind, "placement");
+    for (int i = 0; i < n && placement; i++) {
+        cJSON *p = cJSON_CreateObject(), *c, *pl;
+        if (p == NULL || !cJSON_AddItemToArray(placement, p))
+            break;
+        gb_bind_probe(counts[i], cpus, places, proc_bind, sizeof proc_bind);
+        cJSON_AddNumberToObject(p, "threads", counts[i]);
+        cJSON_AddStringToObject(p, "proc_bind", proc_bind);
+        c = cJSON_AddArrayToObject(p, "cpus");
+        pl = cJSON_AddArrayToObject(p, "places");
+        for (int t = 0; t < counts[i] && c && pl; t++) {
+            cJSON_AddItemToArray(c, cJSON_CreateNumber(cpus[t]));
+            cJSON_AddItemToArray(pl, cJSON_CreateNumber(places[t]));
+        }
+    }
+    free(cpus);
+    free(places);
+    return 0;
+}
+
+int gb_json_set_bind(cJSON *doc, int index, const char *policy)
+{
+    cJSON *item = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "results"), index);
+    return item && cJSON_AddStringToObject(item, "bind", policy) ? 0 : -1;
 }

@@ -114,3 +114,81 @@ char *gb_trim(char *s)
         *--end = '\0';
     return s;
 }
+
+/* One element of a thread list: N, A-B, or all. */
+static int thread_element(const char *item, int *list, int *n, int max, int *all)
+{
+    const char *dash = strchr(item, '-');
+    char lo[32];
+    long a, b;
+
+    if (strcmp(item, "all") == 0) {
+        *all = 1;
+        return 0;
+    }
+    if (dash == NULL) {
+        if (gb_parse_long(item, 1, GB_MAX_THREAD_COUNT, &a) != 0)
+            return -1;
+        b = a;
+    } else {
+        /* "-1" leaves an empty low end, "3-1" a descending range: both refused. */
+        if (dash == item || (size_t)(dash - item) >= sizeof lo)
+            return -1;
+        memcpy(lo, item, (size_t)(dash - item));
+        lo[dash - item] = '\0';
+        if (gb_parse_long(lo, 1, GB_MAX_THREAD_COUNT, &a) != 0 ||
+            gb_parse_long(dash + 1, 1, GB_MAX_THREAD_COUNT, &b) != 0 || b < a)
+            return -1;
+    }
+    for (long t = a; t <= b; t++) {
+        int seen = 0;
+        for (int i = 0; i < *n; i++)
+            seen |= list[i] == t;
+        if (seen)
+            continue;
+        if (*n >= max)
+            return -2;
+        list[(*n)++] = (int)t;
+    }
+    return 0;
+}
+
+static int ascending(const void *a, const void *b)
+{
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+int gb_parse_thread_list(const char *text, int *list, int *n, int max, int *all)
+{
+    char buf[256];
+    const char *p = text;
+    int count = 0, any_all = 0;
+
+    if (text == NULL)
+        return -1;
+    /* Split on commas only, so that an empty element ("1,,2", "1,", ",1")
+     * is seen and refused rather than skipped. */
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char *item;
+        int rc;
+        if (len >= sizeof buf)
+            return -1;
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        item = gb_trim(buf);
+        if (*item == '\0')
+            return -1;
+        rc = thread_element(item, list, &count, max, &any_all);
+        if (rc != 0)
+            return rc;
+        if (comma == NULL)
+            break;
+        p = comma + 1;
+    }
+    qsort(list, (size_t)count, sizeof *list, ascending);
+    *n = count;
+    *all = any_all;
+    return 0;
+}

@@ -48,11 +48,22 @@ double gb_report_speedup(const gb_result_file *f, const gb_entry *e)
 }
 
 /* The peak that belongs to a thread count: a run measures the peak at its
- * own thread count and at one thread, and no other. */
+ * own thread count and at one thread, and a run over a thread list at each
+ * of its counts (machine.peak_gflops_by_threads), and no other. */
 static double peak_for_threads(const gb_result_file *f, int threads)
 {
     const cJSON *run_threads = cJSON_GetObjectItemCaseSensitive(f->run, "threads");
     const cJSON *peak_1t = cJSON_GetObjectItemCaseSensitive(f->machine, "peak_gflops_1thread");
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(f->machine, "peak_gflops_by_threads");
+    const cJSON *p;
+
+    cJSON_ArrayForEach(p, by) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "threads");
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(p, "gflops");
+        if (cJSON_IsNumber(t) && t->valuedouble == threads && cJSON_IsNumber(g) &&
+            g->valuedouble > 0.0)
+            return g->valuedouble;
+    }
 
     if (f->peak_gflops > 0.0 &&
         (!cJSON_IsNumber(run_threads) || run_threads->valuedouble == threads))

@@ -10,11 +10,17 @@
 
 #include "command.h"
 #include "report.h"
+#include "report_multi.h"
 
 static const char report_usage[] =
     "usage: gemmbench report FILE.json [options]\n"
+    "       gemmbench report [NAME=]A.json [NAME=]B.json ... [options]\n"
     "  pivot tables of a result file, one per kernel and thread count: variants\n"
-    "  (in the variant table's order) by M, then geometric means over each row\n"
+    "  (in the variant table's order) by M, then geometric means over each row.\n"
+    "  Several files: side by side per (variant, kernel, M, threads), each file's\n"
+    "  median and %peak (%roof where recorded), the ratio to the first file, and\n"
+    "  the fastest variant per file; columns named by machine (CPU model@host) or\n"
+    "  NAME; entries a file lacks are blank (src/report_multi.md)\n"
     "\n"
     "  --format F      table (default), md or csv (CSV: '#' lines are comments)\n"
     "  -k, --kernel L  only these kernels (comma list, repeatable)\n"
@@ -22,7 +28,9 @@ static const char report_usage[] =
     "                  packed+prepack or 'k8[tk=16]' (comma list, repeatable;\n"
     "                  a comma inside brackets is part of the label)\n"
     "  --metric X      the cells: median (latency, default), min, gflops,\n"
-    "                  speedup (over baseline) or peak (% of the machine's peak)\n"
+    "                  speedup (over baseline), peak (% of the machine's peak), or\n"
+    "                  scaling (speed-up over 1 thread and efficiency per count;\n"
+    "                  the file needs 1-thread results: run with --threads 1,N)\n"
     "  --combined      one table with every kernel's shapes as columns (kernel/M)\n"
     "  -h, --help      this text\n"
     "\n"
@@ -58,11 +66,44 @@ static int parse_format(const char *name, gb_format *format)
 /* Not an exit status: the arguments are good, go on. */
 enum { PARSED = -1 };
 
+/* What the command line asked for besides gb_report_opts. */
+typedef struct report_args {
+    const char **paths;      /* the files, argc of room */
+    const char **names;      /* NAME= of each, or NULL */
+    int npaths;
+    int scaling;             /* --metric scaling */
+    int metric_given, combined_given;
+} report_args;
+
+/* NAME=FILE names a file's columns; a path that exists as given is a file
+ * even with '=' in it. */
+static void split_name(const char *arg, const char **name, const char **path)
+{
+    static char names[64][64];
+    static int used;
+    const char *eq = strchr(arg, '=');
+    FILE *f;
+
+    *name = NULL;
+    *path = arg;
+    if (eq == NULL || eq == arg || eq[1] == '\0' || (size_t)(eq - arg) >= sizeof names[0] ||
+        used == 64 || memchr(arg, '/', (size_t)(eq - arg)) != NULL)
+        return;
+    if ((f = fopen(arg, "r")) != NULL) {
+        fclose(f);
+        return;
+    }
+    memcpy(names[used], arg, (size_t)(eq - arg));
+    names[used][eq - arg] = '\0';
+    *name = names[used++];
+    *path = eq + 1;
+}
+
 /* Parses the options into o, each -k and -v list into kernels[] and
- * variants[] (o points at them), and the one file into *path.  PARSED, or
- * the exit status when done (--help) or wrong. */
+ * variants[] (o points at them), and the files into a.  PARSED, or the exit
+ * status when done (--help) or wrong. */
 static int parse_args(int argc, char **argv, gb_report_opts *o, const char **kernels,
-                      const char **variants, const char **path)
+                      const char **variants, report_args *a)
 {
     int ch;
 
@@ -81,13 +122,16 @@ static int parse_args(int argc, char **argv, gb_report_opts *o, const char **ker
             variants[o->nvariants++] = optarg;
             break;
         case OPT_METRIC:
-            if (gb_report_metric_parse(optarg, &o->metric) != 0)
+            a->metric_given = 1;
+            a->scaling = strcmp(optarg, "scaling") == 0;
+            if (!a->scaling && gb_report_metric_parse(optarg, &o->metric) != 0)
                 return gb_usage("report",
-                                "--metric '%s' is not median, min, gflops, speedup or peak",
-                                optarg);
+                                "--metric '%s' is not median, min, gflops, speedup, peak or "
+                                "scaling", optarg);
             break;
         case OPT_COMBINED:
             o->combined = 1;
+            a->combined_given = 1;
             break;
         case 'h':
             return gb_help("report", report_usage);
@@ -97,13 +141,20 @@ static int parse_args(int argc, char **argv, gb_report_opts *o, const char **ker
     }
     if (optind == argc)
         return gb_usage("report", "no result file given");
-    if (optind < argc - 1)
-        return gb_usage("report", "one result file only, got '%s' too", argv[optind + 1]);
-    *path = argv[optind];
+    for (int i = optind; i < argc; i++) {
+        split_name(argv[i], &a->names[a->npaths], &a->paths[a->npaths]);
+        a->npaths++;
+    }
+    if (a->npaths > 1 && (a->metric_given || a->combined_given))
+        return gb_usage("report", "%s is for one file; several files show each one's median "
+                        "and %%peak side by side", a->metric_given ? "--metric" : "--combined");
+    if (a->npaths == 1 && a->names[0])
+        return gb_usage("report", "NAME= names a column of a several-file report; '%s' is "
+                        "one file", argv[optind]);
     return PARSED;
 }
 
-static int report_file(const char *path, const gb_report_opts *o)
+static int report_file(const char *path, const gb_report_opts *o, int scaling)
 {
     gb_result_file f;
     char err[GB_ERR_LEN + 4200];   /* room for a path of PATH_MAX */
@@ -111,11 +162,39 @@ static int report_file(const char *path, const gb_report_opts *o)
 
     if (gb_result_file_load(path, &f, err, sizeof err) != 0)
         return gb_fail(GB_EXIT_USAGE, "report", "%s", err);
-    rc = gb_report_write(stdout, &f, o, err, sizeof err);
+    if (scaling)
+        rc = gb_report_scaling(stdout, &f, o, err, sizeof err);
+    else
+        rc = gb_report_write(stdout, &f, o, err, sizeof err);
     gb_result_file_free(&f);
     if (rc != 0)
         return gb_fail(rc == -2 ? GB_EXIT_IO : GB_EXIT_USAGE, "report", "%s", err);
     return gb_finish_stdout("report");
+}
+
+/* Several files side by side: every file loads, or nothing is printed. */
+static int report_files(const report_args *a, const gb_report_opts *o)
+{
+    gb_result_file *files = calloc((size_t)a->npaths, sizeof *files);
+    char err[GB_ERR_LEN + 4200];
+    int loaded = 0, status = PARSED, rc;
+
+    if (files == NULL)
+        return gb_fail(GB_EXIT_IO, "report", "out of memory");
+    for (; loaded < a->npaths; loaded++)
+        if (gb_result_file_load(a->paths[loaded], &files[loaded], err, sizeof err) != 0) {
+            status = gb_fail(GB_EXIT_USAGE, "report", "%s", err);
+            break;
+        }
+    if (status == PARSED) {
+        rc = gb_report_multi(stdout, files, a->names, a->npaths, o, err, sizeof err);
+        status = rc != 0 ? gb_fail(rc == -2 ? GB_EXIT_IO : GB_EXIT_USAGE, "report", "%s", err)
+                         : gb_finish_stdout("report");
+    }
+    while (loaded-- > 0)
+        gb_result_file_free(&files[loaded]);
+    free(files);
+    return status;
 }
 
 int gb_cmd_report(int argc, char **argv)
@@ -124,7 +203,8 @@ int gb_cmd_report(int argc, char **argv)
     /* Each -k or -v is one list: there are fewer than argc. */
     const char **kernels = calloc((size_t)argc, sizeof *kernels);
     const char **variants = calloc((size_t)argc, sizeof *variants);
-    const char *path = NULL;
+    report_args a = { calloc((size_t)argc, sizeof(char *)), calloc((size_t)argc, sizeof(char *)),
+                      0, 0, 0, 0 };
     int status;
 
     /* argv[1] is "report": getopt sees it as the program name. */
@@ -132,11 +212,13 @@ int gb_cmd_report(int argc, char **argv)
     argv++;
     o.kernels = kernels;
     o.variants = variants;
-    if (kernels == NULL || variants == NULL)
+    if (kernels == NULL || variants == NULL || a.paths == NULL || a.names == NULL)
         status = gb_fail(GB_EXIT_IO, "report", "out of memory");
-    else if ((status = parse_args(argc, argv, &o, kernels, variants, &path)) == PARSED)
-        status = report_file(path, &o);
+    else if ((status = parse_args(argc, argv, &o, kernels, variants, &a)) == PARSED)
+        status = a.npaths == 1 ? report_file(a.paths[0], &o, a.scaling) : report_files(&a, &o);
     free(kernels);
     free(variants);
+    free(a.paths);
+    free(a.names);
     return status;
 }

@@ -47,7 +47,11 @@ static const char usage_text[] =
     "      --prepack          also measure with B packed outside the timed region\n"
     "                         (variants that can; separate +prepack entries)\n"
     "timing\n"
-    "  -t, --threads N        OpenMP threads (default: all the process may use)\n"
+    "  -t, --threads LIST     OpenMP thread counts: 1,2 or 1-8 or all (default: all, the\n"
+    "                         CPUs the process may use); every entry at each count, the\n"
+    "                         single-thread schedules once at 1\n"
+    "      --bind P           close or spread (OMP_PLACES=cores), or none; default: the\n"
+    "                         user's OMP_PROC_BIND/OMP_PLACES, else the runtime's (unbound)\n"
     "  -w, --warmup N         warm-up calls per measurement (default 5)\n"
     "  -r, --reps N           timed calls per measurement (default 50)\n"
     "      --min-reps N       timed calls kept even past --max-time (default 5)\n"
@@ -200,6 +204,7 @@ static const gb_column run_columns[] = {
     { "check", NULL, "check", 5, 1 },
 };
 #define RUN_NCOLS ((int)(sizeof run_columns / sizeof run_columns[0]))
+#define RUN_COL_THREADS 6   /* CSV only, unless a run has several counts */
 
 static void format_optional(char *buf, size_t len, double v, const char *fmt)
 {
@@ -313,13 +318,82 @@ static void show_unfinished(run_view *view, const gb_runner *r)
     }
 }
 
+static void utc_now(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* The thread counts of a run: o's list resolved against the CPUs the
+ * process may use, with a warning for counts above them. */
+typedef struct thread_plan {
+    int n;
+    int counts[GB_MAX_THREAD_COUNTS];
+    double peaks[GB_MAX_THREAD_COUNTS];
+} thread_plan;
+
+static void plan_threads(const gb_options *o, const gb_machine *machine, thread_plan *plan)
+{
+    int cpus = machine->affinity_cpus;
+
+    plan->n = gb_options_thread_counts(o, cpus, plan->counts, GB_MAX_THREAD_COUNTS);
+    for (int i = 0; i < plan->n; i++)
+        if (plan->counts[i] > cpus)
+            fprintf(stderr, "gemmbench: warning: %d threads is more than the %d CPU%s this "
+                            "process may use (sched_getaffinity); its threads share CPUs\n",
+                    plan->counts[i], cpus, cpus == 1 ? "" : "s");
+}
+
+/* With several counts, the single-thread schedules run once, at 1 thread:
+ * say which, once. */
+static void note_single_thread(const gb_selection *sel, const thread_plan *plan, int quiet)
+{
+    char names[512] = "";
+    size_t used = 0;
+
+    if (plan->n < 2 || quiet)
+        return;
+    for (int v = 0; v < sel->nvariants && used < sizeof names; v++)
+        if (sel->variants[v]->single_thread && (v == 0 || sel->variants[v] != sel->variants[v - 1]))
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                     used ? ", " : "", sel->variants[v]->name);
+    if (names[0])
+        fprintf(stderr, "gemmbench: single-thread schedules measured once, at 1 thread: %s\n",
+                names);
+}
+
+/* The peak of every count into plan (or --peak's, one count only). */
+static void measure_peaks(const gb_options *o, gb_machine *machine, thread_plan *plan)
+{
+    int largest = plan->counts[plan->n - 1];
+
+    if (o->peak_all > 0.0) {
+        machine->peak_gflops = o->peak_all;
+        machine->peak_gflops_1t = o->peak_one;
+        snprintf(machine->peak_isa, sizeof machine->peak_isa, "%s", o->peak_isa);
+        plan->peaks[0] = o->peak_all;
+        gb_peak_settle(largest);
+    } else if (plan->n == 1) {
+        gb_peak_for_run(machine, largest, o->quiet);
+        plan->peaks[0] = machine->peak_gflops;
+    } else {
+        gb_peak_for_counts(machine, plan->counts, plan->n, plan->peaks, o->quiet);
+    }
+}
+
 /* ---- gemmbench ab's turns (--lockstep, lockstep.h) ---------------------------- */
 
 /* The round's measurements, one "plan" line each, then the wait for the turn
  * to set up.  0, or -1 when ab is gone. */
-static int lockstep_begin(const gb_options *o, const gb_selection *sel, int threads)
+static int lockstep_begin(const gb_options *o, const gb_selection *sel,
+                          const thread_plan *plan)
 {
-    gb_runner_cfg cfg = { .prepack = o->prepack };
+    gb_runner_cfg cfg = { .prepack = o->prepack, .threads = plan->counts[plan->n - 1],
+                          .nthreads = plan->n > 1 ? plan->n : 0,
+                          .thread_list = plan->counts };
     int n = gb_runner_plan(sel, &cfg, NULL, 0);
     gb_run_step *steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *steps);
     int rc = steps ? 0 : -1;
@@ -333,7 +407,7 @@ static int lockstep_begin(const gb_options *o, const gb_selection *sel, int thre
         gb_params_format(v, &sel->params[steps[i].variant], params, sizeof params);
         rc = gb_lockstep_say("plan %s[%s]%s\t%s\t%d\t%d\t%d\t%d", v->name, params,
                              steps[i].prepack ? "+prepack" : "", sh->kernel, sh->M, sh->K,
-                             sh->N, threads);
+                             sh->N, steps[i].threads);
     }
     free(steps);
     return rc == 0 ? gb_lockstep_wait("setup") : -1;
@@ -351,19 +425,13 @@ static int lockstep_gate(void *arg, int step)
     return -1;
 }
 
-static void utc_now(char *buf, size_t len)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-
-    gmtime_r(&now, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* Measures the sweep of o into output; the exit status. */
 static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *machine,
-                     int threads, const char *output, int argc, char **argv)
+                     thread_plan *plan, const char *output, int argc, char **argv)
 {
+    int threads = plan->counts[plan->n - 1];
+    gb_column columns[RUN_NCOLS];
+    gb_bind_state bind;
     gb_runner_cfg cfg;
     gb_runner runner;
     gb_runner_hooks hooks = { NULL, show_starting, show_measured, show_failed, NULL };
@@ -372,20 +440,25 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     int status = GB_EXIT_OK, rc;
 
     gb_catch_interrupts();
-    if (o->lockstep && lockstep_begin(o, sel, threads) != 0)
+    if (o->lockstep && lockstep_begin(o, sel, plan) != 0)
         return gb_fail(GB_EXIT_INTERRUPTED, NULL, "gemmbench ab, which gives the turns, is gone");
-    if (o->peak_all > 0.0) {
-        machine->peak_gflops = o->peak_all;
-        machine->peak_gflops_1t = o->peak_one;
-        snprintf(machine->peak_isa, sizeof machine->peak_isa, "%s", o->peak_isa);
-        gb_peak_settle(threads);
-    } else {
-        gb_peak_for_run(machine, threads, o->quiet);
-    }
+    measure_peaks(o, machine, plan);
+    note_single_thread(sel, plan, o->quiet);
+    /* The table shows the threads column when there is more than one count. */
+    memcpy(columns, run_columns, sizeof columns);
+    if (plan->n > 1)
+        columns[RUN_COL_THREADS] = (gb_column){ "thr", NULL, "threads", 3, 1 };
     utc_now(started, sizeof started);
     memset(&cfg, 0, sizeof cfg);
     cfg.doc = gb_json_begin(machine, o, threads, started, argc, argv);
-    if (cfg.doc == NULL || gb_table_init(&view.table, o->format, run_columns, RUN_NCOLS, 1)) {
+    gb_bind_current(o->bind, &bind);
+    if (cfg.doc != NULL && ((plan->n > 1 && gb_json_add_thread_counts(cfg.doc, plan->counts,
+                                                                       plan->peaks, plan->n)) ||
+                            gb_json_add_bind(cfg.doc, &bind, plan->counts, plan->n))) {
+        cJSON_Delete(cfg.doc);
+        cfg.doc = NULL;
+    }
+    if (cfg.doc == NULL || gb_table_init(&view.table, o->format, columns, RUN_NCOLS, 1)) {
         cJSON_Delete(cfg.doc);
         return gb_fail(GB_EXIT_IO, NULL, "out of memory");
     }
@@ -402,6 +475,13 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     cfg.only_round = o->only_round;
     cfg.peak_gflops = machine->peak_gflops;
     cfg.output = output;
+    cfg.bind = bind.policy;
+    if (plan->n > 1) {
+        cfg.nthreads = plan->n;
+        cfg.thread_list = plan->counts;
+        cfg.thread_peaks = plan->peaks;
+        cfg.peak_gflops_1t = machine->peak_gflops_1t;
+    }
     hooks.arg = &view;
     if (o->lockstep)
         hooks.gate = lockstep_gate;
@@ -453,6 +533,7 @@ out:
 int gb_cmd_run(int argc, char **argv)
 {
     static gb_options o;
+    static thread_plan plan;
     gb_selection sel;
     gb_machine machine;
     char err[GB_ERR_LEN], output[PATH_MAX + 64];
@@ -479,8 +560,20 @@ int gb_cmd_run(int argc, char **argv)
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     }
+    /* The OpenMP runtime read OMP_PROC_BIND and OMP_PLACES when it was
+     * loaded: --bind sets them and starts this program again. */
+    if (gb_bind_apply(o.bind, argv) != 0)
+        fprintf(stderr, "gemmbench: warning: --bind: cannot restart with the OpenMP "
+                        "variables set (%s); threads placed as the runtime chooses\n",
+                strerror(errno));
     gb_machine_detect(&machine);
-    threads = o.threads > 0 ? o.threads : machine.affinity_cpus;
+    plan_threads(&o, &machine, &plan);
+    threads = plan.counts[plan.n - 1];
+    if (o.peak_all > 0.0 && plan.n > 1) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "--peak gives one count's peak; it takes one "
+                                            "thread count, not %d", plan.n);
+    }
     warn_unreadable_records(&sel);
     if (o.explain) {
         explain_all(&sel, threads);
@@ -498,7 +591,7 @@ int gb_cmd_run(int argc, char **argv)
         gb_selection_free(&sel);
         return gb_fail(rc, NULL, "%s", err);
     }
-    status = run_sweep(&o, &sel, &machine, threads, output, argc, argv);
+    status = run_sweep(&o, &sel, &machine, &plan, output, argc, argv);
     gb_selection_free(&sel);
     return status;
 }

@@ -72,6 +72,32 @@ static int runs_prepacked(const gb_runner_cfg *cfg, const gb_variant *v)
     return cfg->prepack && v->supports_prepack;
 }
 
+static int thread_counts(const gb_runner_cfg *cfg)
+{
+    return cfg->nthreads > 0 ? cfg->nthreads : 1;
+}
+
+/* The count at index t of the list; a single-thread variant runs only at
+ * the first index, as 1 thread, when there are several counts (returns 0
+ * for its other indices: not measured). */
+static int count_at(const gb_runner_cfg *cfg, const gb_variant *v, int t)
+{
+    if (cfg->nthreads <= 0)
+        return cfg->threads;
+    if (cfg->nthreads > 1 && v->single_thread)
+        return t == 0 ? 1 : 0;
+    return cfg->thread_list[t];
+}
+
+static double peak_at(const gb_runner_cfg *cfg, const gb_variant *v, int t)
+{
+    if (cfg->nthreads <= 0)
+        return cfg->peak_gflops;
+    if (cfg->nthreads > 1 && v->single_thread)
+        return cfg->peak_gflops_1t;
+    return cfg->thread_peaks ? cfg->thread_peaks[t] : 0.0;
+}
+
 int gb_runner_plan(const gb_selection *sel, const gb_runner_cfg *cfg, gb_run_step *steps,
                    int max)
 {
@@ -80,12 +106,15 @@ int gb_runner_plan(const gb_selection *sel, const gb_runner_cfg *cfg, gb_run_ste
     /* The order of run_round's loops. */
     for (int s = 0; s < sel->nshapes; s++)
         for (int v = 0; v < sel->nvariants; v++)
-            for (int prepack = 0; prepack < 2; prepack++)
-                if (!prepack || runs_prepacked(cfg, sel->variants[v])) {
-                    if (steps && n < max)
-                        steps[n] = (gb_run_step){ s, v, prepack };
-                    n++;
-                }
+            for (int t = 0; t < thread_counts(cfg); t++)
+                for (int prepack = 0; prepack < 2; prepack++)
+                    if ((!prepack || runs_prepacked(cfg, sel->variants[v])) &&
+                        count_at(cfg, sel->variants[v], t) > 0) {
+                        if (steps && n < max)
+                            steps[n] = (gb_run_step){ s, v, count_at(cfg, sel->variants[v], t),
+                                                      prepack };
+                        n++;
+                    }
     return n;
 }
 
@@ -94,7 +123,9 @@ int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg)
     int total = 0;
 
     for (int v = 0; v < sel->nvariants; v++)
-        total += sel->nshapes * (1 + runs_prepacked(cfg, sel->variants[v]));
+        for (int t = 0; t < thread_counts(cfg); t++)
+            if (count_at(cfg, sel->variants[v], t) > 0)
+                total += sel->nshapes * (1 + runs_prepacked(cfg, sel->variants[v]));
     return total * cfg->rounds;
 }
 
@@ -140,7 +171,8 @@ typedef struct sweep {
 
 /* Folds one round's measurement into its entry and derives what depends on
  * the others (peak, speed-up over baseline).  0, or -1 when out of memory. */
-static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int round)
+static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int round,
+                  double peak)
 {
     gb_result *res = &e->result;
 
@@ -164,8 +196,8 @@ static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int rou
         if (rc != 0)
             return -1;
     }
-    if (w->cfg->peak_gflops > 0.0)
-        res->peak_pct = 100.0 * res->gflops / w->cfg->peak_gflops;
+    if (peak > 0.0)
+        res->peak_pct = 100.0 * res->gflops / peak;
     if (strcmp(res->variant->name, "baseline") == 0 && res->params.count == 0 && !res->prepack)
         w->baseline_median[shape] = res->stats.median;
     if (w->baseline_median[shape] > 0.0)
@@ -183,7 +215,8 @@ static int checkpoint(sweep *w, const gb_run_entry *e)
 
     if (cfg->doc == NULL)
         return 0;
-    if (gb_json_set_result(cfg->doc, e->json_index, &e->result) != 0) {
+    if (gb_json_set_result(cfg->doc, e->json_index, &e->result) != 0 ||
+        (cfg->bind && gb_json_set_bind(cfg->doc, e->json_index, cfg->bind) != 0)) {
         snprintf(w->err, w->errlen, "out of memory");
         return -1;
     }
@@ -192,15 +225,16 @@ static int checkpoint(sweep *w, const gb_run_entry *e)
     return 0;
 }
 
-/* One measurement of entry (v, prepack) on a shape.  0, or -1 to stop the
- * sweep (an I/O error, in w->err). */
-static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int prepack, int round,
-                         const gb_measure_cfg *share)
+/* One measurement of entry (v, prepack) on a shape at thread index t.  0,
+ * or -1 to stop the sweep (an I/O error, in w->err). */
+static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int t, int prepack,
+                         int round, const gb_measure_cfg *share)
 {
     const gb_runner_cfg *cfg = w->cfg;
     const gb_runner_hooks *h = w->hooks;
     const gb_variant *var = w->sel->variants[v];
-    gb_run_entry *e = &w->r->entries[(shape * w->sel->nvariants + v) * 2 + prepack];
+    int nt = thread_counts(cfg), threads = count_at(cfg, var, t);
+    gb_run_entry *e = &w->r->entries[((shape * w->sel->nvariants + v) * nt + t) * 2 + prepack];
     gb_measure_cfg mc = *share;
     gb_result part;
     char why[GB_ERR_LEN];
@@ -216,7 +250,7 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int prepa
      * its own operands many times over anyway. */
     if (e->measured && e->result.stats.median * 1e-6 > share->max_time)
         mc.warmup = 0;
-    rc = gb_measure(var, &w->sel->params[v], cfg->threads, prepack, ws, &mc, w->stop, &part,
+    rc = gb_measure(var, &w->sel->params[v], threads, prepack, ws, &mc, w->stop, &part,
                     why, sizeof why);
     w->done++;
     if (rc == 1)
@@ -227,7 +261,7 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int prepa
             h->failed(h->arg, why, &w->sel->shapes[shape]);
         return 0;
     }
-    if (record(w, e, &part, shape, round) != 0) {
+    if (record(w, e, &part, shape, round, peak_at(cfg, var, t)) != 0) {
         snprintf(w->err, w->errlen, "out of memory");
         return -1;
     }
@@ -257,9 +291,11 @@ static int run_round(sweep *w, int round)
         if (gb_workspace_init(&ws, shape->M, shape->K, shape->N, w->err, w->errlen) != 0)
             return -1;
         for (int v = 0; v < sel->nvariants && rc == 0 && !*w->stop; v++)
-            for (int prepack = 0; prepack < 2 && rc == 0 && !*w->stop; prepack++)
-                if (!prepack || runs_prepacked(w->cfg, sel->variants[v]))
-                    rc = measure_entry(w, &ws, s, v, prepack, round, &share);
+            for (int t = 0; t < thread_counts(w->cfg) && rc == 0 && !*w->stop; t++)
+                for (int prepack = 0; prepack < 2 && rc == 0 && !*w->stop; prepack++)
+                    if ((!prepack || runs_prepacked(w->cfg, sel->variants[v])) &&
+                        count_at(w->cfg, sel->variants[v], t) > 0)
+                        rc = measure_entry(w, &ws, s, v, t, prepack, round, &share);
         gb_workspace_free(&ws);
         if (rc != 0)
             return -1;
@@ -279,7 +315,7 @@ int gb_runner_run(gb_runner *r, const gb_selection *sel, const gb_runner_cfg *cf
     int status = 0;
 
     memset(r, 0, sizeof *r);
-    r->nentries = sel->nshapes * sel->nvariants * 2;
+    r->nentries = sel->nshapes * sel->nvariants * thread_counts(cfg) * 2;
     r->entries = calloc((size_t)(r->nentries > 0 ? r->nentries : 1), sizeof *r->entries);
     w.baseline_median = calloc((size_t)(sel->nshapes > 0 ? sel->nshapes : 1),
                                sizeof *w.baseline_median);

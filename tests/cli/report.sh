@@ -166,7 +166,8 @@ expect_exit malformed_entry 2 "$G" report "$WORK/nomedian.json"
 expect_grep malformed_entry_named "results\[0\]" "$WORK/err"
 expect_exit missing_file 2 "$G" report "$WORK/nope.json"
 expect_exit no_file 2 "$G" report
-expect_exit two_files 2 "$G" report "$WORK/gaps.json" "$WORK/one.json"
+# Two files are a side-by-side report (tests/cli/report_multi.sh), not an error.
+expect_exit two_files 0 "$G" report "$WORK/gaps.json" "$WORK/one.json"
 expect_exit bad_metric 2 "$G" report "$WORK/gaps.json" --metric mean
 expect_exit bad_format 2 "$G" report "$WORK/gaps.json" --format json
 expect_exit unknown_kernel 2 "$G" report "$WORK/gaps.json" --kernel mlp_expand
@@ -191,7 +192,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     for f in "$WORK"/fig-gaps/*.png; do check "plot_gaps_$(basename "$f")" png_ok "$f"; done
     check plot_one_kernel sh "$P" "$WORK/one.json" "$WORK/fig-one"
     check plot_one_kernel_files test "$(ls "$WORK/fig-one" | tr '\n' ' ')" = \
-        "latency-qkv-1threads.png latency-qkv-2threads.png speedup-heatmap-1threads.png speedup-heatmap-2threads.png "
+        "latency-qkv-1threads.png latency-qkv-2threads.png scaling.png speedup-heatmap-1threads.png speedup-heatmap-2threads.png "
     expect_exit plot_malformed 2 sh "$P" "$WORK/truncated.json" "$WORK/fig-bad"
     check plot_malformed_no_png test ! -e "$WORK/fig-bad"
     expect_exit plot_missing 2 sh "$P" "$WORK/nope.json" "$WORK/fig-bad"

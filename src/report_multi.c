@@ -1,0 +1,787 @@
+/*
+ * report_multi.c - `report FILE --metric scaling` and `report A B C ...`
+ * (report_multi.h; the method and the column meanings: src/report_multi.md).
+ *
+ * The scaling report reuses report.c's tables of medians (one per kernel and
+ * thread count, same selection rules) and divides the 1-thread table by the
+ * others.  The multi-file report keys entries itself, since no one file's
+ * tables hold every row: the union of (label, kernel, M, K, N, threads)
+ * over the files, each file's cell blank where it has no such entry.
+ */
+#include "report_multi.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "gemmbench.h"
+#include "table.h"
+
+typedef char cell_buf[GB_TABLE_CELL];
+
+/* Set while a CSV is written: its numbers go out unrounded, for spreadsheets. */
+static int csv_numbers;
+
+static void number_cell(char *buf, double v, const char *fmt)
+{
+    if (isfinite(v))
+        snprintf(buf, GB_TABLE_CELL, csv_numbers ? "%.10g" : fmt, v);
+    else
+        buf[0] = '\0';
+}
+
+/* A table heading: a line for the terminal and Markdown, a comment in CSV. */
+static void heading(FILE *out, gb_format fmt, const char *text)
+{
+    if (fmt == GB_FMT_CSV)
+        fprintf(out, "\n# %s\n", text);
+    else if (fmt == GB_FMT_MD)
+        fprintf(out, "\n**%s**\n\n", text);
+    else
+        fprintf(out, "\n%s\n", text);
+}
+
+/* A buffered table of ncols columns whose titles are given as text. */
+typedef struct grid {
+    gb_table tab;
+    gb_column *cols;
+    cell_buf *titles, *text;
+    const char **cells;
+    int ncols, failed;
+} grid;
+
+static int grid_init(grid *g, int ncols)
+{
+    memset(g, 0, sizeof *g);
+    g->ncols = ncols;
+    g->cols = calloc((size_t)ncols, sizeof *g->cols);
+    g->titles = calloc((size_t)ncols, sizeof *g->titles);
+    g->text = calloc((size_t)ncols, sizeof *g->text);
+    g->cells = calloc((size_t)ncols, sizeof *g->cells);
+    if (g->cols == NULL || g->titles == NULL || g->text == NULL || g->cells == NULL)
+        return -2;
+    return 0;
+}
+
+/* Column i: title (also the CSV's), right-aligned when a number. */
+static void grid_col(grid *g, int i, const char *title, int right)
+{
+    snprintf(g->titles[i], GB_TABLE_CELL, "%s", title);
+    g->cols[i] = (gb_column){ g->titles[i], NULL, g->titles[i], 0, right };
+}
+
+static int grid_start(grid *g, gb_format fmt)
+{
+    csv_numbers = fmt == GB_FMT_CSV;
+    if (gb_table_init(&g->tab, fmt, g->cols, g->ncols, 2) != 0)
+        return -2;
+    g->tab.pad_md = 1;
+    return 0;
+}
+
+/* Adds the row in g->text. */
+static void grid_row(grid *g)
+{
+    for (int i = 0; i < g->ncols; i++)
+        g->cells[i] = g->text[i];
+    if (gb_table_add(&g->tab, g->cells) != 0)
+        g->failed = 1;
+}
+
+static void grid_free(grid *g)
+{
+    free(g->cols);
+    free(g->titles);
+    free(g->text);
+    free(g->cells);
+}
+
+/* Prints the table (unless a row failed) and frees g.  0 or -2. */
+static int grid_finish(FILE *out, grid *g)
+{
+    int rc = gb_table_finish(out, &g->tab, g->failed) != 0 ? -2 : 0;
+    grid_free(g);
+    return rc;
+}
+
+/* ---- scaling ------------------------------------------------------------------- */
+
+static const gb_report_table *find_table(const gb_report *r, const char *kernel, int threads)
+{
+    for (int i = 0; i < r->ntables; i++)
+        if (r->tables[i].threads == threads && r->tables[i].kernel &&
+            strcmp(r->tables[i].kernel, kernel) == 0)
+            return &r->tables[i];
+    return NULL;
+}
+
+/* The median of label on col's shape in t; NAN when not measured there. */
+static double median_at(const gb_report_table *t, const char *label, const gb_report_col *col)
+{
+    if (t == NULL)
+        return NAN;
+    for (int row = 0; row < t->nrows; row++) {
+        if (strcmp(t->rows[row].label, label) != 0)
+            continue;
+        for (int c = 0; c < t->ncols; c++)
+            if (t->cols[c].M == col->M && t->cols[c].K == col->K && t->cols[c].N == col->N)
+                return t->rows[row].cells[c].value;
+    }
+    return NAN;
+}
+
+/* Per label, the geometric mean's running sums, one per count above 1. */
+typedef struct scaling_sum {
+    const char *label;
+    double *log_sum;
+    int *n;
+} scaling_sum;
+
+typedef struct scaling {
+    const gb_report *r;
+    const int *counts;       /* above 1 */
+    int ncounts;
+    scaling_sum *sums;
+    int nsums, maxsums;
+    char single[1024];       /* labels measured at 1 thread only */
+} scaling;
+
+static scaling_sum *sum_for(scaling *s, const char *label)
+{
+    for (int i = 0; i < s->nsums; i++)
+        if (strcmp(s->sums[i].label, label) == 0)
+            return &s->sums[i];
+    if (s->nsums == s->maxsums)
+        return NULL;
+    s->sums[s->nsums].label = label;
+    s->sums[s->nsums].log_sum = calloc((size_t)s->ncounts, sizeof(double));
+    s->sums[s->nsums].n = calloc((size_t)s->ncounts, sizeof(int));
+    if (s->sums[s->nsums].log_sum == NULL || s->sums[s->nsums].n == NULL)
+        return NULL;
+    return &s->sums[s->nsums++];
+}
+
+/* Adds label to the list of labels measured at 1 thread only, once. */
+static void note_single(scaling *s, const char *label)
+{
+    size_t used = strlen(s->single), len = strlen(label);
+
+    for (const char *p = s->single; (p = strstr(p, label)) != NULL; p += len)
+        if ((p == s->single || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0'))
+            return;
+    if (used < sizeof s->single)
+        snprintf(s->single + used, sizeof s->single - used, "%s%s", used ? ", " : "", label);
+}
+
+/* The rows of one kernel's 1-thread table: one per (label, shape) that was
+ * measured at another count too. */
+static int scaling_rows(scaling *s, const gb_report_table *t1, grid *g)
+{
+    for (int row = 0; row < t1->nrows; row++) {
+        const char *label = t1->rows[row].label;
+        int any = 0;
+        for (int c = 0; c < t1->ncols; c++) {
+            double base = t1->rows[row].cells[c].value;
+            int col = 0, measured = 0;
+            scaling_sum *sum;
+            if (!(base > 0.0))
+                continue;
+            snprintf(g->text[col++], GB_TABLE_CELL, "%s", label);
+            snprintf(g->text[col++], GB_TABLE_CELL, "%s", t1->kernel);
+            snprintf(g->text[col++], GB_TABLE_CELL, "%d", t1->cols[c].M);
+            number_cell(g->text[col++], base, "%.1f");
+            sum = sum_for(s, label);
+            if (sum == NULL)
+                return -2;
+            for (int k = 0; k < s->ncounts; k++) {
+                double m = median_at(find_table(s->r, t1->kernel, s->counts[k]), label,
+                                     &t1->cols[c]);
+                double speedup = m > 0.0 ? base / m : NAN;
+                number_cell(g->text[col++], speedup, "%.2f");
+                number_cell(g->text[col++], 100.0 * speedup / s->counts[k], "%.0f");
+                if (isfinite(speedup)) {
+                    sum->log_sum[k] += log(speedup);
+                    sum->n[k]++;
+                    measured = 1;
+                }
+            }
+            if (measured)
+                grid_row(g);
+            any |= measured;
+        }
+        if (!any)
+            note_single(s, label);
+    }
+    return 0;
+}
+
+static int scaling_table(FILE *out, scaling *s, gb_format fmt)
+{
+    grid g;
+    char title[64];
+    int col = 0, rc = grid_init(&g, 4 + 2 * s->ncounts);
+
+    if (rc != 0) {
+        grid_free(&g);
+        return rc;
+    }
+    grid_col(&g, col++, "variant", 0);
+    grid_col(&g, col++, "kernel", 0);
+    grid_col(&g, col++, "M", 1);
+    grid_col(&g, col++, "1t_median_us", 1);
+    for (int k = 0; k < s->ncounts; k++) {
+        snprintf(title, sizeof title, "speedup_%dt", s->counts[k]);
+        grid_col(&g, col++, title, 1);
+        snprintf(title, sizeof title, "efficiency_%dt_pct", s->counts[k]);
+        grid_col(&g, col++, title, 1);
+    }
+    if (grid_start(&g, fmt) != 0) {
+        grid_free(&g);
+        return -2;
+    }
+    heading(out, fmt, "speed-up over 1 thread (its median / this median) and parallel "
+                      "efficiency (speed-up / threads, %), per variant and shape");
+    for (int i = 0; i < s->r->ntables && rc == 0; i++)
+        if (s->r->tables[i].threads == 1)
+            rc = scaling_rows(s, &s->r->tables[i], &g);
+    if (rc != 0)
+        g.failed = 1;
+    return grid_finish(out, &g) != 0 ? -2 : rc;
+}
+
+static int scaling_geomeans(FILE *out, const scaling *s, gb_format fmt)
+{
+    grid g;
+    char title[64];
+    int col = 0;
+
+    if (grid_init(&g, 1 + 3 * s->ncounts) != 0) {
+        grid_free(&g);
+        return -2;
+    }
+    grid_col(&g, col++, "variant", 0);
+    for (int k = 0; k < s->ncounts; k++) {
+        snprintf(title, sizeof title, "geomean_speedup_%dt", s->counts[k]);
+        grid_col(&g, col++, title, 1);
+        snprintf(title, sizeof title, "efficiency_%dt_pct", s->counts[k]);
+        grid_col(&g, col++, title, 1);
+        snprintf(title, sizeof title, "shapes_%dt", s->counts[k]);
+        grid_col(&g, col++, title, 1);
+    }
+    if (grid_start(&g, fmt) != 0) {
+        grid_free(&g);
+        return -2;
+    }
+    heading(out, fmt, "geometric mean over the shapes, per variant");
+    for (int i = 0; i < s->nsums; i++) {
+        const scaling_sum *sum = &s->sums[i];
+        int any = 0;
+        col = 0;
+        snprintf(g.text[col++], GB_TABLE_CELL, "%s", sum->label);
+        for (int k = 0; k < s->ncounts; k++) {
+            double gm = sum->n[k] > 0 ? exp(sum->log_sum[k] / sum->n[k]) : NAN;
+            number_cell(g.text[col++], gm, "%.2f");
+            number_cell(g.text[col++], 100.0 * gm / s->counts[k], "%.0f");
+            snprintf(g.text[col++], GB_TABLE_CELL, "%d", sum->n[k]);
+            any |= sum->n[k] > 0;
+        }
+        if (any)
+            grid_row(&g);
+    }
+    return grid_finish(out, &g);
+}
+
+static void scaling_header(FILE *out, const gb_report *r, gb_format fmt)
+{
+    const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(r->f->machine, "cpu_model");
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(r->f->machine, "hostname");
+    const char *pre = fmt == GB_FMT_CSV ? "# " : fmt == GB_FMT_MD ? "- " : "";
+
+    if (fmt == GB_FMT_MD)
+        fprintf(out, "gemmbench scaling report of `%s`\n\n", r->f->path);
+    else
+        fprintf(out, "%sgemmbench scaling report of %s\n", fmt == GB_FMT_CSV ? "# " : "",
+                r->f->path);
+    fprintf(out, "%smachine: %s (host %s)\n", pre,
+            cJSON_IsString(cpu) ? cpu->valuestring : "unknown CPU",
+            cJSON_IsString(host) ? host->valuestring : "unknown host");
+    fprintf(out, "%sthreads:", pre);
+    for (int i = 0; i < r->nthreads; i++)
+        fprintf(out, "%s %d", i ? "," : "", r->threads[i]);
+    fprintf(out, "; %s\n", r->f->complete ? "complete" : "INCOMPLETE (interrupted)");
+}
+
+int gb_report_scaling(FILE *out, const gb_result_file *f, const gb_report_opts *o, char *err,
+                      size_t errlen)
+{
+    gb_report_opts medians = *o;
+    gb_report r;
+    scaling s;
+    int rc, rows = 0;
+
+    medians.metric = GB_METRIC_MEDIAN;
+    medians.combined = 0;
+    rc = gb_report_build(f, &medians, &r, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (r.nthreads == 0 || r.threads[0] != 1 || r.nthreads < 2) {
+        snprintf(err, errlen, "%s: %s: scaling is the speed-up over 1 thread (measure with "
+                 "--threads 1,N)", f->path,
+                 r.nthreads > 0 && r.threads[0] == 1 ? "only 1-thread results"
+                                                     : "no 1-thread results");
+        gb_report_free(&r);
+        return -1;
+    }
+    memset(&s, 0, sizeof s);
+    s.r = &r;
+    s.counts = r.threads + 1;
+    s.ncounts = r.nthreads - 1;
+    for (int i = 0; i < r.ntables; i++)
+        rows += r.tables[i].nrows;
+    s.maxsums = rows;
+    s.sums = calloc((size_t)(rows > 0 ? rows : 1), sizeof *s.sums);
+    rc = s.sums == NULL ? -2 : 0;
+    if (rc == 0) {
+        scaling_header(out, &r, o->format);
+        rc = scaling_table(out, &s, o->format);
+    }
+    if (rc == 0)
+        rc = scaling_geomeans(out, &s, o->format);
+    if (rc == 0 && s.single[0])
+        fprintf(out, "\n%smeasured at 1 thread only (single-thread schedules): %s\n",
+                o->format == GB_FMT_CSV ? "# " : "", s.single);
+    if (rc == -2)
+        snprintf(err, errlen, "out of memory");
+    for (int i = 0; i < s.nsums; i++) {
+        free(s.sums[i].log_sum);
+        free(s.sums[i].n);
+    }
+    free(s.sums);
+    gb_report_free(&r);
+    return rc;
+}
+
+/* ---- several files ----------------------------------------------------------- */
+
+/* Vendor and marketing words that make a CPU model long without telling two
+ * machines apart. */
+static int noise_word(const char *w)
+{
+    static const char *const words[] = { "AMD", "Intel", "Core", "CPU", "Processor", "with",
+                                         "Radeon",
+                                         "Graphics", "64-Core", "32-Core", "16-Core",
+                                         "8-Core", NULL };
+    for (int i = 0; words[i]; i++)
+        if (strcmp(w, words[i]) == 0)
+            return 1;
+    return w[0] == '@';
+}
+
+void gb_report_machine_label(const gb_result_file *f, char *buf, size_t len)
+{
+    const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(f->machine, "cpu_model");
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(f->machine, "hostname");
+    char model[256] = "", words[256], hostname[64] = "unknown", *save = NULL;
+    size_t used = 0;
+
+    snprintf(words, sizeof words, "%s", cJSON_IsString(cpu) ? cpu->valuestring : "");
+    for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *mark;
+        /* Xeon(R) is Xeon. */
+        while ((mark = strstr(w, "(R)")) != NULL || (mark = strstr(w, "(TM)")) != NULL)
+            memmove(mark, mark + (mark[1] == 'R' ? 3 : 4), strlen(mark + (mark[1] == 'R' ? 3 : 4)) + 1);
+        if (w[0] == '\0' || noise_word(w))
+            continue;
+        /* "@ 2.10GHz": the clock and what follows it go. */
+        if (strchr(w, '@'))
+            break;
+        used += (size_t)snprintf(model + used, sizeof model - used, "%s%s", used ? " " : "", w);
+        if (used >= sizeof model)
+            break;
+    }
+    if (cJSON_IsString(host) && host->valuestring[0]) {
+        snprintf(hostname, sizeof hostname, "%s", host->valuestring);
+        hostname[strcspn(hostname, ".")] = '\0';
+    }
+    snprintf(buf, len, "%s@%s", model[0] ? model : "unknown", hostname);
+}
+
+/* One row of the side-by-side table: a measurement point. */
+typedef struct mkey {
+    const char *label, *variant, *kernel;
+    int M, K, N, threads;
+    long major;              /* variant table position, unknown variants after */
+    int kernel_order;        /* first appearance of the kernel over the files */
+} mkey;
+
+typedef struct multi {
+    const gb_result_file *files;
+    int n;
+    char (*names)[64];
+    mkey *keys;
+    int nkeys, maxkeys;
+    const gb_entry ***cell;  /* per key, per file: the entry or NULL */
+    const cJSON ***roof;     /* per file, per entry: its roof_pct when a number */
+    int any_roof;
+    int duplicates;
+} multi;
+
+static int same_key(const mkey *k, const gb_entry *e)
+{
+    return k->M == e->M && k->K == e->K && k->N == e->N && k->threads == e->threads &&
+           strcmp(k->label, e->label) == 0 && strcmp(k->kernel, e->kernel) == 0;
+}
+
+static long variant_position(const char *variant)
+{
+    for (size_t i = 0; i < gb_variant_count; i++)
+        if (strcmp(gb_variants[i]->name, variant) == 0)
+            return (long)i;
+    return (long)gb_variant_count;
+}
+
+static int kernel_position(const multi *m, const char *kernel)
+{
+    int seen = 0;
+    for (int i = 0; i < m->nkeys; i++) {
+        if (strcmp(m->keys[i].kernel, kernel) == 0)
+            return m->keys[i].kernel_order;
+        seen = m->keys[i].kernel_order + 1 > seen ? m->keys[i].kernel_order + 1 : seen;
+    }
+    return seen;
+}
+
+static int find_key(const multi *m, const gb_entry *e)
+{
+    for (int i = 0; i < m->nkeys; i++)
+        if (same_key(&m->keys[i], e))
+            return i;
+    return -1;
+}
+
+static int add_key(multi *m, const gb_entry *e)
+{
+    mkey *k;
+
+    if (find_key(m, e) >= 0)
+        return 0;
+    if (m->nkeys == m->maxkeys) {
+        int cap = m->maxkeys ? 2 * m->maxkeys : 256;
+        mkey *grown = realloc(m->keys, (size_t)cap * sizeof *grown);
+        if (grown == NULL)
+            return -2;
+        m->keys = grown;
+        m->maxkeys = cap;
+    }
+    k = &m->keys[m->nkeys];
+    *k = (mkey){ e->label, e->variant, e->kernel, e->M, e->K, e->N, e->threads,
+                 variant_position(e->variant), kernel_position(m, e->kernel) };
+    m->nkeys++;
+    return 0;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+    const mkey *x = a, *y = b;
+    int c;
+
+    if (x->kernel_order != y->kernel_order)
+        return (x->kernel_order > y->kernel_order) - (x->kernel_order < y->kernel_order);
+    if (x->major != y->major)
+        return (x->major > y->major) - (x->major < y->major);
+    if ((c = strcmp(x->label, y->label)) != 0)
+        return c;
+    if (x->M != y->M)
+        return (x->M > y->M) - (x->M < y->M);
+    if (x->K != y->K || x->N != y->N)
+        return x->K != y->K ? (x->K > y->K) - (x->K < y->K) : (x->N > y->N) - (x->N < y->N);
+    return (x->threads > y->threads) - (x->threads < y->threads);
+}
+
+/* The union of the selected entries' keys, sorted: kernels in the order the
+ * files show them, then variants in the variant table's order, M, threads. */
+static int collect_keys(multi *m, const gb_report_opts *o, char *err, size_t errlen)
+{
+    gb_filter filter;
+    int rc = 0;
+
+    gb_filter_init(&filter);
+    for (int i = 0; i < o->nkernels && rc == 0; i++)
+        rc = gb_filter_add(&filter, GB_FILTER_KERNEL, o->kernels[i], err, errlen);
+    for (int i = 0; i < o->nvariants && rc == 0; i++)
+        rc = gb_filter_add(&filter, GB_FILTER_VARIANT, o->variants[i], err, errlen);
+    for (int f = 0; f < m->n && rc == 0; f++)
+        for (int i = 0; i < m->files[f].nentries && rc == 0; i++)
+            if (gb_filter_match(&filter, &m->files[f].entries[i]))
+                rc = add_key(m, &m->files[f].entries[i]);
+    if (rc == 0)
+        rc = gb_filter_check_used(&filter, "any of the files", err, errlen);
+    gb_filter_free(&filter);
+    if (rc == 0 && m->nkeys == 0) {
+        snprintf(err, errlen, "no entries match both --kernel and --variant");
+        rc = -1;
+    }
+    if (rc == 0)
+        qsort(m->keys, (size_t)m->nkeys, sizeof *m->keys, compare_keys);
+    return rc;
+}
+
+/* Every file's entry for every key (the first when a file repeats one), and
+ * its roof_pct when the file records one. */
+static int fill_cells(multi *m)
+{
+    m->cell = calloc((size_t)m->nkeys, sizeof *m->cell);
+    m->roof = calloc((size_t)m->n, sizeof *m->roof);
+    if (m->cell == NULL || m->roof == NULL)
+        return -2;
+    for (int k = 0; k < m->nkeys; k++)
+        if ((m->cell[k] = calloc((size_t)m->n, sizeof **m->cell)) == NULL)
+            return -2;
+    for (int f = 0; f < m->n; f++) {
+        const gb_result_file *file = &m->files[f];
+        const cJSON *results = cJSON_GetObjectItemCaseSensitive(file->doc, "results"), *r;
+        int i = 0;
+        m->roof[f] = calloc((size_t)file->nentries, sizeof **m->roof);
+        if (m->roof[f] == NULL)
+            return -2;
+        cJSON_ArrayForEach(r, results) {
+            const cJSON *roof = cJSON_GetObjectItemCaseSensitive(r, "roof_pct");
+            if (i < file->nentries && cJSON_IsNumber(roof)) {
+                m->roof[f][i] = roof;
+                m->any_roof = 1;
+            }
+            i++;
+        }
+        for (i = 0; i < file->nentries; i++) {
+            int k = find_key(m, &file->entries[i]);
+            if (k < 0)
+                continue;
+            if (m->cell[k][f] == NULL)
+                m->cell[k][f] = &file->entries[i];
+            else
+                m->duplicates++;
+        }
+    }
+    return 0;
+}
+
+static double roof_of(const multi *m, int f, const gb_entry *e)
+{
+    const cJSON *roof = e ? m->roof[f][e - m->files[f].entries] : NULL;
+    return roof ? roof->valuedouble : NAN;
+}
+
+/* Per file: median, %peak, (%roof), and past the first, the ratio to it. */
+static int file_columns(const multi *m)
+{
+    return 2 + m->any_roof + 1;
+}
+
+static int side_by_side(FILE *out, const multi *m, gb_format fmt)
+{
+    grid g;
+    char title[GB_TABLE_CELL];
+    int per = file_columns(m), col = 0;
+
+    if (grid_init(&g, 6 + m->n * per - 1) != 0) {
+        grid_free(&g);
+        return -2;
+    }
+    grid_col(&g, col++, "variant", 0);
+    grid_col(&g, col++, "kernel", 0);
+    grid_col(&g, col++, "M", 1);
+    grid_col(&g, col++, "K", 1);
+    grid_col(&g, col++, "N", 1);
+    /* K and N in the CSV only: the kernel names them everywhere else. */
+    g.cols[col - 2].title = g.cols[col - 1].title = NULL;
+    grid_col(&g, col++, "threads", 1);
+    for (int f = 0; f < m->n; f++) {
+        snprintf(title, sizeof title, "%s median_us", m->names[f]);
+        grid_col(&g, col++, title, 1);
+        snprintf(title, sizeof title, "%s %%peak", m->names[f]);
+        grid_col(&g, col++, title, 1);
+        if (m->any_roof) {
+            snprintf(title, sizeof title, "%s %%roof", m->names[f]);
+            grid_col(&g, col++, title, 1);
+        }
+        if (f > 0) {
+            snprintf(title, sizeof title, "%s /%s", m->names[f], m->names[0]);
+            grid_col(&g, col++, title, 1);
+        }
+    }
+    if (grid_start(&g, fmt) != 0) {
+        grid_free(&g);
+        return -2;
+    }
+    heading(out, fmt, "median µs and % of each machine's peak per file; /FIRST = this "
+                      "median / the first file's (below 1: faster); blank = not in that file");
+    for (int k = 0; k < m->nkeys; k++) {
+        const mkey *key = &m->keys[k];
+        const gb_entry *first = m->cell[k][0];
+        col = 0;
+        snprintf(g.text[col++], GB_TABLE_CELL, "%s", key->label);
+        snprintf(g.text[col++], GB_TABLE_CELL, "%s", key->kernel);
+        snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->M);
+        snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->K);
+        snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->N);
+        snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->threads);
+        for (int f = 0; f < m->n; f++) {
+            const gb_entry *e = m->cell[k][f];
+            number_cell(g.text[col++], e ? e->median_us : NAN, "%.1f");
+            number_cell(g.text[col++], e ? gb_report_peak_pct(&m->files[f], e) : NAN, "%.1f");
+            if (m->any_roof)
+                number_cell(g.text[col++], roof_of(m, f, e), "%.1f");
+            if (f > 0)
+                number_cell(g.text[col++],
+                            e && first && first->median_us > 0.0 ? e->median_us / first->median_us
+                                                                 : NAN,
+                            "%.3f");
+        }
+        grid_row(&g);
+    }
+    return grid_finish(out, &g);
+}
+
+/* Per (kernel, M, K, N, threads) and file: the label with the lowest median. */
+static int fastest(FILE *out, const multi *m, gb_format fmt)
+{
+    grid g;
+    char title[GB_TABLE_CELL];
+    int col = 0;
+
+    if (grid_init(&g, 3 + m->n) != 0) {
+        grid_free(&g);
+        return -2;
+    }
+    grid_col(&g, col++, "kernel", 0);
+    grid_col(&g, col++, "M", 1);
+    grid_col(&g, col++, "threads", 1);
+    for (int f = 0; f < m->n; f++) {
+        snprintf(title, sizeof title, "%s fastest", m->names[f]);
+        grid_col(&g, col++, title, 0);
+    }
+    if (grid_start(&g, fmt) != 0) {
+        grid_free(&g);
+        return -2;
+    }
+    heading(out, fmt, "fastest variant on each machine (lowest median, its µs)");
+    for (int k = 0; k < m->nkeys; k++) {
+        const mkey *key = &m->keys[k];
+        int seen = 0;
+        /* One row per point: skip a key whose point an earlier key had. */
+        for (int j = 0; j < k && !seen; j++)
+            seen = strcmp(m->keys[j].kernel, key->kernel) == 0 && m->keys[j].M == key->M &&
+                   m->keys[j].K == key->K && m->keys[j].N == key->N &&
+                   m->keys[j].threads == key->threads;
+        if (seen)
+            continue;
+        col = 0;
+        snprintf(g.text[col++], GB_TABLE_CELL, "%s", key->kernel);
+        snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->M);
+        snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->threads);
+        for (int f = 0; f < m->n; f++) {
+            const gb_entry *best = NULL;
+            for (int j = k; j < m->nkeys; j++) {
+                const gb_entry *e = m->cell[j][f];
+                if (e && strcmp(m->keys[j].kernel, key->kernel) == 0 && m->keys[j].M == key->M &&
+                    m->keys[j].K == key->K && m->keys[j].N == key->N &&
+                    m->keys[j].threads == key->threads && e->median_us > 0.0 &&
+                    (best == NULL || e->median_us < best->median_us))
+                    best = e;
+            }
+            if (best)
+                snprintf(g.text[col++], GB_TABLE_CELL, "%s %.1f", best->label, best->median_us);
+            else
+                g.text[col++][0] = '\0';
+        }
+        grid_row(&g);
+    }
+    return grid_finish(out, &g);
+}
+
+static void multi_header(FILE *out, const multi *m, gb_format fmt)
+{
+    const char *pre = fmt == GB_FMT_CSV ? "# " : fmt == GB_FMT_MD ? "- " : "  ";
+
+    fprintf(out, "%sgemmbench report of %d files\n%s", fmt == GB_FMT_CSV ? "# " : "", m->n,
+            fmt == GB_FMT_MD ? "\n" : "");
+    for (int f = 0; f < m->n; f++) {
+        const gb_result_file *file = &m->files[f];
+        const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(file->machine, "cpu_model");
+        const cJSON *started = cJSON_GetObjectItemCaseSensitive(file->run, "started");
+        fprintf(out, "%s%s: %s%s%s, %s, started %s, peak ", pre, m->names[f],
+                fmt == GB_FMT_MD ? "`" : "", file->path, fmt == GB_FMT_MD ? "`" : "",
+                cJSON_IsString(cpu) ? cpu->valuestring : "unknown CPU",
+                cJSON_IsString(started) ? started->valuestring : "unknown");
+        if (file->peak_gflops > 0.0)
+            fprintf(out, "%.1f GFLOP/s", file->peak_gflops);
+        else
+            fprintf(out, "not measured");
+        fprintf(out, "%s\n", file->complete ? "" : " (INCOMPLETE)");
+    }
+}
+
+/* Column names: the user's NAME=, else the machine label; a label two files
+ * share gets #2, #3 (two runs on one machine). */
+static void name_files(multi *m, const char *const *names)
+{
+    for (int f = 0; f < m->n; f++) {
+        int same = 0;
+        if (names && names[f] && names[f][0]) {
+            snprintf(m->names[f], sizeof m->names[f], "%s", names[f]);
+            continue;
+        }
+        gb_report_machine_label(&m->files[f], m->names[f], sizeof m->names[f]);
+        for (int g = 0; g < f; g++) {
+            char other[64];
+            if (names && names[g] && names[g][0])
+                continue;
+            gb_report_machine_label(&m->files[g], other, sizeof other);
+            same += strcmp(other, m->names[f]) == 0;
+        }
+        if (same) {
+            size_t len = strlen(m->names[f]);
+            snprintf(m->names[f] + (len < 58 ? len : 58), sizeof m->names[f] - (len < 58 ? len : 58),
+                     "#%d", same + 1);
+        }
+    }
+}
+
+int gb_report_multi(FILE *out, const gb_result_file *files, const char *const *names, int n,
+                    const gb_report_opts *o, char *err, size_t errlen)
+{
+    multi m;
+    int rc;
+
+    memset(&m, 0, sizeof m);
+    m.files = files;
+    m.n = n;
+    m.names = calloc((size_t)n, sizeof *m.names);
+    rc = m.names == NULL ? -2 : collect_keys(&m, o, err, errlen);
+    if (rc == 0)
+        rc = fill_cells(&m);
+    if (rc == 0) {
+        name_files(&m, names);
+        multi_header(out, &m, o->format);
+        rc = side_by_side(out, &m, o->format);
+    }
+    if (rc == 0)
+        rc = fastest(out, &m, o->format);
+    if (rc == 0 && m.duplicates)
+        fprintf(out, "\n%s%d entr%s repeat%s a row already shown: the first in its file is "
+                     "used\n", o->format == GB_FMT_CSV ? "# " : "", m.duplicates,
+                m.duplicates == 1 ? "y" : "ies", m.duplicates == 1 ? "s" : "");
+    if (rc == -2)
+        snprintf(err, errlen, "out of memory");
+    for (int k = 0; m.cell && k < m.nkeys; k++)
+        free(m.cell[k]);
+    for (int f = 0; m.roof && f < n; f++)
+        free(m.roof[f]);
+    free(m.cell);
+    free(m.roof);
+    free(m.keys);
+    free(m.names);
+    return rc;
+}
