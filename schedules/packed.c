@@ -141,7 +141,7 @@ static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
 static const char *const apack_choices[] = { "whole", "block", "in_place", NULL };
 enum { A_WHOLE, A_BLOCK, A_IN_PLACE };
 /* --param bpack: how the micro-kernel gets B (the index is the b_mode). */
-static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", NULL };
+static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", "fused", NULL };
 /* --param loop: the order of the two inner loops, outer first. */
 static const char *const loop_choices[] = { "ir_jr", "jr_ir", NULL };
 
@@ -172,7 +172,7 @@ static long choice_index(const char *name)
 
 /* ---- blocking ---------------------------------------------------------------- */
 
-enum { B_PANEL, B_IN_PLACE, B_PREPACKED };
+enum { B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED };
 
 /* Everything a call needs to know about its loops. */
 typedef struct packed_plan {
@@ -183,7 +183,7 @@ typedef struct packed_plan {
     int a_mode;              /* A_WHOLE (once per call, by all threads), A_BLOCK or
                               * A_IN_PLACE (fringe micro-panels packed) */
     int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
-    int b_mode;              /* B_PANEL, B_IN_PLACE or B_PREPACKED (bpack_choices) */
+    int b_mode;              /* B_PANEL, B_IN_PLACE, B_PREPACKED or B_FUSED (bpack_choices) */
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
 } packed_plan;
@@ -257,20 +257,23 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
 
-    /* B in place when dense rows of B (N floats) are closer than a page (the
-     * header says why); --param bpack=panel|in_place forces a mode, and
-     * prepacked is --prepack's alone. */
+    /* B in place when its rows are closer than a page, else fused: in place
+     * for the first A micro-panel's pass, which copies it for the others (the
+     * header says why); --param bpack forces a mode, and prepacked is
+     * --prepack's alone. */
     if (prepack)
         p->b_mode = B_PREPACKED;
-    else if (gb_param_get(ctx->params, "bpack", -1) == B_PANEL ||
-             gb_param_get(ctx->params, "bpack", -1) == B_IN_PLACE)
+    else if (gb_param_get(ctx->params, "bpack", -1) >= 0 &&
+             gb_param_get(ctx->params, "bpack", -1) != B_PREPACKED)
         p->b_mode = (int)gb_param_get(ctx->params, "bpack", -1);
     else
-        p->b_mode = (long)N * (long)sizeof(float) < PAGE_BYTES ? B_IN_PLACE : B_PANEL;
-    if (gb_param_get(ctx->params, "loop", -1) >= 0)
+        p->b_mode = (long)N * (long)sizeof(float) < PAGE_BYTES ? B_IN_PLACE : B_FUSED;
+    /* B fused is jr outer by construction: the first A micro-panel's pass
+     * copies the B micro-panel the later ones read. */
+    if (gb_param_get(ctx->params, "loop", -1) >= 0 && p->b_mode != B_FUSED)
         p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
     else
-        p->ir_outer = p->b_mode != B_IN_PLACE;
+        p->ir_outer = p->b_mode != B_IN_PLACE && p->b_mode != B_FUSED;
     /* kc: the micro-panel that stays in L1 takes its share of L1. */
     if (p->ir_outer)
         kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
@@ -291,7 +294,7 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * else block by block.  --param apack forces one. */
     if (gb_param_get(ctx->params, "apack", -1) >= 0)
         p->a_mode = (int)gb_param_get(ctx->params, "apack", -1);
-    else if (p->b_mode == B_IN_PLACE && !p->ir_outer &&
+    else if ((p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED) && !p->ir_outer &&
              (long)K * (long)sizeof(float) < PAGE_BYTES)
         p->a_mode = A_IN_PLACE;
     else
@@ -332,12 +335,15 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
  * are ld floats apart.  Packed (per call or prepacked): panel_stride kc*NR
  * or K*NR, ld NR.  In place: base is B itself, panel_stride NR (the next NR
  * columns), ld B's row stride, and a partial last micro-panel is packed
- * zero-padded into fringe, so the kernel never reads past B's columns. */
+ * zero-padded into fringe, so the kernel never reads past B's columns.
+ * Fused: in place, and strip (kc x NR, contiguous) receives each full
+ * micro-panel during the first A micro-panel's pass, for the later ones. */
 typedef struct b_view {
     const float *base;
     size_t panel_stride;
     long ld;
     const float *fringe;
+    float *strip;
 } b_view;
 
 /* C[0:mc][0:nc] (+)= A block . B.  a_panel_stride: floats from one A
@@ -366,7 +372,9 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             const int use_fringe = nr_cur < nr && bv->fringe != NULL;
             const float *b =
                 use_fringe ? bv->fringe : bv->base + (size_t)(jr / nr) * bv->panel_stride;
-            const long ldb = use_fringe ? nr : bv->ld;
+            /* Fused (jr outer): the first pass copies, the others read the copy. */
+            float *copy = NULL;
+            long ldb = use_fringe ? nr : bv->ld;
             float *c = C + (size_t)ir * ldc + jr;
             const int full = mr_cur == mr && nr_cur == nr;
             /* A fringe tile goes to scratch, its valid part then into C. */
@@ -375,13 +383,22 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             const int acc = full ? accumulate : 0;
             int in_place = p->a_mode == A_IN_PLACE;
 
+            if (bv->strip != NULL && !use_fringe && inner > 1) {
+                if (in == 0)
+                    copy = bv->strip;
+                else
+                    b = bv->strip, ldb = nr;
+            }
+
             if (in_place && mr_cur < mr) {
                 /* Rows past mc do not exist: pack this micro-panel, padded. */
                 p->isa->pack_a(mr_cur, kc, a, lda, a_fringe);
                 a = a_fringe;
                 in_place = 0;
             }
-            if (in_place)
+            if (copy)
+                p->isa->kernel_copy_b(kc, a, in_place ? lda : 0, b, ldb, copy, out, ldo, acc);
+            else if (in_place)
                 p->isa->kernel_a_in_place(kc, a, lda, b, ldb, out, ldo, acc);
             else
                 kernel(kc, a, b, ldb, out, ldo, acc);
@@ -401,6 +418,7 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
 typedef struct thread_buffers {
     float *a_block;          /* mc x kc, packed A */
     float *b_panel;          /* kc x nc, packed B (unused with a prepacked B) */
+    float *b_strip;          /* kc x NR, B fused's micro-panel copy, or NULL */
 } thread_buffers;
 
 /* C[m0:m1][n0:n1] = A[m0:m1][:] . B[:][n0:n1]; m0 and n0 are multiples of MR
@@ -416,12 +434,12 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
         /* pc: k, one block at a time; C is stored by the first, added to after */
         for (int pc = 0; pc < K; pc += p->kc) {
             const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
-            b_view bv = { NULL, 0, p->nr, NULL };
+            b_view bv = { NULL, 0, p->nr, NULL, NULL };
 
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
                 bv.panel_stride = (size_t)K * p->nr;
-            } else if (p->b_mode == B_IN_PLACE) {
+            } else if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED) {
                 const int full = nc_cur / p->nr * p->nr;
                 bv.base = B + (size_t)pc * ldb + jc;
                 bv.panel_stride = (size_t)p->nr;
@@ -430,6 +448,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb, buf->b_panel);
                     bv.fringe = buf->b_panel;
                 }
+                bv.strip = buf->b_strip;
             } else {
                 p->isa->pack_b(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, buf->b_panel);
                 bv.base = buf->b_panel;
@@ -470,6 +489,7 @@ typedef struct packed_state {
     float *buffers;           /* every thread's A block and B panel, where needed */
     size_t per_thread;        /* floats per thread, a multiple of 16 (64 bytes) */
     size_t a_floats;          /* of which the A block */
+    size_t strip_floats;      /* and at the end B fused's micro-panel copy */
     float *b_prepacked;       /* all of B (--prepack), or NULL */
     double *share;            /* fraction of the column panels per grid column (tn) */
     double *busy;             /* seconds each thread computed in the last call */
@@ -478,7 +498,7 @@ typedef struct packed_state {
 /* Floats per thread for its A block and B panel, each rounded to 64 bytes;
  * none for an operand packed whole. */
 static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
-                         size_t *a_floats, size_t *per_thread)
+                         size_t *a_floats, size_t *strip_floats, size_t *per_thread)
 {
     const size_t kc = (size_t)(K < p->kc ? K : p->kc);
     const size_t mc = (size_t)(round_up(M, p->mr) < p->mc ? round_up(M, p->mr) : p->mc);
@@ -487,7 +507,8 @@ static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
     *a_floats = p->a_mode == A_IN_PLACE ? ((size_t)p->mr * kc + 15) / 16 * 16
                 : p->a_mode == A_WHOLE  ? 0
                                         : (mc * kc + 15) / 16 * 16;
-    *per_thread = *a_floats + (prepack ? 0 : (nc * kc + 15) / 16 * 16);
+    *strip_floats = p->b_mode == B_FUSED ? ((size_t)p->nr * kc + 15) / 16 * 16 : 0;
+    *per_thread = *a_floats + (prepack ? 0 : (nc * kc + 15) / 16 * 16) + *strip_floats;
 }
 
 static void *alloc_floats(size_t n)
@@ -510,7 +531,7 @@ static int state_init(packed_state *s, int M, int N, int K, const gb_ctx *ctx, i
     s->M = M;
     s->N = N;
     s->K = K;
-    buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->per_thread);
+    buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->strip_floats, &s->per_thread);
     if (s->plan.a_mode == A_WHOLE) {
         s->a_packed = alloc_floats((size_t)round_up(M, s->plan.mr) * K);
         if (s->a_packed == NULL)
@@ -659,11 +680,13 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
          * extra tiles go to the threads there are. */
         const int nt = omp_get_num_threads();
         const int mpanels = (int)ceil_div(M, p->mr);
-        thread_buffers buf = { NULL, NULL };
+        thread_buffers buf = { NULL, NULL, NULL };
 
         if (s->buffers) {
             buf.a_block = s->buffers + (size_t)t * s->per_thread;
             buf.b_panel = buf.a_block + s->a_floats;
+            if (s->strip_floats)
+                buf.b_strip = buf.a_block + s->per_thread - s->strip_floats;
         }
         /* A whole: every thread packs an equal share of its MR-row panels,
          * then waits for the others, the call's one barrier. */
@@ -730,6 +753,8 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
         "packed per call into NR-wide panels; ir outside jr (A micro-panel in L1)",
         "read in place (rows under a page apart); jr outside ir (B micro-panel in L1)",
         "pre-packed by prepare(); ir outside jr (A micro-panel in L1)",
+        "read in place by the first A micro-panel's pass, which copies each B micro-panel "
+        "for the others; jr outside ir",
     };
     const int user_kc = gb_param_get(ctx->params, "kc", 0) > 0;
     long forced = gb_param_get(ctx->params, "isa", -1);
@@ -806,8 +831,8 @@ static const gb_param_spec packed_params[] = {
     { "loop", 0, 0, loop_choices, "inner loop order, outer first (default: jr_ir when B is "
                                   "read in place)" },
     { "bpack", 0, 0, bpack_choices, "B packed per call into panels or read in place "
-                                    "(default: in place when N*4 < 4096); prepacked is "
-                                    "--prepack's" },
+                                    "(default: in place when N*4 < 4096), or fused: copied "
+                                    "by the first pass; prepacked is --prepack's" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, or read in place "
                                     "(default: in place when B is and K*4 < 4096, else "
                                     "whole when it fits in 64 MiB)" },

@@ -63,6 +63,11 @@ static const char *const block_settings[] = {
     "apack=in_place",
     "apack=in_place,mc=8,kc=5,nc=50",
     "apack=in_place,bpack=panel,loop=ir_jr,kc=7",
+    "bpack=fused",
+    "bpack=fused,mc=8,kc=5,nc=50",
+    "bpack=fused,apack=whole,kc=7",
+    "bpack=fused,apack=block,mc=16,kc=5",
+    "bpack=fused,apack=in_place,mc=1,kc=1,nc=1",
 };
 
 TEST(packed_exact_on_every_isa_and_block_size)
@@ -73,6 +78,8 @@ TEST(packed_exact_on_every_isa_and_block_size)
         /* M, N, K */
         { 1, 1, 1 },   { 7, 33, 100 }, { 33, 100, 7 },  { 100, 7, 33 },
         { 17, 131, 71 }, { 65, 97, 129 }, { 48, 96, 16 }, { 9, 49, 3 },
+        /* rows of B a page or more apart: the rule's fused regime */
+        { 19, 1030, 9 }, { 5, 1100, 13 },
     };
     int isas_run = 0;
 
@@ -146,7 +153,8 @@ TEST(packed_refuses_an_isa_the_cpu_lacks)
 }
 
 /* The blocking rules of packed.c's header, on BERT's qkv shape (B read in
- * place, its micro-panel in L1) and mlp_expand's (B packed, A's in L1). */
+ * place, its micro-panel in L1) and mlp_expand's (B fused: copied by the
+ * first pass). */
 TEST(packed_blocks_follow_the_cache_rule)
 {
     const gb_variant *v = gb_variant_find("packed");
@@ -176,16 +184,26 @@ TEST(packed_blocks_follow_the_cache_rule)
     /* K = 768 too: A's rows 3 KiB apart, read in place (apack 2) ... */
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "apack"), 2);
     /* ... but K = 3072 (mlp_reduce): 12 KiB apart, packed whole (0); and
-     * never with B packed or pre-packed (mlp_expand, ir outer). */
+     * never with B packed (ir outer). */
     CHECK_EQ_INT(effective(v, &none, 384, 768, 3072, 1, "apack"), 0);
-    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "apack"), 0);
-    /* N = 3072: rows 12 KiB apart, B packed, ir outer, A micro-panel in L1. */
-    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "bpack"), 0);
-    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "loop"), 0);
-    kc = effective(v, &none, 384, 3072, 768, 1, "kc");
+    gb_param_set(&user, "bpack", 0);
+    CHECK_EQ_INT(effective(v, &user, 384, 3072, 768, 1, "apack"), 0);
+    CHECK_EQ_INT(effective(v, &user, 384, 3072, 768, 1, "loop"), 0);
+    kc = effective(v, &user, 384, 3072, 768, 1, "kc");
     CHECK_EQ_INT(768 % kc, 0);
     if (l1 > 0)
         CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
+    memset(&user, 0, sizeof user);
+    /* N = 3072: rows 12 KiB apart, B fused (3), jr outer, its copy in L1;
+     * at every M (one A micro-panel per thread: it copies nothing). */
+    for (int rows = 1; rows <= 384; rows *= 4)
+        CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 2, "bpack"), 3);
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "loop"), 1);
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "apack"), 2);
+    kc = effective(v, &none, 384, 3072, 768, 1, "kc");
+    CHECK_EQ_INT(768 % kc, 0);
+    if (l1 > 0)
+        CHECK(kc * nr * (long)sizeof(float) <= l1);
     /* Overrides: mc and nc rounded up to the register block, kc as given. */
     gb_param_set(&user, "mc", mr + 1);
     gb_param_set(&user, "kc", 5);
