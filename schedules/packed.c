@@ -13,41 +13,53 @@
  *
  *   jc: the thread's columns of C, nc_cur at a time
  *     pc: k, kc_cur at a time (never split across threads)
- *       B block: packed into NR-wide micro-panels, or read in place (below),
- *                or already packed (--prepack)
+ *       B block: read in place, fused or packed (the regimes below), or
+ *                already packed (--prepack)
  *       ic: the thread's rows of C, mc_cur at a time
- *         A block: a slice of A, packed whole once per call (below)
+ *         A block: read in place, or packed on first use (below)
  *         ir, jr: MR rows x NR columns at a time, in the order below
  *           micro-kernel: C[ir:+MR][jr:+NR] (+)= A micro-panel . B micro-panel
  *
  * Row-major C turns BLIS's roles around: the broadcast operand is A (MR = 8
- * wide) and the vector operand B (NR = 48).  Two regimes, chosen by B's row
- * stride (B's rows are N floats apart in a dense B):
- *   - B packed (rows a page or more apart, e.g. N = 3072): ir outside jr.
- *     The A micro-panel (MR x kc) stays in L1 while B micro-panels stream
- *     from the L2-resident panel; kc: the A micro-panel takes half of L1d
- *     (8 x 768 floats of 48 KiB), so K = 768 is one pass over C, stored
- *     once; the rest of L1 holds the B lines in flight and the C tile.
- *   - B in place (rows under a page apart, e.g. N = 768): jr outside ir.
- *     The kernel reads B where it is (rows ldb apart, prefetched 16 rows
- *     ahead), each B micro-panel once, then reuses it from L1 for every A
- *     micro-panel; kc: the B micro-panel takes three quarters of L1d
- *     (192 x 48 floats).  Packing B would be a pass over B with nothing to
- *     hide behind, which at small M costs as much as the FMAs.  Wide B is not
- *     read in place: every row of a micro-panel then sits on its own page and
- *     in the same L1 sets.
- * --prepack: B packed once in prepare(), over all of K, into the same
- * micro-panel layout (panel p, row k at (p*K + k)*NR), outside the timed
- * region; the pc loop offsets into it; ir outside jr.
- * A is read in place when B is (jr outside ir) and its rows are under a
- * page apart (K = 768: qkv): the kernel broadcasts from MR rows lda apart,
- * and a fringe micro-panel (rows past M) is packed, zero-padded, first.
- * Otherwise A is packed whole (all rows, all of K: MR-row micro-panels,
- * k-major) once per call, every thread packing a share, then the call's one
- * barrier; so A is packed once however many jc blocks there are (block by
- * block only when A would take more than A_WHOLE_MAX_BYTES).  K = 3072
- * (mlp_reduce) keeps the packing: rows 12 KiB apart share L1 sets, and
- * reading them in place was measured slower.
+ * wide) and the vector operand B (NR = 48).
+ *
+ * Regimes for B, the big operand at BERT's shapes (K x N against M x K with
+ * M <= 384).  No regime packs B in a pass of its own: at small M such a pass
+ * (read B, write the copy, read the copy) costs as much as the FMAs, and at
+ * every M it is a pass with nothing to hide behind.  The rule reads B's row
+ * stride (N floats in a dense B) against the page size, the unit a VIPT L1
+ * is indexed in (an L1 way is at most a page), so it holds on any machine:
+ *   - in place (rows under a page apart, e.g. N = 768): jr outside ir.  The
+ *     kernel reads a B micro-panel where it is (rows ldb apart, software
+ *     prefetched PACKED_B_PREFETCH_ROWS ahead: no hardware prefetcher
+ *     follows a row stride), then again for every A micro-panel of the
+ *     block, from the cache it was brought into.  Copy-free at every M.
+ *   - fused (rows a page or more apart, e.g. N = 3072): jr outside ir.  Rows
+ *     a page apart fall into the same L1 sets, so a micro-panel read in
+ *     place does not stay in L1 for the next A micro-panel.  The first A
+ *     micro-panel's pass reads it in place (prefetched as above) and its
+ *     kernel stores every B row it loaded into a contiguous kc x NR copy;
+ *     the later passes read the copy.  B is read from memory once and the
+ *     copy costs stores only, behind the FMAs.  With one A micro-panel per
+ *     thread (M <= MR) nothing is copied: copy-free.  (oneDNN's sgemm reads
+ *     B in place and copies it during the first pass over it likewise:
+ *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
+ *   - --prepack: B packed once in prepare(), over all of K, into NR-wide
+ *     micro-panels (panel p, row k at (p*K + k)*NR), outside the timed
+ *     region; ir outside jr: the A micro-panel stays in L1 while the B
+ *     micro-panels stream from L2.
+ *   - packed per call (--param bpack=panel only, an ablation): the B block
+ *     packed into the same layout before the ic loop; ir outside jr.
+ * Regimes for A: read in place when B is in place or fused (jr outer: the A
+ * micro-panels stream past a B micro-panel) and A's rows are under a page
+ * apart (K = 768): the kernel broadcasts from MR rows lda apart, and a fringe
+ * micro-panel (rows past M) is packed, zero-padded, first.  Otherwise fused:
+ * each A micro-panel is packed into the thread's A block buffer on its first
+ * use (the first jr pass, or the first B micro-panel with ir outer), hot in
+ * L1 for the kernel that follows, and read from there by the later passes.
+ * Each thread packs the rows it reads, so a call has no packing pass and no
+ * barrier.  --param apack=whole (all of A packed up front, a share per
+ * thread, one barrier) and apack=block remain as ablations.
  *
  * Register block (MR x NR) per instruction set, the rule: with R vector
  * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
@@ -62,10 +74,15 @@
  * Cache blocks from the detected caches (include/machine.h), after BLIS's
  * analytical model (Low et al. 2016) without associativity, which the
  * machine description does not record:
- *   kc: the micro-panel that stays in L1 takes its share of L1d (above);
+ *   kc: the A micro-panel (MR x kc) takes half of L1d in every regime, so
+ *       that K = 768 is one pass over C on a 48 KiB L1d; the rest of L1
+ *       holds the B lines in flight and the C tile.  (A B micro-panel read
+ *       in place cannot claim L1 by size: its rows share L1 sets.);
  *   mc: the A block (mc x kc) takes half of L2;
- *   nc: the B block (kc x nc) takes half of L2, so that a packed panel is
- *       still in L2 when the micro-kernels read it back;
+ *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call or
+ *       pre-packed), so that a packed panel is still in L2 when the
+ *       micro-kernels read it back; in place or fused there is no B block
+ *       and nc is all of N (one jc block, nothing done twice);
  * each rounded to its register block and balanced, so that K = 768 is cut
  * into equal blocks rather than a full one and a sliver.  --param mc, kc,
  * nc override (mc, nc rounded up to MR, NR; not balanced); --param isa,
@@ -73,7 +90,8 @@
  *
  * Threads: one parallel region per call.  The (ic, jr) tiles of C are split
  * 2-D over a tm x tn grid; each thread runs the loops on its own region of
- * C with its own B buffer, so the only barrier is after packing A.  The
+ * C with its own buffers, so no thread waits for another (--param
+ * apack=whole alone adds a barrier after packing A).  The
  * grid minimizes, for the busiest thread, padded FMAs + PACK_COST x the A
  * and B elements it packs or reads: splitting N brings each B element in
  * once, splitting M would bring all of B in on every thread, so at BERT's
@@ -101,15 +119,11 @@
 #include <string.h>
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
-#define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc (ir outer) */
-#define KC_B_L1_SHARE 0.75 /* B micro-panel, kc x NR (jr outer) */
+#define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc, whichever loop is outer */
 /* Rows of B closer than this are read in place (see plan_call). */
 #define PAGE_BYTES 4096L
 #define MC_L2_SHARE 0.5
 #define NC_L2_SHARE 0.5
-/* A is packed whole (all rows, all of K) once per call when it takes at
- * most this much; else block by block, again for every jc block. */
-#define A_WHOLE_MAX_BYTES (64L * 1024 * 1024)
 /* When the caches are unknown: common sizes of the last decade. */
 #define FALLBACK_L1_BYTES (32L * 1024)
 #define FALLBACK_L2_BYTES (1024L * 1024)
@@ -138,8 +152,8 @@ static const packed_isa *const isa_table[] = {
 static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
 /* --param apack: A packed whole once per call, block by block, or read in
  * place (the index is the mode). */
-static const char *const apack_choices[] = { "whole", "block", "in_place", NULL };
-enum { A_WHOLE, A_BLOCK, A_IN_PLACE };
+static const char *const apack_choices[] = { "whole", "block", "in_place", "fused", NULL };
+enum { A_WHOLE, A_BLOCK, A_IN_PLACE, A_FUSED };
 /* --param bpack: how the micro-kernel gets B (the index is the b_mode). */
 static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", "fused", NULL };
 /* --param loop: the order of the two inner loops, outer first. */
@@ -180,8 +194,9 @@ typedef struct packed_plan {
     int mr, nr;
     int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
     int tm, tn;              /* thread grid: rows x columns of C */
-    int a_mode;              /* A_WHOLE (once per call, by all threads), A_BLOCK or
-                              * A_IN_PLACE (fringe micro-panels packed) */
+    int a_mode;              /* A_WHOLE (once per call, by all threads), A_BLOCK,
+                              * A_IN_PLACE (fringe micro-panels packed) or A_FUSED
+                              * (each micro-panel packed right before its first use) */
     int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
     int b_mode;              /* B_PANEL, B_IN_PLACE, B_PREPACKED or B_FUSED (bpack_choices) */
     int nthreads;
@@ -274,11 +289,9 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
     else
         p->ir_outer = p->b_mode != B_IN_PLACE && p->b_mode != B_FUSED;
-    /* kc: the micro-panel that stays in L1 takes its share of L1. */
-    if (p->ir_outer)
-        kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
-    else
-        kc_cap = (long)(KC_B_L1_SHARE * p->l1_bytes) / ((long)p->nr * (long)sizeof(float));
+    /* kc: the A micro-panel takes its share of L1 (the header says why
+     * whichever loop is outer). */
+    kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
     if (gb_param_get(ctx->params, "kc", 0) > 0)
         p->kc = (int)(gb_param_get(ctx->params, "kc", 0) < K ? gb_param_get(ctx->params, "kc", 0)
                                                               : K);
@@ -288,19 +301,18 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
-    /* A in place when B is too (the A micro-panels stream past a B
-     * micro-panel held in L1) and dense rows of A (K floats) are closer than
-     * a page, as for B; else packed whole when it fits A_WHOLE_MAX_BYTES,
-     * else block by block.  --param apack forces one. */
+    /* A in place when B is too (jr outer: the A micro-panels stream past a
+     * B micro-panel) and dense rows of A (K floats) are closer than a page,
+     * as for B; else fused: each micro-panel packed on its first use, by the
+     * thread that reads it, so the call has no packing pass and no barrier.
+     * --param apack forces one. */
     if (gb_param_get(ctx->params, "apack", -1) >= 0)
         p->a_mode = (int)gb_param_get(ctx->params, "apack", -1);
     else if ((p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED) && !p->ir_outer &&
              (long)K * (long)sizeof(float) < PAGE_BYTES)
         p->a_mode = A_IN_PLACE;
     else
-        p->a_mode = (double)round_up(M, p->mr) * K * sizeof(float) <= (double)A_WHOLE_MAX_BYTES
-                        ? A_WHOLE
-                        : A_BLOCK;
+        p->a_mode = A_FUSED;
 
     /* The grid first (it decides each thread's extent), from the caps. */
     p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
@@ -324,7 +336,12 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         long cols = ceil_div(ceil_div(N, p->nr), p->tn) * p->nr;
         long mc = gb_param_get(ctx->params, "mc", 0), nc = gb_param_get(ctx->params, "nc", 0);
         p->mc = mc > 0 ? user_block(mc, M, p->mr) : balanced_block(rows, mc_cap, p->mr);
-        p->nc = nc > 0 ? user_block(nc, N, p->nr) : balanced_block(cols, nc_cap, p->nr);
+        /* No B block to keep in L2 when B is read in place or fused: one
+         * jc block, so that nothing is done again per block. */
+        const int b_block = p->b_mode == B_PANEL || p->b_mode == B_PREPACKED;
+        p->nc = nc > 0     ? user_block(nc, N, p->nr)
+                : b_block  ? balanced_block(cols, nc_cap, p->nr)
+                           : round_up(N, p->nr);
     }
 }
 
@@ -349,10 +366,13 @@ typedef struct b_view {
 /* C[0:mc][0:nc] (+)= A block . B.  a_panel_stride: floats from one A
  * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A,
  * MR*lda in A itself when read in place, where a micro-panel with rows past
- * mc is packed into a_fringe first). */
+ * mc is packed into a_fringe first).  a_src: A fused, the block in A (rows
+ * lda apart) that the first pass packs into a_fringe, the thread's A block
+ * buffer (then a_block too), else NULL. */
 static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const float *a_block,
-                         size_t a_panel_stride, long lda, float *a_fringe, const b_view *bv,
-                         float *C, int ldc, int accumulate)
+                         size_t a_panel_stride, long lda, float *a_fringe,
+                         const float *a_src, const b_view *bv, float *C, int ldc,
+                         int accumulate)
 {
     const int mr = p->mr, nr = p->nr;
     const packed_ukernel_fn kernel = p->isa->kernel;
@@ -382,6 +402,12 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             const long ldo = full ? ldc : nr;
             const int acc = full ? accumulate : 0;
             int in_place = p->a_mode == A_IN_PLACE;
+
+            /* A fused: a micro-panel is packed from a_src (A itself, rows lda
+             * apart) into a_block on its first use, and read hot from L1. */
+            if (a_src != NULL && (p->ir_outer ? in : o) == 0)
+                p->isa->pack_a(mr_cur, kc, a_src + (size_t)ir * lda, lda,
+                               a_fringe + (size_t)(ir / mr) * a_panel_stride);
 
             if (bv->strip != NULL && !use_fringe && inner > 1) {
                 if (in == 0)
@@ -467,13 +493,14 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     a_block = a_whole + ((size_t)(ic / p->mr) * K + pc) * p->mr;
                     a_stride = (size_t)K * p->mr;
                 } else {
-                    p->isa->pack_a(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda,
-                                   buf->a_block);
+                    if (p->a_mode != A_FUSED)
+                        p->isa->pack_a(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda,
+                                       buf->a_block);
                     a_block = buf->a_block;
                     a_stride = (size_t)kc_cur * p->mr;
                 }
-                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride,
-                             lda, buf->a_block, &bv,
+                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, lda, buf->a_block,
+                             p->a_mode == A_FUSED ? A + (size_t)ic * lda + pc : NULL, &bv,
                              C + (size_t)ic * ldc + jc, ldc, pc > 0);
             }
         }
@@ -504,11 +531,14 @@ static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
     const size_t mc = (size_t)(round_up(M, p->mr) < p->mc ? round_up(M, p->mr) : p->mc);
     const size_t nc = (size_t)(round_up(N, p->nr) < p->nc ? round_up(N, p->nr) : p->nc);
 
+    /* B: a panel when packed per call, else the fringe micro-panel only. */
+    const size_t b_floats = prepack ? 0 : p->b_mode == B_PANEL ? nc * kc : (size_t)p->nr * kc;
+
     *a_floats = p->a_mode == A_IN_PLACE ? ((size_t)p->mr * kc + 15) / 16 * 16
                 : p->a_mode == A_WHOLE  ? 0
                                         : (mc * kc + 15) / 16 * 16;
     *strip_floats = p->b_mode == B_FUSED ? ((size_t)p->nr * kc + 15) / 16 * 16 : 0;
-    *per_thread = *a_floats + (prepack ? 0 : (nc * kc + 15) / 16 * 16) + *strip_floats;
+    *per_thread = *a_floats + (b_floats + 15) / 16 * 16 + *strip_floats;
 }
 
 static void *alloc_floats(size_t n)
@@ -751,7 +781,7 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
     static const char *const b_how[] = {
         "packed per call into NR-wide panels; ir outside jr (A micro-panel in L1)",
-        "read in place (rows under a page apart); jr outside ir (B micro-panel in L1)",
+        "read in place (rows under a page apart), prefetched; jr outside ir",
         "pre-packed by prepare(); ir outside jr (A micro-panel in L1)",
         "read in place by the first A micro-panel's pass, which copies each B micro-panel "
         "for the others; jr outside ir",
@@ -779,18 +809,19 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
             p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart and B in place; a "
                                      "fringe micro-panel packed)"
             : p.a_mode == A_WHOLE  ? "packed whole once per call, a share per thread, then one barrier"
-                         : "packed block by block",
+            : p.a_mode == A_FUSED  ? "packed micro-panel by micro-panel on its first use (hot in "
+                                     "L1), no barrier"
+                                   : "packed block by block",
             gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
     fprintf(out, "  kc %-5d %s\n", p.kc,
-            user_kc ? "(--param)"
-            : p.ir_outer ? "(A micro-panel MR x kc in half of L1d, balanced over K)"
-                         : "(B micro-panel kc x NR in three quarters of L1d, balanced over K)");
+            user_kc ? "(--param)" : "(A micro-panel MR x kc in half of L1d, balanced over K)");
     fprintf(out, "  mc %-5d %s\n", p.mc,
             gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
                                                    : "(A block mc x kc in half of L2, balanced)");
     fprintf(out, "  nc %-5d %s\n", p.nc,
             gb_param_get(ctx->params, "nc", 0) > 0 ? "(--param, rounded up to NR)"
-                                                   : "(B block kc x nc in half of L2, balanced)");
+            : p.b_mode == B_PANEL ? "(B block kc x nc in half of L2, balanced)"
+                                  : "(B not packed per call: one block)");
     fprintf(out, "  caches L1d %ld KiB, L2 %ld KiB\n", p.l1_bytes / 1024, p.l2_bytes / 1024);
     fprintf(out, "  threads %d x %d (rows x columns of C); loops per thread: jc %ld, pc %ld, "
                  "ic %ld\n",
@@ -833,9 +864,9 @@ static const gb_param_spec packed_params[] = {
     { "bpack", 0, 0, bpack_choices, "B packed per call into panels or read in place "
                                     "(default: in place when N*4 < 4096), or fused: copied "
                                     "by the first pass; prepacked is --prepack's" },
-    { "apack", 0, 0, apack_choices, "A packed whole per call or per block, or read in place "
-                                    "(default: in place when B is and K*4 < 4096, else "
-                                    "whole when it fits in 64 MiB)" },
+    { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
+                                    "fused: each micro-panel packed on first use (default: in "
+                                    "place when B is and K*4 < 4096, else fused)" },
     { 0 },
 };
 

@@ -68,6 +68,10 @@ static const char *const block_settings[] = {
     "bpack=fused,apack=whole,kc=7",
     "bpack=fused,apack=block,mc=16,kc=5",
     "bpack=fused,apack=in_place,mc=1,kc=1,nc=1",
+    "apack=fused,mc=8,kc=5,nc=50",
+    "apack=fused,bpack=panel,loop=ir_jr,mc=16,kc=7",
+    "apack=fused,bpack=panel,loop=jr_ir,kc=5,nc=50",
+    "apack=fused,bpack=in_place,loop=ir_jr,mc=8",
 };
 
 TEST(packed_exact_on_every_isa_and_block_size)
@@ -176,18 +180,19 @@ TEST(packed_blocks_follow_the_cache_rule)
     CHECK_EQ_INT(nc % nr, 0);
     /* Balanced: K is cut into equal blocks, not a full one and a sliver. */
     CHECK_EQ_INT(768 % kc, 0);
-    /* N = 768: rows 3 KiB apart, B in place, jr outer, B micro-panel in L1. */
+    /* N = 768: rows 3 KiB apart, B in place, jr outer; kc from the A
+     * micro-panel's share of L1 whichever loop is outer. */
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "bpack"), 1);
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "loop"), 1);
     if (l1 > 0)
-        CHECK(kc * nr * (long)sizeof(float) <= l1);
+        CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
     /* K = 768 too: A's rows 3 KiB apart, read in place (apack 2) ... */
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "apack"), 2);
-    /* ... but K = 3072 (mlp_reduce): 12 KiB apart, packed whole (0); and
-     * never with B packed (ir outer). */
-    CHECK_EQ_INT(effective(v, &none, 384, 768, 3072, 1, "apack"), 0);
+    /* ... but K = 3072 (mlp_reduce): 12 KiB apart, fused (3: each micro-panel
+     * packed on first use); and never with B packed (ir outer). */
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 3072, 1, "apack"), 3);
     gb_param_set(&user, "bpack", 0);
-    CHECK_EQ_INT(effective(v, &user, 384, 3072, 768, 1, "apack"), 0);
+    CHECK_EQ_INT(effective(v, &user, 384, 3072, 768, 1, "apack"), 3);
     CHECK_EQ_INT(effective(v, &user, 384, 3072, 768, 1, "loop"), 0);
     kc = effective(v, &user, 384, 3072, 768, 1, "kc");
     CHECK_EQ_INT(768 % kc, 0);
@@ -203,7 +208,7 @@ TEST(packed_blocks_follow_the_cache_rule)
     kc = effective(v, &none, 384, 3072, 768, 1, "kc");
     CHECK_EQ_INT(768 % kc, 0);
     if (l1 > 0)
-        CHECK(kc * nr * (long)sizeof(float) <= l1);
+        CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
     /* Overrides: mc and nc rounded up to the register block, kc as given. */
     gb_param_set(&user, "mc", mr + 1);
     gb_param_set(&user, "kc", 5);
