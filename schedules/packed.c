@@ -114,6 +114,7 @@
 #include "packed_kernels.h"
 
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,7 +246,8 @@ static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int t
     const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
     const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
     const double jc_blocks = (double)ceil_div((long)cols, p->nc);
-    const double a_packed = p->a_mode == A_WHOLE ? (double)round_up(M, p->mr) * K / p->nthreads
+    const int a_shared = p->a_mode == A_WHOLE || p->a_mode == A_FUSED;
+    const double a_packed = a_shared ? (double)round_up(M, p->mr) * K / p->nthreads
                                        : rows * K * jc_blocks;
     /* B is brought in whether it is packed, read in place or pre-packed. */
     const double packed = a_packed + cols * K;
@@ -363,21 +365,59 @@ typedef struct b_view {
     float *strip;
 } b_view;
 
+/* A fused: all of A packed into the shared whole layout (panel p, row k at
+ * (p*K + k)*MR), each (micro-panel, k block) by the first thread to need
+ * it; ready[panel * nblocks + block] is 0 (not started), 1 (being packed)
+ * or 2 (packed).  A thread that finds one being packed waits for it: the
+ * only wait in a call, for one micro-panel, not for all of A. */
+typedef struct a_fuse {
+    atomic_int *ready;
+    int nblocks;
+    const float *A;
+    long lda;
+    float *dst;
+    int M, K;
+} a_fuse;
+
+/* Wait-free unless another thread is packing the same micro-panel. */
+static void a_fuse_ready(const packed_plan *p, const a_fuse *af, int panel, int pc, int kc)
+{
+    atomic_int *flag = &af->ready[(size_t)panel * af->nblocks + pc / p->kc];
+    int expected = 0;
+
+    if (atomic_load_explicit(flag, memory_order_acquire) == 2)
+        return;
+    if (atomic_compare_exchange_strong_explicit(flag, &expected, 1, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+        const int row = panel * p->mr, rows = af->M - row < p->mr ? af->M - row : p->mr;
+        p->isa->pack_a(rows, kc, af->A + (size_t)row * af->lda + pc, af->lda,
+                       af->dst + ((size_t)panel * af->K + pc) * p->mr);
+        atomic_store_explicit(flag, 2, memory_order_release);
+        return;
+    }
+    while (atomic_load_explicit(flag, memory_order_acquire) != 2) {
+#if defined(__x86_64__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
+
 /* C[0:mc][0:nc] (+)= A block . B.  a_panel_stride: floats from one A
  * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A,
  * MR*lda in A itself when read in place, where a micro-panel with rows past
- * mc is packed into a_fringe first).  a_src: A fused, the block in A (rows
- * lda apart) that the first pass packs into a_fringe, the thread's A block
- * buffer (then a_block too), else NULL. */
+ * mc is packed into a_fringe first).  af: A fused (a_block then points into
+ * af->dst at rows ic, k pc), else NULL; each thread then starts its pass
+ * over the A micro-panels at its own share, so that threads pack different
+ * ones at the same time. */
 static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const float *a_block,
-                         size_t a_panel_stride, long lda, float *a_fringe,
-                         const float *a_src, const b_view *bv, float *C, int ldc,
-                         int accumulate)
+                         size_t a_panel_stride, long lda, float *a_fringe, const a_fuse *af,
+                         int ic, int pc, const b_view *bv, float *C, int ldc, int accumulate)
 {
     const int mr = p->mr, nr = p->nr;
     const packed_ukernel_fn kernel = p->isa->kernel;
     const int mtiles = (int)ceil_div(mc, mr), ntiles = (int)ceil_div(nc, nr);
     const int outer = p->ir_outer ? mtiles : ntiles, inner = p->ir_outer ? ntiles : mtiles;
+    const int start = af ? (int)((long)mtiles * omp_get_thread_num() / omp_get_num_threads()) : 0;
     float scratch[MAX_TILE] __attribute__((aligned(64)));
 
     /* ir outer: one A micro-panel (MR x kc) stays in L1 while the B
@@ -385,7 +425,8 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
      * the A micro-panels stream (the plan's rule decides). */
     for (int o = 0; o < outer; o++) {
         for (int in = 0; in < inner; in++) {
-            const int ir = (p->ir_outer ? o : in) * mr, jr = (p->ir_outer ? in : o) * nr;
+            const int a_tile = ((p->ir_outer ? o : in) + start) % mtiles;
+            const int ir = a_tile * mr, jr = (p->ir_outer ? in : o) * nr;
             const int mr_cur = mc - ir < mr ? mc - ir : mr;
             const int nr_cur = nc - jr < nr ? nc - jr : nr;
             const float *a = a_block + (size_t)(ir / mr) * a_panel_stride;
@@ -403,11 +444,9 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             const int acc = full ? accumulate : 0;
             int in_place = p->a_mode == A_IN_PLACE;
 
-            /* A fused: a micro-panel is packed from a_src (A itself, rows lda
-             * apart) into a_block on its first use, and read hot from L1. */
-            if (a_src != NULL && (p->ir_outer ? in : o) == 0)
-                p->isa->pack_a(mr_cur, kc, a_src + (size_t)ir * lda, lda,
-                               a_fringe + (size_t)(ir / mr) * a_panel_stride);
+            /* A fused: a micro-panel is packed on its first use, hot in L1. */
+            if (af != NULL && (p->ir_outer ? in : o) == 0)
+                a_fuse_ready(p, af, (ic + ir) / mr, pc, kc);
 
             if (bv->strip != NULL && !use_fringe && inner > 1) {
                 if (in == 0)
@@ -451,8 +490,9 @@ typedef struct thread_buffers {
  * and NR.  a_whole: all of A already packed (MR-row panels over all of K),
  * or NULL to pack A block by block here; b_prepacked likewise for B. */
 static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int K,
-                       const float *A, int lda, const float *a_whole, const float *B, int ldb,
-                       const float *b_prepacked, float *C, int ldc, const thread_buffers *buf)
+                       const float *A, int lda, const float *a_whole, const a_fuse *af,
+                       const float *B, int ldb, const float *b_prepacked, float *C, int ldc,
+                       const thread_buffers *buf)
 {
     /* jc: the region's columns, one B panel (kc x nc) at a time */
     for (int jc = n0; jc < n1; jc += p->nc) {
@@ -493,15 +533,13 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     a_block = a_whole + ((size_t)(ic / p->mr) * K + pc) * p->mr;
                     a_stride = (size_t)K * p->mr;
                 } else {
-                    if (p->a_mode != A_FUSED)
-                        p->isa->pack_a(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda,
-                                       buf->a_block);
+                    p->isa->pack_a(mc_cur, kc_cur, A + (size_t)ic * lda + pc, lda,
+                                   buf->a_block);
                     a_block = buf->a_block;
                     a_stride = (size_t)kc_cur * p->mr;
                 }
                 macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, lda, buf->a_block,
-                             p->a_mode == A_FUSED ? A + (size_t)ic * lda + pc : NULL, &bv,
-                             C + (size_t)ic * ldc + jc, ldc, pc > 0);
+                             af, ic, pc, &bv, C + (size_t)ic * ldc + jc, ldc, pc > 0);
             }
         }
     }
@@ -512,7 +550,9 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
 typedef struct packed_state {
     packed_plan plan;
     int M, N, K;
-    float *a_packed;          /* all of A, shared by the threads (A_WHOLE), or NULL */
+    float *a_packed;          /* all of A, shared by the threads (A_WHOLE, A_FUSED), or NULL */
+    atomic_int *a_ready;      /* A_FUSED: a_fuse's flags, mpanels x k blocks */
+    int a_blocks;             /* k blocks of A_FUSED */
     float *buffers;           /* every thread's A block and B panel, where needed */
     size_t per_thread;        /* floats per thread, a multiple of 16 (64 bytes) */
     size_t a_floats;          /* of which the A block */
@@ -535,7 +575,7 @@ static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
     const size_t b_floats = prepack ? 0 : p->b_mode == B_PANEL ? nc * kc : (size_t)p->nr * kc;
 
     *a_floats = p->a_mode == A_IN_PLACE ? ((size_t)p->mr * kc + 15) / 16 * 16
-                : p->a_mode == A_WHOLE  ? 0
+                : p->a_mode == A_WHOLE || p->a_mode == A_FUSED ? 0
                                         : (mc * kc + 15) / 16 * 16;
     *strip_floats = p->b_mode == B_FUSED ? ((size_t)p->nr * kc + 15) / 16 * 16 : 0;
     *per_thread = *a_floats + (b_floats + 15) / 16 * 16 + *strip_floats;
@@ -562,9 +602,15 @@ static int state_init(packed_state *s, int M, int N, int K, const gb_ctx *ctx, i
     s->N = N;
     s->K = K;
     buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->strip_floats, &s->per_thread);
-    if (s->plan.a_mode == A_WHOLE) {
+    if (s->plan.a_mode == A_WHOLE || s->plan.a_mode == A_FUSED) {
         s->a_packed = alloc_floats((size_t)round_up(M, s->plan.mr) * K);
         if (s->a_packed == NULL)
+            return -1;
+    }
+    if (s->plan.a_mode == A_FUSED) {
+        s->a_blocks = (int)ceil_div(K, s->plan.kc);
+        s->a_ready = malloc((size_t)ceil_div(M, s->plan.mr) * s->a_blocks * sizeof *s->a_ready);
+        if (s->a_ready == NULL)
             return -1;
     }
     if (s->per_thread > 0) {
@@ -586,6 +632,7 @@ static void state_free(packed_state *s)
     free(s->share);
     free(s->busy);
     free(s->a_packed);
+    free(s->a_ready);
     free(s->buffers);
     free(s->b_prepacked);
 }
@@ -701,6 +748,9 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
         return -1;
     }
     column_bounds(s->share, s->plan.tn, (int)ceil_div(N, s->plan.nr), bound);
+    /* A fused: nothing of A packed yet in this call. */
+    for (size_t i = 0; s->a_ready && i < (size_t)ceil_div(M, s->plan.mr) * s->a_blocks; i++)
+        atomic_init(&s->a_ready[i], 0);
 
 #pragma omp parallel num_threads(s->plan.nthreads)
     {
@@ -718,9 +768,10 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
             if (s->strip_floats)
                 buf.b_strip = buf.a_block + s->per_thread - s->strip_floats;
         }
+        const a_fuse af = { s->a_ready, s->a_blocks, A, lda, s->a_packed, M, K };
         /* A whole: every thread packs an equal share of its MR-row panels,
          * then waits for the others, the call's one barrier. */
-        if (s->a_packed) {
+        if (s->a_packed && p->a_mode == A_WHOLE) {
             const int share = (int)ceil_div(mpanels, nt);
             const int p0 = t * share, p1 = p0 + share < mpanels ? p0 + share : mpanels;
             if (p0 < p1)
@@ -737,7 +788,8 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
             const int n0 = bound[tj] * p->nr, n1 = bound[tj + 1] * p->nr;
             if (m0 < M && n0 < N && m0 < m1 && n0 < n1)
                 run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda,
-                           s->a_packed, B, ldb, s->b_prepacked, C, ldc, &buf);
+                           s->a_packed, s->a_ready ? &af : NULL, B, ldb, s->b_prepacked, C,
+                           ldc, &buf);
         }
         s->busy[t] = nt == p->nthreads ? omp_get_wtime() - started : 0.0;
     }
@@ -810,7 +862,7 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                                      "fringe micro-panel packed)"
             : p.a_mode == A_WHOLE  ? "packed whole once per call, a share per thread, then one barrier"
             : p.a_mode == A_FUSED  ? "packed micro-panel by micro-panel on its first use (hot in "
-                                     "L1), no barrier"
+                                     "L1), each by the first thread to need it; no barrier"
                                    : "packed block by block",
             gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
     fprintf(out, "  kc %-5d %s\n", p.kc,

@@ -237,14 +237,15 @@ TEST(packed_thread_grid_follows_the_operands)
 
 /* One measurement calls run() many times on prepare()'s state, and the
  * split between threads moves with their speed from call to call: every
- * call must still be exact, and leave no column to nobody. */
+ * call must still be exact, and leave no column to nobody.  Also with A
+ * fused, whose per-call flags must start afresh on every call. */
 TEST(packed_exact_on_every_call_of_a_measurement)
 {
     const gb_variant *v = gb_variant_find("packed");
     const int M = 57, N = 1000, K = 300;
     float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N);
     float *C = malloc(sizeof(float) * M * N), *want = malloc(sizeof(float) * M * N);
-    gb_params none = { 0 };
+    gb_params sets[2] = { { 0 }, { 0 } };
     long wrong = 0;
 
     if (v == NULL || !A || !B || !C || !want) {
@@ -262,8 +263,10 @@ TEST(packed_exact_on_every_call_of_a_measurement)
                 sum += (double)A[i * K + k] * B[k * N + j];
             want[i * N + j] = (float)sum;
         }
-    for (int prepack = 0; prepack <= 1; prepack++) {
-        gb_ctx ctx = { 2, &none, NULL };
+    gb_param_set(&sets[1], "apack", 3);
+    for (int run = 0; run < 4; run++) {
+        const int prepack = run % 2;
+        gb_ctx ctx = { 2, &sets[run / 2], NULL };
         CHECK(v->prepare(M, N, K, B, N, &ctx, prepack, &ctx.state) == 0);
         for (int call = 0; call < 30 && ctx.state; call++) {
             for (int i = 0; i < M * N; i++)
