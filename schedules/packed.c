@@ -77,7 +77,12 @@
  *   kc: the A micro-panel (MR x kc) takes half of L1d in every regime, so
  *       that K = 768 is one pass over C on a 48 KiB L1d; the rest of L1
  *       holds the B lines in flight and the C tile.  (A B micro-panel read
- *       in place cannot claim L1 by size: its rows share L1 sets.);
+ *       in place cannot claim L1 by size: its rows share L1 sets.)  With jr
+ *       outer (B in place or fused) B is not kept anywhere between ic
+ *       blocks, so each ic block reads it from memory again: kc is also cut
+ *       until an A block of all M rows fits mc's share of L2 (one ic
+ *       block), but not below a quarter of the L1 figure (more passes over
+ *       C would cost more than a second read of B);
  *   mc: the A block (mc x kc) takes half of L2;
  *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call or
  *       pre-packed), so that a packed panel is still in L2 when the
@@ -121,6 +126,8 @@
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
 #define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc, whichever loop is outer */
+/* jr outer: kc no smaller than the L1 cap over this, however large M. */
+#define KC_JR_MIN_DIVISOR 4
 /* Rows of B closer than this are read in place (see plan_call). */
 #define PAGE_BYTES 4096L
 #define MC_L2_SHARE 0.5
@@ -292,8 +299,17 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     else
         p->ir_outer = p->b_mode != B_IN_PLACE && p->b_mode != B_FUSED;
     /* kc: the A micro-panel takes its share of L1 (the header says why
-     * whichever loop is outer). */
+     * whichever loop is outer); jr outer, also an A block of all M rows
+     * within mc's share of L2, so that one ic block reads B once, down to a
+     * quarter of the L1 cap. */
     kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
+    if (!p->ir_outer) {
+        const long whole_m = (long)(MC_L2_SHARE * p->l2_bytes) /
+                             ((long)round_up(M, p->mr) * (long)sizeof(float));
+        const long floor = kc_cap / KC_JR_MIN_DIVISOR;
+        if (whole_m < kc_cap)
+            kc_cap = whole_m > floor ? whole_m : floor;
+    }
     if (gb_param_get(ctx->params, "kc", 0) > 0)
         p->kc = (int)(gb_param_get(ctx->params, "kc", 0) < K ? gb_param_get(ctx->params, "kc", 0)
                                                               : K);
@@ -866,7 +882,10 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                                    : "packed block by block",
             gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
     fprintf(out, "  kc %-5d %s\n", p.kc,
-            user_kc ? "(--param)" : "(A micro-panel MR x kc in half of L1d, balanced over K)");
+            user_kc      ? "(--param)"
+            : p.ir_outer ? "(A micro-panel MR x kc in half of L1d, balanced over K)"
+                         : "(A micro-panel in half of L1d, and M x kc in half of L2 down to a "
+                           "quarter of that, balanced over K)");
     fprintf(out, "  mc %-5d %s\n", p.mc,
             gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
                                                    : "(A block mc x kc in half of L2, balanced)");

@@ -209,6 +209,20 @@ TEST(packed_blocks_follow_the_cache_rule)
     CHECK_EQ_INT(768 % kc, 0);
     if (l1 > 0)
         CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
+    /* jr outer: kc cut until all M rows x kc fit half of L2, so that one ic
+     * block (mc = M) reads B once, never below a quarter of the L1 figure. */
+    if (l1 > 0 && gb_machine_cache_bytes(&m, 2) > 0) {
+        const long l2 = gb_machine_cache_bytes(&m, 2), l1_kc = l1 / 2 / (mr * 4);
+        for (int rows = 16; rows <= 384; rows *= 2) {
+            long kc_m = effective(v, &none, rows, 768, 3072, 1, "kc");
+            long mc_m = effective(v, &none, rows, 768, 3072, 1, "mc");
+            CHECK(kc_m <= l1_kc && kc_m >= l1_kc / 8);
+            if ((long)rows * kc_m * 4 <= l2 / 2)
+                CHECK_EQ_INT(mc_m, rows);
+            else
+                CHECK(kc_m <= l1_kc / 4);
+        }
+    }
     /* Overrides: mc and nc rounded up to the register block, kc as given. */
     gb_param_set(&user, "mc", mr + 1);
     gb_param_set(&user, "kc", 5);
