@@ -54,12 +54,16 @@
  * micro-panels stream past a B micro-panel) and A's rows are under a page
  * apart (K = 768): the kernel broadcasts from MR rows lda apart, and a fringe
  * micro-panel (rows past M) is packed, zero-padded, first.  Otherwise fused:
- * each A micro-panel is packed into the thread's A block buffer on its first
- * use (the first jr pass, or the first B micro-panel with ir outer), hot in
- * L1 for the kernel that follows, and read from there by the later passes.
- * Each thread packs the rows it reads, so a call has no packing pass and no
- * barrier.  --param apack=whole (all of A packed up front, a share per
- * thread, one barrier) and apack=block remain as ablations.
+ * each A micro-panel (per k block) is packed into one buffer shared by the
+ * threads on its first use (the first jr pass, or the first B micro-panel
+ * with ir outer), by the first thread that needs it, hot in L1 for the
+ * kernel that follows; the later passes and the other threads read it
+ * there.  A flag per micro-panel says whether it is packed; each thread
+ * starts its pass at its own share of the micro-panels, so the threads pack
+ * different ones and wait only when both need one at the same moment.  A is
+ * packed once per call, with no packing pass and no barrier.  --param
+ * apack=whole (all of A packed up front, a share per thread, one barrier)
+ * and apack=block remain as ablations.
  *
  * Register block (MR x NR) per instruction set, the rule: with R vector
  * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
@@ -931,10 +935,11 @@ static const gb_param_spec packed_params[] = {
     { "nc", 1, 1000000, NULL, "columns of B per packed panel; rounded up to NR" },
     { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
     { "loop", 0, 0, loop_choices, "inner loop order, outer first (default: jr_ir when B is "
-                                  "read in place)" },
-    { "bpack", 0, 0, bpack_choices, "B packed per call into panels or read in place "
-                                    "(default: in place when N*4 < 4096), or fused: copied "
-                                    "by the first pass; prepacked is --prepack's" },
+                                  "read in place or fused; fused is always jr_ir)" },
+    { "bpack", 0, 0, bpack_choices, "B packed per call into panels, read in place, or fused: "
+                                    "read in place and copied by the first pass (default: in "
+                                    "place when N*4 < 4096, else fused); prepacked is "
+                                    "--prepack's" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
                                     "fused: each micro-panel packed on first use (default: in "
                                     "place when B is and K*4 < 4096, else fused)" },
