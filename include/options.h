@@ -66,7 +66,8 @@ typedef struct gb_options {
     int force;
     gb_format format;
     /* Each --param is one parameter set ("k=v,k=v"); every selected variant
-     * runs once per set, interleaved per shape.  No --param: one empty set. */
+     * runs once per set it takes whole, interleaved per shape, and once
+     * unlabelled if it takes none (runner.h).  No --param: no set. */
     int nparam_sets;
     char param_sets[GB_MAX_PARAM_SETS][256];
 
@@ -124,6 +125,10 @@ int gb_variants_select(const char *spec, const gb_variant **out, int max,
  * gives empty params.  Returns 0, or -1 with err. */
 int gb_params_parse(const gb_variant *v, const char *text, gb_params *p,
                     char *err, size_t errlen);
+/* Whether v takes every key of the --param set text: 1, or 0 with the
+ * first key it lacks in missing.  Items that are not key=value count as
+ * taken, so that gb_params_parse names them. */
+int gb_params_accepts(const gb_variant *v, const char *text, char *missing, size_t len);
 /* "k=v,k=v" in set order (choices by name), or "" when empty. */
 void gb_params_format(const gb_variant *v, const gb_params *p, char *buf, size_t len);
 

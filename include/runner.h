@@ -38,8 +38,10 @@ typedef struct gb_selection {
 } gb_selection;
 
 /* Builds the selection of o: every selected variant once per --param set
- * (so an ablation runs its settings interleaved, shape by shape), every
- * shape checked against memory before anything runs.  0, or -1 with err. */
+ * that it takes whole (so an ablation runs its settings interleaved, shape
+ * by shape, beside a reference), once unlabelled if it takes none; a set no
+ * selected variant takes whole is an error.  Every shape is checked against
+ * memory before anything runs.  0, or -1 with err. */
 int gb_selection_build(const gb_options *o, gb_selection *sel, char *err, size_t errlen);
 void gb_selection_free(gb_selection *sel);
 

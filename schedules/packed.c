@@ -13,41 +13,57 @@
  *
  *   jc: the thread's columns of C, nc_cur at a time
  *     pc: k, kc_cur at a time (never split across threads)
- *       B block: packed into NR-wide micro-panels, or read in place (below),
- *                or already packed (--prepack)
+ *       B block: read in place, fused or packed (the regimes below), or
+ *                already packed (--prepack)
  *       ic: the thread's rows of C, mc_cur at a time
- *         A block: a slice of A, packed whole once per call (below)
+ *         A block: read in place, or packed on first use (below)
  *         ir, jr: MR rows x NR columns at a time, in the order below
  *           micro-kernel: C[ir:+MR][jr:+NR] (+)= A micro-panel . B micro-panel
  *
  * Row-major C turns BLIS's roles around: the broadcast operand is A (MR = 8
- * wide) and the vector operand B (NR = 48).  Two regimes, chosen by B's row
- * stride (B's rows are N floats apart in a dense B):
- *   - B packed (rows a page or more apart, e.g. N = 3072): ir outside jr.
- *     The A micro-panel (MR x kc) stays in L1 while B micro-panels stream
- *     from the L2-resident panel; kc: the A micro-panel takes half of L1d
- *     (8 x 768 floats of 48 KiB), so K = 768 is one pass over C, stored
- *     once; the rest of L1 holds the B lines in flight and the C tile.
- *   - B in place (rows under a page apart, e.g. N = 768): jr outside ir.
- *     The kernel reads B where it is (rows ldb apart, prefetched 16 rows
- *     ahead), each B micro-panel once, then reuses it from L1 for every A
- *     micro-panel; kc: the B micro-panel takes three quarters of L1d
- *     (192 x 48 floats).  Packing B would be a pass over B with nothing to
- *     hide behind, which at small M costs as much as the FMAs.  Wide B is not
- *     read in place: every row of a micro-panel then sits on its own page and
- *     in the same L1 sets.
- * --prepack: B packed once in prepare(), over all of K, into the same
- * micro-panel layout (panel p, row k at (p*K + k)*NR), outside the timed
- * region; the pc loop offsets into it; ir outside jr.
- * A is read in place when B is (jr outside ir) and its rows are under a
- * page apart (K = 768: qkv): the kernel broadcasts from MR rows lda apart,
- * and a fringe micro-panel (rows past M) is packed, zero-padded, first.
- * Otherwise A is packed whole (all rows, all of K: MR-row micro-panels,
- * k-major) once per call, every thread packing a share, then the call's one
- * barrier; so A is packed once however many jc blocks there are (block by
- * block only when A would take more than A_WHOLE_MAX_BYTES).  K = 3072
- * (mlp_reduce) keeps the packing: rows 12 KiB apart share L1 sets, and
- * reading them in place was measured slower.
+ * wide) and the vector operand B (NR = 48).
+ *
+ * Regimes for B, the big operand at BERT's shapes (K x N against M x K with
+ * M <= 384).  No regime packs B in a pass of its own: at small M such a pass
+ * (read B, write the copy, read the copy) costs as much as the FMAs, and at
+ * every M it is a pass with nothing to hide behind.  The rule reads B's row
+ * stride (N floats in a dense B) against the page size, the unit a VIPT L1
+ * is indexed in (an L1 way is at most a page), so it holds on any machine:
+ *   - in place (rows under a page apart, e.g. N = 768): jr outside ir.  The
+ *     kernel reads a B micro-panel where it is (rows ldb apart, software
+ *     prefetched PACKED_B_PREFETCH_ROWS ahead: no hardware prefetcher
+ *     follows a row stride), then again for every A micro-panel of the
+ *     block, from the cache it was brought into.  Copy-free at every M.
+ *   - fused (rows a page or more apart, e.g. N = 3072): jr outside ir.  Rows
+ *     a page apart fall into the same L1 sets, so a micro-panel read in
+ *     place does not stay in L1 for the next A micro-panel.  The first A
+ *     micro-panel's pass reads it in place (prefetched as above) and its
+ *     kernel stores every B row it loaded into a contiguous kc x NR copy;
+ *     the later passes read the copy.  B is read from memory once and the
+ *     copy costs stores only, behind the FMAs.  With one A micro-panel per
+ *     thread (M <= MR) nothing is copied: copy-free.  (oneDNN's sgemm reads
+ *     B in place and copies it during the first pass over it likewise:
+ *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
+ *   - --prepack: B packed once in prepare(), over all of K, into NR-wide
+ *     micro-panels (panel p, row k at (p*K + k)*NR), outside the timed
+ *     region; ir outside jr: the A micro-panel stays in L1 while the B
+ *     micro-panels stream from L2.
+ *   - packed per call (--param bpack=panel only, an ablation): the B block
+ *     packed into the same layout before the ic loop; ir outside jr.
+ * Regimes for A: read in place when B is in place or fused (jr outer: the A
+ * micro-panels stream past a B micro-panel) and A's rows are under a page
+ * apart (K = 768): the kernel broadcasts from MR rows lda apart, and a fringe
+ * micro-panel (rows past M) is packed, zero-padded, first.  Otherwise fused:
+ * each A micro-panel (per k block) is packed into one buffer shared by the
+ * threads on its first use (the first jr pass, or the first B micro-panel
+ * with ir outer), by the first thread that needs it, hot in L1 for the
+ * kernel that follows; the later passes and the other threads read it
+ * there.  A flag per micro-panel says whether it is packed; each thread
+ * starts its pass at its own share of the micro-panels, so the threads pack
+ * different ones and wait only when both need one at the same moment.  A is
+ * packed once per call, with no packing pass and no barrier.  --param
+ * apack=whole (all of A packed up front, a share per thread, one barrier)
+ * and apack=block remain as ablations.
  *
  * Register block (MR x NR) per instruction set, the rule: with R vector
  * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
@@ -62,10 +78,20 @@
  * Cache blocks from the detected caches (include/machine.h), after BLIS's
  * analytical model (Low et al. 2016) without associativity, which the
  * machine description does not record:
- *   kc: the micro-panel that stays in L1 takes its share of L1d (above);
+ *   kc: the A micro-panel (MR x kc) takes half of L1d in every regime, so
+ *       that K = 768 is one pass over C on a 48 KiB L1d; the rest of L1
+ *       holds the B lines in flight and the C tile.  (A B micro-panel read
+ *       in place cannot claim L1 by size: its rows share L1 sets.)  With jr
+ *       outer (B in place or fused) B is not kept anywhere between ic
+ *       blocks, so each ic block reads it from memory again: kc is also cut
+ *       until an A block of all M rows fits mc's share of L2 (one ic
+ *       block), but not below a quarter of the L1 figure (more passes over
+ *       C would cost more than a second read of B);
  *   mc: the A block (mc x kc) takes half of L2;
- *   nc: the B block (kc x nc) takes half of L2, so that a packed panel is
- *       still in L2 when the micro-kernels read it back;
+ *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call or
+ *       pre-packed), so that a packed panel is still in L2 when the
+ *       micro-kernels read it back; in place or fused there is no B block
+ *       and nc is all of N (one jc block, nothing done twice);
  * each rounded to its register block and balanced, so that K = 768 is cut
  * into equal blocks rather than a full one and a sliver.  --param mc, kc,
  * nc override (mc, nc rounded up to MR, NR; not balanced); --param isa,
@@ -73,7 +99,8 @@
  *
  * Threads: one parallel region per call.  The (ic, jr) tiles of C are split
  * 2-D over a tm x tn grid; each thread runs the loops on its own region of
- * C with its own B buffer, so the only barrier is after packing A.  The
+ * C with its own buffers, so no thread waits for another (--param
+ * apack=whole alone adds a barrier after packing A).  The
  * grid minimizes, for the busiest thread, padded FMAs + PACK_COST x the A
  * and B elements it packs or reads: splitting N brings each B element in
  * once, splitting M would bring all of B in on every thread, so at BERT's
@@ -96,20 +123,19 @@
 #include "packed_kernels.h"
 
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
-#define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc (ir outer) */
-#define KC_B_L1_SHARE 0.75 /* B micro-panel, kc x NR (jr outer) */
+#define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc, whichever loop is outer */
+/* jr outer: kc no smaller than the L1 cap over this, however large M. */
+#define KC_JR_MIN_DIVISOR 4
 /* Rows of B closer than this are read in place (see plan_call). */
 #define PAGE_BYTES 4096L
 #define MC_L2_SHARE 0.5
 #define NC_L2_SHARE 0.5
-/* A is packed whole (all rows, all of K) once per call when it takes at
- * most this much; else block by block, again for every jc block. */
-#define A_WHOLE_MAX_BYTES (64L * 1024 * 1024)
 /* When the caches are unknown: common sizes of the last decade. */
 #define FALLBACK_L1_BYTES (32L * 1024)
 #define FALLBACK_L2_BYTES (1024L * 1024)
@@ -138,10 +164,10 @@ static const packed_isa *const isa_table[] = {
 static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
 /* --param apack: A packed whole once per call, block by block, or read in
  * place (the index is the mode). */
-static const char *const apack_choices[] = { "whole", "block", "in_place", NULL };
-enum { A_WHOLE, A_BLOCK, A_IN_PLACE };
+static const char *const apack_choices[] = { "whole", "block", "in_place", "fused", NULL };
+enum { A_WHOLE, A_BLOCK, A_IN_PLACE, A_FUSED };
 /* --param bpack: how the micro-kernel gets B (the index is the b_mode). */
-static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", NULL };
+static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", "fused", NULL };
 /* --param loop: the order of the two inner loops, outer first. */
 static const char *const loop_choices[] = { "ir_jr", "jr_ir", NULL };
 
@@ -172,7 +198,7 @@ static long choice_index(const char *name)
 
 /* ---- blocking ---------------------------------------------------------------- */
 
-enum { B_PANEL, B_IN_PLACE, B_PREPACKED };
+enum { B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED };
 
 /* Everything a call needs to know about its loops. */
 typedef struct packed_plan {
@@ -180,10 +206,11 @@ typedef struct packed_plan {
     int mr, nr;
     int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
     int tm, tn;              /* thread grid: rows x columns of C */
-    int a_mode;              /* A_WHOLE (once per call, by all threads), A_BLOCK or
-                              * A_IN_PLACE (fringe micro-panels packed) */
+    int a_mode;              /* A_WHOLE (once per call, by all threads), A_BLOCK,
+                              * A_IN_PLACE (fringe micro-panels packed) or A_FUSED
+                              * (each micro-panel packed right before its first use) */
     int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
-    int b_mode;              /* B_PANEL, B_IN_PLACE or B_PREPACKED (bpack_choices) */
+    int b_mode;              /* B_PANEL, B_IN_PLACE, B_PREPACKED or B_FUSED (bpack_choices) */
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
 } packed_plan;
@@ -230,7 +257,8 @@ static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int t
     const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
     const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
     const double jc_blocks = (double)ceil_div((long)cols, p->nc);
-    const double a_packed = p->a_mode == A_WHOLE ? (double)round_up(M, p->mr) * K / p->nthreads
+    const int a_shared = p->a_mode == A_WHOLE || p->a_mode == A_FUSED;
+    const double a_packed = a_shared ? (double)round_up(M, p->mr) * K / p->nthreads
                                        : rows * K * jc_blocks;
     /* B is brought in whether it is packed, read in place or pre-packed. */
     const double packed = a_packed + cols * K;
@@ -257,25 +285,35 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
 
-    /* B in place when dense rows of B (N floats) are closer than a page (the
-     * header says why); --param bpack=panel|in_place forces a mode, and
-     * prepacked is --prepack's alone. */
+    /* B in place when its rows are closer than a page, else fused: in place
+     * for the first A micro-panel's pass, which copies it for the others (the
+     * header says why); --param bpack forces a mode, and prepacked is
+     * --prepack's alone. */
     if (prepack)
         p->b_mode = B_PREPACKED;
-    else if (gb_param_get(ctx->params, "bpack", -1) == B_PANEL ||
-             gb_param_get(ctx->params, "bpack", -1) == B_IN_PLACE)
+    else if (gb_param_get(ctx->params, "bpack", -1) >= 0 &&
+             gb_param_get(ctx->params, "bpack", -1) != B_PREPACKED)
         p->b_mode = (int)gb_param_get(ctx->params, "bpack", -1);
     else
-        p->b_mode = (long)N * (long)sizeof(float) < PAGE_BYTES ? B_IN_PLACE : B_PANEL;
-    if (gb_param_get(ctx->params, "loop", -1) >= 0)
+        p->b_mode = (long)N * (long)sizeof(float) < PAGE_BYTES ? B_IN_PLACE : B_FUSED;
+    /* B fused is jr outer by construction: the first A micro-panel's pass
+     * copies the B micro-panel the later ones read. */
+    if (gb_param_get(ctx->params, "loop", -1) >= 0 && p->b_mode != B_FUSED)
         p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
     else
-        p->ir_outer = p->b_mode != B_IN_PLACE;
-    /* kc: the micro-panel that stays in L1 takes its share of L1. */
-    if (p->ir_outer)
-        kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
-    else
-        kc_cap = (long)(KC_B_L1_SHARE * p->l1_bytes) / ((long)p->nr * (long)sizeof(float));
+        p->ir_outer = p->b_mode != B_IN_PLACE && p->b_mode != B_FUSED;
+    /* kc: the A micro-panel takes its share of L1 (the header says why
+     * whichever loop is outer); jr outer, also an A block of all M rows
+     * within mc's share of L2, so that one ic block reads B once, down to a
+     * quarter of the L1 cap. */
+    kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
+    if (!p->ir_outer) {
+        const long whole_m = (long)(MC_L2_SHARE * p->l2_bytes) /
+                             ((long)round_up(M, p->mr) * (long)sizeof(float));
+        const long floor = kc_cap / KC_JR_MIN_DIVISOR;
+        if (whole_m < kc_cap)
+            kc_cap = whole_m > floor ? whole_m : floor;
+    }
     if (gb_param_get(ctx->params, "kc", 0) > 0)
         p->kc = (int)(gb_param_get(ctx->params, "kc", 0) < K ? gb_param_get(ctx->params, "kc", 0)
                                                               : K);
@@ -285,19 +323,18 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
-    /* A in place when B is too (the A micro-panels stream past a B
-     * micro-panel held in L1) and dense rows of A (K floats) are closer than
-     * a page, as for B; else packed whole when it fits A_WHOLE_MAX_BYTES,
-     * else block by block.  --param apack forces one. */
+    /* A in place when B is too (jr outer: the A micro-panels stream past a
+     * B micro-panel) and dense rows of A (K floats) are closer than a page,
+     * as for B; else fused: each micro-panel packed on its first use, by the
+     * thread that reads it, so the call has no packing pass and no barrier.
+     * --param apack forces one. */
     if (gb_param_get(ctx->params, "apack", -1) >= 0)
         p->a_mode = (int)gb_param_get(ctx->params, "apack", -1);
-    else if (p->b_mode == B_IN_PLACE && !p->ir_outer &&
+    else if ((p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED) && !p->ir_outer &&
              (long)K * (long)sizeof(float) < PAGE_BYTES)
         p->a_mode = A_IN_PLACE;
     else
-        p->a_mode = (double)round_up(M, p->mr) * K * sizeof(float) <= (double)A_WHOLE_MAX_BYTES
-                        ? A_WHOLE
-                        : A_BLOCK;
+        p->a_mode = A_FUSED;
 
     /* The grid first (it decides each thread's extent), from the caps. */
     p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
@@ -321,7 +358,12 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         long cols = ceil_div(ceil_div(N, p->nr), p->tn) * p->nr;
         long mc = gb_param_get(ctx->params, "mc", 0), nc = gb_param_get(ctx->params, "nc", 0);
         p->mc = mc > 0 ? user_block(mc, M, p->mr) : balanced_block(rows, mc_cap, p->mr);
-        p->nc = nc > 0 ? user_block(nc, N, p->nr) : balanced_block(cols, nc_cap, p->nr);
+        /* No B block to keep in L2 when B is read in place or fused: one
+         * jc block, so that nothing is done again per block. */
+        const int b_block = p->b_mode == B_PANEL || p->b_mode == B_PREPACKED;
+        p->nc = nc > 0     ? user_block(nc, N, p->nr)
+                : b_block  ? balanced_block(cols, nc_cap, p->nr)
+                           : round_up(N, p->nr);
     }
 }
 
@@ -332,26 +374,70 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
  * are ld floats apart.  Packed (per call or prepacked): panel_stride kc*NR
  * or K*NR, ld NR.  In place: base is B itself, panel_stride NR (the next NR
  * columns), ld B's row stride, and a partial last micro-panel is packed
- * zero-padded into fringe, so the kernel never reads past B's columns. */
+ * zero-padded into fringe, so the kernel never reads past B's columns.
+ * Fused: in place, and strip (kc x NR, contiguous) receives each full
+ * micro-panel during the first A micro-panel's pass, for the later ones. */
 typedef struct b_view {
     const float *base;
     size_t panel_stride;
     long ld;
     const float *fringe;
+    float *strip;
 } b_view;
+
+/* A fused: all of A packed into the shared whole layout (panel p, row k at
+ * (p*K + k)*MR), each (micro-panel, k block) by the first thread to need
+ * it; ready[panel * nblocks + block] is 0 (not started), 1 (being packed)
+ * or 2 (packed).  A thread that finds one being packed waits for it: the
+ * only wait in a call, for one micro-panel, not for all of A. */
+typedef struct a_fuse {
+    atomic_int *ready;
+    int nblocks;
+    const float *A;
+    long lda;
+    float *dst;
+    int M, K;
+} a_fuse;
+
+/* Wait-free unless another thread is packing the same micro-panel. */
+static void a_fuse_ready(const packed_plan *p, const a_fuse *af, int panel, int pc, int kc)
+{
+    atomic_int *flag = &af->ready[(size_t)panel * af->nblocks + pc / p->kc];
+    int expected = 0;
+
+    if (atomic_load_explicit(flag, memory_order_acquire) == 2)
+        return;
+    if (atomic_compare_exchange_strong_explicit(flag, &expected, 1, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+        const int row = panel * p->mr, rows = af->M - row < p->mr ? af->M - row : p->mr;
+        p->isa->pack_a(rows, kc, af->A + (size_t)row * af->lda + pc, af->lda,
+                       af->dst + ((size_t)panel * af->K + pc) * p->mr);
+        atomic_store_explicit(flag, 2, memory_order_release);
+        return;
+    }
+    while (atomic_load_explicit(flag, memory_order_acquire) != 2) {
+#if defined(__x86_64__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
 
 /* C[0:mc][0:nc] (+)= A block . B.  a_panel_stride: floats from one A
  * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A,
  * MR*lda in A itself when read in place, where a micro-panel with rows past
- * mc is packed into a_fringe first). */
+ * mc is packed into a_fringe first).  af: A fused (a_block then points into
+ * af->dst at rows ic, k pc), else NULL; each thread then starts its pass
+ * over the A micro-panels at its own share, so that threads pack different
+ * ones at the same time. */
 static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const float *a_block,
-                         size_t a_panel_stride, long lda, float *a_fringe, const b_view *bv,
-                         float *C, int ldc, int accumulate)
+                         size_t a_panel_stride, long lda, float *a_fringe, const a_fuse *af,
+                         int ic, int pc, const b_view *bv, float *C, int ldc, int accumulate)
 {
     const int mr = p->mr, nr = p->nr;
     const packed_ukernel_fn kernel = p->isa->kernel;
     const int mtiles = (int)ceil_div(mc, mr), ntiles = (int)ceil_div(nc, nr);
     const int outer = p->ir_outer ? mtiles : ntiles, inner = p->ir_outer ? ntiles : mtiles;
+    const int start = af ? (int)((long)mtiles * omp_get_thread_num() / omp_get_num_threads()) : 0;
     float scratch[MAX_TILE] __attribute__((aligned(64)));
 
     /* ir outer: one A micro-panel (MR x kc) stays in L1 while the B
@@ -359,14 +445,17 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
      * the A micro-panels stream (the plan's rule decides). */
     for (int o = 0; o < outer; o++) {
         for (int in = 0; in < inner; in++) {
-            const int ir = (p->ir_outer ? o : in) * mr, jr = (p->ir_outer ? in : o) * nr;
+            const int a_tile = ((p->ir_outer ? o : in) + start) % mtiles;
+            const int ir = a_tile * mr, jr = (p->ir_outer ? in : o) * nr;
             const int mr_cur = mc - ir < mr ? mc - ir : mr;
             const int nr_cur = nc - jr < nr ? nc - jr : nr;
             const float *a = a_block + (size_t)(ir / mr) * a_panel_stride;
             const int use_fringe = nr_cur < nr && bv->fringe != NULL;
             const float *b =
                 use_fringe ? bv->fringe : bv->base + (size_t)(jr / nr) * bv->panel_stride;
-            const long ldb = use_fringe ? nr : bv->ld;
+            /* Fused (jr outer): the first pass copies, the others read the copy. */
+            float *copy = NULL;
+            long ldb = use_fringe ? nr : bv->ld;
             float *c = C + (size_t)ir * ldc + jr;
             const int full = mr_cur == mr && nr_cur == nr;
             /* A fringe tile goes to scratch, its valid part then into C. */
@@ -375,13 +464,26 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             const int acc = full ? accumulate : 0;
             int in_place = p->a_mode == A_IN_PLACE;
 
+            /* A fused: a micro-panel is packed on its first use, hot in L1. */
+            if (af != NULL && (p->ir_outer ? in : o) == 0)
+                a_fuse_ready(p, af, (ic + ir) / mr, pc, kc);
+
+            if (bv->strip != NULL && !use_fringe && inner > 1) {
+                if (in == 0)
+                    copy = bv->strip;
+                else
+                    b = bv->strip, ldb = nr;
+            }
+
             if (in_place && mr_cur < mr) {
                 /* Rows past mc do not exist: pack this micro-panel, padded. */
                 p->isa->pack_a(mr_cur, kc, a, lda, a_fringe);
                 a = a_fringe;
                 in_place = 0;
             }
-            if (in_place)
+            if (copy)
+                p->isa->kernel_copy_b(kc, a, in_place ? lda : 0, b, ldb, copy, out, ldo, acc);
+            else if (in_place)
                 p->isa->kernel_a_in_place(kc, a, lda, b, ldb, out, ldo, acc);
             else
                 kernel(kc, a, b, ldb, out, ldo, acc);
@@ -401,14 +503,16 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
 typedef struct thread_buffers {
     float *a_block;          /* mc x kc, packed A */
     float *b_panel;          /* kc x nc, packed B (unused with a prepacked B) */
+    float *b_strip;          /* kc x NR, B fused's micro-panel copy, or NULL */
 } thread_buffers;
 
 /* C[m0:m1][n0:n1] = A[m0:m1][:] . B[:][n0:n1]; m0 and n0 are multiples of MR
  * and NR.  a_whole: all of A already packed (MR-row panels over all of K),
  * or NULL to pack A block by block here; b_prepacked likewise for B. */
 static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int K,
-                       const float *A, int lda, const float *a_whole, const float *B, int ldb,
-                       const float *b_prepacked, float *C, int ldc, const thread_buffers *buf)
+                       const float *A, int lda, const float *a_whole, const a_fuse *af,
+                       const float *B, int ldb, const float *b_prepacked, float *C, int ldc,
+                       const thread_buffers *buf)
 {
     /* jc: the region's columns, one B panel (kc x nc) at a time */
     for (int jc = n0; jc < n1; jc += p->nc) {
@@ -416,12 +520,12 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
         /* pc: k, one block at a time; C is stored by the first, added to after */
         for (int pc = 0; pc < K; pc += p->kc) {
             const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
-            b_view bv = { NULL, 0, p->nr, NULL };
+            b_view bv = { NULL, 0, p->nr, NULL, NULL };
 
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
                 bv.panel_stride = (size_t)K * p->nr;
-            } else if (p->b_mode == B_IN_PLACE) {
+            } else if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED) {
                 const int full = nc_cur / p->nr * p->nr;
                 bv.base = B + (size_t)pc * ldb + jc;
                 bv.panel_stride = (size_t)p->nr;
@@ -430,6 +534,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb, buf->b_panel);
                     bv.fringe = buf->b_panel;
                 }
+                bv.strip = buf->b_strip;
             } else {
                 p->isa->pack_b(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, buf->b_panel);
                 bv.base = buf->b_panel;
@@ -453,9 +558,8 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     a_block = buf->a_block;
                     a_stride = (size_t)kc_cur * p->mr;
                 }
-                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride,
-                             lda, buf->a_block, &bv,
-                             C + (size_t)ic * ldc + jc, ldc, pc > 0);
+                macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, lda, buf->a_block,
+                             af, ic, pc, &bv, C + (size_t)ic * ldc + jc, ldc, pc > 0);
             }
         }
     }
@@ -466,10 +570,13 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
 typedef struct packed_state {
     packed_plan plan;
     int M, N, K;
-    float *a_packed;          /* all of A, shared by the threads (A_WHOLE), or NULL */
+    float *a_packed;          /* all of A, shared by the threads (A_WHOLE, A_FUSED), or NULL */
+    atomic_int *a_ready;      /* A_FUSED: a_fuse's flags, mpanels x k blocks */
+    int a_blocks;             /* k blocks of A_FUSED */
     float *buffers;           /* every thread's A block and B panel, where needed */
     size_t per_thread;        /* floats per thread, a multiple of 16 (64 bytes) */
     size_t a_floats;          /* of which the A block */
+    size_t strip_floats;      /* and at the end B fused's micro-panel copy */
     float *b_prepacked;       /* all of B (--prepack), or NULL */
     double *share;            /* fraction of the column panels per grid column (tn) */
     double *busy;             /* seconds each thread computed in the last call */
@@ -478,16 +585,20 @@ typedef struct packed_state {
 /* Floats per thread for its A block and B panel, each rounded to 64 bytes;
  * none for an operand packed whole. */
 static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
-                         size_t *a_floats, size_t *per_thread)
+                         size_t *a_floats, size_t *strip_floats, size_t *per_thread)
 {
     const size_t kc = (size_t)(K < p->kc ? K : p->kc);
     const size_t mc = (size_t)(round_up(M, p->mr) < p->mc ? round_up(M, p->mr) : p->mc);
     const size_t nc = (size_t)(round_up(N, p->nr) < p->nc ? round_up(N, p->nr) : p->nc);
 
+    /* B: a panel when packed per call, else the fringe micro-panel only. */
+    const size_t b_floats = prepack ? 0 : p->b_mode == B_PANEL ? nc * kc : (size_t)p->nr * kc;
+
     *a_floats = p->a_mode == A_IN_PLACE ? ((size_t)p->mr * kc + 15) / 16 * 16
-                : p->a_mode == A_WHOLE  ? 0
+                : p->a_mode == A_WHOLE || p->a_mode == A_FUSED ? 0
                                         : (mc * kc + 15) / 16 * 16;
-    *per_thread = *a_floats + (prepack ? 0 : (nc * kc + 15) / 16 * 16);
+    *strip_floats = p->b_mode == B_FUSED ? ((size_t)p->nr * kc + 15) / 16 * 16 : 0;
+    *per_thread = *a_floats + (b_floats + 15) / 16 * 16 + *strip_floats;
 }
 
 static void *alloc_floats(size_t n)
@@ -510,10 +621,16 @@ static int state_init(packed_state *s, int M, int N, int K, const gb_ctx *ctx, i
     s->M = M;
     s->N = N;
     s->K = K;
-    buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->per_thread);
-    if (s->plan.a_mode == A_WHOLE) {
+    buffer_sizes(&s->plan, M, N, K, prepack, &s->a_floats, &s->strip_floats, &s->per_thread);
+    if (s->plan.a_mode == A_WHOLE || s->plan.a_mode == A_FUSED) {
         s->a_packed = alloc_floats((size_t)round_up(M, s->plan.mr) * K);
         if (s->a_packed == NULL)
+            return -1;
+    }
+    if (s->plan.a_mode == A_FUSED) {
+        s->a_blocks = (int)ceil_div(K, s->plan.kc);
+        s->a_ready = malloc((size_t)ceil_div(M, s->plan.mr) * s->a_blocks * sizeof *s->a_ready);
+        if (s->a_ready == NULL)
             return -1;
     }
     if (s->per_thread > 0) {
@@ -535,6 +652,7 @@ static void state_free(packed_state *s)
     free(s->share);
     free(s->busy);
     free(s->a_packed);
+    free(s->a_ready);
     free(s->buffers);
     free(s->b_prepacked);
 }
@@ -650,6 +768,9 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
         return -1;
     }
     column_bounds(s->share, s->plan.tn, (int)ceil_div(N, s->plan.nr), bound);
+    /* A fused: nothing of A packed yet in this call. */
+    for (size_t i = 0; s->a_ready && i < (size_t)ceil_div(M, s->plan.mr) * s->a_blocks; i++)
+        atomic_init(&s->a_ready[i], 0);
 
 #pragma omp parallel num_threads(s->plan.nthreads)
     {
@@ -659,15 +780,18 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
          * extra tiles go to the threads there are. */
         const int nt = omp_get_num_threads();
         const int mpanels = (int)ceil_div(M, p->mr);
-        thread_buffers buf = { NULL, NULL };
+        thread_buffers buf = { NULL, NULL, NULL };
 
         if (s->buffers) {
             buf.a_block = s->buffers + (size_t)t * s->per_thread;
             buf.b_panel = buf.a_block + s->a_floats;
+            if (s->strip_floats)
+                buf.b_strip = buf.a_block + s->per_thread - s->strip_floats;
         }
+        const a_fuse af = { s->a_ready, s->a_blocks, A, lda, s->a_packed, M, K };
         /* A whole: every thread packs an equal share of its MR-row panels,
          * then waits for the others, the call's one barrier. */
-        if (s->a_packed) {
+        if (s->a_packed && p->a_mode == A_WHOLE) {
             const int share = (int)ceil_div(mpanels, nt);
             const int p0 = t * share, p1 = p0 + share < mpanels ? p0 + share : mpanels;
             if (p0 < p1)
@@ -684,7 +808,8 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
             const int n0 = bound[tj] * p->nr, n1 = bound[tj + 1] * p->nr;
             if (m0 < M && n0 < N && m0 < m1 && n0 < n1)
                 run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda,
-                           s->a_packed, B, ldb, s->b_prepacked, C, ldc, &buf);
+                           s->a_packed, s->a_ready ? &af : NULL, B, ldb, s->b_prepacked, C,
+                           ldc, &buf);
         }
         s->busy[t] = nt == p->nthreads ? omp_get_wtime() - started : 0.0;
     }
@@ -728,8 +853,10 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
     static const char *const b_how[] = {
         "packed per call into NR-wide panels; ir outside jr (A micro-panel in L1)",
-        "read in place (rows under a page apart); jr outside ir (B micro-panel in L1)",
+        "read in place (rows under a page apart), prefetched; jr outside ir",
         "pre-packed by prepare(); ir outside jr (A micro-panel in L1)",
+        "read in place by the first A micro-panel's pass, which copies each B micro-panel "
+        "for the others; jr outside ir",
     };
     const int user_kc = gb_param_get(ctx->params, "kc", 0) > 0;
     long forced = gb_param_get(ctx->params, "isa", -1);
@@ -754,18 +881,22 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
             p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart and B in place; a "
                                      "fringe micro-panel packed)"
             : p.a_mode == A_WHOLE  ? "packed whole once per call, a share per thread, then one barrier"
-                         : "packed block by block",
+            : p.a_mode == A_FUSED  ? "packed micro-panel by micro-panel on its first use (hot in "
+                                     "L1), each by the first thread to need it; no barrier"
+                                   : "packed block by block",
             gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
     fprintf(out, "  kc %-5d %s\n", p.kc,
-            user_kc ? "(--param)"
+            user_kc      ? "(--param)"
             : p.ir_outer ? "(A micro-panel MR x kc in half of L1d, balanced over K)"
-                         : "(B micro-panel kc x NR in three quarters of L1d, balanced over K)");
+                         : "(A micro-panel in half of L1d, and M x kc in half of L2 down to a "
+                           "quarter of that, balanced over K)");
     fprintf(out, "  mc %-5d %s\n", p.mc,
             gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
                                                    : "(A block mc x kc in half of L2, balanced)");
     fprintf(out, "  nc %-5d %s\n", p.nc,
             gb_param_get(ctx->params, "nc", 0) > 0 ? "(--param, rounded up to NR)"
-                                                   : "(B block kc x nc in half of L2, balanced)");
+            : p.b_mode == B_PANEL ? "(B block kc x nc in half of L2, balanced)"
+                                  : "(B not packed per call: one block)");
     fprintf(out, "  caches L1d %ld KiB, L2 %ld KiB\n", p.l1_bytes / 1024, p.l2_bytes / 1024);
     fprintf(out, "  threads %d x %d (rows x columns of C); loops per thread: jc %ld, pc %ld, "
                  "ic %ld\n",
@@ -804,13 +935,14 @@ static const gb_param_spec packed_params[] = {
     { "nc", 1, 1000000, NULL, "columns of B per packed panel; rounded up to NR" },
     { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
     { "loop", 0, 0, loop_choices, "inner loop order, outer first (default: jr_ir when B is "
-                                  "read in place)" },
-    { "bpack", 0, 0, bpack_choices, "B packed per call into panels or read in place "
-                                    "(default: in place when N*4 < 4096); prepacked is "
+                                  "read in place or fused; fused is always jr_ir)" },
+    { "bpack", 0, 0, bpack_choices, "B packed per call into panels, read in place, or fused: "
+                                    "read in place and copied by the first pass (default: in "
+                                    "place when N*4 < 4096, else fused); prepacked is "
                                     "--prepack's" },
-    { "apack", 0, 0, apack_choices, "A packed whole per call or per block, or read in place "
-                                    "(default: in place when B is and K*4 < 4096, else "
-                                    "whole when it fits in 64 MiB)" },
+    { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
+                                    "fused: each micro-panel packed on first use (default: in "
+                                    "place when B is and K*4 < 4096, else fused)" },
     { 0 },
 };
 

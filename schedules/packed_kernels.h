@@ -33,6 +33,16 @@ typedef void (*packed_ukernel_a_fn)(int kc, const float *restrict a, long lda,
                                     const float *restrict b, long ldb, float *restrict c,
                                     long ldc, int accumulate);
 
+/* The tile with B read in place (k rows ldb apart) that also stores each
+ * k row of its B micro-panel to b_copy (row k at k*NR, contiguous): the
+ * first A micro-panel's pass over a B micro-panel packs it for the later
+ * passes, which then read it from L1 (packed.c, the copy-free regime).
+ * lda 0: a is a packed A micro-panel; else A in place, rows lda apart. */
+typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda,
+                                       const float *restrict b, long ldb,
+                                       float *restrict b_copy, float *restrict c, long ldc,
+                                       int accumulate);
+
 /* Rows of B the kernels prefetch ahead of the one they load: B read in place
  * is a row stride apart per k, which no hardware prefetcher follows, and a
  * trip to L3 takes about as long as 16 rows of FMAs. */
@@ -66,6 +76,7 @@ typedef struct packed_isa {
     int vector_floats;       /* floats per SIMD register */
     packed_ukernel_fn kernel;
     packed_ukernel_a_fn kernel_a_in_place;
+    packed_ukernel_copy_fn kernel_copy_b;
     packed_pack_a_fn pack_a;
     packed_pack_b_fn pack_b;
     int (*cpu_runs)(void);   /* 1 when this CPU can execute the kernel */

@@ -26,7 +26,7 @@
  * 1 and MR; in place: A's row stride and 1). */
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
-          long ldb, float *restrict c, long ldc, int accumulate)
+          long ldb, float *restrict b_copy, float *restrict c, long ldc, int accumulate)
 {
     __m256 acc[MR][NV];
 
@@ -46,6 +46,12 @@ tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *re
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
             bv[v] = _mm256_loadu_ps(b + 8 * v);
+        /* b_copy is NULL but in the copying kernel: the branch folds away. */
+        if (b_copy) {
+#pragma GCC unroll 3
+            for (int v = 0; v < NV; v++)
+                _mm256_store_ps(b_copy + (size_t)k * 8 * NV + 8 * v, bv[v]);
+        }
 #pragma GCC unroll 4
         for (int i = 0; i < MR; i++) {
             const __m256 ai = _mm256_broadcast_ss(a + i * a_row);
@@ -74,7 +80,7 @@ __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long ldb,
                   float *restrict c, long ldc, int accumulate)
 {
-    tile_4x24(kc, a, 1, MR, b, ldb, c, ldc, accumulate);
+    tile_4x24(kc, a, 1, MR, b, ldb, NULL, c, ldc, accumulate);
 }
 
 __attribute__((target("avx2,fma"))) static void
@@ -82,7 +88,19 @@ ukernel_avx2_4x24_a_in_place(int kc, const float *restrict a, long lda,
                              const float *restrict b, long ldb, float *restrict c, long ldc,
                              int accumulate)
 {
-    tile_4x24(kc, a, lda, 1, b, ldb, c, ldc, accumulate);
+    tile_4x24(kc, a, lda, 1, b, ldb, NULL, c, ldc, accumulate);
+}
+
+/* b_copy is 64-byte aligned and NR = 24 floats a row: every row 32-byte aligned. */
+__attribute__((target("avx2,fma"))) static void
+ukernel_avx2_4x24_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
+                         long ldb, float *restrict b_copy, float *restrict c, long ldc,
+                         int accumulate)
+{
+    if (lda == 0)
+        tile_4x24(kc, a, 1, MR, b, ldb, b_copy, c, ldc, accumulate);
+    else
+        tile_4x24(kc, a, lda, 1, b, ldb, b_copy, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
@@ -112,6 +130,7 @@ const packed_isa packed_isa_avx2 = {
     .vector_floats = 8,
     .kernel = ukernel_avx2_4x24,
     .kernel_a_in_place = ukernel_avx2_4x24_a_in_place,
+    .kernel_copy_b = ukernel_avx2_4x24_copy_b,
     .pack_a = pack_a_avx2,
     .pack_b = pack_b_avx2,
     .cpu_runs = cpu_runs_avx2,

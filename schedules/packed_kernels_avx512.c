@@ -30,7 +30,7 @@
  * a_row is A's row stride and a_k 1. */
 __attribute__((target("avx512f"), always_inline)) static inline void
 tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
-          long ldb, float *restrict c, long ldc, int accumulate)
+          long ldb, float *restrict b_copy, float *restrict c, long ldc, int accumulate)
 {
     __m512 acc[MR][NV];
 
@@ -59,6 +59,12 @@ tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *re
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
             bv[v] = _mm512_loadu_ps(b + 16 * v);
+        /* b_copy is NULL but in the copying kernel: the branch folds away. */
+        if (b_copy) {
+#pragma GCC unroll 3
+            for (int v = 0; v < NV; v++)
+                _mm512_store_ps(b_copy + (size_t)k * 16 * NV + 16 * v, bv[v]);
+        }
 #pragma GCC unroll 8
         for (int i = 0; i < MR; i++) {
             const __m512 ai = _mm512_set1_ps(a[i * a_row]);
@@ -87,7 +93,7 @@ __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, long ldb,
                     float *restrict c, long ldc, int accumulate)
 {
-    tile_8x48(kc, a, 1, MR, b, ldb, c, ldc, accumulate);
+    tile_8x48(kc, a, 1, MR, b, ldb, NULL, c, ldc, accumulate);
 }
 
 __attribute__((target("avx512f"))) static void
@@ -95,7 +101,19 @@ ukernel_avx512_8x48_a_in_place(int kc, const float *restrict a, long lda,
                                const float *restrict b, long ldb, float *restrict c, long ldc,
                                int accumulate)
 {
-    tile_8x48(kc, a, lda, 1, b, ldb, c, ldc, accumulate);
+    tile_8x48(kc, a, lda, 1, b, ldb, NULL, c, ldc, accumulate);
+}
+
+/* b_copy is 64-byte aligned (packed.c's buffers), so its stores are aligned. */
+__attribute__((target("avx512f"))) static void
+ukernel_avx512_8x48_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
+                           long ldb, float *restrict b_copy, float *restrict c, long ldc,
+                           int accumulate)
+{
+    if (lda == 0)
+        tile_8x48(kc, a, 1, MR, b, ldb, b_copy, c, ldc, accumulate);
+    else
+        tile_8x48(kc, a, lda, 1, b, ldb, b_copy, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
@@ -125,6 +143,7 @@ const packed_isa packed_isa_avx512 = {
     .vector_floats = 16,
     .kernel = ukernel_avx512_8x48,
     .kernel_a_in_place = ukernel_avx512_8x48_a_in_place,
+    .kernel_copy_b = ukernel_avx512_8x48_copy_b,
     .pack_a = pack_a_avx512,
     .pack_b = pack_b_avx512,
     .cpu_runs = cpu_runs_avx512,

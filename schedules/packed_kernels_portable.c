@@ -30,7 +30,7 @@ typedef float v4f __attribute__((vector_size(VF * sizeof(float))));
  * 1 and MR; in place: A's row stride and 1). */
 static inline __attribute__((always_inline)) void
 tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
-         long ldb, float *restrict c, long ldc, int accumulate)
+         long ldb, float *restrict b_copy, float *restrict c, long ldc, int accumulate)
 {
     v4f acc[MR][NV];
 
@@ -41,6 +41,9 @@ tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *res
         __builtin_prefetch(packed_b_ahead(b, ldb, VF * NV - 1), 0, 3);
         /* memcpy: a vector load without assuming alignment or aliasing. */
         memcpy(bv, b, sizeof bv);
+        /* b_copy is NULL but in the copying kernel: the branch folds away. */
+        if (b_copy)
+            memcpy(b_copy + (size_t)k * VF * NV, bv, sizeof bv);
 #pragma GCC unroll 4
         for (int i = 0; i < MR; i++) {
             const float x = a[i * a_row];
@@ -69,14 +72,25 @@ tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *res
 static void ukernel_portable_4x8(int kc, const float *restrict a, const float *restrict b,
                                  long ldb, float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, 1, MR, b, ldb, c, ldc, accumulate);
+    tile_4x8(kc, a, 1, MR, b, ldb, NULL, c, ldc, accumulate);
 }
 
 static void ukernel_portable_4x8_a_in_place(int kc, const float *restrict a, long lda,
                                             const float *restrict b, long ldb,
                                             float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, lda, 1, b, ldb, c, ldc, accumulate);
+    tile_4x8(kc, a, lda, 1, b, ldb, NULL, c, ldc, accumulate);
+}
+
+static void ukernel_portable_4x8_copy_b(int kc, const float *restrict a, long lda,
+                                        const float *restrict b, long ldb,
+                                        float *restrict b_copy, float *restrict c, long ldc,
+                                        int accumulate)
+{
+    if (lda == 0)
+        tile_4x8(kc, a, 1, MR, b, ldb, b_copy, c, ldc, accumulate);
+    else
+        tile_4x8(kc, a, lda, 1, b, ldb, b_copy, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
@@ -105,6 +119,7 @@ const packed_isa packed_isa_portable = {
     .vector_floats = VF,
     .kernel = ukernel_portable_4x8,
     .kernel_a_in_place = ukernel_portable_4x8_a_in_place,
+    .kernel_copy_b = ukernel_portable_4x8_copy_b,
     .pack_a = pack_a_portable,
     .pack_b = pack_b_portable,
     .cpu_runs = cpu_runs_portable,

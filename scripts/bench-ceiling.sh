@@ -15,7 +15,9 @@
 # Usage: scripts/bench-ceiling.sh [extra gemmbench options]
 #   e.g. scripts/bench-ceiling.sh --reps 10 --warmup 2    (a quick look)
 # Environment: GEMMBENCH (default build/gemmbench), OUTDIR (default results),
-# ROUNDS (default 5).
+# ROUNDS (default 5), ABLATIONS (packed --param sets, space-separated, e.g.
+# "bpack=panel apack=whole": each runs as an entry of its own in the 2-thread
+# run, beside packed's defaults and the libraries, which run once).
 set -e
 G=${GEMMBENCH:-build/gemmbench}
 OUTDIR=${OUTDIR:-results}
@@ -28,6 +30,12 @@ ROUNDS=${ROUNDS:-5}
 case $ROUNDS in ''|*[!0-9]*|0) echo "bench-ceiling: ROUNDS must be a positive integer" >&2; exit 2;; esac
 
 refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
+# The empty set is packed's defaults (and the one run of every library).
+abl=""
+if [ -n "${ABLATIONS:-}" ]; then
+    abl="--param="
+    for a in $ABLATIONS; do abl="$abl --param=$a"; done
+fi
 [ -n "$refs" ] || echo "bench-ceiling: no reference library in this build; packed alone" >&2
 
 # --max-time high enough that every measurement keeps all its repetitions;
@@ -35,7 +43,7 @@ refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
 # after a call before they sleep, which would take CPU from whatever runs next.
 "$G" --variant "packed$refs" --kernel qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384 \
     --threads 2 --warmup 5 --reps 50 --max-time 60 --cooldown 0.2 --prepack --quiet \
-    -o "$two" "$@" >/dev/null
+    $abl -o "$two" "$@" >/dev/null
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     one="$OUTDIR/ceiling-$stamp-1t-r$round.json"

@@ -403,6 +403,38 @@ int gb_params_parse(const gb_variant *v, const char *text, gb_params *p,
     return 0;
 }
 
+struct param_keys {
+    const gb_variant *v;
+    char *missing;
+    size_t len;
+};
+
+static int check_one_key(const char *item, void *arg)
+{
+    struct param_keys *pk = arg;
+    char key[64];
+    const char *eq = strchr(item, '=');
+
+    if (eq == NULL || eq == item || (size_t)(eq - item) >= sizeof key)
+        return 0;
+    memcpy(key, item, (size_t)(eq - item));
+    key[eq - item] = '\0';
+    if (find_param_spec(pk->v, key) != NULL)
+        return 0;
+    snprintf(pk->missing, pk->len, "%s", key);
+    return -1;
+}
+
+int gb_params_accepts(const gb_variant *v, const char *text, char *missing, size_t len)
+{
+    struct param_keys pk = { v, missing, len };
+
+    missing[0] = '\0';
+    if (text == NULL || text[0] == '\0')
+        return 1;
+    return gb_split_list(text, check_one_key, &pk) == 0 || missing[0] == '\0';
+}
+
 void gb_params_format(const gb_variant *v, const gb_params *p, char *buf, size_t len)
 {
     size_t used = 0;

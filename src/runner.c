@@ -10,34 +10,87 @@
 
 #include "output.h"
 
+/* A --param set that no selected variant takes whole is an error naming a
+ * key none of them has (or, each key being someone's, the set). */
+static int check_set_taken(const gb_options *o, int set, const gb_variant *const *picked,
+                           int npicked, char *err, size_t errlen)
+{
+    const char *text = o->param_sets[set];
+    char missing[64];
+    int lacked = 0;
+
+    for (int i = 0; i < npicked; i++)
+        if (gb_params_accepts(picked[i], text, missing, sizeof missing))
+            return 0;
+    if (npicked == 1) {
+        gb_params scratch;
+        return gb_params_parse(picked[0], text, &scratch, err, errlen) ? -1 : 0;
+    }
+    /* A key some variant lacks that no selected variant has? */
+    for (int i = 0; i < npicked && !lacked; i++) {
+        char key[64], probe[80], other[64];
+        gb_params_accepts(picked[i], text, key, sizeof key);
+        snprintf(probe, sizeof probe, "%s=0", key);
+        lacked = 1;
+        for (int j = 0; j < npicked; j++)
+            if (gb_params_accepts(picked[j], probe, other, sizeof other))
+                lacked = 0;
+        if (lacked)
+            snprintf(err, errlen, "no selected variant has parameter '%s'", key);
+    }
+    if (!lacked)
+        snprintf(err, errlen, "--param '%s': no selected variant takes all of its keys", text);
+    return -1;
+}
+
+/* Adds picked variant v with the set text (NULL: none, unlabelled). */
+static int add_entry(gb_selection *sel, const gb_variant *v, const char *text, char *err,
+                     size_t errlen)
+{
+    gb_params *p = &sel->params[sel->nvariants];
+    char why[GB_ERR_LEN];
+
+    if (sel->nvariants == GB_MAX_ENTRIES) {
+        snprintf(err, errlen, "too many variants x --param sets (at most %d)", GB_MAX_ENTRIES);
+        return -1;
+    }
+    if (gb_params_parse(v, text ? text : "", p, err, errlen))
+        return -1;
+    if (v->usable && v->usable(p, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: --param %s", v->name, why);
+        return -1;
+    }
+    sel->variants[sel->nvariants++] = v;
+    return 0;
+}
+
 int gb_selection_build(const gb_options *o, gb_selection *sel, char *err, size_t errlen)
 {
     const gb_variant *picked[GB_MAX_ENTRIES];
-    int prepack_ok = 0, npicked, nsets = o->nparam_sets > 0 ? o->nparam_sets : 1;
+    int prepack_ok = 0, npicked;
 
     memset(sel, 0, sizeof *sel);
     npicked = gb_variants_select(o->variants, picked, GB_MAX_ENTRIES, err, errlen);
     if (npicked < 0)
         return -1;
-    for (int i = 0; i < npicked; i++)
-        for (int set = 0; set < nsets; set++) {
-            const char *text = o->nparam_sets > 0 ? o->param_sets[set] : "";
-            gb_params *p = &sel->params[sel->nvariants];
-            char why[GB_ERR_LEN];
-            if (sel->nvariants == GB_MAX_ENTRIES) {
-                snprintf(err, errlen, "too many variants x --param sets (at most %d)",
-                         GB_MAX_ENTRIES);
+    for (int set = 0; set < o->nparam_sets; set++)
+        if (check_set_taken(o, set, picked, npicked, err, errlen) != 0)
+            return -1;
+    /* Each variant once per set it takes whole; once, unlabelled, if none. */
+    for (int i = 0; i < npicked; i++) {
+        int taken = 0;
+        char missing[64];
+        for (int set = 0; set < o->nparam_sets; set++) {
+            if (!gb_params_accepts(picked[i], o->param_sets[set], missing, sizeof missing))
+                continue;
+            if (add_entry(sel, picked[i], o->param_sets[set], err, errlen) != 0)
                 return -1;
-            }
-            if (gb_params_parse(picked[i], text, p, err, errlen))
-                return -1;
-            if (picked[i]->usable && picked[i]->usable(p, why, sizeof why) != 0) {
-                snprintf(err, errlen, "%s: --param %s", picked[i]->name, why);
-                return -1;
-            }
-            sel->variants[sel->nvariants++] = picked[i];
-            prepack_ok |= picked[i]->supports_prepack;
+            taken++;
         }
+        if (taken == 0 && add_entry(sel, picked[i], NULL, err, errlen) != 0)
+            return -1;
+        prepack_ok |= picked[i]->supports_prepack;
+    }
     if (o->prepack && !prepack_ok) {
         snprintf(err, errlen, "--prepack: none of the selected variants can pre-pack B");
         return -1;

@@ -1,5 +1,6 @@
 # ceiling.sh - the packed schedule's command line: --prepack adds separate
 # +prepack entries (never mixed with per-call ones), --param isa= is checked,
+# a --param ablation runs beside a reference that takes none of its keys,
 # and the measured peak reaches `info` and the JSON.
 . tests/cli/lib.sh
 G=$GEMMBENCH
@@ -27,6 +28,22 @@ expect_exit isa_bad_choice 2 run --variant packed --shape 8x8x8 --param isa=sse9
 expect_grep isa_bad_choice_named "sse9" "$WORK/err"
 expect_exit isa_portable_runs 0 run --variant packed --shape 9x10x11 --param isa=portable -o "$WORK/i.json"
 expect_grep isa_recorded '"isa":[[:space:]]*"portable"' "$WORK/i.json"
+# A --param set goes to the variants that take its keys; the reference,
+# taking none, runs once, unlabelled, beside the ablation.
+if "$G" --list 2>/dev/null | grep -q '^ *onednn'; then
+    REF=onednn
+else
+    REF=baseline
+fi
+expect_exit ablation_beside_reference 0 run --variant packed,$REF --shape 17x9x50 \
+    --param bpack=in_place --param bpack=panel -o "$WORK/a.json"
+expect_grep ablation_in_place "^packed\[bpack=in_place\] .*pass" "$WORK/out"
+expect_grep ablation_panel "^packed\[bpack=panel\] .*pass" "$WORK/out"
+n=$(grep -c "^$REF " "$WORK/out")
+if [ "$n" -eq 1 ]; then echo "ok ablation_reference_once"; else echo "FAIL ablation_reference_once: $n rows of $REF"; fi
+expect_exit ablation_key_nobody_takes 2 run --variant packed,$REF --shape 8x8x8 --param frob=1 \
+    -o "$WORK/b.json"
+expect_grep ablation_key_named "no selected variant has parameter 'frob'" "$WORK/err"
 expect_exit explain_packed 0 "$G" --variant packed --shape 16x768x768 --explain
 expect_grep explain_packed_kc "^  kc " "$WORK/out"
 

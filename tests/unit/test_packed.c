@@ -63,7 +63,12 @@ static const char *const block_settings[] = {
     "apack=in_place",
     "apack=in_place,mc=8,kc=5,nc=50",
     "apack=in_place,bpack=panel,loop=ir_jr,kc=7",
+    "bpack=fused,mc=8,kc=5,nc=50",
+    "bpack=fused,apack=whole,kc=7",
+    "apack=fused,bpack=fused,mc=16,kc=5",
+    "apack=fused,bpack=panel,loop=ir_jr,mc=16,kc=7",
 };
+/* At most 16: scripts/cross-aarch64.sh passes them all as --param sets. */
 
 TEST(packed_exact_on_every_isa_and_block_size)
 {
@@ -73,10 +78,13 @@ TEST(packed_exact_on_every_isa_and_block_size)
         /* M, N, K */
         { 1, 1, 1 },   { 7, 33, 100 }, { 33, 100, 7 },  { 100, 7, 33 },
         { 17, 131, 71 }, { 65, 97, 129 }, { 48, 96, 16 }, { 9, 49, 3 },
+        /* rows of B, then of A, a page or more apart: the rules' fused regimes */
+        { 19, 1030, 9 }, { 5, 1100, 13 }, { 21, 40, 1030 },
     };
     int isas_run = 0;
 
     CHECK(v != NULL && isa != NULL && isa->choices != NULL);
+    CHECK(sizeof block_settings / sizeof block_settings[0] <= GB_MAX_PARAM_SETS);
     if (v == NULL || isa == NULL || isa->choices == NULL)
         return;
     for (long c = 0; isa->choices[c]; c++) {
@@ -146,7 +154,8 @@ TEST(packed_refuses_an_isa_the_cpu_lacks)
 }
 
 /* The blocking rules of packed.c's header, on BERT's qkv shape (B read in
- * place, its micro-panel in L1) and mlp_expand's (B packed, A's in L1). */
+ * place, its micro-panel in L1) and mlp_expand's (B fused: copied by the
+ * first pass). */
 TEST(packed_blocks_follow_the_cache_rule)
 {
     const gb_variant *v = gb_variant_find("packed");
@@ -168,24 +177,49 @@ TEST(packed_blocks_follow_the_cache_rule)
     CHECK_EQ_INT(nc % nr, 0);
     /* Balanced: K is cut into equal blocks, not a full one and a sliver. */
     CHECK_EQ_INT(768 % kc, 0);
-    /* N = 768: rows 3 KiB apart, B in place, jr outer, B micro-panel in L1. */
+    /* N = 768: rows 3 KiB apart, B in place, jr outer; kc from the A
+     * micro-panel's share of L1 whichever loop is outer. */
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "bpack"), 1);
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "loop"), 1);
     if (l1 > 0)
-        CHECK(kc * nr * (long)sizeof(float) <= l1);
+        CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
     /* K = 768 too: A's rows 3 KiB apart, read in place (apack 2) ... */
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "apack"), 2);
-    /* ... but K = 3072 (mlp_reduce): 12 KiB apart, packed whole (0); and
-     * never with B packed or pre-packed (mlp_expand, ir outer). */
-    CHECK_EQ_INT(effective(v, &none, 384, 768, 3072, 1, "apack"), 0);
-    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "apack"), 0);
-    /* N = 3072: rows 12 KiB apart, B packed, ir outer, A micro-panel in L1. */
-    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "bpack"), 0);
-    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "loop"), 0);
+    /* ... but K = 3072 (mlp_reduce): 12 KiB apart, fused (3: each micro-panel
+     * packed on first use); and never with B packed (ir outer). */
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 3072, 1, "apack"), 3);
+    gb_param_set(&user, "bpack", 0);
+    CHECK_EQ_INT(effective(v, &user, 384, 3072, 768, 1, "apack"), 3);
+    CHECK_EQ_INT(effective(v, &user, 384, 3072, 768, 1, "loop"), 0);
+    kc = effective(v, &user, 384, 3072, 768, 1, "kc");
+    CHECK_EQ_INT(768 % kc, 0);
+    if (l1 > 0)
+        CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
+    memset(&user, 0, sizeof user);
+    /* N = 3072: rows 12 KiB apart, B fused (3), jr outer, its copy in L1;
+     * at every M (one A micro-panel per thread: it copies nothing). */
+    for (int rows = 1; rows <= 384; rows *= 4)
+        CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 2, "bpack"), 3);
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "loop"), 1);
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "apack"), 2);
     kc = effective(v, &none, 384, 3072, 768, 1, "kc");
     CHECK_EQ_INT(768 % kc, 0);
     if (l1 > 0)
         CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
+    /* jr outer: kc cut until all M rows x kc fit half of L2, so that one ic
+     * block (mc = M) reads B once, never below a quarter of the L1 figure. */
+    if (l1 > 0 && gb_machine_cache_bytes(&m, 2) > 0) {
+        const long l2 = gb_machine_cache_bytes(&m, 2), l1_kc = l1 / 2 / (mr * 4);
+        for (int rows = 16; rows <= 384; rows *= 2) {
+            long kc_m = effective(v, &none, rows, 768, 3072, 1, "kc");
+            long mc_m = effective(v, &none, rows, 768, 3072, 1, "mc");
+            CHECK(kc_m <= l1_kc && kc_m >= l1_kc / 8);
+            if ((long)rows * kc_m * 4 <= l2 / 2)
+                CHECK_EQ_INT(mc_m, rows);
+            else
+                CHECK(kc_m <= l1_kc / 4);
+        }
+    }
     /* Overrides: mc and nc rounded up to the register block, kc as given. */
     gb_param_set(&user, "mc", mr + 1);
     gb_param_set(&user, "kc", 5);
@@ -214,14 +248,15 @@ TEST(packed_thread_grid_follows_the_operands)
 
 /* One measurement calls run() many times on prepare()'s state, and the
  * split between threads moves with their speed from call to call: every
- * call must still be exact, and leave no column to nobody. */
+ * call must still be exact, and leave no column to nobody.  Also with A
+ * fused, whose per-call flags must start afresh on every call. */
 TEST(packed_exact_on_every_call_of_a_measurement)
 {
     const gb_variant *v = gb_variant_find("packed");
     const int M = 57, N = 1000, K = 300;
     float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N);
     float *C = malloc(sizeof(float) * M * N), *want = malloc(sizeof(float) * M * N);
-    gb_params none = { 0 };
+    gb_params sets[2] = { { 0 }, { 0 } };
     long wrong = 0;
 
     if (v == NULL || !A || !B || !C || !want) {
@@ -239,8 +274,10 @@ TEST(packed_exact_on_every_call_of_a_measurement)
                 sum += (double)A[i * K + k] * B[k * N + j];
             want[i * N + j] = (float)sum;
         }
-    for (int prepack = 0; prepack <= 1; prepack++) {
-        gb_ctx ctx = { 2, &none, NULL };
+    gb_param_set(&sets[1], "apack", 3);
+    for (int run = 0; run < 4; run++) {
+        const int prepack = run % 2;
+        gb_ctx ctx = { 2, &sets[run / 2], NULL };
         CHECK(v->prepare(M, N, K, B, N, &ctx, prepack, &ctx.state) == 0);
         for (int call = 0; call < 30 && ctx.state; call++) {
             for (int i = 0; i < M * N; i++)
