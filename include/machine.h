@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "bandwidth.h"
+
 #define GB_MAX_CACHES 8
 
 typedef struct gb_cache {
@@ -27,6 +29,7 @@ typedef struct gb_machine {
     double peak_gflops;     /* measured FP32 FMA peak at the run's threads; 0 unknown */
     double peak_gflops_1t;  /* the same for one thread; 0 unknown */
     char peak_isa[16];
+    gb_bandwidth bw;        /* measured bandwidths (src/bandwidth.md); bw.measured 0: none */
 } gb_machine;
 
 /* Reads hostname, CPU, ISA, caches and affinity.  Never fails: unknown

@@ -68,7 +68,13 @@ typedef struct gb_options {
     double peak_all, peak_one;
     char peak_isa[16];
     int help, version;
+    /* --cache cold: every timed call finds A, B and C outside the caches
+     * (harness.h: gb_workspace_go_cold); 0 warm, the default. */
+    int cache_cold;
 } gb_options;
+
+/* "warm" -> 0, "cold" -> 1 into *cold.  0, or -1 for anything else. */
+int gb_parse_cache(const char *text, int *cold);
 
 /* Built-in defaults: the study's sweep (the three BERT kernels, eight M, 5 warm-ups, 50 reps). */
 void gb_options_defaults(gb_options *o);

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "harness.h"
+#include "machine.h"
 #include "options.h"
 
 #define GB_MAX_ENTRIES 256   /* variants x --param sets in one run */
@@ -66,6 +67,8 @@ typedef struct gb_runner_cfg {
     double peak_gflops;      /* for peak_pct; 0 when unknown */
     cJSON *doc;              /* results go into its "results" array; may be NULL */
     const char *output;      /* doc is rewritten there after every measurement; may be NULL */
+    int cold;                /* --cache cold: operands rotated past the last-level cache */
+    const gb_machine *machine;  /* caches, peaks and bandwidths for the roofs; may be NULL */
 } gb_runner_cfg;
 
 /* One entry of the sweep, (shape, variant, prepack), across rounds. */

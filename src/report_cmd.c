@@ -22,7 +22,8 @@ static const char report_usage[] =
     "                  packed+prepack or 'k8[tk=16]' (comma list, repeatable;\n"
     "                  a comma inside brackets is part of the label)\n"
     "  --metric X      the cells: median (latency, default), min, gflops,\n"
-    "                  speedup (over baseline) or peak (% of the machine's peak)\n"
+    "                  speedup (over baseline), peak (% of the machine's peak) or\n"
+    "                  roof (% of the roof that applies, src/bandwidth.md)\n"
     "  --combined      one table with every kernel's shapes as columns (kernel/M)\n"
     "  -h, --help      this text\n"
     "\n"
@@ -83,7 +84,7 @@ static int parse_args(int argc, char **argv, gb_report_opts *o, const char **ker
         case OPT_METRIC:
             if (gb_report_metric_parse(optarg, &o->metric) != 0)
                 return gb_usage("report",
-                                "--metric '%s' is not median, min, gflops, speedup or peak",
+                                "--metric '%s' is not median, min, gflops, speedup, peak or roof",
                                 optarg);
             break;
         case OPT_COMBINED:

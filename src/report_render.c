@@ -28,6 +28,9 @@ static const struct {
                             "better)" },
     [GB_METRIC_PEAK] = { "peak_pct",
                          "% of the machine's FP32 peak at the median (higher is better)" },
+    [GB_METRIC_ROOF] = { "roof_pct",
+                         "% of the roof that applies, min(peak, intensity x bandwidth), at "
+                         "the median (higher is better)" },
 };
 
 static const char *const summary_title[GB_SUM_COUNT] = { "geomean", "speedup", "%peak" };
@@ -60,6 +63,42 @@ static void gather_facts(const gb_report *r, facts *x)
                                  i ? ", " : "", r->threads[i]);
 }
 
+static double json_number(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+/* The roofs of each thread count, for scripts/plot.sh's roofline:
+ * "# roofs: threads=T peak=P L2=B L3=B memory=B" (GFLOP/s; GB/s, 0
+ * unmeasured), and "# cache: warm|cold".  Files without bandwidths: none. */
+static void write_roofs_csv(FILE *out, const gb_report *r)
+{
+    const cJSON *bw = cJSON_GetObjectItemCaseSensitive(r->f->machine, "bandwidth");
+    static const char *const levels[] = { "L2", "L3", "memory" };
+
+    fprintf(out, "# cache: %s\n", json_text(r->f->run, "cache", "warm"));
+    if (!cJSON_IsObject(bw))
+        return;
+    for (int i = 0; i < r->nthreads; i++) {
+        int t = r->threads[i];
+        const char *which = t > 1 ? "all_threads" : "1thread";
+        double peak = t > 1 ? json_number(r->f->machine, "peak_gflops")
+                            : json_number(r->f->machine, "peak_gflops_1thread");
+        if (t == 1 && peak <= 0.0)
+            peak = json_number(r->f->machine, "peak_gflops");
+        fprintf(out, "# roofs: threads=%d peak=%.2f", t, peak);
+        /* The roof's bandwidth: the higher of read and triad (src/roof.c). */
+        for (int l = 0; l < 3; l++) {
+            const cJSON *fig = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(bw, levels[l]), which);
+            double rd = json_number(fig, "read_gbs"), tr = json_number(fig, "triad_gbs");
+            fprintf(out, " %s=%.2f", levels[l], rd > tr ? rd : tr);
+        }
+        fprintf(out, "\n");
+    }
+}
+
 /* Comment lines: gnuplot skips them, pandas with comment='#'. */
 static void write_header_csv(FILE *out, const gb_report *r, const facts *x)
 {
@@ -71,6 +110,7 @@ static void write_header_csv(FILE *out, const gb_report *r, const facts *x)
             metric_text[r->metric].csv_name);
     if (f->peak_gflops > 0.0)
         fprintf(out, "# peak_gflops: %.2f\n", f->peak_gflops);
+    write_roofs_csv(out, r);
     fprintf(out, "# empty cell: not measured; geomeans over the cells present\n");
 }
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "output.h"
+#include "roof.h"
 
 int gb_selection_build(const gb_options *o, gb_selection *sel, char *err, size_t errlen)
 {
@@ -120,6 +121,24 @@ typedef struct sweep {
     size_t errlen;
 } sweep;
 
+/* The result's intensity and roof, from the machine's peaks and bandwidths
+ * (unknown ones leave attainable and roof_pct NAN). */
+static void set_roof(const gb_runner_cfg *cfg, gb_result *res)
+{
+    gb_roof roof;
+
+    res->intensity = gb_intensity(res->shape.M, res->shape.K, res->shape.N);
+    if (cfg->machine == NULL)
+        return;
+    if (gb_roof_for(cfg->machine, res->shape.M, res->shape.K, res->shape.N, res->threads,
+                    res->cold, &roof) != 0)
+        return;
+    res->roof_level = roof.level;
+    res->roof_bound = roof.bound;
+    res->attainable_gflops = roof.attainable_gflops;
+    res->roof_pct = 100.0 * res->gflops / roof.attainable_gflops;
+}
+
 /* Folds one round's measurement into its entry and derives what depends on
  * the others (peak, speed-up over baseline).  0, or -1 when out of memory. */
 static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int round)
@@ -148,6 +167,7 @@ static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int rou
     }
     if (w->cfg->peak_gflops > 0.0)
         res->peak_pct = 100.0 * res->gflops / w->cfg->peak_gflops;
+    set_roof(w->cfg, res);
     if (strcmp(res->variant->name, "baseline") == 0 && res->params.count == 0 && !res->prepack)
         w->baseline_median[shape] = res->stats.median;
     if (w->baseline_median[shape] > 0.0)
@@ -219,6 +239,16 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int prepa
     return 0;
 }
 
+/* The last-level cache the cold mode must exceed: the machine's L3, else
+ * its L2; 0 unknown (the run command refuses --cache cold then). */
+static long last_level_cache(const gb_runner_cfg *cfg)
+{
+    long l3 = cfg->machine ? gb_machine_cache_bytes(cfg->machine, 3) : 0;
+    long l2 = cfg->machine ? gb_machine_cache_bytes(cfg->machine, 2) : 0;
+
+    return l3 > 0 ? l3 : l2;
+}
+
 /* One pass over the sweep.  0; 1 when a measurement could not be taken
  * (the sweep ends); -1 with w->err on an I/O error. */
 static int run_round(sweep *w, int round)
@@ -233,6 +263,11 @@ static int run_round(sweep *w, int round)
 
         if (gb_workspace_init(&ws, shape->M, shape->K, shape->N, w->err, w->errlen) != 0)
             return -1;
+        if (w->cfg->cold && gb_workspace_go_cold(&ws, last_level_cache(w->cfg), w->err,
+                                                 w->errlen) != 0) {
+            gb_workspace_free(&ws);
+            return -1;
+        }
         for (int v = 0; v < sel->nvariants && rc == 0 && !*w->stop; v++)
             for (int prepack = 0; prepack < 2 && rc == 0 && !*w->stop; prepack++)
                 if (!prepack || runs_prepacked(w->cfg, sel->variants[v]))
