@@ -36,9 +36,11 @@ double gb_intensity(int M, int K, int N);
  * machine's sizes (0 unknown: that level holds nothing). */
 int gb_roof_level(double ws, long l2, long l3, int threads, int cold);
 
-/* The bandwidth roof of a level: the higher of its best read and best
- * triad figure (all: 1 for all threads, 0 for one), the most the level was
- * seen to deliver, so that the roof stays an upper bound.  0 unmeasured. */
+/* The bandwidth roof of a level (all: 1 for all threads, 0 for one): the
+ * higher of its best read and best triad figure, the most the level was seen
+ * to deliver; for all threads at least one thread's figure, and at least the
+ * roof of every level outside it, so that the roof stays an upper bound on a
+ * busy machine too.  0 when the level was not measured. */
 double gb_roof_bandwidth(const gb_bandwidth *bw, int level, int all);
 
 /* The roof of shape M x K x N at threads under the cache mode, from m's

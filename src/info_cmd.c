@@ -46,6 +46,12 @@ static void print_bandwidth(FILE *out, const gb_bandwidth *bw)
                 cells[1], cells[2], cells[3], cells[4], cells[5]);
     }
     fprintf(out, "all threads    %d\n", bw->threads);
+    for (int l = 0; l < GB_BW_LEVELS; l++)
+        if (bw->threads > 1 && bw->level[l].bytes[1] > 0 &&
+            bw->level[l].read_gbs[1] < bw->level[l].read_gbs[0])
+            fprintf(out, "note           %s: all threads read less than one thread: a thread "
+                         "was descheduled in every trial (a busy machine); the roofs use "
+                         "one thread's figure there\n", gb_bw_level_name(l));
     if (bw->capped)
         fprintf(out, "note           memory's working set was capped at half of MemAvailable "
                      "(less than 4x the last-level cache)\n");

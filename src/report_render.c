@@ -9,6 +9,7 @@
  * <summaries>` and one line per row, unrounded, empty where not measured.
  */
 #include "report.h"
+#include "roof.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,32 +70,43 @@ static double json_number(const cJSON *obj, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
 }
 
+/* The machine block's bandwidths back into their struct (0 where absent). */
+static void read_bandwidth(const cJSON *bw, gb_bandwidth *out)
+{
+    static const char *const which[2] = { "1thread", "all_threads" };
+
+    memset(out, 0, sizeof *out);
+    for (int l = 0; l < GB_BW_LEVELS; l++)
+        for (int c = 0; c < 2; c++) {
+            const cJSON *fig = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(bw, gb_bw_level_name(l)), which[c]);
+            out->level[l].read_gbs[c] = json_number(fig, "read_gbs");
+            out->level[l].triad_gbs[c] = json_number(fig, "triad_gbs");
+        }
+}
+
 /* The roofs of each thread count, for scripts/plot.sh's roofline:
- * "# roofs: threads=T peak=P L2=B L3=B memory=B" (GFLOP/s; GB/s, 0
- * unmeasured), and "# cache: warm|cold".  Files without bandwidths: none. */
+ * "# roofs: threads=T peak=P L2=B L3=B memory=B" (GFLOP/s; GB/s as the
+ * results' roofs use them, src/roof.c; 0 unmeasured), and "# cache:
+ * warm|cold".  Files without bandwidths: no roofs line. */
 static void write_roofs_csv(FILE *out, const gb_report *r)
 {
     const cJSON *bw = cJSON_GetObjectItemCaseSensitive(r->f->machine, "bandwidth");
-    static const char *const levels[] = { "L2", "L3", "memory" };
+    gb_bandwidth b;
 
     fprintf(out, "# cache: %s\n", json_text(r->f->run, "cache", "warm"));
     if (!cJSON_IsObject(bw))
         return;
+    read_bandwidth(bw, &b);
     for (int i = 0; i < r->nthreads; i++) {
         int t = r->threads[i];
-        const char *which = t > 1 ? "all_threads" : "1thread";
         double peak = t > 1 ? json_number(r->f->machine, "peak_gflops")
                             : json_number(r->f->machine, "peak_gflops_1thread");
         if (t == 1 && peak <= 0.0)
             peak = json_number(r->f->machine, "peak_gflops");
         fprintf(out, "# roofs: threads=%d peak=%.2f", t, peak);
-        /* The roof's bandwidth: the higher of read and triad (src/roof.c). */
-        for (int l = 0; l < 3; l++) {
-            const cJSON *fig = cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(bw, levels[l]), which);
-            double rd = json_number(fig, "read_gbs"), tr = json_number(fig, "triad_gbs");
-            fprintf(out, " %s=%.2f", levels[l], rd > tr ? rd : tr);
-        }
+        for (int l = 0; l < GB_BW_LEVELS; l++)
+            fprintf(out, " %s=%.2f", gb_bw_level_name(l), gb_roof_bandwidth(&b, l, t > 1));
         fprintf(out, "\n");
     }
 }

@@ -33,11 +33,29 @@ const char *gb_roof_bound_name(int bound)
     return bound == GB_ROOF_COMPUTE ? "compute" : gb_bw_level_name(bound);
 }
 
+/* The higher of a figure pair's best read and best triad. */
+static double best_of(const gb_bw_level *lv, int all)
+{
+    return lv->read_gbs[all] > lv->triad_gbs[all] ? lv->read_gbs[all] : lv->triad_gbs[all];
+}
+
 double gb_roof_bandwidth(const gb_bandwidth *bw, int level, int all)
 {
-    const gb_bw_level *lv = &bw->level[level];
+    double b = best_of(&bw->level[level], all);
 
-    return lv->read_gbs[all] > lv->triad_gbs[all] ? lv->read_gbs[all] : lv->triad_gbs[all];
+    if (b <= 0.0)
+        return 0.0;
+    /* All threads move at least what one does: a lower figure is a trial
+     * in which a thread was descheduled (a busy machine), not a limit. */
+    if (all && best_of(&bw->level[level], 0) > b)
+        b = best_of(&bw->level[level], 0);
+    /* Data in a level is read at least as fast as from the levels outside it. */
+    for (int outer = level + 1; outer < GB_BW_LEVELS; outer++) {
+        double o = gb_roof_bandwidth(bw, outer, all);
+        if (o > b)
+            b = o;
+    }
+    return b;
 }
 
 int gb_roof_for(const gb_machine *m, int M, int K, int N, int threads, int cold, gb_roof *r)

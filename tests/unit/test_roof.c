@@ -94,6 +94,29 @@ TEST(roof_attainable_by_hand)
     CHECK(NEAR(r.intensity, i));
 }
 
+TEST(roof_bandwidth_floors)
+{
+    gb_bandwidth bw;
+
+    memset(&bw, 0, sizeof bw);
+    bw.level[GB_BW_L2].read_gbs[0] = 100.0;
+    bw.level[GB_BW_L2].read_gbs[1] = 1.0;      /* a descheduled thread */
+    bw.level[GB_BW_L3].read_gbs[0] = 5.0;      /* below memory: a busy moment */
+    bw.level[GB_BW_L3].triad_gbs[1] = 80.0;
+    bw.level[GB_BW_MEM].read_gbs[0] = 10.0;
+    bw.level[GB_BW_MEM].read_gbs[1] = 20.0;
+    /* All threads: at least one thread's figure. */
+    CHECK(NEAR(gb_roof_bandwidth(&bw, GB_BW_L2, 1), 100.0));
+    CHECK(NEAR(gb_roof_bandwidth(&bw, GB_BW_L2, 0), 100.0));
+    /* A level: at least the levels outside it; triad when it is higher. */
+    CHECK(NEAR(gb_roof_bandwidth(&bw, GB_BW_L3, 0), 10.0));
+    CHECK(NEAR(gb_roof_bandwidth(&bw, GB_BW_L3, 1), 80.0));
+    CHECK(NEAR(gb_roof_bandwidth(&bw, GB_BW_MEM, 1), 20.0));
+    /* Unmeasured stays 0. */
+    bw.level[GB_BW_L3].read_gbs[0] = bw.level[GB_BW_L3].triad_gbs[1] = 0.0;
+    CHECK(gb_roof_bandwidth(&bw, GB_BW_L3, 0) == 0.0);
+}
+
 TEST(bandwidth_probe_positive)
 {
     gb_bw_plan p;
