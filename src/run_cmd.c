@@ -329,7 +329,7 @@ static void show_unfinished(run_view *view, const gb_runner *r)
 static void measure_bandwidth(gb_machine *machine, int threads, int quiet)
 {
     char err[GB_ERR_LEN];
-    const gb_bw_level *mem = &machine->bw.level[GB_BW_MEM];
+    const int all = threads > 1;
 
     if (gb_machine_measure_bandwidth(machine, threads, err, sizeof err) != 0) {
         fprintf(stderr, "gemmbench: warning: %s; results have no %%roof\n", err);
@@ -337,11 +337,12 @@ static void measure_bandwidth(gb_machine *machine, int threads, int quiet)
     }
     if (quiet)
         return;
-    fprintf(stderr, "gemmbench: measured read bandwidth at %d thread%s: L2 %.0f, L3 %.0f, "
-                    "memory %.0f GB/s%s\n", threads, threads > 1 ? "s" : "",
-            machine->bw.level[GB_BW_L2].read_gbs[threads > 1],
-            machine->bw.level[GB_BW_L3].read_gbs[threads > 1], mem->read_gbs[threads > 1],
-            machine->bw.capped ? " (memory's working set capped by MemAvailable)" : "");
+    fprintf(stderr, "gemmbench: bandwidth roofs at %d thread%s: L2 %.0f, L3 %.0f, memory %.0f "
+                    "GB/s (measured%s)\n", threads, threads > 1 ? "s" : "",
+            gb_roof_bandwidth(&machine->bw, GB_BW_L2, all),
+            gb_roof_bandwidth(&machine->bw, GB_BW_L3, all),
+            gb_roof_bandwidth(&machine->bw, GB_BW_MEM, all),
+            machine->bw.capped ? "; memory's working set capped by MemAvailable" : "");
 }
 
 static void utc_now(char *buf, size_t len)
