@@ -31,7 +31,7 @@ typedef struct gb_bandwidth {
 /* What the probe measures with: the machine's caches (bytes; 0 unknown),
  * the available memory, and how much work.  quick: the tests' mode (one
  * trial per figure, memory working set 2x the last-level cache instead of
- * 4x), set by gb_bw_plan from GEMMBENCH_BANDWIDTH=quick. */
+ * 4x), set by gb_bw_plan_init from GEMMBENCH_BANDWIDTH=quick. */
 typedef struct gb_bw_plan {
     long l2_bytes;           /* per core */
     long l3_bytes;           /* shared; 0 when the machine has none */
