@@ -352,10 +352,11 @@ static int compute_geomeans(gb_compare *c)
 /* ---- header differences ----------------------------------------------------- */
 
 /* Fields that differ on every run or say nothing about the measurement; the
- * peak has its own line (it is measured, so it always differs a little). */
+ * peak has its own line (it is measured, so it always differs a little), and
+ * the measured bandwidths (every figure of every level) show in %roof. */
 static const char *const ignored_fields[] = {
     "run.started", "run.command", "run.config.format", "machine.peak_gflops",
-    "machine.peak_gflops_1thread", NULL
+    "machine.peak_gflops_1thread", "machine.bandwidth.", NULL
 };
 
 /* Fields that identify the hardware: when one differs, the files come from

@@ -79,6 +79,8 @@ expect_exit compare_warm_cold 2 "$G" compare "$WORK/warm.json" "$WORK/cold.json"
 expect_grep compare_warm_cold_says "prepack, cache" "$WORK/err"
 "$G" compare "$WORK/warm.json" "$WORK/warm2.json" >"$WORK/cmp.txt" 2>&1
 expect_grep compare_roof_column '%roof' "$WORK/cmp.txt"
+# The bandwidths are measured per run, as the peak: not a header difference.
+check compare_ignores_bandwidths test "$(grep -c 'machine.bandwidth' "$WORK/cmp.txt")" -eq 0
 
 # ---- report --metric roof, and files from before the roofline ------------------------
 "$G" report "$WORK/cold.json" --metric roof --format csv >"$WORK/roof.csv" 2>&1
