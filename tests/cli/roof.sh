@@ -54,6 +54,13 @@ check warm_roof_pct_consistent awk -F '\t' '
 run --format csv -o "$WORK/warm2.json" >"$WORK/warm.csv" 2>/dev/null
 expect_grep warm_csv_columns 'peak_pct,roof_pct,roof,cache' "$WORK/warm.csv"
 
+# The independent checker agrees, and catches a %roof that is not gflops / attainable.
+if command -v python3 >/dev/null 2>&1; then
+    check validate_warm python3 "$ROOT/scripts/validate-json.py" "$WORK/warm.json" --complete
+    sed 's/"roof_pct":\t\([0-9]\)/"roof_pct":\t9\1/' "$WORK/warm.json" >"$WORK/badroof.json"
+    expect_exit validate_bad_roof_pct 1 python3 "$ROOT/scripts/validate-json.py" "$WORK/badroof.json"
+fi
+
 # ---- cold: exact, recorded, copies named --------------------------------------------
 run --cache cold -o "$WORK/cold.json" >"$WORK/cold.txt" 2>"$WORK/cold.err"
 check cold_run test $? -eq 0
