@@ -78,6 +78,7 @@ typedef struct gb_compare_row {
     gb_verdict verdict;
     int gate_fail;           /* slower by more than the threshold, with p < alpha */
     double old_peak_pct, new_peak_pct;  /* NAN unless both files carry a peak */
+    double old_roof_pct, new_roof_pct;  /* NAN where a file has no roof (older files) */
 } gb_compare_row;
 
 typedef struct gb_compare_group {
@@ -110,6 +111,7 @@ typedef struct gb_compare {
     int nfaster, nslower, nsame, ntoo_few, nfailed;
     int nunit[3];            /* tested rows per gb_compare_unit */
     int ncheck_failed;       /* compared pairs with a failed verification on a side */
+    int roof_any;            /* a row has %roof on both sides (the %roof column) */
 } gb_compare;
 
 /* Pairs and tests old_f against new_f.  Returns 0; -1 with err when the two

@@ -23,6 +23,11 @@ typedef struct gb_workspace {
     float *A, *B, *C;
     double *ref;       /* C computed by the reference, on first need */
     int exact;         /* integer inputs make every summation order exact */
+    /* Cold cache (gb_workspace_go_cold): copies sets of operands, set 0
+     * being A, B and C above, the others in one buffer each; the timed
+     * calls take them in turn.  copies 1 and cold 0: warm. */
+    int cold, copies;
+    float *Acopies, *Bcopies, *Ccopies;
 } gb_workspace;
 
 typedef struct gb_measure_cfg {
@@ -53,6 +58,14 @@ typedef struct gb_result {
     int check_exact;           /* 1: compared exactly; 0: with a tolerance */
     long mismatches;
     double max_abs_err;
+    /* Cache mode and the roof (src/roof.c; set by the runner). */
+    int cold;                  /* measured with --cache cold */
+    int copies;                /* operand sets rotated (1 warm) */
+    double intensity;          /* flop per compulsory byte */
+    int roof_level;            /* where the operands live: GB_BW_L2 .. GB_BW_MEM */
+    int roof_bound;            /* GB_ROOF_COMPUTE or the level */
+    double attainable_gflops;  /* NAN when unknown */
+    double roof_pct;           /* NAN when unknown */
 } gb_result;
 
 /* Bytes the harness needs for a shape, overflow-safe.  Returns 0, or -1 when
@@ -66,6 +79,17 @@ int gb_shape_check(int M, int K, int N, char *err, size_t errlen);
  * Returns 0, or -1 with err (too big for memory, out of memory). */
 int gb_workspace_init(gb_workspace *w, int M, int K, int N, char *err, size_t errlen);
 void gb_workspace_free(gb_workspace *w);
+
+/* Cold cache: adds copies of A, B and C (the same values) until all the
+ * sets together exceed twice llc_bytes, so that each timed call's set was
+ * evicted since its last use (as benchdnn's --cold-cache and the CUTLASS
+ * profiler's --llc-capacity do); at most half the available memory, then
+ * fewer copies (w->copies says how many).  0, or -1 with err when out of
+ * memory. */
+int gb_workspace_go_cold(gb_workspace *w, long llc_bytes, char *err, size_t errlen);
+
+/* The operands of set i (0 .. w->copies - 1). */
+void gb_workspace_set(const gb_workspace *w, int i, const float **A, const float **B, float **C);
 
 /* Runs the reference (once) and compares w->C with it; fills r's check fields. */
 int gb_verify(gb_workspace *w, int nthreads, gb_result *r);
@@ -86,6 +110,9 @@ int gb_result_merge(gb_result *into, const gb_result *part);
 /* The median of the samples r took in round (from 1); NAN when it has none
  * there, its samples are not tagged, or memory runs out. */
 double gb_result_round_median(const gb_result *r, int round);
+
+/* MemAvailable from /proc/meminfo, else physical memory; 0 when unknown. */
+size_t gb_available_memory(void);
 
 /* Monotonic seconds (CLOCK_MONOTONIC_RAW where available). */
 double gb_now(void);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "topology.h"
+#include "bandwidth.h"
 
 #define GB_MAX_CACHES 8
 
@@ -30,6 +31,7 @@ typedef struct gb_machine {
     double peak_gflops_1t;  /* the same for one thread; 0 unknown */
     char peak_isa[16];
     gb_topology topo;       /* hwloc's view; topo.available 0 without it */
+    gb_bandwidth bw;        /* measured bandwidths (src/bandwidth.md); bw.measured 0: none */
 } gb_machine;
 
 /* Reads hostname, CPU, ISA, caches and affinity.  Never fails: unknown

@@ -88,6 +88,9 @@ typedef struct gb_options {
     gb_bind bind;
     /* gemmbench ab's: measure only when ab gives the turn (lockstep.h). */
     int lockstep;
+    /* --cache cold: every timed call finds A, B and C outside the caches
+     * (harness.h: gb_workspace_go_cold); 0 warm, the default. */
+    int cache_cold;
 } gb_options;
 
 /* Parses a --threads / bench.conf threads list into o.  0, or -1 with err. */
@@ -95,6 +98,9 @@ int gb_options_set_threads(gb_options *o, const char *text, char *err, size_t er
 /* The counts a run measures: o's list with `all` (or no list) resolved to
  * cpus, ascending and distinct.  Returns how many (at least 1). */
 int gb_options_thread_counts(const gb_options *o, int cpus, int *out, int max);
+
+/* "warm" -> 0, "cold" -> 1 into *cold.  0, or -1 for anything else. */
+int gb_parse_cache(const char *text, int *cold);
 
 /* Built-in defaults: the study's sweep (the three BERT kernels, eight M, 5 warm-ups, 50 reps). */
 void gb_options_defaults(gb_options *o);

@@ -21,7 +21,8 @@ typedef enum gb_report_metric {
     GB_METRIC_MIN,      /* minimum latency, µs */
     GB_METRIC_GFLOPS,   /* GFLOP/s at the median */
     GB_METRIC_SPEEDUP,  /* baseline's median / this median, same kernel, shape, threads */
-    GB_METRIC_PEAK      /* percent of the machine's measured FP32 peak */
+    GB_METRIC_PEAK,     /* percent of the machine's measured FP32 peak */
+    GB_METRIC_ROOF      /* percent of the roof that applies (src/bandwidth.md) */
 } gb_report_metric;
 
 typedef struct gb_report_opts {
@@ -47,6 +48,10 @@ double gb_report_speedup(const gb_result_file *f, const gb_entry *e);
  * threads, peak_gflops_1thread for one thread); the stored peak_pct
  * otherwise; NAN when unknown. */
 double gb_report_peak_pct(const gb_result_file *f, const gb_entry *e);
+
+/* Percent of e's roof: its gflops over its attainable_gflops (roof_pct
+ * when only that is there); NAN in files without roofs. */
+double gb_report_roof_pct(const gb_entry *e);
 
 /* The metric's value for e; NAN when unknown. */
 double gb_report_value(const gb_result_file *f, const gb_entry *e, gb_report_metric m);

@@ -25,6 +25,10 @@ typedef struct gb_entry {
      * of this entry's samples); owned.  NULL and 0 without tags. */
     double *round_medians;
     int nrounds;
+    /* The cache mode and the roofline (absent in older files: warm, NAN). */
+    int cold;                /* "cache": "cold" */
+    double intensity, attainable_gflops, roof_pct;
+    const char *roof;        /* "compute", "L2", "L3", "memory"; NULL when absent */
 } gb_entry;
 
 typedef struct gb_result_file {

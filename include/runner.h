@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "harness.h"
+#include "machine.h"
 #include "options.h"
 
 #define GB_MAX_ENTRIES 256   /* variants x --param sets in one run */
@@ -83,6 +84,8 @@ typedef struct gb_runner_cfg {
     const double *thread_peaks;
     double peak_gflops_1t;
     const char *bind;        /* recorded as every result's "bind"; NULL: not recorded */
+    int cold;                /* --cache cold: operands rotated past the last-level cache */
+    const gb_machine *machine;  /* caches, peaks and bandwidths for the roofs; may be NULL */
 } gb_runner_cfg;
 
 /* One entry of the sweep, (shape, variant, prepack), across rounds. */

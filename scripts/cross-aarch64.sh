@@ -98,7 +98,7 @@ echo "cross-aarch64: isa=avx512 and isa=avx2 refused: $(cat "$tmp/isa.err")"
 NO_QEMU="packed_exact_on_every_isa_and_block_size packed_exact_on_every_call_of_a_measurement
 peak_is_positive_and_plausible sustained_peak_is_plausible rule_based_exact_under_overrides
 rule_based_large_tiles variants_exact_on_awkward_grid variants_exact_on_primes_and_tails
-variants_honour_leading_dimensions bind_probe_sees_every_thread"
+variants_honour_leading_dimensions bind_probe_sees_every_thread bandwidth_probe_positive cold_cache_every_variant_exact"
 names=$(sed -n 's/^TEST(\([a-z0-9_]*\)).*/\1/p' tests/unit/*.c | grep -vxF "$(echo $NO_QEMU | tr ' ' '\n')")
 status=0
 timeout -s KILL 300 qemu-aarch64 "$BUILD/gemmbench-tests" $names >"$tmp/unit.txt" 2>&1 || status=$?

@@ -4,6 +4,10 @@
 #                        variant (log scales), legend outside the plot
 #   speedup-heatmap.png  speed-up over baseline, variants by every shape of
 #                        every kernel, log colour scale, values in the cells
+#   roofline-KERNEL.png  per kernel: GFLOP/s against arithmetic intensity
+#                        (log-log), the compute roof and each measured
+#                        bandwidth roof (L2, L3, memory) drawn and labelled,
+#                        one point per (variant, M) (src/bandwidth.md)
 #   scaling.png          only for a file with 1-thread and more-thread results
 #                        (--threads 1,N): per variant, the geometric-mean
 #                        speed-up over 1 thread against threads, and the ideal
@@ -31,7 +35,7 @@ die() {
 
 case "${1:-}" in
 -h | --help)
-    sed -n '2,20s/^# \{0,1\}//p' "$0"
+    sed -n '2,24s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
 esac
@@ -61,6 +65,8 @@ report --metric median
 mv "$work/out.csv" "$work/median.csv"
 report --metric speedup --combined
 mv "$work/out.csv" "$work/speedup.csv"
+report --metric gflops
+mv "$work/out.csv" "$work/gflops.csv"
 
 if ! command -v gnuplot >/dev/null 2>&1; then
     sh "$root/scripts/setup.sh" plots || exit 2
@@ -270,6 +276,94 @@ EOF
     echo "$out"
     made=$((made + 1))
 done
+
+# ---- per kernel: the roofline ---------------------------------------------------------
+# The roofs come from the report's "# roofs:" lines (the machine block's
+# peak and read bandwidths at the table's threads); files measured before
+# the bandwidth probe have none, and get no roofline.
+while read -r _ _ kv tv Kv Nv; do
+    kernel=${kv#kernel=}
+    threads=${tv#threads=}
+    K=${Kv#K=}
+    N=${Nv#N=}
+    roofs=$(sed -n "s/^# roofs: threads=$threads //p" "$work/gflops.csv" | head -n 1)
+    [ -n "$roofs" ] || continue
+    peak=$(printf %s "$roofs" | sed -n 's/.*peak=\([0-9.]*\).*/\1/p')
+    cache=$(sed -n 's/^# cache: //p' "$work/gflops.csv" | head -n 1)
+    # One block per variant: its label, then intensity and GFLOP/s per M.
+    # Intensity = 2MKN / 4(MK + KN + MN): A and B read once, C written once.
+    awk -v K="$kernel" -v T="$threads" -v KK="$K" -v NN="$N" "$csv_awk"'
+    intable && header {
+        nf = csvsplit($0, h); header = 0
+        for (last = 4; last <= nf && h[last] != "geomean"; last++) ;
+        # Columns are M, or MxKxN for --shape runs (no K= N= on the table line).
+        for (c = 4; c < last; c++) { M[c] = h[c]; KC[c] = KK; NC[c] = NN
+            if (split(h[c], d, "x") == 3) { M[c] = d[1]; KC[c] = d[2]; NC[c] = d[3] } }
+        next
+    }
+    intable { csvsplit($0, f); n = 0
+        for (c = 4; c < last; c++) if (f[c] != "") n++
+        if (n == 0) next
+        printf "%s\"%s\"\n", (blocks++ ? "\n\n" : ""), f[3]
+        for (c = 4; c < last; c++) if (f[c] != "") {
+            m = M[c]; k = KC[c]; nn = NC[c]; i = m * k * nn / (2 * (m * k + k * nn + m * nn))
+            printf "%.6g\t%s\n", i, f[c]
+            if (lo == "" || i < lo) lo = i; if (hi == "" || i > hi) hi = i
+        }
+    }
+    END { printf "\n\n# range %.6g %.6g %d\n", lo, hi, blocks }' "$work/gflops.csv" >"$work/roof.tsv"
+    set -- $(sed -n 's/^# range //p' "$work/roof.tsv")
+    [ $# -eq 3 ] && [ "$3" -ge 1 ] || continue
+    nblocks=$3
+    # Far enough left and right to show where every measured roof meets the peak.
+    xlo=$(awk -v v="$1" -v p="$peak" -v r="$roofs" 'BEGIN { x = v / 4
+        n = split(r, kv, " "); for (j = 1; j <= n; j++) { split(kv[j], a, "=")
+            if (a[1] != "peak" && a[2] > 0 && p / a[2] / 8 < x) x = p / a[2] / 8 }
+        print x }')
+    xhi=$(awk -v v="$2" -v p="$peak" -v r="$roofs" 'BEGIN { x = v * 4
+        n = split(r, kv, " "); for (j = 1; j <= n; j++) { split(kv[j], a, "=")
+            if (a[1] != "peak" && a[2] > 0 && p / a[2] * 2 > x) x = p / a[2] * 2 }
+        print x }')
+    # Per measured level: its bandwidth, a label on its diagonal a little
+    # below the ridge, and the diagonal itself up to the compute roof
+    # (gnuplot: 1/0 leaves a gap).
+    printf %s "$roofs" | awk -v p="$peak" '{
+        for (j = 1; j <= NF; j++) { split($j, a, "="); if (a[1] == "peak" || a[2] <= 0) continue
+            printf "bw_%s = %s\n", a[1], a[2]
+            printf "set label \"%s %.0f GB/s\" at first %.6g, first %.6g rotate by 35 font \",9\" tc rgb \"#555555\"\n", \
+                a[1], a[2], p / a[2] / 6, p / 6 * 1.15
+        } }' >"$work/roofs.gp"
+    roofplot=$(printf %s "$roofs" | awk -v p="$peak" '{
+        for (j = 1; j <= NF; j++) { split($j, a, "="); if (a[1] == "peak" || a[2] <= 0) continue
+            printf ", (x * bw_%s < %s ? x * bw_%s : 1/0) with lines lw 1.4 dt 2 lc rgb \"#555555\" notitle", a[1], p, a[1] } }')
+    out="$outdir/roofline-$(safe "$kernel")$(suffix "$threads").png"
+    title="$kernel$([ -n "$K" ] && printf ' (K=%s, N=%s)' "$K" "$N"): roofline, $threads thread$([ "$threads" = 1 ] || echo s), ${cache:-warm} cache; one point per (variant, M)"
+    gnuplot >"$work/gp.err" 2>&1 <<EOF || { cat "$work/gp.err" >&2; die "gnuplot failed on $out"; }
+set terminal $terminal size 1280,760
+set output $(gq "$out")
+set encoding utf8
+set termoption noenhanced
+set datafile separator "\t"
+set title $(gq "$title")."\n".$(gq "$origin")
+set xlabel 'arithmetic intensity (flop per compulsory byte: A, B read once, C written once; log scale)'
+set ylabel 'GFLOP/s at the median (log scale)'
+set logscale xy
+set xrange [$xlo:$xhi]
+set samples 400
+set grid xtics ytics lc rgb '#dddddd'
+set key outside right top vertical Left reverse samplen 2 font ',9' title 'variant'
+peak = $peak
+load $(gq "$work/roofs.gp")
+set label sprintf("compute roof %.0f GFLOP/s", peak) at graph 0.62, first peak * 1.1 font ',9' tc rgb '#000000'
+colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf #7f7f7f #bcbd22 #000000 #0b5d4f"
+points = "7 5 9 11 13 15 1 2 3"
+plot peak with lines lw 2 lc rgb '#000000' notitle$roofplot, \
+    for [i=0:$((nblocks - 1))] $(gq "$work/roof.tsv") index i using 1:2 with linespoints \
+    lw 1.2 ps 1.0 lc rgb word(colours, i % 12 + 1) pt int(word(points, i % 9 + 1)) title columnheader(1)
+EOF
+    echo "$out"
+    made=$((made + 1))
+done <"$work/tables.txt"
 
 # ---- scaling: speed-up over 1 thread against threads, per variant ---------------------
 # Only when the file has 1-thread results and more (report --metric scaling

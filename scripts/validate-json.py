@@ -21,6 +21,23 @@ RESULT = {"variant": str, "family": str, "kernel": str, "M": int, "K": int, "N":
           "params": dict, "samples_us": list}
 
 
+def roof_problems(i, r):
+    """The roofline fields (src/bandwidth.md), when present: cache is warm or
+    cold, intensity a positive number, roof_pct = 100 gflops / attainable."""
+    out = []
+    if r.get("cache", "warm") not in ("warm", "cold"):
+        out.append(f"results[{i}].cache is {r['cache']!r}")
+    if "intensity" in r and not (isinstance(r["intensity"], (int, float))
+                                 and math.isfinite(r["intensity"]) and r["intensity"] > 0):
+        out.append(f"results[{i}].intensity is not a positive number")
+    att, pct = r.get("attainable_gflops"), r.get("roof_pct")
+    if (att is None) != (pct is None):
+        out.append(f"results[{i}]: attainable_gflops and roof_pct are not both set or both null")
+    elif att is not None and (att <= 0 or abs(pct - 100.0 * r["gflops"] / att) > 1e-6 * max(pct, 1)):
+        out.append(f"results[{i}]: roof_pct is not 100 * gflops / attainable_gflops")
+    return out
+
+
 def main(argv):
     if len(argv) < 2:
         print("usage: validate-json.py FILE.json [--complete] [--min-results N]")
@@ -78,6 +95,7 @@ def main(argv):
                                         or not 1 <= t <= rounds for t in tags)):
             problems.append(f"results[{i}]: sample_rounds is not one round in 1..{rounds} "
                             "per sample")
+        problems += roof_problems(i, r)
     print("\n".join(f"{path}: {p}" for p in problems) or f"{path}: valid, "
           f"{len(doc['results'])} results, complete={doc['complete']}")
     return 1 if problems else 0

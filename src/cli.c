@@ -14,7 +14,7 @@
 enum {
     OPT_M = 256, OPT_SHAPE, OPT_MAX_TIME, OPT_MIN_REPS, OPT_COOLDOWN, OPT_FORMAT,
     OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS, OPT_ROUND, OPT_PEAK,
-    OPT_LOCKSTEP, OPT_BIND
+    OPT_LOCKSTEP, OPT_BIND, OPT_CACHE
 };
 
 static const struct option long_options[] = {
@@ -45,6 +45,7 @@ static const struct option long_options[] = {
     { "quiet",    no_argument,       NULL, OPT_QUIET },
     { "explain",  no_argument,       NULL, OPT_EXPLAIN },
     { "prepack",  no_argument,       NULL, OPT_PREPACK },
+    { "cache",    required_argument, NULL, OPT_CACHE },
     { "help",     no_argument,       NULL, 'h' },
     { "version",  no_argument,       NULL, 'V' },
     { NULL, 0, NULL, 0 }
@@ -274,6 +275,10 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
             break;
         case OPT_PREPACK:
             o->prepack = 1;
+            break;
+        case OPT_CACHE:
+            if (gb_parse_cache(optarg, &o->cache_cold) != 0)
+                return bad_number(err, errlen, "--cache", optarg, "warm or cold");
             break;
         case 'h':
             o->help = 1;

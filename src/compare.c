@@ -14,7 +14,8 @@
 /* ---- pairing --------------------------------------------------------------- */
 
 /* What identifies a measurement across files: the schedule with its
- * parameters, the shape, the thread count and whether B was pre-packed. */
+ * parameters, the shape, the thread count, whether B was pre-packed and
+ * the cache mode (a cold call is never compared with a warm one). */
 static int compare_keys(const gb_entry *a, const gb_entry *b)
 {
     int d = strcmp(a->variant, b->variant);
@@ -32,6 +33,8 @@ static int compare_keys(const gb_entry *a, const gb_entry *b)
         d = (a->threads > b->threads) - (a->threads < b->threads);
     if (d == 0)
         d = (a->prepack > b->prepack) - (a->prepack < b->prepack);
+    if (d == 0)
+        d = (a->cold > b->cold) - (a->cold < b->cold);
     return d;
 }
 
@@ -210,6 +213,11 @@ static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errl
         row->old_peak_pct = peak_pct(a, c->old_f);
         row->new_peak_pct = peak_pct(b, c->new_f);
     }
+    /* %roof: each against its own file's roof for the shape. */
+    row->old_roof_pct = a->roof_pct;
+    row->new_roof_pct = b->roof_pct;
+    if (isfinite(a->roof_pct) && isfinite(b->roof_pct))
+        c->roof_any = 1;
     if (strcmp(a->check, "fail") == 0 || strcmp(b->check, "fail") == 0)
         c->ncheck_failed++;
 
@@ -344,10 +352,11 @@ static int compute_geomeans(gb_compare *c)
 /* ---- header differences ----------------------------------------------------- */
 
 /* Fields that differ on every run or say nothing about the measurement; the
- * peak has its own line (it is measured, so it always differs a little). */
+ * peak has its own line (it is measured, so it always differs a little), and
+ * the measured bandwidths (every figure of every level) show in %roof. */
 static const char *const ignored_fields[] = {
     "run.started", "run.command", "run.config.format", "machine.peak_gflops",
-    "machine.peak_gflops_1thread", NULL
+    "machine.peak_gflops_1thread", "machine.bandwidth.", NULL
 };
 
 /* Fields that identify the hardware: when one differs, the files come from
@@ -511,7 +520,7 @@ static void nothing_in_common(const gb_compare *c, char *err, size_t errlen)
                  ta->valuedouble, tb->valuedouble);
     snprintf(err, errlen,
              "%s and %s have no measurement in common%s (matched on variant, params, "
-             "kernel, M, K, N, threads, prepack)%s",
+             "kernel, M, K, N, threads, prepack, cache)%s",
              c->old_f->path, c->new_f->path, filtered ? " after --variant/--kernel" : "",
              hint);
 }

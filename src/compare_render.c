@@ -76,6 +76,18 @@ static void format_peak(char *buf, size_t len, const gb_compare_row *r)
     snprintf(buf, len, "%.1f->%.1f", r->old_peak_pct, r->new_peak_pct);
 }
 
+/* "-" on a side without a roof (a file older than the roofline). */
+static void format_roof(char *buf, size_t len, const gb_compare_row *r)
+{
+    char a[32] = "-", b[32] = "-";
+
+    if (isfinite(r->old_roof_pct))
+        snprintf(a, sizeof a, "%.1f", r->old_roof_pct);
+    if (isfinite(r->new_roof_pct))
+        snprintf(b, sizeof b, "%.1f", r->new_roof_pct);
+    snprintf(buf, len, "%s->%s", a, b);
+}
+
 /* "parallel qkv M=64 K=768 N=768 t=2" */
 static void format_entry(char *buf, size_t len, const gb_entry *e)
 {
@@ -288,12 +300,13 @@ static const gb_column row_columns[] = {
     { "thr", "threads", NULL, 3, 1 }, { "n old/new", NULL, NULL, 9, 1 },
     { "old_us", "old µs", NULL, 11, 1 }, { "new_us", "new µs", NULL, 11, 1 },
     { "new/old", NULL, NULL, 7, 1 }, { "change", NULL, NULL, 8, 1 }, { "p", NULL, NULL, 8, 1 },
-    { "%peak", "% peak old->new", NULL, 13, 1 }, { "interval", NULL, NULL, 13, 1 },
-    { " verdict", "verdict", NULL, 0, 0 },
+    { "%peak", "% peak old->new", NULL, 13, 1 }, { "%roof", "% roof old->new", NULL, 13, 1 },
+    { "interval", NULL, NULL, 13, 1 }, { " verdict", "verdict", NULL, 0, 0 },
 };
 #define ROW_NCOLS ((int)(sizeof row_columns / sizeof row_columns[0]))
 #define PEAK_COL 12
-#define CI_COL 13
+#define ROOF_COL 13
+#define CI_COL 14
 
 static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
 {
@@ -302,7 +315,8 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
     int ncols = 0, failed = 0;
 
     for (int i = 0; i < ROW_NCOLS; i++)
-        if ((i != PEAK_COL || c->peak_both) && (i != CI_COL || c->opts.paired))
+        if ((i != PEAK_COL || c->peak_both) && (i != ROOF_COL || c->roof_any) &&
+            (i != CI_COL || c->opts.paired))
             cols[ncols++] = row_columns[i];
     if (fmt == GB_FMT_MD)
         cols[ncols - 1].title = "verdict";
@@ -332,6 +346,8 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
         format_p(v[n++], 160, r);
         if (c->peak_both)
             format_peak(v[n++], 160, r);
+        if (c->roof_any)
+            format_roof(v[n++], 160, r);
         if (c->opts.paired) {
             if (r->verdict == GB_VERDICT_TOO_FEW || !isfinite(r->hi))
                 snprintf(v[n++], 160, "-");
@@ -387,6 +403,15 @@ int gb_compare_write(FILE *out, gb_format fmt, const gb_compare *c)
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
+
+/* A %roof figure, null on a side without a roof. */
+static void add_roof_number(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
 
 static cJSON *entry_key_json(const gb_entry *e)
 {
@@ -454,6 +479,12 @@ static cJSON *row_json(const gb_compare *c, const gb_compare_row *r)
         cJSON_AddNumberToObject(o, "old_peak_pct", r->old_peak_pct);
         cJSON_AddNumberToObject(o, "new_peak_pct", r->new_peak_pct);
     }
+    if (c->roof_any) {
+        add_roof_number(o, "old_roof_pct", r->old_roof_pct);
+        add_roof_number(o, "new_roof_pct", r->new_roof_pct);
+    }
+    if (r->old_e->cold)
+        cJSON_AddStringToObject(o, "cache", "cold");
     cJSON_AddStringToObject(o, "verdict", gb_verdict_word(r->verdict));
     cJSON_AddBoolToObject(o, "gate_fail", r->gate_fail);
     return o;

@@ -116,6 +116,11 @@ static int apply_key(gb_options *o, const char *key, const char *value, char *ms
             snprintf(msg, len, "format: '%s' is not table, json, csv or md", value);
             return -1;
         }
+    } else if (strcmp(key, "cache") == 0) {
+        if (gb_parse_cache(value, &o->cache_cold) != 0) {
+            snprintf(msg, len, "cache: '%s' is not warm or cold", value);
+            return -1;
+        }
     } else if (strcmp(key, "check") == 0) {
         if (strcmp(value, "yes") == 0)
             o->check = 1;

@@ -57,8 +57,7 @@ int gb_shape_bytes(int M, int K, int N, size_t *bytes)
     return 0;
 }
 
-/* MemAvailable from /proc/meminfo, else physical memory; 0 when unknown. */
-static size_t available_memory(void)
+size_t gb_available_memory(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256];
@@ -109,7 +108,7 @@ int gb_shape_check(int M, int K, int N, char *err, size_t errlen)
         snprintf(err, errlen, "shape %dx%dx%d is too large to address", M, K, N);
         return -1;
     }
-    avail = available_memory();
+    avail = gb_available_memory();
     if (avail > 0 && bytes > avail) {
         snprintf(err, errlen, "shape %dx%dx%d needs %.1f GiB, more than the %.1f GiB available",
                  M, K, N, (double)bytes / 1073741824.0, (double)avail / 1073741824.0);
@@ -141,8 +140,58 @@ int gb_workspace_init(gb_workspace *w, int M, int K, int N, char *err, size_t er
     return 0;
 }
 
+/* Copies beyond what keeps every set out of the caches cost memory only. */
+#define GB_COLD_LLC_FACTOR 2
+
+int gb_workspace_go_cold(gb_workspace *w, long llc_bytes, char *err, size_t errlen)
+{
+    const size_t a = (size_t)w->M * w->K, b = (size_t)w->K * w->N, c = (size_t)w->M * w->N;
+    const size_t set = (a + b + c) * sizeof(float), avail = gb_available_memory();
+    size_t want = llc_bytes > 0 ? (size_t)llc_bytes * GB_COLD_LLC_FACTOR / set + 1 : 1;
+
+    w->cold = 1;
+    if (avail > 0 && want * set > avail / 2)
+        want = avail / 2 / set > 1 ? avail / 2 / set : 1;
+    w->copies = 1;
+    if (want <= 1)
+        return 0;
+    w->Acopies = alloc_aligned((want - 1) * a * sizeof(float));
+    w->Bcopies = alloc_aligned((want - 1) * b * sizeof(float));
+    w->Ccopies = alloc_aligned((want - 1) * c * sizeof(float));
+    if (!w->Acopies || !w->Bcopies || !w->Ccopies) {
+        snprintf(err, errlen, "out of memory for %zu cold-cache copies of %dx%dx%d", want,
+                 w->M, w->K, w->N);
+        return -1;
+    }
+    for (size_t i = 0; i + 1 < want; i++) {
+        memcpy(w->Acopies + i * a, w->A, a * sizeof(float));
+        memcpy(w->Bcopies + i * b, w->B, b * sizeof(float));
+        memset(w->Ccopies + i * c, 0, c * sizeof(float));
+    }
+    w->copies = (int)want;
+    return 0;
+}
+
+void gb_workspace_set(const gb_workspace *w, int i, const float **A, const float **B, float **C)
+{
+    const size_t a = (size_t)w->M * w->K, b = (size_t)w->K * w->N, c = (size_t)w->M * w->N;
+
+    if (i <= 0 || i >= w->copies) {
+        *A = w->A;
+        *B = w->B;
+        *C = w->C;
+        return;
+    }
+    *A = w->Acopies + (size_t)(i - 1) * a;
+    *B = w->Bcopies + (size_t)(i - 1) * b;
+    *C = w->Ccopies + (size_t)(i - 1) * c;
+}
+
 void gb_workspace_free(gb_workspace *w)
 {
+    free(w->Acopies);
+    free(w->Bcopies);
+    free(w->Ccopies);
     free(w->A);
     free(w->B);
     free(w->C);
@@ -283,6 +332,13 @@ static void make_label(gb_result *r)
              r->prepack ? "+prepack" : "", source);
 }
 
+/* The set after *set in the ring (set 0 alone when warm). */
+static int next_set(const gb_workspace *w, int *set)
+{
+    *set = w->copies > 1 ? (*set + 1) % w->copies : 0;
+    return *set;
+}
+
 int gb_measure(const gb_variant *v, const gb_params *params, int threads, int prepack,
                gb_workspace *w, const gb_measure_cfg *cfg, volatile sig_atomic_t *stop,
                gb_result *r, char *err, size_t errlen)
@@ -290,7 +346,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     const int M = w->M, K = w->K, N = w->N;
     gb_ctx ctx = { threads, params, NULL };
     double spent;
-    int rc = -1, n = 0, prepared = 0;
+    int rc = -1, n = 0, prepared = 0, set = 0;
 
     memset(r, 0, sizeof *r);
     r->variant = v;
@@ -302,6 +358,10 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     r->prepack = prepack;
     r->peak_pct = NAN;
     r->speedup = NAN;
+    r->cold = w->cold;
+    r->copies = w->copies > 0 ? w->copies : 1;
+    r->attainable_gflops = NAN;
+    r->roof_pct = NAN;
     make_label(r);
     r->samples_us = malloc((size_t)cfg->reps * sizeof *r->samples_us);
     if (r->samples_us == NULL) {
@@ -344,8 +404,12 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     /* The verification call is the first warm-up call: on the slowest
      * schedules (seconds per call) a separate one would cost a call more. */
     for (int i = cfg->check ? 1 : 0; i < cfg->warmup && spent <= cfg->max_time; i++) {
-        double t0 = gb_now();
-        if (v->run(M, N, K, w->A, K, w->B, N, w->C, N, &ctx) != 0) {
+        const float *A, *B;
+        float *C;
+        double t0;
+        gb_workspace_set(w, next_set(w, &set), &A, &B, &C);
+        t0 = gb_now();
+        if (v->run(M, N, K, A, K, B, N, C, N, &ctx) != 0) {
             snprintf(err, errlen, "%s: kernel failed (out of memory?)", r->label);
             goto out;
         }
@@ -358,11 +422,15 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
 
     spent = 0.0;
     while (n < cfg->reps) {
+        const float *A, *B;
+        float *C;
         double t0, t1;
         int status;
 
+        /* Cold: the next set, untouched since the whole ring went by. */
+        gb_workspace_set(w, next_set(w, &set), &A, &B, &C);
         t0 = gb_now();
-        status = v->run(M, N, K, w->A, K, w->B, N, w->C, N, &ctx);
+        status = v->run(M, N, K, A, K, B, N, C, N, &ctx);
         t1 = gb_now();
         if (status != 0) {
             snprintf(err, errlen, "%s: kernel failed (out of memory?)", r->label);

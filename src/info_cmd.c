@@ -1,18 +1,71 @@
-/* info_cmd.c - `gemmbench info`: this machine's CPU, ISA, caches and measured FP32 peak. */
+/* info_cmd.c - `gemmbench info`: this machine's CPU, ISA, caches, measured FP32
+ * peak and measured bandwidths (src/bandwidth.md). */
 #include <stdio.h>
 #include <string.h>
 
 #include "command.h"
 #include "peak.h"
 #include "machine.h"
+#include "options.h"
+#include "roof.h"
+
+/* "  512 KiB" or " 128.0 MiB": working sets span KiB to GiB. */
+static void format_bytes(char *buf, size_t len, size_t bytes)
+{
+    if (bytes < (size_t)1 << 20)
+        snprintf(buf, len, "%zu KiB", bytes >> 10);
+    else
+        snprintf(buf, len, "%.1f MiB", (double)bytes / 1048576.0);
+}
+
+static void print_bandwidth(FILE *out, const gb_bandwidth *bw)
+{
+    fprintf(out, "bandwidth      GB/s (1e9 bytes/s): the best of at least %d trials (more "
+                 "within 50 ms), the median in parentheses;\n               read: a sum "
+                 "over the working set, 4 streams per thread; triad: a = b + s c, 12 bytes "
+                 "per element\n", bw->trials);
+    fprintf(out, "%-8s %12s %24s %24s %12s %24s %24s\n", "level", "set 1 thr", "read 1 thread",
+            "triad 1 thread", "set all", "read all threads", "triad all threads");
+    for (int l = 0; l < GB_BW_LEVELS; l++) {
+        const gb_bw_level *lv = &bw->level[l];
+        char cells[6][40];
+        for (int c = 0; c < 2; c++) {
+            if (lv->bytes[c] == 0) {
+                snprintf(cells[3 * c], 40, "-");
+                snprintf(cells[3 * c + 1], 40, "not measured");
+                snprintf(cells[3 * c + 2], 40, "-");
+                continue;
+            }
+            format_bytes(cells[3 * c], 40, lv->bytes[c]);
+            snprintf(cells[3 * c + 1], 40, "%.1f (%.1f)", lv->read_gbs[c],
+                     lv->read_median_gbs[c]);
+            snprintf(cells[3 * c + 2], 40, "%.1f (%.1f)", lv->triad_gbs[c],
+                     lv->triad_median_gbs[c]);
+        }
+        fprintf(out, "%-8s %12s %24s %24s %12s %24s %24s\n", gb_bw_level_name(l), cells[0],
+                cells[1], cells[2], cells[3], cells[4], cells[5]);
+    }
+    fprintf(out, "all threads    %d\n", bw->threads);
+    for (int l = 0; l < GB_BW_LEVELS; l++)
+        if (bw->threads > 1 && bw->level[l].bytes[1] > 0 &&
+            bw->level[l].read_gbs[1] < bw->level[l].read_gbs[0])
+            fprintf(out, "note           %s: all threads read less than one thread: a thread "
+                         "was descheduled in every trial (a busy machine); the roofs use "
+                         "one thread's figure there\n", gb_bw_level_name(l));
+    if (bw->capped)
+        fprintf(out, "note           memory's working set was capped at half of MemAvailable "
+                     "(less than 4x the last-level cache)\n");
+}
 
 int gb_cmd_info(int argc, char **argv)
 {
     gb_machine m;
+    char err[GB_ERR_LEN];
 
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
-        puts("usage: gemmbench info\n  prints this machine's CPU, ISA, caches and measured "
-             "FP32 peak");
+        puts("usage: gemmbench info\n  prints this machine's CPU, ISA, caches, measured "
+             "FP32 peak and measured\n  read and triad bandwidths at L2, L3 and memory "
+             "(src/bandwidth.md)");
         return gb_finish_stdout("info");
     }
     if (argc > 2)
@@ -20,5 +73,9 @@ int gb_cmd_info(int argc, char **argv)
     gb_machine_detect(&m);
     gb_machine_print(stdout, &m);
     gb_peak_info(stdout, &m);
+    fflush(stdout);
+    if (gb_machine_measure_bandwidth(&m, m.affinity_cpus, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_IO, "info", "%s", err);
+    print_bandwidth(stdout, &m.bw);
     return gb_finish_stdout("info");
 }

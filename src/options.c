@@ -454,3 +454,14 @@ void gb_params_format(const gb_variant *v, const gb_params *p, char *buf, size_t
         used += (size_t)n;
     }
 }
+
+int gb_parse_cache(const char *text, int *cold)
+{
+    if (strcmp(text, "warm") == 0)
+        *cold = 0;
+    else if (strcmp(text, "cold") == 0)
+        *cold = 1;
+    else
+        return -1;
+    return 0;
+}

@@ -1,6 +1,7 @@
 /* output.c - rows for the terminal and documents for the file. */
 #define _GNU_SOURCE
 #include "output.h"
+#include "roof.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,6 +76,41 @@ static cJSON *topology_json(const gb_topology *t)
     return o;
 }
 
+/* One figure pair of a level: {"read_gbs", "read_median_gbs", ...}. */
+static cJSON *bandwidth_figures(const gb_bw_level *lv, int c)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(o, "bytes", (double)lv->bytes[c]);
+    cJSON_AddNumberToObject(o, "read_gbs", lv->read_gbs[c]);
+    cJSON_AddNumberToObject(o, "read_median_gbs", lv->read_median_gbs[c]);
+    cJSON_AddNumberToObject(o, "triad_gbs", lv->triad_gbs[c]);
+    cJSON_AddNumberToObject(o, "triad_median_gbs", lv->triad_median_gbs[c]);
+    return o;
+}
+
+/* The measured bandwidths (src/bandwidth.md): per level, 1 thread and all. */
+static cJSON *bandwidth_json(const gb_bandwidth *bw)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(o, "threads", bw->threads);
+    cJSON_AddNumberToObject(o, "trials", bw->trials);
+    cJSON_AddBoolToObject(o, "memory_capped", bw->capped);
+    for (int l = 0; l < GB_BW_LEVELS; l++) {
+        const gb_bw_level *lv = &bw->level[l];
+        cJSON *level;
+        if (lv->bytes[0] == 0 && lv->bytes[1] == 0)
+            continue;
+        level = cJSON_AddObjectToObject(o, gb_bw_level_name(l));
+        if (level == NULL)
+            continue;
+        cJSON_AddItemToObject(level, "1thread", bandwidth_figures(lv, 0));
+        cJSON_AddItemToObject(level, "all_threads", bandwidth_figures(lv, 1));
+    }
+    return o;
+}
+
 static cJSON *machine_json(const gb_machine *m)
 {
     cJSON *o = cJSON_CreateObject(), *isa, *caches;
@@ -111,6 +147,8 @@ static cJSON *machine_json(const gb_machine *m)
     if (m->peak_isa[0])
         cJSON_AddStringToObject(o, "peak_isa", m->peak_isa);
     cJSON_AddItemToObject(o, "topology", topology_json(&m->topo));
+    if (m->bw.measured)
+        cJSON_AddItemToObject(o, "bandwidth", bandwidth_json(&m->bw));
     return o;
 }
 
@@ -204,6 +242,7 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     cJSON_AddBoolToObject(run, "check", o->check);
     cJSON_AddBoolToObject(run, "quick", o->quick);
     cJSON_AddBoolToObject(run, "prepack", o->prepack);
+    cJSON_AddStringToObject(run, "cache", o->cache_cold ? "cold" : "warm");
     config = cJSON_AddObjectToObject(run, "config");
     if (o->config_path[0])
         cJSON_AddStringToObject(config, "file", o->config_path);
@@ -270,6 +309,8 @@ static void put_number(cJSON *o, const char *key, double v)
 
 void gb_json_put_timing(cJSON *o, const gb_stats *st, double gflops, double peak_pct)
 {
+    const cJSON *attainable;
+
     put_number(o, "median_us", st->median);
     put_number(o, "min_us", st->min);
     put_number(o, "max_us", st->max);
@@ -281,6 +322,29 @@ void gb_json_put_timing(cJSON *o, const gb_stats *st, double gflops, double peak
     put_number(o, "mad_us", st->mad);
     put_number(o, "gflops", gflops);
     put_number(o, "peak_pct", peak_pct);
+    /* A result with a roof: its %roof follows the median (ab's merges). */
+    attainable = cJSON_GetObjectItemCaseSensitive(o, "attainable_gflops");
+    if (cJSON_IsNumber(attainable) && attainable->valuedouble > 0.0)
+        put_number(o, "roof_pct", 100.0 * gflops / attainable->valuedouble);
+}
+
+/* The cache mode and the roofline fields (results/FORMAT.md). */
+static void add_roof(cJSON *o, const gb_result *r)
+{
+    cJSON_AddStringToObject(o, "cache", r->cold ? "cold" : "warm");
+    if (r->cold)
+        cJSON_AddNumberToObject(o, "cache_copies", r->copies);
+    cJSON_AddNumberToObject(o, "intensity", r->intensity);
+    if (isnan(r->attainable_gflops)) {
+        cJSON_AddNullToObject(o, "roof");
+        cJSON_AddNullToObject(o, "attainable_gflops");
+        cJSON_AddNullToObject(o, "roof_pct");
+        return;
+    }
+    cJSON_AddStringToObject(o, "roof", gb_roof_bound_name(r->roof_bound));
+    cJSON_AddStringToObject(o, "operands_in", gb_bw_level_name(r->roof_level));
+    cJSON_AddNumberToObject(o, "attainable_gflops", r->attainable_gflops);
+    add_optional_number(o, "roof_pct", r->roof_pct);
 }
 
 int gb_json_add_result(cJSON *doc, const gb_result *r)
@@ -313,6 +377,7 @@ int gb_json_set_result(cJSON *doc, int index, const gb_result *r)
     cJSON_AddNumberToObject(o, "rounds", r->rounds);
     gb_json_put_timing(o, &r->stats, r->gflops, r->peak_pct);
     add_optional_number(o, "speedup_vs_baseline", r->speedup);
+    add_roof(o, r);
     cJSON_AddStringToObject(o, "check", r->check == GB_CHECK_PASS   ? "pass"
                                         : r->check == GB_CHECK_FAIL ? "fail"
                                                                     : "skipped");

@@ -79,6 +79,13 @@ double gb_report_peak_pct(const gb_result_file *f, const gb_entry *e)
     return peak > 0.0 ? 100.0 * e->gflops / peak : e->peak_pct;
 }
 
+double gb_report_roof_pct(const gb_entry *e)
+{
+    if (isfinite(e->attainable_gflops) && e->attainable_gflops > 0.0)
+        return 100.0 * e->gflops / e->attainable_gflops;
+    return e->roof_pct;
+}
+
 double gb_report_value(const gb_result_file *f, const gb_entry *e, gb_report_metric m)
 {
     switch (m) {
@@ -92,6 +99,8 @@ double gb_report_value(const gb_result_file *f, const gb_entry *e, gb_report_met
         return gb_report_speedup(f, e);
     case GB_METRIC_PEAK:
         return gb_report_peak_pct(f, e);
+    case GB_METRIC_ROOF:
+        return gb_report_roof_pct(e);
     }
     return NAN;
 }
@@ -101,6 +110,7 @@ int gb_report_metric_parse(const char *name, gb_report_metric *m)
     static const char *const names[] = {
         [GB_METRIC_MEDIAN] = "median", [GB_METRIC_MIN] = "min", [GB_METRIC_GFLOPS] = "gflops",
         [GB_METRIC_SPEEDUP] = "speedup", [GB_METRIC_PEAK] = "peak",
+        [GB_METRIC_ROOF] = "roof",
     };
 
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

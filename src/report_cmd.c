@@ -28,7 +28,8 @@ static const char report_usage[] =
     "                  packed+prepack or 'k8[tk=16]' (comma list, repeatable;\n"
     "                  a comma inside brackets is part of the label)\n"
     "  --metric X      the cells: median (latency, default), min, gflops,\n"
-    "                  speedup (over baseline), peak (% of the machine's peak), or\n"
+    "                  speedup (over baseline), peak (% of the machine's peak),\n"
+    "                  roof (% of the roof that applies, src/bandwidth.md) or\n"
     "                  scaling (speed-up over 1 thread and efficiency per count;\n"
     "                  the file needs 1-thread results: run with --threads 1,N)\n"
     "  --combined      one table with every kernel's shapes as columns (kernel/M)\n"
@@ -126,8 +127,8 @@ static int parse_args(int argc, char **argv, gb_report_opts *o, const char **ker
             a->scaling = strcmp(optarg, "scaling") == 0;
             if (!a->scaling && gb_report_metric_parse(optarg, &o->metric) != 0)
                 return gb_usage("report",
-                                "--metric '%s' is not median, min, gflops, speedup, peak or "
-                                "scaling", optarg);
+                                "--metric '%s' is not median, min, gflops, speedup, peak, "
+                                "roof or scaling", optarg);
             break;
         case OPT_COMBINED:
             o->combined = 1;

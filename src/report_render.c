@@ -9,6 +9,7 @@
  * <summaries>` and one line per row, unrounded, empty where not measured.
  */
 #include "report.h"
+#include "roof.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,6 +29,9 @@ static const struct {
                             "better)" },
     [GB_METRIC_PEAK] = { "peak_pct",
                          "% of the machine's FP32 peak at the median (higher is better)" },
+    [GB_METRIC_ROOF] = { "roof_pct",
+                         "% of the roof that applies, min(peak, intensity x bandwidth), at "
+                         "the median (higher is better)" },
 };
 
 static const char *const summary_title[GB_SUM_COUNT] = { "geomean", "speedup", "%peak" };
@@ -60,6 +64,53 @@ static void gather_facts(const gb_report *r, facts *x)
                                  i ? ", " : "", r->threads[i]);
 }
 
+static double json_number(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+/* The machine block's bandwidths back into their struct (0 where absent). */
+static void read_bandwidth(const cJSON *bw, gb_bandwidth *out)
+{
+    static const char *const which[2] = { "1thread", "all_threads" };
+
+    memset(out, 0, sizeof *out);
+    for (int l = 0; l < GB_BW_LEVELS; l++)
+        for (int c = 0; c < 2; c++) {
+            const cJSON *fig = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(bw, gb_bw_level_name(l)), which[c]);
+            out->level[l].read_gbs[c] = json_number(fig, "read_gbs");
+            out->level[l].triad_gbs[c] = json_number(fig, "triad_gbs");
+        }
+}
+
+/* The roofs of each thread count, for scripts/plot.sh's roofline:
+ * "# roofs: threads=T peak=P L2=B L3=B memory=B" (GFLOP/s; GB/s as the
+ * results' roofs use them, src/roof.c; 0 unmeasured), and "# cache:
+ * warm|cold".  Files without bandwidths: no roofs line. */
+static void write_roofs_csv(FILE *out, const gb_report *r)
+{
+    const cJSON *bw = cJSON_GetObjectItemCaseSensitive(r->f->machine, "bandwidth");
+    gb_bandwidth b;
+
+    fprintf(out, "# cache: %s\n", json_text(r->f->run, "cache", "warm"));
+    if (!cJSON_IsObject(bw))
+        return;
+    read_bandwidth(bw, &b);
+    for (int i = 0; i < r->nthreads; i++) {
+        int t = r->threads[i];
+        double peak = t > 1 ? json_number(r->f->machine, "peak_gflops")
+                            : json_number(r->f->machine, "peak_gflops_1thread");
+        if (t == 1 && peak <= 0.0)
+            peak = json_number(r->f->machine, "peak_gflops");
+        fprintf(out, "# roofs: threads=%d peak=%.2f", t, peak);
+        for (int l = 0; l < GB_BW_LEVELS; l++)
+            fprintf(out, " %s=%.2f", gb_bw_level_name(l), gb_roof_bandwidth(&b, l, t > 1));
+        fprintf(out, "\n");
+    }
+}
+
 /* Comment lines: gnuplot skips them, pandas with comment='#'. */
 static void write_header_csv(FILE *out, const gb_report *r, const facts *x)
 {
@@ -71,6 +122,7 @@ static void write_header_csv(FILE *out, const gb_report *r, const facts *x)
             metric_text[r->metric].csv_name);
     if (f->peak_gflops > 0.0)
         fprintf(out, "# peak_gflops: %.2f\n", f->peak_gflops);
+    write_roofs_csv(out, r);
     fprintf(out, "# empty cell: not measured; geomeans over the cells present\n");
 }
 

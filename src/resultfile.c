@@ -227,6 +227,28 @@ static int load_rounds(const cJSON *o, gb_entry *e, const char *where, char *err
     return 0;
 }
 
+/* "cache", "intensity", "roof", "attainable_gflops", "roof_pct": files
+ * older than the roofline have none of them (warm, unknown roof). */
+static int load_roof(const cJSON *o, gb_entry *e, const char *where, char *err, size_t errlen)
+{
+    const cJSON *cache = field(o, "cache"), *roof = field(o, "roof");
+
+    e->cold = 0;
+    if (cache != NULL) {
+        const char *mode = cJSON_GetStringValue(cache);
+        if (mode == NULL || (strcmp(mode, "warm") != 0 && strcmp(mode, "cold") != 0)) {
+            snprintf(err, errlen, "%s: field \"cache\" is not \"warm\" or \"cold\"", where);
+            return -1;
+        }
+        e->cold = strcmp(mode, "cold") == 0;
+    }
+    e->intensity = optional_number(o, "intensity");
+    e->attainable_gflops = optional_number(o, "attainable_gflops");
+    e->roof_pct = optional_number(o, "roof_pct");
+    e->roof = cJSON_GetStringValue(roof);
+    return 0;
+}
+
 static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err, size_t errlen)
 {
     const cJSON *samples, *s, *prepack;
@@ -259,6 +281,8 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
         return -1;
     e->peak_pct = optional_number(o, "peak_pct");
     e->speedup = optional_number(o, "speedup_vs_baseline");
+    if (load_roof(o, e, where, err, errlen))
+        return -1;
 
     samples = field(o, "samples_us");
     if (!cJSON_IsArray(samples)) {

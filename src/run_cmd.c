@@ -17,6 +17,7 @@
 
 #include "command.h"
 #include "peak.h"
+#include "roof.h"
 #include "gemmbench.h"
 #include "lockstep.h"
 #include "machine.h"
@@ -62,6 +63,9 @@ static const char usage_text[] =
     "                         --reps when that is smaller)\n"
     "  -q, --quick            a fast smoke sweep: M 16,128, 1 warm-up, 5 reps, 1 round\n"
     "      --no-check         skip verification against the reference\n"
+    "      --cache MODE       warm (default): operands stay cached between calls;\n"
+    "                         cold: each call gets a copy of A, B, C evicted since\n"
+    "                         its last use (src/bandwidth.md)\n"
     "output\n"
     "  -o, --output FILE      JSON file (default results/<host>-<UTC time>.json)\n"
     "  -f, --force            overwrite an existing --output file\n"
@@ -199,6 +203,11 @@ static const gb_column run_columns[] = {
     { "min_us", "min µs", "min_us", 12, 1 },
     { "GFLOP/s", NULL, "gflops", 8, 1 },
     { "%peak", "% peak", "peak_pct", 6, 1 },
+    /* The roofline (src/bandwidth.md): percent of the roof that applies;
+     * CSV also names that roof and the cache mode. */
+    { "%roof", "% roof", "roof_pct", 6, 1 },
+    { NULL, NULL, "roof", 0, 0 },
+    { NULL, NULL, "cache", 0, 0 },
     { "speedup", "speed-up", "speedup", 8, 1 },
     { "cv%", "CV %", "cv", 6, 1 },
     { "check", NULL, "check", 5, 1 },
@@ -233,10 +242,13 @@ static void print_result_row(FILE *out, const gb_table *t, const gb_result *r)
     snprintf(v[9], 64, csv ? "%.3f" : "%.1f", r->stats.min);
     snprintf(v[10], 64, csv ? "%.3f" : "%.2f", r->gflops);
     format_optional(v[11], 64, r->peak_pct, csv ? "%.2f" : "%.1f");
-    format_optional(v[12], 64, r->speedup, csv ? "%.4f" : "%.2fx");
-    snprintf(v[13], 64, csv ? "%.4f" : "%.1f", csv ? r->stats.cv : 100.0 * r->stats.cv);
+    format_optional(v[12], 64, r->roof_pct, csv ? "%.2f" : "%.1f");
+    snprintf(v[13], 64, "%s", isnan(r->attainable_gflops) ? "" : gb_roof_bound_name(r->roof_bound));
+    snprintf(v[14], 64, "%s", r->cold ? "cold" : "warm");
+    format_optional(v[15], 64, r->speedup, csv ? "%.4f" : "%.2fx");
+    snprintf(v[16], 64, csv ? "%.4f" : "%.1f", csv ? r->stats.cv : 100.0 * r->stats.cv);
     /* The note would push the check word left: pad it to the column first. */
-    snprintf(v[14], 64, text ? "%5s%s" : "%s%s", gb_check_word(r),
+    snprintf(v[17], 64, text ? "%5s%s" : "%s%s", gb_check_word(r),
              text && r->stats.cv > GB_CV_WARN ? "  (high CV)" : "");
     for (int c = 0; c < RUN_NCOLS; c++)
         cells[c] = v[c];
@@ -316,6 +328,27 @@ static void show_unfinished(run_view *view, const gb_runner *r)
                     view->o->rounds);
         print_result_row(stdout, &view->table, &r->entries[i].result);
     }
+}
+
+/* The bandwidth roofs, measured per run like the peak (0.5 to 1 s;
+ * src/bandwidth.md): a machine whose caches are unknown runs without roofs. */
+static void measure_bandwidth(gb_machine *machine, int threads, int quiet)
+{
+    char err[GB_ERR_LEN];
+    const int all = threads > 1;
+
+    if (gb_machine_measure_bandwidth(machine, threads, err, sizeof err) != 0) {
+        fprintf(stderr, "gemmbench: warning: %s; results have no %%roof\n", err);
+        return;
+    }
+    if (quiet)
+        return;
+    fprintf(stderr, "gemmbench: bandwidth roofs at %d thread%s: L2 %.0f, L3 %.0f, memory %.0f "
+                    "GB/s (measured%s)\n", threads, threads > 1 ? "s" : "",
+            gb_roof_bandwidth(&machine->bw, GB_BW_L2, all),
+            gb_roof_bandwidth(&machine->bw, GB_BW_L3, all),
+            gb_roof_bandwidth(&machine->bw, GB_BW_MEM, all),
+            machine->bw.capped ? "; memory's working set capped by MemAvailable" : "");
 }
 
 static void utc_now(char *buf, size_t len)
@@ -448,6 +481,10 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     memcpy(columns, run_columns, sizeof columns);
     if (plan->n > 1)
         columns[RUN_COL_THREADS] = (gb_column){ "thr", NULL, "threads", 3, 1 };
+    /* --peak: a round of gemmbench ab after its first, whose machine block
+     * (peak and bandwidths) the merged file keeps; no probe to repeat. */
+    if (o->peak_all <= 0.0)
+        measure_bandwidth(machine, threads, o->quiet);
     utc_now(started, sizeof started);
     memset(&cfg, 0, sizeof cfg);
     cfg.doc = gb_json_begin(machine, o, threads, started, argc, argv);
@@ -482,6 +519,8 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
         cfg.thread_peaks = plan->peaks;
         cfg.peak_gflops_1t = machine->peak_gflops_1t;
     }
+    cfg.cold = o->cache_cold;
+    cfg.machine = machine;
     hooks.arg = &view;
     if (o->lockstep)
         hooks.gate = lockstep_gate;
@@ -573,6 +612,12 @@ int gb_cmd_run(int argc, char **argv)
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "--peak gives one count's peak; it takes one "
                                             "thread count, not %d", plan.n);
+    }
+    if (o.cache_cold && gb_machine_cache_bytes(&machine, 3) <= 0 &&
+        gb_machine_cache_bytes(&machine, 2) <= 0) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "--cache cold: this machine reports no cache "
+                                            "sizes, so the copies to rotate cannot be sized");
     }
     warn_unreadable_records(&sel);
     if (o.explain) {

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "output.h"
+#include "roof.h"
 
 /* A --param set that no selected variant takes whole is an error naming a
  * key none of them has (or, each key being someone's, the set). */
@@ -222,6 +223,31 @@ typedef struct sweep {
     size_t errlen;
 } sweep;
 
+/* The result's intensity and roof, from the machine's peaks and bandwidths
+ * (unknown ones leave attainable and roof_pct NAN). */
+/* The roof of res from the machine's bandwidths, at peak, the peak of its
+ * thread count (the machine's figure for all threads may be a larger count's). */
+static void set_roof(const gb_runner_cfg *cfg, gb_result *res, double peak)
+{
+    gb_roof roof;
+
+    res->intensity = gb_intensity(res->shape.M, res->shape.K, res->shape.N);
+    if (cfg->machine == NULL)
+        return;
+    if (gb_roof_for(cfg->machine, res->shape.M, res->shape.K, res->shape.N, res->threads,
+                    res->cold, &roof) != 0)
+        return;
+    if (peak > 0.0) {
+        double bw_roof = roof.intensity * roof.bandwidth_gbs;
+        roof.bound = bw_roof < peak ? roof.level : GB_ROOF_COMPUTE;
+        roof.attainable_gflops = bw_roof < peak ? bw_roof : peak;
+    }
+    res->roof_level = roof.level;
+    res->roof_bound = roof.bound;
+    res->attainable_gflops = roof.attainable_gflops;
+    res->roof_pct = 100.0 * res->gflops / roof.attainable_gflops;
+}
+
 /* Folds one round's measurement into its entry and derives what depends on
  * the others (peak, speed-up over baseline).  0, or -1 when out of memory. */
 static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int round,
@@ -251,6 +277,7 @@ static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int rou
     }
     if (peak > 0.0)
         res->peak_pct = 100.0 * res->gflops / peak;
+    set_roof(w->cfg, res, peak);
     if (strcmp(res->variant->name, "baseline") == 0 && res->params.count == 0 && !res->prepack)
         w->baseline_median[shape] = res->stats.median;
     if (w->baseline_median[shape] > 0.0)
@@ -328,6 +355,16 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int t, in
     return 0;
 }
 
+/* The last-level cache the cold mode must exceed: the machine's L3, else
+ * its L2; 0 unknown (the run command refuses --cache cold then). */
+static long last_level_cache(const gb_runner_cfg *cfg)
+{
+    long l3 = cfg->machine ? gb_machine_cache_bytes(cfg->machine, 3) : 0;
+    long l2 = cfg->machine ? gb_machine_cache_bytes(cfg->machine, 2) : 0;
+
+    return l3 > 0 ? l3 : l2;
+}
+
 /* One pass over the sweep.  0; 1 when a measurement could not be taken
  * (the sweep ends); -1 with w->err on an I/O error. */
 static int run_round(sweep *w, int round)
@@ -343,6 +380,11 @@ static int run_round(sweep *w, int round)
 
         if (gb_workspace_init(&ws, shape->M, shape->K, shape->N, w->err, w->errlen) != 0)
             return -1;
+        if (w->cfg->cold && gb_workspace_go_cold(&ws, last_level_cache(w->cfg), w->err,
+                                                 w->errlen) != 0) {
+            gb_workspace_free(&ws);
+            return -1;
+        }
         for (int v = 0; v < sel->nvariants && rc == 0 && !*w->stop; v++)
             for (int t = 0; t < thread_counts(w->cfg) && rc == 0 && !*w->stop; t++)
                 for (int prepack = 0; prepack < 2 && rc == 0 && !*w->stop; prepack++)

@@ -1,0 +1,55 @@
+/*
+ * bandwidth.h - measured read and triad bandwidths at each level a GEMM's
+ * operands can live in (L2, L3, memory), on one thread and on all threads:
+ * the bandwidth roofs of every result (src/roof.c).  The method is in
+ * src/bandwidth.md.  Library code: it prints nothing.
+ */
+#ifndef GB_BANDWIDTH_H
+#define GB_BANDWIDTH_H
+
+#include <stddef.h>
+
+enum { GB_BW_L2 = 0, GB_BW_L3, GB_BW_MEM, GB_BW_LEVELS };
+
+/* One level's figures; index 0 one thread, 1 all threads.  0: not measured. */
+typedef struct gb_bw_level {
+    size_t bytes[2];         /* working set of the whole measurement */
+    double read_gbs[2];      /* best trial, GB/s (1e9 bytes) */
+    double read_median_gbs[2];
+    double triad_gbs[2];     /* a[i] = b[i] + s * c[i]: 12 bytes per element */
+    double triad_median_gbs[2];
+} gb_bw_level;
+
+typedef struct gb_bandwidth {
+    int measured;            /* 1 when at least one figure is in */
+    int threads;             /* the "all threads" count */
+    int trials;              /* per figure, at least (src/bandwidth.md) */
+    int capped;              /* memory's working set was capped by MemAvailable */
+    gb_bw_level level[GB_BW_LEVELS];
+} gb_bandwidth;
+
+/* What the probe measures with: the machine's caches (bytes; 0 unknown),
+ * the available memory, and how much work.  quick: the tests' mode (one
+ * trial per figure, memory working set 2x the last-level cache instead of
+ * 4x), set by gb_bw_plan_init from GEMMBENCH_BANDWIDTH=quick. */
+typedef struct gb_bw_plan {
+    long l2_bytes;           /* per core */
+    long l3_bytes;           /* shared; 0 when the machine has none */
+    size_t mem_available;    /* bytes; 0 unknown */
+    int threads;
+    int trials;
+    int quick;
+} gb_bw_plan;
+
+/* The plan for this machine's caches.  threads >= 1. */
+void gb_bw_plan_init(gb_bw_plan *p, long l2_bytes, long l3_bytes, int threads);
+
+/* The level's name: "L2", "L3", "memory". */
+const char *gb_bw_level_name(int level);
+
+/* Measures every level the plan allows into bw.  0, or -1 with err when
+ * nothing could be measured (no cache sizes known, out of memory); a level
+ * that cannot be measured (no L3) stays 0. */
+int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errlen);
+
+#endif
