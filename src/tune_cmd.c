@@ -5,6 +5,7 @@
  * shape it finished.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,7 +152,7 @@ static int parse_args(int argc, char **argv, tune_job *job)
         case 'h':
             return gb_help("tune", tune_usage);
         default: /* ':' or '?' */
-            return gb_getopt_fail("tune", ch, argv);
+            return gb_getopt_fail_opts("tune", ch, argv, tune_options);
         }
     }
     if (optind < argc)
@@ -196,18 +197,40 @@ static int resolve_job(tune_job *job)
 }
 
 /* Loads the record file into set.  Existing records are updated, never
- * lost: a corrupt file is moved aside (and said so) rather than overwritten.
- * GB_EXIT_OK, or the error's status (said). */
+ * lost: a corrupt file is moved aside (and said so) rather than overwritten,
+ * and a file with records that were skipped (a value out of the variant's
+ * range) is kept whole under another name, since saving writes only the
+ * records that were read.  Then checks that the file can be written, before
+ * minutes of searching rather than after.  GB_EXIT_OK, or the error's status
+ * (said). */
 static int load_records(const char *path, gb_tuned_set *set)
 {
     char err[GB_ERR_LEN], aside[4200];
 
-    if (gb_tuned_load(path, set, err, sizeof err) == 0)
-        return GB_EXIT_OK;
-    snprintf(aside, sizeof aside, "%s.corrupt-%ld", path, (long)time(NULL));
-    if (rename(path, aside) != 0)
-        return gb_fail(GB_EXIT_IO, "tune", "%s; cannot move it aside", err);
-    fprintf(stderr, "gemmbench: warning: %s; moved to %s, starting a new file\n", err, aside);
+    if (gb_tuned_load(path, set, err, sizeof err) == 0) {
+        if (set->skipped > 0) {
+            snprintf(aside, sizeof aside, "%s.rejected-%ld", path, (long)time(NULL));
+            if (link(path, aside) != 0) {
+                int rc = gb_fail(GB_EXIT_IO, "tune", "%s; cannot keep a copy as %s: %s",
+                                 set->skipped_why, aside, strerror(errno));
+                gb_tuned_free(set);
+                return rc;
+            }
+            fprintf(stderr, "gemmbench: warning: %s (%d record%s skipped); the file as it was "
+                    "is kept as %s\n", set->skipped_why, set->skipped,
+                    set->skipped > 1 ? "s" : "", aside);
+        }
+    } else {
+        snprintf(aside, sizeof aside, "%s.corrupt-%ld", path, (long)time(NULL));
+        if (rename(path, aside) != 0)
+            return gb_fail(GB_EXIT_IO, "tune", "%s; cannot move it aside", err);
+        fprintf(stderr, "gemmbench: warning: %s; moved to %s, starting a new file\n", err,
+                aside);
+    }
+    if (gb_tuned_check_writable(path, err, sizeof err) != 0) {
+        gb_tuned_free(set);
+        return gb_fail(GB_EXIT_IO, "tune", "%s", err);
+    }
     return GB_EXIT_OK;
 }
 
