@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages gemmbench needs, when it may (root and apt),
 # or prints the exact command and fails.
-# Usage: scripts/setup.sh [plots] [reference] [cross]
+# Usage: scripts/setup.sh [plots] [reference] [cross] [fuzz]
 #   (no argument) libcjson-dev: needed to build
 #   plots         gnuplot-nox as well: needed by scripts/plot.sh
 #   reference     libopenblas-dev libblis-dev libdnnl-dev as well: the optional
@@ -9,6 +9,8 @@
 #   cross         gcc-aarch64-linux-gnu, libcjson-dev:arm64 and qemu-user: the
 #                 aarch64 build and its emulated runs (scripts/cross-aarch64.sh);
 #                 adds dpkg's arm64 architecture first
+#   fuzz          clang-14, libclang-rt-14-dev (libFuzzer, the sanitizers) and
+#                 libomp-14-dev: `make fuzz` (tests/fuzz/README.md)
 set -e
 
 need=""
@@ -32,8 +34,13 @@ for arg in "$@"; do
         command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need="$need gcc-aarch64-linux-gnu"
         [ -f /usr/lib/aarch64-linux-gnu/libcjson.so ] || { need="$need libcjson-dev:arm64"; arm64=yes; }
         command -v qemu-aarch64 >/dev/null 2>&1 || need="$need qemu-user" ;;
+    fuzz)
+        command -v clang-14 >/dev/null 2>&1 || need="$need clang-14"
+        ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+            need="$need libclang-rt-14-dev"
+        [ -f /usr/lib/llvm-14/lib/libomp.so ] || need="$need libomp-14-dev" ;;
     *)
-        echo "setup: unknown argument '$arg' (plots, reference, cross)" >&2
+        echo "setup: unknown argument '$arg' (plots, reference, cross, fuzz)" >&2
         exit 2 ;;
     esac
 done

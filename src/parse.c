@@ -1,4 +1,5 @@
 /* parse.c - strict number and list parsing for the CLI and bench.conf. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "parse.h"
 #include "options.h"
 
