@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages gemmbench needs, when it may (root and apt),
-# or prints the exact command and fails.
+# or prints the exact command and fails.  The reference libraries are
+# optional: without root they are only named, and the build goes on without
+# their variants (the Makefile notices when they appear later).
 # Usage: scripts/setup.sh [plots] [reference] [cross] [fuzz]
 #   (no argument) libcjson-dev: needed to build
 #   plots         gnuplot-nox as well: needed by scripts/plot.sh
@@ -14,6 +16,7 @@
 set -e
 
 need=""
+want=""
 arm64=""
 pkg-config --exists libcjson 2>/dev/null || [ -f /usr/include/cjson/cJSON.h ] || need="libcjson-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
@@ -22,14 +25,14 @@ for arg in "$@"; do
     plots)
         command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox" ;;
     reference)
-        pkg-config --exists openblas 2>/dev/null || need="$need libopenblas-dev"
+        pkg-config --exists openblas 2>/dev/null || want="$want libopenblas-dev"
         blis=""
         for h in /usr/include/blis.h /usr/include/*/blis.h /usr/include/blis/blis.h; do
             [ -f "$h" ] && blis=$h
         done
-        [ -n "$blis" ] || need="$need libblis-dev"
+        [ -n "$blis" ] || want="$want libblis-dev"
         [ -f /usr/include/dnnl.h ] || [ -f /usr/include/oneapi/dnnl/dnnl.h ] ||
-            need="$need libdnnl-dev" ;;
+            want="$want libdnnl-dev" ;;
     cross)
         command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need="$need gcc-aarch64-linux-gnu"
         [ -f /usr/lib/aarch64-linux-gnu/libcjson.so ] || { need="$need libcjson-dev:arm64"; arm64=yes; }
@@ -45,9 +48,11 @@ for arg in "$@"; do
     esac
 done
 need=$(echo $need)
-[ -z "$need" ] && exit 0
+want=$(echo $want)
+[ -z "$need$want" ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    need=$(echo $need $want)
     echo "setup: installing $need" >&2
     if [ -n "$arm64" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
         dpkg --add-architecture arm64
@@ -55,6 +60,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
     exit 0
 fi
+if [ -n "$want" ]; then
+    echo "setup: the reference variants (openblas, blis, onednn) need $want; the next" >&2
+    echo "    make adds them once installed: sudo apt-get install -y $want" >&2
+fi
+[ -z "$need" ] && exit 0
 echo "setup: missing $need; install with:" >&2
 [ -n "$arm64" ] && echo "    sudo dpkg --add-architecture arm64 && sudo apt-get update" >&2
 echo "    sudo apt-get install -y $need" >&2

@@ -116,6 +116,16 @@ expect_exit msg_bom 0 "$G" $T --config bom.conf --variant baseline -o "$WORK/bom
 printf 're\001ps = 1\n' >bin.conf
 expect_exit msg_binary_conf 2 "$G" $T --config bin.conf --variant baseline
 expect_grep msg_binary_escaped 'x01' "$WORK/err"
+printf 'threads = 0\n' >threads0.conf
+expect_exit msg_conf_threads_zero 2 "$G" $T --config threads0.conf --variant baseline
+python3 - <<'PY'
+import json
+d = json.load(open("a.json"))
+d["results"][0]["label"] = "bad\u001b[31mlabel\n"
+open("ctrl.json", "w").write(json.dumps(d))
+PY
+expect_exit msg_control_label 0 "$G" report "$WORK/ctrl.json"
+if grep -q "$(printf '\033')" "$WORK/out"; then echo "FAIL msg_control_label_escaped"; else echo "ok msg_control_label_escaped"; fi
 expect_exit msg_compare_same 0 "$G" compare "$WORK/a.json" "$WORK/a.json"
 expect_grep msg_compare_same_says "same file" "$WORK/err"
 
