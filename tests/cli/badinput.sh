@@ -116,6 +116,10 @@ expect_exit msg_bom 0 "$G" $T --config bom.conf --variant baseline -o "$WORK/bom
 printf 're\001ps = 1\n' >bin.conf
 expect_exit msg_binary_conf 2 "$G" $T --config bin.conf --variant baseline
 expect_grep msg_binary_escaped 'x01' "$WORK/err"
+# More threads than CPUs: said as such, not blamed on a busy machine.
+cpus=$(nproc)
+expect_exit msg_threads_over 0 "$G" $T --variant baseline --threads $((cpus * 8)) -o "$WORK/th.json"
+if grep -q "looks busy" "$WORK/err"; then echo "FAIL msg_threads_not_busy: $(cat "$WORK/err")"; else echo "ok msg_threads_not_busy"; fi
 printf 'threads = 0\n' >threads0.conf
 expect_exit msg_conf_threads_zero 2 "$G" $T --config threads0.conf --variant baseline
 python3 - <<'PY'
