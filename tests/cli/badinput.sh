@@ -74,6 +74,18 @@ for args in "--list" "--help" "--version" "$T --variant baseline -o $WORK/f1.jso
 done
 [ -s "$WORK/f1.json" ] && echo "ok full_result_kept" || echo "FAIL full_result_kept"
 
+# A signal as soon as the file is claimed (before any measurement): a
+# document saying "complete": false, never an empty file.
+"$G" --variant baseline --shape 512x512x512 --reps 50 --quiet -o "$WORK/sig.json" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 200 ] && [ ! -e "$WORK/sig.json" ]; do sleep 0.05; i=$((i + 1)); done
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc -eq 130 ] && grep -q '"complete":	false' "$WORK/sig.json"; then echo "ok signal_before_first_write"
+else echo "FAIL signal_before_first_write: exit $rc, $(wc -c <"$WORK/sig.json") bytes"; fi
+
 # 4. Files that are not regular: never replaced, never read (no hang).
 mkfifo fifo
 expect_exit nonreg_output_fifo 2 "$G" $T --variant baseline -o fifo --force
