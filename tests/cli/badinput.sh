@@ -73,6 +73,20 @@ for args in "--list" "--help" "--version" "$T --variant baseline -o $WORK/f1.jso
     if [ "$rc" -eq 3 ]; then echo "ok $name"; else echo "FAIL $name: exit $rc"; fi
 done
 [ -s "$WORK/f1.json" ] && echo "ok full_result_kept" || echo "FAIL full_result_kept"
+# A disk full at the first write, and a read-only target: both exit 3, and
+# no empty result file is left.  Needs a small tmpfs (root); skipped without.
+mkdir small
+if mount -t tmpfs -o size=8k tmpfs small 2>/dev/null; then
+    dd if=/dev/zero of=small/fill bs=1k count=8 2>/dev/null
+    expect_exit disk_full_exit 3 "$G" $T --variant baseline -o small/r.json
+    [ -e small/r.json ] && echo "FAIL disk_full_no_empty_file" || echo "ok disk_full_no_empty_file"
+    rm -f small/fill
+    mount -o remount,ro small
+    expect_exit read_only_exit 3 "$G" $T --variant baseline -o small/r.json
+    umount small
+else
+    echo "ok disk_full_exit (skipped: cannot mount a tmpfs)"
+fi
 
 # A signal as soon as the file is claimed (before any measurement): a
 # document saying "complete": false, never an empty file.
