@@ -38,6 +38,9 @@ typedef struct gb_tuned_set {
      * as "PATH: records[I]: KEY: problem". */
     int skipped;
     char skipped_why[512];
+    /* The skipped records as they were (a cJSON array, or NULL), which
+     * gb_tuned_save writes back after the others: never used, never lost. */
+    struct cJSON *skipped_records;
 } gb_tuned_set;
 
 /* Largest M, K or N a record may hold. */

@@ -198,9 +198,8 @@ static int resolve_job(tune_job *job)
 
 /* Loads the record file into set.  Existing records are updated, never
  * lost: a corrupt file is moved aside (and said so) rather than overwritten,
- * and a file with records that were skipped (a value out of the variant's
- * range) is kept whole under another name, since saving writes only the
- * records that were read.  Then checks that the file can be written, before
+ * and records that were skipped (a value out of the variant's range) are
+ * written back as they were, and said so.  Then checks that the file can be written, before
  * minutes of searching rather than after.  GB_EXIT_OK, or the error's status
  * (said). */
 static int load_records(const char *path, gb_tuned_set *set)
@@ -208,18 +207,10 @@ static int load_records(const char *path, gb_tuned_set *set)
     char err[GB_ERR_LEN], aside[4200];
 
     if (gb_tuned_load(path, set, err, sizeof err) == 0) {
-        if (set->skipped > 0) {
-            snprintf(aside, sizeof aside, "%s.rejected-%ld", path, (long)time(NULL));
-            if (link(path, aside) != 0) {
-                int rc = gb_fail(GB_EXIT_IO, "tune", "%s; cannot keep a copy as %s: %s",
-                                 set->skipped_why, aside, strerror(errno));
-                gb_tuned_free(set);
-                return rc;
-            }
-            fprintf(stderr, "gemmbench: warning: %s (%d record%s skipped); the file as it was "
-                    "is kept as %s\n", set->skipped_why, set->skipped,
-                    set->skipped > 1 ? "s" : "", aside);
-        }
+        if (set->skipped > 0)
+            fprintf(stderr, "gemmbench: warning: %s (%d record%s skipped: never used, kept in "
+                    "the file as they are)\n", set->skipped_why, set->skipped,
+                    set->skipped > 1 ? "s" : "");
     } else {
         snprintf(aside, sizeof aside, "%s.corrupt-%ld", path, (long)time(NULL));
         if (rename(path, aside) != 0)

@@ -35,6 +35,7 @@ void gb_tuned_fingerprint(int threads, char *buf, size_t len)
 
 void gb_tuned_free(gb_tuned_set *set)
 {
+    cJSON_Delete(set->skipped_records);
     free(set->records);
     memset(set, 0, sizeof *set);
 }
@@ -193,6 +194,23 @@ static int record_from_json(const cJSON *item, gb_tuned_record *r, char *why, si
     return 0;
 }
 
+/* A copy of a skipped record, written back as it was by gb_tuned_save: a
+ * record is never trusted, and never lost either (re-tuning another shape
+ * rewrites the file).  0, or -1 when memory runs out. */
+static int keep_skipped(gb_tuned_set *set, const cJSON *item)
+{
+    cJSON *copy = cJSON_Duplicate(item, 1);
+
+    if (set->skipped_records == NULL)
+        set->skipped_records = cJSON_CreateArray();
+    if (copy == NULL || set->skipped_records == NULL) {
+        cJSON_Delete(copy);
+        return -1;
+    }
+    cJSON_AddItemToArray(set->skipped_records, copy);
+    return 0;
+}
+
 int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen)
 {
     char *text;
@@ -229,6 +247,10 @@ int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen)
             if (set->skipped++ == 0)
                 snprintf(set->skipped_why, sizeof set->skipped_why, "%s: records[%d]: %s",
                          path, i, why);
+            if (keep_skipped(set, item) != 0) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                goto out;
+            }
         } else if (gb_tuned_put(set, &r) != 0) {
             snprintf(err, errlen, "%s: out of memory", path);
             goto out;
@@ -270,6 +292,10 @@ int gb_tuned_save(const char *path, const gb_tuned_set *set, char *err, size_t e
         cJSON_AddStringToObject(o, "tuned_at", r->tuned_at);
         cJSON_AddItemToArray(records, o);
     }
+    /* The skipped ones after them, as they were (skipped again when read). */
+    for (const cJSON *k = set->skipped_records ? set->skipped_records->child : NULL; k;
+         k = k->next)
+        cJSON_AddItemToArray(records, cJSON_Duplicate(k, 1));
     /* The result writer's atomic write sets "complete"; records have no use
      * for it, so write through a plain temporary file here. */
     {
