@@ -10,17 +10,26 @@
 #include "options.h"
 #include "parse.h"
 
+static char config_path[64];
+
+static void remove_config(void)
+{
+    unlink(config_path);
+}
+
+/* An empty bench.conf (removed at exit), so that ./bench.conf plays no part. */
 static const char *empty_config(void)
 {
-    static char path[64];
-    if (path[0] == '\0') {
+    if (config_path[0] == '\0') {
         FILE *f;
-        snprintf(path, sizeof path, "/tmp/gemmbench-fuzz-%ld.conf", (long)getpid());
-        f = fopen(path, "w");
+        snprintf(config_path, sizeof config_path, "/tmp/gemmbench-fuzz-%ld.conf",
+                 (long)getpid());
+        f = fopen(config_path, "w");
         if (f == NULL || fclose(f) != 0)
             abort();
+        atexit(remove_config);
     }
-    return path;
+    return config_path;
 }
 
 static void cli(const char *flag, const char *value)

@@ -25,14 +25,24 @@ static inline char *fuzz_string(const uint8_t *data, size_t size)
     return s;
 }
 
-/* Writes data to this process's scratch file and returns its path. */
+static char fuzz_path[64];
+
+static inline void fuzz_remove_file(void)
+{
+    unlink(fuzz_path);
+}
+
+/* Writes data to this process's scratch file (removed at exit) and returns
+ * its path. */
 static inline const char *fuzz_file(const uint8_t *data, size_t size)
 {
-    static char path[64];
+    const char *path = fuzz_path;
     FILE *f;
 
-    if (path[0] == '\0')
-        snprintf(path, sizeof path, "/tmp/gemmbench-fuzz-%ld.in", (long)getpid());
+    if (fuzz_path[0] == '\0') {
+        snprintf(fuzz_path, sizeof fuzz_path, "/tmp/gemmbench-fuzz-%ld.in", (long)getpid());
+        atexit(fuzz_remove_file);
+    }
     f = fopen(path, "wb");
     if (f == NULL || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         abort();

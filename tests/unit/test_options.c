@@ -89,15 +89,23 @@ static char *write_conf(const char *text)
     return path;
 }
 
-/* An empty configuration file (--config takes regular files only). */
+/* An empty configuration file (--config takes regular files only), removed
+ * when the tests end. */
+static char empty_path[64];
+
+static void remove_empty_conf(void)
+{
+    unlink(empty_path);
+}
+
 static char *empty_conf(void)
 {
-    static char path[64];
-    if (path[0] == '\0') {
+    if (empty_path[0] == '\0') {
         char *p = write_conf("");
-        snprintf(path, sizeof path, "%s", p ? p : "");
+        snprintf(empty_path, sizeof empty_path, "%s", p ? p : "");
+        atexit(remove_empty_conf);
     }
-    return path;
+    return empty_path;
 }
 
 TEST(cli_defaults_and_flags)
