@@ -67,7 +67,8 @@ expect_exit filter_empty_report 2 "$G" report --kernel ,custom "$WORK/a.json"
 for args in "--list" "--help" "--version" "$T --variant baseline -o $WORK/f1.json" \
             "$T --variant baseline -o $WORK/f2.json --format json" \
             "$T --variant baseline -o $WORK/f3.json --format csv" \
-            "compare $WORK/a.json $WORK/a.json" "report $WORK/a.json" "info"; do
+            "compare $WORK/a.json $WORK/a.json" "report $WORK/a.json" "info" \
+            "tune --variant rule_based --shape 8x8x8 --trials 2 --reps 1 --records $WORK/full-rec.json"; do
     name=full_$(echo "$args" | tr -cs 'a-z' _ | cut -c1-30)
     # shellcheck disable=SC2086
     "$G" $args >/dev/full 2>"$WORK/err"
