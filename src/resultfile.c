@@ -80,11 +80,6 @@ static int get_string(const cJSON *obj, const char *key, const char **out, const
         snprintf(err, errlen, "%s: field \"%s\" is not a string", where, key);
         return -1;
     }
-    /* Control characters (an escape sequence, a newline) would reach the
-     * terminal through report and compare: they read as '?'. */
-    for (char *c = v->valuestring; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
     *out = v->valuestring;
     return 0;
 }
@@ -259,6 +254,20 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
     return load_rounds(o, e, where, err, errlen);
 }
 
+/* Control characters in any string (an escape sequence, a newline in a
+ * label or a hostname) would reach the terminal through report and compare,
+ * or break a table's line: they read as '?'.  cJSON's nesting limit bounds
+ * the recursion. */
+static void blank_controls(cJSON *node)
+{
+    if (cJSON_IsString(node) && node->valuestring)
+        for (char *c = node->valuestring; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+    for (cJSON *child = node->child; child; child = child->next)
+        blank_controls(child);
+}
+
 int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t errlen)
 {
     const cJSON *schema, *results, *complete, *item, *peak;
@@ -278,6 +287,7 @@ int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t e
         return -1;
     }
     free(text);
+    blank_controls(f->doc);
     if (!cJSON_IsObject(f->doc)) {
         snprintf(err, errlen, "%s: not a JSON object", path);
         goto fail;

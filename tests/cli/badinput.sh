@@ -155,10 +155,13 @@ python3 - <<'PY'
 import json
 d = json.load(open("a.json"))
 d["results"][0]["label"] = "bad\u001b[31mlabel\n"
+d["machine"]["hostname"] = "host\u001b]0;title\u0007"
 open("ctrl.json", "w").write(json.dumps(d))
 PY
 expect_exit msg_control_label 0 "$G" report "$WORK/ctrl.json"
 if grep -q "$(printf '\033')" "$WORK/out"; then echo "FAIL msg_control_label_escaped"; else echo "ok msg_control_label_escaped"; fi
+"$G" compare "$WORK/a.json" "$WORK/ctrl.json" >"$WORK/out" 2>&1
+if grep -q "$(printf '\033')" "$WORK/out"; then echo "FAIL msg_control_header_escaped"; else echo "ok msg_control_header_escaped"; fi
 expect_exit msg_compare_same 0 "$G" compare "$WORK/a.json" "$WORK/a.json"
 expect_grep msg_compare_same_says "same file" "$WORK/err"
 
