@@ -66,6 +66,12 @@ CPPFLAGS += -DGB_HAVE_HWLOC
 LDLIBS   += $(HWLOC_LIBS)
 endif
 endif
+# What the probes above found, in a stamp rewritten only when it changes
+# (as the revision's): installing or removing a library rebuilds the variant
+# table and relinks, so its variant appears or goes without `make clean`.
+REFERENCE_FOUND := $(filter -DGB_HAVE_%,$(CPPFLAGS))
+REFERENCE_STAMP := $(BUILD)/.reference
+$(shell printf '%s\n' '$(REFERENCE_FOUND)' | cmp -s - $(REFERENCE_STAMP) || printf '%s\n' '$(REFERENCE_FOUND)' >$(REFERENCE_STAMP))
 
 # Schedules are compiled so that only what a schedule asks for happens to
 # its loops: no auto-vectorization (vectorize = `#pragma omp simd`, which GCC
@@ -92,12 +98,13 @@ DEPS_OK   := $(BUILD)/.deps-ok
 PREFIX    ?= /usr/local
 RUN_ARGS  ?= --all --quick
 
-.PHONY: all run test test-unit test-cli sanitize bench bench-ceiling cross-aarch64 deps install clean plots
+.PHONY: all run test test-unit test-cli sanitize fuzz fuzz-build bench bench-ceiling cross-aarch64 deps install clean plots
 
 all: $(BIN)
 
+# The reference libraries too (as root), unless REFERENCE= says not to.
 $(DEPS_OK): scripts/setup.sh
-	@sh scripts/setup.sh
+	@sh scripts/setup.sh $(if $(REFERENCE),reference)
 	@mkdir -p $(BUILD) && touch $@
 
 $(BUILD)/src/%.o: src/%.c | $(DEPS_OK)
@@ -105,6 +112,8 @@ $(BUILD)/src/%.o: src/%.c | $(DEPS_OK)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(DEFS) -c $< -o $@
 
 $(BUILD)/src/output.o: $(VERSION_STAMP)
+$(BUILD)/schedules/table.o $(BUILD)/schedules/reference_openblas.o \
+$(BUILD)/schedules/reference_blis.o $(BUILD)/schedules/reference_onednn.o: $(REFERENCE_STAMP)
 
 $(BUILD)/schedules/%.o: schedules/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
@@ -117,15 +126,19 @@ $(BUILD)/tests/%.o: tests/%.c | $(DEPS_OK)
 $(BUILD)/libgemmbench.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(BIN): $(MAIN_OBJ) $(BUILD)/libgemmbench.a
-	$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $^ $(LDLIBS)
+$(BIN): $(MAIN_OBJ) $(BUILD)/libgemmbench.a $(REFERENCE_STAMP)
+	$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $(filter-out $(REFERENCE_STAMP),$^) $(LDLIBS)
 
-$(TEST_BIN): $(TEST_OBJ) $(BUILD)/libgemmbench.a
-	$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $^ $(LDLIBS)
+$(TEST_BIN): $(TEST_OBJ) $(BUILD)/libgemmbench.a $(REFERENCE_STAMP)
+	$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $(filter-out $(REFERENCE_STAMP),$^) $(LDLIBS)
 
 # The main job, quick by default: every variant on every kernel at two M.
 # `make run RUN_ARGS=` runs bench.conf's full sweep.
-run: $(BIN)
+# The build runs again in a sub-make once the set-up has run, so that the
+# reference libraries it has just installed are probed and linked: the first
+# `make run` on a fresh machine measures against the ceiling.
+run: $(DEPS_OK)
+	@$(MAKE) --no-print-directory $(BIN)
 	./$(BIN) $(RUN_ARGS)
 
 # Figures of a result file (scripts/plot.sh, gnuplot): PLOT_FILE defaults to
@@ -141,6 +154,32 @@ test: $(BIN) $(TEST_BIN)
 sanitize:
 	$(MAKE) BUILD=build-san OPT='-O1 -g -march=native' \
 	    CFLAGS_EXTRA='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
+
+# libFuzzer on the parsers of untrusted input (tests/fuzz/README.md): each
+# target FUZZ_SECONDS seconds from its seed corpus, libFuzzer's own summary
+# printed; a crash, leak or timeout fails.  clang from Debian
+# (scripts/setup.sh fuzz); the library is built again with clang under
+# ASan + UBSan, without the reference libraries.
+FUZZ_SECONDS ?= 10
+FUZZ_BUILD   := build-fuzz
+FUZZ_CC      ?= clang-14
+FUZZ_TARGETS := config lists resultfile records
+FUZZ_WARN    := -Wall -Wextra -Wshadow -Wno-unknown-pragmas -Wno-pass-failed
+FUZZ_FLAGS    = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+fuzz-build:
+	@sh scripts/setup.sh fuzz
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) REFERENCE= OPT='-O1 -g -march=native' WARN='$(FUZZ_WARN)' SCHED_FLAGS='-ffp-contract=fast' \
+	    CFLAGS_EXTRA='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link' $(FUZZ_BUILD)/libgemmbench.a
+	@for t in $(FUZZ_TARGETS); do \
+	    echo "$(FUZZ_CC) -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c"; \
+	    $(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -std=c11 -O1 -g -march=native $(FUZZ_WARN) -fopenmp \
+	        $(FUZZ_FLAGS) -fsanitize=fuzzer -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
+	        $(FUZZ_BUILD)/libgemmbench.a $(CJSON_LIBS) -lm || exit 1; \
+	done
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # packed against the reference libraries and the peak, one interleaved run
 # (results/README.md, "The ceiling"); a few minutes.
@@ -161,6 +200,6 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gemmbench
 
 clean:
-	rm -rf build build-san build-aarch64
+	rm -rf build build-san build-aarch64 build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -9,6 +9,14 @@
 #include <limits.h>
 #include "gemmbench.h"
 
+/* PATH_MAX is POSIX, not ISO C: glibc's <limits.h> defines it only when the
+ * including file asked for POSIX (_POSIX_C_SOURCE, _GNU_SOURCE), which GCC's
+ * own <limits.h> lets slip and clang does not.  Linux's value, spelt as
+ * <linux/limits.h> spells it, so a later definition is the same one. */
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
 #define GB_MAX_M 64          /* entries in an M list */
 #define GB_MAX_SHAPES 1024   /* --shape entries, and shapes in one run */
 #define GB_MAX_KERNELS 32    /* built-in plus [kernel NAME] sections */

@@ -33,7 +33,18 @@ typedef struct gb_tuned_record {
 typedef struct gb_tuned_set {
     gb_tuned_record *records;
     int count, capacity;
+    /* Records gb_tuned_load left out because a value is missing, out of the
+     * variant's range or not one of its choices; the first one described
+     * as "PATH: records[I]: KEY: problem". */
+    int skipped;
+    char skipped_why[512];
+    /* The skipped records as they were (a cJSON array, or NULL), which
+     * gb_tuned_save writes back after the others: never used, never lost. */
+    struct cJSON *skipped_records;
 } gb_tuned_set;
+
+/* Largest M, K or N a record may hold. */
+#define GB_TUNED_MAX_DIM 1000000
 
 /* Where records live: $GEMMBENCH_RECORDS, else results/tuned.json. */
 const char *gb_tuned_path(void);
@@ -42,13 +53,19 @@ const char *gb_tuned_path(void);
 void gb_tuned_fingerprint(int threads, char *buf, size_t len);
 
 /* Loads path into set.  A missing file is an empty set (returns 0); a file
- * that is unreadable or malformed returns -1 with err, and set is empty. */
+ * that is unreadable, not a regular file, or not one strict JSON document of
+ * the records schema returns -1 with err, and set is empty.  A record whose
+ * values do not pass the base variant's parameter spec is skipped and
+ * counted in set->skipped. */
 int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen);
 /* Adds or replaces the record with the same key. */
 int gb_tuned_put(gb_tuned_set *set, const gb_tuned_record *rec);
 /* Writes set atomically.  Returns 0, or -1 with err. */
 int gb_tuned_save(const char *path, const gb_tuned_set *set, char *err, size_t errlen);
 void gb_tuned_free(gb_tuned_set *set);
+/* 0 when gb_tuned_save could write path (a file can be created beside it),
+ * else -1 with err. */
+int gb_tuned_check_writable(const char *path, char *err, size_t errlen);
 
 typedef enum gb_tuned_source {
     GB_TUNED_RECORD = 0,      /* a record for this very shape */

@@ -916,6 +916,13 @@ static int packed_usable(const gb_params *params, char *why, size_t whylen)
     long forced = gb_param_get(params, "isa", -1);
     char runs[64] = "";
 
+    /* Pre-packed B exists only when prepare() packs it, which --prepack
+     * asks for; as a --param it would be accepted and mean nothing. */
+    if (gb_param_get(params, "bpack", -1) == B_PREPACKED) {
+        snprintf(why, whylen, "bpack=prepacked: B is pre-packed by --prepack alone "
+                              "(bpack takes panel or in_place)");
+        return -1;
+    }
     if (isa != NULL && isa->cpu_runs())
         return 0;
     for (size_t i = 0; i < ISA_COUNT; i++)

@@ -3,6 +3,7 @@
  * finds --config and --quick, so that the order is always built-in defaults <
  * bench.conf < --quick < every other flag, wherever they stand on the line.
  */
+#include "command.h"
 #include "options.h"
 #include "parse.h"
 
@@ -83,7 +84,7 @@ static int append_list(char *dst, size_t size, const char *item)
 int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
 {
     const char *config = NULL;
-    int quick = 0, c, variants_given = 0, kernels_given = 0, m_given = 0;
+    int quick = 0, informational = 0, c, variants_given = 0, kernels_given = 0, m_given = 0;
     long l;
     double d;
 
@@ -96,8 +97,14 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
             config = optarg;
         else if (c == 'q')
             quick = 1;
+        else if (c == 'h' || c == 'V' || c == 'l')
+            informational = 1;
     }
-    if (config) {
+    /* --help, --version and --list answer without settings: a broken
+     * ./bench.conf must not hide how to fix it. */
+    if (informational && config == NULL) {
+        /* skip ./bench.conf */
+    } else if (config) {
         if (gb_config_load(o, config, err, errlen) != 0)
             return -1;
         snprintf(o->config_path, sizeof o->config_path, "%s", config);
@@ -254,6 +261,8 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
             if (o->nparam_sets >= GB_MAX_PARAM_SETS)
                 return bad_number(err, errlen, "--param", optarg,
                                   "allowed: at most 16 --param sets");
+            if (optarg[strspn(optarg, " \t")] == '\0')
+                return bad_number(err, errlen, "--param", optarg, "a key=value list");
             if (strlen(optarg) >= sizeof o->param_sets[0])
                 return bad_number(err, errlen, "--param", optarg, "a shorter list");
             strcpy(o->param_sets[o->nparam_sets++], optarg);
@@ -289,13 +298,12 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
         case ':':
             snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
             return -1;
-        default:
-            if (optopt && optopt < 256)
-                snprintf(err, errlen, "unknown option -%c (see gemmbench --help)", optopt);
-            else
-                snprintf(err, errlen, "unknown option %s (see gemmbench --help)",
-                         argv[optind - 1]);
+        default: {
+            char msg[GB_ERR_LEN - 64];
+            gb_getopt_describe(c, argv, long_options, msg, sizeof msg);
+            snprintf(err, errlen, "%s (see gemmbench --help)", msg);
             return -1;
+        }
         }
     }
     if (optind < argc) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char compare_usage[] =
     "usage: gemmbench compare OLD.json NEW.json [options]\n"
@@ -93,6 +94,15 @@ static int show(const gb_compare *c, gb_format format)
     return gb_finish_stdout("compare");
 }
 
+/* Two names of one file (the same path, a link): a comparison with itself. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 int gb_cmd_compare(int argc, char **argv)
 {
     gb_compare_opts opts = { GB_COMPARE_THRESHOLD_PCT, GB_COMPARE_ALPHA,
@@ -161,7 +171,7 @@ int gb_cmd_compare(int argc, char **argv)
         case 'h':
             return gb_help("compare", compare_usage);
         default:
-            return gb_getopt_fail("compare", ch, argv);
+            return gb_getopt_fail_opts("compare", ch, argv, compare_options);
         }
     }
     if (argc - optind != 2) {
@@ -178,6 +188,9 @@ int gb_cmd_compare(int argc, char **argv)
         gb_result_file_free(&old_f);
         return gb_fail(GB_EXIT_USAGE, "compare", "%s", err);
     }
+    if (same_file(argv[optind], argv[optind + 1]))
+        fprintf(stderr, "gemmbench: compare: warning: %s and %s are the same file: every "
+                        "difference is zero by construction\n", argv[optind], argv[optind + 1]);
     rc = gb_compare_files(&old_f, &new_f, &opts, &c, err, sizeof err);
     if (rc != 0) {
         status = gb_fail(rc == -2 ? GB_EXIT_IO : GB_EXIT_USAGE, "compare", "%s", err);

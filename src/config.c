@@ -3,13 +3,16 @@
  * `[kernel NAME]` sections (k, n, and an optional own m list) for custom
  * shapes.  Every error names the file and line.
  */
+#define _POSIX_C_SOURCE 200809L /* fdopen */
 #include "options.h"
 #include "parse.h"
+#include "inputfile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CONF_LINE_MAX 1024
 
@@ -44,8 +47,13 @@ int gb_parse_m_list(const char *text, int *m, int *nm, char *err, size_t errlen,
         return -1;
     }
     if (rc != 0 || count == 0) {
-        snprintf(err, errlen, "%s: '%s' is not a list of integers in [1, %d]", where,
-                 text, GB_MAX_DIM);
+        char shown[96];
+        gb_printable(text, 60, shown, sizeof shown);
+        if (gb_split_why(rc))
+            snprintf(err, errlen, "%s: '%s' %s", where, shown, gb_split_why(rc));
+        else
+            snprintf(err, errlen, "%s: '%s' is not a list of integers in [1, %d]", where,
+                     shown, GB_MAX_DIM);
         return -1;
     }
     memcpy(m, tmp, (size_t)count * sizeof *m);
@@ -177,6 +185,31 @@ static int valid_name(const char *s)
     return 1;
 }
 
+/* "[kernel NAME]" exactly: one name, blanks allowed around it, nothing after
+ * the closing bracket ("[kernel a b]" and "[kernel a]]" are not sections). */
+static int section_name(const char *s, char *name, size_t len)
+{
+    const char *open = s + 1, *close = strchr(s, ']');
+    size_t n;
+
+    while (*open == ' ' || *open == '\t')
+        open++;
+    if (strncmp(open, "kernel", 6) != 0 || (open[6] != ' ' && open[6] != '\t') ||
+        close == NULL || close[1] != '\0')
+        return -1;
+    open += 7;
+    while (*open == ' ' || *open == '\t')
+        open++;
+    n = (size_t)(close - open);
+    while (n > 0 && (open[n - 1] == ' ' || open[n - 1] == '\t'))
+        n--;
+    if (n >= len)
+        return -1;
+    memcpy(name, open, n);
+    name[n] = '\0';
+    return valid_name(name) ? 0 : -1;
+}
+
 /* Kernel names may refer to sections further down, so they are checked once
  * the whole file is read, against the line that named them. */
 static int check_kernels(const gb_options *o, const char *path, int line, char *err,
@@ -203,13 +236,18 @@ static int check_kernels(const gb_options *o, const char *path, int line, char *
 
 int gb_config_load(gb_options *o, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
+    /* A regular file only: a FIFO would block the run forever. */
+    int fd = gb_open_regular(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     char line[CONF_LINE_MAX + 2], msg[GB_ERR_LEN];
     gb_kernel_def *section = NULL;
     int lineno = 0, section_line = 0, kernels_line = 0, rc = -1;
 
     if (f == NULL) {
-        snprintf(err, errlen, "cannot read config %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read config %s: %s", path,
+                 fd < 0 && errno == EINVAL ? "not a regular file" : strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
     while (fgets(line, sizeof line, f)) {
@@ -225,6 +263,10 @@ int gb_config_load(gb_options *o, const char *path, char *err, size_t errlen)
             snprintf(err, errlen, "%s:%d: binary data", path, lineno);
             goto out;
         }
+        /* A UTF-8 byte-order mark (editors on some systems write one) is
+         * not part of the first key. */
+        if (lineno == 1 && strncmp(line, "\xef\xbb\xbf", 3) == 0)
+            memmove(line, line + 3, strlen(line + 3) + 1);
         hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
@@ -233,9 +275,7 @@ int gb_config_load(gb_options *o, const char *path, char *err, size_t errlen)
             continue;
         if (*s == '[') {
             char name[CONF_LINE_MAX];
-            size_t n = strlen(s);
-            if (s[n - 1] != ']' || sscanf(s, "[kernel %1023[^] ]]", name) != 1 ||
-                !valid_name(name)) {
+            if (section_name(s, name, sizeof name) != 0) {
                 snprintf(err, errlen,
                          "%s:%d: expected a section '[kernel NAME]' (NAME: letters, digits, _ -)",
                          path, lineno);
@@ -302,5 +342,11 @@ int gb_config_load(gb_options *o, const char *path, char *err, size_t errlen)
     rc = 0;
 out:
     fclose(f);
+    if (rc != 0) {
+        /* Keys and values are quoted in messages: never echo binary bytes. */
+        char raw[GB_ERR_LEN];
+        snprintf(raw, sizeof raw, "%s", err);
+        gb_printable(raw, errlen, err, errlen);
+    }
     return rc;
 }

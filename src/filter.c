@@ -54,7 +54,10 @@ int gb_filter_add(gb_filter *f, gb_filter_kind kind, const char *list, char *err
         return -2;
     }
     if (rc != 0) {
-        snprintf(err, errlen, "%s: an item of '%s' is too long", flag_of(kind), list);
+        char shown[96];
+        gb_printable(list, 60, shown, sizeof shown);
+        snprintf(err, errlen, "%s '%s' %s", flag_of(kind), shown,
+                 gb_split_why(rc) ? gb_split_why(rc) : "is malformed");
         return -1;
     }
     if (a.added == 0) {

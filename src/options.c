@@ -2,6 +2,7 @@
 #include "options.h"
 #include "parse.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -152,6 +153,17 @@ struct variant_pick {
 /* An item is "all", a variant name, "family:NAME", or a bare family name.
  * A variant name wins over a family of the same name (`parallel` is both):
  * `--variant parallel` is the one variant, `family:parallel` the family. */
+/* "WHAT 'text' why", the text cut and escaped so that the reason is never
+ * lost behind a long or binary list. */
+static void list_error(char *err, size_t errlen, const char *what, const char *text,
+                       const char *why)
+{
+    char shown[96];
+
+    gb_printable(text, 60, shown, sizeof shown);
+    snprintf(err, errlen, "%s '%s' %s", what, shown, why);
+}
+
 static int pick_variant(const char *item, void *arg)
 {
     struct variant_pick *pick = arg;
@@ -169,8 +181,10 @@ static int pick_variant(const char *item, void *arg)
         }
     }
     if (!found) {
+        char shown[96];
+        gb_printable(item, 60, shown, sizeof shown);
         snprintf(pick->err, pick->errlen,
-                 "unknown variant or family '%s' (gemmbench --list shows them)", item);
+                 "unknown variant or family '%s' (gemmbench --list shows them)", shown);
         return -1;
     }
     return 0;
@@ -185,9 +199,10 @@ int gb_variants_select(const char *spec, const gb_variant **out, int max,
     memset(&pick, 0, sizeof pick);
     pick.err = err;
     pick.errlen = errlen;
-    if (gb_split_list(spec, pick_variant, &pick) != 0) {
-        if (pick.err[0] == '\0')
-            snprintf(err, errlen, "variant list '%s' is malformed", spec);
+    int rc = gb_split_list(spec, pick_variant, &pick);
+    if (rc != 0) {
+        if (gb_split_why(rc))
+            list_error(err, errlen, "variant list", spec, gb_split_why(rc));
         return -1;
     }
     for (size_t i = 0; i < gb_variant_count && i < 256; i++)
@@ -279,9 +294,11 @@ int gb_shapes_build(const gb_options *o, gb_shape *out, int max, char *err, size
                 return -1;
         return b.n;
     }
-    if (gb_split_list(o->kernels, pick_kernel, &b) != 0) {
-        if (err[0] == '\0')
-            snprintf(err, errlen, "kernel list '%s' is malformed", o->kernels);
+    int rc = gb_split_list(o->kernels, pick_kernel, &b);
+    if (rc != 0) {
+        if (gb_split_why(rc) || err[0] == '\0')
+            list_error(err, errlen, "kernel list", o->kernels,
+                       gb_split_why(rc) ? gb_split_why(rc) : "is malformed");
         return -1;
     }
     if (b.n == 0) {
@@ -379,6 +396,11 @@ static int parse_one_param(const char *item, void *arg)
                  key, eq + 1, spec->min, spec->max);
         return -1;
     }
+    /* tk=4,tk=16 is one set naming tk twice, not a choice of the last. */
+    if (gb_param_get(pp->p, key, LONG_MIN) != LONG_MIN) {
+        snprintf(pp->err, pp->errlen, "--param %s is given twice in one set", key);
+        return -1;
+    }
     if (gb_param_set(pp->p, key, value) != 0) {
         snprintf(pp->err, pp->errlen, "--param: too many parameters");
         return -1;
@@ -393,11 +415,15 @@ int gb_params_parse(const gb_variant *v, const char *text, gb_params *p,
 
     memset(p, 0, sizeof *p);
     err[0] = '\0';
+    /* No --param (callers pass ""): every value is the variant's rule; the
+     * command line refuses an empty --param itself. */
     if (text == NULL || text[0] == '\0')
         return 0;
-    if (gb_split_list(text, parse_one_param, &pp) != 0) {
-        if (err[0] == '\0')
-            snprintf(err, errlen, "--param '%s' is malformed", text);
+    int rc = gb_split_list(text, parse_one_param, &pp);
+    if (rc != 0) {
+        if (gb_split_why(rc) || err[0] == '\0')
+            list_error(err, errlen, "--param", text,
+                       gb_split_why(rc) ? gb_split_why(rc) : "is malformed");
         return -1;
     }
     return 0;

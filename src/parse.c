@@ -1,4 +1,5 @@
 /* parse.c - strict number and list parsing for the CLI and bench.conf. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "parse.h"
 #include "options.h"
 
@@ -70,37 +71,92 @@ int gb_parse_shape(const char *text, int *M, int *K, int *N)
     return 0;
 }
 
+/* One item starting at p: up to the next comma or blank outside [...] (a
+ * comma inside brackets is part of the item: the label of a --param set,
+ * rule_based[tm=4,tn=8], is one item). */
+static size_t item_length(const char *p)
+{
+    size_t len = 0;
+
+    for (int depth = 0; p[len]; len++) {
+        if (p[len] == '[')
+            depth++;
+        else if (p[len] == ']' && depth > 0)
+            depth--;
+        else if (depth == 0 && (p[len] == ',' || isspace((unsigned char)p[len])))
+            break;
+    }
+    return len;
+}
+
+/* Items are separated by one comma or by blanks ("16,32", "16, 32", "16 32");
+ * a comma with no item before it, or after it, is an empty item: refused,
+ * since "16,,32" or "16," is a typo more often than a list. */
 int gb_split_list(const char *text, int (*fn)(const char *item, void *arg), void *arg)
 {
     char item[256];
     const char *p = text;
+    int need_item = 1; /* at the start, or just after a comma */
 
-    while (*p) {
-        size_t len = 0;
-        while (*p == ',' || isspace((unsigned char)*p))
+    if (text == NULL)
+        return GB_SPLIT_EMPTY;
+    for (;;) {
+        size_t len;
+        while (isspace((unsigned char)*p))
             p++;
         if (*p == '\0')
-            break;
-        /* A comma inside [...] is part of the item: the label of a
-         * --param set, rule_based[tm=4,tn=8], is one item. */
-        for (int depth = 0; p[len]; len++) {
-            if (p[len] == '[')
-                depth++;
-            else if (p[len] == ']' && depth > 0)
-                depth--;
-            else if (depth == 0 && (p[len] == ',' || isspace((unsigned char)p[len])))
-                break;
+            return need_item ? GB_SPLIT_EMPTY : 0;
+        if (*p == ',') {
+            if (need_item)
+                return GB_SPLIT_EMPTY;
+            need_item = 1;
+            p++;
+            continue;
         }
+        len = item_length(p);
         if (len >= sizeof item)
-            return -1;
+            return GB_SPLIT_LONG;
         memcpy(item, p, len);
         item[len] = '\0';
         p += len;
+        need_item = 0;
         int rc = fn(item, arg);
         if (rc != 0)
             return rc;
     }
-    return 0;
+}
+
+const char *gb_split_why(int rc)
+{
+    return rc == GB_SPLIT_EMPTY  ? "has an empty element"
+           : rc == GB_SPLIT_LONG ? "has an element longer than 255 characters"
+                                 : NULL;
+}
+
+void gb_printable(const char *text, size_t max, char *out, size_t outlen)
+{
+    size_t used = 0, shown = 0;
+
+    if (outlen == 0)
+        return;
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++, shown++) {
+        char piece[8];
+        if (shown == max) {
+            snprintf(piece, sizeof piece, "...");
+        } else if (*c < 0x20 || *c >= 0x7f || *c == '\\') {
+            snprintf(piece, sizeof piece, "\\x%02x", *c);
+        } else {
+            piece[0] = (char)*c;
+            piece[1] = '\0';
+        }
+        if (used + strlen(piece) >= outlen)
+            break;
+        strcpy(out + used, piece);
+        used += strlen(piece);
+        if (shown == max)
+            break;
+    }
+    out[used] = '\0';
 }
 
 char *gb_trim(char *s)

@@ -325,6 +325,13 @@ static int looks_busy(const gb_machine *m, int threads)
 
 static void busy_warning(FILE *out, const gb_machine *m, int threads)
 {
+    /* More threads than CPUs share the cores: that, not a busy machine. */
+    if (m->affinity_cpus > 0 && threads > m->affinity_cpus) {
+        fprintf(out, "gemmbench: warning: %d threads on the %d CPU%s this process may use: "
+                     "they share the cores, so the %d-thread peak is not %d x the 1-thread one\n",
+                threads, m->affinity_cpus, m->affinity_cpus > 1 ? "s" : "", threads, threads);
+        return;
+    }
     fprintf(out, "gemmbench: warning: %d-thread peak is below %.0f%% of %d x the 1-thread "
                  "%.1f GFLOP/s; the machine looks busy\n",
             threads, 100.0 * PEAK_BUSY_FRACTION, threads, m->peak_gflops_1t);

@@ -137,7 +137,7 @@ static int parse_args(int argc, char **argv, gb_report_opts *o, const char **ker
         case 'h':
             return gb_help("report", report_usage);
         default:
-            return gb_getopt_fail("report", ch, argv);
+            return gb_getopt_fail_opts("report", ch, argv, report_options);
         }
     }
     if (optind == argc)

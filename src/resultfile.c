@@ -1,61 +1,29 @@
 /* resultfile.c - load and validate a gemmbench/1 result file. */
-#define _POSIX_C_SOURCE 200809L  /* fileno, fstat */
 #include "resultfile.h"
 #include "stats.h"
 #include "output.h"
+#include "inputfile.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Result files of the full sweep are a few MB; refuse absurd sizes. */
 #define GB_RESULT_FILE_MAX (512L * 1024 * 1024)
 
+/* The whole file, a regular file only (a FIFO given as input would block
+ * forever, a device stream forever). */
 static char *read_whole_file(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long size;
-    struct stat st;
+    char *text = gb_read_regular(path, GB_RESULT_FILE_MAX, err, errlen);
 
-    if (f == NULL) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    if (text != NULL && text[0] == '\0') {
+        snprintf(err, errlen, "%s: empty file", path);
+        free(text);
         return NULL;
     }
-    /* fopen opens a directory, and ftell then reports a nonsense size. */
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: is a directory, not a result file", path);
-        goto out;
-    }
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        snprintf(err, errlen, "%s: cannot read: not a regular file", path);
-        goto out;
-    }
-    if (size == 0) {
-        snprintf(err, errlen, "%s: empty file", path);
-        goto out;
-    }
-    if (size > GB_RESULT_FILE_MAX) {
-        snprintf(err, errlen, "%s: larger than %ld bytes", path, GB_RESULT_FILE_MAX);
-        goto out;
-    }
-    text = malloc((size_t)size + 1);
-    if (text == NULL) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        goto out;
-    }
-    if (fread(text, 1, (size_t)size, f) != (size_t)size) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        free(text);
-        text = NULL;
-        goto out;
-    }
-    text[size] = '\0';
-out:
-    fclose(f);
     return text;
 }
 
@@ -310,10 +278,24 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
     return load_rounds(o, e, where, err, errlen);
 }
 
+/* Control characters in any string (an escape sequence, a newline in a
+ * label or a hostname) would reach the terminal through report and compare,
+ * or break a table's line: they read as '?'.  cJSON's nesting limit bounds
+ * the recursion. */
+static void blank_controls(cJSON *node)
+{
+    if (cJSON_IsString(node) && node->valuestring)
+        for (char *c = node->valuestring; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+    for (cJSON *child = node->child; child; child = child->next)
+        blank_controls(child);
+}
+
 int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t errlen)
 {
     const cJSON *schema, *results, *complete, *item, *peak;
-    char where[4200];
+    char where[4200], why[256];
     char *text;
     int i = 0;
 
@@ -322,16 +304,14 @@ int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t e
     text = read_whole_file(path, err, errlen);
     if (text == NULL)
         return -1;
-    f->doc = cJSON_Parse(text);
+    f->doc = gb_json_parse_strict(text, why, sizeof why);
     if (f->doc == NULL) {
-        const char *at = cJSON_GetErrorPtr();
-        long offset = at && at >= text ? (long)(at - text) : -1;
-        snprintf(err, errlen, "%s: not valid JSON (truncated or malformed near byte %ld)", path,
-                 offset);
+        snprintf(err, errlen, "%s: %s", path, why);
         free(text);
         return -1;
     }
     free(text);
+    blank_controls(f->doc);
     if (!cJSON_IsObject(f->doc)) {
         snprintf(err, errlen, "%s: not a JSON object", path);
         goto fail;

@@ -121,15 +121,22 @@ static int default_output(char *path, size_t len, const char *host, char *err, s
 }
 
 /* Claims the output file before any measurement, so that a bad path fails
- * at once and an existing file is never overwritten without --force. */
-static int claim_output(const char *path, int force, char *err, size_t errlen)
+ * at once and an existing file is never overwritten without --force.  Only
+ * a regular file is ever replaced: the result is renamed over the target,
+ * which would replace a device node (as root, /dev/null) or a FIFO.  Sets
+ * *created when this call made the (empty) file.  GB_EXIT_USAGE for a
+ * target that may not be replaced, GB_EXIT_IO for one that cannot be
+ * written (read-only, missing directory), as a full disk is. */
+static int claim_output(const char *path, int force, int *created, char *err, size_t errlen)
 {
     struct stat st;
     int fd;
 
+    *created = 0;
     if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "--output %s is a directory", path);
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "--output %s is %s, not a regular file", path,
+                     S_ISDIR(st.st_mode) ? "a directory" : "a device, FIFO or socket");
             return GB_EXIT_USAGE;
         }
         if (!force) {
@@ -138,17 +145,40 @@ static int claim_output(const char *path, int force, char *err, size_t errlen)
         }
         if (access(path, W_OK) != 0) {
             snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-            return GB_EXIT_USAGE;
+            return GB_EXIT_IO;
         }
         return 0;
     }
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-        return GB_EXIT_USAGE;
+        return errno == EEXIST ? GB_EXIT_USAGE : GB_EXIT_IO;
     }
     close(fd);
+    *created = 1;
     return 0;
+}
+
+/* The default name, unique: two runs started in the same second (a CI
+ * matrix, a loop) get NAME.json and NAME-2.json, never one file.  O_EXCL
+ * makes the claim atomic between processes. */
+static int claim_default_output(char *path, size_t len, int *created, char *err,
+                                size_t errlen)
+{
+    char base[PATH_MAX + 64];
+    size_t n = strlen(path);
+
+    if (n < 5 || n - 5 >= sizeof base)
+        return claim_output(path, 0, created, err, errlen);
+    memcpy(base, path, n - 5); /* without ".json" */
+    base[n - 5] = '\0';
+    for (int i = 2; i <= 1000; i++) {
+        int rc = claim_output(path, 0, created, err, errlen);
+        if (rc == 0 || access(path, F_OK) != 0)
+            return rc;
+        snprintf(path, len, "%s-%d.json", base, i);
+    }
+    return claim_output(path, 0, created, err, errlen);
 }
 
 /* The tuned variants fall back to their rules when the record file is
@@ -163,6 +193,9 @@ static void warn_unreadable_records(const gb_selection *sel)
             if (gb_tuned_load(gb_tuned_path(), &set, err, sizeof err) != 0)
                 fprintf(stderr, "gemmbench: warning: %s; the tuned variants use their rules\n",
                         err);
+            else if (set.skipped > 0)
+                fprintf(stderr, "gemmbench: warning: %s; %d record%s skipped, never used\n",
+                        set.skipped_why, set.skipped, set.skipped > 1 ? "s" : "");
             gb_tuned_free(&set);
             return;
         }
@@ -576,7 +609,8 @@ int gb_cmd_run(int argc, char **argv)
     gb_selection sel;
     gb_machine machine;
     char err[GB_ERR_LEN], output[PATH_MAX + 64];
-    int threads, rc, status;
+    int threads, rc, status, created = 0;
+    struct stat st;
 
     gb_options_defaults(&o);
     if (gb_cli_parse(&o, argc, argv, err, sizeof err) != 0)
@@ -631,12 +665,24 @@ int gb_cmd_run(int argc, char **argv)
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_IO, NULL, "%s", err);
     }
-    rc = claim_output(output, o.force, err, sizeof err);
+    /* From here an interrupt is caught: the sweep writes what it has (a
+     * document with "complete": false) rather than leave an empty file. */
+    gb_catch_interrupts();
+    rc = o.output[0] ? claim_output(output, o.force, &created, err, sizeof err)
+                     : claim_default_output(output, sizeof output, &created, err, sizeof err);
     if (rc != 0) {
         gb_selection_free(&sel);
         return gb_fail(rc, NULL, "%s", err);
     }
     status = run_sweep(&o, &sel, &machine, &plan, output, argc, argv);
     gb_selection_free(&sel);
+    /* The table (or JSON, CSV) lost on a full device is a failure too; the
+     * result file is kept either way. */
+    if (status == GB_EXIT_OK)
+        status = gb_finish_stdout(NULL);
+    /* Nothing was ever written (the disk was full at the first write): the
+     * claimed file would be an empty result file, which no reader accepts. */
+    if (created && stat(output, &st) == 0 && st.st_size == 0)
+        unlink(output);
     return status;
 }

@@ -5,6 +5,7 @@
  * shape it finished.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,7 +152,7 @@ static int parse_args(int argc, char **argv, tune_job *job)
         case 'h':
             return gb_help("tune", tune_usage);
         default: /* ':' or '?' */
-            return gb_getopt_fail("tune", ch, argv);
+            return gb_getopt_fail_opts("tune", ch, argv, tune_options);
         }
     }
     if (optind < argc)
@@ -196,18 +197,31 @@ static int resolve_job(tune_job *job)
 }
 
 /* Loads the record file into set.  Existing records are updated, never
- * lost: a corrupt file is moved aside (and said so) rather than overwritten.
- * GB_EXIT_OK, or the error's status (said). */
+ * lost: a corrupt file is moved aside (and said so) rather than overwritten,
+ * and records that were skipped (a value out of the variant's range) are
+ * written back as they were, and said so.  Then checks that the file can be written, before
+ * minutes of searching rather than after.  GB_EXIT_OK, or the error's status
+ * (said). */
 static int load_records(const char *path, gb_tuned_set *set)
 {
     char err[GB_ERR_LEN], aside[4200];
 
-    if (gb_tuned_load(path, set, err, sizeof err) == 0)
-        return GB_EXIT_OK;
-    snprintf(aside, sizeof aside, "%s.corrupt-%ld", path, (long)time(NULL));
-    if (rename(path, aside) != 0)
-        return gb_fail(GB_EXIT_IO, "tune", "%s; cannot move it aside", err);
-    fprintf(stderr, "gemmbench: warning: %s; moved to %s, starting a new file\n", err, aside);
+    if (gb_tuned_load(path, set, err, sizeof err) == 0) {
+        if (set->skipped > 0)
+            fprintf(stderr, "gemmbench: warning: %s (%d record%s skipped: never used, kept in "
+                    "the file as they are)\n", set->skipped_why, set->skipped,
+                    set->skipped > 1 ? "s" : "");
+    } else {
+        snprintf(aside, sizeof aside, "%s.corrupt-%ld", path, (long)time(NULL));
+        if (rename(path, aside) != 0)
+            return gb_fail(GB_EXIT_IO, "tune", "%s; cannot move it aside", err);
+        fprintf(stderr, "gemmbench: warning: %s; moved to %s, starting a new file\n", err,
+                aside);
+    }
+    if (gb_tuned_check_writable(path, err, sizeof err) != 0) {
+        gb_tuned_free(set);
+        return gb_fail(GB_EXIT_IO, "tune", "%s", err);
+    }
     return GB_EXIT_OK;
 }
 

@@ -3,9 +3,11 @@
 #include "tune.h"
 #include "machine.h"
 #include "output.h"
+#include "inputfile.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ void gb_tuned_fingerprint(int threads, char *buf, size_t len)
 
 void gb_tuned_free(gb_tuned_set *set)
 {
+    cJSON_Delete(set->skipped_records);
     free(set->records);
     memset(set, 0, sizeof *set);
 }
@@ -63,34 +66,71 @@ int gb_tuned_put(gb_tuned_set *set, const gb_tuned_record *rec)
 }
 
 /* Parameters are stored by name: numbers as numbers, choices as their name,
- * so a record stays readable when a choice list grows. */
-static int params_from_json(const cJSON *obj, const char *base, gb_params *p)
+ * so a record stays readable when a choice list grows.  Every value is
+ * checked against the base variant's parameter spec, as --param checks it:
+ * a record is replayed as is or not at all, never half replaced by rules.
+ * 0, or -1 with why naming the key. */
+static int param_from_json(const gb_variant *v, const cJSON *item, gb_params *p, char *why,
+                           size_t whylen)
+{
+    const gb_param_spec *spec = NULL;
+    long value = -1;
+
+    for (const gb_param_spec *s = v->params; s && s->key; s++)
+        if (strcmp(s->key, item->string) == 0)
+            spec = s;
+    if (spec == NULL || spec->min > spec->max) {
+        snprintf(why, whylen, "params.%.40s: %s", item->string,
+                 spec ? "reported, not a parameter" : "not a parameter of the variant");
+        return -1;
+    }
+    if (spec->choices) {
+        if (cJSON_IsString(item))
+            for (long c = 0; spec->choices[c]; c++)
+                if (strcmp(spec->choices[c], item->valuestring) == 0)
+                    value = c;
+        if (value < 0) {
+            snprintf(why, whylen, "params.%s: not one of the variant's choices", spec->key);
+            return -1;
+        }
+    } else {
+        double d = cJSON_IsNumber(item) ? item->valuedouble : NAN;
+        if (!(d >= (double)spec->min && d <= (double)spec->max) || d != floor(d)) {
+            snprintf(why, whylen, "params.%s: not an integer in [%ld, %ld]", spec->key,
+                     spec->min, spec->max);
+            return -1;
+        }
+        value = (long)d;
+    }
+    if (gb_param_set(p, spec->key, value) != 0) {
+        snprintf(why, whylen, "params: too many parameters");
+        return -1;
+    }
+    return 0;
+}
+
+static int params_from_json(const cJSON *obj, const char *base, gb_params *p, char *why,
+                            size_t whylen)
 {
     const gb_variant *v = gb_variant_find(base);
     const cJSON *item;
 
     memset(p, 0, sizeof *p);
-    if (!cJSON_IsObject(obj))
+    if (v == NULL) {
+        snprintf(why, whylen, "base: no variant of that name");
         return -1;
+    }
+    if (!cJSON_IsObject(obj)) {
+        snprintf(why, whylen, "params: not an object");
+        return -1;
+    }
     cJSON_ArrayForEach(item, obj) {
-        long value;
-        if (cJSON_IsNumber(item)) {
-            value = (long)item->valuedouble;
-        } else if (cJSON_IsString(item) && v) {
-            value = -1;
-            for (const gb_param_spec *s = v->params; s && s->key; s++)
-                if (strcmp(s->key, item->string) == 0 && s->choices)
-                    for (long c = 0; s->choices[c]; c++)
-                        if (strcmp(s->choices[c], item->valuestring) == 0)
-                            value = c;
-            if (value < 0)
-                return -1;
-        } else {
-            return -1;
-        }
-        if (gb_param_set(p, item->string, value) != 0)
+        if (param_from_json(v, item, p, why, whylen) != 0)
             return -1;
     }
+    /* A combination the variant refuses (an isa this CPU cannot run). */
+    if (v->usable && v->usable(p, why, whylen) != 0)
+        return -1;
     return 0;
 }
 
@@ -103,47 +143,93 @@ static int copy_string(const cJSON *obj, const char *key, char *dst, size_t len)
     return 0;
 }
 
-static int get_num(const cJSON *obj, const char *key, double *out)
+/* A required number in [min, max]; integral when whole is set. */
+static int get_num(const cJSON *obj, const char *key, double min, double max, int whole,
+                   double *out, char *why, size_t whylen)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
+    double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+
+    if (!(d >= min && d <= max) || (whole && d != floor(d))) {
+        snprintf(why, whylen, "%s: missing or not %s in [%g, %g]", key,
+                 whole ? "an integer" : "a number", min, max);
         return -1;
-    *out = v->valuedouble;
+    }
+    *out = d;
+    return 0;
+}
+
+/* One record of the file into r: 0, or -1 with why naming the key. */
+static int record_from_json(const cJSON *item, gb_tuned_record *r, char *why, size_t whylen)
+{
+    double M, K, N, trials;
+
+    memset(r, 0, sizeof *r);
+    if (!cJSON_IsObject(item)) {
+        snprintf(why, whylen, "not an object");
+        return -1;
+    }
+    if (copy_string(item, "base", r->base, sizeof r->base) != 0) {
+        snprintf(why, whylen, "base: missing or not a short string");
+        return -1;
+    }
+    if (copy_string(item, "fingerprint", r->fingerprint, sizeof r->fingerprint) != 0) {
+        snprintf(why, whylen, "fingerprint: missing or not a short string");
+        return -1;
+    }
+    if (get_num(item, "M", 1, GB_TUNED_MAX_DIM, 1, &M, why, whylen) ||
+        get_num(item, "K", 1, GB_TUNED_MAX_DIM, 1, &K, why, whylen) ||
+        get_num(item, "N", 1, GB_TUNED_MAX_DIM, 1, &N, why, whylen) ||
+        get_num(item, "median_us", 0, HUGE_VAL, 0, &r->median_us, why, whylen) ||
+        get_num(item, "rule_median_us", 0, HUGE_VAL, 0, &r->rule_median_us, why, whylen) ||
+        get_num(item, "trials", 0, 1e9, 1, &trials, why, whylen) ||
+        params_from_json(cJSON_GetObjectItemCaseSensitive(item, "params"), r->base,
+                         &r->params, why, whylen) != 0)
+        return -1;
+    copy_string(item, "tuned_at", r->tuned_at, sizeof r->tuned_at);
+    r->M = (int)M;
+    r->K = (int)K;
+    r->N = (int)N;
+    r->trials = (int)trials;
+    return 0;
+}
+
+/* A copy of a skipped record, written back as it was by gb_tuned_save: a
+ * record is never trusted, and never lost either (re-tuning another shape
+ * rewrites the file).  0, or -1 when memory runs out. */
+static int keep_skipped(gb_tuned_set *set, const cJSON *item)
+{
+    cJSON *copy = cJSON_Duplicate(item, 1);
+
+    if (set->skipped_records == NULL)
+        set->skipped_records = cJSON_CreateArray();
+    if (copy == NULL || set->skipped_records == NULL) {
+        cJSON_Delete(copy);
+        return -1;
+    }
+    cJSON_AddItemToArray(set->skipped_records, copy);
     return 0;
 }
 
 int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen)
 {
-    FILE *f;
-    char *text = NULL;
-    long size;
+    char *text;
     cJSON *doc = NULL;
-    const cJSON *records, *item;
+    const cJSON *records, *item, *schema;
+    char why[256];
     int i = 0, rc = -1;
 
     memset(set, 0, sizeof *set);
-    f = fopen(path, "rb");
-    if (f == NULL) {
-        if (errno == ENOENT)
-            return 0;
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        return -1;
-    }
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-        size > 64L * 1024 * 1024 || (text = malloc((size_t)size + 1)) == NULL ||
-        fread(text, 1, (size_t)size, f) != (size_t)size) {
-        snprintf(err, errlen, "%s: cannot read", path);
-        goto out;
-    }
-    text[size] = '\0';
-    doc = cJSON_Parse(text);
+    text = gb_read_regular(path, 64L * 1024 * 1024, err, errlen);
+    if (text == NULL)
+        return errno == ENOENT ? 0 : -1;
+    doc = gb_json_parse_strict(text, why, sizeof why);
     if (doc == NULL) {
-        snprintf(err, errlen, "%s: not valid JSON", path);
+        snprintf(err, errlen, "%s: %s", path, why);
         goto out;
     }
-    if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(doc, "schema")) ||
-        strcmp(cJSON_GetObjectItemCaseSensitive(doc, "schema")->valuestring,
-               GB_TUNED_SCHEMA) != 0) {
+    schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, GB_TUNED_SCHEMA) != 0) {
         snprintf(err, errlen, "%s: schema is not \"%s\"", path, GB_TUNED_SCHEMA);
         goto out;
     }
@@ -152,29 +238,20 @@ int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen)
         snprintf(err, errlen, "%s: \"records\" is not an array", path);
         goto out;
     }
+    /* A bad record is skipped and counted (the first one described), never
+     * trusted: its shape then runs with the nearest record or the rules. */
     cJSON_ArrayForEach(item, records) {
         gb_tuned_record r;
-        double M, K, N, trials;
 
-        memset(&r, 0, sizeof r);
-        if (copy_string(item, "base", r.base, sizeof r.base) ||
-            copy_string(item, "fingerprint", r.fingerprint, sizeof r.fingerprint) ||
-            get_num(item, "M", &M) || get_num(item, "K", &K) || get_num(item, "N", &N) ||
-            M < 1 || K < 1 || N < 1 || M > 1e6 || K > 1e6 || N > 1e6 ||
-            get_num(item, "median_us", &r.median_us) ||
-            get_num(item, "rule_median_us", &r.rule_median_us) ||
-            get_num(item, "trials", &trials) ||
-            params_from_json(cJSON_GetObjectItemCaseSensitive(item, "params"), r.base,
-                             &r.params) != 0) {
-            snprintf(err, errlen, "%s: records[%d] is malformed", path, i);
-            goto out;
-        }
-        copy_string(item, "tuned_at", r.tuned_at, sizeof r.tuned_at);
-        r.M = (int)M;
-        r.K = (int)K;
-        r.N = (int)N;
-        r.trials = (int)trials;
-        if (gb_tuned_put(set, &r) != 0) {
+        if (record_from_json(item, &r, why, sizeof why) != 0) {
+            if (set->skipped++ == 0)
+                snprintf(set->skipped_why, sizeof set->skipped_why, "%s: records[%d]: %s",
+                         path, i, why);
+            if (keep_skipped(set, item) != 0) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                goto out;
+            }
+        } else if (gb_tuned_put(set, &r) != 0) {
             snprintf(err, errlen, "%s: out of memory", path);
             goto out;
         }
@@ -186,7 +263,6 @@ out:
         gb_tuned_free(set);
     cJSON_Delete(doc);
     free(text);
-    fclose(f);
     return rc;
 }
 
@@ -216,6 +292,10 @@ int gb_tuned_save(const char *path, const gb_tuned_set *set, char *err, size_t e
         cJSON_AddStringToObject(o, "tuned_at", r->tuned_at);
         cJSON_AddItemToArray(records, o);
     }
+    /* The skipped ones after them, as they were (skipped again when read). */
+    for (const cJSON *k = set->skipped_records ? set->skipped_records->child : NULL; k;
+         k = k->next)
+        cJSON_AddItemToArray(records, cJSON_Duplicate(k, 1));
     /* The result writer's atomic write sets "complete"; records have no use
      * for it, so write through a plain temporary file here. */
     {
@@ -239,6 +319,23 @@ int gb_tuned_save(const char *path, const gb_tuned_set *set, char *err, size_t e
     }
     cJSON_Delete(doc);
     return rc;
+}
+
+int gb_tuned_check_writable(const char *path, char *err, size_t errlen)
+{
+    char tmp[4200];
+    int fd;
+
+    /* What gb_tuned_save needs: a new file beside path (then renamed over it). */
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write records next to %s: %s", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(tmp);
+    return 0;
 }
 
 const gb_tuned_record *gb_tuned_find(const gb_tuned_set *set, const char *base,

@@ -41,8 +41,8 @@ TEST(split_list_keeps_bracketed_commas)
     char out[256];
 
     out[0] = '\0';
-    CHECK(gb_split_list(" a,b  c,,", join_item, out) == 0);
-    CHECK(strcmp(out, "<a><b><c>") == 0);
+    CHECK(gb_split_list(" a,b  c , d", join_item, out) == 0);
+    CHECK(strcmp(out, "<a><b><c><d>") == 0);
     out[0] = '\0';
     CHECK(gb_split_list("rule_based[tm=4,tn=8],packed+prepack,x[a=1, b=2]", join_item, out) == 0);
     CHECK(strcmp(out, "<rule_based[tm=4,tn=8]><packed+prepack><x[a=1, b=2]>") == 0);
@@ -89,11 +89,30 @@ static char *write_conf(const char *text)
     return path;
 }
 
+/* An empty configuration file (--config takes regular files only), removed
+ * when the tests end. */
+static char empty_path[64];
+
+static void remove_empty_conf(void)
+{
+    unlink(empty_path);
+}
+
+static char *empty_conf(void)
+{
+    if (empty_path[0] == '\0') {
+        char *p = write_conf("");
+        snprintf(empty_path, sizeof empty_path, "%s", p ? p : "");
+        atexit(remove_empty_conf);
+    }
+    return empty_path;
+}
+
 TEST(cli_defaults_and_flags)
 {
     static gb_options o;
-    char *argv1[] = { "gemmbench", "--config", "/dev/null", NULL };
-    char *argv2[] = { "gemmbench", "--config", "/dev/null", "-v", "baseline", "--variant",
+    char *argv1[] = { "gemmbench", "--config", empty_conf(), NULL };
+    char *argv2[] = { "gemmbench", "--config", empty_conf(), "-v", "baseline", "--variant",
                       "parallel", "--m", "7,9", "--m", "11", "-t", "2", "--reps", "9",
                       "--max-time", "0.5", "--format", "csv", "--param", "a=1", "-p", "b=2",
                       NULL };
@@ -131,7 +150,7 @@ TEST(cli_rejects_bad_values)
         while (argc < 4 && bad[i][argc])
             argc++;
         /* --config first, so a missing value at the end stays missing */
-        char *full[6] = { bad[i][0], "--config", "/dev/null", bad[i][1], bad[i][2], NULL };
+        char *full[6] = { bad[i][0], "--config", empty_conf(), bad[i][1], bad[i][2], NULL };
         err[0] = '\0';
         CHECK(parse(&o, argc + 2, full) != 0);
         CHECK(err[0] != '\0');

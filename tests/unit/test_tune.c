@@ -56,13 +56,24 @@ TEST(tuned_records_round_trip_and_update)
     gb_tuned_free(&back);
     gb_tuned_free(&set);
 
-    /* a corrupt file is an error that names it, and gives no records */
+    /* a malformed record is skipped and described (file and record), never
+     * trusted */
     FILE *f = fopen(path, "w");
     fputs("{\"schema\": \"gemmbench-tuned/1\", \"records\": [{\"base\": 3}]}", f);
     fclose(f);
-    CHECK(gb_tuned_load(path, &back, err, sizeof err) != 0);
-    CHECK(strstr(err, path) != NULL);
+    CHECK(gb_tuned_load(path, &back, err, sizeof err) == 0);
     CHECK_EQ_INT(back.count, 0);
+    CHECK_EQ_INT(back.skipped, 1);
+    CHECK(strstr(back.skipped_why, path) != NULL);
+    CHECK(strstr(back.skipped_why, "records[0]: base") != NULL);
+    /* ... and written back as it was when the set is saved with a new one */
+    CHECK(gb_tuned_put(&back, &a) == 0);
+    CHECK(gb_tuned_save(path, &back, err, sizeof err) == 0);
+    gb_tuned_free(&back);
+    CHECK(gb_tuned_load(path, &back, err, sizeof err) == 0);
+    CHECK_EQ_INT(back.count, 1);
+    CHECK_EQ_INT(back.skipped, 1);
+    gb_tuned_free(&back);
     f = fopen(path, "w");
     fputs("{\"schema\": \"gemmbench-tuned/1\", \"rec", f);
     fclose(f);

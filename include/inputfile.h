@@ -1,0 +1,30 @@
+/*
+ * inputfile.h - opening the files gemmbench reads (bench.conf, result files,
+ * tuning records) without trusting what the path names: only a regular file
+ * is read, so a FIFO or a device never blocks or streams forever, and JSON is
+ * parsed strictly (one document, no duplicate keys, no number that overflows).
+ */
+#ifndef GB_INPUTFILE_H
+#define GB_INPUTFILE_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+/* Opens path for reading when it is a regular file: the descriptor, or -1
+ * with errno set (ENOENT when it does not exist, EISDIR for a directory,
+ * EINVAL for a FIFO, device or socket). */
+int gb_open_regular(const char *path);
+
+/* Reads a regular file of at most max bytes and NUL-terminates it; the text
+ * (free() it), or NULL with err ("PATH: problem") and errno as above.  A
+ * file holding a NUL byte is refused: no text format of gemmbench has one. */
+char *gb_read_regular(const char *path, long max, char *err, size_t errlen);
+
+/* Parses text as exactly one JSON document and checks what cJSON lets
+ * through: anything but blanks after the document (a second document,
+ * garbage), an object with the same key twice (other JSON readers keep the
+ * last, cJSON's lookups the first), a number too large for a double (cJSON
+ * reads 1e999 as inf).  The tree, or NULL with why ("problem"). */
+cJSON *gb_json_parse_strict(const char *text, char *why, size_t whylen);
+
+#endif
