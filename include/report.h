@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "filter.h"
 #include "options.h"
 #include "resultfile.h"
 #include "stats.h"
@@ -37,6 +38,10 @@ typedef struct gb_report_opts {
     int nvariants;
     int combined;                  /* one table per thread count, columns kernel/M */
 } gb_report_opts;
+
+/* The entry filter of o's --kernel and --variant lists (filter.h; the caller
+ * frees it with gb_filter_free, also on error).  0, or -1 with err. */
+int gb_report_filter(const gb_report_opts *o, gb_filter *filter, char *err, size_t errlen);
 
 /* Speed-up of e over the file's baseline on the same kernel, M, K, N and
  * thread count (its median over e's); the run's stored speed-up when the file

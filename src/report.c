@@ -139,18 +139,25 @@ typedef struct builder {
     int nrows;
 } builder;
 
+int gb_report_filter(const gb_report_opts *o, gb_filter *filter, char *err, size_t errlen)
+{
+    int rc = 0;
+
+    gb_filter_init(filter);
+    for (int i = 0; i < o->nkernels && rc == 0; i++)
+        rc = gb_filter_add(filter, GB_FILTER_KERNEL, o->kernels[i], err, errlen);
+    for (int i = 0; i < o->nvariants && rc == 0; i++)
+        rc = gb_filter_add(filter, GB_FILTER_VARIANT, o->variants[i], err, errlen);
+    return rc;
+}
+
 /* The entries both kinds of list select.  A name that matches no entry is an
  * error (a typo), not an empty table. */
 static int select_entries(builder *b, const gb_report_opts *o, char *err, size_t errlen)
 {
     gb_filter filter;
-    int rc = 0;
+    int rc = gb_report_filter(o, &filter, err, errlen);
 
-    gb_filter_init(&filter);
-    for (int i = 0; i < o->nkernels && rc == 0; i++)
-        rc = gb_filter_add(&filter, GB_FILTER_KERNEL, o->kernels[i], err, errlen);
-    for (int i = 0; i < o->nvariants && rc == 0; i++)
-        rc = gb_filter_add(&filter, GB_FILTER_VARIANT, o->variants[i], err, errlen);
     for (int i = 0; i < b->f->nentries && rc == 0; i++)
         if (gb_filter_match(&filter, &b->f->entries[i]))
             b->sel[b->nsel++] = &b->f->entries[i];

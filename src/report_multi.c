@@ -505,13 +505,8 @@ static int compare_keys(const void *a, const void *b)
 static int collect_keys(multi *m, const gb_report_opts *o, char *err, size_t errlen)
 {
     gb_filter filter;
-    int rc = 0;
+    int rc = gb_report_filter(o, &filter, err, errlen);
 
-    gb_filter_init(&filter);
-    for (int i = 0; i < o->nkernels && rc == 0; i++)
-        rc = gb_filter_add(&filter, GB_FILTER_KERNEL, o->kernels[i], err, errlen);
-    for (int i = 0; i < o->nvariants && rc == 0; i++)
-        rc = gb_filter_add(&filter, GB_FILTER_VARIANT, o->variants[i], err, errlen);
     for (int f = 0; f < m->n && rc == 0; f++)
         for (int i = 0; i < m->files[f].nentries && rc == 0; i++)
             if (gb_filter_match(&filter, &m->files[f].entries[i]))
