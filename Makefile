@@ -169,7 +169,7 @@ FUZZ_FLAGS    = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 
 fuzz-build:
 	@sh scripts/setup.sh fuzz
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) REFERENCE= OPT='-O1 -g -march=native' WARN='$(FUZZ_WARN)' SCHED_FLAGS='-ffp-contract=fast' \
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) REFERENCE= HWLOC= OPT='-O1 -g -march=native' WARN='$(FUZZ_WARN)' SCHED_FLAGS='-ffp-contract=fast' \
 	    CFLAGS_EXTRA='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link' $(FUZZ_BUILD)/libgemmbench.a
 	@for t in $(FUZZ_TARGETS); do \
 	    echo "$(FUZZ_CC) -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c"; \

@@ -855,8 +855,8 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
         "packed per call into NR-wide panels; ir outside jr (A micro-panel in L1)",
         "read in place (rows under a page apart), prefetched; jr outside ir",
         "pre-packed by prepare(); ir outside jr (A micro-panel in L1)",
-        "read in place by the first A micro-panel's pass, which copies each B micro-panel "
-        "for the others; jr outside ir",
+        ("read in place by the first A micro-panel's pass, which copies each B micro-panel "
+         "for the others; jr outside ir"),
     };
     const int user_kc = gb_param_get(ctx->params, "kc", 0) > 0;
     long forced = gb_param_get(ctx->params, "isa", -1);

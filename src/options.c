@@ -1,4 +1,5 @@
 /* options.c - defaults, shapes, variant selection and --param parsing. */
+#define _GNU_SOURCE   /* strtok_r, under compilers strict about -std=c11 (clang) */
 #include "options.h"
 #include "parse.h"
 

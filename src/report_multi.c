@@ -8,6 +8,7 @@
  * tables hold every row: the union of (label, kernel, M, K, N, threads)
  * over the files, each file's cell blank where it has no such entry.
  */
+#define _GNU_SOURCE   /* strtok_r, under compilers strict about -std=c11 (clang) */
 #include "report_multi.h"
 
 #include <ctype.h>
