@@ -18,8 +18,10 @@
 # pthread_create (a five-line pthread program does too), so the two-thread
 # paths are tested natively by `make test`.  Unit tests left out here:
 # those that start a second thread (NO_QEMU below; a new one that does hangs
-# this script until the timeout, which then names it), and
-# sustained_peak_is_plausible, whose floor of 1 GFLOP/s emulation misses.
+# this script until the timeout, which then names it), the lockstep tests
+# (they fork two processes and stop and continue them: process control, not
+# the architecture), and sustained_peak_is_plausible, whose floor of
+# 1 GFLOP/s emulation misses.
 # Needs: sh scripts/setup.sh cross (gcc-aarch64-linux-gnu, libcjson-dev:arm64,
 # qemu-user).  Usage: scripts/cross-aarch64.sh [--build-only]
 set -e
@@ -98,7 +100,9 @@ echo "cross-aarch64: isa=avx512 and isa=avx2 refused: $(cat "$tmp/isa.err")"
 NO_QEMU="packed_exact_on_every_isa_and_block_size packed_exact_on_every_call_of_a_measurement
 peak_is_positive_and_plausible sustained_peak_is_plausible rule_based_exact_under_overrides
 rule_based_large_tiles variants_exact_on_awkward_grid variants_exact_on_primes_and_tails
-variants_honour_leading_dimensions bind_probe_sees_every_thread bandwidth_probe_positive cold_cache_every_variant_exact"
+variants_honour_leading_dimensions bind_probe_sees_every_thread bandwidth_probe_positive cold_cache_every_variant_exact
+lockstep_same_plan_pairs_every_entry lockstep_entry_of_one_build_goes_alone
+lockstep_other_order_measures_everything"
 names=$(sed -n 's/^TEST(\([a-z0-9_]*\)).*/\1/p' tests/unit/*.c | grep -vxF "$(echo $NO_QEMU | tr ' ' '\n')")
 status=0
 timeout -s KILL 300 qemu-aarch64 "$BUILD/gemmbench-tests" $names >"$tmp/unit.txt" 2>&1 || status=$?
