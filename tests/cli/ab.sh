@@ -56,8 +56,17 @@ WRAP
     # Bound threads and 3 calls a round: this VM places two unbound threads
     # on one CPU in some rounds (a call then takes what NEW's do) and stalls
     # others by a scheduler slice, which one call a round cannot outvote.
-    expect_exit slowdown_fails 1 "$G" ab "$G" ./onecpu.sh --variant packed --kernel qkv --m 128 \
-        --threads 2 --bind close --reps 60 --warmup 2 -o slow --quiet
+    # Even bound, a run misses it now and then on this VM (results/README.md,
+    # "ab"): up to three tries, each a full ab; a gate that cannot see a 2x
+    # slowdown fails all three.
+    for try in 1 2 3; do
+        "$G" ab "$G" ./onecpu.sh --variant packed --kernel qkv --m 128 --threads 2 \
+            --bind close --reps 60 --warmup 2 -o slow --force --quiet \
+            >"$WORK/out" 2>"$WORK/err" </dev/null
+        rc=$?
+        [ $rc -eq 1 ] && break
+    done
+    if [ $rc -eq 1 ]; then echo "ok slowdown_fails (try $try)"; else echo "FAIL slowdown_fails: exit $rc in 3 tries: $(head -c 300 "$WORK/err")"; fi
     expect_grep slowdown_marked "slower  FAIL" "$WORK/out"
     expect_grep slowdown_gate "gate: FAIL: 1 of 1" "$WORK/out"
 else
