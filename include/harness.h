@@ -30,11 +30,23 @@ typedef struct gb_workspace {
     float *Acopies, *Bcopies, *Ccopies;
 } gb_workspace;
 
+/* At most this many timed calls per measurement when min_time asks for more
+ * than reps (a 1-us call and a long min_time would otherwise fill memory). */
+#define GB_MAX_CALLS 100000
+
 typedef struct gb_measure_cfg {
     int warmup, reps, min_reps;
     double max_time;   /* seconds: caps warm-up and timed calls, past min_reps */
     int check;
     int nthreads;      /* for the reference */
+    double min_time;   /* seconds: timed calls go on past reps until this much
+                          (up to GB_MAX_CALLS calls); 0 none */
+    /* gemmbench ab's turns (lockstep.h): with slice > 0, after every slice
+     * seconds of timed calls, pause() hands the turn back and returns when
+     * it is this build's again: 0, or -1 to stop as on Ctrl-C. */
+    double slice;
+    int (*pause)(void *arg);
+    void *pause_arg;
 } gb_measure_cfg;
 
 typedef struct gb_result {

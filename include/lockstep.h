@@ -18,8 +18,19 @@
  *                              before anything else (KEY: the entry and shape)
  *   build -> ab   "wait setup" then waits: its peak and first shape come next
  *   build -> ab   "wait I"     about to measure the plan's I-th (from 0); waits
+ *   build -> ab   "wait more"  in the middle of that measurement: a slice of
+ *                              its timed calls is done; waits for the next
  *   build -> ab   "wait done"  the sweep is over; waits, then writes its file
  *   ab -> build   "go"         take the turn
+ *
+ * Slices: an entry's two measurements in a round are not one block each but
+ * alternate in slices of about GB_LOCKSTEP_SLICE seconds of timed calls (a
+ * fresh random order for every pair of slices), so that both builds sample
+ * the same stretch of the machine's time even when a round's calls of an
+ * entry take long: on a shared VM the speed of a CPU changes within 0.1 s.
+ * ab asks for slices through the environment variable GB_LOCKSTEP_SLICE_ENV
+ * (seconds); a build that does not see it, or one older than slices, measures
+ * each entry in one turn, and ab pairs it as before.
  *
  * End of file on descriptor 3 means ab is gone or interrupted: the build
  * stops as on Ctrl-C and keeps what it measured.
@@ -34,6 +45,8 @@
 #define GB_LOCKSTEP_IN 3     /* the build reads "go" here */
 #define GB_LOCKSTEP_OUT 4    /* and writes its lines here */
 #define GB_LOCKSTEP_KEY_LEN 256
+#define GB_LOCKSTEP_SLICE_ENV "GEMMBENCH_AB_SLICE"
+#define GB_LOCKSTEP_SLICE 0.002  /* seconds of timed calls per turn */
 
 /* ---- the build's side (the run command with --lockstep) ---- */
 
@@ -43,6 +56,8 @@ int gb_lockstep_check(char *err, size_t errlen);
 int gb_lockstep_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "wait WHAT", then blocks until "go": 0, or -1 when ab is gone. */
 int gb_lockstep_wait(const char *what);
+/* The slice ab asked for (seconds), or 0: no slices. */
+double gb_lockstep_slice(void);
 
 /* ---- ab's side ---- */
 
@@ -54,6 +69,7 @@ typedef struct gb_lockstep_child {
     int nplan;
     int next;                /* what it waits for: -1 setup, 0..nplan-1 a
                                 measurement, nplan done */
+    int more;                /* in the middle of measurement next (a slice done) */
     int gone;                /* it closed its pipe (exited or crashed) */
     int stopped;             /* ab stopped it (SIGSTOP), and saw it stop */
     int reaped, status;      /* it ended while ab waited for it to stop */

@@ -64,6 +64,7 @@ typedef struct gb_options {
     int threads;             /* 0: all the process may use */
     int warmup, reps, min_reps;
     double max_time;         /* seconds of timed calls per measurement (cap) */
+    double min_time;         /* seconds: calls go on past reps until this much; 0 none */
     double cooldown;         /* seconds slept between measurements */
     int rounds;              /* passes over the sweep; each entry's reps are
                                 split between them (runner.h); 0 until parsed */

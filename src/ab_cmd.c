@@ -38,6 +38,10 @@
 #include "stats.h"
 
 #define AB_DEFAULT_ROUNDS 20
+/* Seconds of timed calls per entry and round when --min-time is not given:
+ * a round's median of a short entry then rests on tens of calls, not 3, and
+ * a 4-8 ms stall of the VM moves a few of them, not the median. */
+#define AB_ROUND_MIN_TIME 0.02
 #define AB_MAX_ARGS 256
 
 static const char ab_usage[] =
@@ -278,9 +282,9 @@ static int check_gemmbench(const build *b, char *err, size_t errlen)
     return 0;
 }
 
-/* Whether b takes turns: `BUILD --lockstep --help` exits 0 (an older build
- * refuses the option). */
-static int takes_turns(const build *b)
+/* Whether b knows run option opt (with value val, or none): `BUILD OPT [VAL]
+ * --help` exits 0; an older build refuses the option. */
+static int accepts(const build *b, const char *opt, const char *val)
 {
     int status;
     pid_t pid = fork();
@@ -292,7 +296,10 @@ static int takes_turns(const build *b)
         dup2(null, STDIN_FILENO);
         dup2(null, STDOUT_FILENO);
         dup2(null, STDERR_FILENO);
-        execl(b->path, b->path, "--lockstep", "--help", (char *)NULL);
+        if (val)
+            execl(b->path, b->path, opt, val, "--help", (char *)NULL);
+        else
+            execl(b->path, b->path, opt, "--help", (char *)NULL);
         _exit(127);
     }
     while (waitpid(pid, &status, 0) < 0)
@@ -358,7 +365,10 @@ static pid_t start_round_process(build *b, const ab_opts *o, int round, gb_locks
             /* Out of the way of 3 and 4 first: dup2 onto themselves would
              * keep close-on-exec. */
             int in = fcntl(down[0], F_DUPFD_CLOEXEC, 10), out = fcntl(up[1], F_DUPFD_CLOEXEC, 10);
+            char slice[32];
             setpgid(0, 0);
+            snprintf(slice, sizeof slice, "%g", GB_LOCKSTEP_SLICE);
+            setenv(GB_LOCKSTEP_SLICE_ENV, slice, 1);
             if (in < 0 || out < 0 || dup2(in, GB_LOCKSTEP_IN) < 0 ||
                 dup2(out, GB_LOCKSTEP_OUT) < 0)
                 _exit(127);
@@ -828,11 +838,36 @@ static int prepare_outputs(build *b, const ab_opts *o, const char *tmp, char *er
     return 0;
 }
 
+/* Unless the run options set --min-time, both builds get AB_ROUND_MIN_TIME
+ * seconds per round (value in buf); a build older than the option gets
+ * neither, with a note, so that both sample alike.  0, or -1 when the
+ * options are full. */
+static int default_min_time(const build b[2], ab_opts *o, char *buf, size_t len)
+{
+    for (int i = 0; i < o->npass; i++)
+        if (is_opt(o->pass[i], "--min-time"))
+            return 0;
+    for (int i = 0; i < 2; i++)
+        if (!accepts(&b[i], "--min-time", "0")) {
+            if (!o->quiet)
+                fprintf(stderr, "gemmbench: ab: note: %s '%s' is older than --min-time: "
+                        "both builds take --reps calls per entry, however short\n",
+                        b[i].name, b[i].path);
+            return 0;
+        }
+    if (o->npass + 2 > AB_MAX_ARGS - 16)
+        return -1;
+    snprintf(buf, len, "%g", AB_ROUND_MIN_TIME * o->rounds);
+    o->pass[o->npass++] = "--min-time";
+    o->pass[o->npass++] = buf;
+    return 0;
+}
+
 int gb_cmd_ab(int argc, char **argv)
 {
     static ab_opts o;
     build b[2] = { { .name = "OLD" }, { .name = "NEW" } };
-    char err[GB_ERR_LEN + 2 * PATH_MAX], tmp[] = "/tmp/gemmbench-ab-XXXXXX";
+    char err[GB_ERR_LEN + 2 * PATH_MAX], tmp[] = "/tmp/gemmbench-ab-XXXXXX", min_time[32];
     int status;
 
     if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0))
@@ -857,13 +892,15 @@ int gb_cmd_ab(int argc, char **argv)
             return gb_fail(rc == -3 ? GB_EXIT_IO : GB_EXIT_USAGE, "ab", "%s", err);
     }
     for (int i = 0; i < 2 && o.by_entry; i++)
-        if (!takes_turns(&b[i])) {
+        if (!accepts(&b[i], "--lockstep", NULL)) {
             o.by_entry = 0;
             if (!o.quiet)
                 fprintf(stderr, "gemmbench: ab: note: %s '%s' cannot take turns (a build older "
                         "than --lockstep): each round runs one build after the other\n",
                         b[i].name, b[i].path);
         }
+    if (default_min_time(b, &o, min_time, sizeof min_time) != 0)
+        return gb_fail(GB_EXIT_USAGE, "ab", "too many run options");
     /* A build that is gone is heard as the end of its pipe, not a signal. */
     signal(SIGPIPE, SIG_IGN);
     if (mkdtemp(tmp) == NULL)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 enum {
-    OPT_M = 256, OPT_SHAPE, OPT_MAX_TIME, OPT_MIN_REPS, OPT_COOLDOWN, OPT_FORMAT,
+    OPT_M = 256, OPT_SHAPE, OPT_MAX_TIME, OPT_MIN_TIME, OPT_MIN_REPS, OPT_COOLDOWN, OPT_FORMAT,
     OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS, OPT_ROUND, OPT_PEAK,
     OPT_LOCKSTEP, OPT_BIND, OPT_CACHE
 };
@@ -28,6 +28,7 @@ static const struct option long_options[] = {
     { "reps",     required_argument, NULL, 'r' },
     { "min-reps", required_argument, NULL, OPT_MIN_REPS },
     { "max-time", required_argument, NULL, OPT_MAX_TIME },
+    { "min-time", required_argument, NULL, OPT_MIN_TIME },
     { "cooldown", required_argument, NULL, OPT_COOLDOWN },
     { "rounds",   required_argument, NULL, OPT_ROUNDS },
     { "round",    required_argument, NULL, OPT_ROUND },
@@ -201,6 +202,12 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
                 return bad_number(err, errlen, "--max-time", optarg,
                                   "a number of seconds in (0, 86400]");
             o->max_time = d;
+            break;
+        case OPT_MIN_TIME:
+            if (gb_parse_double(optarg, 0.0, 86400.0, &d) != 0)
+                return bad_number(err, errlen, "--min-time", optarg,
+                                  "a number of seconds in [0, 86400]");
+            o->min_time = d;
             break;
         case OPT_ROUNDS:
             if (gb_parse_long(optarg, 1, 1000, &l) != 0)

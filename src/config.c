@@ -111,6 +111,10 @@ static int apply_key(gb_options *o, const char *key, const char *value, char *ms
         if (gb_parse_double(value, 0.0, 86400.0, &d) != 0 || d <= 0.0)
             goto bad_seconds;
         o->max_time = d;
+    } else if (strcmp(key, "min_time") == 0) {
+        if (gb_parse_double(value, 0.0, 86400.0, &d) != 0)
+            goto bad_seconds;
+        o->min_time = d;
     } else if (strcmp(key, "rounds") == 0) {
         if (gb_parse_long(value, 1, 1000, &l) != 0)
             goto bad_int;

@@ -345,8 +345,8 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
 {
     const int M = w->M, K = w->K, N = w->N;
     gb_ctx ctx = { threads, params, NULL };
-    double spent;
-    int rc = -1, n = 0, prepared = 0, set = 0;
+    double spent, slice_start;
+    int rc = -1, n = 0, cap = cfg->reps, prepared = 0, set = 0;
 
     memset(r, 0, sizeof *r);
     r->variant = v;
@@ -421,11 +421,31 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     }
 
     spent = 0.0;
-    while (n < cfg->reps) {
+    slice_start = gb_now();
+    while (n < cfg->reps || (spent < cfg->min_time && n < GB_MAX_CALLS)) {
         const float *A, *B;
         float *C;
         double t0, t1;
         int status;
+
+        if (n == cap) {           /* min_time asks for more calls than reps */
+            int grown = cap == 0 ? 64 : cap < GB_MAX_CALLS / 2 ? 2 * cap : GB_MAX_CALLS;
+            double *more = realloc(r->samples_us, (size_t)grown * sizeof *more);
+            if (more == NULL) {
+                snprintf(err, errlen, "out of memory for %d samples", grown);
+                goto out;
+            }
+            r->samples_us = more;
+            cap = grown;
+        }
+        /* ab's turn is over after a slice; the calls go on at the next. */
+        if (cfg->slice > 0.0 && n > 0 && gb_now() - slice_start >= cfg->slice) {
+            if (cfg->pause(cfg->pause_arg) != 0) {
+                rc = 1;
+                goto out;
+            }
+            slice_start = gb_now();
+        }
 
         /* Cold: the next set, untouched since the whole ring went by. */
         gb_workspace_set(w, next_set(w, &set), &A, &B, &C);

@@ -95,6 +95,18 @@ int gb_lockstep_wait(const char *what)
     return strcmp(line, "go") == 0 ? 0 : -1;
 }
 
+double gb_lockstep_slice(void)
+{
+    const char *s = getenv(GB_LOCKSTEP_SLICE_ENV);
+    char *end;
+    double v;
+
+    if (s == NULL)
+        return 0.0;
+    v = strtod(s, &end);
+    return end != s && *end == '\0' && v > 0.0 && v <= 1.0 ? v : 0.0;
+}
+
 /* ---- ab's side --------------------------------------------------------------- */
 
 static void signal_group(gb_lockstep_child *c, int sig)
@@ -113,8 +125,15 @@ static int hear(gb_lockstep_child *c, volatile sig_atomic_t *interrupted)
 
     if (rc == -2)
         return -2;
+    c->more = 0;
     if (rc != 0 || strncmp(line, "wait ", 5) != 0) {
         c->gone = 1;
+        return 0;
+    }
+    if (strcmp(line + 5, "more") == 0) {
+        c->more = c->next >= 0 && c->next < c->nplan;
+        if (!c->more)
+            c->gone = 1;     /* more of nothing: not the protocol */
         return 0;
     }
     if (strcmp(line + 5, "setup") == 0) {
@@ -215,6 +234,12 @@ static int finished(const gb_lockstep_child *c)
     return c->gone || c->next >= c->nplan;
 }
 
+/* In the middle of an entry: it did a slice and waits for the next. */
+static int mid_entry(const gb_lockstep_child *c)
+{
+    return c->more && !c->gone;
+}
+
 static const char *waiting_key(const gb_lockstep_child *c)
 {
     return finished(c) || c->next < 0 ? NULL : c->plan[c->next];
@@ -265,6 +290,17 @@ int gb_lockstep_round(gb_lockstep_child c[2], unsigned *rng,
     while (!finished(&c[0]) || !finished(&c[1])) {
         const char *k0 = waiting_key(&c[0]), *k1 = waiting_key(&c[1]);
         int rc;
+        if (mid_entry(&c[0]) || mid_entry(&c[1])) {
+            /* The next slices of the entry under way, and nothing else
+             * until both are done with it. */
+            if (mid_entry(&c[0]) && mid_entry(&c[1]))
+                rc = both_turns(c, rng, interrupted);
+            else
+                rc = turn(&c[mid_entry(&c[0]) ? 0 : 1], interrupted);
+            if (rc == -2 || *interrupted)
+                return -1;
+            continue;
+        }
         if (k0 && k1 && strcmp(k0, k1) == 0) {
             rc = both_turns(c, rng, interrupted);
             done += 2;

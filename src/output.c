@@ -237,6 +237,7 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     cJSON_AddNumberToObject(run, "reps", o->reps);
     cJSON_AddNumberToObject(run, "min_reps", o->min_reps);
     cJSON_AddNumberToObject(run, "max_time_s", o->max_time);
+    cJSON_AddNumberToObject(run, "min_time_s", o->min_time);
     cJSON_AddNumberToObject(run, "cooldown_s", o->cooldown);
     cJSON_AddNumberToObject(run, "rounds", o->rounds);
     cJSON_AddBoolToObject(run, "check", o->check);

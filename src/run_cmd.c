@@ -57,6 +57,8 @@ static const char usage_text[] =
     "  -r, --reps N           timed calls per measurement (default 50)\n"
     "      --min-reps N       timed calls kept even past --max-time (default 5)\n"
     "      --max-time S       seconds of calls per measurement before stopping early\n"
+    "      --min-time S       seconds of calls per measurement: go on past --reps until\n"
+    "                         then (--max-time still caps; at most 100000 calls)\n"
     "      --cooldown S       seconds to sleep between measurements (default 0)\n"
     "      --rounds N         split every entry's timed calls over N passes of the\n"
     "                         sweep, so each median spans the run (default 5, or\n"
@@ -491,6 +493,16 @@ static int lockstep_gate(void *arg, int step)
     return -1;
 }
 
+/* A slice of an entry's calls is over: ab gives the turn to the other build. */
+static int lockstep_pause(void *arg)
+{
+    (void)arg;
+    if (gb_lockstep_wait("more") == 0)
+        return 0;
+    gb_interrupted = 1;
+    return -1;
+}
+
 /* Measures the sweep of o into output; the exit status. */
 static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *machine,
                      thread_plan *plan, const char *output, int argc, char **argv)
@@ -537,7 +549,11 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
         goto out;
     }
     cfg.measure = (gb_measure_cfg){ o->warmup, o->reps, o->min_reps, o->max_time, o->check,
-                                    threads };
+                                    threads, o->min_time, 0.0, NULL, NULL };
+    if (o->lockstep) {
+        cfg.measure.slice = gb_lockstep_slice();
+        cfg.measure.pause = lockstep_pause;
+    }
     cfg.threads = threads;
     cfg.rounds = o->rounds;
     cfg.prepack = o->prepack;

@@ -195,6 +195,7 @@ static gb_measure_cfg round_share(const gb_measure_cfg *all, int rounds, int r)
     if (c.min_reps > c.reps)
         c.min_reps = c.reps;
     c.max_time = all->max_time / rounds;
+    c.min_time = all->min_time / rounds;
     if (r > 0) {
         c.warmup = (all->warmup + rounds - 1) / rounds;
         c.check = 0;

@@ -148,7 +148,8 @@ static int out_of_time(const search *s)
  * verification or could not run (rejected), NAN when *stop was raised. */
 static double measure(search *s, const gb_params *p)
 {
-    gb_measure_cfg mc = { s->cfg->warmup, s->cfg->reps, 3, 0.25, 1, s->cfg->threads };
+    gb_measure_cfg mc = { .warmup = s->cfg->warmup, .reps = s->cfg->reps, .min_reps = 3,
+                          .max_time = 0.25, .check = 1, .nthreads = s->cfg->threads };
     gb_result r;
     char err[GB_ERR_LEN];
     double median;
@@ -399,8 +400,9 @@ static int confirm(search *s, gb_tune_outcome *out, char *err, size_t errlen)
     sel.shapes = &shape;
     sel.nshapes = 1;
     memset(&rc, 0, sizeof rc);
-    rc.measure = (gb_measure_cfg){ s->cfg->warmup, 3 * s->cfg->reps, 9, 0.75, 1,
-                                   s->cfg->threads };
+    rc.measure = (gb_measure_cfg){ .warmup = s->cfg->warmup, .reps = 3 * s->cfg->reps,
+                                   .min_reps = 9, .max_time = 0.75, .check = 1,
+                                   .nthreads = s->cfg->threads };
     rc.threads = s->cfg->threads;
     rc.rounds = 3;
     status = gb_runner_run(&runner, &sel, &rc, NULL, s->stop, err, errlen);
