@@ -4,15 +4,25 @@
 . tests/cli/lib.sh
 G=$GEMMBENCH
 cd "$WORK" || exit 1
-tiny="--variant k8 --kernel qkv --m 16 --reps 20 --warmup 1"
+# --min-time 0: the tests below need not ab's default 20 ms of calls per round.
+entry="--variant k8 --kernel qkv --m 16 --reps 20 --warmup 1"
+tiny="$entry --min-time 0"
 
-# A/A: the same build twice.
-expect_exit aa_exit 0 "$G" ab "$G" "$G" $tiny -o aa --quiet
+# A/A: the same build twice, at ab's defaults.
+expect_exit aa_exit 0 "$G" ab "$G" "$G" $entry -o aa --quiet
 expect_true aa_old_file test -s aa-old.json
 expect_true aa_new_file test -s aa-new.json
 expect_grep aa_complete '"complete":	true' aa-new.json
 expect_grep aa_rounds_tagged '"sample_rounds":' aa-old.json
 expect_grep aa_twenty_rounds '"rounds":	20' aa-new.json
+# ab's default: 20 ms of calls per entry and round, 0.4 s over 20 rounds.
+expect_grep aa_min_time '"min_time_s":	0.4' aa-old.json
+expect_true aa_min_time_calls python3 -c "
+import json
+for f in ('aa-old.json', 'aa-new.json'):
+    r = json.load(open(f))['results'][0]
+    assert sum(r['samples_us']) >= 0.4e6 and r['reps'] > 20, (r['reps'], sum(r['samples_us']))
+"
 expect_grep aa_paired_rule "the unit is the round" "$WORK/out"
 expect_grep aa_interval_column "interval" "$WORK/out"
 expect_grep aa_gate_pass "gate: pass" "$WORK/out"
@@ -134,6 +144,19 @@ WRAP
 chmod +x old.sh
 expect_exit turns_old_build 0 "$G" ab ./old.sh "$G" $tiny -o oldb
 expect_grep turns_old_build_said "OLD './old.sh' cannot take turns" "$WORK/err"
+# A build older than --min-time: neither gets ab's default, with a note; the
+# user's own --min-time goes to both.
+cat >oldmt.sh <<WRAP
+#!/bin/sh
+for a in "\$@"; do [ "\$a" = --min-time ] && { echo "unknown option --min-time" >&2; exit 2; }; done
+exec "$G" "\$@"
+WRAP
+chmod +x oldmt.sh
+expect_exit min_time_old_build 0 "$G" ab "$G" ./oldmt.sh $entry -o oldmt
+expect_grep min_time_old_said "NEW './oldmt.sh' is older than --min-time" "$WORK/err"
+expect_grep min_time_old_none '"min_time_s":	0,' oldmt-old.json
+expect_exit min_time_given 0 "$G" ab "$G" "$G" $entry --min-time 0.1 -o mtg --quiet
+expect_grep min_time_given_passed '"min_time_s":	0.1,' mtg-new.json
 expect_exit interleave_round 0 "$G" ab "$G" "$G" $tiny --interleave round -o ilr --quiet
 expect_grep interleave_round_rounds '"rounds":	20' ilr-new.json
 expect_exit interleave_bad 2 "$G" ab "$G" "$G" $tiny --interleave sometimes -o ilb

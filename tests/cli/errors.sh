@@ -22,6 +22,8 @@ expect_exit reps_zero 2 run --variant baseline --reps 0
 expect_exit warmup_junk 2 run --variant baseline --warmup x
 expect_exit max_time_zero 2 run --variant baseline --max-time 0
 expect_exit max_time_nan 2 run --variant baseline --max-time nan
+expect_exit min_time_negative 2 run --variant baseline --min-time -1
+expect_exit min_time_junk 2 run --variant baseline --min-time 1s
 expect_exit format_bad 2 run --variant baseline --format xml
 expect_exit unknown_option 2 run --frobnicate
 expect_exit missing_value 2 run --variant

@@ -51,7 +51,8 @@ static const gb_variant off_by_one = { .name = "off", .family = "test", .descrip
 TEST(harness_verifies_and_catches_wrong_results)
 {
     gb_workspace w;
-    gb_measure_cfg cfg = { 0, 2, 1, 10.0, 1, 1 };
+    gb_measure_cfg cfg = { .warmup = 0, .reps = 2, .min_reps = 1,
+                           .max_time = 10.0, .check = 1, .nthreads = 1 };
     gb_params none = { 0 };
     gb_result r;
 
@@ -83,7 +84,8 @@ TEST(harness_time_cap_and_min_reps)
     gb_workspace w;
     /* warm-up 3, reps 50, min 4, cap 1 ms: the cap ends warm-up after one
      * call and the timed calls after min_reps. */
-    gb_measure_cfg cfg = { 3, 50, 4, 0.001, 0, 1 };
+    gb_measure_cfg cfg = { .warmup = 3, .reps = 50, .min_reps = 4,
+                           .max_time = 0.001, .check = 0, .nthreads = 1 };
     gb_params none = { 0 };
     gb_result r;
 
@@ -107,10 +109,82 @@ TEST(harness_time_cap_and_min_reps)
     gb_workspace_free(&w);
 }
 
+/* --min-time: calls go on past reps until that much time, the samples array
+ * growing; --max-time still caps it. */
+TEST(harness_min_time_extends_past_reps)
+{
+    gb_workspace w;
+    gb_measure_cfg cfg = { .warmup = 0, .reps = 2, .min_reps = 1, .max_time = 100.0,
+                           .nthreads = 1, .min_time = 0.3 };
+    gb_params none = { 0 };
+    gb_result r;
+    double sum = 0.0;
+
+    CHECK(gb_workspace_init(&w, 2, 2, 2, err, sizeof err) == 0);
+    calls = 0;
+    CHECK(gb_measure(&slow, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    /* Calls of 2 ms and a little more: up to 150 to reach 0.3 s, far past
+     * reps 2 (and past the 64 samples allocated first). */
+    CHECK(r.reps > 64 && r.reps <= 150);
+    CHECK_EQ_INT(calls, r.reps);
+    for (int i = 0; i < r.reps; i++)
+        sum += r.samples_us[i] * 1e-6;
+    CHECK(sum >= 0.3 && sum - r.samples_us[r.reps - 1] * 1e-6 < 0.3);
+    gb_result_free(&r);
+    /* The cap wins: min-time 1 s, max-time 10 ms, min-reps 3. */
+    cfg.max_time = 0.01;
+    cfg.min_time = 1.0;
+    cfg.min_reps = 3;
+    CHECK(gb_measure(&slow, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    CHECK(r.reps >= 3 && r.reps <= 6);
+    gb_result_free(&r);
+    gb_workspace_free(&w);
+}
+
+static int pauses, pause_answer;
+
+static int count_pause(void *arg)
+{
+    (void)arg;
+    pauses++;
+    return pause_answer;
+}
+
+/* gemmbench ab's slices: a pause after every slice of timed calls (never
+ * before the first or after the last), and a refused pause stops the
+ * measurement as an interruption does. */
+TEST(harness_pauses_between_slices)
+{
+    gb_workspace w;
+    /* 2-ms calls, a 1-ms slice: a pause between every two calls. */
+    gb_measure_cfg cfg = { .warmup = 1, .reps = 9, .min_reps = 1, .max_time = 100.0,
+                           .nthreads = 1, .slice = 0.001, .pause = count_pause };
+    gb_params none = { 0 };
+    gb_result r;
+
+    CHECK(gb_workspace_init(&w, 2, 2, 2, err, sizeof err) == 0);
+    pauses = 0;
+    pause_answer = 0;
+    CHECK(gb_measure(&slow, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    CHECK_EQ_INT(r.reps, 9);
+    CHECK_EQ_INT(pauses, 8);
+    gb_result_free(&r);
+    /* ab is gone: the pause says stop, nothing of the entry is kept. */
+    pauses = 0;
+    pause_answer = -1;
+    calls = 0;
+    CHECK(gb_measure(&slow, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 1);
+    CHECK_EQ_INT(pauses, 1);
+    CHECK_EQ_INT(calls, 1 + 1);   /* the warm-up, the first timed call */
+    CHECK(r.samples_us == NULL);
+    gb_workspace_free(&w);
+}
+
 TEST(harness_stops_when_interrupted)
 {
     gb_workspace w;
-    gb_measure_cfg cfg = { 0, 50, 5, 100.0, 0, 1 };
+    gb_measure_cfg cfg = { .warmup = 0, .reps = 50, .min_reps = 5,
+                           .max_time = 100.0, .check = 0, .nthreads = 1 };
     gb_params none = { 0 };
     gb_result r;
     volatile sig_atomic_t stop = 1;

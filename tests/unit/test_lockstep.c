@@ -13,10 +13,15 @@
 #include "lockstep.h"
 #include "test.h"
 
-/* A fake build: its plan, then a turn per key, each logged "NAME KEY". */
+/* Slices per entry of the fake OLD and NEW (1: the entry in one turn). */
+static int old_slices = 1, new_slices = 1;
+
+/* A fake build: its plan, then a turn per key, each logged "NAME KEY"; with
+ * slices, "NAME KEY S" for every slice S and a "wait more" between them. */
 static void fake_build(const char *name, const char *const *plan, int n, int logfd)
 {
     char what[16], line[64];
+    int slices = strcmp(name, "OLD") == 0 ? old_slices : new_slices;
 
     for (int i = 0; i < n; i++)
         if (gb_lockstep_say("plan %s", plan[i]) != 0)
@@ -27,9 +32,16 @@ static void fake_build(const char *name, const char *const *plan, int n, int log
         snprintf(what, sizeof what, "%d", i);
         if (gb_lockstep_wait(what) != 0)
             _exit(5);
-        snprintf(line, sizeof line, "%s %s\n", name, plan[i]);
-        if (write(logfd, line, strlen(line)) < 0)
-            _exit(6);
+        for (int s = 0; s < slices; s++) {
+            if (s > 0 && gb_lockstep_wait("more") != 0)
+                _exit(8);
+            if (slices > 1)
+                snprintf(line, sizeof line, "%s %s %d\n", name, plan[i], s);
+            else
+                snprintf(line, sizeof line, "%s %s\n", name, plan[i]);
+            if (write(logfd, line, strlen(line)) < 0)
+                _exit(6);
+        }
     }
     if (gb_lockstep_wait("done") != 0)
         _exit(7);
@@ -189,5 +201,43 @@ TEST(lockstep_other_order_measures_everything)
         snprintf(want, sizeof want, "%s\n", expect[i]);
         CHECK(strstr(log, want) != NULL);
     }
+    free(log);
+}
+
+/* Slices: an entry's turns alternate slice by slice (a fresh order for every
+ * pair), the next entry waits until both are done with this one, and the
+ * build with more slices goes on alone once the other has none left. */
+TEST(lockstep_slices_alternate_within_an_entry)
+{
+    static const char *const plan[] = { "a", "b" };
+    watch w = { 0 };
+    char *log, *line, names[32][4], keys[32][4];
+    int slice[32], n = 0, both_orders[2] = { 0, 0 };
+
+    old_slices = 4;
+    new_slices = 6;
+    CHECK_EQ_INT(run_round(plan, 2, plan, 2, &log, &w), 0);
+    old_slices = new_slices = 1;
+    for (line = strtok(log, "\n"); line && n < 32; line = strtok(NULL, "\n"), n++)
+        CHECK(sscanf(line, "%3s %3s %d", names[n], keys[n], &slice[n]) == 3);
+    CHECK_EQ_INT(n, 20);
+    for (int e = 0; e < 2; e++) {
+        const int *s = slice + 10 * e;
+        char (*nm)[4] = names + 10 * e;
+        /* All of a's slices before any of b's. */
+        for (int i = 0; i < 10; i++)
+            CHECK(strcmp(keys[10 * e + i], plan[e]) == 0);
+        /* Four pairs: one slice of each build, in either order ... */
+        for (int i = 0; i < 8; i += 2) {
+            CHECK(strcmp(nm[i], nm[i + 1]) != 0);
+            CHECK_EQ_INT(s[i], i / 2);
+            CHECK_EQ_INT(s[i + 1], i / 2);
+            both_orders[strcmp(nm[i], "OLD") == 0]++;
+        }
+        /* ... then NEW's last two alone. */
+        CHECK(strcmp(nm[8], "NEW") == 0 && strcmp(nm[9], "NEW") == 0);
+        CHECK(s[8] == 4 && s[9] == 5);
+    }
+    CHECK(both_orders[0] > 0 && both_orders[1] > 0);
     free(log);
 }

@@ -172,7 +172,8 @@ TEST(bandwidth_probe_fails_cleanly)
 static int cold_exact(const gb_variant *v, int M, int K, int N, int threads)
 {
     static volatile sig_atomic_t no_stop;
-    const gb_measure_cfg cfg = { 1, 4, 1, 10.0, 1, threads };
+    const gb_measure_cfg cfg = { .warmup = 1, .reps = 4, .min_reps = 1,
+                           .max_time = 10.0, .check = 1, .nthreads = threads };
     gb_params none = { 0 };
     gb_workspace w;
     gb_result r;
