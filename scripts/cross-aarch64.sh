@@ -102,7 +102,7 @@ peak_is_positive_and_plausible sustained_peak_is_plausible rule_based_exact_unde
 rule_based_large_tiles variants_exact_on_awkward_grid variants_exact_on_primes_and_tails
 variants_honour_leading_dimensions bind_probe_sees_every_thread bandwidth_probe_positive cold_cache_every_variant_exact
 lockstep_same_plan_pairs_every_entry lockstep_entry_of_one_build_goes_alone
-lockstep_other_order_measures_everything"
+lockstep_other_order_measures_everything lockstep_slices_alternate_within_an_entry"
 names=$(sed -n 's/^TEST(\([a-z0-9_]*\)).*/\1/p' tests/unit/*.c | grep -vxF "$(echo $NO_QEMU | tr ' ' '\n')")
 status=0
 timeout -s KILL 300 qemu-aarch64 "$BUILD/gemmbench-tests" $names >"$tmp/unit.txt" 2>&1 || status=$?

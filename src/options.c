@@ -351,20 +351,31 @@ struct param_parse {
     size_t errlen;
 };
 
+/* The key of "key=value" into key (len bytes): its value, or NULL when item
+ * is not key=value or the key does not fit. */
+static const char *split_key(const char *item, char *key, size_t len)
+{
+    const char *eq = strchr(item, '=');
+
+    if (eq == NULL || eq == item || (size_t)(eq - item) >= len)
+        return NULL;
+    memcpy(key, item, (size_t)(eq - item));
+    key[eq - item] = '\0';
+    return eq + 1;
+}
+
 static int parse_one_param(const char *item, void *arg)
 {
     struct param_parse *pp = arg;
     char key[64];
-    const char *eq = strchr(item, '=');
+    const char *val = split_key(item, key, sizeof key);
     const gb_param_spec *spec;
     long value;
 
-    if (eq == NULL || eq == item || (size_t)(eq - item) >= sizeof key) {
+    if (val == NULL) {
         snprintf(pp->err, pp->errlen, "--param '%s' is not key=value", item);
         return -1;
     }
-    memcpy(key, item, (size_t)(eq - item));
-    key[eq - item] = '\0';
     spec = find_param_spec(pp->v, key);
     if (spec == NULL) {
         char known[256] = "";
@@ -384,17 +395,17 @@ static int parse_one_param(const char *item, void *arg)
     if (spec->choices) {
         long idx = -1;
         for (long i = 0; spec->choices[i]; i++)
-            if (strcmp(spec->choices[i], eq + 1) == 0)
+            if (strcmp(spec->choices[i], val) == 0)
                 idx = i;
         if (idx < 0) {
             snprintf(pp->err, pp->errlen, "--param %s: '%s' is not a choice of variant %s",
-                     key, eq + 1, pp->v->name);
+                     key, val, pp->v->name);
             return -1;
         }
         value = idx;
-    } else if (gb_parse_long(eq + 1, spec->min, spec->max, &value) != 0) {
+    } else if (gb_parse_long(val, spec->min, spec->max, &value) != 0) {
         snprintf(pp->err, pp->errlen, "--param %s: '%s' is not an integer in [%ld, %ld]",
-                 key, eq + 1, spec->min, spec->max);
+                 key, val, spec->min, spec->max);
         return -1;
     }
     /* tk=4,tk=16 is one set naming tk twice, not a choice of the last. */
@@ -440,12 +451,9 @@ static int check_one_key(const char *item, void *arg)
 {
     struct param_keys *pk = arg;
     char key[64];
-    const char *eq = strchr(item, '=');
 
-    if (eq == NULL || eq == item || (size_t)(eq - item) >= sizeof key)
+    if (split_key(item, key, sizeof key) == NULL)
         return 0;
-    memcpy(key, item, (size_t)(eq - item));
-    key[eq - item] = '\0';
     if (find_param_spec(pk->v, key) != NULL)
         return 0;
     snprintf(pk->missing, pk->len, "%s", key);

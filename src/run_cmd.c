@@ -456,16 +456,29 @@ static void measure_peaks(const gb_options *o, gb_machine *machine, thread_plan 
 
 /* The round's measurements, one "plan" line each, then the wait for the turn
  * to set up.  0, or -1 when ab is gone. */
+/* What decides the sweep's order (gb_runner_plan): prepack and the thread
+ * counts of the plan.  The sweep's and lockstep_begin's configurations both. */
+static void set_sweep_order(gb_runner_cfg *cfg, const gb_options *o, const thread_plan *plan)
+{
+    cfg->prepack = o->prepack;
+    cfg->threads = plan->counts[plan->n - 1];
+    if (plan->n > 1) {
+        cfg->nthreads = plan->n;
+        cfg->thread_list = plan->counts;
+    }
+}
+
 static int lockstep_begin(const gb_options *o, const gb_selection *sel,
                           const thread_plan *plan)
 {
-    gb_runner_cfg cfg = { .prepack = o->prepack, .threads = plan->counts[plan->n - 1],
-                          .nthreads = plan->n > 1 ? plan->n : 0,
-                          .thread_list = plan->counts };
-    int n = gb_runner_plan(sel, &cfg, NULL, 0);
-    gb_run_step *steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *steps);
-    int rc = steps ? 0 : -1;
+    gb_runner_cfg cfg = { 0 };
+    int n, rc;
+    gb_run_step *steps;
 
+    set_sweep_order(&cfg, o, plan);
+    n = gb_runner_plan(sel, &cfg, NULL, 0);
+    steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *steps);
+    rc = steps ? 0 : -1;
     if (steps)
         gb_runner_plan(sel, &cfg, steps, n);
     for (int i = 0; i < n && rc == 0; i++) {
@@ -548,23 +561,22 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
         status = gb_fail(GB_EXIT_IO, NULL, "%s", err);
         goto out;
     }
-    cfg.measure = (gb_measure_cfg){ o->warmup, o->reps, o->min_reps, o->max_time, o->check,
-                                    threads, o->min_time, 0.0, NULL, NULL };
+    cfg.measure = (gb_measure_cfg){ .warmup = o->warmup, .reps = o->reps,
+                                    .min_reps = o->min_reps, .max_time = o->max_time,
+                                    .check = o->check, .nthreads = threads,
+                                    .min_time = o->min_time };
     if (o->lockstep) {
         cfg.measure.slice = gb_lockstep_slice();
         cfg.measure.pause = lockstep_pause;
     }
-    cfg.threads = threads;
+    set_sweep_order(&cfg, o, plan);
     cfg.rounds = o->rounds;
-    cfg.prepack = o->prepack;
     cfg.cooldown_s = o->cooldown;
     cfg.only_round = o->only_round;
     cfg.peak_gflops = machine->peak_gflops;
     cfg.output = output;
     cfg.bind = bind.policy;
     if (plan->n > 1) {
-        cfg.nthreads = plan->n;
-        cfg.thread_list = plan->counts;
         cfg.thread_peaks = plan->peaks;
         cfg.peak_gflops_1t = machine->peak_gflops_1t;
     }

@@ -3,6 +3,7 @@
 # wrapper scripts around it) on a tiny sweep; every exit status; bad input.
 . tests/cli/lib.sh
 G=$GEMMBENCH
+ROOT=$(pwd)
 cd "$WORK" || exit 1
 # --min-time 0: the tests below need not ab's default 20 ms of calls per round.
 entry="--variant k8 --kernel qkv --m 16 --reps 20 --warmup 1"
@@ -81,6 +82,24 @@ WRAP
     expect_grep slowdown_gate "gate: FAIL: 1 of 1" "$WORK/out"
 else
     echo "ok slowdown_fails (skipped: needs taskset and 2 CPUs)"
+fi
+
+# A slowdown of exactly known size (scripts/ab-power.sh's): NEW's clocks run
+# 1.5 times as fast, so each of its calls times 1.5 times as long.
+if ${CC:-cc} -O2 -shared -fPIC -o scaleclock.so "$ROOT/scripts/scaleclock.c" -ldl 2>/dev/null; then
+    cat >scaled.sh <<WRAP
+#!/bin/sh
+GB_CLOCK_SCALE=1.5 LD_PRELOAD=$WORK/scaleclock.so exec "$G" "\$@"
+WRAP
+    chmod +x scaled.sh
+    expect_exit scaled_fails 1 "$G" ab "$G" ./scaled.sh $tiny -o scaled --format json --quiet
+    expect_true scaled_estimate python3 -c "
+import json
+e = json.load(open('$WORK/out'))['entries'][0]
+assert 1.4 < e['ratio'] < 1.6 and e['gate_fail'], e
+"
+else
+    echo "ok scaled_fails (skipped: no C compiler for the preload)"
 fi
 
 # A verification failure in a build: exit 1, the build named.  (The wrapper
