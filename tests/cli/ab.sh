@@ -85,13 +85,16 @@ else
 fi
 
 # A slowdown of exactly known size (scripts/ab-power.sh's): NEW's clocks run
-# 1.5 times as fast, so each of its calls times 1.5 times as long.
-if ${CC:-cc} -O2 -shared -fPIC -o scaleclock.so "$ROOT/scripts/scaleclock.c" -ldl 2>/dev/null; then
-    cat >scaled.sh <<WRAP
+# 1.5 times as fast, so each of its calls times 1.5 times as long.  (Under
+# AddressSanitizer a preloaded library must be let come first.)
+${CC:-cc} -O2 -shared -fPIC -o scaleclock.so "$ROOT/scripts/scaleclock.c" -ldl 2>/dev/null
+cat >scaled.sh <<WRAP
 #!/bin/sh
+ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0 \\
 GB_CLOCK_SCALE=1.5 LD_PRELOAD=$WORK/scaleclock.so exec "$G" "\$@"
 WRAP
-    chmod +x scaled.sh
+chmod +x scaled.sh
+if [ -s scaleclock.so ] && ./scaled.sh --version >/dev/null 2>&1; then
     expect_exit scaled_fails 1 "$G" ab "$G" ./scaled.sh $tiny -o scaled --format json --quiet
     expect_true scaled_estimate python3 -c "
 import json
@@ -99,7 +102,7 @@ e = json.load(open('$WORK/out'))['entries'][0]
 assert 1.4 < e['ratio'] < 1.6 and e['gate_fail'], e
 "
 else
-    echo "ok scaled_fails (skipped: no C compiler for the preload)"
+    echo "ok scaled_fails (skipped: no C compiler for the preload, or the build cannot run with one)"
 fi
 
 # A verification failure in a build: exit 1, the build named.  (The wrapper
@@ -171,7 +174,11 @@ for a in "\$@"; do [ "\$a" = --min-time ] && { echo "unknown option --min-time" 
 exec "$G" "\$@"
 WRAP
 chmod +x oldmt.sh
-expect_exit min_time_old_build 0 "$G" ab "$G" ./oldmt.sh $entry -o oldmt
+# (Its verdict is not the point: 1 call a round of an unchanged entry, on a
+# machine busy with other tests, may fail the gate now and then.)
+"$G" ab "$G" ./oldmt.sh $entry -o oldmt >"$WORK/out" 2>"$WORK/err" </dev/null
+rc=$?
+if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then echo "ok min_time_old_build"; else echo "FAIL min_time_old_build: exit $rc: $(head -c 300 "$WORK/err")"; fi
 expect_grep min_time_old_said "NEW './oldmt.sh' is older than --min-time" "$WORK/err"
 expect_grep min_time_old_none '"min_time_s":	0,' oldmt-old.json
 expect_exit min_time_given 0 "$G" ab "$G" "$G" $entry --min-time 0.1 -o mtg --quiet
