@@ -365,10 +365,7 @@ static pid_t start_round_process(build *b, const ab_opts *o, int round, gb_locks
             /* Out of the way of 3 and 4 first: dup2 onto themselves would
              * keep close-on-exec. */
             int in = fcntl(down[0], F_DUPFD_CLOEXEC, 10), out = fcntl(up[1], F_DUPFD_CLOEXEC, 10);
-            char slice[32];
             setpgid(0, 0);
-            snprintf(slice, sizeof slice, "%g", GB_LOCKSTEP_SLICE);
-            setenv(GB_LOCKSTEP_SLICE_ENV, slice, 1);
             if (in < 0 || out < 0 || dup2(in, GB_LOCKSTEP_IN) < 0 ||
                 dup2(out, GB_LOCKSTEP_OUT) < 0)
                 _exit(127);
@@ -901,6 +898,12 @@ int gb_cmd_ab(int argc, char **argv)
         }
     if (default_min_time(b, &o, min_time, sizeof min_time) != 0)
         return gb_fail(GB_EXIT_USAGE, "ab", "too many run options");
+    /* Slices for the builds that take turns (read with --lockstep only). */
+    if (o.by_entry) {
+        char slice[32];
+        snprintf(slice, sizeof slice, "%g", GB_LOCKSTEP_SLICE);
+        setenv(GB_LOCKSTEP_SLICE_ENV, slice, 1);
+    }
     /* A build that is gone is heard as the end of its pipe, not a signal. */
     signal(SIGPIPE, SIG_IGN);
     if (mkdtemp(tmp) == NULL)

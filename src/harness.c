@@ -345,7 +345,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
 {
     const int M = w->M, K = w->K, N = w->N;
     gb_ctx ctx = { threads, params, NULL };
-    double spent, slice_start;
+    double spent, slice_start, t1 = 0.0;
     int rc = -1, n = 0, cap = cfg->reps, prepared = 0, set = 0;
 
     memset(r, 0, sizeof *r);
@@ -425,7 +425,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     while (n < cfg->reps || (spent < cfg->min_time && n < GB_MAX_CALLS)) {
         const float *A, *B;
         float *C;
-        double t0, t1;
+        double t0;
         int status;
 
         if (n == cap) {           /* min_time asks for more calls than reps */
@@ -438,8 +438,9 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
             r->samples_us = more;
             cap = grown;
         }
-        /* ab's turn is over after a slice; the calls go on at the next. */
-        if (cfg->slice > 0.0 && n > 0 && gb_now() - slice_start >= cfg->slice) {
+        /* ab's turn is over after a slice (t1: the last call's end); the
+         * calls go on at the next. */
+        if (cfg->slice > 0.0 && n > 0 && t1 - slice_start >= cfg->slice) {
             if (cfg->pause(cfg->pause_arg) != 0) {
                 rc = 1;
                 goto out;

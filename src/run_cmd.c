@@ -454,8 +454,6 @@ static void measure_peaks(const gb_options *o, gb_machine *machine, thread_plan 
 
 /* ---- gemmbench ab's turns (--lockstep, lockstep.h) ---------------------------- */
 
-/* The round's measurements, one "plan" line each, then the wait for the turn
- * to set up.  0, or -1 when ab is gone. */
 /* What decides the sweep's order (gb_runner_plan): prepack and the thread
  * counts of the plan.  The sweep's and lockstep_begin's configurations both. */
 static void set_sweep_order(gb_runner_cfg *cfg, const gb_options *o, const thread_plan *plan)
@@ -468,6 +466,8 @@ static void set_sweep_order(gb_runner_cfg *cfg, const gb_options *o, const threa
     }
 }
 
+/* The round's measurements, one "plan" line each, then the wait for the turn
+ * to set up.  0, or -1 when ab is gone. */
 static int lockstep_begin(const gb_options *o, const gb_selection *sel,
                           const thread_plan *plan)
 {
@@ -494,26 +494,31 @@ static int lockstep_begin(const gb_options *o, const gb_selection *sel,
     return rc == 0 ? gb_lockstep_wait("setup") : -1;
 }
 
+/* Waits for ab to give the turn ("wait WHAT"): 0, or -1 when ab is gone,
+ * which stops the sweep as Ctrl-C does. */
+static int lockstep_turn(const char *what)
+{
+    if (gb_lockstep_wait(what) == 0)
+        return 0;
+    gb_interrupted = 1;
+    return -1;
+}
+
+/* Before measurement step of the round. */
 static int lockstep_gate(void *arg, int step)
 {
     char what[16];
 
     (void)arg;
     snprintf(what, sizeof what, "%d", step);
-    if (gb_lockstep_wait(what) == 0)
-        return 0;
-    gb_interrupted = 1;      /* ab is gone: stop as on Ctrl-C */
-    return -1;
+    return lockstep_turn(what);
 }
 
 /* A slice of an entry's calls is over: ab gives the turn to the other build. */
 static int lockstep_pause(void *arg)
 {
     (void)arg;
-    if (gb_lockstep_wait("more") == 0)
-        return 0;
-    gb_interrupted = 1;
-    return -1;
+    return lockstep_turn("more");
 }
 
 /* Measures the sweep of o into output; the exit status. */
@@ -592,8 +597,8 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     rc = gb_runner_run(&runner, sel, &cfg, &hooks, &gb_interrupted, err, sizeof err);
     clear_progress(&view);
     /* Written in its turn too: ab's other build may be measuring. */
-    if (o->lockstep && !gb_interrupted && gb_lockstep_wait("done") != 0)
-        gb_interrupted = 1;
+    if (o->lockstep && !gb_interrupted)
+        lockstep_turn("done");
     if (rc != 0)
         status = gb_fail(GB_EXIT_IO, NULL, "%s", err);
     else if (runner.failed_runs)
