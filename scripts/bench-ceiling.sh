@@ -33,7 +33,7 @@ refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
 # The empty set is packed's defaults (and the one run of every library).
 abl=""
 if [ -n "${ABLATIONS:-}" ]; then
-    abl="--param="
+    abl="--param defaults"
     for a in $ABLATIONS; do abl="$abl --param=$a"; done
 fi
 [ -n "$refs" ] || echo "bench-ceiling: no reference library in this build; packed alone" >&2

@@ -269,7 +269,11 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
                 return bad_number(err, errlen, "--param", optarg,
                                   "allowed: at most 16 --param sets");
             if (optarg[strspn(optarg, " \t")] == '\0')
-                return bad_number(err, errlen, "--param", optarg, "a key=value list");
+                return bad_number(err, errlen, "--param", optarg,
+                                  "a key=value list (or defaults)");
+            /* The variant's own rules as a set of their own, beside ablations. */
+            if (strcmp(optarg, "defaults") == 0)
+                optarg = "";
             if (strlen(optarg) >= sizeof o->param_sets[0])
                 return bad_number(err, errlen, "--param", optarg, "a shorter list");
             strcpy(o->param_sets[o->nparam_sets++], optarg);

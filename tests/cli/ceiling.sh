@@ -41,6 +41,14 @@ expect_grep ablation_in_place "^packed\[bpack=in_place\] .*pass" "$WORK/out"
 expect_grep ablation_panel "^packed\[bpack=panel\] .*pass" "$WORK/out"
 n=$(grep -c "^$REF " "$WORK/out")
 if [ "$n" -eq 1 ]; then echo "ok ablation_reference_once"; else echo "FAIL ablation_reference_once: $n rows of $REF"; fi
+# --param defaults: the variant's own rules as a set, beside its ablation
+# (bench-ceiling's ABLATIONS); the reference still runs once.
+expect_exit ablation_defaults 0 run --variant packed,$REF --shape 17x9x50 \
+    --param defaults --param bpack=panel -o "$WORK/d.json"
+expect_grep ablation_defaults_row "^packed  .*pass" "$WORK/out"
+expect_grep ablation_defaults_panel "^packed\[bpack=panel\] .*pass" "$WORK/out"
+n=$(grep -c "^$REF " "$WORK/out")
+if [ "$n" -eq 1 ]; then echo "ok ablation_defaults_reference_once"; else echo "FAIL ablation_defaults_reference_once: $n rows of $REF"; fi
 expect_exit ablation_key_nobody_takes 2 run --variant packed,$REF --shape 8x8x8 --param frob=1 \
     -o "$WORK/b.json"
 expect_grep ablation_key_named "no selected variant has parameter 'frob'" "$WORK/err"
