@@ -44,12 +44,21 @@
  *     thread (M <= MR) nothing is copied: copy-free.  (oneDNN's sgemm reads
  *     B in place and copies it during the first pass over it likewise:
  *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
+ *   - panel fused (rows a page or more apart, and all M rows of an A block
+ *     at L1's kc would not fit mc's share of L2, so that fused would have
+ *     to cut kc): ir outer, B in blocks (kc x nc in L2) as when packed, but
+ *     no packing pass: the first A micro-panel's pass over a block reads B
+ *     in place (prefetched) and its kernel stores each B micro-panel into
+ *     the packed block, which the other A micro-panels read from L2.  The
+ *     packing is hidden behind that pass's FMAs; K is done in L1-sized
+ *     blocks (one pass over C at K = 768) and A comes from L1.
  *   - --prepack: B packed once in prepare(), over all of K, into NR-wide
  *     micro-panels (panel p, row k at (p*K + k)*NR), outside the timed
  *     region; ir outside jr: the A micro-panel stays in L1 while the B
  *     micro-panels stream from L2.
  *   - packed per call (--param bpack=panel only, an ablation): the B block
- *     packed into the same layout before the ic loop; ir outside jr.
+ *     packed into the same layout before the ic loop, a pass of its own;
+ *     ir outside jr.
  * Regimes for A: read in place when B is in place or fused (jr outer: the A
  * micro-panels stream past a B micro-panel) and A's rows are under a page
  * apart (K = 768): the kernel broadcasts from MR rows lda apart, and a fringe
@@ -88,8 +97,8 @@
  *       block), but not below a quarter of the L1 figure (more passes over
  *       C would cost more than a second read of B);
  *   mc: the A block (mc x kc) takes half of L2;
- *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call or
- *       pre-packed), so that a packed panel is still in L2 when the
+ *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call,
+ *       panel fused or pre-packed), so that a packed panel is still in L2 when the
  *       micro-kernels read it back; in place or fused there is no B block
  *       and nc is all of N (one jc block, nothing done twice);
  * each rounded to its register block and balanced, so that K = 768 is cut
@@ -167,7 +176,8 @@ static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
 static const char *const apack_choices[] = { "whole", "block", "in_place", "fused", NULL };
 enum { A_WHOLE, A_BLOCK, A_IN_PLACE, A_FUSED };
 /* --param bpack: how the micro-kernel gets B (the index is the b_mode). */
-static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", "fused", NULL };
+static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", "fused",
+                                             "panel_fused", NULL };
 /* --param loop: the order of the two inner loops, outer first. */
 static const char *const loop_choices[] = { "ir_jr", "jr_ir", NULL };
 
@@ -198,7 +208,7 @@ static long choice_index(const char *name)
 
 /* ---- blocking ---------------------------------------------------------------- */
 
-enum { B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED };
+enum { B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED, B_PANEL_FUSED };
 
 /* Everything a call needs to know about its loops. */
 typedef struct packed_plan {
@@ -210,7 +220,8 @@ typedef struct packed_plan {
                               * A_IN_PLACE (fringe micro-panels packed) or A_FUSED
                               * (each micro-panel packed right before its first use) */
     int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
-    int b_mode;              /* B_PANEL, B_IN_PLACE, B_PREPACKED or B_FUSED (bpack_choices) */
+    int b_mode;              /* B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED or B_PANEL_FUSED
+                              * (bpack_choices) */
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
 } packed_plan;
@@ -265,6 +276,28 @@ static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int t
     return rows * cols * K + PACK_COST * packed;
 }
 
+/* kc's cap from L1: the A micro-panel (MR x kc) in its share of L1d. */
+static long kc_l1_cap(const packed_plan *p)
+{
+    return (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
+}
+
+/* With jr outer, all M rows of an A block (M x kc) stay in mc's share of
+ * L2 while the B micro-panels pass: the kc that allows. */
+static long kc_whole_m_cap(int M, const packed_plan *p)
+{
+    return (long)(MC_L2_SHARE * p->l2_bytes) / ((long)round_up(M, p->mr) * (long)sizeof(float));
+}
+
+/* Would B fused (jr outer) have to cut kc below L1's figure (and K) to
+ * keep all M rows of A in L2?  Then ir outer, B copied into a packed block
+ * by the first A micro-panel's pass, does the k loop in one piece instead. */
+static int fused_cuts_kc(int M, int K, const packed_plan *p)
+{
+    const long want = kc_l1_cap(p) < K ? kc_l1_cap(p) : K;
+    return kc_whole_m_cap(M, p) < want;
+}
+
 static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
 {
     gb_machine machine;
@@ -294,11 +327,15 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     else if (gb_param_get(ctx->params, "bpack", -1) >= 0 &&
              gb_param_get(ctx->params, "bpack", -1) != B_PREPACKED)
         p->b_mode = (int)gb_param_get(ctx->params, "bpack", -1);
+    else if ((long)N * (long)sizeof(float) < PAGE_BYTES)
+        p->b_mode = B_IN_PLACE;
     else
-        p->b_mode = (long)N * (long)sizeof(float) < PAGE_BYTES ? B_IN_PLACE : B_FUSED;
+        p->b_mode = fused_cuts_kc(M, K, p) ? B_PANEL_FUSED : B_FUSED;
     /* B fused is jr outer by construction: the first A micro-panel's pass
-     * copies the B micro-panel the later ones read. */
-    if (gb_param_get(ctx->params, "loop", -1) >= 0 && p->b_mode != B_FUSED)
+     * copies the B micro-panel the later ones read; panel fused is ir outer:
+     * the first A micro-panel's pass over the block copies all of it. */
+    if (gb_param_get(ctx->params, "loop", -1) >= 0 && p->b_mode != B_FUSED &&
+        p->b_mode != B_PANEL_FUSED)
         p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
     else
         p->ir_outer = p->b_mode != B_IN_PLACE && p->b_mode != B_FUSED;
@@ -306,10 +343,9 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * whichever loop is outer); jr outer, also an A block of all M rows
      * within mc's share of L2, so that one ic block reads B once, down to a
      * quarter of the L1 cap. */
-    kc_cap = (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
+    kc_cap = kc_l1_cap(p);
     if (!p->ir_outer) {
-        const long whole_m = (long)(MC_L2_SHARE * p->l2_bytes) /
-                             ((long)round_up(M, p->mr) * (long)sizeof(float));
+        const long whole_m = kc_whole_m_cap(M, p);
         const long floor = kc_cap / KC_JR_MIN_DIVISOR;
         if (whole_m < kc_cap)
             kc_cap = whole_m > floor ? whole_m : floor;
@@ -360,7 +396,8 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         p->mc = mc > 0 ? user_block(mc, M, p->mr) : balanced_block(rows, mc_cap, p->mr);
         /* No B block to keep in L2 when B is read in place or fused: one
          * jc block, so that nothing is done again per block. */
-        const int b_block = p->b_mode == B_PANEL || p->b_mode == B_PREPACKED;
+        const int b_block =
+            p->b_mode == B_PANEL || p->b_mode == B_PREPACKED || p->b_mode == B_PANEL_FUSED;
         p->nc = nc > 0     ? user_block(nc, N, p->nr)
                 : b_block  ? balanced_block(cols, nc_cap, p->nr)
                            : round_up(N, p->nr);
@@ -376,13 +413,19 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
  * columns), ld B's row stride, and a partial last micro-panel is packed
  * zero-padded into fringe, so the kernel never reads past B's columns.
  * Fused: in place, and strip (kc x NR, contiguous) receives each full
- * micro-panel during the first A micro-panel's pass, for the later ones. */
+ * micro-panel during the first A micro-panel's pass, for the later ones.
+ * Panel fused: in place, panel_stride NR, for the first A micro-panel's
+ * pass (first set), whose kernel stores each full micro-panel into panel
+ * (the packed layout, kc*NR apart), which the later passes read; the
+ * partial last micro-panel is packed into panel beforehand (fringe). */
 typedef struct b_view {
     const float *base;
     size_t panel_stride;
     long ld;
     const float *fringe;
     float *strip;
+    float *panel;
+    int first;
 } b_view;
 
 /* A fused: all of A packed into the shared whole layout (panel p, row k at
@@ -474,6 +517,15 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 else
                     b = bv->strip, ldb = nr;
             }
+            /* Panel fused (ir outer): the first A micro-panel's pass copies
+             * each B micro-panel into the packed block, the others read it. */
+            if (bv->first && !use_fringe) {
+                float *slot = bv->panel + (size_t)(jr / nr) * kc * nr;
+                if (o == 0)
+                    copy = slot;
+                else
+                    b = slot, ldb = nr;
+            }
 
             if (in_place && mr_cur < mr) {
                 /* Rows past mc do not exist: pack this micro-panel, padded. */
@@ -520,7 +572,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
         /* pc: k, one block at a time; C is stored by the first, added to after */
         for (int pc = 0; pc < K; pc += p->kc) {
             const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
-            b_view bv = { NULL, 0, p->nr, NULL, NULL };
+            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, 0 };
 
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
@@ -535,6 +587,20 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     bv.fringe = buf->b_panel;
                 }
                 bv.strip = buf->b_strip;
+            } else if (p->b_mode == B_PANEL_FUSED) {
+                /* Copied by the first ic block's first A micro-panel pass;
+                 * the partial last micro-panel packed into its slot now. */
+                const int full = nc_cur / p->nr * p->nr;
+                bv.base = B + (size_t)pc * ldb + jc;
+                bv.panel_stride = (size_t)p->nr;
+                bv.ld = ldb;
+                bv.panel = buf->b_panel;
+                bv.first = 1;
+                if (full < nc_cur) {
+                    bv.fringe = buf->b_panel + (size_t)(full / p->nr) * kc_cur * p->nr;
+                    p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb,
+                                   (float *)bv.fringe);
+                }
             } else {
                 p->isa->pack_b(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, buf->b_panel);
                 bv.base = buf->b_panel;
@@ -560,6 +626,14 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                 }
                 macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, lda, buf->a_block,
                              af, ic, pc, &bv, C + (size_t)ic * ldc + jc, ldc, pc > 0);
+                /* Panel fused: the block is packed now, for the next ic blocks. */
+                if (bv.panel != NULL && bv.first) {
+                    bv.base = bv.panel;
+                    bv.panel_stride = (size_t)kc_cur * p->nr;
+                    bv.ld = p->nr;
+                    bv.fringe = NULL;
+                    bv.first = 0;
+                }
             }
         }
     }
@@ -592,7 +666,9 @@ static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
     const size_t nc = (size_t)(round_up(N, p->nr) < p->nc ? round_up(N, p->nr) : p->nc);
 
     /* B: a panel when packed per call, else the fringe micro-panel only. */
-    const size_t b_floats = prepack ? 0 : p->b_mode == B_PANEL ? nc * kc : (size_t)p->nr * kc;
+    const size_t b_floats = prepack                                               ? 0
+                            : p->b_mode == B_PANEL || p->b_mode == B_PANEL_FUSED ? nc * kc
+                                                                                 : (size_t)p->nr * kc;
 
     *a_floats = p->a_mode == A_IN_PLACE ? ((size_t)p->mr * kc + 15) / 16 * 16
                 : p->a_mode == A_WHOLE || p->a_mode == A_FUSED ? 0
@@ -857,6 +933,8 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
         "pre-packed by prepare(); ir outside jr (A micro-panel in L1)",
         ("read in place by the first A micro-panel's pass, which copies each B micro-panel "
          "for the others; jr outside ir"),
+        ("read in place by the first A micro-panel's pass over the block, which copies it "
+         "into a packed block for the others; ir outside jr (A micro-panel in L1)"),
     };
     const int user_kc = gb_param_get(ctx->params, "kc", 0) > 0;
     long forced = gb_param_get(ctx->params, "isa", -1);
@@ -895,7 +973,8 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                                                    : "(A block mc x kc in half of L2, balanced)");
     fprintf(out, "  nc %-5d %s\n", p.nc,
             gb_param_get(ctx->params, "nc", 0) > 0 ? "(--param, rounded up to NR)"
-            : p.b_mode == B_PANEL ? "(B block kc x nc in half of L2, balanced)"
+            : p.b_mode == B_PANEL || p.b_mode == B_PANEL_FUSED
+                ? "(B block kc x nc in half of L2, balanced)"
                                   : "(B not packed per call: one block)");
     fprintf(out, "  caches L1d %ld KiB, L2 %ld KiB\n", p.l1_bytes / 1024, p.l2_bytes / 1024);
     fprintf(out, "  threads %d x %d (rows x columns of C); loops per thread: jc %ld, pc %ld, "
@@ -920,7 +999,7 @@ static int packed_usable(const gb_params *params, char *why, size_t whylen)
      * asks for; as a --param it would be accepted and mean nothing. */
     if (gb_param_get(params, "bpack", -1) == B_PREPACKED) {
         snprintf(why, whylen, "bpack=prepacked: B is pre-packed by --prepack alone "
-                              "(bpack takes panel or in_place)");
+                              "(bpack takes panel, in_place, fused or panel_fused)");
         return -1;
     }
     if (isa != NULL && isa->cpu_runs())
@@ -943,9 +1022,11 @@ static const gb_param_spec packed_params[] = {
     { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
     { "loop", 0, 0, loop_choices, "inner loop order, outer first (default: jr_ir when B is "
                                   "read in place or fused; fused is always jr_ir)" },
-    { "bpack", 0, 0, bpack_choices, "B packed per call into panels, read in place, or fused: "
-                                    "read in place and copied by the first pass (default: in "
-                                    "place when N*4 < 4096, else fused); prepacked is "
+    { "bpack", 0, 0, bpack_choices, "B packed per call into panels, read in place, fused "
+                                    "(read in place and copied by the first pass, jr outer) "
+                                    "or panel_fused (likewise into a packed block, ir outer); "
+                                    "default: in place when N*4 < 4096, else fused, or "
+                                    "panel_fused when fused would cut kc; prepacked is "
                                     "--prepack's" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
                                     "fused: each micro-panel packed on first use (default: in "

@@ -46,7 +46,9 @@ typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda
 /* Rows of B the kernels prefetch ahead of the one they load: B read in place
  * is a row stride apart per k, which no hardware prefetcher follows, and a
  * trip to L3 takes about as long as 16 rows of FMAs. */
+#ifndef PACKED_B_PREFETCH_ROWS
 #define PACKED_B_PREFETCH_ROWS 16
+#endif
 
 /* Float offset of B, PACKED_B_PREFETCH_ROWS rows ahead of b, as an address
  * for a prefetch.  Computed as an integer: near the end of B it points past

@@ -54,12 +54,12 @@ static const char *const block_settings[] = {
     "",
     "mc=8,kc=5,nc=50",
     "mc=1,kc=1,nc=1",
-    "kc=7",
+    "bpack=panel_fused,mc=8,kc=7,nc=50",
     "apack=block,mc=8,kc=5,nc=50",
     "bpack=panel",
     "bpack=in_place,loop=ir_jr,kc=5,nc=50",
     "bpack=panel,loop=jr_ir,mc=8,kc=5",
-    "apack=whole,kc=7",
+    "apack=whole,bpack=panel_fused,kc=7",
     "apack=in_place",
     "apack=in_place,mc=8,kc=5,nc=50",
     "apack=in_place,bpack=panel,loop=ir_jr,kc=7",
@@ -196,16 +196,28 @@ TEST(packed_blocks_follow_the_cache_rule)
     if (l1 > 0)
         CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
     memset(&user, 0, sizeof user);
-    /* N = 3072: rows 12 KiB apart, B fused (3), jr outer, its copy in L1;
-     * at every M (one A micro-panel per thread: it copies nothing). */
-    for (int rows = 1; rows <= 384; rows *= 4)
-        CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 2, "bpack"), 3);
-    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "loop"), 1);
-    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "apack"), 2);
-    kc = effective(v, &none, 384, 3072, 768, 1, "kc");
-    CHECK_EQ_INT(768 % kc, 0);
-    if (l1 > 0)
-        CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
+    /* N = 3072: rows 12 KiB apart, B fused (3), jr outer, A in place, while
+     * all M rows of A at L1's kc fit half of L2 (one A micro-panel per
+     * thread: it copies nothing); beyond, panel fused (4): ir outer, A
+     * fused, kc L1's figure, the B block copied by the first A pass. */
+    if (l1 > 0 && gb_machine_cache_bytes(&m, 2) > 0) {
+        const long l2 = gb_machine_cache_bytes(&m, 2);
+        const long l1_kc = l1 / 2 / (mr * 4) < 768 ? l1 / 2 / (mr * 4) : 768;
+        for (int rows = 1; rows <= 2048; rows *= 2) {
+            const long padded = (rows + mr - 1) / mr * mr;
+            const int cut = padded * l1_kc * 4 > l2 / 2;
+            CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 2, "bpack"), cut ? 4 : 3);
+            CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 1, "loop"), cut ? 0 : 1);
+            CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 1, "apack"), cut ? 3 : 2);
+            kc = effective(v, &none, rows, 3072, 768, 1, "kc");
+            CHECK_EQ_INT(768 % kc, 0);
+            CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
+            if (cut) {
+                const long blocks = (768 + l1_kc - 1) / l1_kc;
+                CHECK_EQ_INT(kc, (768 + blocks - 1) / blocks);
+            }
+        }
+    }
     /* jr outer: kc cut until all M rows x kc fit half of L2, so that one ic
      * block (mc = M) reads B once, never below a quarter of the L1 figure. */
     if (l1 > 0 && gb_machine_cache_bytes(&m, 2) > 0) {
