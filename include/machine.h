@@ -14,6 +14,7 @@ typedef struct gb_cache {
     char type[16];          /* Data, Instruction, Unified */
     long size_bytes;
     int line_bytes;
+    int ways;               /* associativity; 0 unknown, -1 fully associative */
     char shared_cpus[64];   /* shared_cpu_list from sysfs */
 } gb_cache;
 
@@ -39,6 +40,8 @@ typedef struct gb_machine {
 void gb_machine_detect(gb_machine *m);
 /* Cache size in bytes of the data or unified cache of a level; 0 unknown. */
 long gb_machine_cache_bytes(const gb_machine *m, int level);
+/* Its associativity (ways); 0 unknown, -1 fully associative. */
+int gb_machine_cache_ways(const gb_machine *m, int level);
 /* `gemmbench info`. */
 void gb_machine_print(FILE *out, const gb_machine *m);
 /* Its topology lines (hwloc's view, or that there is none). */

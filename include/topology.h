@@ -26,6 +26,7 @@ typedef struct gb_topo_cache {
     char type[16];           /* Data, Instruction, Unified */
     long size_bytes;
     int line_bytes;
+    int ways;                /* associativity; 0 unknown, -1 fully associative */
     int count;               /* instances in the machine */
     int cpus_each;           /* hardware threads that share one instance */
     char first_cpus[GB_TOPO_LIST];  /* the CPUs that share the first one */

@@ -61,8 +61,13 @@
  *     ir outside jr.
  * Regimes for A: read in place when B is in place or fused (jr outer: the A
  * micro-panels stream past a B micro-panel) and A's rows are under a page
- * apart (K = 768): the kernel broadcasts from MR rows lda apart, and a fringe
- * micro-panel (rows past M) is packed, zero-padded, first.  Otherwise fused:
+ * apart (K = 768), or farther apart (K = 3072) on an L1d with more ways
+ * than the lines one k step touches in one set at worst (MR rows of A, a
+ * page apart, and a row of B: 8 + 3 on AVX-512, so 12 ways do and 8 do
+ * not; the associativity as the machine reports it, unknown: not): the
+ * kernel broadcasts from MR rows lda apart, and a fringe micro-panel (rows
+ * past M) is packed, zero-padded, first.  In place, A costs no packing
+ * (M x K copied elements, 4-6 % of mlp_reduce's call).  Otherwise fused:
  * each A micro-panel (per k block) is packed into one buffer shared by the
  * threads on its first use (the first jr pass, or the first B micro-panel
  * with ir outer), by the first thread that needs it, hot in L1 for the
@@ -224,6 +229,7 @@ typedef struct packed_plan {
                               * (bpack_choices) */
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
+    int l1_ways;             /* L1d associativity; 0 unknown */
 } packed_plan;
 
 static int round_up(long x, int unit)
@@ -298,6 +304,15 @@ static int fused_cuts_kc(int M, int K, const packed_plan *p)
     return kc_whole_m_cap(M, p) < want;
 }
 
+/* A's rows a page or more apart may all fall into one L1 set: the MR
+ * lines the kernel broadcasts from at one k, and a B row's lines beside
+ * them.  In place needs that many ways, and one more. */
+static int l1_set_holds_a_rows(const packed_plan *p)
+{
+    const int b_row_lines = (int)ceil_div((long)p->nr * (long)sizeof(float), 64);
+    return p->l1_ways > p->mr + b_row_lines;
+}
+
 static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
 {
     gb_machine machine;
@@ -313,6 +328,7 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     gb_machine_detect(&machine);
     p->l1_bytes = gb_machine_cache_bytes(&machine, 1);
     p->l2_bytes = gb_machine_cache_bytes(&machine, 2);
+    p->l1_ways = gb_machine_cache_ways(&machine, 1);
     if (p->l1_bytes <= 0)
         p->l1_bytes = FALLBACK_L1_BYTES;
     if (p->l2_bytes <= 0)
@@ -367,7 +383,7 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (gb_param_get(ctx->params, "apack", -1) >= 0)
         p->a_mode = (int)gb_param_get(ctx->params, "apack", -1);
     else if ((p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED) && !p->ir_outer &&
-             (long)K * (long)sizeof(float) < PAGE_BYTES)
+             ((long)K * (long)sizeof(float) < PAGE_BYTES || l1_set_holds_a_rows(p)))
         p->a_mode = A_IN_PLACE;
     else
         p->a_mode = A_FUSED;
@@ -956,7 +972,8 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                 ? " (--param)"
                 : "");
     fprintf(out, "  A             %s%s\n",
-            p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart and B in place; a "
+            p.a_mode == A_IN_PLACE ? "read in place (B in place or fused, and rows under a page "
+                                     "apart or L1d ways enough for MR rows in one set; a "
                                      "fringe micro-panel packed)"
             : p.a_mode == A_WHOLE  ? "packed whole once per call, a share per thread, then one barrier"
             : p.a_mode == A_FUSED  ? "packed micro-panel by micro-panel on its first use (hot in "
@@ -976,7 +993,8 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
             : p.b_mode == B_PANEL || p.b_mode == B_PANEL_FUSED
                 ? "(B block kc x nc in half of L2, balanced)"
                                   : "(B not packed per call: one block)");
-    fprintf(out, "  caches L1d %ld KiB, L2 %ld KiB\n", p.l1_bytes / 1024, p.l2_bytes / 1024);
+    fprintf(out, "  caches L1d %ld KiB (%d-way), L2 %ld KiB\n", p.l1_bytes / 1024, p.l1_ways,
+            p.l2_bytes / 1024);
     fprintf(out, "  threads %d x %d (rows x columns of C); loops per thread: jc %ld, pc %ld, "
                  "ic %ld\n",
             p.tm, p.tn, ceil_div(ceil_div(ceil_div(N, p.nr), p.tn) * p.nr, p.nc),
@@ -1030,7 +1048,8 @@ static const gb_param_spec packed_params[] = {
                                     "--prepack's" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
                                     "fused: each micro-panel packed on first use (default: in "
-                                    "place when B is and K*4 < 4096, else fused)" },
+                                    "place when B is and K*4 < 4096 or L1d has the ways for "
+                                    "MR rows in one set, else fused)" },
     { 0 },
 };
 

@@ -101,6 +101,10 @@ static void detect_caches(gb_machine *m)
         if (read_line(path, buf, sizeof buf) == 0)
             c->line_bytes = atoi(buf);
         snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity", i);
+        if (read_line(path, buf, sizeof buf) == 0)
+            c->ways = atoi(buf);
+        snprintf(path, sizeof path,
                  "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
         if (read_line(path, buf, sizeof buf) == 0)
             snprintf(c->shared_cpus, sizeof c->shared_cpus, "%s", buf);
@@ -121,6 +125,7 @@ static void caches_from_topology(gb_machine *m)
         snprintf(c->type, sizeof c->type, "%s", t->type);
         c->size_bytes = t->size_bytes;
         c->line_bytes = t->line_bytes;
+        c->ways = t->ways;
         snprintf(c->shared_cpus, sizeof c->shared_cpus, "%s", t->first_cpus);
     }
 }
@@ -157,12 +162,24 @@ void gb_machine_detect(gb_machine *m)
         detect_caches(m);
 }
 
-long gb_machine_cache_bytes(const gb_machine *m, int level)
+static const gb_cache *data_cache(const gb_machine *m, int level)
 {
     for (int i = 0; i < m->ncaches; i++)
         if (m->caches[i].level == level && strcmp(m->caches[i].type, "Instruction") != 0)
-            return m->caches[i].size_bytes;
-    return 0;
+            return &m->caches[i];
+    return NULL;
+}
+
+long gb_machine_cache_bytes(const gb_machine *m, int level)
+{
+    const gb_cache *c = data_cache(m, level);
+    return c ? c->size_bytes : 0;
+}
+
+int gb_machine_cache_ways(const gb_machine *m, int level)
+{
+    const gb_cache *c = data_cache(m, level);
+    return c ? c->ways : 0;
 }
 
 void gb_machine_print(FILE *out, const gb_machine *m)
@@ -178,8 +195,13 @@ void gb_machine_print(FILE *out, const gb_machine *m)
     fprintf(out, "%s\n", m->nisa ? "" : " (none detected)");
     for (int i = 0; i < m->ncaches; i++) {
         const gb_cache *c = &m->caches[i];
-        fprintf(out, "cache L%d %-11s %ld KiB, %d-byte lines, shared by cpus %s\n", c->level,
-                c->type, c->size_bytes / 1024, c->line_bytes, c->shared_cpus);
+        char ways[24] = "";
+        if (c->ways > 0)
+            snprintf(ways, sizeof ways, "%d-way, ", c->ways);
+        else if (c->ways < 0)
+            snprintf(ways, sizeof ways, "fully associative, ");
+        fprintf(out, "cache L%d %-11s %ld KiB, %d-byte lines, %sshared by cpus %s\n", c->level,
+                c->type, c->size_bytes / 1024, c->line_bytes, ways, c->shared_cpus);
     }
     gb_machine_print_topology(out, m);
 }

@@ -55,6 +55,7 @@ static cJSON *topology_json(const gb_topology *t)
         cJSON_AddStringToObject(e, "type", c->type);
         cJSON_AddNumberToObject(e, "size_bytes", (double)c->size_bytes);
         cJSON_AddNumberToObject(e, "line_bytes", c->line_bytes);
+        cJSON_AddNumberToObject(e, "ways", c->ways);
         cJSON_AddNumberToObject(e, "count", c->count);
         cJSON_AddNumberToObject(e, "cpus_each", c->cpus_each);
         cJSON_AddStringToObject(e, "first_cpus", c->first_cpus);
@@ -136,6 +137,7 @@ static cJSON *machine_json(const gb_machine *m)
             continue;
         cJSON_AddNumberToObject(entry, "size_bytes", (double)c->size_bytes);
         cJSON_AddNumberToObject(entry, "line_bytes", c->line_bytes);
+        cJSON_AddNumberToObject(entry, "ways", c->ways);
         cJSON_AddStringToObject(entry, "shared_cpus", c->shared_cpus);
     }
     if (m->peak_gflops > 0.0)

@@ -51,6 +51,7 @@ static void read_caches(hwloc_topology_t topo, gb_topology *t)
         snprintf(c->type, sizeof c->type, "%s", cache_type_name(obj->attr->cache.type));
         c->size_bytes = (long)obj->attr->cache.size;
         c->line_bytes = (int)obj->attr->cache.linesize;
+        c->ways = obj->attr->cache.associativity;
         c->count = count_type(topo, types[i]);
         c->cpus_each = obj->cpuset ? hwloc_bitmap_weight(obj->cpuset) : 0;
         if (obj->cpuset)
