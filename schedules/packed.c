@@ -59,15 +59,18 @@
  *   - packed per call (--param bpack=panel only, an ablation): the B block
  *     packed into the same layout before the ic loop, a pass of its own;
  *     ir outside jr.
- * Regimes for A: read in place when B is in place or fused (jr outer: the A
- * micro-panels stream past a B micro-panel) and A's rows are under a page
+ * Regimes for A: read in place, whichever loop is outer (jr outer: the A
+ * micro-panels stream past a B micro-panel; ir outer: one stays in L1 for
+ * the B micro-panels of a block), when A's rows are under a page
  * apart (K = 768), or farther apart (K = 3072) on an L1d with more ways
  * than the lines one k step touches in one set at worst (MR rows of A, a
  * page apart, and a row of B: 8 + 3 on AVX-512, so 12 ways do and 8 do
  * not; the associativity as the machine reports it, unknown: not): the
  * kernel broadcasts from MR rows lda apart, and a fringe micro-panel (rows
  * past M) is packed, zero-padded, first.  In place, A costs no packing
- * (M x K copied elements, 4-6 % of mlp_reduce's call).  Otherwise fused:
+ * (M x K copied elements, 4-6 % of mlp_reduce's call; with ir outer, where
+ * a packed micro-panel was thought to hold L1 better, in place measured
+ * 1-11 % faster).  Otherwise fused:
  * each A micro-panel (per k block) is packed into one buffer shared by the
  * threads on its first use (the first jr pass, or the first B micro-panel
  * with ir outer), by the first thread that needs it, hot in L1 for the
@@ -375,15 +378,14 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
-    /* A in place when B is too (jr outer: the A micro-panels stream past a
-     * B micro-panel) and dense rows of A (K floats) are closer than a page,
-     * as for B; else fused: each micro-panel packed on its first use, by the
-     * thread that reads it, so the call has no packing pass and no barrier.
-     * --param apack forces one. */
+    /* A in place when dense rows of A (K floats) are closer than a page, as
+     * for B, or L1d has the ways for MR of them in one set; else fused: each
+     * micro-panel packed on its first use, by the thread that reads it, so
+     * the call has no packing pass and no barrier.  --param apack forces
+     * one. */
     if (gb_param_get(ctx->params, "apack", -1) >= 0)
         p->a_mode = (int)gb_param_get(ctx->params, "apack", -1);
-    else if ((p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED) && !p->ir_outer &&
-             ((long)K * (long)sizeof(float) < PAGE_BYTES || l1_set_holds_a_rows(p)))
+    else if ((long)K * (long)sizeof(float) < PAGE_BYTES || l1_set_holds_a_rows(p))
         p->a_mode = A_IN_PLACE;
     else
         p->a_mode = A_FUSED;
@@ -972,9 +974,9 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                 ? " (--param)"
                 : "");
     fprintf(out, "  A             %s%s\n",
-            p.a_mode == A_IN_PLACE ? "read in place (B in place or fused, and rows under a page "
-                                     "apart or L1d ways enough for MR rows in one set; a "
-                                     "fringe micro-panel packed)"
+            p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart, or L1d ways "
+                                     "enough for MR rows in one set; a fringe micro-panel "
+                                     "packed)"
             : p.a_mode == A_WHOLE  ? "packed whole once per call, a share per thread, then one barrier"
             : p.a_mode == A_FUSED  ? "packed micro-panel by micro-panel on its first use (hot in "
                                      "L1), each by the first thread to need it; no barrier"
@@ -1048,8 +1050,8 @@ static const gb_param_spec packed_params[] = {
                                     "--prepack's" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
                                     "fused: each micro-panel packed on first use (default: in "
-                                    "place when B is and K*4 < 4096 or L1d has the ways for "
-                                    "MR rows in one set, else fused)" },
+                                    "place when K*4 < 4096 or L1d has the ways for MR rows "
+                                    "in one set, else fused)" },
     { 0 },
 };
 
