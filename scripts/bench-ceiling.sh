@@ -3,7 +3,9 @@
 # call, packed with B pre-packed, and every reference library the build found
 # (openblas, blis, onednn), interleaved in ONE run on the 24 BERT shapes
 # (shapes outer, variants inner, so all of them see the same machine state),
-# 2 threads, median of 50 after 5 warm-ups; then the same variants on one
+# 2 threads, median of 50 calls taken in 5 rounds of 10 (the sweep five
+# times: a second that stalls one entry's calls cannot decide its median,
+# where 50 calls in a row, 0.002-0.2 s, can); then the same variants on one
 # thread at mlp_expand M=384, in ROUNDS rounds of 10 calls, each round after
 # a `gemmbench info` whose burst and sustained peaks (src/peak.c) are kept
 # next to the round's JSON: the sustained figures see the same minutes as
@@ -42,8 +44,8 @@ fi
 # --cooldown 0.2: OpenBLAS's pthreads spin (sched_yield) for about 2^28 cycles
 # after a call before they sleep, which would take CPU from whatever runs next.
 "$G" --variant "packed$refs" --kernel qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384 \
-    --threads 2 --warmup 5 --reps 50 --max-time 60 --cooldown 0.2 --prepack --quiet \
-    $abl -o "$two" "$@" >/dev/null
+    --threads 2 --warmup 5 --reps 50 --rounds 5 --max-time 60 --cooldown 0.2 --prepack \
+    --quiet $abl -o "$two" "$@" >/dev/null
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     one="$OUTDIR/ceiling-$stamp-1t-r$round.json"

@@ -68,8 +68,10 @@ def report_interleaved(doc):
         if key not in shapes:
             shapes.append(key)
         table[key, r["label"]] = r
+    rounds = run.get("rounds", 1) or 1
+    in_rounds = f" in {rounds} rounds" if rounds > 1 else ""
     print(f"ceiling: {len(shapes)} shapes, {run['threads']} threads, median of "
-          f"{run['reps']} after {run['warmup']} warm-ups; measured peak "
+          f"{run['reps']}{in_rounds} after {run['warmup']} warm-ups; measured peak "
           f"{peak:.1f} GFLOP/s at {run['threads']} threads "
           f"({doc['machine'].get('peak_isa', '?')}), "
           f"{doc['machine'].get('peak_gflops_1thread', 0):.1f} at 1 thread")
