@@ -5,7 +5,11 @@
 # (shapes outer, variants inner, so all of them see the same machine state),
 # 2 threads, median of 50 calls taken in 5 rounds of 10 (the sweep five
 # times: a second that stalls one entry's calls cannot decide its median,
-# where 50 calls in a row, 0.002-0.2 s, can); then the same variants on one
+# where 50 calls in a row, 0.002-0.2 s, can), threads placed by the
+# runtimes (BENCH_BIND=close binds OpenMP's threads one to a core: steadier
+# for packed and oneDNN on a VM whose scheduler at times runs both threads
+# on one CPU, but OpenBLAS's own threads then inherit the main thread's one
+# CPU and run at half speed, so it is not the default); then the same variants on one
 # thread at mlp_expand M=384, in ROUNDS rounds of 10 calls, each round after
 # a `gemmbench info` whose burst and sustained peaks (src/peak.c) are kept
 # next to the round's JSON: the sustained figures see the same minutes as
@@ -19,7 +23,8 @@
 # Environment: GEMMBENCH (default build/gemmbench), OUTDIR (default results),
 # ROUNDS (default 5), ABLATIONS (packed --param sets, space-separated, e.g.
 # "bpack=panel apack=whole": each runs as an entry of its own in the 2-thread
-# run, beside packed's defaults and the libraries, which run once).
+# run, beside packed's defaults and the libraries, which run once), BENCH_BIND
+# (--bind for both runs: close, spread or none; unset, the runtimes' own).
 set -e
 G=${GEMMBENCH:-build/gemmbench}
 OUTDIR=${OUTDIR:-results}
@@ -29,6 +34,7 @@ mkdir -p "$OUTDIR"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 two="$OUTDIR/ceiling-$stamp-2t.json"
 ROUNDS=${ROUNDS:-5}
+bind=${BENCH_BIND:+--bind=$BENCH_BIND}
 case $ROUNDS in ''|*[!0-9]*|0) echo "bench-ceiling: ROUNDS must be a positive integer" >&2; exit 2;; esac
 
 refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
@@ -45,14 +51,14 @@ fi
 # after a call before they sleep, which would take CPU from whatever runs next.
 "$G" --variant "packed$refs" --kernel qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384 \
     --threads 2 --warmup 5 --reps 50 --rounds 5 --max-time 60 --cooldown 0.2 --prepack \
-    --quiet $abl -o "$two" "$@" >/dev/null
+    $bind --quiet $abl -o "$two" "$@" >/dev/null
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     one="$OUTDIR/ceiling-$stamp-1t-r$round.json"
     "$G" info >"${one%.json}.info"
     "$G" --variant "packed$refs" --kernel mlp_expand --m 384 \
-        --threads 1 --warmup 5 --reps 10 --max-time 60 --cooldown 0.2 --prepack --quiet \
-        -o "$one" "$@" >/dev/null
+        --threads 1 --warmup 5 --reps 10 --max-time 60 --cooldown 0.2 --prepack \
+        $bind --quiet -o "$one" "$@" >/dev/null
     round=$((round + 1))
 done
 python3 "$(dirname "$0")/ceiling_report.py" "$two" "$OUTDIR/ceiling-$stamp-1t-r"*.json

@@ -70,7 +70,8 @@ def report_interleaved(doc):
         table[key, r["label"]] = r
     rounds = run.get("rounds", 1) or 1
     in_rounds = f" in {rounds} rounds" if rounds > 1 else ""
-    print(f"ceiling: {len(shapes)} shapes, {run['threads']} threads, median of "
+    bind = ((run.get("openmp") or {}).get("bind") or {}).get("policy", "default")
+    print(f"ceiling: {len(shapes)} shapes, {run['threads']} threads (bind {bind}), median of "
           f"{run['reps']}{in_rounds} after {run['warmup']} warm-ups; measured peak "
           f"{peak:.1f} GFLOP/s at {run['threads']} threads "
           f"({doc['machine'].get('peak_isa', '?')}), "
