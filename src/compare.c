@@ -439,7 +439,9 @@ static int add_diff(gb_compare *c, const char *field, const cJSON *a, const cJSO
     d->old_value = va;
     d->new_value = vb;
     va = vb = NULL;
-    d->identity = in_list(machine_identity, field);
+    /* A field one file lacks is a format the other's build did not write
+     * (caches' ways, say), not another machine. */
+    d->identity = a != NULL && b != NULL && in_list(machine_identity, field);
     c->cross_machine |= d->identity;
     c->ndiffs++;
     rc = 0;

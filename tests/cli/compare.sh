@@ -145,6 +145,16 @@ expect_grep peak_column "2.5->1.2" "$WORK/out"
 expect_grep peak_line "peak: 100.0 -> 200.0 GFLOP/s" "$WORK/out"
 expect_exit same_machine 0 "$G" compare old.json same.json
 expect_grep same_machine_said "^same machine: CPU A" "$WORK/out"
+# A machine field one file lacks (written by an older build) is a format
+# difference, not another machine; a value that differs still is one.
+sed 's/"caches":{}/"caches":{"L1d":{"size_bytes":49152}}/' old.json >noways.json
+sed 's/"caches":{}/"caches":{"L1d":{"size_bytes":49152,"ways":12}}/' same.json >ways.json
+sed 's/"caches":{}/"caches":{"L1d":{"size_bytes":49152,"ways":8}}/' same.json >ways8.json
+expect_exit field_absent_in_old 0 "$G" compare noways.json ways.json
+expect_grep field_absent_same_machine "^same machine: CPU A" "$WORK/out"
+expect_grep field_absent_listed "machine.caches.L1d.ways .*(absent) | 12" "$WORK/out"
+expect_exit field_value_differs 0 "$G" compare ways8.json ways.json
+expect_grep field_value_cross_machine "CROSS-MACHINE comparison (machine.caches.L1d.ways differs)" "$WORK/out"
 sed 's/"cflags":"-O3"/"cflags":"-O2"/' old.json >flags.json
 expect_exit cflags_diff 0 "$G" compare old.json flags.json
 expect_grep cflags_diff_shown "tool.cflags .*-O3 | -O2" "$WORK/out"
