@@ -106,9 +106,9 @@
  *       C would cost more than a second read of B);
  *   mc: the A block (mc x kc) takes half of L2;
  *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call,
- *       panel fused or pre-packed), so that a packed panel is still in L2 when the
- *       micro-kernels read it back; in place or fused there is no B block
- *       and nc is all of N (one jc block, nothing done twice);
+ *       panel fused or pre-packed), so that a packed panel is still in L2
+ *       when the micro-kernels read it back; in place or fused there is no
+ *       B block and nc is all of N (one jc block, nothing done twice);
  * each rounded to its register block and balanced, so that K = 768 is cut
  * into equal blocks rather than a full one and a sliver.  --param mc, kc,
  * nc override (mc, nc rounded up to MR, NR; not balanced); --param isa,
@@ -149,6 +149,8 @@
 #define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc, whichever loop is outer */
 /* jr outer: kc no smaller than the L1 cap over this, however large M. */
 #define KC_JR_MIN_DIVISOR 4
+/* Cache line size the set count assumes (every x86-64 and arm64 L1d). */
+#define LINE_BYTES 64
 /* Rows of B closer than this are read in place (see plan_call). */
 #define PAGE_BYTES 4096L
 #define MC_L2_SHARE 0.5
@@ -312,7 +314,7 @@ static int fused_cuts_kc(int M, int K, const packed_plan *p)
  * them.  In place needs that many ways, and one more. */
 static int l1_set_holds_a_rows(const packed_plan *p)
 {
-    const int b_row_lines = (int)ceil_div((long)p->nr * (long)sizeof(float), 64);
+    const int b_row_lines = (int)ceil_div((long)p->nr * (long)sizeof(float), LINE_BYTES);
     return p->l1_ways > p->mr + b_row_lines;
 }
 
@@ -1058,7 +1060,7 @@ static const gb_param_spec packed_params[] = {
 const gb_variant gb_variant_packed = {
     .name = "packed",
     .family = "packed",
-    .description = "BLIS five loops, SIMD micro-kernel by CPU, 2-D threads; B in place or copied in the first pass, A packed on first use",
+    .description = "BLIS five loops, SIMD micro-kernel by CPU, 2-D threads; B in place or copied in the first pass, A in place or packed on first use",
     .run = packed_run,
     .params = packed_params,
     .prepare = packed_prepare,
