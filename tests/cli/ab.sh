@@ -16,13 +16,16 @@ expect_true aa_new_file test -s aa-new.json
 expect_grep aa_complete '"complete":	true' aa-new.json
 expect_grep aa_rounds_tagged '"sample_rounds":' aa-old.json
 expect_grep aa_twenty_rounds '"rounds":	20' aa-new.json
-# ab's default: 20 ms of calls per entry and round, 0.4 s over 20 rounds.
+# ab's default: 20 ms of calls per entry and round, 0.4 s over 20 rounds:
+# more calls than --reps' one a round, unless every call took 20 ms alone
+# (k8 under the sanitizers on a busy machine).
 expect_grep aa_min_time '"min_time_s":	0.4' aa-old.json
 expect_true aa_min_time_calls python3 -c "
 import json
 for f in ('aa-old.json', 'aa-new.json'):
     r = json.load(open(f))['results'][0]
-    assert sum(r['samples_us']) >= 0.4e6 and r['reps'] > 20, (r['reps'], sum(r['samples_us']))
+    s = r['samples_us']
+    assert sum(s) >= 0.4e6 and (r['reps'] > 20 or min(s) >= 2e4), (r['reps'], sum(s), min(s))
 "
 expect_grep aa_paired_rule "the unit is the round" "$WORK/out"
 expect_grep aa_interval_column "interval" "$WORK/out"
