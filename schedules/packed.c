@@ -305,7 +305,7 @@ static long kc_whole_m_cap(int M, const packed_plan *p)
  * by the first A micro-panel's pass, does the k loop in one piece instead. */
 static int fused_cuts_kc(int M, int K, const packed_plan *p)
 {
-    const long want = kc_l1_cap(p) < K ? kc_l1_cap(p) : K;
+    const long l1_cap = kc_l1_cap(p), want = l1_cap < K ? l1_cap : K;
     return kc_whole_m_cap(M, p) < want;
 }
 
@@ -597,29 +597,26 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
                 bv.panel_stride = (size_t)K * p->nr;
-            } else if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED) {
+            } else if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED ||
+                       p->b_mode == B_PANEL_FUSED) {
+                /* In place, fused or panel fused: B read where it is; a
+                 * partial last micro-panel packed now (panel fused: into its
+                 * slot of the block the first A micro-panel's pass fills). */
                 const int full = nc_cur / p->nr * p->nr;
+                float *fringe = buf->b_panel;
                 bv.base = B + (size_t)pc * ldb + jc;
                 bv.panel_stride = (size_t)p->nr;
                 bv.ld = ldb;
-                if (full < nc_cur) {
-                    p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb, buf->b_panel);
-                    bv.fringe = buf->b_panel;
+                if (p->b_mode == B_PANEL_FUSED) {
+                    bv.panel = buf->b_panel;
+                    bv.first = 1;
+                    fringe += (size_t)(full / p->nr) * kc_cur * p->nr;
+                } else {
+                    bv.strip = buf->b_strip;
                 }
-                bv.strip = buf->b_strip;
-            } else if (p->b_mode == B_PANEL_FUSED) {
-                /* Copied by the first ic block's first A micro-panel pass;
-                 * the partial last micro-panel packed into its slot now. */
-                const int full = nc_cur / p->nr * p->nr;
-                bv.base = B + (size_t)pc * ldb + jc;
-                bv.panel_stride = (size_t)p->nr;
-                bv.ld = ldb;
-                bv.panel = buf->b_panel;
-                bv.first = 1;
                 if (full < nc_cur) {
-                    bv.fringe = buf->b_panel + (size_t)(full / p->nr) * kc_cur * p->nr;
-                    p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb,
-                                   (float *)bv.fringe);
+                    p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb, fringe);
+                    bv.fringe = fringe;
                 }
             } else {
                 p->isa->pack_b(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, buf->b_panel);
