@@ -31,9 +31,9 @@
  * is indexed in (an L1 way is at most a page), so it holds on any machine:
  *   - in place (rows under a page apart, e.g. N = 768): jr outside ir.  The
  *     kernel reads a B micro-panel where it is (rows ldb apart, software
- *     prefetched PACKED_B_PREFETCH_ROWS ahead: no hardware prefetcher
- *     follows a row stride), then again for every A micro-panel of the
- *     block, from the cache it was brought into.  Copy-free at every M.
+ *     prefetched: not every hardware prefetcher follows a row stride; the
+ *     distance below), then again for every A micro-panel of the block,
+ *     from the cache it was brought into.  Copy-free at every M.
  *   - fused (rows a page or more apart, e.g. N = 3072): jr outside ir.  Rows
  *     a page apart fall into the same L1 sets, so a micro-panel read in
  *     place does not stay in L1 for the next A micro-panel.  The first A
@@ -81,6 +81,22 @@
  * packed once per call, with no packing pass and no barrier.  --param
  * apack=whole (all of A packed up front, a share per thread, one barrier)
  * and apack=block remain as ablations.
+ *
+ * Prefetch distance for B read in place (every regime's first pass): a
+ * prefetched row waits in L1 until the kernel loads it, and rows whose
+ * distance is a multiple of L1d's way size (its size over its ways, 4 KiB
+ * on a 48 KiB 12-way or 32 KiB 8-way L1d) fall into one set.  The set
+ * repeats every `period` rows (way / gcd(row bytes mod way, way): 1 at
+ * N = 1024, 2048, 3072, 2 at 1536, 4 at 768); a set gives half its ways
+ * to the A micro-panel (kc's rule) and one each to the row being loaded
+ * and to the C or copy lines being stored, and the rest, times the period,
+ * is how many rows ahead the kernel prefetches, at most
+ * PACKED_B_PREFETCH_ROWS (16; unknown ways: 16).  On a 12-way L1d that is
+ * 4 rows for mlp_expand's B and 16 for N = 768: 16 rows of a 12 KiB stride
+ * would evict each other before use.  The kernels reading packed B keep 16
+ * rows (their rows are contiguous); the copy kernel takes the distance as
+ * an argument (packed_kernels.h), and reads B in place, copying it or not,
+ * wherever the distance is shorter.  --param bpf overrides it.
  *
  * Register block (MR x NR) per instruction set, the rule: with R vector
  * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
@@ -235,6 +251,7 @@ typedef struct packed_plan {
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
     int l1_ways;             /* L1d associativity; 0 unknown */
+    int bpf;                 /* --param bpf: rows B read in place is prefetched ahead, or -1 */
 } packed_plan;
 
 static int round_up(long x, int unit)
@@ -318,6 +335,34 @@ static int l1_set_holds_a_rows(const packed_plan *p)
     return p->l1_ways > p->mr + b_row_lines;
 }
 
+static long gcd(long a, long b)
+{
+    while (b != 0) {
+        const long r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Rows ahead the kernel prefetches B whose rows are ld floats apart: the
+ * spare ways of an L1d set times the rows after which the set repeats (the
+ * header's rule). */
+static int b_prefetch_rows(const packed_plan *p, long ld)
+{
+    const long spare = p->l1_ways / 2 - 2;
+    long way, period, rows;
+
+    if (p->bpf >= 0)
+        return p->bpf;
+    if (p->l1_ways <= 0 || p->l1_bytes % p->l1_ways != 0)
+        return PACKED_B_PREFETCH_ROWS;
+    way = p->l1_bytes / p->l1_ways;
+    period = way / gcd((ld * (long)sizeof(float)) % way, way);
+    rows = period * (spare > 1 ? spare : 1);
+    return rows < PACKED_B_PREFETCH_ROWS ? (int)rows : PACKED_B_PREFETCH_ROWS;
+}
+
 static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
 {
     gb_machine machine;
@@ -338,6 +383,7 @@ static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         p->l1_bytes = FALLBACK_L1_BYTES;
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
+    p->bpf = (int)gb_param_get(ctx->params, "bpf", -1);
 
     /* B in place when its rows are closer than a page, else fused: in place
      * for the first A micro-panel's pass, which copies it for the others (the
@@ -446,6 +492,7 @@ typedef struct b_view {
     float *strip;
     float *panel;
     int first;
+    int in_place;            /* base is B itself (not a packed copy) */
 } b_view;
 
 /* A fused: all of A packed into the shared whole layout (panel p, row k at
@@ -501,6 +548,10 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
     const int mtiles = (int)ceil_div(mc, mr), ntiles = (int)ceil_div(nc, nr);
     const int outer = p->ir_outer ? mtiles : ntiles, inner = p->ir_outer ? ntiles : mtiles;
     const int start = af ? (int)((long)mtiles * omp_get_thread_num() / omp_get_num_threads()) : 0;
+    /* B where it is, prefetched closer than the other kernels do (their
+     * PACKED_B_PREFETCH_ROWS), is read by the copy kernel, copying or not. */
+    const int b_ahead_rows = bv->in_place ? b_prefetch_rows(p, bv->ld) : PACKED_B_PREFETCH_ROWS;
+    const long b_ahead = (long)b_ahead_rows * bv->ld;
     float scratch[MAX_TILE] __attribute__((aligned(64)));
 
     /* ir outer: one A micro-panel (MR x kc) stays in L1 while the B
@@ -526,6 +577,7 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             const long ldo = full ? ldc : nr;
             const int acc = full ? accumulate : 0;
             int in_place = p->a_mode == A_IN_PLACE;
+            int b_in_place = bv->in_place && !use_fringe;
 
             /* A fused: a micro-panel is packed on its first use, hot in L1. */
             if (af != NULL && (p->ir_outer ? in : o) == 0)
@@ -535,7 +587,7 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 if (in == 0)
                     copy = bv->strip;
                 else
-                    b = bv->strip, ldb = nr;
+                    b = bv->strip, ldb = nr, b_in_place = 0;
             }
             /* Panel fused (ir outer): the first A micro-panel's pass copies
              * each B micro-panel into the packed block, the others read it. */
@@ -544,7 +596,7 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 if (o == 0)
                     copy = slot;
                 else
-                    b = slot, ldb = nr;
+                    b = slot, ldb = nr, b_in_place = 0;
             }
 
             if (in_place && mr_cur < mr) {
@@ -553,8 +605,9 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 a = a_fringe;
                 in_place = 0;
             }
-            if (copy)
-                p->isa->kernel_copy_b(kc, a, in_place ? lda : 0, b, ldb, copy, out, ldo, acc);
+            if (copy || (b_in_place && b_ahead_rows != PACKED_B_PREFETCH_ROWS))
+                p->isa->kernel_copy_b(kc, a, in_place ? lda : 0, b, ldb, b_ahead, copy, out, ldo,
+                                      acc);
             else if (in_place)
                 p->isa->kernel_a_in_place(kc, a, lda, b, ldb, out, ldo, acc);
             else
@@ -592,7 +645,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
         /* pc: k, one block at a time; C is stored by the first, added to after */
         for (int pc = 0; pc < K; pc += p->kc) {
             const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
-            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, 0 };
+            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, 0, 0 };
 
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
@@ -607,6 +660,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                 bv.base = B + (size_t)pc * ldb + jc;
                 bv.panel_stride = (size_t)p->nr;
                 bv.ld = ldb;
+                bv.in_place = 1;
                 if (p->b_mode == B_PANEL_FUSED) {
                     bv.panel = buf->b_panel;
                     bv.first = 1;
@@ -650,6 +704,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     bv.ld = p->nr;
                     bv.fringe = NULL;
                     bv.first = 0;
+                    bv.in_place = 0;
                 }
             }
         }
@@ -938,6 +993,9 @@ static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *ef
     gb_param_set(effective, "apack", p.a_mode);
     gb_param_set(effective, "loop", p.ir_outer ? 0 : 1);
     gb_param_set(effective, "bpack", p.b_mode);
+    /* Dense B (rows N floats apart), in the modes that read it in place. */
+    if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
+        gb_param_set(effective, "bpf", b_prefetch_rows(&p, N));
     gb_param_set(effective, "threads_m", p.tm);
     gb_param_set(effective, "threads_n", p.tn);
 }
@@ -972,6 +1030,11 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                     gb_param_get(ctx->params, "loop", -1) >= 0
                 ? " (--param)"
                 : "");
+    if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
+        fprintf(out, "  B prefetch    %d rows ahead where read in place %s\n",
+                b_prefetch_rows(&p, N),
+                p.bpf >= 0 ? "(--param)"
+                           : "(the L1d set's spare ways for rows that share it, at most 16)");
     fprintf(out, "  A             %s%s\n",
             p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart, or L1d ways "
                                      "enough for MR rows in one set; a fringe micro-panel "
@@ -1047,6 +1110,9 @@ static const gb_param_spec packed_params[] = {
                                     "default: in place when N*4 < 4096, else fused, or "
                                     "panel_fused when fused would cut kc; prepacked is "
                                     "--prepack's" },
+    { "bpf", 0, 64, NULL, "rows ahead the kernel prefetches B where it reads B in place, 0: "
+                          "none ahead (default: from L1d's ways and B's row stride, at most "
+                          "16)" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
                                     "fused: each micro-panel packed on first use (default: in "
                                     "place when K*4 < 4096 or L1d has the ways for MR rows "

@@ -34,29 +34,31 @@ typedef void (*packed_ukernel_a_fn)(int kc, const float *restrict a, long lda,
                                     long ldc, int accumulate);
 
 /* The tile with B read in place (k rows ldb apart) that also stores each
- * k row of its B micro-panel to b_copy (row k at k*NR, contiguous): the
- * first A micro-panel's pass over a B micro-panel packs it for the later
- * passes, which then read it from L1 (packed.c, the copy-free regime).
- * lda 0: a is a packed A micro-panel; else A in place, rows lda apart. */
+ * k row of its B micro-panel to b_copy (row k at k*NR, contiguous), unless
+ * b_copy is NULL: the first A micro-panel's pass over a B micro-panel packs
+ * it for the later passes, which then read it from L2 (packed.c, the fused
+ * regimes).  It prefetches the B row b_ahead floats past the one it loads
+ * (packed.c's distance in rows times ldb; the two kernels above use
+ * PACKED_B_PREFETCH_ROWS rows).  lda 0: a is a packed A micro-panel; else
+ * A in place, rows lda apart. */
 typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda,
-                                       const float *restrict b, long ldb,
+                                       const float *restrict b, long ldb, long b_ahead,
                                        float *restrict b_copy, float *restrict c, long ldc,
                                        int accumulate);
 
-/* Rows of B the kernels prefetch ahead of the one they load: B read in place
- * is a row stride apart per k, which no hardware prefetcher follows, and a
- * trip to L3 takes about as long as 16 rows of FMAs. */
+/* Rows of B the kernels prefetch ahead of the one they load, at most: B read
+ * in place is a row stride apart per k, which not every hardware prefetcher
+ * follows, and a trip to L3 takes about as long as 16 rows of FMAs. */
 #ifndef PACKED_B_PREFETCH_ROWS
 #define PACKED_B_PREFETCH_ROWS 16
 #endif
 
-/* Float offset of B, PACKED_B_PREFETCH_ROWS rows ahead of b, as an address
- * for a prefetch.  Computed as an integer: near the end of B it points past
- * the matrix, where a prefetch is harmless but a C pointer is undefined. */
-static inline const char *packed_b_ahead(const float *b, long ldb, long offset)
+/* The address b_ahead + offset floats past b, for a prefetch.  Computed as
+ * an integer: near the end of B it points past the matrix, where a prefetch
+ * is harmless but a C pointer is undefined. */
+static inline const char *packed_b_ahead(const float *b, long b_ahead, long offset)
 {
-    return (const char *)((uintptr_t)b +
-                          (uintptr_t)(PACKED_B_PREFETCH_ROWS * ldb + offset) * sizeof(float));
+    return (const char *)((uintptr_t)b + (uintptr_t)(b_ahead + offset) * sizeof(float));
 }
 
 /* Packing into the layouts above (packed_pack.h), compiled per ISA with

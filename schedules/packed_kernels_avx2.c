@@ -26,7 +26,8 @@
  * 1 and MR; in place: A's row stride and 1). */
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
-          long ldb, float *restrict b_copy, float *restrict c, long ldc, int accumulate)
+          long ldb, long b_ahead, float *restrict b_copy,
+          float *restrict c, long ldc, int accumulate)
 {
     __m256 acc[MR][NV];
 
@@ -40,13 +41,14 @@ tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *re
     for (int k = 0; k < kc; k++) {
         __m256 bv[NV];
         /* 96 bytes: two lines, three when the row is not line-aligned. */
-        _mm_prefetch(packed_b_ahead(b, ldb, 0), _MM_HINT_T0);
-        _mm_prefetch(packed_b_ahead(b, ldb, 8 * NV / 2), _MM_HINT_T0);
-        _mm_prefetch(packed_b_ahead(b, ldb, 8 * NV - 1), _MM_HINT_T0);
+        _mm_prefetch(packed_b_ahead(b, b_ahead, 0), _MM_HINT_T0);
+        _mm_prefetch(packed_b_ahead(b, b_ahead, 8 * NV / 2), _MM_HINT_T0);
+        _mm_prefetch(packed_b_ahead(b, b_ahead, 8 * NV - 1), _MM_HINT_T0);
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
             bv[v] = _mm256_loadu_ps(b + 8 * v);
-        /* b_copy is NULL but in the copying kernel: the branch folds away. */
+        /* b_copy is NULL in the plain kernels, where the branch folds
+         * away; the copy kernel tests it (once per k, always the same way). */
         if (b_copy) {
 #pragma GCC unroll 3
             for (int v = 0; v < NV; v++)
@@ -80,7 +82,7 @@ __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long ldb,
                   float *restrict c, long ldc, int accumulate)
 {
-    tile_4x24(kc, a, 1, MR, b, ldb, NULL, c, ldc, accumulate);
+    tile_4x24(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
 }
 
 __attribute__((target("avx2,fma"))) static void
@@ -88,19 +90,19 @@ ukernel_avx2_4x24_a_in_place(int kc, const float *restrict a, long lda,
                              const float *restrict b, long ldb, float *restrict c, long ldc,
                              int accumulate)
 {
-    tile_4x24(kc, a, lda, 1, b, ldb, NULL, c, ldc, accumulate);
+    tile_4x24(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
 }
 
 /* b_copy is 64-byte aligned and NR = 24 floats a row: every row 32-byte aligned. */
 __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
-                         long ldb, float *restrict b_copy, float *restrict c, long ldc,
-                         int accumulate)
+                         long ldb, long b_ahead, float *restrict b_copy,
+                         float *restrict c, long ldc, int accumulate)
 {
     if (lda == 0)
-        tile_4x24(kc, a, 1, MR, b, ldb, b_copy, c, ldc, accumulate);
+        tile_4x24(kc, a, 1, MR, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
     else
-        tile_4x24(kc, a, lda, 1, b, ldb, b_copy, c, ldc, accumulate);
+        tile_4x24(kc, a, lda, 1, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

@@ -30,7 +30,8 @@
  * a_row is A's row stride and a_k 1. */
 __attribute__((target("avx512f"), always_inline)) static inline void
 tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
-          long ldb, float *restrict b_copy, float *restrict c, long ldc, int accumulate)
+          long ldb, long b_ahead, float *restrict b_copy,
+          float *restrict c, long ldc, int accumulate)
 {
     __m512 acc[MR][NV];
 
@@ -54,12 +55,13 @@ tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *re
         /* A row not on a line boundary spans one line more. */
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
-            _mm_prefetch(packed_b_ahead(b, ldb, 16 * v), _MM_HINT_T0);
-        _mm_prefetch(packed_b_ahead(b, ldb, 16 * NV - 1), _MM_HINT_T0);
+            _mm_prefetch(packed_b_ahead(b, b_ahead, 16 * v), _MM_HINT_T0);
+        _mm_prefetch(packed_b_ahead(b, b_ahead, 16 * NV - 1), _MM_HINT_T0);
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
             bv[v] = _mm512_loadu_ps(b + 16 * v);
-        /* b_copy is NULL but in the copying kernel: the branch folds away. */
+        /* b_copy is NULL in the plain kernels, where the branch folds
+         * away; the copy kernel tests it (once per k, always the same way). */
         if (b_copy) {
 #pragma GCC unroll 3
             for (int v = 0; v < NV; v++)
@@ -93,7 +95,7 @@ __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, long ldb,
                     float *restrict c, long ldc, int accumulate)
 {
-    tile_8x48(kc, a, 1, MR, b, ldb, NULL, c, ldc, accumulate);
+    tile_8x48(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
 }
 
 __attribute__((target("avx512f"))) static void
@@ -101,19 +103,19 @@ ukernel_avx512_8x48_a_in_place(int kc, const float *restrict a, long lda,
                                const float *restrict b, long ldb, float *restrict c, long ldc,
                                int accumulate)
 {
-    tile_8x48(kc, a, lda, 1, b, ldb, NULL, c, ldc, accumulate);
+    tile_8x48(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
 }
 
 /* b_copy is 64-byte aligned (packed.c's buffers), so its stores are aligned. */
 __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
-                           long ldb, float *restrict b_copy, float *restrict c, long ldc,
-                           int accumulate)
+                           long ldb, long b_ahead, float *restrict b_copy,
+                           float *restrict c, long ldc, int accumulate)
 {
     if (lda == 0)
-        tile_8x48(kc, a, 1, MR, b, ldb, b_copy, c, ldc, accumulate);
+        tile_8x48(kc, a, 1, MR, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
     else
-        tile_8x48(kc, a, lda, 1, b, ldb, b_copy, c, ldc, accumulate);
+        tile_8x48(kc, a, lda, 1, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

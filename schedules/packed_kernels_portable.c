@@ -30,18 +30,20 @@ typedef float v4f __attribute__((vector_size(VF * sizeof(float))));
  * 1 and MR; in place: A's row stride and 1). */
 static inline __attribute__((always_inline)) void
 tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
-         long ldb, float *restrict b_copy, float *restrict c, long ldc, int accumulate)
+         long ldb, long b_ahead, float *restrict b_copy,
+         float *restrict c, long ldc, int accumulate)
 {
     v4f acc[MR][NV];
 
     memset(acc, 0, sizeof acc);
     for (int k = 0; k < kc; k++) {
         v4f bv[NV];
-        __builtin_prefetch(packed_b_ahead(b, ldb, 0), 0, 3);
-        __builtin_prefetch(packed_b_ahead(b, ldb, VF * NV - 1), 0, 3);
+        __builtin_prefetch(packed_b_ahead(b, b_ahead, 0), 0, 3);
+        __builtin_prefetch(packed_b_ahead(b, b_ahead, VF * NV - 1), 0, 3);
         /* memcpy: a vector load without assuming alignment or aliasing. */
         memcpy(bv, b, sizeof bv);
-        /* b_copy is NULL but in the copying kernel: the branch folds away. */
+        /* b_copy is NULL in the plain kernels, where the branch folds
+         * away; the copy kernel tests it (once per k, always the same way). */
         if (b_copy)
             memcpy(b_copy + (size_t)k * VF * NV, bv, sizeof bv);
 #pragma GCC unroll 4
@@ -72,25 +74,25 @@ tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *res
 static void ukernel_portable_4x8(int kc, const float *restrict a, const float *restrict b,
                                  long ldb, float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, 1, MR, b, ldb, NULL, c, ldc, accumulate);
+    tile_4x8(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
 }
 
 static void ukernel_portable_4x8_a_in_place(int kc, const float *restrict a, long lda,
                                             const float *restrict b, long ldb,
                                             float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, lda, 1, b, ldb, NULL, c, ldc, accumulate);
+    tile_4x8(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
 }
 
 static void ukernel_portable_4x8_copy_b(int kc, const float *restrict a, long lda,
-                                        const float *restrict b, long ldb,
+                                        const float *restrict b, long ldb, long b_ahead,
                                         float *restrict b_copy, float *restrict c, long ldc,
                                         int accumulate)
 {
     if (lda == 0)
-        tile_4x8(kc, a, 1, MR, b, ldb, b_copy, c, ldc, accumulate);
+        tile_4x8(kc, a, 1, MR, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
     else
-        tile_4x8(kc, a, lda, 1, b, ldb, b_copy, c, ldc, accumulate);
+        tile_4x8(kc, a, lda, 1, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

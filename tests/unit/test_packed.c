@@ -57,13 +57,13 @@ static const char *const block_settings[] = {
     "bpack=panel_fused,mc=8,kc=7,nc=50",
     "apack=block,mc=8,kc=5,nc=50",
     "bpack=panel",
-    "bpack=in_place,loop=ir_jr,kc=5,nc=50",
+    "bpack=in_place,loop=ir_jr,kc=5,nc=50,bpf=0",
     "bpack=panel,loop=jr_ir,mc=8,kc=5",
-    "apack=whole,bpack=panel_fused,kc=7",
+    "apack=whole,bpack=panel_fused,kc=7,bpf=64",
     "apack=in_place",
     "apack=in_place,mc=8,kc=5,nc=50",
     "apack=in_place,bpack=panel,loop=ir_jr,kc=7",
-    "bpack=fused,mc=8,kc=5,nc=50",
+    "bpack=fused,mc=8,kc=5,nc=50,bpf=3",
     "bpack=fused,apack=whole,kc=7",
     "apack=fused,bpack=fused,mc=16,kc=5",
     "apack=fused,bpack=panel,loop=ir_jr,mc=16,kc=7",
@@ -80,6 +80,8 @@ TEST(packed_exact_on_every_isa_and_block_size)
         { 17, 131, 71 }, { 65, 97, 129 }, { 48, 96, 16 }, { 9, 49, 3 },
         /* rows of B, then of A, a page or more apart: the rules' fused regimes */
         { 19, 1030, 9 }, { 5, 1100, 13 }, { 21, 40, 1030 },
+        /* rows of B a multiple of L1d's way apart: prefetched closer */
+        { 5, 1024, 13 }, { 19, 2048, 9 },
     };
     int isas_run = 0;
 
@@ -247,6 +249,62 @@ TEST(packed_blocks_follow_the_cache_rule)
     CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "mc"), 2 * mr);
     CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "kc"), 5);
     CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "nc"), nr);
+}
+
+/* The rows of B a kernel prefetches ahead where it reads B in place: what
+ * the L1d set holds of rows that share it (half its ways less two, times
+ * the rows after which the set repeats), at most 16; 16 when the ways are
+ * unknown.  Reported for the modes that read B in place only. */
+static long gcd_long(long a, long b)
+{
+    while (b != 0) {
+        const long r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+TEST(packed_b_prefetch_follows_l1_sets)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    gb_params none = { 0 }, user = { 0 };
+    gb_machine m;
+    static const int widths[] = { 768, 1000, 1024, 1536, 2048, 3072, 4100 };
+    long l1;
+    int ways;
+
+    if (v == NULL)
+        return;
+    gb_machine_detect(&m);
+    l1 = gb_machine_cache_bytes(&m, 1);
+    ways = gb_machine_cache_ways(&m, 1);
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        const int n = widths[i];
+        long want = 16;
+        if (l1 > 0 && ways > 0 && l1 % ways == 0) {
+            const long way = l1 / ways, spare = ways / 2 - 2 > 1 ? ways / 2 - 2 : 1;
+            const long period = way / gcd_long((n * 4L) % way, way);
+            want = period * spare < 16 ? period * spare : 16;
+        }
+        CHECK_EQ_INT(effective(v, &none, 16, n, 768, 1, "bpf"), want);
+        CHECK_EQ_INT(effective(v, &none, 384, n, 768, 2, "bpf"), want);
+    }
+    /* A 4 KiB way (48 KiB 12-way, 32 KiB 8-way): dense rows of 3072 floats
+     * all fall into one set, rows of 768 into one in four. */
+    if (l1 > 0 && ways > 0 && l1 / ways == 4096) {
+        CHECK(effective(v, &none, 16, 3072, 768, 1, "bpf") < 16);
+        CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 1, "bpf"), 16);
+    }
+    /* Not read in place: nothing to report. */
+    gb_param_set(&user, "bpack", 0);
+    CHECK_EQ_INT(effective(v, &user, 16, 3072, 768, 1, "bpf"), -1);
+    /* The override, however the sets fall. */
+    memset(&user, 0, sizeof user);
+    gb_param_set(&user, "bpf", 0);
+    CHECK_EQ_INT(effective(v, &user, 16, 3072, 768, 1, "bpf"), 0);
+    gb_param_set(&user, "bpf", 40);
+    CHECK_EQ_INT(effective(v, &user, 16, 768, 768, 1, "bpf"), 40);
 }
 
 /* Threads: columns of C when B is the big operand, rows when N is tiny. */
