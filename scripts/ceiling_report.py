@@ -121,6 +121,15 @@ def report_interleaved(doc):
                 got = summary[label][0]
                 print(f"target {label} <= {limit:.2f}x onednn: {got:.3f}x "
                       f"{'met' if got <= limit else 'NOT met'}")
+        # No code runs above the peak: on a shape, time / onednn is at
+        # least onednn's share of the peak there, and the geomean at least
+        # onednn's geomean share; at one share s of the peak on every shape
+        # a code's geomean is that share / s.
+        if peak > 0 and "onednn" in summary and summary["onednn"][1] > 0:
+            share = summary["onednn"][1]
+            needs = ", ".join(f"{limit:.2f}x at {100 * share / limit:.1f}%" for _, limit in TARGETS)
+            print(f"headroom: onednn runs at {100 * share:.1f}% of the peak (geomean): no code "
+                  f"can beat {share:.3f}x; at one share of the peak on every shape: {needs}")
         label, limit = WORST_SHAPE
         worst = max(((table[key, label]["median_us"] / table[key, "onednn"]["median_us"], key)
                      for key in shapes
@@ -221,6 +230,11 @@ def report_one_thread(paths):
     if mine and theirs:
         print(f"  target packed >= {ONE_THREAD_TARGET:.2f}x onednn's GFLOP/s at mlp_expand "
               f"M=384: {mine / theirs:.3f}x {'met' if mine / theirs >= ONE_THREAD_TARGET else 'NOT met'}")
+        if burst > 0:
+            print(f"  headroom: the target needs {ONE_THREAD_TARGET * theirs:.1f} GFLOP/s, "
+                  f"{100 * ONE_THREAD_TARGET * theirs / burst:.1f}% of the burst peak"
+                  + (f", {100 * ONE_THREAD_TARGET * theirs / fma:.1f}% of the sustained FMA "
+                     "loop" if fma > 0 else ""))
     return status
 
 

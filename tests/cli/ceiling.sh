@@ -74,6 +74,31 @@ if command -v python3 >/dev/null 2>&1; then
     expect_grep report_rounds_pooled "packed .*(4 calls)" "$WORK/out"
     expect_grep report_sustained_fma "sustained FMA loop .* GFLOP/s" "$WORK/out"
     expect_grep report_against_sustained "% of the kernel-shaped loop" "$WORK/out"
+    # Headroom, from made-up files: peak 100 GFLOP/s, onednn at 80 and 90
+    # on two shapes: geomean share 0.849, so no code beats 0.849x and one
+    # share on every shape meets 0.95x at 89.3 %, 0.90x at 94.3 %; at one
+    # thread onednn at 80 of a burst peak of 100: 1.10x needs 88.0.
+    python3 - "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+flops = 2 * 384 * 768 * 3072
+machine = {"peak_gflops": 100.0, "peak_gflops_1thread": 100.0, "peak_isa": "avx512"}
+run = {"threads": 2, "reps": 5, "warmup": 1, "rounds": 1}
+def entry(label, kernel, m, gflops):
+    us = flops / (gflops * 1e3)
+    return {"label": label, "kernel": kernel, "M": m, "K": 768, "N": 3072,
+            "median_us": us, "gflops": gflops, "check": "pass", "samples_us": [us]}
+two = [entry(l, "mlp_expand", m, g) for m, o in ((192, 80.0), (384, 90.0))
+       for l, g in (("packed", o * 0.9), ("packed+prepack", o), ("onednn", o))]
+one = [entry("packed", "mlp_expand", 384, 85.0), entry("onednn", "mlp_expand", 384, 80.0)]
+for name, results in (("h2", two), ("h1", one)):
+    with open(f"{work}/{name}.json", "w") as f:
+        json.dump({"complete": True, "machine": machine, "run": run, "results": results}, f)
+PY
+    expect_exit report_headroom 0 python3 "$REPORT" "$WORK/h2.json" "$WORK/h1.json"
+    expect_grep report_headroom_bound "no code can beat 0.849x" "$WORK/out"
+    expect_grep report_headroom_shares "0.95x at 89.3%, 0.90x at 94.3%" "$WORK/out"
+    expect_grep report_headroom_one_thread "target needs 88.0 GFLOP/s, 88.0% of the burst" "$WORK/out"
 else
     echo "ok report_rounds_skipped_without_python3"
 fi
