@@ -54,6 +54,9 @@ expect_exit ablation_key_nobody_takes 2 run --variant packed,$REF --shape 8x8x8 
 expect_grep ablation_key_named "no selected variant has parameter 'frob'" "$WORK/err"
 expect_exit explain_packed 0 "$G" --variant packed --shape 16x768x768 --explain
 expect_grep explain_packed_kc "^  kc " "$WORK/out"
+expect_grep explain_packed_prefetch "^  B prefetch  *[0-9][0-9]* rows ahead" "$WORK/out"
+expect_exit explain_packed_bpf 0 "$G" --variant packed --shape 16x768x3072 --param bpf=5 --explain
+expect_grep explain_packed_bpf_shown "^  B prefetch  *5 rows ahead .*(--param)" "$WORK/out"
 
 expect_exit info_peak 0 "$G" info
 expect_grep info_peak_line "^peak fp32 .* GFLOP/s on 1 thread" "$WORK/out"
