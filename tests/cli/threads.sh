@@ -91,6 +91,39 @@ if [ "$cpus" -ge 2 ]; then
 else
     echo "ok bind_close_applied (skipped: one CPU)"
 fi
+# OpenBLAS's own pthreads follow the binding: bound, no thread but the
+# primary is pinned to the primary's CPU (before, OpenBLAS's worker inherited
+# it and the two shared one CPU).  The threads' masks are read from /proc
+# while a long measurement runs.
+if [ "$cpus" -ge 2 ] && [ -d /proc/self/task ] && "$G" --list 2>/dev/null | grep -q '^openblas '; then
+    "$G" --variant openblas --shape 384x768x3072 --threads 2 --bind close --reps 100000 \
+        --max-time 4 --rounds 1 --quiet -o "$WORK/bob.json" >/dev/null 2>&1 &
+    ob=$!
+    masks=""
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        sleep 0.3
+        # The re-executed process keeps the pid: its threads once OpenBLAS's exist.
+        n=$(ls /proc/$ob/task 2>/dev/null | wc -l)
+        if [ "$n" -ge 3 ]; then
+            masks=$(for t in /proc/$ob/task/*; do
+                grep '^Cpus_allowed_list' "$t/status" 2>/dev/null | cut -f2; done)
+            break
+        fi
+    done
+    kill $ob 2>/dev/null
+    wait $ob 2>/dev/null
+    first=$(echo "$masks" | head -1)
+    same=$(echo "$masks" | grep -cx -- "$first")
+    if [ -z "$masks" ]; then
+        echo "FAIL bind_openblas_follows: no OpenBLAS threads seen"
+    elif [ "$same" -eq 1 ]; then
+        echo "ok bind_openblas_follows"
+    else
+        echo "FAIL bind_openblas_follows: $same threads on the primary's CPUs ($first): $(echo $masks)"
+    fi
+else
+    echo "ok bind_openblas_follows (skipped: one CPU or no OpenBLAS)"
+fi
 OMP_PROC_BIND=spread "$G" $RUN --variant parallel --threads 1 -o "$WORK/buser.json" >/dev/null 2>&1
 bind_json "$WORK/buser.json" user spread yes "$cpus" && echo "ok bind_user_env_kept" || echo "FAIL bind_user_env_kept"
 OMP_PROC_BIND=spread "$G" $RUN --variant parallel --threads 1 --bind none -o "$WORK/bnone.json" >/dev/null 2>&1
