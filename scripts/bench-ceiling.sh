@@ -5,11 +5,11 @@
 # (shapes outer, variants inner, so all of them see the same machine state),
 # 2 threads, median of 50 calls taken in 5 rounds of 10 (the sweep five
 # times: a second that stalls one entry's calls cannot decide its median,
-# where 50 calls in a row, 0.002-0.2 s, can), threads placed by the
-# runtimes (BENCH_BIND=close binds OpenMP's threads one to a core: steadier
-# for packed and oneDNN on a VM whose scheduler at times runs both threads
-# on one CPU, but OpenBLAS's own threads then inherit the main thread's one
-# CPU and run at half speed, so it is not the default); then the same variants on one
+# where 50 calls in a row, 0.002-0.2 s, can), threads bound one to a core
+# (--bind close: on a VM whose scheduler at times runs both threads of an
+# unbound run on one CPU for a whole round, the worst shape was a stall in
+# every unbound run; the openblas variant places OpenBLAS's own threads
+# likewise); then the same variants on one
 # thread at mlp_expand M=384, in ROUNDS rounds of 10 calls, each round after
 # a `gemmbench info` whose burst and sustained peaks (src/peak.c) are kept
 # next to the round's JSON: the sustained figures see the same minutes as
@@ -24,7 +24,8 @@
 # ROUNDS (default 5), ABLATIONS (packed --param sets, space-separated, e.g.
 # "bpack=panel apack=whole": each runs as an entry of its own in the 2-thread
 # run, beside packed's defaults and the libraries, which run once), BENCH_BIND
-# (--bind for both runs: close, spread or none; unset, the runtimes' own).
+# (--bind for both runs: close, the default, spread or none; set but empty,
+# no --bind: the runtimes' own placement, or OMP_PROC_BIND's).
 set -e
 G=${GEMMBENCH:-build/gemmbench}
 OUTDIR=${OUTDIR:-results}
@@ -34,7 +35,8 @@ mkdir -p "$OUTDIR"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 two="$OUTDIR/ceiling-$stamp-2t.json"
 ROUNDS=${ROUNDS:-5}
-bind=${BENCH_BIND:+--bind=$BENCH_BIND}
+bind_policy=${BENCH_BIND-close}
+bind=${bind_policy:+--bind=$bind_policy}
 case $ROUNDS in ''|*[!0-9]*|0) echo "bench-ceiling: ROUNDS must be a positive integer" >&2; exit 2;; esac
 
 refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
