@@ -41,6 +41,9 @@
 #include <time.h>
 
 char *openblas_get_config(void);
+/* Weak: an OpenBLAS without it (the OpenMP flavour, say) still links, and
+ * its threads are then left where they are. */
+#pragma weak openblas_setaffinity
 
 /* Which shared object defines fn; NULL when unknown (static link). */
 static const char *defining_object(void *fn)
@@ -56,7 +59,7 @@ static void follow_omp_binding(int threads)
 {
     int *places;
 
-    if (threads < 2 || omp_get_proc_bind() == omp_proc_bind_false)
+    if (threads < 2 || omp_get_proc_bind() == omp_proc_bind_false || !openblas_setaffinity)
         return;
     places = malloc((size_t)threads * sizeof *places);
     if (places == NULL)
