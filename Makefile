@@ -112,8 +112,13 @@ $(BUILD)/src/%.o: src/%.c | $(DEPS_OK)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(DEFS) -c $< -o $@
 
 $(BUILD)/src/output.o: $(VERSION_STAMP)
-$(BUILD)/schedules/table.o $(BUILD)/schedules/reference_openblas.o \
-$(BUILD)/schedules/reference_blis.o $(BUILD)/schedules/reference_onednn.o: $(REFERENCE_STAMP)
+# Every object whose source tests a GB_HAVE_* macro (the variant table, the
+# reference variants, topology.c and its test) is rebuilt when the probes'
+# findings change: the first `make` on a fresh machine compiles before
+# setup.sh has installed the libraries, and a later `make test` that probed
+# hwloc must not link a test built with it against a topology.o without it.
+HAVE_USERS := $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l 'GB_HAVE_' src/*.c schedules/*.c tests/unit/*.c 2>/dev/null))
+$(HAVE_USERS): $(REFERENCE_STAMP)
 
 $(BUILD)/schedules/%.o: schedules/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)

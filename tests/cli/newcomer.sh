@@ -26,3 +26,17 @@ if grep -q GB_HAVE_OPENBLAS "$WORK/b/.reference" || grep -q GB_HAVE_BLIS "$WORK/
 else
     echo "ok newcomer_gone_rebuilds (skipped: this build found no reference library)"
 fi
+# Every source that tests a GB_HAVE_* macro, not only the variant table, is
+# compiled again when the probes' findings change (here: hwloc and the
+# libraries "go"); a topology.o kept from a build without hwloc, linked into
+# a test binary compiled with it, failed topology_describes_this_machine.
+if grep -q GB_HAVE_ "$WORK/b/.reference"; then
+    plan=$(make -n BUILD="$WORK/b" REFERENCE= HWLOC= all "$WORK/b/gemmbench-tests" 2>/dev/null)
+    missing=""
+    for f in $(grep -l 'GB_HAVE_' src/*.c schedules/*.c tests/unit/*.c); do
+        printf '%s\n' "$plan" | grep -q -- "-c $f " || missing="$missing $f"
+    done
+    expect_true newcomer_every_have_user_rebuilds test -z "$missing"
+else
+    echo "ok newcomer_every_have_user_rebuilds (skipped: this build found nothing)"
+fi
