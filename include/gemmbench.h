@@ -93,6 +93,18 @@ typedef int (*gb_usable_fn)(const gb_params *params, char *why, size_t whylen);
 typedef void (*gb_explain_fn)(FILE *out, int M, int N, int K,
                               const gb_ctx *ctx);
 
+/* Optional, for the reference variants: which library and which of its
+ * kernels this process runs.  A library picks its kernels when it loads,
+ * from the CPU or from an environment variable that overrides it (a VM's
+ * OPENBLAS_CORETYPE=Haswell halves OpenBLAS on an AVX-512 CPU), so a
+ * result file must say what ran.  Empty strings: unknown. */
+typedef struct gb_library {
+    char version[64];    /* "0.3.21" */
+    char kernels[64];    /* the kernel set it chose: "Cooperlake", "skx", "avx512_core" */
+    char forced_by[128]; /* "VAR=value" when the environment chose them, else "" */
+} gb_library;
+typedef void (*gb_library_fn)(gb_library *lib);
+
 typedef struct gb_variant {
     const char *name;          /* the interface: never renamed */
     const char *family;        /* --variant accepts family names too */
@@ -112,6 +124,7 @@ typedef struct gb_variant {
     /* 1 when the kernel runs on one thread whatever ctx->nthreads says: a
      * --threads list measures it once, at 1 thread, not once per count. */
     int single_thread;
+    gb_library_fn library;     /* optional: reference libraries */
 } gb_variant;
 
 /* The variant table (schedules/table.c), in display order. */

@@ -36,11 +36,26 @@ static int blis_run(int M, int N, int K, const float *A, int lda, const float *B
     return 0;
 }
 
+/* BLIS picks its sub-configuration (kernels and blocksizes) at its first
+ * use: from CPUID among the ones the build has, else "generic" (portable
+ * C), or from BLIS_ARCH_TYPE. */
+static void blis_library(gb_library *lib)
+{
+    static const char *const vars[] = { "BLIS_ARCH_TYPE", NULL };
+    const char *version = bli_info_get_version_str();
+    const char *arch = bli_arch_string(bli_arch_query_id());
+
+    snprintf(lib->version, sizeof lib->version, "%s", version ? version : "");
+    snprintf(lib->kernels, sizeof lib->kernels, "%s", arch ? arch : "");
+    reference_forced_by(lib, vars);
+}
+
 const gb_variant gb_variant_blis = {
     .name = "blis",
     .family = "reference",
     .description = "BLIS bli_sgemm_ex (row strides, beta=0), threads via a per-call rntm_t",
     .run = blis_run,
     .resolve = reference_resolve,
+    .library = blis_library,
 };
 #endif

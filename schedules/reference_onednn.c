@@ -17,6 +17,10 @@
 #ifdef GB_HAVE_ONEDNN
 #include <dnnl.h>
 #include <omp.h>
+#include <string.h>
+
+/* dnnl_debug.h's, declared here: not every oneDNN's dnnl.h includes it. */
+const char *dnnl_cpu_isa2str(dnnl_cpu_isa_t v);
 
 static int onednn_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                       float *C, int ldc, const gb_ctx *ctx)
@@ -30,11 +34,29 @@ static int onednn_run(int M, int N, int K, const float *A, int lda, const float 
     return status == dnnl_success ? 0 : -1;
 }
 
+/* oneDNN's JIT generates code for the widest ISA the CPU has, at most
+ * ONEDNN_MAX_CPU_ISA (DNNL_MAX_CPU_ISA before oneDNN 2). */
+static void onednn_library(gb_library *lib)
+{
+    static const char *const vars[] = { "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA", NULL };
+    const dnnl_version_t *v = dnnl_version();
+    const char *isa = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());
+
+    lib->version[0] = '\0';
+    if (v)
+        snprintf(lib->version, sizeof lib->version, "%d.%d.%d", v->major, v->minor, v->patch);
+    if (isa && strncmp(isa, "cpu_isa_", 8) == 0)
+        isa += 8;
+    snprintf(lib->kernels, sizeof lib->kernels, "%s", isa ? isa : "");
+    reference_forced_by(lib, vars);
+}
+
 const gb_variant gb_variant_onednn = {
     .name = "onednn",
     .family = "reference",
     .description = "oneDNN dnnl_sgemm (row-major, beta=0), threads via omp_set_num_threads",
     .run = onednn_run,
     .resolve = reference_resolve,
+    .library = onednn_library,
 };
 #endif

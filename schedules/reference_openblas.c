@@ -41,6 +41,7 @@
 #include <time.h>
 
 char *openblas_get_config(void);
+char *openblas_get_corename(void);
 /* Weak: an OpenBLAS without it (the OpenMP flavour, say) still links, and
  * its threads are then left where they are. */
 #pragma weak openblas_setaffinity
@@ -120,6 +121,22 @@ static int openblas_run(int M, int N, int K, const float *A, int lda, const floa
     return 0;
 }
 
+/* A DYNAMIC_ARCH build picks its core when it loads: from CPUID, or from
+ * OPENBLAS_CORETYPE.  The version is the configuration's second word
+ * ("OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..."). */
+static void openblas_library(gb_library *lib)
+{
+    static const char *const vars[] = { "OPENBLAS_CORETYPE", NULL };
+    const char *config = openblas_get_config(), *core = openblas_get_corename();
+
+    lib->version[0] = '\0';
+    if (config && strncmp(config, "OpenBLAS ", 9) == 0)
+        snprintf(lib->version, sizeof lib->version, "%.*s", (int)strcspn(config + 9, " "),
+                 config + 9);
+    snprintf(lib->kernels, sizeof lib->kernels, "%s", core ? core : "");
+    reference_forced_by(lib, vars);
+}
+
 const gb_variant gb_variant_openblas = {
     .name = "openblas",
     .family = "reference",
@@ -128,5 +145,6 @@ const gb_variant gb_variant_openblas = {
     .prepare = openblas_prepare,
     .release = openblas_release,
     .resolve = reference_resolve,
+    .library = openblas_library,
 };
 #endif

@@ -56,6 +56,28 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
+def report_libraries(doc, labels):
+    """The kernels each measured library chose (tool.libraries): a library
+    on kernels its environment forced, or on its portable ones, is not the
+    ceiling it is taken for, and the report says so."""
+    libs = {name: lib for name, lib in ((doc.get("tool") or {}).get("libraries") or {}).items()
+            if name in labels}
+    if not libs:
+        return
+    print("libraries: " + ", ".join(
+        f"{name} {lib.get('version') or '?'} ({lib.get('kernels') or '?'} kernels"
+        + (f", forced by {lib['forced_by']}" if lib.get("forced_by") else "") + ")"
+        for name, lib in libs.items()))
+    for name, lib in libs.items():
+        if lib.get("forced_by"):
+            var = lib["forced_by"].split("=", 1)[0]
+            print(f"note: {name} ran the kernels {lib['forced_by']} chose, not its own choice "
+                  f"for this CPU; unset {var} to measure that")
+        elif lib.get("kernels") == "generic":
+            print(f"note: {name} ran its generic (portable C) kernels: this build of it has "
+                  f"none for this CPU")
+
+
 def report_interleaved(doc):
     results = doc["results"]
     peak = doc["machine"].get("peak_gflops") or 0.0
@@ -76,6 +98,7 @@ def report_interleaved(doc):
           f"{peak:.1f} GFLOP/s at {run['threads']} threads "
           f"({doc['machine'].get('peak_isa', '?')}), "
           f"{doc['machine'].get('peak_gflops_1thread', 0):.1f} at 1 thread")
+    report_libraries(doc, labels)
     print()
     width = max(10, max(len(l) for l in labels) + 1)
     print(f"{'kernel':<11} {'M':>4} " + "".join(f"{l:>{width}}" for l in labels)

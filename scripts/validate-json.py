@@ -65,6 +65,16 @@ def main(argv):
         for key in keys:
             if key not in doc[block]:
                 problems.append(f"{block}.{key} missing")
+    libs = doc["tool"].get("libraries")
+    if libs is not None:
+        if not isinstance(libs, dict):
+            problems.append("tool.libraries is not an object")
+        else:
+            for name, lib in libs.items():
+                if not (isinstance(lib, dict) and isinstance(lib.get("version"), str)
+                        and isinstance(lib.get("kernels"), str)
+                        and isinstance(lib.get("forced_by", ""), str)):
+                    problems.append(f"tool.libraries.{name}: version and kernels must be strings")
     peak = doc["machine"].get("peak_gflops")
     if peak is not None and not (isinstance(peak, (int, float)) and peak > 0):
         problems.append("machine.peak_gflops is neither null nor a positive number")

@@ -57,6 +57,26 @@ static void print_bandwidth(FILE *out, const gb_bandwidth *bw)
                      "(less than 4x the last-level cache)\n");
 }
 
+/* The reference libraries in this build and the kernels each chose here:
+ * a library that did not recognise the CPU, or was told otherwise by its
+ * environment, is not the ceiling it is taken for. */
+static void print_libraries(FILE *out)
+{
+    for (size_t i = 0; i < gb_variant_count; i++) {
+        gb_library lib;
+
+        if (gb_variants[i]->library == NULL)
+            continue;
+        memset(&lib, 0, sizeof lib);
+        gb_variants[i]->library(&lib);
+        fprintf(out, "%-14s %s %s: %s kernels%s%s%s\n", "library", gb_variants[i]->name,
+                lib.version[0] ? lib.version : "(version unknown)",
+                lib.kernels[0] ? lib.kernels : "unknown",
+                lib.forced_by[0] ? " (forced by " : "", lib.forced_by,
+                lib.forced_by[0] ? " in the environment)" : "");
+    }
+}
+
 int gb_cmd_info(int argc, char **argv)
 {
     gb_machine m;
@@ -72,6 +92,7 @@ int gb_cmd_info(int argc, char **argv)
         return gb_usage("info", "info takes no arguments");
     gb_machine_detect(&m);
     gb_machine_print(stdout, &m);
+    print_libraries(stdout);
     gb_peak_info(stdout, &m);
     fflush(stdout);
     if (gb_machine_measure_bandwidth(&m, m.affinity_cpus, err, sizeof err) != 0)

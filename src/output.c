@@ -205,6 +205,33 @@ static const char *format_name(gb_format f)
     return names[f];
 }
 
+/* tool.libraries: every reference library in this build, its version and
+ * the kernels it chose in this process (gb_library), and the variable that
+ * forced them; absent when the build has none. */
+static void add_libraries(cJSON *tool)
+{
+    cJSON *libs = NULL;
+
+    for (size_t i = 0; i < gb_variant_count; i++) {
+        gb_library lib;
+        cJSON *one;
+
+        if (gb_variants[i]->library == NULL)
+            continue;
+        memset(&lib, 0, sizeof lib);
+        gb_variants[i]->library(&lib);
+        if (libs == NULL && (libs = cJSON_AddObjectToObject(tool, "libraries")) == NULL)
+            return;
+        one = cJSON_AddObjectToObject(libs, gb_variants[i]->name);
+        if (one == NULL)
+            return;
+        cJSON_AddStringToObject(one, "version", lib.version);
+        cJSON_AddStringToObject(one, "kernels", lib.kernels);
+        if (lib.forced_by[0])
+            cJSON_AddStringToObject(one, "forced_by", lib.forced_by);
+    }
+}
+
 cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
                      const char *started, int argc, char **argv)
 {
@@ -222,6 +249,7 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     cJSON_AddStringToObject(tool, "git", GB_GIT);
     cJSON_AddStringToObject(tool, "compiler", "gcc-compatible " __VERSION__);
     cJSON_AddStringToObject(tool, "cflags", GB_CFLAGS);
+    add_libraries(tool);
 
     cJSON_AddItemToObject(doc, "machine", machine_json(m));
 

@@ -171,3 +171,36 @@ TEST(variant_table_is_well_formed)
         CHECK(v->release == NULL || v->prepare != NULL);
     }
 }
+
+/* A reference library names its version and the kernels it chose; forced_by
+ * is "VAR=value" exactly when that variable is set to that value here, and
+ * only the reference family has the hook. */
+TEST(libraries_say_which_kernels_ran)
+{
+    for (size_t i = 0; i < gb_variant_count; i++) {
+        const gb_variant *v = gb_variants[i];
+        gb_library lib;
+
+        if (v->library == NULL)
+            continue;
+        CHECK_STR(v->family, "reference");
+        memset(&lib, 'x', sizeof lib);
+        v->library(&lib);
+        CHECK(memchr(lib.version, '\0', sizeof lib.version) && lib.version[0] != '\0');
+        CHECK(memchr(lib.kernels, '\0', sizeof lib.kernels) && lib.kernels[0] != '\0');
+        CHECK(memchr(lib.forced_by, '\0', sizeof lib.forced_by) != NULL);
+        if (lib.forced_by[0]) {
+            char name[128];
+            const char *eq = strchr(lib.forced_by, '=');
+            CHECK(eq != NULL && eq > lib.forced_by);
+            if (eq == NULL)
+                continue;
+            snprintf(name, sizeof name, "%.*s", (int)(eq - lib.forced_by), lib.forced_by);
+            CHECK(getenv(name) != NULL && strcmp(getenv(name), eq + 1) == 0);
+        }
+        if (strcmp(v->name, "openblas") == 0) {
+            const char *core = getenv("OPENBLAS_CORETYPE");
+            CHECK((core && *core) == (lib.forced_by[0] != '\0'));
+        }
+    }
+}
