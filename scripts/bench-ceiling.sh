@@ -13,7 +13,8 @@
 # thread at mlp_expand M=384, in ROUNDS rounds of 10 calls, each round after
 # a `gemmbench info` whose burst and sustained peaks (src/peak.c) are kept
 # next to the round's JSON: the sustained figures see the same minutes as
-# the GEMMs.  Prints per-shape medians, the geometric-mean ratios to onednn
+# the GEMMs.  Prints the kernels each library chose (and the variable that
+# forced them, if one did), per-shape medians, the geometric-mean ratios to onednn
 # and to the measured peak, and the one-thread medians against the burst
 # and the sustained peaks, read back from the files the runs wrote
 # (scripts/ceiling_report.py).
