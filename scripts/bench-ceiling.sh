@@ -3,9 +3,10 @@
 # call, packed with B pre-packed, and every reference library the build found
 # (openblas, blis, onednn), interleaved in ONE run on the 24 BERT shapes
 # (shapes outer, variants inner, so all of them see the same machine state),
-# 2 threads, median of 50 calls taken in 5 rounds of 10 (the sweep five
+# 2 threads, median of 50 calls taken in 10 rounds of 5 (the sweep ten
 # times: a second that stalls one entry's calls cannot decide its median,
-# where 50 calls in a row, 0.002-0.2 s, can), threads bound one to a core
+# where 50 calls in a row, 0.002-0.2 s, can; the report also gives the
+# median of the per-round ratios), threads bound one to a core
 # (--bind close: on a VM whose scheduler at times runs both threads of an
 # unbound run on one CPU for a whole round, the worst shape was a stall in
 # every unbound run; the openblas variant places OpenBLAS's own threads
@@ -49,18 +50,18 @@ if [ -n "${ABLATIONS:-}" ]; then
 fi
 [ -n "$refs" ] || echo "bench-ceiling: no reference library in this build; packed alone" >&2
 
-# --max-time high enough that every measurement keeps all its repetitions;
-# --cooldown 0.2: OpenBLAS's pthreads spin (sched_yield) for about 2^28 cycles
-# after a call before they sleep, which would take CPU from whatever runs next.
+# --max-time high enough that every measurement keeps all its repetitions.
+# No --cooldown: the one library whose threads spin after a call, OpenBLAS,
+# sleeps that off in its variant's release() (schedules/reference_openblas.c).
 "$G" --variant "packed$refs" --kernel qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384 \
-    --threads 2 --warmup 5 --reps 50 --rounds 5 --max-time 60 --cooldown 0.2 --prepack \
+    --threads 2 --warmup 5 --reps 50 --rounds 10 --max-time 60 --prepack \
     $bind --quiet $abl -o "$two" "$@" >/dev/null
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     one="$OUTDIR/ceiling-$stamp-1t-r$round.json"
     "$G" info >"${one%.json}.info"
     "$G" --variant "packed$refs" --kernel mlp_expand --m 384 \
-        --threads 1 --warmup 5 --reps 10 --max-time 60 --cooldown 0.2 --prepack \
+        --threads 1 --warmup 5 --reps 10 --max-time 60 --prepack \
         $bind --quiet -o "$one" "$@" >/dev/null
     round=$((round + 1))
 done

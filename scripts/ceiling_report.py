@@ -7,6 +7,10 @@ RUN_2T: the interleaved run (packed, packed+prepack, reference libraries on
 the BERT shapes).  Prints per-shape medians, then per entry the geometric
 mean over shapes of its median time divided by onednn's, and of its GFLOP/s
 divided by the measured peak of the run's thread count (machine.peak_gflops).
+Each ratio to onednn is given twice: the ratio of the medians, and the
+median over rounds of the per-round ratio (each round runs a shape's
+entries back to back, so a slow spell of a shared machine that spans them
+cancels); a target is met when both meet it.
 RUN_1T (optional, one or more rounds of a one-thread run): per entry and
 shape, the median of the samples of all rounds, against the one-thread
 burst peak (the median over rounds of machine.peak_gflops_1thread: the best
@@ -54,6 +58,28 @@ def geomean(values):
     if not values:
         return float("nan")
     return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def round_medians(r):
+    """An entry's median in each round it ran in ({round: us}, from
+    sample_rounds; a file without them is one round)."""
+    rounds = r.get("sample_rounds") or [1] * len(r["samples_us"])
+    per = {}
+    for us, k in zip(r["samples_us"], rounds):
+        per.setdefault(k, []).append(us)
+    return {k: statistics.median(v) for k, v in per.items()}
+
+
+def paired_ratio(r, o):
+    """The median over rounds of r's round median over o's.  A round runs a
+    shape's entries back to back, so a slow spell of the machine that spans
+    them cancels in the round's ratio, and one that takes one entry in a
+    minority of rounds is outvoted (the rounds as the unit, as ab does)."""
+    a, b = round_medians(r), round_medians(o)
+    common = sorted(set(a) & set(b))
+    if not common:
+        return r["median_us"] / o["median_us"]
+    return statistics.median(a[k] / b[k] for k in common)
 
 
 def report_libraries(doc, labels):
@@ -115,8 +141,9 @@ def report_interleaved(doc):
     print()
     have_onednn = any(l == "onednn" for l in labels)
     summary = {}
+    paired = {}
     for l in labels:
-        ratios, fractions = [], []
+        ratios, fractions, pairs = [], [], []
         for key in shapes:
             r = table.get((key, l))
             if r is None:
@@ -124,14 +151,19 @@ def report_interleaved(doc):
             o = table.get((key, "onednn"))
             if o is not None:
                 ratios.append(r["median_us"] / o["median_us"])
+                pairs.append(paired_ratio(r, o))
+                paired[key, l] = pairs[-1]
             if peak > 0:
                 fractions.append(r["gflops"] / peak)
         summary[l] = (geomean(ratios) if ratios else float("nan"),
-                      geomean(fractions) if fractions else float("nan"), len(ratios))
+                      geomean(fractions) if fractions else float("nan"), len(ratios),
+                      geomean(pairs) if pairs else float("nan"))
     print(f"{'geomean over shapes':<22}" + "".join(f"{l:>{width}}" for l in labels))
     if have_onednn:
         print(f"{'time / onednn':<22}"
               + "".join(f"{summary[l][0]:>{width - 1}.3f}x" for l in labels))
+        print(f"{'  per-round ratios':<22}"
+              + "".join(f"{summary[l][3]:>{width - 1}.3f}x" for l in labels))
     else:
         print("time / onednn          (onednn not in this build)")
     if peak > 0:
@@ -139,11 +171,14 @@ def report_interleaved(doc):
               + "".join(f"{100 * summary[l][1]:>{width - 1}.1f}%" for l in labels))
     print()
     if have_onednn:
+        # Each target is judged on both estimators, the ratio of the
+        # medians and the median of the per-round ratios: met when both are.
         for label, limit in TARGETS:
             if label in summary:
-                got = summary[label][0]
-                print(f"target {label} <= {limit:.2f}x onednn: {got:.3f}x "
-                      f"{'met' if got <= limit else 'NOT met'}")
+                got, got_paired = summary[label][0], summary[label][3]
+                print(f"target {label} <= {limit:.2f}x onednn: {got:.3f}x, per-round "
+                      f"{got_paired:.3f}x "
+                      f"{'met' if max(got, got_paired) <= limit else 'NOT met'}")
         # No code runs above the peak: on a shape, time / onednn is at
         # least onednn's share of the peak there, and the geomean at least
         # onednn's geomean share; at one share s of the peak on every shape
@@ -157,10 +192,14 @@ def report_interleaved(doc):
         worst = max(((table[key, label]["median_us"] / table[key, "onednn"]["median_us"], key)
                      for key in shapes
                      if (key, label) in table and (key, "onednn") in table), default=None)
+        worst_paired = max(((paired[key, label], key) for key in shapes
+                            if (key, label) in paired), default=None)
         if worst is not None:
             ratio, (kernel, m) = worst[0], worst[1][:2]
+            ratio_p, (kernel_p, m_p) = worst_paired[0], worst_paired[1][:2]
             print(f"target {label} no shape above {limit:.2f}x onednn: worst {kernel} M={m} "
-                  f"{ratio:.3f}x {'met' if ratio <= limit else 'NOT met'}")
+                  f"{ratio:.3f}x, per-round {kernel_p} M={m_p} {ratio_p:.3f}x "
+                  f"{'met' if max(ratio, ratio_p) <= limit else 'NOT met'}")
         if "packed" in summary:
             for other in ("openblas", "blis"):
                 if other in summary:

@@ -102,6 +102,28 @@ PY
     expect_grep report_headroom_bound "no code can beat 0.849x" "$WORK/out"
     expect_grep report_headroom_shares "0.95x at 89.3%, 0.90x at 94.3%" "$WORK/out"
     expect_grep report_headroom_one_thread "target needs 88.0 GFLOP/s, 88.0% of the burst" "$WORK/out"
+    # The per-round estimator: packed 100, 130, 160 us in three rounds
+    # against onednn's 100, 100, 200: the ratio of the medians is 1.30, the
+    # median of the per-round ratios (1.0, 1.3, 0.8) is 1.00; a target is
+    # met only when both meet it.
+    python3 - "$WORK" <<'PY'
+import json, sys
+def entry(label, per_round):
+    samples = [us for us in per_round for _ in range(2)]
+    rounds = [k + 1 for k in range(len(per_round)) for _ in range(2)]
+    ordered = sorted(samples)
+    return {"label": label, "kernel": "qkv", "M": 16, "K": 768, "N": 768, "check": "pass",
+            "median_us": (ordered[2] + ordered[3]) / 2, "gflops": 1.0,
+            "samples_us": samples, "sample_rounds": rounds}
+doc = {"complete": True, "machine": {"peak_gflops": 100.0, "peak_isa": "avx512"},
+       "run": {"threads": 2, "reps": 6, "warmup": 1, "rounds": 3},
+       "results": [entry("packed", [100, 130, 160]), entry("onednn", [100, 100, 200])]}
+json.dump(doc, open(f"{sys.argv[1]}/pr.json", "w"))
+PY
+    expect_exit report_per_round 0 python3 "$REPORT" "$WORK/pr.json"
+    expect_grep report_per_round_both "^target packed <= 0.95x onednn: 1.300x, per-round 1.000x NOT met" "$WORK/out"
+    expect_grep report_per_round_row "^  per-round ratios  *1.000x" "$WORK/out"
+    expect_grep report_per_round_worst "worst qkv M=16 1.300x, per-round qkv M=16 1.000x NOT met" "$WORK/out"
 else
     echo "ok report_rounds_skipped_without_python3"
 fi
