@@ -40,8 +40,12 @@
  *     micro-panel's pass reads it in place (prefetched as above) and its
  *     kernel stores every B row it loaded into a contiguous kc x NR copy;
  *     the later passes read the copy.  B is read from memory once and the
- *     copy costs stores only, behind the FMAs.  With one A micro-panel per
- *     thread (M <= MR) nothing is copied: copy-free.  (oneDNN's sgemm reads
+ *     copy costs stores only, behind the FMAs.  It is made only when the
+ *     passes after the first do at least FUSED_COPY_FMAS FMAs per copied
+ *     element (5 A micro-panels per thread on AVX-512, M >= 40): below
+ *     that, reading B in place again costs less than the copy's stores
+ *     (measured: 2 A micro-panels 10-16 % faster copy-free), so small M is
+ *     copy-free.  (oneDNN's sgemm reads
  *     B in place and copies it during the first pass over it likewise:
  *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
  *   - panel fused (rows a page or more apart, and all M rows of an A block
@@ -177,6 +181,15 @@
 /* Cost of packing one element, in FMAs of the micro-kernel, for choosing
  * the thread grid (an element copy costs about one FMA-vector slot). */
 #define PACK_COST 16.0
+/* B fused copies a micro-panel only when the passes after the first do at
+ * least this many FMAs per copied element ((A micro-panels - 1) x MR):
+ * below that, reading B in place again costs less than the copy's stores.
+ * Measured (AMD EPYC, mlp_expand, in place against fused, median of the
+ * per-round ratios, 20 rounds): 2 A micro-panels 0.84 (1 thread) and 0.90
+ * (2 threads), 3: 0.90 / 0.97, 4: 0.95 / 0.97, 6: 0.98 / 1.01, 12:
+ * 1.03 / 1.02, 16: 1.04 / 1.05.  On AVX-512 (MR 8): copied from 5 A
+ * micro-panels (M = 40) per thread up. */
+#define FUSED_COPY_FMAS 32
 /* Thread speeds further apart than this are preemption, not core speed. */
 #define MAX_SPEED_RATIO 1.5
 /* Largest tile any kernel uses: the scratch tile for fringes. */
@@ -363,6 +376,21 @@ static int b_prefetch_rows(const packed_plan *p, long ld)
     return rows < PACKED_B_PREFETCH_ROWS ? (int)rows : PACKED_B_PREFETCH_ROWS;
 }
 
+/* B fused: whether the first of `passes` A micro-panels copies each B
+ * micro-panel for the others (FUSED_COPY_FMAS); else all read it in place. */
+static int fused_copies(const packed_plan *p, int passes)
+{
+    return (long)(passes - 1) * p->mr >= FUSED_COPY_FMAS;
+}
+
+/* A micro-panels per A block of one thread (its rows, at most mc): the
+ * passes over each B micro-panel with jr outer. */
+static int passes_per_block(const packed_plan *p, int M)
+{
+    const long rows = ceil_div(ceil_div(M, p->mr), p->tm) * p->mr;
+    return (int)ceil_div(rows < p->mc ? rows : p->mc, p->mr);
+}
+
 static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
 {
     gb_machine machine;
@@ -532,6 +560,7 @@ static void a_fuse_ready(const packed_plan *p, const a_fuse *af, int panel, int 
     }
 }
 
+
 /* C[0:mc][0:nc] (+)= A block . B.  a_panel_stride: floats from one A
  * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A,
  * MR*lda in A itself when read in place, where a micro-panel with rows past
@@ -583,7 +612,7 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             if (af != NULL && (p->ir_outer ? in : o) == 0)
                 a_fuse_ready(p, af, (ic + ir) / mr, pc, kc);
 
-            if (bv->strip != NULL && !use_fringe && inner > 1) {
+            if (bv->strip != NULL && !use_fringe && fused_copies(p, inner)) {
                 if (in == 0)
                     copy = bv->strip;
                 else
@@ -996,6 +1025,9 @@ static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *ef
     /* Dense B (rows N floats apart), in the modes that read it in place. */
     if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
         gb_param_set(effective, "bpf", b_prefetch_rows(&p, N));
+    /* B fused: 1 when the first pass copies B for the others, 0 copy-free. */
+    if (p.b_mode == B_FUSED)
+        gb_param_set(effective, "bcopy", fused_copies(&p, passes_per_block(&p, M)));
     gb_param_set(effective, "threads_m", p.tm);
     gb_param_set(effective, "threads_n", p.tn);
 }
@@ -1030,6 +1062,14 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                     gb_param_get(ctx->params, "loop", -1) >= 0
                 ? " (--param)"
                 : "");
+    if (p.b_mode == B_FUSED) {
+        const int passes = passes_per_block(&p, M);
+        fprintf(out, "  B copy        %s (%d A micro-panel%s per B micro-panel; copied from %d "
+                     "up, when the later passes do >= %d FMAs per copied element)\n",
+                fused_copies(&p, passes) ? "by the first pass" : "none: every pass reads B in place",
+                passes, passes == 1 ? "" : "s", 1 + (FUSED_COPY_FMAS + p.mr - 1) / p.mr,
+                FUSED_COPY_FMAS);
+    }
     if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
         fprintf(out, "  B prefetch    %d rows ahead where read in place %s\n",
                 b_prefetch_rows(&p, N),
@@ -1105,7 +1145,8 @@ static const gb_param_spec packed_params[] = {
     { "loop", 0, 0, loop_choices, "inner loop order, outer first (default: jr_ir when B is "
                                   "read in place or fused; fused is always jr_ir)" },
     { "bpack", 0, 0, bpack_choices, "B packed per call into panels, read in place, fused "
-                                    "(read in place and copied by the first pass, jr outer) "
+                                    "(read in place; copied by the first pass when 5 or more A "
+                                    "micro-panels read it, on AVX-512; jr outer) "
                                     "or panel_fused (likewise into a packed block, ir outer); "
                                     "default: in place when N*4 < 4096, else fused, or "
                                     "panel_fused when fused would cut kc; prepacked is "

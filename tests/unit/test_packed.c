@@ -80,6 +80,8 @@ TEST(packed_exact_on_every_isa_and_block_size)
         { 17, 131, 71 }, { 65, 97, 129 }, { 48, 96, 16 }, { 9, 49, 3 },
         /* rows of B, then of A, a page or more apart: the rules' fused regimes */
         { 19, 1030, 9 }, { 5, 1100, 13 }, { 21, 40, 1030 },
+        /* ... with enough A micro-panels that fused copies B (bcopy) */
+        { 41, 1030, 9 },
         /* rows of B a multiple of L1d's way apart: prefetched closer */
         { 5, 1024, 13 }, { 19, 2048, 9 },
     };
@@ -228,6 +230,25 @@ TEST(packed_blocks_follow_the_cache_rule)
             }
         }
     }
+    /* B fused copies B only when the passes after the first do at least 32
+     * FMAs per copied element: (A micro-panels - 1) x MR >= 32; the A
+     * micro-panels of a block are its rows (all M at these sizes) over MR.
+     * Reported only in the fused regime. */
+    {
+        int fused_rows = 0;
+        for (int rows = 1; rows <= 64; rows++) {
+            const long panels = (rows + mr - 1) / mr;
+            if (effective(v, &none, rows, 3072, 768, 1, "bpack") != 3)
+                continue;
+            fused_rows++;
+            CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 1, "bcopy"),
+                         (panels - 1) * mr >= 32);
+        }
+        /* Fused holds at least up to M = 8 MR on any L2 of 512 KiB or more. */
+        if (gb_machine_cache_bytes(&m, 2) >= 512 * 1024)
+            CHECK(fused_rows >= 8 * mr && fused_rows <= 64);
+    }
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "bcopy"), -1);
     /* jr outer: kc cut until all M rows x kc fit half of L2, so that one ic
      * block (mc = M) reads B once, never below a quarter of the L1 figure. */
     if (l1 > 0 && gb_machine_cache_bytes(&m, 2) > 0) {
