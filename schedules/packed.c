@@ -44,9 +44,9 @@
  *     passes after the first do at least FUSED_COPY_FMAS FMAs per copied
  *     element (5 A micro-panels per thread on AVX-512, M >= 40): below
  *     that, reading B in place again costs less than the copy's stores
- *     (measured: 2 A micro-panels 10-16 % faster copy-free), so small M is
- *     copy-free.  (oneDNN's sgemm reads
- *     B in place and copies it during the first pass over it likewise:
+ *     (measured: 2 A micro-panels 10-16 % faster copy-free), so small M
+ *     is copy-free.  (oneDNN's sgemm reads B in place and copies it during
+ *     the first pass over it likewise, and only when M > 24:
  *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
  *   - panel fused (rows a page or more apart, and all M rows of an A block
  *     at L1's kc would not fit mc's share of L2, so that fused would have
@@ -559,7 +559,6 @@ static void a_fuse_ready(const packed_plan *p, const a_fuse *af, int panel, int 
 #endif
     }
 }
-
 
 /* C[0:mc][0:nc] (+)= A block . B.  a_panel_stride: floats from one A
  * micro-panel to the next (kc*MR in a block buffer, K*MR in a whole packed A,

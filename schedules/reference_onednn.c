@@ -19,8 +19,12 @@
 #include <omp.h>
 #include <string.h>
 
-/* dnnl_debug.h's, declared here: not every oneDNN's dnnl.h includes it. */
+/* dnnl_debug.h's, declared here: not every oneDNN's dnnl.h includes it.
+ * Weak, with the ISA query: a oneDNN without them still links, and its
+ * kernels are then reported unknown. */
 const char *dnnl_cpu_isa2str(dnnl_cpu_isa_t v);
+#pragma weak dnnl_cpu_isa2str
+#pragma weak dnnl_get_effective_cpu_isa
 
 static int onednn_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                       float *C, int ldc, const gb_ctx *ctx)
@@ -35,12 +39,14 @@ static int onednn_run(int M, int N, int K, const float *A, int lda, const float 
 }
 
 /* oneDNN's JIT generates code for the widest ISA the CPU has, at most
- * ONEDNN_MAX_CPU_ISA (DNNL_MAX_CPU_ISA before oneDNN 2). */
+ * ONEDNN_MAX_CPU_ISA (or its older name, DNNL_MAX_CPU_ISA). */
 static void onednn_library(gb_library *lib)
 {
     static const char *const vars[] = { "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA", NULL };
     const dnnl_version_t *v = dnnl_version();
-    const char *isa = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());
+    const char *isa = dnnl_cpu_isa2str && dnnl_get_effective_cpu_isa
+                          ? dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa())
+                          : NULL;
 
     lib->version[0] = '\0';
     if (v)

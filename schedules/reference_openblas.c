@@ -43,8 +43,10 @@
 char *openblas_get_config(void);
 char *openblas_get_corename(void);
 /* Weak: an OpenBLAS without it (the OpenMP flavour, say) still links, and
- * its threads are then left where they are. */
+ * its threads are then left where they are; likewise the core's name,
+ * reported unknown without it. */
 #pragma weak openblas_setaffinity
+#pragma weak openblas_get_corename
 
 /* Which shared object defines fn; NULL when unknown (static link). */
 static const char *defining_object(void *fn)
@@ -127,7 +129,8 @@ static int openblas_run(int M, int N, int K, const float *A, int lda, const floa
 static void openblas_library(gb_library *lib)
 {
     static const char *const vars[] = { "OPENBLAS_CORETYPE", NULL };
-    const char *config = openblas_get_config(), *core = openblas_get_corename();
+    const char *config = openblas_get_config();
+    const char *core = openblas_get_corename ? openblas_get_corename() : NULL;
 
     lib->version[0] = '\0';
     if (config && strncmp(config, "OpenBLAS ", 9) == 0)
