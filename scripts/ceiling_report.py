@@ -86,8 +86,9 @@ def report_libraries(doc, labels):
     """The kernels each measured library chose (tool.libraries): a library
     on kernels its environment forced, or on its portable ones, is not the
     ceiling it is taken for, and the report says so."""
-    libs = {name: lib for name, lib in ((doc.get("tool") or {}).get("libraries") or {}).items()
-            if name in labels}
+    found = (doc.get("tool") or {}).get("libraries")
+    libs = {name: lib for name, lib in (found.items() if isinstance(found, dict) else ())
+            if name in labels and isinstance(lib, dict)}
     if not libs:
         return
     print("libraries: " + ", ".join(
