@@ -8,7 +8,8 @@
  * what one process's layout happens to cost or give (stack and heap
  * placement, huge pages) then varies from round to round instead of
  * standing for the build.  A build's peak is measured by its first round
- * and passed to the others (--peak).  After each round its result is merged
+ * and passed to the others (--peak; with a --threads list each round
+ * measures its own, one per count).  After each round its result is merged
  * into the build's file.  The unit of analysis is the round (Kalibera &
  * Jones, ISMM 2013): per entry and round, NEW's median over OLD's; the
  * signed-rank test and the Hodges-Lehmann interval over those ratios decide
@@ -55,7 +56,8 @@ static const char ab_usage[] =
     "\n"
     "Run options (--variant, --kernel, --m, --shape, --param, --threads, --reps,\n"
     "--warmup, --prepack, --config, ...) go to both builds; bench.conf applies as in\n"
-    "a run.  --reps is per entry over all rounds.\n"
+    "a run.  --reps is per entry over all rounds.  A --threads list measures every\n"
+    "entry at each count, judged per count.\n"
     "\n"
     "      --rounds N        rounds, at least 8 (default 20)\n"
     "      --interleave HOW  entry (default): in a round both builds' processes run\n"
@@ -189,13 +191,13 @@ static int parse_ab(int argc, char **argv, ab_opts *o, char *err, size_t errlen)
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = 1;
         } else if (strcmp(a, "-t") == 0 || is_opt(a, "--threads")) {
-            /* Its per-round peak (--peak) is one count's: one count per ab. */
+            /* A list too: every entry at each count, judged per count (the
+             * rounds then measure their own peaks: keep_peak). */
             int counts[GB_MAX_THREAD_COUNTS], n = 0, all = 0;
             if ((v = value_of(argc, argv, &i, strcmp(a, "-t") ? "--threads" : "-t")) == NULL ||
-                gb_parse_thread_list(v, counts, &n, GB_MAX_THREAD_COUNTS, &all) != 0 ||
-                n + all != 1)
-                return snprintf(err, errlen, "--threads '%s': ab takes one thread count "
-                                "(run one ab per count)", v ? v : ""), -1;
+                gb_parse_thread_list(v, counts, &n, GB_MAX_THREAD_COUNTS, &all) != 0)
+                return snprintf(err, errlen, "--threads '%s' is not a thread count or list "
+                                "(2, 1,2, 1-8, all)", v ? v : ""), -1;
             if (o->npass >= AB_MAX_ARGS - 16)
                 return snprintf(err, errlen, "too many run options"), -1;
             o->pass[o->npass++] = a;
@@ -513,19 +515,33 @@ static int append_items(cJSON *to, const cJSON *from)
     return 0;
 }
 
+/* The peak a result at `threads` is measured against: its count's in a
+ * run of several (peak_gflops_by_threads; the one-thread peak for a
+ * single-thread schedule at a count the list lacks), else the run's. */
+static double peak_for(const cJSON *machine, double threads)
+{
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(machine, "peak_gflops_by_threads"), *p;
+
+    if (by == NULL)
+        return number(machine, "peak_gflops");
+    cJSON_ArrayForEach(p, by)
+        if (number(p, "threads") == threads)
+            return number(p, "gflops");
+    return threads == 1.0 ? number(machine, "peak_gflops_1thread") : 0.0;
+}
+
 /* Folds a round's document into b->doc (the first round becomes it). */
 static int merge_round(build *b, const cJSON *round)
 {
-    cJSON *results, *peak;
-    const cJSON *r;
+    cJSON *results;
+    const cJSON *r, *machine;
 
     if (b->doc == NULL) {
         b->doc = cJSON_Duplicate(round, 1);
         return b->doc ? 0 : -1;
     }
     results = cJSON_GetObjectItemCaseSensitive(b->doc, "results");
-    peak = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b->doc, "machine"),
-                                            "peak_gflops");
+    machine = cJSON_GetObjectItemCaseSensitive(b->doc, "machine");
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(round, "results")) {
         cJSON *into = NULL, *c;
         cJSON_ArrayForEach(c, results)
@@ -544,20 +560,25 @@ static int merge_round(build *b, const cJSON *round)
                          cJSON_GetObjectItemCaseSensitive(r, "sample_rounds")) != 0)
             return -1;
         set_number(into, "rounds", number(into, "rounds") + number(r, "rounds"));
-        if (restate(into, cJSON_IsNumber(peak) ? peak->valuedouble : 0.0) != 0)
+        if (restate(into, peak_for(machine, number(into, "threads"))) != 0)
             return -1;
     }
     restate_speedups(results);
     return 0;
 }
 
-/* The first round's peak, for the rest: --peak ALL,ONE,ISA. */
+/* The first round's peak, for the rest: --peak ALL,ONE,ISA.  A run of
+ * several thread counts (peak_gflops_by_threads) has one peak per count,
+ * which --peak cannot carry: its rounds measure their own, as any build
+ * that takes a thread list does, and the merge keeps the first round's. */
 static void keep_peak(build *b)
 {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(b->doc, "machine");
     double all = number(m, "peak_gflops"), one = number(m, "peak_gflops_1thread");
     const char *isa = text(m, "peak_isa");
 
+    if (cJSON_GetObjectItemCaseSensitive(m, "peak_gflops_by_threads") != NULL)
+        return;
     if (all > 0.0 && one > 0.0 && isa[0] && strlen(isa) < 16 &&
         strspn(isa, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(isa))
         snprintf(b->peak, sizeof b->peak, "%.17g,%.17g,%s", all, one, isa);

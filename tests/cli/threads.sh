@@ -55,9 +55,29 @@ expect_exit threads_oversubscribed 0 "$G" $RUN --variant parallel --threads "1,$
 expect_grep threads_oversubscribed_warning "$over threads is more than the $cpus CPU" "$WORK/err"
 expect_grep threads_oversubscribed_measured "\"threads\":	$over" "$WORK/over.json"
 
-# ---- ab: one count per ab ----------------------------------------------------------
-expect_exit threads_ab_list_refused 2 "$G" ab "$G" "$G" --shape 13x21x9 --variant parallel --threads 1,2
-expect_grep threads_ab_list_says_why 'one thread count' "$WORK/err"
+# ---- ab: a thread list, every entry at each count, judged per count ---------------
+# (it used to be refused; every round after the first then measures its own
+# peaks, and each merged entry's %peak is against its own count's peak).
+expect_exit threads_ab_list_bad 2 "$G" ab "$G" "$G" --shape 13x21x9 --variant parallel --threads 1,,2
+expect_grep threads_ab_list_bad_says_why "'1,,2' is not a thread count or list" "$WORK/err"
+"$G" ab "$G" "$G" --shape 13x21x9 --variant parallel,baseline --threads 1,2 --rounds 8 \
+    --reps 16 --warmup 1 --min-time 0 -o "$WORK/abt" --quiet >"$WORK/out" 2>"$WORK/err" </dev/null
+rc=$?
+if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then echo "ok threads_ab_list_runs"; else echo "FAIL threads_ab_list_runs: exit $rc: $(head -c 300 "$WORK/err")"; fi
+expect_grep threads_ab_list_judged "^parallel .* 2 .*8r/8r" "$WORK/out"
+if python3 - "$WORK/abt-old.json" "$WORK/abt-new.json" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    peaks = {p["threads"]: p["gflops"] for p in d["machine"]["peak_gflops_by_threads"]}
+    got = sorted((r["variant"], r["threads"]) for r in d["results"])
+    assert got == [("baseline", 1), ("parallel", 1), ("parallel", 2)], got
+    for r in d["results"]:
+        assert r["rounds"] == 8 and len(set(r["sample_rounds"])) == 8, r
+        want = 100.0 * r["gflops"] / peaks[r["threads"]]
+        assert abs(r["peak_pct"] - want) <= 1e-6 * want, (r["threads"], r["peak_pct"], want)
+PY
+then echo "ok threads_ab_list_per_count"; else echo "FAIL threads_ab_list_per_count"; fi
 
 # ---- --bind: applied (seen from inside a parallel region) and recorded ----------
 expect_exit bind_refused 2 "$G" $RUN --variant parallel --bind tight -o "$WORK/bt.json"
