@@ -132,5 +132,8 @@ extern const gb_variant *const gb_variants[];
 extern const size_t gb_variant_count;
 
 const gb_variant *gb_variant_find(const char *name);
+/* What v's library hook reports, into lib (zeroed first): 0, or -1 when v
+ * is not a library wrapper. */
+int gb_variant_library(const gb_variant *v, gb_library *lib);
 
 #endif

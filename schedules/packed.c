@@ -376,11 +376,17 @@ static int b_prefetch_rows(const packed_plan *p, long ld)
     return rows < PACKED_B_PREFETCH_ROWS ? (int)rows : PACKED_B_PREFETCH_ROWS;
 }
 
-/* B fused: whether the first of `passes` A micro-panels copies each B
- * micro-panel for the others (FUSED_COPY_FMAS); else all read it in place. */
+/* B fused: the fewest A micro-panels per B micro-panel from which the
+ * first one's pass copies it for the others, (passes - 1) x MR >=
+ * FUSED_COPY_FMAS; below, every pass reads it in place. */
+static int fused_min_passes(const packed_plan *p)
+{
+    return 1 + (FUSED_COPY_FMAS + p->mr - 1) / p->mr;
+}
+
 static int fused_copies(const packed_plan *p, int passes)
 {
-    return (long)(passes - 1) * p->mr >= FUSED_COPY_FMAS;
+    return passes >= fused_min_passes(p);
 }
 
 /* A micro-panels per A block of one thread (its rows, at most mc): the
@@ -1066,8 +1072,7 @@ static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
         fprintf(out, "  B copy        %s (%d A micro-panel%s per B micro-panel; copied from %d "
                      "up, when the later passes do >= %d FMAs per copied element)\n",
                 fused_copies(&p, passes) ? "by the first pass" : "none: every pass reads B in place",
-                passes, passes == 1 ? "" : "s", 1 + (FUSED_COPY_FMAS + p.mr - 1) / p.mr,
-                FUSED_COPY_FMAS);
+                passes, passes == 1 ? "" : "s", fused_min_passes(&p), FUSED_COPY_FMAS);
     }
     if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
         fprintf(out, "  B prefetch    %d rows ahead where read in place %s\n",

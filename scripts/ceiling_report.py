@@ -142,20 +142,23 @@ def report_interleaved(doc):
     print()
     have_onednn = any(l == "onednn" for l in labels)
     summary = {}
-    paired = {}
+    # Each shape's time / onednn: the ratio of the medians, and the median of
+    # the per-round ratios.
+    pooled, paired = {}, {}
     for l in labels:
-        ratios, fractions, pairs = [], [], []
+        fractions = []
         for key in shapes:
             r = table.get((key, l))
             if r is None:
                 continue
             o = table.get((key, "onednn"))
             if o is not None:
-                ratios.append(r["median_us"] / o["median_us"])
-                pairs.append(paired_ratio(r, o))
-                paired[key, l] = pairs[-1]
+                pooled[key, l] = r["median_us"] / o["median_us"]
+                paired[key, l] = paired_ratio(r, o)
             if peak > 0:
                 fractions.append(r["gflops"] / peak)
+        ratios = [pooled[key, l] for key in shapes if (key, l) in pooled]
+        pairs = [paired[key, l] for key in shapes if (key, l) in paired]
         summary[l] = (geomean(ratios) if ratios else float("nan"),
                       geomean(fractions) if fractions else float("nan"), len(ratios),
                       geomean(pairs) if pairs else float("nan"))
@@ -190,11 +193,9 @@ def report_interleaved(doc):
             print(f"headroom: onednn runs at {100 * share:.1f}% of the peak (geomean): no code "
                   f"can beat {share:.3f}x; at one share of the peak on every shape: {needs}")
         label, limit = WORST_SHAPE
-        worst = max(((table[key, label]["median_us"] / table[key, "onednn"]["median_us"], key)
-                     for key in shapes
-                     if (key, label) in table and (key, "onednn") in table), default=None)
-        worst_paired = max(((paired[key, label], key) for key in shapes
-                            if (key, label) in paired), default=None)
+        worst, worst_paired = (max(((ratios[key, label], key) for key in shapes
+                                    if (key, label) in ratios), default=None)
+                               for ratios in (pooled, paired))
         if worst is not None:
             ratio, (kernel, m) = worst[0], worst[1][:2]
             ratio_p, (kernel_p, m_p) = worst_paired[0], worst_paired[1][:2]

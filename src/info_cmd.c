@@ -65,10 +65,8 @@ static void print_libraries(FILE *out)
     for (size_t i = 0; i < gb_variant_count; i++) {
         gb_library lib;
 
-        if (gb_variants[i]->library == NULL)
+        if (gb_variant_library(gb_variants[i], &lib) != 0)
             continue;
-        memset(&lib, 0, sizeof lib);
-        gb_variants[i]->library(&lib);
         fprintf(out, "%-14s %s %s: %s kernels%s%s%s\n", "library", gb_variants[i]->name,
                 lib.version[0] ? lib.version : "(version unknown)",
                 lib.kernels[0] ? lib.kernels : "unknown",

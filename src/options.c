@@ -145,6 +145,15 @@ const gb_variant *gb_variant_find(const char *name)
     return NULL;
 }
 
+int gb_variant_library(const gb_variant *v, gb_library *lib)
+{
+    memset(lib, 0, sizeof *lib);
+    if (v->library == NULL)
+        return -1;
+    v->library(lib);
+    return 0;
+}
+
 struct variant_pick {
     int mark[256];
     char *err;

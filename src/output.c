@@ -216,10 +216,8 @@ static void add_libraries(cJSON *tool)
         gb_library lib;
         cJSON *one;
 
-        if (gb_variants[i]->library == NULL)
+        if (gb_variant_library(gb_variants[i], &lib) != 0)
             continue;
-        memset(&lib, 0, sizeof lib);
-        gb_variants[i]->library(&lib);
         if (libs == NULL && (libs = cJSON_AddObjectToObject(tool, "libraries")) == NULL)
             return;
         one = cJSON_AddObjectToObject(libs, gb_variants[i]->name);
