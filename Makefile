@@ -56,7 +56,7 @@ endif
 endif
 
 # hwloc: the machine block's topology (cores, caches and who shares them,
-# NUMA nodes, CPU kinds; src/topology.c), probed like the libraries above.
+# NUMA nodes, CPU kinds; src/machine/topology.c), probed like the libraries above.
 # Without it (`make HWLOC=`, or not installed) the caches come from sysfs.
 HWLOC ?= hwloc
 ifneq ($(HWLOC),)
@@ -83,12 +83,12 @@ $(shell printf '%s\n' '$(REFERENCE_FOUND)' | cmp -s - $(REFERENCE_STAMP) || prin
 # do too (the inputs are small integers: exact either way).
 SCHED_FLAGS = -fno-tree-vectorize -fno-loop-interchange -ffp-contract=fast
 
-SRC_LIB   := $(filter-out src/main.c,$(wildcard src/*.c))
+SRC_LIB   := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
 SCHED_SRC := $(wildcard schedules/*.c)
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
 LIB_OBJ   := $(SRC_LIB:%.c=$(BUILD)/%.o) $(SCHED_SRC:%.c=$(BUILD)/%.o)
-MAIN_OBJ  := $(BUILD)/src/main.o
+MAIN_OBJ  := $(BUILD)/src/cmd/main.o
 TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 BIN       := $(BUILD)/gemmbench
@@ -111,13 +111,13 @@ $(BUILD)/src/%.o: src/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(DEFS) -c $< -o $@
 
-$(BUILD)/src/output.o: $(VERSION_STAMP)
+$(BUILD)/src/files/output.o: $(VERSION_STAMP)
 # Every object whose source tests a GB_HAVE_* macro (the variant table, the
 # reference variants, topology.c and its test) is rebuilt when the probes'
 # findings change: the first `make` on a fresh machine compiles before
 # setup.sh has installed the libraries, and a later `make test` that probed
 # hwloc must not link a test built with it against a topology.o without it.
-HAVE_USERS := $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l 'GB_HAVE_' src/*.c schedules/*.c tests/unit/*.c 2>/dev/null))
+HAVE_USERS := $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l 'GB_HAVE_' src/*/*.c schedules/*.c tests/unit/*.c 2>/dev/null))
 $(HAVE_USERS): $(REFERENCE_STAMP)
 
 $(BUILD)/schedules/%.o: schedules/%.c | $(DEPS_OK)

@@ -1,8 +1,8 @@
 /*
  * bandwidth.h - measured read and triad bandwidths at each level a GEMM's
  * operands can live in (L2, L3, memory), on one thread and on all threads:
- * the bandwidth roofs of every result (src/roof.c).  The method is in
- * src/bandwidth.md.  Library code: it prints nothing.
+ * the bandwidth roofs of every result (src/measure/roof.c).  The method is in
+ * src/measure/bandwidth.md.  Library code: it prints nothing.
  */
 #ifndef GB_BANDWIDTH_H
 #define GB_BANDWIDTH_H
@@ -23,7 +23,7 @@ typedef struct gb_bw_level {
 typedef struct gb_bandwidth {
     int measured;            /* 1 when at least one figure is in */
     int threads;             /* the "all threads" count */
-    int trials;              /* per figure, at least (src/bandwidth.md) */
+    int trials;              /* per figure, at least (src/measure/bandwidth.md) */
     int capped;              /* memory's working set was capped by MemAvailable */
     gb_bw_level level[GB_BW_LEVELS];
 } gb_bandwidth;

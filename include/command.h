@@ -3,7 +3,7 @@
  * choose the exit status, getopt's errors worded one way, and list flags that
  * may repeat.
  *
- * Each subcommand is a small command file (src/<name>_cmd.c) that parses its
+ * Each subcommand is a small command file (src/cmd/<name>_cmd.c) that parses its
  * options, calls the library, and returns an exit status through these
  * helpers.  Library code never prints an error or exits: it fills a message
  * and returns -1 (or -2 when memory runs out).
@@ -56,7 +56,7 @@ int gb_finish_stdout(const char *cmd);
 extern volatile sig_atomic_t gb_interrupted;
 void gb_catch_interrupts(void);
 
-/* The subcommands (src/<name>_cmd.c); each returns the exit status. */
+/* The subcommands (src/cmd/<name>_cmd.c); each returns the exit status. */
 int gb_cmd_run(int argc, char **argv);
 int gb_cmd_info(int argc, char **argv);
 int gb_cmd_compare(int argc, char **argv);

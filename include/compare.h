@@ -17,7 +17,7 @@
 #include "options.h"
 #include "resultfile.h"
 
-/* Defaults of the gate; src/compare.md says why these. */
+/* Defaults of the gate; src/analysis/compare.md says why these. */
 #define GB_COMPARE_THRESHOLD_PCT 10.0
 #define GB_COMPARE_ALPHA 0.01
 #define GB_COMPARE_MIN_SAMPLES 5
@@ -27,7 +27,7 @@
  * signed-rank p can fall below 0.01, 2/256). */
 #define GB_AB_MIN_ROUNDS 8
 /* gemmbench ab's default threshold, %: below the 5-10% a schedule change
- * moves times, above the spread of identical builds (src/compare.md). */
+ * moves times, above the spread of identical builds (src/analysis/compare.md). */
 #define GB_AB_THRESHOLD_PCT 3.0
 
 /* What a verdict rests on. */

@@ -32,7 +32,7 @@ typedef struct gb_machine {
     double peak_gflops_1t;  /* the same for one thread; 0 unknown */
     char peak_isa[16];
     gb_topology topo;       /* hwloc's view; topo.available 0 without it */
-    gb_bandwidth bw;        /* measured bandwidths (src/bandwidth.md); bw.measured 0: none */
+    gb_bandwidth bw;        /* measured bandwidths (src/measure/bandwidth.md); bw.measured 0: none */
 } gb_machine;
 
 /* Reads hostname, CPU, ISA, caches and affinity.  Never fails: unknown

@@ -26,11 +26,11 @@
 #define GB_MAX_PARAM_SETS 16 /* --param flags in one run */
 /* Rounds of a run unless told: every entry's calls spread over five passes of
  * the sweep, so that its median is not one moment of a shared machine and
- * compare can test per-round medians (src/compare.md). */
+ * compare can test per-round medians (src/analysis/compare.md). */
 #define GB_DEFAULT_ROUNDS 5
 #define GB_MAX_THREAD_COUNTS 64  /* distinct counts in a --threads list */
 
-/* --bind: where the OpenMP threads go (src/topology.c). */
+/* --bind: where the OpenMP threads go (src/machine/topology.c). */
 typedef enum gb_bind {
     GB_BIND_DEFAULT,         /* the user's OMP_PROC_BIND/OMP_PLACES if set, else close */
     GB_BIND_CLOSE,
@@ -88,7 +88,7 @@ typedef struct gb_options {
     char peak_isa[16];
     int help, version;
     /* --threads LIST / bench.conf threads: the counts, ascending and distinct
-     * (src/parse.c), plus threads_all for `all` (every CPU the process may
+     * (src/base/parse.c), plus threads_all for `all` (every CPU the process may
      * use, resolved at run time).  No list at all also means all.  threads
      * above is the count when the list is one number, else 0. */
     int nthreads_list;

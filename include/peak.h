@@ -1,4 +1,4 @@
-/* peak.h - the machine's measured FP32 FMA peak (src/peak.c): what every
+/* peak.h - the machine's measured FP32 FMA peak (src/measure/peak.c): what every
  * result's percent of peak divides by. */
 #ifndef GB_PEAK_H
 #define GB_PEAK_H
@@ -22,7 +22,7 @@ void gb_peak_for_counts(gb_machine *m, const int *counts, int n, double *peaks, 
 void gb_peak_settle(int threads);
 /* `gemmbench info`'s peak lines. */
 void gb_peak_info(FILE *out, gb_machine *m);
-/* One thread's sustained FP32 rates (src/peak.c): trials of trial_s seconds
+/* One thread's sustained FP32 rates (src/measure/peak.c): trials of trial_s seconds
  * alternating the FMA loop and a loop shaped like the packed micro-kernel;
  * GFLOP/s, median and best of each.  0, or -1 on bad arguments or no memory. */
 typedef struct gb_sustained_peak {

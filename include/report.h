@@ -23,7 +23,7 @@ typedef enum gb_report_metric {
     GB_METRIC_GFLOPS,   /* GFLOP/s at the median */
     GB_METRIC_SPEEDUP,  /* baseline's median / this median, same kernel, shape, threads */
     GB_METRIC_PEAK,     /* percent of the machine's measured FP32 peak */
-    GB_METRIC_ROOF      /* percent of the roof that applies (src/bandwidth.md) */
+    GB_METRIC_ROOF      /* percent of the roof that applies (src/measure/bandwidth.md) */
 } gb_report_metric;
 
 typedef struct gb_report_opts {

@@ -1,6 +1,6 @@
 /*
  * report_multi.h - the two reports of `gemmbench report` that are not one
- * file's pivot tables (src/report_multi.c, method in src/report_multi.md):
+ * file's pivot tables (src/analysis/report_multi.c, method in src/analysis/report_multi.md):
  *
  *   report FILE --metric scaling   speed-up over 1 thread and parallel
  *                                  efficiency per variant and shape, with a

@@ -2,7 +2,7 @@
  * roof.h - the roofline of a result (Williams, Waterman, Patterson, CACM
  * 2009): its arithmetic intensity, the level its operands stream from under
  * the cache mode, and the attainable rate min(peak, intensity x bandwidth).
- * The model and its choices are in src/bandwidth.md.  Library code.
+ * The model and its choices are in src/measure/bandwidth.md.  Library code.
  */
 #ifndef GB_ROOF_H
 #define GB_ROOF_H

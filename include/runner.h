@@ -58,7 +58,7 @@ typedef struct gb_runner_hooks {
     /* A measurement that could not be taken (err says why); the sweep goes on. */
     void (*failed)(void *arg, const char *err, const gb_shape *s);
     /* Before each measurement, after starting: may hold the sweep until told
-     * to go on (gemmbench ab's lockstep, src/lockstep.c).  step is the
+     * to go on (gemmbench ab's lockstep, src/measure/lockstep.c).  step is the
      * measurement's place in its round, in gb_runner_plan's order.  Non-zero
      * stops the sweep, as *stop does. */
     int (*gate)(void *arg, int step);

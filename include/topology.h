@@ -1,5 +1,5 @@
 /*
- * topology.h - the machine's topology as hwloc sees it (src/topology.c):
+ * topology.h - the machine's topology as hwloc sees it (src/machine/topology.c):
  * packages, cores, hardware threads, the caches and which CPUs share each,
  * NUMA nodes and CPU kinds (hybrid performance/efficiency cores); and where
  * the OpenMP threads go (--bind).

@@ -83,7 +83,7 @@ const gb_tuned_record *gb_tuned_find(const gb_tuned_set *set, const char *base,
 
 #endif
 
-/* ---- the search (src/tune.c) -------------------------------------------- */
+/* ---- the search (src/tune/tune.c) -------------------------------------------- */
 
 #define GB_TUNE_MAX_DIMS 8
 #define GB_TUNE_MAX_VALUES 12

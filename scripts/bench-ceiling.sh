@@ -12,7 +12,7 @@
 # every unbound run; the openblas variant places OpenBLAS's own threads
 # likewise); then the same variants on one
 # thread at mlp_expand M=384, in ROUNDS rounds of 10 calls, each round after
-# a `gemmbench info` whose burst and sustained peaks (src/peak.c) are kept
+# a `gemmbench info` whose burst and sustained peaks (src/measure/peak.c) are kept
 # next to the round's JSON: the sustained figures see the same minutes as
 # the GEMMs.  Prints the kernels each library chose (and the variable that
 # forced them, if one did), per-shape medians, the geometric-mean ratios to onednn

@@ -17,7 +17,7 @@ burst peak (the median over rounds of machine.peak_gflops_1thread: the best
 of many 1 ms trials) and, when a round has a RUN_1T.info file next to it
 (`gemmbench info` run just before it, as bench-ceiling.sh does), against
 the sustained peaks it printed: the FMA loop and the micro-kernel-shaped
-loop, each the median of 20 ms trials (src/peak.c), median over rounds.
+loop, each the median of 20 ms trials (src/measure/peak.c), median over rounds.
 Entries are told apart by label (packed and packed+prepack are separate
 entries, never mixed).
 """

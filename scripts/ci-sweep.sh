@@ -12,7 +12,7 @@
 #                   a temporary worktree, built there with this Makefile's
 #                   defaults, and run as OLD against $GEMMBENCH as NEW with
 #                   `gemmbench ab OLD NEW --all --quick --reps 60 --min-reps 20`
-#                   (20 rounds, threshold 3%, adjusted p: src/compare.md).  REV must
+#                   (20 rounds, threshold 3%, adjusted p: src/analysis/compare.md).  REV must
 #                   have `gemmbench ab` (--round, --peak) itself.
 #
 #   BASELINE.json   a result file of the same sweep on the same kind of machine;
@@ -25,7 +25,7 @@
 #                   --rounds 5: each entry's samples come from five passes
 #                   over the sweep, not from one moment of it; on a shared
 #                   machine that is what keeps two runs of the same code
-#                   from differing (src/compare.md).  --min-reps 5:
+#                   from differing (src/analysis/compare.md).  --min-reps 5:
 #                   --quick alone lets slow entries stop at 3 samples, too
 #                   few for compare's verdict
 #   compare args    after `--`, e.g. `-- --threshold 10 --format md`; they

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compare-interleaved.sh - the A/A and A/B experiments of src/compare.md
+# compare-interleaved.sh - the A/A and A/B experiments of src/analysis/compare.md
 # (measured in results/README.md), for a machine shared with other work.
 # Two plain back-to-back sweeps there differ by whatever else ran
 # meanwhile; here every (variant, kernel, M) is measured in ROUNDS short

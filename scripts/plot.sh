@@ -7,7 +7,7 @@
 #   roofline-KERNEL.png  per kernel: GFLOP/s against arithmetic intensity
 #                        (log-log), the compute roof and each measured
 #                        bandwidth roof (L2, L3, memory) drawn and labelled,
-#                        one point per (variant, M) (src/bandwidth.md)
+#                        one point per (variant, M) (src/measure/bandwidth.md)
 #   scaling.png          only for a file with 1-thread and more-thread results
 #                        (--threads 1,N): per variant, the geometric-mean
 #                        speed-up over 1 thread against threads, and the ideal

@@ -22,7 +22,7 @@ RESULT = {"variant": str, "family": str, "kernel": str, "M": int, "K": int, "N":
 
 
 def roof_problems(i, r):
-    """The roofline fields (src/bandwidth.md), when present: cache is warm or
+    """The roofline fields (src/measure/bandwidth.md), when present: cache is warm or
     cold, intensity a positive number, roof_pct = 100 gflops / attainable."""
     out = []
     if r.get("cache", "warm") not in ("warm", "cold"):

@@ -1,6 +1,6 @@
 /*
  * report_multi.c - `report FILE --metric scaling` and `report A B C ...`
- * (report_multi.h; the method and the column meanings: src/report_multi.md).
+ * (report_multi.h; the method and the column meanings: src/analysis/report_multi.md).
  *
  * The scaling report reuses report.c's tables of medians (one per kernel and
  * thread count, same selection rules) and divides the 1-thread table by the

@@ -87,7 +87,7 @@ static void read_bandwidth(const cJSON *bw, gb_bandwidth *out)
 
 /* The roofs of each thread count, for scripts/plot.sh's roofline:
  * "# roofs: threads=T peak=P L2=B L3=B memory=B" (GFLOP/s; GB/s as the
- * results' roofs use them, src/roof.c; 0 unmeasured), and "# cache:
+ * results' roofs use them, src/measure/roof.c; 0 unmeasured), and "# cache:
  * warm|cold".  Files without bandwidths: no roofs line. */
 static void write_roofs_csv(FILE *out, const gb_report *r)
 {

@@ -13,7 +13,7 @@
  * into the build's file.  The unit of analysis is the round (Kalibera &
  * Jones, ISMM 2013): per entry and round, NEW's median over OLD's; the
  * signed-rank test and the Hodges-Lehmann interval over those ratios decide
- * (compare.c, unit "paired rounds"; src/compare.md).
+ * (compare.c, unit "paired rounds"; src/analysis/compare.md).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,7 +52,7 @@ static const char ab_usage[] =
     "scripts that set an environment and run one) as separate processes, round by\n"
     "round, OLD and NEW in a fresh random order for every entry; then judges every\n"
     "entry on its per-round NEW/OLD ratios: Hodges-Lehmann estimate, its interval at\n"
-    "1 - alpha, and a Wilcoxon signed-rank test (src/compare.md).\n"
+    "1 - alpha, and a Wilcoxon signed-rank test (src/analysis/compare.md).\n"
     "\n"
     "Run options (--variant, --kernel, --m, --shape, --param, --threads, --reps,\n"
     "--warmup, --prepack, --config, ...) go to both builds; bench.conf applies as in\n"

@@ -27,7 +27,7 @@ static const char compare_usage[] =
     "      --alpha A         ... and the U test gives p < A, 0 < A < 1 (default 0.01)\n"
     "      --min-samples N   fewer samples on either side: no verdict (default 5)\n"
     "      --paired          the files are OLD and NEW of one gemmbench ab run: judge\n"
-    "                        the per-round ratios as ab does (src/compare.md)\n"
+    "                        the per-round ratios as ab does (src/analysis/compare.md)\n"
     "  -v, --variant LIST    only these variants or families, or all (repeatable)\n"
     "  -k, --kernel LIST     only these kernels, or all (repeatable)\n"
     "      --format F        table (default), md or json\n"
@@ -79,7 +79,7 @@ static void print_warnings(const gb_compare *c)
         fprintf(stderr, "gemmbench: note: a file was measured in one round: each entry's "
                         "samples then come from one moment, and on a shared machine two "
                         "such runs can differ with nothing changed; measure both with "
-                        "--rounds 5 (src/compare.md)\n");
+                        "--rounds 5 (src/analysis/compare.md)\n");
     if (c->nonly_old || c->nonly_new)
         fprintf(stderr, "gemmbench: note: %d entries only in %s, %d only in %s (listed, "
                         "not compared)\n",

@@ -1,5 +1,5 @@
 /* info_cmd.c - `gemmbench info`: this machine's CPU, ISA, caches, measured FP32
- * peak and measured bandwidths (src/bandwidth.md). */
+ * peak and measured bandwidths (src/measure/bandwidth.md). */
 #include <stdio.h>
 #include <string.h>
 
@@ -83,7 +83,7 @@ int gb_cmd_info(int argc, char **argv)
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
         puts("usage: gemmbench info\n  prints this machine's CPU, ISA, caches, measured "
              "FP32 peak and measured\n  read and triad bandwidths at L2, L3 and memory "
-             "(src/bandwidth.md)");
+             "(src/measure/bandwidth.md)");
         return gb_finish_stdout("info");
     }
     if (argc > 2)

@@ -1,7 +1,7 @@
 /*
  * main.c - `gemmbench SUBCOMMAND ...` goes to the subcommand's command file
- * (src/<name>_cmd.c); without a subcommand, `gemmbench [options]` runs a
- * sweep (src/run_cmd.c).
+ * (src/cmd/<name>_cmd.c); without a subcommand, `gemmbench [options]` runs a
+ * sweep (src/cmd/run_cmd.c).
  */
 #include <string.h>
 

@@ -68,7 +68,7 @@ static const char usage_text[] =
     "      --no-check         skip verification against the reference\n"
     "      --cache MODE       warm (default): operands stay cached between calls;\n"
     "                         cold: each call gets a copy of A, B, C evicted since\n"
-    "                         its last use (src/bandwidth.md)\n"
+    "                         its last use (src/measure/bandwidth.md)\n"
     "output\n"
     "  -o, --output FILE      JSON file (default results/<host>-<UTC time>.json)\n"
     "  -f, --force            overwrite an existing --output file\n"
@@ -239,7 +239,7 @@ static const gb_column run_columns[] = {
     { "min_us", "min µs", "min_us", 12, 1 },
     { "GFLOP/s", NULL, "gflops", 8, 1 },
     { "%peak", "% peak", "peak_pct", 6, 1 },
-    /* The roofline (src/bandwidth.md): percent of the roof that applies;
+    /* The roofline (src/measure/bandwidth.md): percent of the roof that applies;
      * CSV also names that roof and the cache mode. */
     { "%roof", "% roof", "roof_pct", 6, 1 },
     { NULL, NULL, "roof", 0, 0 },
@@ -367,7 +367,7 @@ static void show_unfinished(run_view *view, const gb_runner *r)
 }
 
 /* The bandwidth roofs, measured per run like the peak (0.5 to 1 s;
- * src/bandwidth.md): a machine whose caches are unknown runs without roofs. */
+ * src/measure/bandwidth.md): a machine whose caches are unknown runs without roofs. */
 static void measure_bandwidth(gb_machine *machine, int threads, int quiet)
 {
     char err[GB_ERR_LEN];

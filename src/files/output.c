@@ -90,7 +90,7 @@ static cJSON *bandwidth_figures(const gb_bw_level *lv, int c)
     return o;
 }
 
-/* The measured bandwidths (src/bandwidth.md): per level, 1 thread and all. */
+/* The measured bandwidths (src/measure/bandwidth.md): per level, 1 thread and all. */
 static cJSON *bandwidth_json(const gb_bandwidth *bw)
 {
     cJSON *o = cJSON_CreateObject();

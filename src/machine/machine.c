@@ -1,7 +1,7 @@
 /* machine.c - hostname, CPU model, ISA, caches and affinity, from the kernel's
  * own reports (/proc/cpuinfo, sysfs) and the compiler's CPU detection; the
  * topology, and then the caches, from hwloc when the build has it
- * (src/topology.c), sysfs being the fallback. */
+ * (src/machine/topology.c), sysfs being the fallback. */
 #define _GNU_SOURCE
 #include "machine.h"
 

@@ -1,6 +1,6 @@
 /*
  * bandwidth.c - read and triad bandwidth at L2, L3 and memory, on one thread
- * and on all threads (the method, and why these sizes: src/bandwidth.md).
+ * and on all threads (the method, and why these sizes: src/measure/bandwidth.md).
  *
  * One buffer, 64-byte aligned, first touched by the threads that will read
  * it, holds every working set: each thread owns one slice of it, and a

@@ -222,7 +222,7 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
                 return bad_number(err, errlen, "--round", optarg, "an integer in [1, 1000]");
             o->only_round = (int)l;
             break;
-        case OPT_LOCKSTEP:   /* gemmbench ab's turns (src/lockstep.c) */
+        case OPT_LOCKSTEP:   /* gemmbench ab's turns (src/measure/lockstep.c) */
             o->lockstep = 1;
             break;
         case OPT_PEAK: {

@@ -33,7 +33,7 @@ fi
 if grep -q GB_HAVE_ "$WORK/b/.reference"; then
     plan=$(make -n BUILD="$WORK/b" REFERENCE= HWLOC= all "$WORK/b/gemmbench-tests" 2>/dev/null)
     missing=""
-    for f in $(grep -l 'GB_HAVE_' src/*.c schedules/*.c tests/unit/*.c); do
+    for f in $(grep -l 'GB_HAVE_' src/*/*.c schedules/*.c tests/unit/*.c); do
         printf '%s\n' "$plan" | grep -q -- "-c $f " || missing="$missing $f"
     done
     expect_true newcomer_every_have_user_rebuilds test -z "$missing"

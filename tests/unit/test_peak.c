@@ -1,4 +1,4 @@
-/* test_peak.c - the measured FP32 FMA peak (src/peak.c): positive, within
+/* test_peak.c - the measured FP32 FMA peak (src/measure/peak.c): positive, within
  * what a CPU core can do, measured with the widest ISA the CPU has. */
 #include "test.h"
 
