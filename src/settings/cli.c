@@ -86,6 +86,7 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
 {
     const char *config = NULL;
     int quick = 0, informational = 0, c, variants_given = 0, kernels_given = 0, m_given = 0;
+    int rounds_given = 0;
     long l;
     double d;
 
@@ -213,6 +214,7 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
             if (gb_parse_long(optarg, 1, 1000, &l) != 0)
                 return bad_number(err, errlen, "--rounds", optarg, "an integer in [1, 1000]");
             o->rounds = (int)l;
+            rounds_given = 1;
             break;
         /* --round and --peak are for gemmbench ab, which runs every round of
          * a build as a fresh process: only round I of --rounds, with the
@@ -333,10 +335,13 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
     }
     if (o->min_reps > o->reps)
         o->min_reps = o->reps;
-    /* Not set: GB_DEFAULT_ROUNDS, or one round per timed call when there are
-     * fewer calls than that. */
+    /* Not set: GB_DEFAULT_ROUNDS.  Unless --rounds says otherwise, rounds are
+     * at most one per timed call (bench.conf's 5 with `--reps 3` is 3 rounds,
+     * as its min_reps is cut to --reps above); --rounds is taken at its word. */
     if (o->rounds == 0)
-        o->rounds = o->reps < GB_DEFAULT_ROUNDS ? o->reps : GB_DEFAULT_ROUNDS;
+        o->rounds = GB_DEFAULT_ROUNDS;
+    if (!rounds_given && o->rounds > o->reps)
+        o->rounds = o->reps;
     if (o->only_round > o->rounds) {
         snprintf(err, errlen, "--round %d is past --rounds %d", o->only_round, o->rounds);
         return -1;

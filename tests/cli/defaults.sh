@@ -33,3 +33,18 @@ fi
 "$GEMMBENCH" --help >"$WORK/help" 2>&1
 expect_grep defaults_help_names_rounds "(default $conf," "$WORK/help"
 expect_grep defaults_readme_names_rounds "split over $conf passes of the sweep" README.md
+
+# Rounds that the command line did not ask for are at most one per timed call
+# (bench.conf's 5 with --reps 3 is 3 rounds); --rounds above --reps is an error.
+"$GEMMBENCH" --config bench.conf --variant vec_j --kernel qkv --m 16 --reps 3 --warmup 1 \
+    --quiet -o "$WORK/few.json" >/dev/null 2>"$WORK/few.err"
+got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["rounds"])' \
+    "$WORK/few.json" 2>/dev/null)
+if [ "$got" = 3 ]; then
+    echo "ok defaults_rounds_cut_to_reps"
+else
+    echo "FAIL defaults_rounds_cut_to_reps: recorded '$got': $(head -c 300 "$WORK/few.err")"
+fi
+expect_exit defaults_explicit_rounds_over_reps_refused 2 \
+    "$GEMMBENCH" --config bench.conf --variant vec_j --kernel qkv --m 16 --reps 3 --rounds 5 \
+    -o "$WORK/refused.json"
