@@ -96,22 +96,34 @@ static int openblas_prepare(int M, int N, int K, const float *B, int ldb, const 
     const char *gemm_from = defining_object((void *)cblas_sgemm);
     const char *openblas_from = defining_object((void *)openblas_get_config);
 
+    int *threads;
+
     (void)M, (void)N, (void)K, (void)B, (void)ldb, (void)prepack;
     *state = NULL;
     if (gemm_from && openblas_from && strcmp(gemm_from, openblas_from) != 0)
         return -1;
+    threads = malloc(sizeof *threads);
+    if (threads == NULL)
+        return -1;
+    *threads = ctx->nthreads;
+    *state = threads;
     follow_omp_binding(ctx->nthreads);
     return 0;
 }
 
 /* OpenBLAS's pthreads spin (sched_yield) for about 2^28 cycles, 0.1 s here,
- * after a call before they sleep: sleep that off after the measurement, so
- * they do not take CPU from whatever is measured next. */
+ * after a call before they sleep: sleep that off after a measurement that
+ * woke them, so they do not take CPU from whatever is measured next.  On one
+ * thread the call runs in the caller and no worker wakes (state: the thread
+ * count the measurement ran with). */
 static void openblas_release(void *state)
 {
     struct timespec settle = { 0, 200000000 };
-    (void)state;
-    nanosleep(&settle, NULL);
+    const int *threads = state;
+
+    if (threads && *threads > 1)
+        nanosleep(&settle, NULL);
+    free(state);
 }
 
 static int openblas_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,

@@ -95,12 +95,17 @@ static void check_variant_on(const gb_variant *v, int M, int N, int K, int pad, 
 }
 
 /* M, N, K in {1, 7, 33, 100, 383}: every combination (383 is prime and off
- * every tile). */
+ * every tile), for every schedule of ours.  The reference wrappers (OpenBLAS,
+ * BLIS, oneDNN) pass the library's arguments on: the shapes and leading
+ * dimensions of the two tests below check that they pass them right, and
+ * the libraries' own edge cases are not ours to test (OpenBLAS alone cost
+ * 50 s of this test: it sleeps 0.2 s after every 2-thread call). */
 TEST(variants_exact_on_awkward_grid)
 {
     static const int dims[] = { 1, 7, 33, 100, 383 };
     for (size_t v = 0; v < gb_variant_count; v++)
         for (int threads = 1; threads <= 2; threads++)
+            if (strcmp(gb_variants[v]->family, "reference") != 0)
             for (int a = 0; a < 5; a++)
                 for (int b = 0; b < 5; b++)
                     for (int c = 0; c < 5; c++)
