@@ -98,7 +98,7 @@ DEPS_OK   := $(BUILD)/.deps-ok
 PREFIX    ?= /usr/local
 RUN_ARGS  ?= --all --quick
 
-.PHONY: all run test test-unit test-cli sanitize fuzz fuzz-build bench bench-ceiling cross-aarch64 deps install clean plots
+.PHONY: all run test test-slow test-unit test-cli sanitize fuzz fuzz-build bench bench-ceiling cross-aarch64 deps install clean plots
 
 all: $(BIN)
 
@@ -151,9 +151,15 @@ run: $(DEPS_OK)
 plots: $(BIN)
 	GEMMBENCH=$(abspath $(BIN)) sh scripts/plot.sh $(PLOT_FILE) $(if $(PLOT_FILE),$(PLOT_DIR))
 
-# Unit tests (C) and command-line tests (shell); ends with `N passed, N failed`.
+# Unit tests (C) and command-line tests (shell), two at a time; ends with
+# `N passed, N failed, N skipped` (tests/run.sh).
 test: $(BIN) $(TEST_BIN)
-	@sh tests/run.sh $(BUILD)
+	@sh tests/run.sh $(BUILD) fast
+
+# The long timing tests (tests/slow/*.sh: two default sweeps compared, ...),
+# which CI runs after `make test`; same summary line.
+test-slow: $(BIN)
+	@sh tests/run.sh $(BUILD) slow
 
 # The tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize:

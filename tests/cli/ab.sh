@@ -60,53 +60,8 @@ rc=$?
 if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then echo "ok wrapper_ran"; else echo "FAIL wrapper_ran: exit $rc: $(head -c 300 "$WORK/err")"; fi
 expect_grep wrapper_env_diff "run.openmp.OMP_WAIT_POLICY .*(absent) | passive" "$WORK/out"
 
-# A real slowdown with identical keys: NEW's two threads share one CPU.
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
-    cat >onecpu.sh <<WRAP
-#!/bin/sh
-exec taskset -c 0 "$G" "\$@"
-WRAP
-    chmod +x onecpu.sh
-    # Bound threads and 3 calls a round: this VM places two unbound threads
-    # on one CPU in some rounds (a call then takes what NEW's do) and stalls
-    # others by a scheduler slice, which one call a round cannot outvote.
-    # Even bound, a run misses it now and then on this VM (results/README.md,
-    # "ab"): up to three tries, each a full ab; a gate that cannot see a 2x
-    # slowdown fails all three.
-    for try in 1 2 3; do
-        "$G" ab "$G" ./onecpu.sh --variant packed --kernel qkv --m 128 --threads 2 \
-            --bind close --reps 60 --warmup 2 -o slow --force --quiet \
-            >"$WORK/out" 2>"$WORK/err" </dev/null
-        rc=$?
-        [ $rc -eq 1 ] && break
-    done
-    if [ $rc -eq 1 ]; then echo "ok slowdown_fails (try $try)"; else echo "FAIL slowdown_fails: exit $rc in 3 tries: $(head -c 300 "$WORK/err")"; fi
-    expect_grep slowdown_marked "slower  FAIL" "$WORK/out"
-    expect_grep slowdown_gate "gate: FAIL: 1 of 1" "$WORK/out"
-else
-    echo "ok slowdown_fails (skipped: needs taskset and 2 CPUs)"
-fi
-
-# A slowdown of exactly known size (scripts/ab-power.sh's): NEW's clocks run
-# 1.5 times as fast, so each of its calls times 1.5 times as long.  (Under
-# AddressSanitizer a preloaded library must be let come first.)
-${CC:-cc} -O2 -shared -fPIC -o scaleclock.so "$ROOT/scripts/scaleclock.c" -ldl 2>/dev/null
-cat >scaled.sh <<WRAP
-#!/bin/sh
-ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0 \\
-GB_CLOCK_SCALE=1.5 LD_PRELOAD=$WORK/scaleclock.so exec "$G" "\$@"
-WRAP
-chmod +x scaled.sh
-if [ -s scaleclock.so ] && ./scaled.sh --version >/dev/null 2>&1; then
-    expect_exit scaled_fails 1 "$G" ab "$G" ./scaled.sh $tiny -o scaled --format json --quiet
-    expect_true scaled_estimate python3 -c "
-import json
-e = json.load(open('$WORK/out'))['entries'][0]
-assert 1.4 < e['ratio'] < 1.6 and e['gate_fail'], e
-"
-else
-    echo "ok scaled_fails (skipped: no C compiler for the preload, or the build cannot run with one)"
-fi
+# The slowdowns ab must catch (a 2x one, and one of exactly 1.5x) are timing
+# tests: tests/slow/ab_slowdowns.sh, run alone by `make test-slow`.
 
 # A verification failure in a build: exit 1, the build named.  (The wrapper
 # marks its results failed after the run, as a wrong kernel would.)

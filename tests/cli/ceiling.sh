@@ -125,7 +125,7 @@ PY
     expect_grep report_per_round_row "^  per-round ratios  *1.000x" "$WORK/out"
     expect_grep report_per_round_worst "worst qkv M=16 1.300x, per-round qkv M=16 1.000x NOT met" "$WORK/out"
 else
-    echo "ok report_rounds_skipped_without_python3"
+    skip report_rounds "no python3"
 fi
 
 # The kernels each reference library chose reach the JSON (tool.libraries),
@@ -159,5 +159,5 @@ if "$G" --list 2>/dev/null | grep -q '^ *openblas ' && [ "$(uname -m)" = x86_64 
     "$G" compare "$WORK/lf.json" "$WORK/lo.json" >"$WORK/cmp.out" 2>&1
     expect_grep lib_compare_lists "tool.libraries.openblas.forced_by" "$WORK/cmp.out"
 else
-    echo "ok lib_forced_skipped (no openblas in this build, or not x86-64)"
+    skip lib_forced "no openblas in this build, or not x86-64"
 fi

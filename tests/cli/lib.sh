@@ -1,8 +1,14 @@
 # lib.sh - helpers for command-line tests.  Each check prints `ok NAME` or
-# `FAIL NAME: why`; tests/run.sh counts those lines.
+# `FAIL NAME: why`, or `skip NAME: why` when it cannot run here (a skip is
+# never an ok); tests/run.sh counts those lines.
 # $GEMMBENCH is the binary under test; every test works in its own $WORK.
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+
+# skip NAME WHY: the check NAME cannot run on this machine or build.
+skip() {
+    echo "skip $1: $2"
+}
 
 # expect_exit NAME CODE CMD...: CMD exits with CODE and prints exactly one
 # line on stderr when CODE is 2 (a usage or input error is reported in one

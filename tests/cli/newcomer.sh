@@ -7,7 +7,7 @@
 . tests/cli/lib.sh
 build=$(dirname "$GEMMBENCH")
 if ! command -v make >/dev/null 2>&1 || [ ! -f "$build/.reference" ] || [ ! -f Makefile ]; then
-    echo "ok newcomer_skipped (needs make and a build directory with its .reference stamp)"
+    skip newcomer "needs make and a build directory with its .reference stamp"
     exit 0
 fi
 cp -a "$build/." "$WORK/b"
@@ -24,7 +24,7 @@ if grep -q GB_HAVE_OPENBLAS "$WORK/b/.reference" || grep -q GB_HAVE_BLIS "$WORK/
     # They come back: rebuilt again.
     expect_true newcomer_back_rebuilds test "$(compiles)" = 1
 else
-    echo "ok newcomer_gone_rebuilds (skipped: this build found no reference library)"
+    skip newcomer_gone_rebuilds "this build found no reference library"
 fi
 # Every source that tests a GB_HAVE_* macro, not only the variant table, is
 # compiled again when the probes' findings change (here: hwloc and the
@@ -38,5 +38,5 @@ if grep -q GB_HAVE_ "$WORK/b/.reference"; then
     done
     expect_true newcomer_every_have_user_rebuilds test -z "$missing"
 else
-    echo "ok newcomer_every_have_user_rebuilds (skipped: this build found nothing)"
+    skip newcomer_every_have_user_rebuilds "this build found nothing"
 fi

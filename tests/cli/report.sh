@@ -203,5 +203,5 @@ if command -v gnuplot >/dev/null 2>&1; then
     (cd "$WORK/cwd" && sh "$P" >"$WORK/default.out" 2>&1)
     check plot_default_newest png_ok "$WORK/cwd/results/figures/new/latency-qkv-2threads.png"
 else
-    echo "note: gnuplot is not installed: the plot tests are skipped (scripts/setup.sh plots)"
+    skip plot "gnuplot is not installed (scripts/setup.sh plots)"
 fi

@@ -127,7 +127,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     [ -e "$WORK/figb/scaling.png" ] && echo "FAIL plot_no_scaling_without_1_thread" ||
         echo "ok plot_no_scaling_without_1_thread"
 else
-    echo "ok plot_scaling_figure (skipped: no gnuplot)"
+    skip plot_scaling_figure "no gnuplot"
 fi
 
 # ---- scripts/fleet-report.sh: a directory of result files -> one report ----------

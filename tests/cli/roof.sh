@@ -117,5 +117,5 @@ json.dump(d, open(sys.argv[2], 'w'), indent=1)
     check plot_older_file sh "$ROOT/scripts/plot.sh" "$WORK/older.json" "$WORK/fig-old"
     check plot_older_file_no_roofline test ! -e "$WORK/fig-old/roofline-custom.png"
 else
-    echo "ok plot_skipped_no_gnuplot"
+    skip plot "no gnuplot"
 fi

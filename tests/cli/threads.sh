@@ -109,7 +109,7 @@ if [ "$cpus" -ge 2 ]; then
         bind_json "$WORK/b$p.json" $p $p yes "$cpus" && echo "ok bind_${p}_applied" || echo "FAIL bind_${p}_applied"
     done
 else
-    echo "ok bind_close_applied (skipped: one CPU)"
+    skip bind_close_applied "one CPU"
 fi
 # OpenBLAS's own pthreads follow the binding: bound, no thread but the
 # primary is pinned to the primary's CPU (before, OpenBLAS's worker inherited
@@ -142,7 +142,7 @@ if [ "$cpus" -ge 2 ] && [ -d /proc/self/task ] && "$G" --list 2>/dev/null | grep
         echo "FAIL bind_openblas_follows: $same threads on the primary's CPUs ($first): $(echo $masks)"
     fi
 else
-    echo "ok bind_openblas_follows (skipped: one CPU or no OpenBLAS)"
+    skip bind_openblas_follows "one CPU or no OpenBLAS"
 fi
 OMP_PROC_BIND=spread "$G" $RUN --variant parallel --threads 1 -o "$WORK/buser.json" >/dev/null 2>&1
 bind_json "$WORK/buser.json" user spread yes "$cpus" && echo "ok bind_user_env_kept" || echo "FAIL bind_user_env_kept"

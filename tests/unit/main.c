@@ -1,4 +1,5 @@
-/* main.c - runs every registered test (or those named on the command line). */
+/* main.c - runs the registered tests: all but the slow ones, the slow ones
+ * (--slow), or those named on the command line. */
 #include "test.h"
 
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 static gb_test *tests;
 static int current_failures;
 static const char *current_name;
+static const char *current_skip;
 
 void gb_test_register(gb_test *t)
 {
@@ -17,6 +19,11 @@ void gb_test_register(gb_test *t)
     *tail = t;
 }
 
+void gb_test_skip(const char *why)
+{
+    current_skip = why;
+}
+
 void gb_test_fail(const char *file, int line, const char *expr)
 {
     current_failures++;
@@ -25,27 +32,34 @@ void gb_test_fail(const char *file, int line, const char *expr)
 
 int main(int argc, char **argv)
 {
-    int passed = 0, failed = 0;
+    int passed = 0, failed = 0, skipped = 0;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* No argument: the tests that are not slow; --slow: the slow ones;
+     * names: those tests, slow or not. */
+    int slow = argc > 1 && strcmp(argv[1], "--slow") == 0;
     for (gb_test *t = tests; t; t = t->next) {
-        int selected = argc < 2;
-        for (int i = 1; i < argc; i++)
+        int selected = argc < 2 ? !t->slow : slow && argc == 2 ? t->slow : 0;
+        for (int i = 1 + slow; i < argc; i++)
             if (strcmp(argv[i], t->name) == 0)
                 selected = 1;
         if (!selected)
             continue;
         current_name = t->name;
         current_failures = 0;
+        current_skip = NULL;
         t->fn();
         if (current_failures) {
             failed++;
             printf("FAIL %s\n", t->name);
+        } else if (current_skip) {
+            skipped++;
+            printf("skip %s: %s\n", t->name, current_skip);
         } else {
             passed++;
             printf("ok   %s\n", t->name);
         }
     }
-    printf("unit: %d passed, %d failed\n", passed, failed);
+    printf("unit: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 /*
  * test.h - a small unit-test runner.  A test is a function registered with
  * TEST(name); CHECK records a failure and goes on; the runner prints one line
- * per failing check, then `N passed, N failed` over tests.
+ * per failing check, then `N passed, N failed, N skipped` over tests.
  * Adding a test file needs no table edit: TEST registers itself.
  */
 #ifndef GB_TEST_H
@@ -14,20 +14,34 @@
 typedef struct gb_test {
     const char *name;
     void (*fn)(void);
+    int slow;      /* TEST_SLOW: run by `gemmbench-tests --slow` (make test-slow) */
     struct gb_test *next;
 } gb_test;
 
 void gb_test_register(gb_test *t);
 void gb_test_fail(const char *file, int line, const char *expr);
+void gb_test_skip(const char *why);
 
-#define TEST(name)                                                          \
+/* SKIP(why): this machine or build cannot run the test; it is counted as
+ * skipped, never as passed (checks made before it still count). */
+#define SKIP(why)                                                           \
+    do {                                                                    \
+        gb_test_skip(why);                                                  \
+        return;                                                             \
+    } while (0)
+
+#define TEST_ENTRY(name, is_slow)                                           \
     static void test_##name(void);                                          \
-    static gb_test test_entry_##name = { #name, test_##name, NULL };        \
+    static gb_test test_entry_##name = { #name, test_##name, is_slow, NULL }; \
     __attribute__((constructor)) static void test_register_##name(void)     \
     {                                                                       \
         gb_test_register(&test_entry_##name);                               \
     }                                                                       \
     static void test_##name(void)
+
+#define TEST(name) TEST_ENTRY(name, 0)
+/* An exhaustive test too long for `make test`: `make test-slow` runs it. */
+#define TEST_SLOW(name) TEST_ENTRY(name, 1)
 
 #define CHECK(cond)                                                         \
     do {                                                                    \
