@@ -9,24 +9,8 @@
 
 #include <stddef.h>
 
-enum { GB_BW_L2 = 0, GB_BW_L3, GB_BW_MEM, GB_BW_LEVELS };
-
-/* One level's figures; index 0 one thread, 1 all threads.  0: not measured. */
-typedef struct gb_bw_level {
-    size_t bytes[2];         /* working set of the whole measurement */
-    double read_gbs[2];      /* best trial, GB/s (1e9 bytes) */
-    double read_median_gbs[2];
-    double triad_gbs[2];     /* a[i] = b[i] + s * c[i]: 12 bytes per element */
-    double triad_median_gbs[2];
-} gb_bw_level;
-
-typedef struct gb_bandwidth {
-    int measured;            /* 1 when at least one figure is in */
-    int threads;             /* the "all threads" count */
-    int trials;              /* per figure, at least (src/measure/bandwidth.md) */
-    int capped;              /* memory's working set was capped by MemAvailable */
-    gb_bw_level level[GB_BW_LEVELS];
-} gb_bandwidth;
+/* What it measures into: gb_bandwidth, a part of the machine's record. */
+#include "machine.h"
 
 /* What the probe measures with: the machine's caches (bytes; 0 unknown),
  * the available memory, and how much work.  quick: the tests' mode (one
@@ -43,9 +27,6 @@ typedef struct gb_bw_plan {
 
 /* The plan for this machine's caches.  threads >= 1. */
 void gb_bw_plan_init(gb_bw_plan *p, long l2_bytes, long l3_bytes, int threads);
-
-/* The level's name: "L2", "L3", "memory". */
-const char *gb_bw_level_name(int level);
 
 /* Measures every level the plan allows into bw.  0, or -1 with err when
  * nothing could be measured (no cache sizes known, out of memory); a level

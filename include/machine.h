@@ -2,10 +2,10 @@
 #ifndef GB_MACHINE_H
 #define GB_MACHINE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "topology.h"
-#include "bandwidth.h"
 
 #define GB_MAX_CACHES 8
 
@@ -17,6 +17,30 @@ typedef struct gb_cache {
     int ways;               /* associativity; 0 unknown, -1 fully associative */
     char shared_cpus[64];   /* shared_cpu_list from sysfs */
 } gb_cache;
+
+/* The bandwidths measured at each level a GEMM's operands can live in
+ * (src/measure/bandwidth.c measures them, src/measure/bandwidth.md says how). */
+enum { GB_BW_L2 = 0, GB_BW_L3, GB_BW_MEM, GB_BW_LEVELS };
+
+/* One level's figures; index 0 one thread, 1 all threads.  0: not measured. */
+typedef struct gb_bw_level {
+    size_t bytes[2];         /* working set of the whole measurement */
+    double read_gbs[2];      /* best trial, GB/s (1e9 bytes) */
+    double read_median_gbs[2];
+    double triad_gbs[2];     /* a[i] = b[i] + s * c[i]: 12 bytes per element */
+    double triad_median_gbs[2];
+} gb_bw_level;
+
+typedef struct gb_bandwidth {
+    int measured;            /* 1 when at least one figure is in */
+    int threads;             /* the "all threads" count */
+    int trials;              /* per figure, at least (src/measure/bandwidth.md) */
+    int capped;              /* memory's working set was capped by MemAvailable */
+    gb_bw_level level[GB_BW_LEVELS];
+} gb_bandwidth;
+
+/* The level's name: "L2", "L3", "memory". */
+const char *gb_bw_level_name(int level);
 
 typedef struct gb_machine {
     char hostname[256];

@@ -4,7 +4,9 @@
  * Three parts: report.c decides what the tables hold (gb_report_build),
  * report_render.c writes them as text, Markdown or CSV (gb_report_render),
  * and report_cmd.c is the command line (gb_cmd_report in command.h), the
- * only part that prints errors or chooses an exit status.
+ * only part that prints errors or chooses an exit status.  report_scaling.c
+ * turns the same tables into the scaling report (--metric scaling);
+ * several files side by side are report_multi.h's.
  */
 #ifndef GB_REPORT_H
 #define GB_REPORT_H
@@ -125,5 +127,14 @@ int gb_report_render(FILE *out, const gb_report *r, gb_format fmt);
  * (-2 also when writing runs out of memory). */
 int gb_report_write(FILE *out, const gb_result_file *f, const gb_report_opts *o, char *err,
                     size_t errlen);
+
+/* The scaling report of f: speed-up over 1 thread and parallel efficiency
+ * per variant and shape, with a geometric mean per variant and count
+ * (report_scaling.c; o's selection and format; its metric and --combined
+ * are not used).  0; -1 with err when f has no 1-thread results or only
+ * 1-thread results, or the selection matches nothing; -2 when memory runs
+ * out. */
+int gb_report_scaling(FILE *out, const gb_result_file *f, const gb_report_opts *o, char *err,
+                      size_t errlen);
 
 #endif

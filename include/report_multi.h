@@ -1,12 +1,8 @@
 /*
- * report_multi.h - the two reports of `gemmbench report` that are not one
- * file's pivot tables (src/analysis/report_multi.c, method in src/analysis/report_multi.md):
- *
- *   report FILE --metric scaling   speed-up over 1 thread and parallel
- *                                  efficiency per variant and shape, with a
- *                                  geometric mean per variant and count;
- *   report A.json B.json ...       several files (machines or builds) side by
- *                                  side per (variant, kernel, M, threads).
+ * report_multi.h - `gemmbench report A.json B.json ...`: several result
+ * files (machines or builds) side by side per (variant, kernel, M, threads)
+ * (src/analysis/report_multi.c, method in src/analysis/report_multi.md).
+ * One file's reports, the scaling report among them, are report.h's.
  *
  * Library code: writes the report to out, never prints errors or exits.
  */
@@ -18,13 +14,6 @@
 
 #include "report.h"
 #include "resultfile.h"
-
-/* The scaling report of f (o's selection and format; its metric and
- * --combined are not used).  0; -1 with err when f has no 1-thread results
- * or only 1-thread results, or the selection matches nothing; -2 when
- * memory runs out. */
-int gb_report_scaling(FILE *out, const gb_result_file *f, const gb_report_opts *o, char *err,
-                      size_t errlen);
 
 /* n files side by side, columns named names[i] (a machine label when NULL
  * or empty).  o's selection and format apply; an entry missing from a file

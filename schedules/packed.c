@@ -32,8 +32,8 @@
  *   - in place (rows under a page apart, e.g. N = 768): jr outside ir.  The
  *     kernel reads a B micro-panel where it is (rows ldb apart, software
  *     prefetched: not every hardware prefetcher follows a row stride; the
- *     distance below), then again for every A micro-panel of the block,
- *     from the cache it was brought into.  Copy-free at every M.
+ *     distance is packed_plan.c's), then again for every A micro-panel of
+ *     the block, from the cache it was brought into.  Copy-free at every M.
  *   - fused (rows a page or more apart, e.g. N = 3072): jr outside ir.  Rows
  *     a page apart fall into the same L1 sets, so a micro-panel read in
  *     place does not stay in L1 for the next A micro-panel.  The first A
@@ -41,11 +41,11 @@
  *     kernel stores every B row it loaded into a contiguous kc x NR copy;
  *     the later passes read the copy.  B is read from memory once and the
  *     copy costs stores only, behind the FMAs.  It is made only when the
- *     passes after the first do at least FUSED_COPY_FMAS FMAs per copied
- *     element (5 A micro-panels per thread on AVX-512, M >= 40): below
- *     that, reading B in place again costs less than the copy's stores
- *     (measured: 2 A micro-panels 10-16 % faster copy-free), so small M
- *     is copy-free.  (oneDNN's sgemm reads B in place and copies it during
+ *     passes after the first do at least FUSED_COPY_FMAS (packed_plan.c)
+ *     FMAs per copied element (5 A micro-panels per thread on AVX-512,
+ *     M >= 40): below that, reading B in place again costs less than the
+ *     copy's stores (measured: 2 A micro-panels 10-16 % faster copy-free),
+ *     so small M is copy-free.  (oneDNN's sgemm reads B in place and copies it during
  *     the first pass over it likewise, and only when M > 24:
  *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
  *   - panel fused (rows a page or more apart, and all M rows of an A block
@@ -86,22 +86,6 @@
  * apack=whole (all of A packed up front, a share per thread, one barrier)
  * and apack=block remain as ablations.
  *
- * Prefetch distance for B read in place (every regime's first pass): a
- * prefetched row waits in L1 until the kernel loads it, and rows whose
- * distance is a multiple of L1d's way size (its size over its ways, 4 KiB
- * on a 48 KiB 12-way or 32 KiB 8-way L1d) fall into one set.  The set
- * repeats every `period` rows (way / gcd(row bytes mod way, way): 1 at
- * N = 1024, 2048, 3072, 2 at 1536, 4 at 768); a set gives half its ways
- * to the A micro-panel (kc's rule) and one each to the row being loaded
- * and to the C or copy lines being stored, and the rest, times the period,
- * is how many rows ahead the kernel prefetches, at most
- * PACKED_B_PREFETCH_ROWS (16; unknown ways: 16).  On a 12-way L1d that is
- * 4 rows for mlp_expand's B and 16 for N = 768: 16 rows of a 12 KiB stride
- * would evict each other before use.  The kernels reading packed B keep 16
- * rows (their rows are contiguous); the copy kernel takes the distance as
- * an argument (packed_kernels.h), and reads B in place, copying it or not,
- * wherever the distance is shorter.  --param bpf overrides it.
- *
  * Register block (MR x NR) per instruction set, the rule: with R vector
  * registers of VF floats, a tile of MR rows x NV vectors (NR = NV * VF)
  * needs MR*NV accumulators + NV B vectors + 1 broadcast register <= R; it
@@ -112,38 +96,19 @@
  * accumulators).  AVX2+FMA (16 ymm): 4 x 24 (12).  Portable (16 registers of
  * 4 floats, the x86-64 baseline and NEON width): 4 x 8.
  *
- * Cache blocks from the detected caches (include/machine.h), after BLIS's
- * analytical model (Low et al. 2016) without associativity, which the
- * machine description does not record:
- *   kc: the A micro-panel (MR x kc) takes half of L1d in every regime, so
- *       that K = 768 is one pass over C on a 48 KiB L1d; the rest of L1
- *       holds the B lines in flight and the C tile.  (A B micro-panel read
- *       in place cannot claim L1 by size: its rows share L1 sets.)  With jr
- *       outer (B in place or fused) B is not kept anywhere between ic
- *       blocks, so each ic block reads it from memory again: kc is also cut
- *       until an A block of all M rows fits mc's share of L2 (one ic
- *       block), but not below a quarter of the L1 figure (more passes over
- *       C would cost more than a second read of B);
- *   mc: the A block (mc x kc) takes half of L2;
- *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call,
- *       panel fused or pre-packed), so that a packed panel is still in L2
- *       when the micro-kernels read it back; in place or fused there is no
- *       B block and nc is all of N (one jc block, nothing done twice);
- * each rounded to its register block and balanced, so that K = 768 is cut
- * into equal blocks rather than a full one and a sliver.  --param mc, kc,
- * nc override (mc, nc rounded up to MR, NR; not balanced); --param isa,
- * bpack, loop and apack force the other choices (ablations).
+ * The plan: the regimes above, the register block's instruction set, the
+ * cache blocks, the thread grid and the prefetch distance are chosen by
+ * packed_plan.c, whose header gives the rules and which --explain prints,
+ * and handed to the loops here as one packed_plan (packed_plan.h), made
+ * before the call and only read in it.
  *
  * Threads: one parallel region per call.  The (ic, jr) tiles of C are split
- * 2-D over a tm x tn grid; each thread runs the loops on its own region of
- * C with its own buffers, so no thread waits for another (--param
- * apack=whole alone adds a barrier after packing A).  The
- * grid minimizes, for the busiest thread, padded FMAs + PACK_COST x the A
- * and B elements it packs or reads: splitting N brings each B element in
- * once, splitting M would bring all of B in on every thread, so at BERT's
- * shapes the columns are split.  Their split follows the threads' speed on
- * the previous call of the same measurement (rebalance(): the cores of a
- * shared machine differ), starting from equal shares.
+ * 2-D over the plan's tm x tn grid; each thread runs the loops on its own
+ * region of C with its own buffers, so no thread waits for another (--param
+ * apack=whole alone adds a barrier after packing A).  The columns' split
+ * follows the threads' speed on the previous call of the same measurement
+ * (rebalance(): the cores of a shared machine differ), starting from equal
+ * shares.
  *
  * Edges: panels are zero-padded to MR and NR (in place, a partial last B
  * micro-panel is packed), so the micro-kernel always computes a full tile;
@@ -156,8 +121,7 @@
 /* posix_memalign */
 #define _POSIX_C_SOURCE 200809L
 #include "gemmbench.h"
-#include "machine.h"
-#include "packed_kernels.h"
+#include "packed_plan.h"
 
 #include <omp.h>
 #include <stdatomic.h>
@@ -165,344 +129,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Shares of each cache the blocking rule gives a block (see the header). */
-#define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc, whichever loop is outer */
-/* jr outer: kc no smaller than the L1 cap over this, however large M. */
-#define KC_JR_MIN_DIVISOR 4
-/* Cache line size the set count assumes (every x86-64 and arm64 L1d). */
-#define LINE_BYTES 64
-/* Rows of B closer than this are read in place (see plan_call). */
-#define PAGE_BYTES 4096L
-#define MC_L2_SHARE 0.5
-#define NC_L2_SHARE 0.5
-/* When the caches are unknown: common sizes of the last decade. */
-#define FALLBACK_L1_BYTES (32L * 1024)
-#define FALLBACK_L2_BYTES (1024L * 1024)
-/* Cost of packing one element, in FMAs of the micro-kernel, for choosing
- * the thread grid (an element copy costs about one FMA-vector slot). */
-#define PACK_COST 16.0
-/* B fused copies a micro-panel only when the passes after the first do at
- * least this many FMAs per copied element ((A micro-panels - 1) x MR):
- * below that, reading B in place again costs less than the copy's stores.
- * Measured (AMD EPYC, mlp_expand, in place against fused, median of the
- * per-round ratios, 20 rounds): 2 A micro-panels 0.84 (1 thread) and 0.90
- * (2 threads), 3: 0.90 / 0.97, 4: 0.95 / 0.97, 6: 0.98 / 1.01, 12:
- * 1.03 / 1.02, 16: 1.04 / 1.05.  On AVX-512 (MR 8): copied from 5 A
- * micro-panels (M = 40) per thread up. */
-#define FUSED_COPY_FMAS 32
 /* Thread speeds further apart than this are preemption, not core speed. */
 #define MAX_SPEED_RATIO 1.5
 /* Largest tile any kernel uses: the scratch tile for fringes. */
 #define MAX_TILE (16 * 64)
-
-/* ---- instruction sets ------------------------------------------------------ */
-
-/* Widest first: the default is the first one the CPU runs. */
-static const packed_isa *const isa_table[] = {
-#if defined(__x86_64__)
-    &packed_isa_avx512,
-    &packed_isa_avx2,
-#endif
-    &packed_isa_portable,
-};
-#define ISA_COUNT (sizeof isa_table / sizeof isa_table[0])
-
-/* The --param isa choices: every name, on every build, so that a command
- * line means the same everywhere (a path this build or CPU lacks fails). */
-static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
-/* --param apack: A packed whole once per call, block by block, or read in
- * place (the index is the mode). */
-static const char *const apack_choices[] = { "whole", "block", "in_place", "fused", NULL };
-enum { A_WHOLE, A_BLOCK, A_IN_PLACE, A_FUSED };
-/* --param bpack: how the micro-kernel gets B (the index is the b_mode). */
-static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", "fused",
-                                             "panel_fused", NULL };
-/* --param loop: the order of the two inner loops, outer first. */
-static const char *const loop_choices[] = { "ir_jr", "jr_ir", NULL };
-
-/* The isa the user forced (NULL if unknown here), or the widest this CPU runs. */
-static const packed_isa *select_isa(const gb_params *params)
-{
-    long forced = gb_param_get(params, "isa", -1);
-
-    if (forced >= 0) {
-        for (size_t i = 0; i < ISA_COUNT; i++)
-            if (strcmp(isa_table[i]->name, isa_choices[forced]) == 0)
-                return isa_table[i];
-        return NULL;
-    }
-    for (size_t i = 0; i < ISA_COUNT; i++)
-        if (isa_table[i]->cpu_runs())
-            return isa_table[i];
-    return &packed_isa_portable;
-}
-
-static long choice_index(const char *name)
-{
-    for (long i = 0; isa_choices[i]; i++)
-        if (strcmp(isa_choices[i], name) == 0)
-            return i;
-    return -1;
-}
-
-/* ---- blocking ---------------------------------------------------------------- */
-
-enum { B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED, B_PANEL_FUSED };
-
-/* Everything a call needs to know about its loops. */
-typedef struct packed_plan {
-    const packed_isa *isa;
-    int mr, nr;
-    int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
-    int tm, tn;              /* thread grid: rows x columns of C */
-    int a_mode;              /* A_WHOLE (once per call, by all threads), A_BLOCK,
-                              * A_IN_PLACE (fringe micro-panels packed) or A_FUSED
-                              * (each micro-panel packed right before its first use) */
-    int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
-    int b_mode;              /* B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED or B_PANEL_FUSED
-                              * (bpack_choices) */
-    int nthreads;
-    long l1_bytes, l2_bytes; /* what the rule used */
-    int l1_ways;             /* L1d associativity; 0 unknown */
-    int bpf;                 /* --param bpf: rows B read in place is prefetched ahead, or -1 */
-} packed_plan;
-
-static int round_up(long x, int unit)
-{
-    return (int)((x + unit - 1) / unit * unit);
-}
-
-static long ceil_div(long a, long b)
-{
-    return (a + b - 1) / b;
-}
-
-/* The largest multiple of unit <= cap (at least unit), then balanced over
- * extent: as many blocks as cap needs, each as equal as unit allows. */
-static int balanced_block(long extent, long cap, int unit)
-{
-    long blocks, block;
-
-    cap = cap / unit * unit;
-    if (cap < unit)
-        cap = unit;
-    if (cap >= extent)
-        return round_up(extent, unit);
-    blocks = ceil_div(extent, cap);
-    block = round_up(ceil_div(extent, blocks), unit);
-    return (int)block;
-}
-
-/* A user's block: at least one register block, rounded up to it, and never
- * larger than the (rounded) extent, so buffers stay bounded by the shape. */
-static int user_block(long value, long extent, int unit)
-{
-    long max = round_up(extent, unit);
-    long v = round_up(value, unit);
-    return (int)(v < max ? v : max);
-}
-
-/* Busiest thread's cost for a tm x tn grid: padded FMAs, plus the A and B
- * elements it packs or reads, at PACK_COST FMAs each. */
-static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int tn)
-{
-    const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
-    const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
-    const double jc_blocks = (double)ceil_div((long)cols, p->nc);
-    const int a_shared = p->a_mode == A_WHOLE || p->a_mode == A_FUSED;
-    const double a_packed = a_shared ? (double)round_up(M, p->mr) * K / p->nthreads
-                                       : rows * K * jc_blocks;
-    /* B is brought in whether it is packed, read in place or pre-packed. */
-    const double packed = a_packed + cols * K;
-    return rows * cols * K + PACK_COST * packed;
-}
-
-/* kc's cap from L1: the A micro-panel (MR x kc) in its share of L1d. */
-static long kc_l1_cap(const packed_plan *p)
-{
-    return (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
-}
-
-/* With jr outer, all M rows of an A block (M x kc) stay in mc's share of
- * L2 while the B micro-panels pass: the kc that allows. */
-static long kc_whole_m_cap(int M, const packed_plan *p)
-{
-    return (long)(MC_L2_SHARE * p->l2_bytes) / ((long)round_up(M, p->mr) * (long)sizeof(float));
-}
-
-/* Would B fused (jr outer) have to cut kc below L1's figure (and K) to
- * keep all M rows of A in L2?  Then ir outer, B copied into a packed block
- * by the first A micro-panel's pass, does the k loop in one piece instead. */
-static int fused_cuts_kc(int M, int K, const packed_plan *p)
-{
-    const long l1_cap = kc_l1_cap(p), want = l1_cap < K ? l1_cap : K;
-    return kc_whole_m_cap(M, p) < want;
-}
-
-/* A's rows a page or more apart may all fall into one L1 set: the MR
- * lines the kernel broadcasts from at one k, and a B row's lines beside
- * them.  In place needs that many ways, and one more. */
-static int l1_set_holds_a_rows(const packed_plan *p)
-{
-    const int b_row_lines = (int)ceil_div((long)p->nr * (long)sizeof(float), LINE_BYTES);
-    return p->l1_ways > p->mr + b_row_lines;
-}
-
-static long gcd(long a, long b)
-{
-    while (b != 0) {
-        const long r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
-/* Rows ahead the kernel prefetches B whose rows are ld floats apart: the
- * spare ways of an L1d set times the rows after which the set repeats (the
- * header's rule). */
-static int b_prefetch_rows(const packed_plan *p, long ld)
-{
-    const long spare = p->l1_ways / 2 - 2;
-    long way, period, rows;
-
-    if (p->bpf >= 0)
-        return p->bpf;
-    if (p->l1_ways <= 0 || p->l1_bytes % p->l1_ways != 0)
-        return PACKED_B_PREFETCH_ROWS;
-    way = p->l1_bytes / p->l1_ways;
-    period = way / gcd((ld * (long)sizeof(float)) % way, way);
-    rows = period * (spare > 1 ? spare : 1);
-    return rows < PACKED_B_PREFETCH_ROWS ? (int)rows : PACKED_B_PREFETCH_ROWS;
-}
-
-/* B fused: the fewest A micro-panels per B micro-panel from which the
- * first one's pass copies it for the others, (passes - 1) x MR >=
- * FUSED_COPY_FMAS; below, every pass reads it in place. */
-static int fused_min_passes(const packed_plan *p)
-{
-    return 1 + (FUSED_COPY_FMAS + p->mr - 1) / p->mr;
-}
-
-static int fused_copies(const packed_plan *p, int passes)
-{
-    return passes >= fused_min_passes(p);
-}
-
-/* A micro-panels per A block of one thread (its rows, at most mc): the
- * passes over each B micro-panel with jr outer. */
-static int passes_per_block(const packed_plan *p, int M)
-{
-    const long rows = ceil_div(ceil_div(M, p->mr), p->tm) * p->mr;
-    return (int)ceil_div(rows < p->mc ? rows : p->mc, p->mr);
-}
-
-static void plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
-{
-    gb_machine machine;
-    long kc_cap, mc_cap, nc_cap;
-    double best = -1.0;
-
-    memset(p, 0, sizeof *p);
-    p->isa = select_isa(ctx->params);
-    if (p->isa == NULL)
-        return;
-    p->mr = p->isa->mr;
-    p->nr = p->isa->nr;
-    gb_machine_detect(&machine);
-    p->l1_bytes = gb_machine_cache_bytes(&machine, 1);
-    p->l2_bytes = gb_machine_cache_bytes(&machine, 2);
-    p->l1_ways = gb_machine_cache_ways(&machine, 1);
-    if (p->l1_bytes <= 0)
-        p->l1_bytes = FALLBACK_L1_BYTES;
-    if (p->l2_bytes <= 0)
-        p->l2_bytes = FALLBACK_L2_BYTES;
-    p->bpf = (int)gb_param_get(ctx->params, "bpf", -1);
-
-    /* B in place when its rows are closer than a page, else fused: in place
-     * for the first A micro-panel's pass, which copies it for the others (the
-     * header says why); --param bpack forces a mode, and prepacked is
-     * --prepack's alone. */
-    if (prepack)
-        p->b_mode = B_PREPACKED;
-    else if (gb_param_get(ctx->params, "bpack", -1) >= 0 &&
-             gb_param_get(ctx->params, "bpack", -1) != B_PREPACKED)
-        p->b_mode = (int)gb_param_get(ctx->params, "bpack", -1);
-    else if ((long)N * (long)sizeof(float) < PAGE_BYTES)
-        p->b_mode = B_IN_PLACE;
-    else
-        p->b_mode = fused_cuts_kc(M, K, p) ? B_PANEL_FUSED : B_FUSED;
-    /* B fused is jr outer by construction: the first A micro-panel's pass
-     * copies the B micro-panel the later ones read; panel fused is ir outer:
-     * the first A micro-panel's pass over the block copies all of it. */
-    if (gb_param_get(ctx->params, "loop", -1) >= 0 && p->b_mode != B_FUSED &&
-        p->b_mode != B_PANEL_FUSED)
-        p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
-    else
-        p->ir_outer = p->b_mode != B_IN_PLACE && p->b_mode != B_FUSED;
-    /* kc: the A micro-panel takes its share of L1 (the header says why
-     * whichever loop is outer); jr outer, also an A block of all M rows
-     * within mc's share of L2, so that one ic block reads B once, down to a
-     * quarter of the L1 cap. */
-    kc_cap = kc_l1_cap(p);
-    if (!p->ir_outer) {
-        const long whole_m = kc_whole_m_cap(M, p);
-        const long floor = kc_cap / KC_JR_MIN_DIVISOR;
-        if (whole_m < kc_cap)
-            kc_cap = whole_m > floor ? whole_m : floor;
-    }
-    if (gb_param_get(ctx->params, "kc", 0) > 0)
-        p->kc = (int)(gb_param_get(ctx->params, "kc", 0) < K ? gb_param_get(ctx->params, "kc", 0)
-                                                              : K);
-    else
-        p->kc = balanced_block(K, kc_cap, 1);
-
-    mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
-    nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
-    p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
-    /* A in place when dense rows of A (K floats) are closer than a page, as
-     * for B, or L1d has the ways for MR of them in one set; else fused: each
-     * micro-panel packed on its first use, by the thread that reads it, so
-     * the call has no packing pass and no barrier.  --param apack forces
-     * one. */
-    if (gb_param_get(ctx->params, "apack", -1) >= 0)
-        p->a_mode = (int)gb_param_get(ctx->params, "apack", -1);
-    else if ((long)K * (long)sizeof(float) < PAGE_BYTES || l1_set_holds_a_rows(p))
-        p->a_mode = A_IN_PLACE;
-    else
-        p->a_mode = A_FUSED;
-
-    /* The grid first (it decides each thread's extent), from the caps. */
-    p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
-    p->nc = (int)(nc_cap / p->nr * p->nr > p->nr ? nc_cap / p->nr * p->nr : p->nr);
-    for (int tm = 1; tm <= p->nthreads; tm++) {
-        int tn = p->nthreads / tm;
-        double cost;
-        if (tm * tn != p->nthreads)
-            continue;
-        cost = grid_cost(p, M, N, K, tm, tn);
-        if (best < 0.0 || cost < best) {
-            best = cost;
-            p->tm = tm;
-            p->tn = tn;
-        }
-    }
-
-    /* Then the blocks, balanced over one thread's rows and columns. */
-    {
-        long rows = ceil_div(ceil_div(M, p->mr), p->tm) * p->mr;
-        long cols = ceil_div(ceil_div(N, p->nr), p->tn) * p->nr;
-        long mc = gb_param_get(ctx->params, "mc", 0), nc = gb_param_get(ctx->params, "nc", 0);
-        p->mc = mc > 0 ? user_block(mc, M, p->mr) : balanced_block(rows, mc_cap, p->mr);
-        /* No B block to keep in L2 when B is read in place or fused: one
-         * jc block, so that nothing is done again per block. */
-        const int b_block =
-            p->b_mode == B_PANEL || p->b_mode == B_PREPACKED || p->b_mode == B_PANEL_FUSED;
-        p->nc = nc > 0     ? user_block(nc, N, p->nr)
-                : b_block  ? balanced_block(cols, nc_cap, p->nr)
-                           : round_up(N, p->nr);
-    }
-}
 
 /* ---- macro-kernel: the jr and ir loops ------------------------------------------ */
 
@@ -584,7 +214,8 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
     const int start = af ? (int)((long)mtiles * omp_get_thread_num() / omp_get_num_threads()) : 0;
     /* B where it is, prefetched closer than the other kernels do (their
      * PACKED_B_PREFETCH_ROWS), is read by the copy kernel, copying or not. */
-    const int b_ahead_rows = bv->in_place ? b_prefetch_rows(p, bv->ld) : PACKED_B_PREFETCH_ROWS;
+    const int b_ahead_rows =
+        bv->in_place ? packed_b_prefetch_rows(p, bv->ld) : PACKED_B_PREFETCH_ROWS;
     const long b_ahead = (long)b_ahead_rows * bv->ld;
     float scratch[MAX_TILE] __attribute__((aligned(64)));
 
@@ -797,7 +428,7 @@ static void *alloc_floats(size_t n)
 static int state_init(packed_state *s, int M, int N, int K, const gb_ctx *ctx, int prepack)
 {
     memset(s, 0, sizeof *s);
-    plan_call(M, N, K, ctx, prepack, &s->plan);
+    packed_plan_call(M, N, K, ctx, prepack, &s->plan);
     if (s->plan.isa == NULL || !s->plan.isa->cpu_runs())
         return -1;
     s->M = M;
@@ -1002,168 +633,22 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
     return 0;
 }
 
-/* ---- description --------------------------------------------------------------- */
+/* ---- description (packed_plan.c) ---------------------------------------------- */
 
+/* The parameters of the plan that runs: prepare()'s (the harness resolves
+ * after it, and only it knows about --prepack), else the one a call would
+ * make. */
 static void packed_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *effective)
 {
     const packed_state *s = ctx->state;
     packed_plan p;
 
-    memset(effective, 0, sizeof *effective);
-    /* The plan that runs: prepare()'s (the harness resolves after it, and
-     * only it knows about --prepack), else the one a call would make. */
     if (s != NULL && s->M == M && s->N == N && s->K == K)
         p = s->plan;
     else
-        plan_call(M, N, K, ctx, 0, &p);
-    if (p.isa == NULL)
-        return;
-    gb_param_set(effective, "isa", choice_index(p.isa->name));
-    gb_param_set(effective, "mr", p.mr);
-    gb_param_set(effective, "nr", p.nr);
-    gb_param_set(effective, "mc", p.mc);
-    gb_param_set(effective, "kc", p.kc);
-    gb_param_set(effective, "nc", p.nc);
-    gb_param_set(effective, "apack", p.a_mode);
-    gb_param_set(effective, "loop", p.ir_outer ? 0 : 1);
-    gb_param_set(effective, "bpack", p.b_mode);
-    /* Dense B (rows N floats apart), in the modes that read it in place. */
-    if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
-        gb_param_set(effective, "bpf", b_prefetch_rows(&p, N));
-    /* B fused: 1 when the first pass copies B for the others, 0 copy-free. */
-    if (p.b_mode == B_FUSED)
-        gb_param_set(effective, "bcopy", fused_copies(&p, passes_per_block(&p, M)));
-    gb_param_set(effective, "threads_m", p.tm);
-    gb_param_set(effective, "threads_n", p.tn);
+        packed_plan_call(M, N, K, ctx, 0, &p);
+    packed_plan_effective(&p, M, N, effective);
 }
-
-static void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
-{
-    static const char *const b_how[] = {
-        "packed per call into NR-wide panels; ir outside jr (A micro-panel in L1)",
-        "read in place (rows under a page apart), prefetched; jr outside ir",
-        "pre-packed by prepare(); ir outside jr (A micro-panel in L1)",
-        ("read in place by the first A micro-panel's pass, which copies each B micro-panel "
-         "for the others; jr outside ir"),
-        ("read in place by the first A micro-panel's pass over the block, which copies it "
-         "into a packed block for the others; ir outside jr (A micro-panel in L1)"),
-    };
-    const int user_kc = gb_param_get(ctx->params, "kc", 0) > 0;
-    long forced = gb_param_get(ctx->params, "isa", -1);
-    packed_plan p;
-
-    plan_call(M, N, K, ctx, 0, &p);
-    fprintf(out, "packed %dx%dx%d (MxKxN), %d thread%s:\n", M, K, N, ctx->nthreads,
-            ctx->nthreads > 1 ? "s" : "");
-    if (p.isa == NULL) {
-        fprintf(out, "  isa %s: not in this build\n", isa_choices[forced]);
-        return;
-    }
-    fprintf(out, "  micro-kernel  %s %dx%d (%s; %d registers of %d floats)%s\n", p.isa->name,
-            p.mr, p.nr, forced >= 0 ? "forced" : "widest this CPU runs", p.isa->vector_regs,
-            p.isa->vector_floats, p.isa->cpu_runs() ? "" : "  -- this CPU cannot run it");
-    fprintf(out, "  B             %s%s\n", b_how[p.b_mode],
-            gb_param_get(ctx->params, "bpack", -1) >= 0 ||
-                    gb_param_get(ctx->params, "loop", -1) >= 0
-                ? " (--param)"
-                : "");
-    if (p.b_mode == B_FUSED) {
-        const int passes = passes_per_block(&p, M);
-        fprintf(out, "  B copy        %s (%d A micro-panel%s per B micro-panel; copied from %d "
-                     "up, when the later passes do >= %d FMAs per copied element)\n",
-                fused_copies(&p, passes) ? "by the first pass" : "none: every pass reads B in place",
-                passes, passes == 1 ? "" : "s", fused_min_passes(&p), FUSED_COPY_FMAS);
-    }
-    if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
-        fprintf(out, "  B prefetch    %d rows ahead where read in place %s\n",
-                b_prefetch_rows(&p, N),
-                p.bpf >= 0 ? "(--param)"
-                           : "(the L1d set's spare ways for rows that share it, at most 16)");
-    fprintf(out, "  A             %s%s\n",
-            p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart, or L1d ways "
-                                     "enough for MR rows in one set; a fringe micro-panel "
-                                     "packed)"
-            : p.a_mode == A_WHOLE  ? "packed whole once per call, a share per thread, then one barrier"
-            : p.a_mode == A_FUSED  ? "packed micro-panel by micro-panel on its first use (hot in "
-                                     "L1), each by the first thread to need it; no barrier"
-                                   : "packed block by block",
-            gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
-    fprintf(out, "  kc %-5d %s\n", p.kc,
-            user_kc      ? "(--param)"
-            : p.ir_outer ? "(A micro-panel MR x kc in half of L1d, balanced over K)"
-                         : "(A micro-panel in half of L1d, and M x kc in half of L2 down to a "
-                           "quarter of that, balanced over K)");
-    fprintf(out, "  mc %-5d %s\n", p.mc,
-            gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
-                                                   : "(A block mc x kc in half of L2, balanced)");
-    fprintf(out, "  nc %-5d %s\n", p.nc,
-            gb_param_get(ctx->params, "nc", 0) > 0 ? "(--param, rounded up to NR)"
-            : p.b_mode == B_PANEL || p.b_mode == B_PANEL_FUSED
-                ? "(B block kc x nc in half of L2, balanced)"
-                                  : "(B not packed per call: one block)");
-    fprintf(out, "  caches L1d %ld KiB (%d-way), L2 %ld KiB\n", p.l1_bytes / 1024, p.l1_ways,
-            p.l2_bytes / 1024);
-    fprintf(out, "  threads %d x %d (rows x columns of C); loops per thread: jc %ld, pc %ld, "
-                 "ic %ld\n",
-            p.tm, p.tn, ceil_div(ceil_div(ceil_div(N, p.nr), p.tn) * p.nr, p.nc),
-            ceil_div(K, p.kc), ceil_div(ceil_div(ceil_div(M, p.mr), p.tm) * p.mr, p.mc));
-    plan_call(M, N, K, ctx, 1, &p);
-    fprintf(out, "  --prepack: B %s; kc %d, nc %d, threads %d x %d\n", b_how[p.b_mode], p.kc,
-            p.nc, p.tm, p.tn);
-}
-
-/* A forced isa this build lacks, or this CPU cannot run, is an input error:
- * never silently replaced by another path, or the result would be labelled
- * with a micro-kernel that did not run. */
-static int packed_usable(const gb_params *params, char *why, size_t whylen)
-{
-    const packed_isa *isa = select_isa(params);
-    long forced = gb_param_get(params, "isa", -1);
-    char runs[64] = "";
-
-    /* Pre-packed B exists only when prepare() packs it, which --prepack
-     * asks for; as a --param it would be accepted and mean nothing. */
-    if (gb_param_get(params, "bpack", -1) == B_PREPACKED) {
-        snprintf(why, whylen, "bpack=prepacked: B is pre-packed by --prepack alone "
-                              "(bpack takes panel, in_place, fused or panel_fused)");
-        return -1;
-    }
-    if (isa != NULL && isa->cpu_runs())
-        return 0;
-    for (size_t i = 0; i < ISA_COUNT; i++)
-        if (isa_table[i]->cpu_runs()) {
-            size_t used = strlen(runs);
-            snprintf(runs + used, sizeof runs - used, "%s%s", used ? ", " : "",
-                     isa_table[i]->name);
-        }
-    snprintf(why, whylen, "isa=%s: %s (it runs: %s)", isa_choices[forced],
-             isa == NULL ? "not in this build" : "this CPU cannot run it", runs);
-    return -1;
-}
-
-static const gb_param_spec packed_params[] = {
-    { "mc", 1, 1000000, NULL, "rows of A per packed block (L2); rounded up to MR" },
-    { "kc", 1, 1000000, NULL, "k per block (L1)" },
-    { "nc", 1, 1000000, NULL, "columns of B per packed panel; rounded up to NR" },
-    { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
-    { "loop", 0, 0, loop_choices, "inner loop order, outer first (default: jr_ir when B is "
-                                  "read in place or fused; fused is always jr_ir)" },
-    { "bpack", 0, 0, bpack_choices, "B packed per call into panels, read in place, fused "
-                                    "(read in place; copied by the first pass when 5 or more A "
-                                    "micro-panels read it, on AVX-512; jr outer) "
-                                    "or panel_fused (likewise into a packed block, ir outer); "
-                                    "default: in place when N*4 < 4096, else fused, or "
-                                    "panel_fused when fused would cut kc; prepacked is "
-                                    "--prepack's" },
-    { "bpf", 0, 64, NULL, "rows ahead the kernel prefetches B where it reads B in place, 0: "
-                          "none ahead (default: from L1d's ways and B's row stride, at most "
-                          "16)" },
-    { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
-                                    "fused: each micro-panel packed on first use (default: in "
-                                    "place when K*4 < 4096 or L1d has the ways for MR rows "
-                                    "in one set, else fused)" },
-    { 0 },
-};
 
 const gb_variant gb_variant_packed = {
     .name = "packed",
@@ -1178,3 +663,4 @@ const gb_variant gb_variant_packed = {
     .usable = packed_usable,
     .supports_prepack = 1,
 };
+

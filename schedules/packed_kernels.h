@@ -38,7 +38,7 @@ typedef void (*packed_ukernel_a_fn)(int kc, const float *restrict a, long lda,
  * b_copy is NULL: the first A micro-panel's pass over a B micro-panel packs
  * it for the later passes, which then read it from L2 (packed.c, the fused
  * regimes).  It prefetches the B row b_ahead floats past the one it loads
- * (packed.c's distance in rows times ldb; the two kernels above use
+ * (packed_plan.c's distance in rows times ldb; the two kernels above use
  * PACKED_B_PREFETCH_ROWS rows).  lda 0: a is a packed A micro-panel; else
  * A in place, rows lda apart. */
 typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda,

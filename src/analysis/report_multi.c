@@ -1,370 +1,22 @@
 /*
- * report_multi.c - `report FILE --metric scaling` and `report A B C ...`
- * (report_multi.h; the method and the column meanings: src/analysis/report_multi.md).
+ * report_multi.c - `report A B C ...`: several result files (machines or
+ * builds) side by side (report_multi.h; the method and the column meanings:
+ * src/analysis/report_multi.md).
  *
- * The scaling report reuses report.c's tables of medians (one per kernel and
- * thread count, same selection rules) and divides the 1-thread table by the
- * others.  The multi-file report keys entries itself, since no one file's
- * tables hold every row: the union of (label, kernel, M, K, N, threads)
- * over the files, each file's cell blank where it has no such entry.
+ * It keys entries itself, since no one file's tables hold every row: the
+ * union of (label, kernel, M, K, N, threads) over the files, each file's
+ * cell blank where it has no such entry.
  */
 #define _GNU_SOURCE   /* strtok_r, under compilers strict about -std=c11 (clang) */
 #include "report_multi.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "filter.h"
 #include "gemmbench.h"
-#include "table.h"
-
-typedef char cell_buf[GB_TABLE_CELL];
-
-/* Set while a CSV is written: its numbers go out unrounded, for spreadsheets. */
-static int csv_numbers;
-
-static void number_cell(char *buf, double v, const char *fmt)
-{
-    if (isfinite(v))
-        snprintf(buf, GB_TABLE_CELL, csv_numbers ? "%.10g" : fmt, v);
-    else
-        buf[0] = '\0';
-}
-
-/* A table heading: a line for the terminal and Markdown, a comment in CSV. */
-static void heading(FILE *out, gb_format fmt, const char *text)
-{
-    if (fmt == GB_FMT_CSV)
-        fprintf(out, "\n# %s\n", text);
-    else if (fmt == GB_FMT_MD)
-        fprintf(out, "\n**%s**\n\n", text);
-    else
-        fprintf(out, "\n%s\n", text);
-}
-
-/* A buffered table of ncols columns whose titles are given as text. */
-typedef struct grid {
-    gb_table tab;
-    gb_column *cols;
-    cell_buf *titles, *text;
-    const char **cells;
-    int ncols, failed;
-} grid;
-
-static int grid_init(grid *g, int ncols)
-{
-    memset(g, 0, sizeof *g);
-    g->ncols = ncols;
-    g->cols = calloc((size_t)ncols, sizeof *g->cols);
-    g->titles = calloc((size_t)ncols, sizeof *g->titles);
-    g->text = calloc((size_t)ncols, sizeof *g->text);
-    g->cells = calloc((size_t)ncols, sizeof *g->cells);
-    if (g->cols == NULL || g->titles == NULL || g->text == NULL || g->cells == NULL)
-        return -2;
-    return 0;
-}
-
-/* Column i: title (also the CSV's), right-aligned when a number. */
-static void grid_col(grid *g, int i, const char *title, int right)
-{
-    snprintf(g->titles[i], GB_TABLE_CELL, "%s", title);
-    g->cols[i] = (gb_column){ g->titles[i], NULL, g->titles[i], 0, right };
-}
-
-static int grid_start(grid *g, gb_format fmt)
-{
-    csv_numbers = fmt == GB_FMT_CSV;
-    if (gb_table_init(&g->tab, fmt, g->cols, g->ncols, 2) != 0)
-        return -2;
-    g->tab.pad_md = 1;
-    return 0;
-}
-
-/* Adds the row in g->text. */
-static void grid_row(grid *g)
-{
-    for (int i = 0; i < g->ncols; i++)
-        g->cells[i] = g->text[i];
-    if (gb_table_add(&g->tab, g->cells) != 0)
-        g->failed = 1;
-}
-
-static void grid_free(grid *g)
-{
-    free(g->cols);
-    free(g->titles);
-    free(g->text);
-    free(g->cells);
-}
-
-/* Prints the table (unless a row failed) and frees g.  0 or -2. */
-static int grid_finish(FILE *out, grid *g)
-{
-    int rc = gb_table_finish(out, &g->tab, g->failed) != 0 ? -2 : 0;
-    grid_free(g);
-    return rc;
-}
-
-/* ---- scaling ------------------------------------------------------------------- */
-
-static const gb_report_table *find_table(const gb_report *r, const char *kernel, int threads)
-{
-    for (int i = 0; i < r->ntables; i++)
-        if (r->tables[i].threads == threads && r->tables[i].kernel &&
-            strcmp(r->tables[i].kernel, kernel) == 0)
-            return &r->tables[i];
-    return NULL;
-}
-
-/* The median of label on col's shape in t; NAN when not measured there. */
-static double median_at(const gb_report_table *t, const char *label, const gb_report_col *col)
-{
-    if (t == NULL)
-        return NAN;
-    for (int row = 0; row < t->nrows; row++) {
-        if (strcmp(t->rows[row].label, label) != 0)
-            continue;
-        for (int c = 0; c < t->ncols; c++)
-            if (t->cols[c].M == col->M && t->cols[c].K == col->K && t->cols[c].N == col->N)
-                return t->rows[row].cells[c].value;
-    }
-    return NAN;
-}
-
-/* Per label, the geometric mean's running sums, one per count above 1. */
-typedef struct scaling_sum {
-    const char *label;
-    double *log_sum;
-    int *n;
-} scaling_sum;
-
-typedef struct scaling {
-    const gb_report *r;
-    const int *counts;       /* above 1 */
-    int ncounts;
-    scaling_sum *sums;
-    int nsums, maxsums;
-    char single[1024];       /* labels measured at 1 thread only */
-} scaling;
-
-static scaling_sum *sum_for(scaling *s, const char *label)
-{
-    for (int i = 0; i < s->nsums; i++)
-        if (strcmp(s->sums[i].label, label) == 0)
-            return &s->sums[i];
-    if (s->nsums == s->maxsums)
-        return NULL;
-    s->sums[s->nsums].label = label;
-    s->sums[s->nsums].log_sum = calloc((size_t)s->ncounts, sizeof(double));
-    s->sums[s->nsums].n = calloc((size_t)s->ncounts, sizeof(int));
-    if (s->sums[s->nsums].log_sum == NULL || s->sums[s->nsums].n == NULL)
-        return NULL;
-    return &s->sums[s->nsums++];
-}
-
-/* Adds label to the list of labels measured at 1 thread only, once. */
-static void note_single(scaling *s, const char *label)
-{
-    size_t used = strlen(s->single), len = strlen(label);
-
-    for (const char *p = s->single; (p = strstr(p, label)) != NULL; p += len)
-        if ((p == s->single || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0'))
-            return;
-    if (used < sizeof s->single)
-        snprintf(s->single + used, sizeof s->single - used, "%s%s", used ? ", " : "", label);
-}
-
-/* The rows of one kernel's 1-thread table: one per (label, shape) that was
- * measured at another count too. */
-static int scaling_rows(scaling *s, const gb_report_table *t1, grid *g)
-{
-    for (int row = 0; row < t1->nrows; row++) {
-        const char *label = t1->rows[row].label;
-        int any = 0;
-        for (int c = 0; c < t1->ncols; c++) {
-            double base = t1->rows[row].cells[c].value;
-            int col = 0, measured = 0;
-            scaling_sum *sum;
-            if (!(base > 0.0))
-                continue;
-            snprintf(g->text[col++], GB_TABLE_CELL, "%s", label);
-            snprintf(g->text[col++], GB_TABLE_CELL, "%s", t1->kernel);
-            snprintf(g->text[col++], GB_TABLE_CELL, "%d", t1->cols[c].M);
-            number_cell(g->text[col++], base, "%.1f");
-            sum = sum_for(s, label);
-            if (sum == NULL)
-                return -2;
-            for (int k = 0; k < s->ncounts; k++) {
-                double m = median_at(find_table(s->r, t1->kernel, s->counts[k]), label,
-                                     &t1->cols[c]);
-                double speedup = m > 0.0 ? base / m : NAN;
-                number_cell(g->text[col++], speedup, "%.2f");
-                number_cell(g->text[col++], 100.0 * speedup / s->counts[k], "%.0f");
-                if (isfinite(speedup)) {
-                    sum->log_sum[k] += log(speedup);
-                    sum->n[k]++;
-                    measured = 1;
-                }
-            }
-            if (measured)
-                grid_row(g);
-            any |= measured;
-        }
-        if (!any)
-            note_single(s, label);
-    }
-    return 0;
-}
-
-static int scaling_table(FILE *out, scaling *s, gb_format fmt)
-{
-    grid g;
-    char title[64];
-    int col = 0, rc = grid_init(&g, 4 + 2 * s->ncounts);
-
-    if (rc != 0) {
-        grid_free(&g);
-        return rc;
-    }
-    grid_col(&g, col++, "variant", 0);
-    grid_col(&g, col++, "kernel", 0);
-    grid_col(&g, col++, "M", 1);
-    grid_col(&g, col++, "1t_median_us", 1);
-    for (int k = 0; k < s->ncounts; k++) {
-        snprintf(title, sizeof title, "speedup_%dt", s->counts[k]);
-        grid_col(&g, col++, title, 1);
-        snprintf(title, sizeof title, "efficiency_%dt_pct", s->counts[k]);
-        grid_col(&g, col++, title, 1);
-    }
-    if (grid_start(&g, fmt) != 0) {
-        grid_free(&g);
-        return -2;
-    }
-    heading(out, fmt, "speed-up over 1 thread (its median / this median) and parallel "
-                      "efficiency (speed-up / threads, %), per variant and shape");
-    for (int i = 0; i < s->r->ntables && rc == 0; i++)
-        if (s->r->tables[i].threads == 1)
-            rc = scaling_rows(s, &s->r->tables[i], &g);
-    if (rc != 0)
-        g.failed = 1;
-    return grid_finish(out, &g) != 0 ? -2 : rc;
-}
-
-static int scaling_geomeans(FILE *out, const scaling *s, gb_format fmt)
-{
-    grid g;
-    char title[64];
-    int col = 0;
-
-    if (grid_init(&g, 1 + 3 * s->ncounts) != 0) {
-        grid_free(&g);
-        return -2;
-    }
-    grid_col(&g, col++, "variant", 0);
-    for (int k = 0; k < s->ncounts; k++) {
-        snprintf(title, sizeof title, "geomean_speedup_%dt", s->counts[k]);
-        grid_col(&g, col++, title, 1);
-        snprintf(title, sizeof title, "efficiency_%dt_pct", s->counts[k]);
-        grid_col(&g, col++, title, 1);
-        snprintf(title, sizeof title, "shapes_%dt", s->counts[k]);
-        grid_col(&g, col++, title, 1);
-    }
-    if (grid_start(&g, fmt) != 0) {
-        grid_free(&g);
-        return -2;
-    }
-    heading(out, fmt, "geometric mean over the shapes, per variant");
-    for (int i = 0; i < s->nsums; i++) {
-        const scaling_sum *sum = &s->sums[i];
-        int any = 0;
-        col = 0;
-        snprintf(g.text[col++], GB_TABLE_CELL, "%s", sum->label);
-        for (int k = 0; k < s->ncounts; k++) {
-            double gm = sum->n[k] > 0 ? exp(sum->log_sum[k] / sum->n[k]) : NAN;
-            number_cell(g.text[col++], gm, "%.2f");
-            number_cell(g.text[col++], 100.0 * gm / s->counts[k], "%.0f");
-            snprintf(g.text[col++], GB_TABLE_CELL, "%d", sum->n[k]);
-            any |= sum->n[k] > 0;
-        }
-        if (any)
-            grid_row(&g);
-    }
-    return grid_finish(out, &g);
-}
-
-static void scaling_header(FILE *out, const gb_report *r, gb_format fmt)
-{
-    const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(r->f->machine, "cpu_model");
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(r->f->machine, "hostname");
-    const char *pre = fmt == GB_FMT_CSV ? "# " : fmt == GB_FMT_MD ? "- " : "";
-
-    if (fmt == GB_FMT_MD)
-        fprintf(out, "gemmbench scaling report of `%s`\n\n", r->f->path);
-    else
-        fprintf(out, "%sgemmbench scaling report of %s\n", fmt == GB_FMT_CSV ? "# " : "",
-                r->f->path);
-    fprintf(out, "%smachine: %s (host %s)\n", pre,
-            cJSON_IsString(cpu) ? cpu->valuestring : "unknown CPU",
-            cJSON_IsString(host) ? host->valuestring : "unknown host");
-    fprintf(out, "%sthreads:", pre);
-    for (int i = 0; i < r->nthreads; i++)
-        fprintf(out, "%s %d", i ? "," : "", r->threads[i]);
-    fprintf(out, "; %s\n", r->f->complete ? "complete" : "INCOMPLETE (interrupted)");
-}
-
-int gb_report_scaling(FILE *out, const gb_result_file *f, const gb_report_opts *o, char *err,
-                      size_t errlen)
-{
-    gb_report_opts medians = *o;
-    gb_report r;
-    scaling s;
-    int rc, rows = 0;
-
-    medians.metric = GB_METRIC_MEDIAN;
-    medians.combined = 0;
-    rc = gb_report_build(f, &medians, &r, err, errlen);
-    if (rc != 0)
-        return rc;
-    if (r.nthreads == 0 || r.threads[0] != 1 || r.nthreads < 2) {
-        snprintf(err, errlen, "%s: %s: scaling is the speed-up over 1 thread (measure with "
-                 "--threads 1,N)", f->path,
-                 r.nthreads > 0 && r.threads[0] == 1 ? "only 1-thread results"
-                                                     : "no 1-thread results");
-        gb_report_free(&r);
-        return -1;
-    }
-    memset(&s, 0, sizeof s);
-    s.r = &r;
-    s.counts = r.threads + 1;
-    s.ncounts = r.nthreads - 1;
-    for (int i = 0; i < r.ntables; i++)
-        rows += r.tables[i].nrows;
-    s.maxsums = rows;
-    s.sums = calloc((size_t)(rows > 0 ? rows : 1), sizeof *s.sums);
-    rc = s.sums == NULL ? -2 : 0;
-    if (rc == 0) {
-        scaling_header(out, &r, o->format);
-        rc = scaling_table(out, &s, o->format);
-    }
-    if (rc == 0)
-        rc = scaling_geomeans(out, &s, o->format);
-    if (rc == 0 && s.single[0])
-        fprintf(out, "\n%smeasured at 1 thread only (single-thread schedules): %s\n",
-                o->format == GB_FMT_CSV ? "# " : "", s.single);
-    if (rc == -2)
-        snprintf(err, errlen, "out of memory");
-    for (int i = 0; i < s.nsums; i++) {
-        free(s.sums[i].log_sum);
-        free(s.sums[i].n);
-    }
-    free(s.sums);
-    gb_report_free(&r);
-    return rc;
-}
-
-/* ---- several files ----------------------------------------------------------- */
+#include "report_grid.h"
 
 /* Vendor and marketing words that make a CPU model long without telling two
  * machines apart. */
@@ -577,41 +229,41 @@ static int file_columns(const multi *m)
 
 static int side_by_side(FILE *out, const multi *m, gb_format fmt)
 {
-    grid g;
+    gb_grid g;
     char title[GB_TABLE_CELL];
     int per = file_columns(m), col = 0;
 
-    if (grid_init(&g, 6 + m->n * per - 1) != 0) {
-        grid_free(&g);
+    if (gb_grid_init(&g, 6 + m->n * per - 1) != 0) {
+        gb_grid_free(&g);
         return -2;
     }
-    grid_col(&g, col++, "variant", 0);
-    grid_col(&g, col++, "kernel", 0);
-    grid_col(&g, col++, "M", 1);
-    grid_col(&g, col++, "K", 1);
-    grid_col(&g, col++, "N", 1);
+    gb_grid_col(&g, col++, "variant", 0);
+    gb_grid_col(&g, col++, "kernel", 0);
+    gb_grid_col(&g, col++, "M", 1);
+    gb_grid_col(&g, col++, "K", 1);
+    gb_grid_col(&g, col++, "N", 1);
     /* K and N in the CSV only: the kernel names them everywhere else. */
     g.cols[col - 2].title = g.cols[col - 1].title = NULL;
-    grid_col(&g, col++, "threads", 1);
+    gb_grid_col(&g, col++, "threads", 1);
     for (int f = 0; f < m->n; f++) {
         snprintf(title, sizeof title, "%s median_us", m->names[f]);
-        grid_col(&g, col++, title, 1);
+        gb_grid_col(&g, col++, title, 1);
         snprintf(title, sizeof title, "%s %%peak", m->names[f]);
-        grid_col(&g, col++, title, 1);
+        gb_grid_col(&g, col++, title, 1);
         if (m->any_roof) {
             snprintf(title, sizeof title, "%s %%roof", m->names[f]);
-            grid_col(&g, col++, title, 1);
+            gb_grid_col(&g, col++, title, 1);
         }
         if (f > 0) {
             snprintf(title, sizeof title, "%s /%s", m->names[f], m->names[0]);
-            grid_col(&g, col++, title, 1);
+            gb_grid_col(&g, col++, title, 1);
         }
     }
-    if (grid_start(&g, fmt) != 0) {
-        grid_free(&g);
+    if (gb_grid_start(&g, fmt) != 0) {
+        gb_grid_free(&g);
         return -2;
     }
-    heading(out, fmt, "median µs and % of each machine's peak per file; /FIRST = this "
+    gb_grid_heading(out, fmt, "median µs and % of each machine's peak per file; /FIRST = this "
                       "median / the first file's (below 1: faster); blank = not in that file");
     for (int k = 0; k < m->nkeys; k++) {
         const mkey *key = &m->keys[k];
@@ -625,44 +277,44 @@ static int side_by_side(FILE *out, const multi *m, gb_format fmt)
         snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->threads);
         for (int f = 0; f < m->n; f++) {
             const gb_entry *e = m->cell[k][f];
-            number_cell(g.text[col++], e ? e->median_us : NAN, "%.1f");
-            number_cell(g.text[col++], e ? gb_report_peak_pct(&m->files[f], e) : NAN, "%.1f");
+            gb_grid_number(&g, col++, e ? e->median_us : NAN, "%.1f");
+            gb_grid_number(&g, col++, e ? gb_report_peak_pct(&m->files[f], e) : NAN, "%.1f");
             if (m->any_roof)
-                number_cell(g.text[col++], roof_of(m, f, e), "%.1f");
+                gb_grid_number(&g, col++, roof_of(m, f, e), "%.1f");
             if (f > 0)
-                number_cell(g.text[col++],
-                            e && first && first->median_us > 0.0 ? e->median_us / first->median_us
-                                                                 : NAN,
-                            "%.3f");
+                gb_grid_number(&g, col++,
+                               e && first && first->median_us > 0.0 ? e->median_us / first->median_us
+                                                                    : NAN,
+                               "%.3f");
         }
-        grid_row(&g);
+        gb_grid_row(&g);
     }
-    return grid_finish(out, &g);
+    return gb_grid_finish(out, &g);
 }
 
 /* Per (kernel, M, K, N, threads) and file: the label with the lowest median. */
 static int fastest(FILE *out, const multi *m, gb_format fmt)
 {
-    grid g;
+    gb_grid g;
     char title[GB_TABLE_CELL];
     int col = 0;
 
-    if (grid_init(&g, 3 + m->n) != 0) {
-        grid_free(&g);
+    if (gb_grid_init(&g, 3 + m->n) != 0) {
+        gb_grid_free(&g);
         return -2;
     }
-    grid_col(&g, col++, "kernel", 0);
-    grid_col(&g, col++, "M", 1);
-    grid_col(&g, col++, "threads", 1);
+    gb_grid_col(&g, col++, "kernel", 0);
+    gb_grid_col(&g, col++, "M", 1);
+    gb_grid_col(&g, col++, "threads", 1);
     for (int f = 0; f < m->n; f++) {
         snprintf(title, sizeof title, "%s fastest", m->names[f]);
-        grid_col(&g, col++, title, 0);
+        gb_grid_col(&g, col++, title, 0);
     }
-    if (grid_start(&g, fmt) != 0) {
-        grid_free(&g);
+    if (gb_grid_start(&g, fmt) != 0) {
+        gb_grid_free(&g);
         return -2;
     }
-    heading(out, fmt, "fastest variant on each machine (lowest median, its µs)");
+    gb_grid_heading(out, fmt, "fastest variant on each machine (lowest median, its µs)");
     for (int k = 0; k < m->nkeys; k++) {
         const mkey *key = &m->keys[k];
         int seen = 0;
@@ -692,9 +344,9 @@ static int fastest(FILE *out, const multi *m, gb_format fmt)
             else
                 g.text[col++][0] = '\0';
         }
-        grid_row(&g);
+        gb_grid_row(&g);
     }
-    return grid_finish(out, &g);
+    return gb_grid_finish(out, &g);
 }
 
 static void multi_header(FILE *out, const multi *m, gb_format fmt)

@@ -182,6 +182,13 @@ int gb_machine_cache_ways(const gb_machine *m, int level)
     return c ? c->ways : 0;
 }
 
+const char *gb_bw_level_name(int level)
+{
+    static const char *const level_names[GB_BW_LEVELS] = { "L2", "L3", "memory" };
+
+    return level >= 0 && level < GB_BW_LEVELS ? level_names[level] : "?";
+}
+
 void gb_machine_print(FILE *out, const gb_machine *m)
 {
     fprintf(out, "hostname       %s\n", m->hostname);

@@ -41,13 +41,6 @@
 
 typedef float bw_vec __attribute__((vector_size(64)));
 
-static const char *const level_names[GB_BW_LEVELS] = { "L2", "L3", "memory" };
-
-const char *gb_bw_level_name(int level)
-{
-    return level >= 0 && level < GB_BW_LEVELS ? level_names[level] : "?";
-}
-
 void gb_bw_plan_init(gb_bw_plan *p, long l2_bytes, long l3_bytes, int threads)
 {
     const char *mode = getenv("GEMMBENCH_BANDWIDTH");

@@ -3,7 +3,7 @@
  * micro-kernel this CPU can run (forced with --param isa=...), block sizes
  * small enough that every one of the five loops runs several times and
  * ends in a tail, pre-packed B, 1 and 2 threads, padded leading dimensions;
- * and the blocking and threading rules the header of packed.c promises.
+ * and the blocking and threading rules the header of packed_plan.c promises.
  */
 #include "test.h"
 
@@ -177,8 +177,8 @@ TEST(packed_refuses_an_isa_the_cpu_lacks)
     }
 }
 
-/* The blocking rules of packed.c's header, on BERT's qkv shape (B read in
- * place, its micro-panel in L1) and mlp_expand's (B fused: copied by the
+/* The blocking rules of packed_plan.c's header, on BERT's qkv shape (B read
+ * in place, its micro-panel in L1) and mlp_expand's (B fused: copied by the
  * first pass). */
 TEST(packed_blocks_follow_the_cache_rule)
 {

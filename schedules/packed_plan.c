@@ -1,0 +1,512 @@
+/*
+ * packed_plan.c - the packed schedule's plan, which packed.c's loops run:
+ * for one shape, thread count and --prepack, the micro-kernel, how B and A
+ * reach it (the regimes packed.c's header describes, by the rules it
+ * states), the order of the two inner loops, the cache blocks, the thread
+ * grid and the prefetch distance, handed over as one packed_plan
+ * (packed_plan.h).  A plan is made before a call (by prepare(), or at the
+ * call's start without it) and only read during it; --explain and the
+ * result file's effective parameters describe a plan from the same
+ * packed_plan_call, so what they print is what runs.
+ *
+ * Prefetch distance for B read in place (every regime's first pass): a
+ * prefetched row waits in L1 until the kernel loads it, and rows whose
+ * distance is a multiple of L1d's way size (its size over its ways, 4 KiB
+ * on a 48 KiB 12-way or 32 KiB 8-way L1d) fall into one set.  The set
+ * repeats every `period` rows (way / gcd(row bytes mod way, way): 1 at
+ * N = 1024, 2048, 3072, 2 at 1536, 4 at 768); a set gives half its ways
+ * to the A micro-panel (kc's rule) and one each to the row being loaded
+ * and to the C or copy lines being stored, and the rest, times the period,
+ * is how many rows ahead the kernel prefetches, at most
+ * PACKED_B_PREFETCH_ROWS (16; unknown ways: 16).  On a 12-way L1d that is
+ * 4 rows for mlp_expand's B and 16 for N = 768: 16 rows of a 12 KiB stride
+ * would evict each other before use.  The kernels reading packed B keep 16
+ * rows (their rows are contiguous); the copy kernel takes the distance as
+ * an argument (packed_kernels.h), and reads B in place, copying it or not,
+ * wherever the distance is shorter.  --param bpf overrides it.
+ *
+ * Cache blocks from the detected caches (include/machine.h), after BLIS's
+ * analytical model (Low et al. 2016) without associativity, which the
+ * machine description does not record:
+ *   kc: the A micro-panel (MR x kc) takes half of L1d in every regime, so
+ *       that K = 768 is one pass over C on a 48 KiB L1d; the rest of L1
+ *       holds the B lines in flight and the C tile.  (A B micro-panel read
+ *       in place cannot claim L1 by size: its rows share L1 sets.)  With jr
+ *       outer (B in place or fused) B is not kept anywhere between ic
+ *       blocks, so each ic block reads it from memory again: kc is also cut
+ *       until an A block of all M rows fits mc's share of L2 (one ic
+ *       block), but not below a quarter of the L1 figure (more passes over
+ *       C would cost more than a second read of B);
+ *   mc: the A block (mc x kc) takes half of L2;
+ *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call,
+ *       panel fused or pre-packed), so that a packed panel is still in L2
+ *       when the micro-kernels read it back; in place or fused there is no
+ *       B block and nc is all of N (one jc block, nothing done twice);
+ * each rounded to its register block and balanced, so that K = 768 is cut
+ * into equal blocks rather than a full one and a sliver.  --param mc, kc,
+ * nc override (mc, nc rounded up to MR, NR; not balanced); --param isa,
+ * bpack, loop and apack force the other choices (ablations).
+ *
+ * Thread grid: tm x tn threads over the rows and columns of C (packed.c
+ * splits the (ic, jr) tiles over it), the one that minimizes, for the
+ * busiest thread, padded FMAs + PACK_COST x the A and B elements it packs
+ * or reads: splitting N brings each B element in once, splitting M would
+ * bring all of B in on every thread, so at BERT's shapes the columns are
+ * split.
+ */
+#include "gemmbench.h"
+#include "machine.h"
+#include "packed_plan.h"
+
+#include <string.h>
+
+/* Shares of each cache the blocking rule gives a block (see the header). */
+#define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc, whichever loop is outer */
+/* jr outer: kc no smaller than the L1 cap over this, however large M. */
+#define KC_JR_MIN_DIVISOR 4
+/* Cache line size the set count assumes (every x86-64 and arm64 L1d). */
+#define LINE_BYTES 64
+/* Rows of B closer than this are read in place (see packed_plan_call). */
+#define PAGE_BYTES 4096L
+#define MC_L2_SHARE 0.5
+#define NC_L2_SHARE 0.5
+/* When the caches are unknown: common sizes of the last decade. */
+#define FALLBACK_L1_BYTES (32L * 1024)
+#define FALLBACK_L2_BYTES (1024L * 1024)
+/* Cost of packing one element, in FMAs of the micro-kernel, for choosing
+ * the thread grid (an element copy costs about one FMA-vector slot). */
+#define PACK_COST 16.0
+/* B fused copies a micro-panel only when the passes after the first do at
+ * least this many FMAs per copied element ((A micro-panels - 1) x MR):
+ * below that, reading B in place again costs less than the copy's stores.
+ * Measured (AMD EPYC, mlp_expand, in place against fused, median of the
+ * per-round ratios, 20 rounds): 2 A micro-panels 0.84 (1 thread) and 0.90
+ * (2 threads), 3: 0.90 / 0.97, 4: 0.95 / 0.97, 6: 0.98 / 1.01, 12:
+ * 1.03 / 1.02, 16: 1.04 / 1.05.  On AVX-512 (MR 8): copied from 5 A
+ * micro-panels (M = 40) per thread up. */
+#define FUSED_COPY_FMAS 32
+
+/* ---- instruction sets ------------------------------------------------------ */
+
+/* Widest first: the default is the first one the CPU runs. */
+static const packed_isa *const isa_table[] = {
+#if defined(__x86_64__)
+    &packed_isa_avx512,
+    &packed_isa_avx2,
+#endif
+    &packed_isa_portable,
+};
+#define ISA_COUNT (sizeof isa_table / sizeof isa_table[0])
+
+/* The --param isa choices: every name, on every build, so that a command
+ * line means the same everywhere (a path this build or CPU lacks fails). */
+static const char *const isa_choices[] = { "avx512", "avx2", "portable", NULL };
+/* --param apack: A packed whole once per call, block by block, or read in
+ * place (the index is the mode). */
+static const char *const apack_choices[] = { "whole", "block", "in_place", "fused", NULL };
+/* --param bpack: how the micro-kernel gets B (the index is the b_mode). */
+static const char *const bpack_choices[] = { "panel", "in_place", "prepacked", "fused",
+                                             "panel_fused", NULL };
+/* --param loop: the order of the two inner loops, outer first. */
+static const char *const loop_choices[] = { "ir_jr", "jr_ir", NULL };
+
+/* The isa the user forced (NULL if unknown here), or the widest this CPU runs. */
+static const packed_isa *select_isa(const gb_params *params)
+{
+    long forced = gb_param_get(params, "isa", -1);
+
+    if (forced >= 0) {
+        for (size_t i = 0; i < ISA_COUNT; i++)
+            if (strcmp(isa_table[i]->name, isa_choices[forced]) == 0)
+                return isa_table[i];
+        return NULL;
+    }
+    for (size_t i = 0; i < ISA_COUNT; i++)
+        if (isa_table[i]->cpu_runs())
+            return isa_table[i];
+    return &packed_isa_portable;
+}
+
+static long choice_index(const char *name)
+{
+    for (long i = 0; isa_choices[i]; i++)
+        if (strcmp(isa_choices[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- blocking ---------------------------------------------------------------- */
+
+/* The largest multiple of unit <= cap (at least unit), then balanced over
+ * extent: as many blocks as cap needs, each as equal as unit allows. */
+static int balanced_block(long extent, long cap, int unit)
+{
+    long blocks, block;
+
+    cap = cap / unit * unit;
+    if (cap < unit)
+        cap = unit;
+    if (cap >= extent)
+        return round_up(extent, unit);
+    blocks = ceil_div(extent, cap);
+    block = round_up(ceil_div(extent, blocks), unit);
+    return (int)block;
+}
+
+/* A user's block: at least one register block, rounded up to it, and never
+ * larger than the (rounded) extent, so buffers stay bounded by the shape. */
+static int user_block(long value, long extent, int unit)
+{
+    long max = round_up(extent, unit);
+    long v = round_up(value, unit);
+    return (int)(v < max ? v : max);
+}
+
+/* Busiest thread's cost for a tm x tn grid: padded FMAs, plus the A and B
+ * elements it packs or reads, at PACK_COST FMAs each. */
+static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int tn)
+{
+    const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
+    const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
+    const double jc_blocks = (double)ceil_div((long)cols, p->nc);
+    const int a_shared = p->a_mode == A_WHOLE || p->a_mode == A_FUSED;
+    const double a_packed = a_shared ? (double)round_up(M, p->mr) * K / p->nthreads
+                                       : rows * K * jc_blocks;
+    /* B is brought in whether it is packed, read in place or pre-packed. */
+    const double packed = a_packed + cols * K;
+    return rows * cols * K + PACK_COST * packed;
+}
+
+/* kc's cap from L1: the A micro-panel (MR x kc) in its share of L1d. */
+static long kc_l1_cap(const packed_plan *p)
+{
+    return (long)(KC_A_L1_SHARE * p->l1_bytes) / ((long)p->mr * (long)sizeof(float));
+}
+
+/* With jr outer, all M rows of an A block (M x kc) stay in mc's share of
+ * L2 while the B micro-panels pass: the kc that allows. */
+static long kc_whole_m_cap(int M, const packed_plan *p)
+{
+    return (long)(MC_L2_SHARE * p->l2_bytes) / ((long)round_up(M, p->mr) * (long)sizeof(float));
+}
+
+/* Would B fused (jr outer) have to cut kc below L1's figure (and K) to
+ * keep all M rows of A in L2?  Then ir outer, B copied into a packed block
+ * by the first A micro-panel's pass, does the k loop in one piece instead. */
+static int fused_cuts_kc(int M, int K, const packed_plan *p)
+{
+    const long l1_cap = kc_l1_cap(p), want = l1_cap < K ? l1_cap : K;
+    return kc_whole_m_cap(M, p) < want;
+}
+
+/* A's rows a page or more apart may all fall into one L1 set: the MR
+ * lines the kernel broadcasts from at one k, and a B row's lines beside
+ * them.  In place needs that many ways, and one more. */
+static int l1_set_holds_a_rows(const packed_plan *p)
+{
+    const int b_row_lines = (int)ceil_div((long)p->nr * (long)sizeof(float), LINE_BYTES);
+    return p->l1_ways > p->mr + b_row_lines;
+}
+
+static long gcd(long a, long b)
+{
+    while (b != 0) {
+        const long r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Rows ahead the kernel prefetches B whose rows are ld floats apart: the
+ * spare ways of an L1d set times the rows after which the set repeats (the
+ * header's rule). */
+int packed_b_prefetch_rows(const packed_plan *p, long ld)
+{
+    const long spare = p->l1_ways / 2 - 2;
+    long way, period, rows;
+
+    if (p->bpf >= 0)
+        return p->bpf;
+    if (p->l1_ways <= 0 || p->l1_bytes % p->l1_ways != 0)
+        return PACKED_B_PREFETCH_ROWS;
+    way = p->l1_bytes / p->l1_ways;
+    period = way / gcd((ld * (long)sizeof(float)) % way, way);
+    rows = period * (spare > 1 ? spare : 1);
+    return rows < PACKED_B_PREFETCH_ROWS ? (int)rows : PACKED_B_PREFETCH_ROWS;
+}
+
+/* A micro-panels per A block of one thread (its rows, at most mc): the
+ * passes over each B micro-panel with jr outer. */
+static int passes_per_block(const packed_plan *p, int M)
+{
+    const long rows = ceil_div(ceil_div(M, p->mr), p->tm) * p->mr;
+    return (int)ceil_div(rows < p->mc ? rows : p->mc, p->mr);
+}
+
+void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
+{
+    gb_machine machine;
+    long kc_cap, mc_cap, nc_cap;
+    double best = -1.0;
+
+    memset(p, 0, sizeof *p);
+    p->isa = select_isa(ctx->params);
+    if (p->isa == NULL)
+        return;
+    p->mr = p->isa->mr;
+    p->nr = p->isa->nr;
+    /* B fused: the fewest A micro-panels per B micro-panel from which the
+     * first one's pass copies it for the others, (passes - 1) x MR >=
+     * FUSED_COPY_FMAS; below, every pass reads it in place. */
+    p->fused_min_passes = 1 + (FUSED_COPY_FMAS + p->mr - 1) / p->mr;
+    gb_machine_detect(&machine);
+    p->l1_bytes = gb_machine_cache_bytes(&machine, 1);
+    p->l2_bytes = gb_machine_cache_bytes(&machine, 2);
+    p->l1_ways = gb_machine_cache_ways(&machine, 1);
+    if (p->l1_bytes <= 0)
+        p->l1_bytes = FALLBACK_L1_BYTES;
+    if (p->l2_bytes <= 0)
+        p->l2_bytes = FALLBACK_L2_BYTES;
+    p->bpf = (int)gb_param_get(ctx->params, "bpf", -1);
+
+    /* B in place when its rows are closer than a page, else fused: in place
+     * for the first A micro-panel's pass, which copies it for the others
+     * (packed.c's header says why); --param bpack forces a mode, and
+     * prepacked is --prepack's alone. */
+    if (prepack)
+        p->b_mode = B_PREPACKED;
+    else if (gb_param_get(ctx->params, "bpack", -1) >= 0 &&
+             gb_param_get(ctx->params, "bpack", -1) != B_PREPACKED)
+        p->b_mode = (int)gb_param_get(ctx->params, "bpack", -1);
+    else if ((long)N * (long)sizeof(float) < PAGE_BYTES)
+        p->b_mode = B_IN_PLACE;
+    else
+        p->b_mode = fused_cuts_kc(M, K, p) ? B_PANEL_FUSED : B_FUSED;
+    /* B fused is jr outer by construction: the first A micro-panel's pass
+     * copies the B micro-panel the later ones read; panel fused is ir outer:
+     * the first A micro-panel's pass over the block copies all of it. */
+    if (gb_param_get(ctx->params, "loop", -1) >= 0 && p->b_mode != B_FUSED &&
+        p->b_mode != B_PANEL_FUSED)
+        p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
+    else
+        p->ir_outer = p->b_mode != B_IN_PLACE && p->b_mode != B_FUSED;
+    /* kc: the A micro-panel takes its share of L1 (the header says why
+     * whichever loop is outer); jr outer, also an A block of all M rows
+     * within mc's share of L2, so that one ic block reads B once, down to a
+     * quarter of the L1 cap. */
+    kc_cap = kc_l1_cap(p);
+    if (!p->ir_outer) {
+        const long whole_m = kc_whole_m_cap(M, p);
+        const long floor = kc_cap / KC_JR_MIN_DIVISOR;
+        if (whole_m < kc_cap)
+            kc_cap = whole_m > floor ? whole_m : floor;
+    }
+    if (gb_param_get(ctx->params, "kc", 0) > 0)
+        p->kc = (int)(gb_param_get(ctx->params, "kc", 0) < K ? gb_param_get(ctx->params, "kc", 0)
+                                                              : K);
+    else
+        p->kc = balanced_block(K, kc_cap, 1);
+
+    mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
+    nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
+    p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
+    /* A in place when dense rows of A (K floats) are closer than a page, as
+     * for B, or L1d has the ways for MR of them in one set; else fused: each
+     * micro-panel packed on its first use, by the thread that reads it, so
+     * the call has no packing pass and no barrier.  --param apack forces
+     * one. */
+    if (gb_param_get(ctx->params, "apack", -1) >= 0)
+        p->a_mode = (int)gb_param_get(ctx->params, "apack", -1);
+    else if ((long)K * (long)sizeof(float) < PAGE_BYTES || l1_set_holds_a_rows(p))
+        p->a_mode = A_IN_PLACE;
+    else
+        p->a_mode = A_FUSED;
+
+    /* The grid first (it decides each thread's extent), from the caps. */
+    p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
+    p->nc = (int)(nc_cap / p->nr * p->nr > p->nr ? nc_cap / p->nr * p->nr : p->nr);
+    for (int tm = 1; tm <= p->nthreads; tm++) {
+        int tn = p->nthreads / tm;
+        double cost;
+        if (tm * tn != p->nthreads)
+            continue;
+        cost = grid_cost(p, M, N, K, tm, tn);
+        if (best < 0.0 || cost < best) {
+            best = cost;
+            p->tm = tm;
+            p->tn = tn;
+        }
+    }
+
+    /* Then the blocks, balanced over one thread's rows and columns. */
+    {
+        long rows = ceil_div(ceil_div(M, p->mr), p->tm) * p->mr;
+        long cols = ceil_div(ceil_div(N, p->nr), p->tn) * p->nr;
+        long mc = gb_param_get(ctx->params, "mc", 0), nc = gb_param_get(ctx->params, "nc", 0);
+        p->mc = mc > 0 ? user_block(mc, M, p->mr) : balanced_block(rows, mc_cap, p->mr);
+        /* No B block to keep in L2 when B is read in place or fused: one
+         * jc block, so that nothing is done again per block. */
+        const int b_block =
+            p->b_mode == B_PANEL || p->b_mode == B_PREPACKED || p->b_mode == B_PANEL_FUSED;
+        p->nc = nc > 0     ? user_block(nc, N, p->nr)
+                : b_block  ? balanced_block(cols, nc_cap, p->nr)
+                           : round_up(N, p->nr);
+    }
+}
+
+/* ---- description --------------------------------------------------------------- */
+
+/* The effective parameters of plan p (the plan that runs, packed.c's
+ * resolve picks it), for the result file. */
+void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effective)
+{
+    memset(effective, 0, sizeof *effective);
+    if (p->isa == NULL)
+        return;
+    gb_param_set(effective, "isa", choice_index(p->isa->name));
+    gb_param_set(effective, "mr", p->mr);
+    gb_param_set(effective, "nr", p->nr);
+    gb_param_set(effective, "mc", p->mc);
+    gb_param_set(effective, "kc", p->kc);
+    gb_param_set(effective, "nc", p->nc);
+    gb_param_set(effective, "apack", p->a_mode);
+    gb_param_set(effective, "loop", p->ir_outer ? 0 : 1);
+    gb_param_set(effective, "bpack", p->b_mode);
+    /* Dense B (rows N floats apart), in the modes that read it in place. */
+    if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED)
+        gb_param_set(effective, "bpf", packed_b_prefetch_rows(p, N));
+    /* B fused: 1 when the first pass copies B for the others, 0 copy-free. */
+    if (p->b_mode == B_FUSED)
+        gb_param_set(effective, "bcopy", fused_copies(p, passes_per_block(p, M)));
+    gb_param_set(effective, "threads_m", p->tm);
+    gb_param_set(effective, "threads_n", p->tn);
+}
+
+void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    static const char *const b_how[] = {
+        "packed per call into NR-wide panels; ir outside jr (A micro-panel in L1)",
+        "read in place (rows under a page apart), prefetched; jr outside ir",
+        "pre-packed by prepare(); ir outside jr (A micro-panel in L1)",
+        ("read in place by the first A micro-panel's pass, which copies each B micro-panel "
+         "for the others; jr outside ir"),
+        ("read in place by the first A micro-panel's pass over the block, which copies it "
+         "into a packed block for the others; ir outside jr (A micro-panel in L1)"),
+    };
+    const int user_kc = gb_param_get(ctx->params, "kc", 0) > 0;
+    long forced = gb_param_get(ctx->params, "isa", -1);
+    packed_plan p;
+
+    packed_plan_call(M, N, K, ctx, 0, &p);
+    fprintf(out, "packed %dx%dx%d (MxKxN), %d thread%s:\n", M, K, N, ctx->nthreads,
+            ctx->nthreads > 1 ? "s" : "");
+    if (p.isa == NULL) {
+        fprintf(out, "  isa %s: not in this build\n", isa_choices[forced]);
+        return;
+    }
+    fprintf(out, "  micro-kernel  %s %dx%d (%s; %d registers of %d floats)%s\n", p.isa->name,
+            p.mr, p.nr, forced >= 0 ? "forced" : "widest this CPU runs", p.isa->vector_regs,
+            p.isa->vector_floats, p.isa->cpu_runs() ? "" : "  -- this CPU cannot run it");
+    fprintf(out, "  B             %s%s\n", b_how[p.b_mode],
+            gb_param_get(ctx->params, "bpack", -1) >= 0 ||
+                    gb_param_get(ctx->params, "loop", -1) >= 0
+                ? " (--param)"
+                : "");
+    if (p.b_mode == B_FUSED) {
+        const int passes = passes_per_block(&p, M);
+        fprintf(out, "  B copy        %s (%d A micro-panel%s per B micro-panel; copied from %d "
+                     "up, when the later passes do >= %d FMAs per copied element)\n",
+                fused_copies(&p, passes) ? "by the first pass" : "none: every pass reads B in place",
+                passes, passes == 1 ? "" : "s", p.fused_min_passes, FUSED_COPY_FMAS);
+    }
+    if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
+        fprintf(out, "  B prefetch    %d rows ahead where read in place %s\n",
+                packed_b_prefetch_rows(&p, N),
+                p.bpf >= 0 ? "(--param)"
+                           : "(the L1d set's spare ways for rows that share it, at most 16)");
+    fprintf(out, "  A             %s%s\n",
+            p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart, or L1d ways "
+                                     "enough for MR rows in one set; a fringe micro-panel "
+                                     "packed)"
+            : p.a_mode == A_WHOLE  ? "packed whole once per call, a share per thread, then one barrier"
+            : p.a_mode == A_FUSED  ? "packed micro-panel by micro-panel on its first use (hot in "
+                                     "L1), each by the first thread to need it; no barrier"
+                                   : "packed block by block",
+            gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
+    fprintf(out, "  kc %-5d %s\n", p.kc,
+            user_kc      ? "(--param)"
+            : p.ir_outer ? "(A micro-panel MR x kc in half of L1d, balanced over K)"
+                         : "(A micro-panel in half of L1d, and M x kc in half of L2 down to a "
+                           "quarter of that, balanced over K)");
+    fprintf(out, "  mc %-5d %s\n", p.mc,
+            gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
+                                                   : "(A block mc x kc in half of L2, balanced)");
+    fprintf(out, "  nc %-5d %s\n", p.nc,
+            gb_param_get(ctx->params, "nc", 0) > 0 ? "(--param, rounded up to NR)"
+            : p.b_mode == B_PANEL || p.b_mode == B_PANEL_FUSED
+                ? "(B block kc x nc in half of L2, balanced)"
+                                  : "(B not packed per call: one block)");
+    fprintf(out, "  caches L1d %ld KiB (%d-way), L2 %ld KiB\n", p.l1_bytes / 1024, p.l1_ways,
+            p.l2_bytes / 1024);
+    fprintf(out, "  threads %d x %d (rows x columns of C); loops per thread: jc %ld, pc %ld, "
+                 "ic %ld\n",
+            p.tm, p.tn, ceil_div(ceil_div(ceil_div(N, p.nr), p.tn) * p.nr, p.nc),
+            ceil_div(K, p.kc), ceil_div(ceil_div(ceil_div(M, p.mr), p.tm) * p.mr, p.mc));
+    packed_plan_call(M, N, K, ctx, 1, &p);
+    fprintf(out, "  --prepack: B %s; kc %d, nc %d, threads %d x %d\n", b_how[p.b_mode], p.kc,
+            p.nc, p.tm, p.tn);
+}
+
+/* A forced isa this build lacks, or this CPU cannot run, is an input error:
+ * never silently replaced by another path, or the result would be labelled
+ * with a micro-kernel that did not run. */
+int packed_usable(const gb_params *params, char *why, size_t whylen)
+{
+    const packed_isa *isa = select_isa(params);
+    long forced = gb_param_get(params, "isa", -1);
+    char runs[64] = "";
+
+    /* Pre-packed B exists only when prepare() packs it, which --prepack
+     * asks for; as a --param it would be accepted and mean nothing. */
+    if (gb_param_get(params, "bpack", -1) == B_PREPACKED) {
+        snprintf(why, whylen, "bpack=prepacked: B is pre-packed by --prepack alone "
+                              "(bpack takes panel, in_place, fused or panel_fused)");
+        return -1;
+    }
+    if (isa != NULL && isa->cpu_runs())
+        return 0;
+    for (size_t i = 0; i < ISA_COUNT; i++)
+        if (isa_table[i]->cpu_runs()) {
+            size_t used = strlen(runs);
+            snprintf(runs + used, sizeof runs - used, "%s%s", used ? ", " : "",
+                     isa_table[i]->name);
+        }
+    snprintf(why, whylen, "isa=%s: %s (it runs: %s)", isa_choices[forced],
+             isa == NULL ? "not in this build" : "this CPU cannot run it", runs);
+    return -1;
+}
+
+const gb_param_spec packed_params[] = {
+    { "mc", 1, 1000000, NULL, "rows of A per packed block (L2); rounded up to MR" },
+    { "kc", 1, 1000000, NULL, "k per block (L1)" },
+    { "nc", 1, 1000000, NULL, "columns of B per packed panel; rounded up to NR" },
+    { "isa", 0, 0, isa_choices, "micro-kernel (default: the widest this CPU runs)" },
+    { "loop", 0, 0, loop_choices, "inner loop order, outer first (default: jr_ir when B is "
+                                  "read in place or fused; fused is always jr_ir)" },
+    { "bpack", 0, 0, bpack_choices, "B packed per call into panels, read in place, fused "
+                                    "(read in place; copied by the first pass when 5 or more A "
+                                    "micro-panels read it, on AVX-512; jr outer) "
+                                    "or panel_fused (likewise into a packed block, ir outer); "
+                                    "default: in place when N*4 < 4096, else fused, or "
+                                    "panel_fused when fused would cut kc; prepacked is "
+                                    "--prepack's" },
+    { "bpf", 0, 64, NULL, "rows ahead the kernel prefetches B where it reads B in place, 0: "
+                          "none ahead (default: from L1d's ways and B's row stride, at most "
+                          "16)" },
+    { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
+                                    "fused: each micro-panel packed on first use (default: in "
+                                    "place when K*4 < 4096 or L1d has the ways for MR rows "
+                                    "in one set, else fused)" },
+    { 0 },
+};

@@ -1,0 +1,74 @@
+/*
+ * packed_plan.h - what the packed schedule's planning (packed_plan.c) hands
+ * its execution (packed.c): one packed_plan per shape, thread count and
+ * --prepack, made before a call and only read during it; and the parts of
+ * the variant that describe a plan (its parameters, --explain, the
+ * effective parameters, the check of a forced choice).
+ */
+#ifndef GB_PACKED_PLAN_H
+#define GB_PACKED_PLAN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gemmbench.h"
+#include "packed_kernels.h"
+
+/* How A reaches the micro-kernel (--param apack; the index is the mode). */
+enum { A_WHOLE, A_BLOCK, A_IN_PLACE, A_FUSED };
+/* How the micro-kernel gets B (--param bpack; the index is the b_mode). */
+enum { B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED, B_PANEL_FUSED };
+
+/* Everything a call needs to know about its loops. */
+typedef struct packed_plan {
+    const packed_isa *isa;
+    int mr, nr;
+    int mc, kc, nc;          /* cache blocks (mc % mr == 0, nc % nr == 0) */
+    int tm, tn;              /* thread grid: rows x columns of C */
+    int a_mode;              /* A_WHOLE (once per call, by all threads), A_BLOCK,
+                              * A_IN_PLACE (fringe micro-panels packed) or A_FUSED
+                              * (each micro-panel packed right before its first use) */
+    int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
+    int b_mode;              /* B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED or B_PANEL_FUSED */
+    int fused_min_passes;    /* B fused: A micro-panels per B micro-panel from which
+                              * the first one's pass copies it for the others */
+    int nthreads;
+    long l1_bytes, l2_bytes; /* what the rule used */
+    int l1_ways;             /* L1d associativity; 0 unknown */
+    int bpf;                 /* --param bpf: rows B read in place is prefetched ahead, or -1 */
+} packed_plan;
+
+/* The plan of one call: the isa (NULL when a forced one is not in this
+ * build, and then nothing else), the regimes, the blocks and the grid.
+ * prepack: B pre-packed by prepare(). */
+void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p);
+
+/* Rows ahead the kernel prefetches B whose rows are ld floats apart. */
+int packed_b_prefetch_rows(const packed_plan *p, long ld);
+
+/* B fused: whether the first of `passes` A micro-panels' passes over a B
+ * micro-panel copies it for the later ones (below the plan's threshold,
+ * every pass reads B in place). */
+static inline int fused_copies(const packed_plan *p, int passes)
+{
+    return passes >= p->fused_min_passes;
+}
+
+static inline int round_up(long x, int unit)
+{
+    return (int)((x + unit - 1) / unit * unit);
+}
+
+static inline long ceil_div(long a, long b)
+{
+    return (a + b - 1) / b;
+}
+
+/* The variant's description of a plan (gb_variant's resolve, explain,
+ * usable and params); packed_plan_effective takes the plan that runs. */
+void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effective);
+void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx);
+int packed_usable(const gb_params *params, char *why, size_t whylen);
+extern const gb_param_spec packed_params[];
+
+#endif
