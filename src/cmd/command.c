@@ -1,7 +1,9 @@
-/* command.c - errors, exit statuses and signals shared by the subcommands; see command.h. */
+/* command.c - the table of commands, and the errors, exit statuses, help and
+ * signals they share; see command.h. */
 #define _GNU_SOURCE
 #include "command.h"
 #include "parse.h"
+#include "settings.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -38,6 +40,54 @@ int gb_usage(const char *cmd, const char *fmt, ...)
     vreport(cmd, fmt, ap, 1);
     va_end(ap);
     return GB_EXIT_USAGE;
+}
+
+/* ---- the commands ------------------------------------------------------------- */
+
+/* main's dispatch and gemmbench --help's list, in --help's order.  To add a
+ * command: its file src/cmd/NAME_cmd.c, its gb_cmd_NAME in command.h, a
+ * GB_CMD_* bit for its settings (settings.h), and one line here. */
+const gb_command gb_commands[] = {
+    { NULL, GB_CMD_RUN, "[options]", "run a sweep (bench.conf, then flags)", gb_cmd_run },
+    { "info", GB_CMD_INFO, "", "describe this machine, measure its peak", gb_cmd_info },
+    { "compare", GB_CMD_COMPARE, "OLD.json NEW.json",
+      "what changed; a CI gate (exit 1 on a slowdown)", gb_cmd_compare },
+    { "ab", GB_CMD_AB, "OLD NEW [run options]",
+      "two builds measured round by round; a CI gate", gb_cmd_ab },
+    { "report", GB_CMD_REPORT, "FILE.json...", "pivot tables of result files, side by side",
+      gb_cmd_report },
+    { "tune", GB_CMD_TUNE, "[options]", "search schedule parameters, record the best",
+      gb_cmd_tune },
+};
+const size_t gb_command_count = sizeof gb_commands / sizeof gb_commands[0];
+
+const gb_command *gb_command_for(int argc, char **argv)
+{
+    for (size_t i = 0; i < gb_command_count && argc > 1; i++)
+        if (gb_commands[i].name && strcmp(argv[1], gb_commands[i].name) == 0)
+            return &gb_commands[i];
+    return &gb_commands[0];
+}
+
+void gb_write_command_list(FILE *out)
+{
+    for (size_t i = 0; i < gb_command_count; i++) {
+        const gb_command *c = &gb_commands[i];
+        char line[96];
+        snprintf(line, sizeof line, "gemmbench%s%s%s%s", c->name ? " " : "",
+                 c->name ? c->name : "", c->synopsis[0] ? " " : "", c->synopsis);
+        fprintf(out, "%s %-37s %s\n", i == 0 ? "usage:" : "      ", line, c->summary);
+    }
+    fprintf(out, "       %-37s %s\n", "gemmbench SUBCOMMAND --help", "help on a subcommand");
+}
+
+int gb_help_command(const char *cmd, unsigned settings, const char *intro, const char *outro)
+{
+    fputs(intro, stdout);
+    /* run's long list under headings; a subcommand's few options as they come */
+    gb_settings_write_help(stdout, settings, settings == GB_CMD_RUN);
+    fputs(outro, stdout);
+    return gb_finish_stdout(cmd);
 }
 
 /* The long option an argument names ("--force=yes" -> "force"), and how
