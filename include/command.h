@@ -26,22 +26,8 @@ int gb_fail(int code, const char *cmd, const char *fmt, ...)
  * returns GB_EXIT_USAGE. */
 int gb_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* getopt_long returned ':' (a missing value) or '?' (an unknown option):
- * reports it as a usage error of cmd, naming the option as the user typed
- * it; returns GB_EXIT_USAGE. */
-int gb_getopt_fail(const char *cmd, int ch, char **argv);
-/* The same, knowing the command's long options, so that "--force=yes" is
- * "option '--force' takes no value" and "--co" is "ambiguous (--config,
- * --cooldown)" rather than an unknown option. */
-struct option;
-int gb_getopt_fail_opts(const char *cmd, int ch, char **argv, const struct option *longopts);
-/* The message alone (for a parser that returns it in a buffer). */
-void gb_getopt_describe(int ch, char **argv, const struct option *longopts, char *buf,
-                        size_t len);
-
 /* --help: text on stdout; the exit status (GB_EXIT_IO when it was lost). */
 int gb_help(const char *cmd, const char *text);
-
 /* --help of a command on stdout: intro, then its options from the settings
  * table (settings is its GB_CMD_* bit), then outro; the exit status
  * (GB_EXIT_IO when it was lost). */

@@ -5,7 +5,6 @@
 #include "parse.h"
 #include "settings.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -88,72 +87,6 @@ int gb_help_command(const char *cmd, unsigned settings, const char *intro, const
     gb_settings_write_help(stdout, settings, settings == GB_CMD_RUN);
     fputs(outro, stdout);
     return gb_finish_stdout(cmd);
-}
-
-/* The long option an argument names ("--force=yes" -> "force"), and how
- * many entries of longopts it could mean: the one it spells exactly, else
- * every one it is a prefix of. */
-static int long_matches(const char *arg, const struct option *longopts, char *names,
-                        size_t len, const struct option **exact)
-{
-    size_t n = strcspn(arg + 2, "=");
-    int count = 0;
-
-    *exact = NULL;
-    names[0] = '\0';
-    for (const struct option *o = longopts; o && o->name; o++)
-        if (strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0)
-            *exact = o;
-    if (*exact)
-        return 1;
-    for (const struct option *o = longopts; o && o->name; o++)
-        if (strncmp(o->name, arg + 2, n) == 0) {
-            size_t used = strlen(names);
-            snprintf(names + used, len - used, "%s--%s", count ? ", " : "", o->name);
-            count++;
-        }
-    return count;
-}
-
-void gb_getopt_describe(int ch, char **argv, const struct option *longopts, char *buf,
-                        size_t len)
-{
-    const char *arg = optind > 0 ? argv[optind - 1] : "";
-    char names[256], shown[96];
-
-    if (ch == ':') {
-        snprintf(buf, len, "option '%s' needs a value", arg);
-        return;
-    }
-    if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
-        const struct option *exact;
-        int n = long_matches(arg, longopts, names, sizeof names, &exact);
-        gb_printable(arg, 60, shown, sizeof shown);
-        if (exact && exact->has_arg == no_argument && strchr(arg, '='))
-            snprintf(buf, len, "option '--%s' takes no value", exact->name);
-        else if (n > 1)
-            snprintf(buf, len, "option '%s' is ambiguous (%s)", shown, names);
-        else
-            snprintf(buf, len, "unknown option '%s'", shown);
-        return;
-    }
-    if (optopt > 0 && optopt < 256)
-        snprintf(buf, len, "unknown option '-%c'", optopt);
-    else
-        snprintf(buf, len, "unknown option '%s'", arg);
-}
-
-int gb_getopt_fail_opts(const char *cmd, int ch, char **argv, const struct option *longopts)
-{
-    char msg[512];
-
-    gb_getopt_describe(ch, argv, longopts, msg, sizeof msg);
-    return gb_usage(cmd, "%s", msg);
-}
-
-int gb_getopt_fail(const char *cmd, int ch, char **argv)
-{
-    return gb_getopt_fail_opts(cmd, ch, argv, NULL);
 }
 
 int gb_help(const char *cmd, const char *text)
