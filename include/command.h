@@ -26,8 +26,6 @@ int gb_fail(int code, const char *cmd, const char *fmt, ...)
  * returns GB_EXIT_USAGE. */
 int gb_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* --help: text on stdout; the exit status (GB_EXIT_IO when it was lost). */
-int gb_help(const char *cmd, const char *text);
 /* --help of a command on stdout: intro, then its options from the settings
  * table (settings is its GB_CMD_* bit), then outro; the exit status
  * (GB_EXIT_IO when it was lost). */

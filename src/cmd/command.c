@@ -89,12 +89,6 @@ int gb_help_command(const char *cmd, unsigned settings, const char *intro, const
     return gb_finish_stdout(cmd);
 }
 
-int gb_help(const char *cmd, const char *text)
-{
-    fputs(text, stdout);
-    return gb_finish_stdout(cmd);
-}
-
 int gb_list_append(char *dst, size_t size, const char *item)
 {
     size_t used = strlen(dst);
