@@ -1,5 +1,6 @@
 # help.sh - gemmbench --help lists every command (from main's dispatch table),
-# and each command's --help answers.
+# each command's --help answers, and every flag any --help shows is in
+# src/settings/SETTINGS.md.
 . tests/cli/lib.sh
 G=$GEMMBENCH
 ROOT=$(pwd)
@@ -17,6 +18,16 @@ for c in $commands; do
     cp "$WORK/out" "$WORK/help-$c"
 done
 cp "$WORK/top" "$WORK/help-run"
+
+# Every flag of every --help is documented beside the code.
+missing=""
+for f in "$WORK"/help-*; do
+    for flag in $(grep -o '^ *\(-[a-zA-Z], \)\{0,1\}--[a-z][a-z-]*' "$f" | sed 's/.*--/--/'); do
+        grep -q -- "\`$flag[\` ]" "$ROOT/src/settings/SETTINGS.md" || missing="$missing $flag"
+    done
+done
+[ -z "$missing" ] && echo "ok help_flags_in_settings_doc" ||
+    echo "FAIL help_flags_in_settings_doc: not in src/settings/SETTINGS.md:$missing"
 
 # A command's help is its own options: ab's has no run-only flag, run's no ab one.
 if grep -q -- '--interleave' "$WORK/help-run" || grep -q -- '--explain' "$WORK/help-ab"; then

@@ -1,5 +1,6 @@
 /* test_settings.c - the settings table (src/settings/settings.c): consistent,
- * its defaults readable, every setting and command in --help. */
+ * its defaults readable, every setting and command in --help, and
+ * src/settings/SETTINGS.md's tables written from it. */
 #define _GNU_SOURCE /* open_memstream */
 #include "test.h"
 
@@ -271,4 +272,117 @@ TEST(help_lists_every_command)
         CHECK(strstr(list, line) != NULL);
     }
     free(list);
+}
+
+/* ---- src/settings/SETTINGS.md ------------------------------------------------ */
+
+#define DOC_PATH "src/settings/SETTINGS.md"
+#define DOC_BEGIN "<!-- settings tables: written from gb_settings[] by tests/unit/test_settings.c -->\n"
+#define DOC_END "<!-- end of the settings tables -->\n"
+
+/* A table cell: '|' cannot occur (check_entry), newlines do not. */
+static void write_setting_row(FILE *out, const gb_setting *s, unsigned cmd)
+{
+    const char *key = cmd == GB_CMD_RUN ? s->conf_key : NULL;  /* only a run reads bench.conf */
+
+    char value[200];
+
+    if (s->letter)
+        fprintf(out, "| `-%c`, `--%s%s%s` ", s->letter, s->flag, s->value_name ? " " : "",
+                s->value_name ? s->value_name : "");
+    else
+        fprintf(out, "| `--%s%s%s` ", s->flag, s->value_name ? " " : "",
+                s->value_name ? s->value_name : "");
+    fprintf(out, "| %s%s%s ", key ? "`" : "", key ? key : "", key ? "`" : "");
+    gb_setting_describe(s, value, sizeof value);
+    fprintf(out, "| %s ", gb_setting_takes_value(s) ? value : key ? "switch; yes or no"
+                                                                 : "switch");
+    if (s->initial)
+        fprintf(out, "| `%s` ", s->initial);
+    else
+        fprintf(out, "| %s ", s->default_note ? s->default_note : "");
+    fprintf(out, "| %s%s |\n", s->hidden ? "(set by gemmbench ab for its builds; not in "
+                                           "--help) " : "", s->help);
+}
+
+/* The tables SETTINGS.md carries: one per command, in gb_commands' order. */
+static void write_doc_tables(FILE *out, unsigned unused)
+{
+    (void)unused;
+    fputs(DOC_BEGIN, out);
+    for (size_t c = 0; c < gb_command_count; c++) {
+        const gb_command *cmd = &gb_commands[c];
+        fprintf(out, "\n### gemmbench%s%s%s%s\n\n", cmd->name ? " " : "",
+                cmd->name ? cmd->name : "", cmd->synopsis[0] ? " " : "", cmd->synopsis);
+        if (cmd->settings == GB_CMD_AB) {
+            /* what ab hands on, from the table too */
+            fputs("ab's own options are below.  These run options are read as a run reads "
+                  "them, then handed to both builds:", out);
+            for (size_t i = 0, n = 0; i < gb_setting_count; i++)
+                if (gb_settings[i].commands & GB_CMD_AB_BUILDS)
+                    fprintf(out, "%s `--%s`", n++ ? "," : "", gb_settings[i].flag);
+            fputs(".\n\n", out);
+        }
+        fputs("| flag | bench.conf | value | default | what it does |\n"
+              "|---|---|---|---|---|\n", out);
+        for (size_t i = 0; i < gb_setting_count; i++)
+            if (gb_settings[i].commands & cmd->settings)
+                write_setting_row(out, &gb_settings[i], cmd->settings);
+    }
+    fputs("\n" DOC_END, out);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long n;
+
+    if (f == NULL)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)n + 1)) != NULL) {
+        text[fread(text, 1, (size_t)n, f)] = '\0';
+    }
+    fclose(f);
+    return text;
+}
+
+/* The tables in SETTINGS.md are the table's.  When they differ, run
+ * GB_SETTINGS_DOC=write build/gemmbench-tests settings_doc_matches_table
+ * from the repository's top to write them again, and read the diff. */
+TEST(settings_doc_matches_table)
+{
+    char *doc = read_file(DOC_PATH), *tables = written(write_doc_tables, 0);
+    char *begin = doc ? strstr(doc, DOC_BEGIN) : NULL;
+    char *end = begin ? strstr(begin, DOC_END) : NULL;
+    const char *mode = getenv("GB_SETTINGS_DOC");
+    int same;
+
+    CHECK(doc != NULL && tables != NULL && begin != NULL && end != NULL);
+    if (doc == NULL || tables == NULL || begin == NULL || end == NULL) {
+        printf("  %s (read from the repository's top) needs its markers\n", DOC_PATH);
+        goto out;
+    }
+    end += strlen(DOC_END);
+    same = strlen(tables) == (size_t)(end - begin) && memcmp(begin, tables, strlen(tables)) == 0;
+    if (!same && mode && strcmp(mode, "write") == 0) {
+        FILE *f = fopen(DOC_PATH, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fwrite(doc, 1, (size_t)(begin - doc), f);
+            fputs(tables, f);
+            fputs(end, f);
+            CHECK(fclose(f) == 0);
+            printf("  wrote the tables of %s\n", DOC_PATH);
+        }
+    } else if (!same) {
+        printf("  %s's tables differ from gb_settings[]; to write them again:\n"
+               "  GB_SETTINGS_DOC=write build/gemmbench-tests settings_doc_matches_table\n",
+               DOC_PATH);
+        CHECK(same);
+    }
+out:
+    free(doc);
+    free(tables);
 }
