@@ -49,11 +49,11 @@ static void write_entry(FILE *out, const gb_setting *s)
     int col;
 
     write_flag(out, s, &col);
-    if (col > HELP_COLUMN - 2) {
+    /* Two blanks at least between the flag and its text, else a line of its own. */
+    if (col > HELP_COLUMN - 2)
         fprintf(out, "\n%*s", HELP_COLUMN, "");
-    } else {
+    else
         fprintf(out, "%*s", HELP_COLUMN - col, "");
-    }
     col = HELP_COLUMN;
     write_wrapped(out, s->help, &col);
     /* A switch's default is off; its initial is bench.conf's word for that. */

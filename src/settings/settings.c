@@ -259,6 +259,8 @@ const gb_setting gb_settings[] = {
 const size_t gb_setting_count = sizeof gb_settings / sizeof gb_settings[0];
 _Static_assert(sizeof gb_settings / sizeof gb_settings[0] <= GB_MAX_SETTINGS,
                "GB_MAX_SETTINGS (settings.h) is too small for the table");
+_Static_assert(GB_SETTING_LIST_MAX >= GB_MAX_M && GB_SETTING_LIST_MAX >= GB_MAX_THREAD_COUNTS,
+               "gb_setting_value.list cannot hold an M or thread list");
 
 /* ---- finding an entry ------------------------------------------------------- */
 
