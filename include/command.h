@@ -1,7 +1,7 @@
 /*
- * command.h - what every subcommand shares: one way to report an error and
- * choose the exit status, getopt's errors worded one way, and list flags that
- * may repeat.
+ * command.h - what every subcommand shares: the table of commands, one way
+ * to report an error and choose the exit status, --help written from the
+ * settings table (settings.h), and list flags that may repeat.
  *
  * Each subcommand is a small command file (src/cmd/<name>_cmd.c) that parses its
  * options, calls the library, and returns an exit status through these
@@ -26,21 +26,10 @@ int gb_fail(int code, const char *cmd, const char *fmt, ...)
  * returns GB_EXIT_USAGE. */
 int gb_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* getopt_long returned ':' (a missing value) or '?' (an unknown option):
- * reports it as a usage error of cmd, naming the option as the user typed
- * it; returns GB_EXIT_USAGE. */
-int gb_getopt_fail(const char *cmd, int ch, char **argv);
-/* The same, knowing the command's long options, so that "--force=yes" is
- * "option '--force' takes no value" and "--co" is "ambiguous (--config,
- * --cooldown)" rather than an unknown option. */
-struct option;
-int gb_getopt_fail_opts(const char *cmd, int ch, char **argv, const struct option *longopts);
-/* The message alone (for a parser that returns it in a buffer). */
-void gb_getopt_describe(int ch, char **argv, const struct option *longopts, char *buf,
-                        size_t len);
-
-/* --help: text on stdout; the exit status (GB_EXIT_IO when it was lost). */
-int gb_help(const char *cmd, const char *text);
+/* --help of a command on stdout: intro, then its options from the settings
+ * table (settings is its GB_CMD_* bit), then outro; the exit status
+ * (GB_EXIT_IO when it was lost). */
+int gb_help_command(const char *cmd, unsigned settings, const char *intro, const char *outro);
 
 /* Appends item to the comma list in dst (a repeated --variant, --kernel).
  * 0, or -1 when dst is full. */
@@ -55,6 +44,21 @@ int gb_finish_stdout(const char *cmd);
  * measurements and keeps what it has. */
 extern volatile sig_atomic_t gb_interrupted;
 void gb_catch_interrupts(void);
+
+/* The commands: main's dispatch and gemmbench --help's list (command.c). */
+typedef struct gb_command {
+    const char *name;        /* argv[1]; NULL for run, which needs none */
+    unsigned settings;       /* its GB_CMD_* bit: which settings it takes */
+    const char *synopsis;    /* what follows "gemmbench NAME" in usage lines */
+    const char *summary;     /* its line in gemmbench --help */
+    int (*main)(int argc, char **argv);
+} gb_command;
+extern const gb_command gb_commands[];
+extern const size_t gb_command_count;
+/* The command argv[1] names, else run (gb_commands[0]). */
+const gb_command *gb_command_for(int argc, char **argv);
+/* "usage: gemmbench ..." with a line per command, for gemmbench --help. */
+void gb_write_command_list(FILE *out);
 
 /* The subcommands (src/cmd/<name>_cmd.c); each returns the exit status. */
 int gb_cmd_run(int argc, char **argv);

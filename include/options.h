@@ -102,16 +102,15 @@ typedef struct gb_options {
     int cache_cold;
 } gb_options;
 
-/* Parses a --threads / bench.conf threads list into o.  0, or -1 with err. */
+/* Parses a --threads / bench.conf threads list into o (as the settings
+ * table's threads reads it).  0, or -1 with err. */
 int gb_options_set_threads(gb_options *o, const char *text, char *err, size_t errlen);
 /* The counts a run measures: o's list with `all` (or no list) resolved to
  * cpus, ascending and distinct.  Returns how many (at least 1). */
 int gb_options_thread_counts(const gb_options *o, int cpus, int *out, int max);
 
-/* "warm" -> 0, "cold" -> 1 into *cold.  0, or -1 for anything else. */
-int gb_parse_cache(const char *text, int *cold);
-
-/* Built-in defaults: the study's sweep (the three BERT kernels, eight M, 5 warm-ups, 50 reps). */
+/* Built-in defaults, the settings table's (settings.h): the study's sweep
+ * (the three BERT kernels, eight M, 5 warm-ups, 50 reps). */
 void gb_options_defaults(gb_options *o);
 
 /* Parses a bench.conf into o.  Returns 0, or -1 with err naming file and line. */

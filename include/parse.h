@@ -27,6 +27,9 @@ int gb_split_list(const char *text, int (*fn)(const char *item, void *arg), void
  * and descending ranges are refused.  The counts come back ascending and
  * without duplicates.  0; -1 malformed; -2 more than max distinct counts. */
 int gb_parse_thread_list(const char *text, int *list, int *n, int max, int *all);
+/* Why text is not a thread list, its first wrong element and how ("an
+ * empty element", "a descending range '3-1'"), for an error message. */
+void gb_thread_list_why(const char *text, char *why, size_t len);
 /* What GB_SPLIT_EMPTY or GB_SPLIT_LONG means ("has an empty element"), for
  * "LIST 'text' has ..."; NULL for any other code. */
 const char *gb_split_why(int rc);

@@ -4,6 +4,7 @@
 #include "options.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -247,4 +248,53 @@ int gb_parse_thread_list(const char *text, int *list, int *n, int max, int *all)
     *n = count;
     *all = any_all;
     return 0;
+}
+
+/* Why a thread list was refused: its first element that is wrong, and how. */
+void gb_thread_list_why(const char *text, char *why, size_t len)
+{
+    char buf[256], *save = NULL;
+    size_t n = strlen(text);
+
+    snprintf(why, len, "not a thread list");
+    if (n == 0 || text[0] == ',' || text[n - 1] == ',' || strstr(text, ",,") != NULL) {
+        snprintf(why, len, "an empty element");
+        return;
+    }
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *t = gb_trim(item), *dash = strchr(t, '-');
+        long a, b;
+        if (*t == '\0') {
+            snprintf(why, len, "an empty element");
+            return;
+        }
+        if (strcmp(t, "all") == 0)
+            continue;
+        if (strcmp(t, "0") == 0) {
+            snprintf(why, len, "0 threads (all means every CPU)");
+            return;
+        }
+        if (t[0] == '-') {
+            snprintf(why, len, "a negative count '%s'", t);
+            return;
+        }
+        if (dash) {
+            int ok;
+            *dash = '\0';
+            ok = gb_parse_long(t, 1, GB_MAX_THREAD_COUNT, &a) == 0 &&
+                 gb_parse_long(dash + 1, 1, GB_MAX_THREAD_COUNT, &b) == 0;
+            *dash = '-';
+            if (ok && b < a) {
+                snprintf(why, len, "a descending range '%s'", t);
+                return;
+            }
+            if (ok)
+                continue;
+        } else if (gb_parse_long(t, 1, GB_MAX_THREAD_COUNT, &a) == 0) {
+            continue;
+        }
+        snprintf(why, len, "'%s' is not a count in [1, %d]", t, GB_MAX_THREAD_COUNT);
+        return;
+    }
 }

@@ -36,16 +36,16 @@
 #include "lockstep.h"
 #include "output.h"
 #include "parse.h"
+#include "settings.h"
 #include "stats.h"
 
-#define AB_DEFAULT_ROUNDS 20
 /* Seconds of timed calls per entry and round when --min-time is not given:
  * a round's median of a short entry then rests on tens of calls, not 3, and
  * a 4-8 ms stall of the VM moves a few of them, not the median. */
 #define AB_ROUND_MIN_TIME 0.02
 #define AB_MAX_ARGS 256
 
-static const char ab_usage[] =
+static const char ab_intro[] =
     "usage: gemmbench ab OLD NEW [run options] [options]\n"
     "\n"
     "Measures the same sweep with two gemmbench builds (two executables, or wrapper\n"
@@ -59,23 +59,10 @@ static const char ab_usage[] =
     "a run.  --reps is per entry over all rounds.  A --threads list measures every\n"
     "entry at each count, judged per count.\n"
     "\n"
-    "      --rounds N        rounds, at least 8 (default 20)\n"
-    "      --interleave HOW  entry (default): in a round both builds' processes run\n"
-    "                        and take turns entry by entry, OLD and NEW in a fresh\n"
-    "                        random order for each entry, the one waiting stopped;\n"
-    "                        round: one build's process after the other's (how\n"
-    "                        a build older than this option is run)\n"
-    "      --threshold PCT   an entry fails when NEW is more than PCT percent slower\n"
-    "                        (estimate above 1 + PCT/100) ... (default 3)\n"
-    "      --alpha A         ... and the signed-rank test gives p < A, adjusted over\n"
-    "                        the entries (Benjamini-Hochberg; default 0.01)\n"
-    "      --format F        table (default), md or json\n"
-    "  -o, --output PREFIX   result files PREFIX-old.json and PREFIX-new.json\n"
-    "                        (default results/ab-<UTC time>)\n"
-    "  -f, --force           overwrite them\n"
-    "      --seed N          seed of the turn order (default: the clock)\n"
-    "      --quiet           no progress line\n"
-    "  -h, --help            this text\n"
+    "\n";
+
+/* After ab's options (settings.h) in its --help. */
+static const char ab_outro[] =
     "\n"
     "exit status: 0 no entry significantly slower beyond the threshold; 1 at least\n"
     "one, or a verification failed in either build; 2 bad input (a missing or\n"
@@ -84,7 +71,7 @@ static const char ab_usage[] =
     "kept in both files, \"complete\": false)\n";
 
 typedef struct ab_opts {
-    int rounds, quiet, force;
+    int rounds, quiet, force, help;
     int by_entry;            /* --interleave entry (lockstep.h), else round */
     double threshold_pct, alpha;
     unsigned seed;
@@ -109,21 +96,43 @@ typedef struct build {
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Options of the run command that would stop a build from running a sweep,
- * or that ab sets itself. */
-static const char *const refused[] = {
-    "--round", "--peak", "--lockstep", "--list", "-l", "--explain", "--version", "-V", NULL
-};
-
-/* "--name=value" or "--name value": the value, advancing *i; NULL when missing. */
-static const char *value_of(int argc, char **argv, int *i, const char *name)
+/* Stores one of ab's own settings (settings.h) into o. */
+static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,
+                         char *err, size_t errlen)
 {
-    size_t len = strlen(name);
+    ab_opts *o = target;
 
-    if (strncmp(argv[*i], name, len) == 0 && argv[*i][len] == '=')
-        return argv[*i] + len + 1;
-    if (*i + 1 < argc)
-        return argv[++*i];
+    switch (s->id) {
+    case GB_SET_ROUNDS: o->rounds = (int)v->number; break;
+    case GB_SET_INTERLEAVE: o->by_entry = strcmp(v->text, "entry") == 0; break;
+    case GB_SET_THRESHOLD: o->threshold_pct = v->real; break;
+    case GB_SET_ALPHA: o->alpha = v->real; break;
+    case GB_SET_FORMAT: o->format = v->format; break;
+    case GB_SET_FORCE: o->force = 1; break;
+    case GB_SET_QUIET: o->quiet = 1; break;
+    case GB_SET_HELP: o->help = 1; break;
+    case GB_SET_SEED:
+        o->seed = (unsigned)v->number;
+        o->seed_given = 1;
+        break;
+    case GB_SET_OUTPUT:
+        if (v->text[0] == '\0')
+            return snprintf(err, errlen, "%s needs a file name prefix", v->name), -1;
+        o->prefix = v->text;
+        break;
+    default:
+        return snprintf(err, errlen, "%s is not an option of ab", v->name), -1;
+    }
+    return 0;
+}
+
+/* The setting of cmd that arg names ("--name", "--name=value", "-x"), or NULL. */
+static const gb_setting *setting_named(unsigned cmd, const char *arg)
+{
+    if (arg[0] == '-' && arg[1] == '-' && arg[2] != '\0')
+        return gb_setting_by_flag(cmd, arg + 2, strcspn(arg + 2, "="));
+    if (arg[0] == '-' && arg[1] != '\0' && arg[2] == '\0')
+        return gb_setting_by_letter(cmd, arg[1]);
     return NULL;
 }
 
@@ -133,85 +142,50 @@ static int is_opt(const char *arg, const char *name)
     return strncmp(arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
 }
 
+static int pass_on(ab_opts *o, const char *arg, char *err, size_t errlen)
+{
+    if (o->npass >= AB_MAX_ARGS - 16)
+        return snprintf(err, errlen, "too many run options"), -1;
+    o->pass[o->npass++] = arg;
+    return 0;
+}
+
+/* ab's own options into o; the run options are read as a run reads them (so
+ * that a bad value is refused before any build starts) and kept for both
+ * builds, except those that would stop a build from running a sweep or that
+ * ab sets itself; options this build does not know go on to the builds,
+ * which say whether they take them. */
 static int parse_ab(int argc, char **argv, ab_opts *o, char *err, size_t errlen)
 {
-    long l;
-
     for (int i = 4; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (is_opt(a, "--rounds")) {
-            if ((v = value_of(argc, argv, &i, "--rounds")) == NULL ||
-                gb_parse_long(v, GB_AB_MIN_ROUNDS, 1000, &l) != 0)
-                return snprintf(err, errlen, "--rounds '%s' is not an integer in [%d, 1000]",
-                                v ? v : "", GB_AB_MIN_ROUNDS), -1;
-            o->rounds = (int)l;
-        } else if (is_opt(a, "--threshold")) {
-            if ((v = value_of(argc, argv, &i, "--threshold")) == NULL ||
-                gb_parse_double(v, 0.0, 1e6, &o->threshold_pct) != 0)
-                return snprintf(err, errlen, "--threshold '%s' is not a percentage",
-                                v ? v : ""), -1;
-        } else if (is_opt(a, "--alpha")) {
-            if ((v = value_of(argc, argv, &i, "--alpha")) == NULL ||
-                gb_parse_double(v, 0.0, 1.0, &o->alpha) != 0 || o->alpha <= 0.0 ||
-                o->alpha >= 1.0)
-                return snprintf(err, errlen, "--alpha '%s' is not a probability strictly "
-                                "between 0 and 1", v ? v : ""), -1;
-        } else if (is_opt(a, "--format")) {
-            v = value_of(argc, argv, &i, "--format");
-            if (v && strcmp(v, "table") == 0)
-                o->format = GB_FMT_TABLE;
-            else if (v && strcmp(v, "md") == 0)
-                o->format = GB_FMT_MD;
-            else if (v && strcmp(v, "json") == 0)
-                o->format = GB_FMT_JSON;
-            else
-                return snprintf(err, errlen, "--format '%s' is not table, md or json",
-                                v ? v : ""), -1;
-        } else if (strcmp(a, "-o") == 0 || is_opt(a, "--output")) {
-            if ((v = value_of(argc, argv, &i, strcmp(a, "-o") ? "--output" : "-o")) == NULL ||
-                !v[0])
-                return snprintf(err, errlen, "%s needs a file name prefix", a), -1;
-            o->prefix = v;
-        } else if (strcmp(a, "-f") == 0 || strcmp(a, "--force") == 0) {
-            o->force = 1;
-        } else if (is_opt(a, "--seed")) {
-            if ((v = value_of(argc, argv, &i, "--seed")) == NULL ||
-                gb_parse_long(v, 0, 2147483647L, &l) != 0)
-                return snprintf(err, errlen, "--seed '%s' is not an integer >= 0", v ? v : ""),
-                       -1;
-            o->seed = (unsigned)l;
-            o->seed_given = 1;
-        } else if (is_opt(a, "--interleave")) {
-            v = value_of(argc, argv, &i, "--interleave");
-            if (v && (strcmp(v, "entry") == 0 || strcmp(v, "round") == 0))
-                o->by_entry = strcmp(v, "entry") == 0;
-            else
-                return snprintf(err, errlen, "--interleave '%s' is not entry or round",
-                                v ? v : ""), -1;
-        } else if (strcmp(a, "--quiet") == 0) {
-            o->quiet = 1;
-        } else if (strcmp(a, "-t") == 0 || is_opt(a, "--threads")) {
-            /* A list too: every entry at each count, judged per count (the
-             * rounds then measure their own peaks: keep_peak). */
-            int counts[GB_MAX_THREAD_COUNTS], n = 0, all = 0;
-            if ((v = value_of(argc, argv, &i, strcmp(a, "-t") ? "--threads" : "-t")) == NULL ||
-                gb_parse_thread_list(v, counts, &n, GB_MAX_THREAD_COUNTS, &all) != 0)
-                return snprintf(err, errlen, "--threads '%s' is not a thread count or list "
-                                "(2, 1,2, 1-8, all)", v ? v : ""), -1;
-            if (o->npass >= AB_MAX_ARGS - 16)
-                return snprintf(err, errlen, "too many run options"), -1;
-            o->pass[o->npass++] = a;
-            if (strchr(a, '=') == NULL)
-                o->pass[o->npass++] = v;
-        } else {
-            for (int k = 0; refused[k]; k++)
-                if (is_opt(a, refused[k]))
-                    return snprintf(err, errlen, "%s is not a run option ab can pass on", a),
-                           -1;
-            if (o->npass >= AB_MAX_ARGS - 16)
-                return snprintf(err, errlen, "too many run options"), -1;
-            o->pass[o->npass++] = a;
+        const char *a = argv[i], *eq = a[1] == '-' ? strchr(a, '=') : NULL, *text = NULL;
+        const gb_setting *own = setting_named(GB_CMD_AB, a);
+        const gb_setting *s = own ? own : setting_named(GB_CMD_RUN, a);
+        gb_setting_value v;
+        char name[48];
+        int first = i;
+
+        if (s == NULL) {
+            if (pass_on(o, a, err, errlen) != 0)
+                return -1;
+            continue;
         }
+        if (!own && !(s->commands & GB_CMD_AB_BUILDS))
+            return snprintf(err, errlen, "%s is not a run option ab can pass on", a), -1;
+        snprintf(name, sizeof name, "--%s", s->flag);
+        if (gb_setting_takes_value(s) && eq == NULL && i + 1 == argc)
+            return snprintf(err, errlen, "option '%s' needs a value", a), -1;
+        if (!gb_setting_takes_value(s) && eq)
+            return snprintf(err, errlen, "option '%s' takes no value", name), -1;
+        if (gb_setting_takes_value(s))
+            text = eq ? eq + 1 : argv[++i];
+        if (gb_setting_read(s, name, text, &v, err, errlen) != 0)
+            return -1;
+        if (own && store_setting(o, s, &v, err, errlen) != 0)
+            return -1;
+        for (int k = first; !own && k <= i; k++)
+            if (pass_on(o, argv[k], err, errlen) != 0)
+                return -1;
     }
     return 0;
 }
@@ -889,17 +863,15 @@ int gb_cmd_ab(int argc, char **argv)
     int status;
 
     if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0))
-        return gb_help("ab", ab_usage);
+        return gb_help_command("ab", GB_CMD_AB, ab_intro, ab_outro);
     if (argc < 4)
         return gb_usage("ab", "expected two gemmbench builds, OLD and NEW");
     memset(&o, 0, sizeof o);
-    o.rounds = AB_DEFAULT_ROUNDS;
-    o.by_entry = 1;
-    o.threshold_pct = GB_AB_THRESHOLD_PCT;
-    o.alpha = GB_COMPARE_ALPHA;
-    o.format = GB_FMT_TABLE;
+    gb_settings_defaults(GB_CMD_AB, store_setting, &o, err, sizeof err);
     if (parse_ab(argc, argv, &o, err, sizeof err) != 0)
         return gb_usage("ab", "%s", err);
+    if (o.help)
+        return gb_help_command("ab", GB_CMD_AB, ab_intro, ab_outro);
     b[0].path = argv[2];
     b[1].path = argv[3];
     for (int i = 0; i < 2; i++) {

@@ -1,9 +1,10 @@
-/* command.c - errors, exit statuses and signals shared by the subcommands; see command.h. */
+/* command.c - the table of commands, and the errors, exit statuses, help and
+ * signals they share; see command.h. */
 #define _GNU_SOURCE
 #include "command.h"
 #include "parse.h"
+#include "settings.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -40,75 +41,51 @@ int gb_usage(const char *cmd, const char *fmt, ...)
     return GB_EXIT_USAGE;
 }
 
-/* The long option an argument names ("--force=yes" -> "force"), and how
- * many entries of longopts it could mean: the one it spells exactly, else
- * every one it is a prefix of. */
-static int long_matches(const char *arg, const struct option *longopts, char *names,
-                        size_t len, const struct option **exact)
-{
-    size_t n = strcspn(arg + 2, "=");
-    int count = 0;
+/* ---- the commands ------------------------------------------------------------- */
 
-    *exact = NULL;
-    names[0] = '\0';
-    for (const struct option *o = longopts; o && o->name; o++)
-        if (strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0)
-            *exact = o;
-    if (*exact)
-        return 1;
-    for (const struct option *o = longopts; o && o->name; o++)
-        if (strncmp(o->name, arg + 2, n) == 0) {
-            size_t used = strlen(names);
-            snprintf(names + used, len - used, "%s--%s", count ? ", " : "", o->name);
-            count++;
-        }
-    return count;
+/* main's dispatch and gemmbench --help's list, in --help's order.  To add a
+ * command: its file src/cmd/NAME_cmd.c, its gb_cmd_NAME in command.h, a
+ * GB_CMD_* bit for its settings (settings.h), and one line here. */
+const gb_command gb_commands[] = {
+    { NULL, GB_CMD_RUN, "[options]", "run a sweep (bench.conf, then flags)", gb_cmd_run },
+    { "info", GB_CMD_INFO, "", "describe this machine, measure its peak", gb_cmd_info },
+    { "compare", GB_CMD_COMPARE, "OLD.json NEW.json",
+      "what changed; a CI gate (exit 1 on a slowdown)", gb_cmd_compare },
+    { "ab", GB_CMD_AB, "OLD NEW [run options]",
+      "two builds measured round by round; a CI gate", gb_cmd_ab },
+    { "report", GB_CMD_REPORT, "FILE.json...", "pivot tables of result files, side by side",
+      gb_cmd_report },
+    { "tune", GB_CMD_TUNE, "[options]", "search schedule parameters, record the best",
+      gb_cmd_tune },
+};
+const size_t gb_command_count = sizeof gb_commands / sizeof gb_commands[0];
+
+const gb_command *gb_command_for(int argc, char **argv)
+{
+    for (size_t i = 0; i < gb_command_count && argc > 1; i++)
+        if (gb_commands[i].name && strcmp(argv[1], gb_commands[i].name) == 0)
+            return &gb_commands[i];
+    return &gb_commands[0];
 }
 
-void gb_getopt_describe(int ch, char **argv, const struct option *longopts, char *buf,
-                        size_t len)
+void gb_write_command_list(FILE *out)
 {
-    const char *arg = optind > 0 ? argv[optind - 1] : "";
-    char names[256], shown[96];
-
-    if (ch == ':') {
-        snprintf(buf, len, "option '%s' needs a value", arg);
-        return;
+    for (size_t i = 0; i < gb_command_count; i++) {
+        const gb_command *c = &gb_commands[i];
+        char line[96];
+        snprintf(line, sizeof line, "gemmbench%s%s%s%s", c->name ? " " : "",
+                 c->name ? c->name : "", c->synopsis[0] ? " " : "", c->synopsis);
+        fprintf(out, "%s %-37s %s\n", i == 0 ? "usage:" : "      ", line, c->summary);
     }
-    if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
-        const struct option *exact;
-        int n = long_matches(arg, longopts, names, sizeof names, &exact);
-        gb_printable(arg, 60, shown, sizeof shown);
-        if (exact && exact->has_arg == no_argument && strchr(arg, '='))
-            snprintf(buf, len, "option '--%s' takes no value", exact->name);
-        else if (n > 1)
-            snprintf(buf, len, "option '%s' is ambiguous (%s)", shown, names);
-        else
-            snprintf(buf, len, "unknown option '%s'", shown);
-        return;
-    }
-    if (optopt > 0 && optopt < 256)
-        snprintf(buf, len, "unknown option '-%c'", optopt);
-    else
-        snprintf(buf, len, "unknown option '%s'", arg);
+    fprintf(out, "       %-37s %s\n", "gemmbench SUBCOMMAND --help", "help on a subcommand");
 }
 
-int gb_getopt_fail_opts(const char *cmd, int ch, char **argv, const struct option *longopts)
+int gb_help_command(const char *cmd, unsigned settings, const char *intro, const char *outro)
 {
-    char msg[512];
-
-    gb_getopt_describe(ch, argv, longopts, msg, sizeof msg);
-    return gb_usage(cmd, "%s", msg);
-}
-
-int gb_getopt_fail(const char *cmd, int ch, char **argv)
-{
-    return gb_getopt_fail_opts(cmd, ch, argv, NULL);
-}
-
-int gb_help(const char *cmd, const char *text)
-{
-    fputs(text, stdout);
+    fputs(intro, stdout);
+    /* run's long list under headings; a subcommand's few options as they come */
+    gb_settings_write_help(stdout, settings, settings == GB_CMD_RUN);
+    fputs(outro, stdout);
     return gb_finish_stdout(cmd);
 }
 

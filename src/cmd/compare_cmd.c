@@ -5,15 +5,14 @@
 #include "command.h"
 #include "compare.h"
 #include "gemmbench.h"
-#include "parse.h"
+#include "settings.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static const char compare_usage[] =
+static const char compare_intro[] =
     "usage: gemmbench compare OLD.json NEW.json [options]\n"
     "\n"
     "Pairs the measurements of two result files by (variant, params, kernel, M, K, N,\n"
@@ -21,35 +20,49 @@ static const char compare_usage[] =
     "two-sided Mann-Whitney U test on the raw samples; then the entries found in one\n"
     "file only, geometric means of new/old per variant, per kernel and overall, and\n"
     "what differs between the files' tool, machine and run blocks.\n"
-    "\n"
-    "      --threshold PCT   an entry fails the gate when it is more than PCT percent\n"
-    "                        slower (new/old median > 1 + PCT/100) ... (default 10)\n"
-    "      --alpha A         ... and the U test gives p < A, 0 < A < 1 (default 0.01)\n"
-    "      --min-samples N   fewer samples on either side: no verdict (default 5)\n"
-    "      --paired          the files are OLD and NEW of one gemmbench ab run: judge\n"
-    "                        the per-round ratios as ab does (src/analysis/compare.md)\n"
-    "  -v, --variant LIST    only these variants or families, or all (repeatable)\n"
-    "  -k, --kernel LIST     only these kernels, or all (repeatable)\n"
-    "      --format F        table (default), md or json\n"
-    "  -h, --help            this text\n"
+    "\n";
+
+static const char compare_outro[] =
     "\n"
     "exit status: 0 no entry failed the gate, 1 at least one did (listed at the end),\n"
     "2 usage or input error (a file missing, empty, malformed, of another schema, with\n"
     "no results, or nothing in common), 3 out of memory\n";
 
-enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_MIN_SAMPLES, OPT_FORMAT, OPT_PAIRED };
+/* What the command line asks for. */
+typedef struct compare_args {
+    gb_compare_opts opts;
+    gb_format format;
+    char variants[1024], kernels[1024];   /* every -v and -k, one comma list each */
+    int help;
+} compare_args;
 
-static const struct option compare_options[] = {
-    { "threshold",   required_argument, NULL, OPT_THRESHOLD },
-    { "alpha",       required_argument, NULL, OPT_ALPHA },
-    { "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
-    { "variant",     required_argument, NULL, 'v' },
-    { "kernel",      required_argument, NULL, 'k' },
-    { "format",      required_argument, NULL, OPT_FORMAT },
-    { "paired",      no_argument,       NULL, OPT_PAIRED },
-    { "help",        no_argument,       NULL, 'h' },
-    { NULL, 0, NULL, 0 }
-};
+/* Stores one of compare's settings (settings.h) into a. */
+static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,
+                         char *err, size_t errlen)
+{
+    compare_args *a = target;
+
+    switch (s->id) {
+    case GB_SET_THRESHOLD: a->opts.threshold_pct = v->real; break;
+    case GB_SET_ALPHA: a->opts.alpha = v->real; break;
+    case GB_SET_MIN_SAMPLES: a->opts.min_samples = (int)v->number; break;
+    case GB_SET_PAIRED: a->opts.paired = 1; break;
+    case GB_SET_FORMAT: a->format = v->format; break;
+    case GB_SET_HELP: a->help = 1; break;
+    case GB_SET_VARIANT:
+    case GB_SET_KERNEL:
+        if (gb_list_append(s->id == GB_SET_VARIANT ? a->variants : a->kernels,
+                           sizeof a->variants, v->text) != 0) {
+            snprintf(err, errlen, "the %s list is too long", v->name);
+            return -1;
+        }
+        break;
+    default:
+        snprintf(err, errlen, "%s is not an option of compare", v->name);
+        return -1;
+    }
+    return 0;
+}
 
 /* run.rounds of a file; files from before --rounds existed had one. */
 static int rounds_of(const gb_result_file *f)
@@ -105,98 +118,46 @@ static int same_file(const char *a, const char *b)
 
 int gb_cmd_compare(int argc, char **argv)
 {
-    gb_compare_opts opts = { GB_COMPARE_THRESHOLD_PCT, GB_COMPARE_ALPHA,
-                             GB_COMPARE_MIN_SAMPLES, NULL, NULL, 0 };
+    static compare_args a;   /* static: two lists of 1 KiB */
     gb_result_file old_f, new_f;
     gb_compare c;
-    gb_format format = GB_FMT_TABLE;
-    char variants[1024] = "", kernels[1024] = "", err[GB_ERR_LEN + 4200];
-    int ch, rc, status;
-    long l;
+    char err[GB_ERR_LEN + 4200];
+    int rc, status, first;
 
-
+    memset(&a, 0, sizeof a);
+    gb_settings_defaults(GB_CMD_COMPARE, store_setting, &a, err, sizeof err);
     /* argv[1] is "compare": getopt sees it as the program name. */
     argc--;
     argv++;
-    optind = 0;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":v:k:h", compare_options, NULL)) != -1) {
-        switch (ch) {
-        case OPT_THRESHOLD:
-            if (gb_parse_double(optarg, 0.0, 1e6, &opts.threshold_pct) != 0) {
-                snprintf(err, sizeof err, "--threshold '%s' is not a percentage in [0, 1e6]",
-                         optarg);
-                return gb_usage("compare", "%s", err);
-            }
-            break;
-        case OPT_ALPHA:
-            if (gb_parse_double(optarg, 0.0, 1.0, &opts.alpha) != 0 || opts.alpha <= 0.0 ||
-                opts.alpha >= 1.0) {
-                snprintf(err, sizeof err,
-                         "--alpha '%s' is not a probability strictly between 0 and 1", optarg);
-                return gb_usage("compare", "%s", err);
-            }
-            break;
-        case OPT_MIN_SAMPLES:
-            if (gb_parse_long(optarg, 2, 1000000, &l) != 0) {
-                snprintf(err, sizeof err, "--min-samples '%s' is not an integer in [2, 1000000]",
-                         optarg);
-                return gb_usage("compare", "%s", err);
-            }
-            opts.min_samples = (int)l;
-            break;
-        case 'v':
-        case 'k':
-            if (gb_list_append(ch == 'v' ? variants : kernels, sizeof variants, optarg) != 0) {
-                snprintf(err, sizeof err, "the %s list is too long",
-                         ch == 'v' ? "--variant" : "--kernel");
-                return gb_usage("compare", "%s", err);
-            }
-            break;
-        case OPT_PAIRED:
-            opts.paired = 1;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "table") == 0)
-                format = GB_FMT_TABLE;
-            else if (strcmp(optarg, "md") == 0)
-                format = GB_FMT_MD;
-            else if (strcmp(optarg, "json") == 0)
-                format = GB_FMT_JSON;
-            else {
-                snprintf(err, sizeof err, "--format '%s' is not table, md or json", optarg);
-                return gb_usage("compare", "%s", err);
-            }
-            break;
-        case 'h':
-            return gb_help("compare", compare_usage);
-        default:
-            return gb_getopt_fail_opts("compare", ch, argv, compare_options);
-        }
-    }
-    if (argc - optind != 2) {
+    first = gb_settings_parse_args(GB_CMD_COMPARE, argc, argv, 0, store_setting, &a, err,
+                                   sizeof err);
+    if (first < 0)
+        return gb_usage("compare", "%s", err);
+    if (a.help)
+        return gb_help_command("compare", GB_CMD_COMPARE, compare_intro, compare_outro);
+    if (argc - first != 2) {
         snprintf(err, sizeof err, "expected two result files, OLD and NEW, got %d",
-                 argc - optind);
+                 argc - first);
         return gb_usage("compare", "%s", err);
     }
-    opts.variants = variants;
-    opts.kernels = kernels;
+    a.opts.variants = a.variants;
+    a.opts.kernels = a.kernels;
 
-    if (gb_result_file_load(argv[optind], &old_f, err, sizeof err) != 0)
+    if (gb_result_file_load(argv[first], &old_f, err, sizeof err) != 0)
         return gb_fail(GB_EXIT_USAGE, "compare", "%s", err);
-    if (gb_result_file_load(argv[optind + 1], &new_f, err, sizeof err) != 0) {
+    if (gb_result_file_load(argv[first + 1], &new_f, err, sizeof err) != 0) {
         gb_result_file_free(&old_f);
         return gb_fail(GB_EXIT_USAGE, "compare", "%s", err);
     }
-    if (same_file(argv[optind], argv[optind + 1]))
+    if (same_file(argv[first], argv[first + 1]))
         fprintf(stderr, "gemmbench: compare: warning: %s and %s are the same file: every "
-                        "difference is zero by construction\n", argv[optind], argv[optind + 1]);
-    rc = gb_compare_files(&old_f, &new_f, &opts, &c, err, sizeof err);
+                        "difference is zero by construction\n", argv[first], argv[first + 1]);
+    rc = gb_compare_files(&old_f, &new_f, &a.opts, &c, err, sizeof err);
     if (rc != 0) {
         status = gb_fail(rc == -2 ? GB_EXIT_IO : GB_EXIT_USAGE, "compare", "%s", err);
         goto out;
     }
-    status = show(&c, format);
+    status = show(&c, a.format);
     if (status == GB_EXIT_OK) {
         print_warnings(&c);
         status = c.nfailed ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;

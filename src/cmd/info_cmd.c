@@ -8,6 +8,7 @@
 #include "machine.h"
 #include "options.h"
 #include "roof.h"
+#include "settings.h"
 
 /* "  512 KiB" or " 128.0 MiB": working sets span KiB to GiB. */
 static void format_bytes(char *buf, size_t len, size_t bytes)
@@ -75,18 +76,34 @@ static void print_libraries(FILE *out)
     }
 }
 
+static const char info_intro[] =
+    "usage: gemmbench info\n"
+    "  prints this machine's CPU, ISA, caches, measured FP32 peak and measured\n"
+    "  read and triad bandwidths at L2, L3 and memory (src/measure/bandwidth.md)\n";
+
+/* info's one setting, --help. */
+static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,
+                         char *err, size_t errlen)
+{
+    (void)v, (void)err, (void)errlen;
+    *(int *)target = s->id == GB_SET_HELP;
+    return 0;
+}
+
 int gb_cmd_info(int argc, char **argv)
 {
     gb_machine m;
     char err[GB_ERR_LEN];
+    int help = 0;
+    /* argv[1] is "info": getopt sees it as the program name. */
+    int first = gb_settings_parse_args(GB_CMD_INFO, argc - 1, argv + 1, 0, store_setting, &help,
+                                       err, sizeof err);
 
-    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
-        puts("usage: gemmbench info\n  prints this machine's CPU, ISA, caches, measured "
-             "FP32 peak and measured\n  read and triad bandwidths at L2, L3 and memory "
-             "(src/measure/bandwidth.md)");
-        return gb_finish_stdout("info");
-    }
-    if (argc > 2)
+    if (first < 0)
+        return gb_usage("info", "%s", err);
+    if (help)
+        return gb_help_command("info", GB_CMD_INFO, info_intro, "");
+    if (first < argc - 1)
         return gb_usage("info", "info takes no arguments");
     gb_machine_detect(&m);
     gb_machine_print(stdout, &m);

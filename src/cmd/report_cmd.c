@@ -3,7 +3,6 @@
  * around report.c and report_render.c.  The only part of report that prints
  * errors and chooses the exit status.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +10,9 @@
 #include "command.h"
 #include "report.h"
 #include "report_multi.h"
+#include "settings.h"
 
-static const char report_usage[] =
+static const char report_intro[] =
     "usage: gemmbench report FILE.json [options]\n"
     "       gemmbench report [NAME=]A.json [NAME=]B.json ... [options]\n"
     "  pivot tables of a result file, one per kernel and thread count: variants\n"
@@ -21,48 +21,13 @@ static const char report_usage[] =
     "  median and %peak (%roof where recorded), the ratio to the first file, and\n"
     "  the fastest variant per file; columns named by machine (CPU model@host) or\n"
     "  NAME; entries a file lacks are blank (src/analysis/report_multi.md)\n"
-    "\n"
-    "  --format F      table (default), md or csv (CSV: '#' lines are comments)\n"
-    "  -k, --kernel L  only these kernels (comma list, repeatable)\n"
-    "  -v, --variant L only these variants: names, families or labels such as\n"
-    "                  packed+prepack or 'k8[tk=16]' (comma list, repeatable;\n"
-    "                  a comma inside brackets is part of the label)\n"
-    "  --metric X      the cells: median (latency, default), min, gflops,\n"
-    "                  speedup (over baseline), peak (% of the machine's peak),\n"
-    "                  roof (% of the roof that applies, src/measure/bandwidth.md) or\n"
-    "                  scaling (speed-up over 1 thread and efficiency per count;\n"
-    "                  the file needs 1-thread results: run with --threads 1,N)\n"
-    "  --combined      one table with every kernel's shapes as columns (kernel/M)\n"
-    "  -h, --help      this text\n"
+    "\n";
+
+static const char report_outro[] =
     "\n"
     "'-' marks a cell not measured; a geomean marked * covers fewer cells than the\n"
     "table has columns.  Exit status: 0 ok, 2 bad arguments or an unreadable file,\n"
     "3 out of memory or the report not written.\n";
-
-enum { OPT_FORMAT = 256, OPT_METRIC, OPT_COMBINED };
-
-static const struct option report_options[] = {
-    { "format",   required_argument, NULL, OPT_FORMAT },
-    { "kernel",   required_argument, NULL, 'k' },
-    { "variant",  required_argument, NULL, 'v' },
-    { "metric",   required_argument, NULL, OPT_METRIC },
-    { "combined", no_argument,       NULL, OPT_COMBINED },
-    { "help",     no_argument,       NULL, 'h' },
-    { NULL, 0, NULL, 0 }
-};
-
-static int parse_format(const char *name, gb_format *format)
-{
-    if (strcmp(name, "table") == 0)
-        *format = GB_FMT_TABLE;
-    else if (strcmp(name, "md") == 0)
-        *format = GB_FMT_MD;
-    else if (strcmp(name, "csv") == 0)
-        *format = GB_FMT_CSV;
-    else
-        return -1;
-    return 0;
-}
 
 /* Not an exit status: the arguments are good, go on. */
 enum { PARSED = -1 };
@@ -73,7 +38,9 @@ typedef struct report_args {
     const char **names;      /* NAME= of each, or NULL */
     int npaths;
     int scaling;             /* --metric scaling */
-    int metric_given, combined_given;
+    int metric_given, combined_given, help;
+    gb_report_opts *o;       /* the options report.c takes */
+    const char **kernels, **variants;   /* each -k and -v, argc of room */
 } report_args;
 
 /* NAME=FILE names a file's columns; a path that exists as given is a file
@@ -100,49 +67,59 @@ static void split_name(const char *arg, const char **name, const char **path)
     *path = eq + 1;
 }
 
-/* Parses the options into o, each -k and -v list into kernels[] and
- * variants[] (o points at them), and the files into a.  PARSED, or the exit
- * status when done (--help) or wrong. */
-static int parse_args(int argc, char **argv, gb_report_opts *o, const char **kernels,
-                      const char **variants, report_args *a)
+/* Stores one of report's settings (settings.h) into a. */
+static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,
+                         char *err, size_t errlen)
 {
-    int ch;
+    report_args *a = target;
+    gb_report_opts *o = a->o;
 
-    opterr = 0;
-    optind = 0;
-    while ((ch = getopt_long(argc, argv, ":k:v:h", report_options, NULL)) != -1) {
-        switch (ch) {
-        case OPT_FORMAT:
-            if (parse_format(optarg, &o->format) != 0)
-                return gb_usage("report", "--format '%s' is not table, md or csv", optarg);
-            break;
-        case 'k':
-            kernels[o->nkernels++] = optarg;
-            break;
-        case 'v':
-            variants[o->nvariants++] = optarg;
-            break;
-        case OPT_METRIC:
-            a->metric_given = 1;
-            a->scaling = strcmp(optarg, "scaling") == 0;
-            if (!a->scaling && gb_report_metric_parse(optarg, &o->metric) != 0)
-                return gb_usage("report",
-                                "--metric '%s' is not median, min, gflops, speedup, peak, "
-                                "roof or scaling", optarg);
-            break;
-        case OPT_COMBINED:
-            o->combined = 1;
-            a->combined_given = 1;
-            break;
-        case 'h':
-            return gb_help("report", report_usage);
-        default:
-            return gb_getopt_fail_opts("report", ch, argv, report_options);
+    switch (s->id) {
+    case GB_SET_FORMAT: o->format = v->format; break;
+    case GB_SET_KERNEL: a->kernels[o->nkernels++] = v->text; break;
+    case GB_SET_VARIANT: a->variants[o->nvariants++] = v->text; break;
+    case GB_SET_METRIC:
+        /* report.c's metrics, and scaling, which has a report of its own */
+        a->metric_given = 1;
+        a->scaling = strcmp(v->text, "scaling") == 0;
+        if (!a->scaling && gb_report_metric_parse(v->text, &o->metric) != 0) {
+            snprintf(err, errlen, "%s: '%s' is not a metric of report.c", v->name, v->text);
+            return -1;
         }
+        break;
+    case GB_SET_COMBINED:
+        o->combined = 1;
+        a->combined_given = 1;
+        break;
+    case GB_SET_HELP: a->help = 1; break;
+    default:
+        snprintf(err, errlen, "%s is not an option of report", v->name);
+        return -1;
     }
-    if (optind == argc)
+    return 0;
+}
+
+/* Parses the options into a->o, each -k and -v list into a->kernels and
+ * a->variants (a->o points at them), and the files into a.  PARSED, or the
+ * exit status when done (--help) or wrong. */
+static int parse_args(int argc, char **argv, report_args *a)
+{
+    char err[GB_ERR_LEN];
+    int first;
+
+    a->o->kernels = a->kernels;
+    a->o->variants = a->variants;
+    gb_settings_defaults(GB_CMD_REPORT, store_setting, a, err, sizeof err);
+    a->metric_given = 0;   /* the default is not a --metric */
+    first = gb_settings_parse_args(GB_CMD_REPORT, argc, argv, 0, store_setting, a, err,
+                                   sizeof err);
+    if (first < 0)
+        return gb_usage("report", "%s", err);
+    if (a->help)
+        return gb_help_command("report", GB_CMD_REPORT, report_intro, report_outro);
+    if (first == argc)
         return gb_usage("report", "no result file given");
-    for (int i = optind; i < argc; i++) {
+    for (int i = first; i < argc; i++) {
         split_name(argv[i], &a->names[a->npaths], &a->paths[a->npaths]);
         a->npaths++;
     }
@@ -151,7 +128,7 @@ static int parse_args(int argc, char **argv, gb_report_opts *o, const char **ker
                         "and %%peak side by side", a->metric_given ? "--metric" : "--combined");
     if (a->npaths == 1 && a->names[0])
         return gb_usage("report", "NAME= names a column of a several-file report; '%s' is "
-                        "one file", argv[optind]);
+                        "one file", argv[first]);
     return PARSED;
 }
 
@@ -205,17 +182,15 @@ int gb_cmd_report(int argc, char **argv)
     const char **kernels = calloc((size_t)argc, sizeof *kernels);
     const char **variants = calloc((size_t)argc, sizeof *variants);
     report_args a = { calloc((size_t)argc, sizeof(char *)), calloc((size_t)argc, sizeof(char *)),
-                      0, 0, 0, 0 };
+                      0, 0, 0, 0, 0, &o, kernels, variants };
     int status;
 
     /* argv[1] is "report": getopt sees it as the program name. */
     argc--;
     argv++;
-    o.kernels = kernels;
-    o.variants = variants;
     if (kernels == NULL || variants == NULL || a.paths == NULL || a.names == NULL)
         status = gb_fail(GB_EXIT_IO, "report", "out of memory");
-    else if ((status = parse_args(argc, argv, &o, kernels, variants, &a)) == PARSED)
+    else if ((status = parse_args(argc, argv, &a)) == PARSED)
         status = a.npaths == 1 ? report_file(a.paths[0], &o, a.scaling) : report_files(&a, &o);
     free(kernels);
     free(variants);

@@ -24,65 +24,23 @@
 #include "options.h"
 #include "output.h"
 #include "runner.h"
+#include "settings.h"
 #include "table.h"
 #include "tune.h"
 
-static const char usage_text[] =
-    "usage: gemmbench [options]                 run a sweep (bench.conf, then flags)\n"
-    "       gemmbench info                      describe this machine, measure its peak\n"
-    "       gemmbench compare OLD.json NEW.json  what changed; a CI gate (exit 1 on a slowdown)\n"
-    "       gemmbench report FILE.json          pivot tables (variant x M) of a result file\n"
-    "       gemmbench tune                      search schedule parameters, record the best\n"
-    "       gemmbench SUBCOMMAND --help         help on a subcommand\n"
-    "\n"
-    "selection\n"
-    "  -v, --variant LIST     variant names, family names (family:NAME when a variant\n"
-    "                         has the same name, e.g. family:parallel), or all\n"
-    "  -k, --kernel LIST      qkv, mlp_expand, mlp_reduce, square1024, bench.conf\n"
-    "                         [kernel] names, or all (= the three BERT kernels)\n"
-    "      --m LIST           M values, e.g. 16,32,64\n"
-    "      --shape MxKxN      a custom shape (repeatable; replaces --kernel and --m)\n"
-    "  -a, --all              every variant on every kernel\n"
-    "  -p, --param K=V[,...]  schedule parameters (see --list), labelled in the output;\n"
-    "                         each --param is one set, and every set runs (ablations);\n"
-    "                         --param defaults: the variant's own rules, as a set\n"
-    "      --prepack          also measure with B packed outside the timed region\n"
-    "                         (variants that can; separate +prepack entries)\n"
-    "timing\n"
-    "  -t, --threads LIST     OpenMP thread counts: 1,2 or 1-8 or all (default: all, the\n"
-    "                         CPUs the process may use); every entry at each count, the\n"
-    "                         single-thread schedules once at 1\n"
-    "      --bind P           close or spread (OMP_PLACES=cores), or none; default: the\n"
-    "                         user's OMP_PROC_BIND/OMP_PLACES, else the runtime's (unbound)\n"
-    "  -w, --warmup N         warm-up calls per measurement (default 5)\n"
-    "  -r, --reps N           timed calls per measurement (default 50)\n"
-    "      --min-reps N       timed calls kept even past --max-time (default 5)\n"
-    "      --max-time S       seconds of calls per measurement before stopping early\n"
-    "      --min-time S       seconds of calls per measurement: go on past --reps until\n"
-    "                         then (--max-time still caps; at most 100000 calls)\n"
-    "      --cooldown S       seconds to sleep between measurements (default 0)\n"
-    "      --rounds N         split every entry's timed calls over N passes of the\n"
-    "                         sweep, so each median spans the run (default 5, or\n"
-    "                         --reps when that is smaller)\n"
-    "  -q, --quick            a fast smoke sweep: M 16,128, 1 warm-up, 5 reps, 1 round\n"
-    "      --no-check         skip verification against the reference\n"
-    "      --cache MODE       warm (default): operands stay cached between calls;\n"
-    "                         cold: each call gets a copy of A, B, C evicted since\n"
-    "                         its last use (src/measure/bandwidth.md)\n"
-    "output\n"
-    "  -o, --output FILE      JSON file (default results/<host>-<UTC time>.json)\n"
-    "  -f, --force            overwrite an existing --output file\n"
-    "      --format F         stdout as table, json, csv or md (default table)\n"
-    "      --quiet            no progress line\n"
-    "other\n"
-    "  -c, --config FILE      read FILE instead of ./bench.conf\n"
-    "  -l, --list             list the variants and their parameters\n"
-    "      --explain          print how each variant derives its schedule per shape\n"
-    "  -h, --help             this text\n"
-    "  -V, --version          the version\n"
+/* After the commands and run's options (settings.h) in --help. */
+static const char help_outro[] =
     "\n"
     "exit status: 0 ok, 1 a check failed, 2 usage or input error, 3 I/O error,\n"
     "130 interrupted (the JSON file then says \"complete\": false)\n";
+
+/* gemmbench --help: every command (command.c), then the run's options. */
+static int print_help(void)
+{
+    gb_write_command_list(stdout);
+    fputc('\n', stdout);
+    return gb_help_command(NULL, GB_CMD_RUN, "", help_outro);
+}
 
 static void print_list(FILE *out)
 {
@@ -651,10 +609,8 @@ int gb_cmd_run(int argc, char **argv)
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     if (o.lockstep && !o.help && !o.version && !o.list && gb_lockstep_check(err, sizeof err))
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
-    if (o.help) {
-        fputs(usage_text, stdout);
-        return gb_finish_stdout(NULL);
-    }
+    if (o.help)
+        return print_help();
     if (o.version) {
         printf("gemmbench %s\n", GB_VERSION);
         return gb_finish_stdout(NULL);

@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,88 +16,73 @@
 #include "harness.h"
 #include "machine.h"
 #include "options.h"
-#include "parse.h"
+#include "settings.h"
 #include "tune.h"
 
-static const char tune_usage[] =
+static const char tune_intro[] =
     "usage: gemmbench tune [options]\n"
     "  searches a schedule's parameters per shape and records the best for the\n"
-    "  `tuned` (rule_based) and `tuned_packed` (packed) variants\n"
-    "  -v, --variant V      rule_based (default) or packed\n"
-    "  -k, --kernel LIST    qkv, mlp_expand, mlp_reduce, square1024 or all (default all)\n"
-    "      --m LIST         M values (default 16 32 64 96 128 192 256 384)\n"
-    "      --shape MxKxN    a custom shape (repeatable; replaces --kernel and --m)\n"
-    "  -t, --threads N      threads (default: all the process may use); records are per count\n"
-    "      --trials N       candidates per shape, the rule included (default 40)\n"
-    "      --budget S       seconds in all, shared evenly by the shapes (instead of --trials)\n"
-    "  -r, --reps N         timed calls per candidate (default 10, after 2 warm-up calls)\n"
-    "      --records FILE   record file (default $GEMMBENCH_RECORDS or results/tuned.json)\n"
-    "      --seed N         seed of the random phase (default 1)\n"
-    "      --quiet          no progress line\n";
-
-static const struct option tune_options[] = {
-    { "variant", required_argument, NULL, 'v' }, { "kernel", required_argument, NULL, 'k' },
-    { "m", required_argument, NULL, 'm' },       { "shape", required_argument, NULL, 's' },
-    { "threads", required_argument, NULL, 't' }, { "trials", required_argument, NULL, 'T' },
-    { "budget", required_argument, NULL, 'b' },  { "reps", required_argument, NULL, 'r' },
-    { "records", required_argument, NULL, 'R' }, { "seed", required_argument, NULL, 'S' },
-    { "quiet", no_argument, NULL, 'q' },         { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 }
-};
+    "  `tuned` (rule_based) and `tuned_packed` (packed) variants\n";
 
 /* What to tune: the command line, then what it resolves to. */
 typedef struct tune_job {
-    gb_options o;              /* --kernel, --m and --shape, read as a run reads them */
-    gb_tune_cfg cfg;
+    gb_options o;              /* --kernel, --m, --shape and --threads, read as a run reads them */
+    gb_tune_cfg cfg;           /* cfg.threads: the count being tuned */
     const char *base_name, *records;
     double budget;             /* --budget: seconds for all the shapes; 0 when not given */
-    int trials_given, quiet;
+    int trials_given, quiet, help;
 
     const gb_variant *base;
     const gb_tune_space *space;
     gb_shape *shapes;
     int nshapes;
+    int ncounts;               /* the thread counts, each tuned on its own */
+    int counts[GB_MAX_THREAD_COUNTS];
 } tune_job;
 
 /* parse_args' "no exit status yet": the command goes on. */
 enum { GO_ON = -1 };
 
+/* Stores one of tune's settings (settings.h) into job. */
+static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,
+                         char *err, size_t errlen)
+{
+    tune_job *job = target;
+
+    switch (s->id) {
+    case GB_SET_KERNEL:
+    case GB_SET_M:
+    case GB_SET_SHAPE:
+    case GB_SET_THREADS:
+        return gb_options_store(&job->o, s, v, err, errlen);
+    case GB_SET_VARIANT: job->base_name = v->text; break;
+    case GB_SET_TRIALS:
+        job->cfg.max_trials = (int)v->number;
+        job->trials_given = 1;
+        break;
+    case GB_SET_BUDGET: job->budget = v->real; break;
+    case GB_SET_REPS: job->cfg.reps = (int)v->number; break;
+    case GB_SET_RECORDS: job->records = v->text; break;
+    case GB_SET_SEED: job->cfg.seed = (unsigned)v->number; break;
+    case GB_SET_QUIET: job->quiet = 1; break;
+    case GB_SET_HELP: job->help = 1; break;
+    default:
+        snprintf(err, errlen, "%s is not an option of tune", v->name);
+        return -1;
+    }
+    return 0;
+}
+
 static void job_defaults(tune_job *job)
 {
-    const gb_tune_cfg cfg = { 0, 40, 0.0, 2, 10, 1 };
+    char err[GB_ERR_LEN];
 
     memset(job, 0, sizeof *job);
     gb_options_defaults(&job->o);
-    job->cfg = cfg;
-    job->base_name = "rule_based";
+    job->cfg.warmup = 2;
+    gb_settings_defaults(GB_CMD_TUNE, store_setting, job, err, sizeof err);
+    job->trials_given = 0;   /* the default is not a --trials */
     job->records = gb_tuned_path();
-}
-
-/* optarg as an integer in [lo, hi]: 0, or the usage error's status (said). */
-static int int_option(const char *name, long lo, long hi, int *out)
-{
-    long v;
-
-    if (gb_parse_long(optarg, lo, hi, &v) != 0)
-        return gb_usage("tune", "%s: '%s' is not an integer in [%ld, %ld]", name, optarg, lo,
-                        hi);
-    *out = (int)v;
-    return 0;
-}
-
-/* Adds a --shape MxKxN; -1 when text is not one or there are too many. */
-static int add_shape(gb_options *o, const char *text)
-{
-    gb_shape *sh;
-
-    if (o->nshapes >= GB_MAX_SHAPES)
-        return -1;
-    sh = &o->shapes[o->nshapes];
-    if (gb_parse_shape(text, &sh->M, &sh->K, &sh->N) != 0)
-        return -1;
-    snprintf(sh->kernel, sizeof sh->kernel, "custom");
-    o->nshapes++;
-    return 0;
 }
 
 /* Reads argv into job.  GO_ON, or the exit status: --help was printed, or a
@@ -106,68 +90,28 @@ static int add_shape(gb_options *o, const char *text)
 static int parse_args(int argc, char **argv, tune_job *job)
 {
     char err[GB_ERR_LEN];
-    int ch, rc;
+    /* argv[1] is "tune": getopt sees it as the program name. */
+    int operands = gb_settings_parse_args(GB_CMD_TUNE, argc - 1, argv + 1, 0, store_setting, job,
+                                          err, sizeof err);
 
-    opterr = 0;
-    optind = 2; /* argv[1] is "tune" */
-    while ((ch = getopt_long(argc, argv, ":v:k:t:r:h", tune_options, NULL)) != -1) {
-        switch (ch) {
-        case 'v': job->base_name = optarg; break;
-        case 'k': snprintf(job->o.kernels, sizeof job->o.kernels, "%s", optarg); break;
-        case 'm':
-            if (gb_parse_m_list(optarg, job->o.m, &job->o.nm, err, sizeof err, "--m") != 0)
-                return gb_usage("tune", "%s", err);
-            break;
-        case 's':
-            if (add_shape(&job->o, optarg) != 0)
-                return gb_usage("tune", "--shape: '%s' is not MxKxN with each in [1, %d]",
-                                optarg, GB_MAX_DIM);
-            break;
-        case 't':
-            if ((rc = int_option("--threads", 1, 4096, &job->cfg.threads)) != 0)
-                return rc;
-            break;
-        case 'T':
-            if ((rc = int_option("--trials", 1, 100000, &job->cfg.max_trials)) != 0)
-                return rc;
-            job->trials_given = 1;
-            break;
-        case 'b':
-            if (gb_parse_double(optarg, 0.0, 1e6, &job->budget) != 0 || job->budget <= 0.0)
-                return gb_usage("tune", "--budget: '%s' is not a number of seconds > 0", optarg);
-            break;
-        case 'r':
-            if ((rc = int_option("--reps", 1, 10000, &job->cfg.reps)) != 0)
-                return rc;
-            break;
-        case 'R': job->records = optarg; break;
-        case 'S': {
-            int seed = 0;
-            if ((rc = int_option("--seed", 0, 2147483647L, &seed)) != 0)
-                return rc;
-            job->cfg.seed = (unsigned)seed;
-            break;
-        }
-        case 'q': job->quiet = 1; break;
-        case 'h':
-            return gb_help("tune", tune_usage);
-        default: /* ':' or '?' */
-            return gb_getopt_fail_opts("tune", ch, argv, tune_options);
-        }
-    }
-    if (optind < argc)
-        return gb_usage("tune", "unexpected argument '%s'", argv[optind]);
+    if (operands < 0)
+        return gb_usage("tune", "%s", err);
+    if (job->help)
+        return gb_help_command("tune", GB_CMD_TUNE, tune_intro, "");
+    if (operands < argc - 1)
+        return gb_usage("tune", "unexpected argument '%s'", argv[1 + operands]);
     if (job->trials_given && job->budget > 0.0)
         return gb_usage("tune", "give --trials or --budget, not both");
     return GO_ON;
 }
 
 /* Resolves the variant, the shapes (checked against memory), the thread
- * count and each shape's share of --budget.  GB_EXIT_OK, or the error's
+ * counts and each shape's share of --budget.  GB_EXIT_OK, or the error's
  * status (said). */
 static int resolve_job(tune_job *job)
 {
     char err[GB_ERR_LEN];
+    int cpus = 1;
 
     job->base = gb_variant_find(job->base_name);
     job->space = gb_tune_space_for(job->base_name);
@@ -183,14 +127,16 @@ static int resolve_job(tune_job *job)
         if (gb_shape_check(job->shapes[i].M, job->shapes[i].K, job->shapes[i].N, err,
                            sizeof err) != 0)
             return gb_usage("tune", "%s", err);
-    if (job->cfg.threads == 0) {
+    /* `all` (or no --threads): the CPUs the process may use, as in a run. */
+    if (job->o.threads_all || job->o.nthreads_list == 0) {
         gb_machine m;
         gb_machine_detect(&m);
-        job->cfg.threads = m.affinity_cpus;
+        cpus = m.affinity_cpus;
     }
+    job->ncounts = gb_options_thread_counts(&job->o, cpus, job->counts, GB_MAX_THREAD_COUNTS);
     /* With a time budget the trial count no longer limits a shape. */
     if (job->budget > 0.0) {
-        job->cfg.budget_s = job->budget / job->nshapes;
+        job->cfg.budget_s = job->budget / (job->nshapes * job->ncounts);
         job->cfg.max_trials = 100000;
     }
     return GB_EXIT_OK;
@@ -343,16 +289,23 @@ int gb_cmd_tune(int argc, char **argv)
         free(job.shapes);
         return status;
     }
-    gb_tuned_fingerprint(job.cfg.threads, fingerprint, sizeof fingerprint);
     gb_catch_interrupts();
-
-    printf("tuning %s, %d shape(s), %d thread(s), %s; records in %s\n", job.base->name,
-           job.nshapes, job.cfg.threads, job.budget > 0.0 ? "time budget" : "trial budget",
-           job.records);
-    printf("%-11s %5s %5s %5s %11s %11s %6s %7s %6s  %s\n", "kernel", "M", "K", "N", "rule_us",
-           "tuned_us", "ratio", "trials", "secs", "parameters");
     started = gb_now();
-    status = tune_all(&job, &set, fingerprint, started);
+    /* Records are per thread count (the fingerprint has it): each count is
+     * a search of its own. */
+    for (int t = 0; t < job.ncounts && !gb_interrupted; t++) {
+        int rc;
+        job.cfg.threads = job.counts[t];
+        gb_tuned_fingerprint(job.cfg.threads, fingerprint, sizeof fingerprint);
+        printf("tuning %s, %d shape(s), %d thread(s), %s; records in %s\n", job.base->name,
+               job.nshapes, job.cfg.threads, job.budget > 0.0 ? "time budget" : "trial budget",
+               job.records);
+        printf("%-11s %5s %5s %5s %11s %11s %6s %7s %6s  %s\n", "kernel", "M", "K", "N",
+               "rule_us", "tuned_us", "ratio", "trials", "secs", "parameters");
+        rc = tune_all(&job, &set, fingerprint, gb_now());
+        if (rc != GB_EXIT_OK)
+            status = rc;
+    }
     printf("tuning took %.1f s\n", gb_now() - started);
     gb_tuned_free(&set);
     free(job.shapes);

@@ -1,335 +1,229 @@
 /*
- * cli.c - the command line, getopt_long in two passes: the first
- * finds --config and --quick, so that the order is always built-in defaults <
- * bench.conf < --quick < every other flag, wherever they stand on the line.
+ * cli.c - command lines, read with getopt_long against the settings table:
+ * gb_settings_parse_args for every command, and the run command's two
+ * passes, the first of which finds --config and --quick, so that the order
+ * is always built-in defaults < bench.conf < --quick < every other flag,
+ * wherever they stand on the line.
  */
-#include "command.h"
 #include "options.h"
 #include "parse.h"
+#include "settings.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-enum {
-    OPT_M = 256, OPT_SHAPE, OPT_MAX_TIME, OPT_MIN_TIME, OPT_MIN_REPS, OPT_COOLDOWN, OPT_FORMAT,
-    OPT_NO_CHECK, OPT_QUIET, OPT_EXPLAIN, OPT_PREPACK, OPT_ROUNDS, OPT_ROUND, OPT_PEAK,
-    OPT_LOCKSTEP, OPT_BIND, OPT_CACHE
-};
+/* ---- any command's options ------------------------------------------------------ */
 
-static const struct option long_options[] = {
-    { "variant",  required_argument, NULL, 'v' },
-    { "kernel",   required_argument, NULL, 'k' },
-    { "m",        required_argument, NULL, OPT_M },
-    { "shape",    required_argument, NULL, OPT_SHAPE },
-    { "threads",  required_argument, NULL, 't' },
-    { "warmup",   required_argument, NULL, 'w' },
-    { "reps",     required_argument, NULL, 'r' },
-    { "min-reps", required_argument, NULL, OPT_MIN_REPS },
-    { "max-time", required_argument, NULL, OPT_MAX_TIME },
-    { "min-time", required_argument, NULL, OPT_MIN_TIME },
-    { "cooldown", required_argument, NULL, OPT_COOLDOWN },
-    { "rounds",   required_argument, NULL, OPT_ROUNDS },
-    { "round",    required_argument, NULL, OPT_ROUND },
-    { "peak",     required_argument, NULL, OPT_PEAK },
-    { "lockstep", no_argument,       NULL, OPT_LOCKSTEP },
-    { "bind",     required_argument, NULL, OPT_BIND },
-    { "config",   required_argument, NULL, 'c' },
-    { "output",   required_argument, NULL, 'o' },
-    { "force",    no_argument,       NULL, 'f' },
-    { "format",   required_argument, NULL, OPT_FORMAT },
-    { "param",    required_argument, NULL, 'p' },
-    { "list",     no_argument,       NULL, 'l' },
-    { "quick",    no_argument,       NULL, 'q' },
-    { "no-check", no_argument,       NULL, OPT_NO_CHECK },
-    { "all",      no_argument,       NULL, 'a' },
-    { "quiet",    no_argument,       NULL, OPT_QUIET },
-    { "explain",  no_argument,       NULL, OPT_EXPLAIN },
-    { "prepack",  no_argument,       NULL, OPT_PREPACK },
-    { "cache",    required_argument, NULL, OPT_CACHE },
-    { "help",     no_argument,       NULL, 'h' },
-    { "version",  no_argument,       NULL, 'V' },
-    { NULL, 0, NULL, 0 }
-};
-static const char short_options[] = ":v:k:t:w:r:c:o:fp:lqahV";
-
-/* --quick: every variant and kernel in well under two minutes; flags given
- * explicitly still win. */
-static void apply_quick(gb_options *o)
+/* The long option an argument names ("--force=yes" -> "force"), and how
+ * many entries of longopts it could mean: the one it spells exactly, else
+ * every one it is a prefix of. */
+static int long_matches(const char *arg, const struct option *longopts, char *names,
+                        size_t len, const struct option **exact)
 {
-    o->warmup = 1;
-    o->reps = 5;
-    o->min_reps = 3;
-    o->max_time = 0.3;
-    o->nm = 2;
-    o->m[0] = 16;
-    o->m[1] = 128;
-    o->rounds = 1;   /* a smoke test: one pass (--rounds still wins) */
+    size_t n = strcspn(arg + 2, "=");
+    int count = 0;
+
+    *exact = NULL;
+    names[0] = '\0';
+    for (const struct option *o = longopts; o->name; o++)
+        if (strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0)
+            *exact = o;
+    if (*exact)
+        return 1;
+    for (const struct option *o = longopts; o->name; o++)
+        if (strncmp(o->name, arg + 2, n) == 0) {
+            size_t used = strlen(names);
+            snprintf(names + used, len - used, "%s--%s", count ? ", " : "", o->name);
+            count++;
+        }
+    return count;
 }
 
-static int bad_number(char *err, size_t errlen, const char *flag, const char *arg,
-                      const char *what)
+/* What getopt_long's ':' (a missing value) or '?' was about, named as the
+ * user typed it: "--force=yes" takes no value, "--co" is ambiguous. */
+static void describe_getopt_error(int ch, char **argv, const struct option *longopts,
+                                  char *buf, size_t len)
 {
-    snprintf(err, errlen, "%s: '%s' is not %s", flag, arg, what);
-    return -1;
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    char names[256], shown[96];
+
+    if (ch == ':') {
+        snprintf(buf, len, "option '%s' needs a value", arg);
+        return;
+    }
+    if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
+        const struct option *exact;
+        int n = long_matches(arg, longopts, names, sizeof names, &exact);
+        gb_printable(arg, 60, shown, sizeof shown);
+        if (exact && exact->has_arg == no_argument && strchr(arg, '='))
+            snprintf(buf, len, "option '--%s' takes no value", exact->name);
+        else if (n > 1)
+            snprintf(buf, len, "option '%s' is ambiguous (%s)", shown, names);
+        else
+            snprintf(buf, len, "unknown option '%s'", shown);
+        return;
+    }
+    if (optopt > 0 && optopt < 256)
+        snprintf(buf, len, "unknown option '-%c'", optopt);
+    else
+        snprintf(buf, len, "unknown option '%s'", arg);
 }
 
-static int append_list(char *dst, size_t size, const char *item)
+/* getopt_long's tables for cmd: a long option per entry (val: 256 + the
+ * entry's index), a letter per short one. */
+static void build_options(unsigned cmd, struct option *longopts, char *shortopts)
 {
-    size_t used = strlen(dst);
-    int n = snprintf(dst + used, size - used, "%s%s", used ? "," : "", item);
-    return (n < 0 || (size_t)n >= size - used) ? -1 : 0;
+    int n = 0;
+    char *end = shortopts;
+
+    *end++ = ':';   /* a missing value is ':', not '?' */
+    for (size_t i = 0; i < gb_setting_count; i++) {
+        const gb_setting *s = &gb_settings[i];
+        int has_arg = gb_setting_takes_value(s) ? required_argument : no_argument;
+        if (!(s->commands & cmd))
+            continue;
+        longopts[n++] = (struct option){ s->flag, has_arg, NULL, 256 + (int)i };
+        if (s->letter) {
+            *end++ = s->letter;
+            if (has_arg == required_argument)
+                *end++ = ':';
+        }
+    }
+    longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+    *end = '\0';
 }
 
-int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
+int gb_settings_parse_args(unsigned cmd, int argc, char **argv, int flags,
+                           gb_setting_store store, void *target, char *err, size_t errlen)
 {
-    const char *config = NULL;
-    int quick = 0, informational = 0, c, variants_given = 0, kernels_given = 0, m_given = 0;
-    int rounds_given = 0;
-    long l;
-    double d;
+    struct option longopts[GB_MAX_SETTINGS + 1];
+    char shortopts[3 * GB_MAX_SETTINGS + 2];
+    unsigned char seen[GB_SET_COUNT] = { 0 };
+    int c;
 
     err[0] = '\0';
-    /* Pass 1: --config and --quick only; errors are reported by pass 2. */
+    build_options(cmd, longopts, shortopts);
     opterr = 0;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
-        if (c == 'c')
-            config = optarg;
-        else if (c == 'q')
-            quick = 1;
-        else if (c == 'h' || c == 'V' || c == 'l')
-            informational = 1;
+    optind = 0;   /* glibc: start afresh, as for a new argv */
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        const gb_setting *s = c >= 256 ? &gb_settings[c - 256]
+                            : c == ':' || c == '?' ? NULL
+                                                   : gb_setting_by_letter(cmd, c);
+        const char *text = s && gb_setting_takes_value(s) ? optarg : NULL;
+        gb_setting_value v;
+        char name[48];
+
+        if (s == NULL) {
+            if (flags & GB_ARGS_SCAN)
+                continue;
+            describe_getopt_error(c, argv, longopts, err, errlen);
+            return GB_ARGS_BAD_OPTION;
+        }
+        snprintf(name, sizeof name, "--%s", s->flag);
+        if (flags & GB_ARGS_SCAN) {
+            memset(&v, 0, sizeof v);
+            snprintf(v.name, sizeof v.name, "%s", name);
+            v.text = text;
+        } else if (gb_setting_read(s, name, text, &v, err, errlen) != 0) {
+            return -1;
+        }
+        v.repeated = seen[s->id] != 0;
+        seen[s->id] = 1;
+        if (store(target, s, &v, err, errlen) != 0)
+            return -1;
     }
+    return optind;
+}
+
+/* ---- the run command --------------------------------------------------------------- */
+
+/* What the first pass looks for. */
+typedef struct first_pass {
+    const char *config;
+    int quick;
+    int informational;       /* --help, --version or --list */
+} first_pass;
+
+static int note_first_pass(void *target, const gb_setting *s, const gb_setting_value *v,
+                           char *err, size_t errlen)
+{
+    first_pass *p = target;
+
+    (void)err, (void)errlen;
+    if (s->id == GB_SET_CONFIG)
+        p->config = v->text;
+    else if (s->id == GB_SET_QUICK)
+        p->quick = 1;
+    else if (s->id == GB_SET_HELP || s->id == GB_SET_VERSION || s->id == GB_SET_LIST)
+        p->informational = 1;
+    return 0;
+}
+
+/* The second pass: every flag into the options, noting which were given. */
+typedef struct flag_pass {
+    gb_options *o;
+    unsigned char given[GB_SET_COUNT];
+} flag_pass;
+
+static int store_flag(void *target, const gb_setting *s, const gb_setting_value *v, char *err,
+                      size_t errlen)
+{
+    flag_pass *p = target;
+
+    p->given[s->id] = 1;
+    return gb_options_store(p->o, s, v, err, errlen);
+}
+
+/* --quick: GB_QUICK_FLAGS, read and stored as those flags would be. */
+static int apply_quick(gb_options *o, char *err, size_t errlen)
+{
+    const char *p = GB_QUICK_FLAGS;
+    char flag[32], value[64];
+    int used = 0;
+
+    while (sscanf(p, " --%31s %63s%n", flag, value, &used) == 2) {
+        const gb_setting *s = gb_setting_by_flag(GB_CMD_RUN, flag, strlen(flag));
+        gb_setting_value v;
+        if (s == NULL || gb_setting_read(s, "--quick", value, &v, err, errlen) != 0 ||
+            gb_options_store(o, s, &v, err, errlen) != 0)
+            return -1;
+        p += used;
+    }
+    o->quick = 1;
+    return 0;
+}
+
+static int load_config(gb_options *o, const first_pass *first, char *err, size_t errlen)
+{
     /* --help, --version and --list answer without settings: a broken
      * ./bench.conf must not hide how to fix it. */
-    if (informational && config == NULL) {
-        /* skip ./bench.conf */
-    } else if (config) {
-        if (gb_config_load(o, config, err, errlen) != 0)
+    if (first->informational && first->config == NULL)
+        return 0;
+    if (first->config) {
+        if (gb_config_load(o, first->config, err, errlen) != 0)
             return -1;
-        snprintf(o->config_path, sizeof o->config_path, "%s", config);
+        snprintf(o->config_path, sizeof o->config_path, "%s", first->config);
         o->config_given = 1;
     } else if (access("bench.conf", F_OK) == 0) {
         if (gb_config_load(o, "bench.conf", err, errlen) != 0)
             return -1;
         snprintf(o->config_path, sizeof o->config_path, "bench.conf");
     }
-    if (quick) {
-        apply_quick(o);
-        o->quick = 1;
-    }
+    return 0;
+}
 
-    optind = 0;
-    while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
-        switch (c) {
-        case 'v':
-            if (!variants_given)
-                o->variants[0] = '\0';
-            variants_given = 1;
-            if (append_list(o->variants, sizeof o->variants, optarg) != 0)
-                return bad_number(err, errlen, "--variant", optarg, "a shorter list");
-            break;
-        case 'k':
-            if (!kernels_given)
-                o->kernels[0] = '\0';
-            kernels_given = 1;
-            if (append_list(o->kernels, sizeof o->kernels, optarg) != 0)
-                return bad_number(err, errlen, "--kernel", optarg, "a shorter list");
-            break;
-        case OPT_M: {
-            int tmp[GB_MAX_M], n;
-            if (gb_parse_m_list(optarg, tmp, &n, err, errlen, "--m") != 0)
-                return -1;
-            if (!m_given)
-                o->nm = 0;
-            m_given = 1;
-            if (o->nm + n > GB_MAX_M)
-                return bad_number(err, errlen, "--m", optarg, "a shorter list");
-            memcpy(o->m + o->nm, tmp, (size_t)n * sizeof *tmp);
-            o->nm += n;
-            break;
-        }
-        case OPT_SHAPE: {
-            gb_shape *s;
-            if (o->nshapes >= GB_MAX_SHAPES)
-                return bad_number(err, errlen, "--shape", optarg, "allowed: too many shapes");
-            s = &o->shapes[o->nshapes];
-            if (gb_parse_shape(optarg, &s->M, &s->K, &s->N) != 0)
-                return bad_number(err, errlen, "--shape", optarg,
-                                  "MxKxN with each in [1, 1000000]");
-            snprintf(s->kernel, sizeof s->kernel, "custom");
-            o->nshapes++;
-            break;
-        }
-        case 't':
-            if (gb_options_set_threads(o, optarg, err, errlen) != 0) {
-                char why[GB_ERR_LEN];
-                snprintf(why, sizeof why, "%s", err);
-                snprintf(err, errlen, "--threads: %s", why);
-                return -1;
-            }
-            break;
-        case OPT_BIND:
-            if (strcmp(optarg, "close") == 0)
-                o->bind = GB_BIND_CLOSE;
-            else if (strcmp(optarg, "spread") == 0)
-                o->bind = GB_BIND_SPREAD;
-            else if (strcmp(optarg, "none") == 0)
-                o->bind = GB_BIND_NONE;
-            else
-                return bad_number(err, errlen, "--bind", optarg, "close, spread or none");
-            break;
-        case 'w':
-            if (gb_parse_long(optarg, 0, 1000000, &l) != 0)
-                return bad_number(err, errlen, "--warmup", optarg,
-                                  "an integer in [0, 1000000]");
-            o->warmup = (int)l;
-            break;
-        case 'r':
-            if (gb_parse_long(optarg, 1, 1000000, &l) != 0)
-                return bad_number(err, errlen, "--reps", optarg, "an integer in [1, 1000000]");
-            o->reps = (int)l;
-            break;
-        case OPT_MIN_REPS:
-            if (gb_parse_long(optarg, 1, 1000000, &l) != 0)
-                return bad_number(err, errlen, "--min-reps", optarg,
-                                  "an integer in [1, 1000000]");
-            o->min_reps = (int)l;
-            break;
-        case OPT_MAX_TIME:
-            if (gb_parse_double(optarg, 0.0, 86400.0, &d) != 0 || d <= 0.0)
-                return bad_number(err, errlen, "--max-time", optarg,
-                                  "a number of seconds in (0, 86400]");
-            o->max_time = d;
-            break;
-        case OPT_MIN_TIME:
-            if (gb_parse_double(optarg, 0.0, 86400.0, &d) != 0)
-                return bad_number(err, errlen, "--min-time", optarg,
-                                  "a number of seconds in [0, 86400]");
-            o->min_time = d;
-            break;
-        case OPT_ROUNDS:
-            if (gb_parse_long(optarg, 1, 1000, &l) != 0)
-                return bad_number(err, errlen, "--rounds", optarg, "an integer in [1, 1000]");
-            o->rounds = (int)l;
-            rounds_given = 1;
-            break;
-        /* --round and --peak are for gemmbench ab, which runs every round of
-         * a build as a fresh process: only round I of --rounds, with the
-         * peak its first round measured (ALL,ONE,ISA). */
-        case OPT_ROUND:
-            if (gb_parse_long(optarg, 1, 1000, &l) != 0)
-                return bad_number(err, errlen, "--round", optarg, "an integer in [1, 1000]");
-            o->only_round = (int)l;
-            break;
-        case OPT_LOCKSTEP:   /* gemmbench ab's turns (src/measure/lockstep.c) */
-            o->lockstep = 1;
-            break;
-        case OPT_PEAK: {
-            int end = 0;
-            if (sscanf(optarg, "%lf,%lf,%15[a-z0-9]%n", &o->peak_all, &o->peak_one,
-                       o->peak_isa, &end) != 3 || optarg[end] != '\0' ||
-                !(o->peak_all > 0.0 && o->peak_all < 1e9 && o->peak_one > 0.0 &&
-                  o->peak_one < 1e9))
-                return bad_number(err, errlen, "--peak", optarg,
-                                  "ALL,ONE,ISA (GFLOP/s, GFLOP/s, an ISA name)");
-            break;
-        }
-        case OPT_COOLDOWN:
-            if (gb_parse_double(optarg, 0.0, 3600.0, &d) != 0)
-                return bad_number(err, errlen, "--cooldown", optarg,
-                                  "a number of seconds in [0, 3600]");
-            o->cooldown = d;
-            break;
-        case 'c':
-        case 'q':
-            break; /* handled in pass 1 */
-        case 'o':
-            if (optarg[0] == '\0' || strlen(optarg) >= sizeof o->output)
-                return bad_number(err, errlen, "--output", optarg, "a usable file name");
-            snprintf(o->output, sizeof o->output, "%s", optarg);
-            break;
-        case 'f':
-            o->force = 1;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "table") == 0)
-                o->format = GB_FMT_TABLE;
-            else if (strcmp(optarg, "json") == 0)
-                o->format = GB_FMT_JSON;
-            else if (strcmp(optarg, "csv") == 0)
-                o->format = GB_FMT_CSV;
-            else if (strcmp(optarg, "md") == 0)
-                o->format = GB_FMT_MD;
-            else
-                return bad_number(err, errlen, "--format", optarg, "table, json, csv or md");
-            break;
-        case 'p':
-            if (o->nparam_sets >= GB_MAX_PARAM_SETS)
-                return bad_number(err, errlen, "--param", optarg,
-                                  "allowed: at most 16 --param sets");
-            if (optarg[strspn(optarg, " \t")] == '\0')
-                return bad_number(err, errlen, "--param", optarg,
-                                  "a key=value list (or defaults)");
-            /* The variant's own rules as a set of their own, beside ablations. */
-            if (strcmp(optarg, "defaults") == 0)
-                optarg = "";
-            if (strlen(optarg) >= sizeof o->param_sets[0])
-                return bad_number(err, errlen, "--param", optarg, "a shorter list");
-            strcpy(o->param_sets[o->nparam_sets++], optarg);
-            break;
-        case 'l':
-            o->list = 1;
-            break;
-        case OPT_NO_CHECK:
-            o->check = 0;
-            break;
-        case 'a':
-            o->all = 1;
-            break;
-        case OPT_QUIET:
-            o->quiet = 1;
-            break;
-        case OPT_EXPLAIN:
-            o->explain = 1;
-            break;
-        case OPT_PREPACK:
-            o->prepack = 1;
-            break;
-        case OPT_CACHE:
-            if (gb_parse_cache(optarg, &o->cache_cold) != 0)
-                return bad_number(err, errlen, "--cache", optarg, "warm or cold");
-            break;
-        case 'h':
-            o->help = 1;
-            break;
-        case 'V':
-            o->version = 1;
-            break;
-        case ':':
-            snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
-            return -1;
-        default: {
-            char msg[GB_ERR_LEN - 64];
-            gb_getopt_describe(c, argv, long_options, msg, sizeof msg);
-            snprintf(err, errlen, "%s (see gemmbench --help)", msg);
-            return -1;
-        }
-        }
-    }
-    if (optind < argc) {
-        snprintf(err, errlen, "unexpected argument '%s' (see gemmbench --help)", argv[optind]);
-        return -1;
-    }
+/* What the flags mean together, once all are read. */
+static int resolve(gb_options *o, const flag_pass *flags, char *err, size_t errlen)
+{
     if (o->all) {
-        if (!variants_given)
+        if (!flags->given[GB_SET_VARIANT])
             strcpy(o->variants, "all");
-        if (!kernels_given)
+        if (!flags->given[GB_SET_KERNEL])
             strcpy(o->kernels, "all");
     }
-    if (o->nshapes > 0 && (kernels_given || m_given)) {
+    if (o->nshapes > 0 && (flags->given[GB_SET_KERNEL] || flags->given[GB_SET_M])) {
         snprintf(err, errlen, "--shape cannot be combined with --kernel or --m");
         return -1;
     }
@@ -340,7 +234,7 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
      * as its min_reps is cut to --reps above); --rounds is taken at its word. */
     if (o->rounds == 0)
         o->rounds = GB_DEFAULT_ROUNDS;
-    if (!rounds_given && o->rounds > o->reps)
+    if (!flags->given[GB_SET_ROUNDS] && o->rounds > o->reps)
         o->rounds = o->reps;
     if (o->only_round > o->rounds) {
         snprintf(err, errlen, "--round %d is past --rounds %d", o->only_round, o->rounds);
@@ -352,4 +246,37 @@ int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int gb_cli_parse(gb_options *o, int argc, char **argv, char *err, size_t errlen)
+{
+    first_pass first = { NULL, 0, 0 };
+    flag_pass flags;
+    int operands;
+
+    /* Pass 1: --config and --quick only; errors are reported by pass 2. */
+    gb_settings_parse_args(GB_CMD_RUN, argc, argv, GB_ARGS_SCAN, note_first_pass, &first, err,
+                           errlen);
+    err[0] = '\0';
+    if (load_config(o, &first, err, errlen) != 0)
+        return -1;
+    if (first.quick && apply_quick(o, err, errlen) != 0)
+        return -1;
+
+    memset(&flags, 0, sizeof flags);
+    flags.o = o;
+    operands = gb_settings_parse_args(GB_CMD_RUN, argc, argv, 0, store_flag, &flags, err,
+                                      errlen);
+    if (operands == GB_ARGS_BAD_OPTION) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, " (see gemmbench --help)");
+        return -1;
+    }
+    if (operands < 0)
+        return -1;
+    if (operands < argc) {
+        snprintf(err, errlen, "unexpected argument '%s' (see gemmbench --help)", argv[operands]);
+        return -1;
+    }
+    return resolve(o, &flags, err, errlen);
 }

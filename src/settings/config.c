@@ -1,11 +1,13 @@
 /*
  * config.c - bench.conf: `key = value` lines, `#` comments, and
  * `[kernel NAME]` sections (k, n, and an optional own m list) for custom
- * shapes.  Every error names the file and line.
+ * shapes.  The keys are the settings table's (settings.h), read as their
+ * flags are.  Every error names the file and line.
  */
 #define _POSIX_C_SOURCE 200809L /* fdopen */
 #include "options.h"
 #include "parse.h"
+#include "settings.h"
 #include "inputfile.h"
 
 #include <errno.h>
@@ -61,98 +63,27 @@ int gb_parse_m_list(const char *text, int *m, int *nm, char *err, size_t errlen,
     return 0;
 }
 
-static int parse_format(const char *text, gb_format *out)
-{
-    static const char *const names[] = { "table", "json", "csv", "md" };
-    for (int i = 0; i < 4; i++)
-        if (strcmp(text, names[i]) == 0) {
-            *out = (gb_format)i;
-            return 0;
-        }
-    return -1;
-}
-
-/* Applies one top-level key; shared by bench.conf and nothing else, since
- * the CLI has flags of its own.  Returns 0, or -1 with a message (no place). */
+/* Applies one top-level key, read and stored as its flag is (settings.h).
+ * Returns 0, or -1 with a message (no place). */
 static int apply_key(gb_options *o, const char *key, const char *value, char *msg, size_t len)
 {
-    long l;
-    double d;
+    const gb_setting *s = gb_setting_by_key(GB_CMD_RUN, key);
+    gb_setting_value v;
 
-    if (strcmp(key, "variants") == 0) {
-        const gb_variant *picked[256];
-        if (gb_variants_select(value, picked, 256, msg, len) < 0)
-            return -1;
-        snprintf(o->variants, sizeof o->variants, "%s", value);
-    } else if (strcmp(key, "kernels") == 0) {
-        snprintf(o->kernels, sizeof o->kernels, "%s", value);
-    } else if (strcmp(key, "m") == 0) {
-        return gb_parse_m_list(value, o->m, &o->nm, msg, len, "m");
-    } else if (strcmp(key, "threads") == 0) {
-        /* `all`, as on the command line; 0 is refused in both. */
-        char why[GB_ERR_LEN];
-        if (gb_options_set_threads(o, value, why, sizeof why) != 0) {
-            snprintf(msg, len, "threads: %s", why);
-            return -1;
-        }
-    } else if (strcmp(key, "warmup") == 0) {
-        if (gb_parse_long(value, 0, 1000000, &l) != 0)
-            goto bad_int;
-        o->warmup = (int)l;
-    } else if (strcmp(key, "reps") == 0) {
-        if (gb_parse_long(value, 1, 1000000, &l) != 0)
-            goto bad_int;
-        o->reps = (int)l;
-    } else if (strcmp(key, "min_reps") == 0) {
-        if (gb_parse_long(value, 1, 1000000, &l) != 0)
-            goto bad_int;
-        o->min_reps = (int)l;
-    } else if (strcmp(key, "max_time") == 0) {
-        if (gb_parse_double(value, 0.0, 86400.0, &d) != 0 || d <= 0.0)
-            goto bad_seconds;
-        o->max_time = d;
-    } else if (strcmp(key, "min_time") == 0) {
-        if (gb_parse_double(value, 0.0, 86400.0, &d) != 0)
-            goto bad_seconds;
-        o->min_time = d;
-    } else if (strcmp(key, "rounds") == 0) {
-        if (gb_parse_long(value, 1, 1000, &l) != 0)
-            goto bad_int;
-        o->rounds = (int)l;
-    } else if (strcmp(key, "cooldown") == 0) {
-        if (gb_parse_double(value, 0.0, 3600.0, &d) != 0)
-            goto bad_seconds;
-        o->cooldown = d;
-    } else if (strcmp(key, "format") == 0) {
-        if (parse_format(value, &o->format) != 0) {
-            snprintf(msg, len, "format: '%s' is not table, json, csv or md", value);
-            return -1;
-        }
-    } else if (strcmp(key, "cache") == 0) {
-        if (gb_parse_cache(value, &o->cache_cold) != 0) {
-            snprintf(msg, len, "cache: '%s' is not warm or cold", value);
-            return -1;
-        }
-    } else if (strcmp(key, "check") == 0) {
-        if (strcmp(value, "yes") == 0)
-            o->check = 1;
-        else if (strcmp(value, "no") == 0)
-            o->check = 0;
-        else {
-            snprintf(msg, len, "check: '%s' is not yes or no", value);
-            return -1;
-        }
-    } else {
+    if (s == NULL) {
         snprintf(msg, len, "unknown key '%s'", key);
         return -1;
     }
-    return 0;
-bad_int:
-    snprintf(msg, len, "%s: '%s' is not an integer in range", key, value);
-    return -1;
-bad_seconds:
-    snprintf(msg, len, "%s: '%s' is not a number of seconds in range", key, value);
-    return -1;
+    if (gb_setting_read(s, key, value, &v, msg, len) != 0)
+        return -1;
+    /* A file's variant list is checked as it is read, to name its line; a
+     * flag's when the selection is built. */
+    if (s->id == GB_SET_VARIANT) {
+        const gb_variant *picked[256];
+        if (gb_variants_select(value, picked, 256, msg, len) < 0)
+            return -1;
+    }
+    return gb_options_store(o, s, &v, msg, len);
 }
 
 static int apply_kernel_key(gb_kernel_def *k, const char *key, const char *value,

@@ -1,7 +1,9 @@
-/* options.c - defaults, shapes, variant selection and --param parsing. */
+/* options.c - defaults and storing settings into gb_options, shapes,
+ * variant selection and --param parsing. */
 #define _GNU_SOURCE   /* strtok_r, under compilers strict about -std=c11 (clang) */
 #include "options.h"
 #include "parse.h"
+#include "settings.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -20,97 +22,172 @@ const int gb_builtin_kernel_count = sizeof gb_builtin_kernels / sizeof gb_builti
 /* How many of the built-ins "all" means (the BERT three). */
 #define GB_BERT_KERNELS 3
 
-static const int study_m_list[] = { 16, 32, 64, 96, 128, 192, 256, 384 };
-
 void gb_options_defaults(gb_options *o)
 {
+    char err[GB_ERR_LEN];
+
     memset(o, 0, sizeof *o);
-    strcpy(o->variants, "all");
-    strcpy(o->kernels, "all");
-    o->nm = (int)(sizeof study_m_list / sizeof study_m_list[0]);
-    memcpy(o->m, study_m_list, sizeof study_m_list);
-    o->threads = 0;
-    o->warmup = 5;
-    o->reps = 50;
-    o->min_reps = 5;
-    o->max_time = 2.0;
-    o->cooldown = 0.0;
-    o->rounds = 0;           /* GB_DEFAULT_ROUNDS, fewer when --reps is smaller */
-    o->format = GB_FMT_TABLE;
-    o->check = 1;
+    /* The table's defaults (settings.c); each of them reads, as a unit test
+     * checks.  rounds stays 0: GB_DEFAULT_ROUNDS, fewer when --reps is
+     * smaller (gb_cli_parse). */
+    gb_settings_defaults(GB_CMD_RUN, gb_options_store, o, err, sizeof err);
+}
+
+/* ---- storing a setting ------------------------------------------------------ */
+
+/* A flag's list: the first of a command line replaces what bench.conf or
+ * the defaults gave, the others append. */
+static int store_list(char *dst, size_t size, const gb_setting_value *v, char *err,
+                      size_t errlen)
+{
+    size_t used;
+
+    if (!v->repeated)
+        dst[0] = '\0';
+    used = strlen(dst);
+    if ((size_t)snprintf(dst + used, size - used, "%s%s", used ? "," : "", v->text) <
+        size - used)
+        return 0;
+    snprintf(err, errlen, "%s: the list is too long", v->name);
+    return -1;
+}
+
+static int store_m(gb_options *o, const gb_setting_value *v, char *err, size_t errlen)
+{
+    if (!v->repeated)
+        o->nm = 0;
+    if (o->nm + v->count > GB_MAX_M) {
+        snprintf(err, errlen, "%s: more than %d M values", v->name, GB_MAX_M);
+        return -1;
+    }
+    memcpy(o->m + o->nm, v->list, (size_t)v->count * sizeof *v->list);
+    o->nm += v->count;
+    return 0;
+}
+
+static int store_shape(gb_options *o, const gb_setting_value *v, char *err, size_t errlen)
+{
+    gb_shape *s = &o->shapes[o->nshapes];
+
+    if (o->nshapes >= GB_MAX_SHAPES) {
+        snprintf(err, errlen, "%s: more than %d shapes", v->name, GB_MAX_SHAPES);
+        return -1;
+    }
+    s->M = v->M;
+    s->K = v->K;
+    s->N = v->N;
+    snprintf(s->kernel, sizeof s->kernel, "custom");
+    o->nshapes++;
+    return 0;
+}
+
+static int store_param_set(gb_options *o, const gb_setting_value *v, char *err, size_t errlen)
+{
+    const char *set = v->text;
+
+    if (o->nparam_sets >= GB_MAX_PARAM_SETS) {
+        snprintf(err, errlen, "%s: at most %d --param sets", v->name, GB_MAX_PARAM_SETS);
+        return -1;
+    }
+    if (set[strspn(set, " \t")] == '\0') {
+        snprintf(err, errlen, "%s: '%s' is not a key=value list (or defaults)", v->name, set);
+        return -1;
+    }
+    /* The variant's own rules as a set of their own, beside ablations. */
+    if (strcmp(set, "defaults") == 0)
+        set = "";
+    if (strlen(set) >= sizeof o->param_sets[0]) {
+        snprintf(err, errlen, "%s: the set is too long", v->name);
+        return -1;
+    }
+    strcpy(o->param_sets[o->nparam_sets++], set);
+    return 0;
+}
+
+/* --peak ALL,ONE,ISA: GFLOP/s at all threads and at one, and the ISA. */
+static int store_peak(gb_options *o, const gb_setting_value *v, char *err, size_t errlen)
+{
+    int end = 0;
+
+    if (sscanf(v->text, "%lf,%lf,%15[a-z0-9]%n", &o->peak_all, &o->peak_one, o->peak_isa,
+               &end) != 3 || v->text[end] != '\0' ||
+        !(o->peak_all > 0.0 && o->peak_all < 1e9 && o->peak_one > 0.0 && o->peak_one < 1e9)) {
+        snprintf(err, errlen, "%s: '%s' is not ALL,ONE,ISA (GFLOP/s, GFLOP/s, an ISA name)",
+                 v->name, v->text);
+        return -1;
+    }
+    return 0;
+}
+
+static void store_threads(gb_options *o, const gb_setting_value *v)
+{
+    memcpy(o->threads_list, v->list, (size_t)v->count * sizeof *v->list);
+    o->nthreads_list = v->count;
+    o->threads_all = v->all;
+    o->threads = v->count == 1 && !v->all ? v->list[0] : 0;
+}
+
+int gb_options_store(void *options, const gb_setting *s, const gb_setting_value *v, char *err,
+                     size_t errlen)
+{
+    gb_options *o = options;
+
+    switch (s->id) {
+    case GB_SET_VARIANT: return store_list(o->variants, sizeof o->variants, v, err, errlen);
+    case GB_SET_KERNEL: return store_list(o->kernels, sizeof o->kernels, v, err, errlen);
+    case GB_SET_M: return store_m(o, v, err, errlen);
+    case GB_SET_SHAPE: return store_shape(o, v, err, errlen);
+    case GB_SET_PARAM: return store_param_set(o, v, err, errlen);
+    case GB_SET_PEAK: return store_peak(o, v, err, errlen);
+    case GB_SET_THREADS: store_threads(o, v); break;
+    case GB_SET_ALL: o->all = 1; break;
+    case GB_SET_PREPACK: o->prepack = 1; break;
+    case GB_SET_BIND: o->bind = (gb_bind)(GB_BIND_CLOSE + v->number); break;
+    case GB_SET_WARMUP: o->warmup = (int)v->number; break;
+    case GB_SET_REPS: o->reps = (int)v->number; break;
+    case GB_SET_MIN_REPS: o->min_reps = (int)v->number; break;
+    case GB_SET_MAX_TIME: o->max_time = v->real; break;
+    case GB_SET_MIN_TIME: o->min_time = v->real; break;
+    case GB_SET_COOLDOWN: o->cooldown = v->real; break;
+    case GB_SET_ROUNDS: o->rounds = (int)v->number; break;
+    case GB_SET_ROUND: o->only_round = (int)v->number; break;
+    case GB_SET_QUICK: o->quick = 1; break;
+    case GB_SET_CHECK: o->check = (int)v->number; break;
+    case GB_SET_CACHE: o->cache_cold = v->number == 1; break;
+    case GB_SET_FORMAT: o->format = v->format; break;
+    case GB_SET_FORCE: o->force = 1; break;
+    case GB_SET_QUIET: o->quiet = 1; break;
+    case GB_SET_LIST: o->list = 1; break;
+    case GB_SET_EXPLAIN: o->explain = 1; break;
+    case GB_SET_HELP: o->help = 1; break;
+    case GB_SET_VERSION: o->version = 1; break;
+    case GB_SET_LOCKSTEP: o->lockstep = 1; break;
+    case GB_SET_OUTPUT:
+        if (v->text[0] == '\0' || strlen(v->text) >= sizeof o->output) {
+            snprintf(err, errlen, "%s: '%s' is not a usable file name", v->name, v->text);
+            return -1;
+        }
+        snprintf(o->output, sizeof o->output, "%s", v->text);
+        break;
+    case GB_SET_CONFIG: /* read before every other setting (gb_cli_parse) */
+        break;
+    default:
+        snprintf(err, errlen, "%s is not a setting of a run", v->name);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- thread counts ------------------------------------------------------ */
 
-/* Why a thread list was refused: its first element that is wrong, and how. */
-static void thread_list_problem(const char *text, char *why, size_t len)
-{
-    char buf[256], *save = NULL;
-    size_t n = strlen(text);
-
-    snprintf(why, len, "not a thread list");
-    if (n == 0 || text[0] == ',' || text[n - 1] == ',' || strstr(text, ",,") != NULL) {
-        snprintf(why, len, "an empty element");
-        return;
-    }
-    snprintf(buf, sizeof buf, "%s", text);
-    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        char *t = gb_trim(item), *dash = strchr(t, '-');
-        long a, b;
-        if (*t == '\0') {
-            snprintf(why, len, "an empty element");
-            return;
-        }
-        if (strcmp(t, "all") == 0)
-            continue;
-        if (strcmp(t, "0") == 0) {
-            snprintf(why, len, "0 threads (all means every CPU)");
-            return;
-        }
-        if (t[0] == '-') {
-            snprintf(why, len, "a negative count '%s'", t);
-            return;
-        }
-        if (dash) {
-            int ok;
-            *dash = '\0';
-            ok = gb_parse_long(t, 1, GB_MAX_THREAD_COUNT, &a) == 0 &&
-                 gb_parse_long(dash + 1, 1, GB_MAX_THREAD_COUNT, &b) == 0;
-            *dash = '-';
-            if (ok && b < a) {
-                snprintf(why, len, "a descending range '%s'", t);
-                return;
-            }
-            if (ok)
-                continue;
-        } else if (gb_parse_long(t, 1, GB_MAX_THREAD_COUNT, &a) == 0) {
-            continue;
-        }
-        snprintf(why, len, "'%s' is not a count in [1, %d]", t, GB_MAX_THREAD_COUNT);
-        return;
-    }
-}
-
 int gb_options_set_threads(gb_options *o, const char *text, char *err, size_t errlen)
 {
-    int list[GB_MAX_THREAD_COUNTS], n = 0, all = 0;
-    int rc = gb_parse_thread_list(text, list, &n, GB_MAX_THREAD_COUNTS, &all);
+    gb_setting_value v;
 
-    if (rc == -2) {
-        snprintf(err, errlen, "'%s' has more than %d thread counts", text,
-                 GB_MAX_THREAD_COUNTS);
+    if (gb_setting_read(gb_setting_by_id(GB_CMD_RUN, GB_SET_THREADS), "threads", text, &v, err,
+                        errlen) != 0)
         return -1;
-    }
-    if (rc != 0) {
-        char why[300];
-        thread_list_problem(text, why, sizeof why);
-        snprintf(err, errlen, "'%s': %s (a list: counts, ranges A-B or all, comma-separated)", text, why);
-        return -1;
-    }
-    memcpy(o->threads_list, list, (size_t)n * sizeof *list);
-    o->nthreads_list = n;
-    o->threads_all = all;
-    o->threads = n == 1 && !all ? list[0] : 0;
+    store_threads(o, &v);
     return 0;
 }
 
@@ -497,15 +574,4 @@ void gb_params_format(const gb_variant *v, const gb_params *p, char *buf, size_t
             break;
         used += (size_t)n;
     }
-}
-
-int gb_parse_cache(const char *text, int *cold)
-{
-    if (strcmp(text, "warm") == 0)
-        *cold = 0;
-    else if (strcmp(text, "cold") == 0)
-        *cold = 1;
-    else
-        return -1;
-    return 0;
 }

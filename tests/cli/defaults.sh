@@ -31,7 +31,7 @@ else
 fi
 
 "$GEMMBENCH" --help >"$WORK/help" 2>&1
-expect_grep defaults_help_names_rounds "(default $conf," "$WORK/help"
+expect_grep defaults_help_names_rounds "(default: $conf," "$WORK/help"
 expect_grep defaults_readme_names_rounds "split over $conf passes of the sweep" README.md
 
 # Rounds that the command line did not ask for are at most one per timed call

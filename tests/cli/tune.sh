@@ -42,3 +42,11 @@ expect_exit tune_over_corrupt 0 "$G" tune --kernel qkv --m 16 --trials 2 --reps 
 expect_grep tune_corrupt_moved "moved to" "$WORK/err"
 if ls "$WORK"/tuned.json.corrupt-* >/dev/null 2>&1; then echo "ok tune_corrupt_kept"; else echo "FAIL tune_corrupt_kept: no .corrupt file"; fi
 expect_exit param_source_refused 2 "$G" --variant tuned --param source=record --m 16 --kernel qkv
+
+# --threads takes a list, as a run's does: records are per count, so each
+# count is tuned and recorded on its own.
+expect_exit tune_thread_list 0 "$G" tune --shape 8x8x8 --threads 1,2 --trials 2 --reps 1 --quiet --records "$WORK/list.json"
+n=$(grep -c '"fingerprint":.*|threads=[12]"' "$WORK/list.json")
+if [ "$n" -eq 2 ]; then echo "ok tune_thread_list_records"; else echo "FAIL tune_thread_list_records: $n records"; fi
+expect_exit tune_thread_list_bad 2 "$G" tune --threads 1,,2
+expect_grep tune_thread_list_bad_says "'1,,2' is not a thread count or list: an empty element" "$WORK/err"
