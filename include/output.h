@@ -5,7 +5,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
-#include "harness.h"
+#include "result.h"
 #include "machine.h"
 #include "options.h"
 

@@ -31,11 +31,6 @@ double gb_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double gb_flops(int M, int K, int N)
-{
-    return 2.0 * (double)M * (double)K * (double)N;
-}
-
 int gb_shape_bytes(int M, int K, int N, size_t *bytes)
 {
     size_t mk, kn, mn, floats, total;
@@ -250,66 +245,6 @@ int gb_verify(gb_workspace *w, int nthreads, gb_result *r)
     r->check_exact = w->exact;
     r->mismatches = bad;
     r->max_abs_err = max_err;
-    return 0;
-}
-
-void gb_result_free(gb_result *r)
-{
-    free(r->samples_us);
-    free(r->sample_round);
-    r->samples_us = NULL;
-    r->sample_round = NULL;
-}
-
-double gb_result_round_median(const gb_result *r, int round)
-{
-    double *v, median = NAN;
-    gb_stats st;
-    int n = 0;
-
-    if (r->sample_round == NULL || r->reps <= 0)
-        return NAN;
-    v = malloc((size_t)r->reps * sizeof *v);
-    if (v == NULL)
-        return NAN;
-    for (int i = 0; i < r->reps; i++)
-        if (r->sample_round[i] == round)
-            v[n++] = r->samples_us[i];
-    if (n > 0 && stats_compute(v, (size_t)n, &st) == 0)
-        median = st.median;
-    free(v);
-    return median;
-}
-
-int gb_result_merge(gb_result *into, const gb_result *part)
-{
-    const size_t n = (size_t)into->reps + (size_t)part->reps;
-    double *samples = realloc(into->samples_us, n * sizeof *samples);
-    int *tags;
-
-    if (samples == NULL)
-        return -1;
-    into->samples_us = samples;
-    /* Round tags follow their samples when both sides have them. */
-    if (into->sample_round && part->sample_round) {
-        tags = realloc(into->sample_round, n * sizeof *tags);
-        if (tags == NULL)
-            return -1;
-        memcpy(tags + into->reps, part->sample_round, (size_t)part->reps * sizeof *tags);
-        into->sample_round = tags;
-    } else {
-        free(into->sample_round);
-        into->sample_round = NULL;
-    }
-    memcpy(samples + into->reps, part->samples_us, (size_t)part->reps * sizeof *samples);
-    into->samples_us = samples;
-    into->reps = (int)n;
-    into->rounds += part->rounds;
-    stats_compute(samples, n, &into->stats);
-    into->gflops = into->stats.median > 0.0
-                       ? gb_flops(into->shape.M, into->shape.K, into->shape.N) /
-                             (into->stats.median * 1e3)
-                       : 0.0;
     return 0;
 }
 
