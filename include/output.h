@@ -24,6 +24,16 @@ cJSON *gb_params_json(const gb_variant *v, const gb_params *p);
  * null when NAN), set in place or added: the run writes them, and gemmbench ab
  * rewrites them after merging a round's samples. */
 void gb_json_put_timing(cJSON *o, const gb_stats *st, double gflops, double peak_pct);
+/* A result's samples after a merge (gb_result_merge): reps, rounds,
+ * samples_us, sample_rounds and the timing fields, peak_pct against peak
+ * (unknown when 0), set in place in o.  0 or -1 (out of memory). */
+int gb_json_put_samples(cJSON *o, const gb_result *r, double peak);
+/* speedup_vs_baseline, null when NAN. */
+void gb_json_put_speedup(cJSON *o, double speedup);
+/* results[index], or NULL. */
+cJSON *gb_json_result_at(cJSON *doc, int index);
+/* Appends a copy of another document's result as it is; 0 or -1. */
+int gb_json_append_copy(cJSON *doc, const cJSON *result);
 /* Appends one result; 0 or -1 (out of memory). */
 int gb_json_add_result(cJSON *doc, const gb_result *r);
 /* Replaces result number index, or appends when index is the array's size

@@ -25,18 +25,36 @@ typedef struct gb_entry {
      * of this entry's samples); owned.  NULL and 0 without tags. */
     double *round_medians;
     int nrounds;
+    int *sample_rounds;      /* the tags themselves, nsamples entries; owned; NULL without */
+    int rounds;              /* "rounds": rounds merged into the entry (1 when absent) */
     /* The cache mode and the roofline (absent in older files: warm, NAN). */
     int cold;                /* "cache": "cold" */
     double intensity, attainable_gflops, roof_pct;
     const char *roof;        /* "compute", "L2", "L3", "memory"; NULL when absent */
 } gb_entry;
 
+/* A peak measured at one thread count (machine.peak_gflops_by_threads). */
+typedef struct gb_peak_at {
+    int threads;
+    double gflops;
+} gb_peak_at;
+
 typedef struct gb_result_file {
     char path[4096];
     cJSON *doc;
     int complete;
+    /* The header blocks, for compare's field-by-field header diff; every
+     * field the tools read is also below, read once here. */
     const cJSON *tool, *machine, *run;
+    /* Strings point into the document; NULL when absent or not a string. */
+    const char *cpu_model, *hostname, *peak_isa, *version, *git, *started, *cache;
+    int logical_cpus;        /* 0 when unknown */
+    int run_threads;         /* run.threads; 0 when absent (a thread list) */
+    int run_rounds;          /* run.rounds; 1 in files from before --rounds */
     double peak_gflops;      /* 0 when null */
+    double peak_1thread;     /* 0 when absent or null */
+    gb_peak_at *peaks;       /* peak_gflops_by_threads, npeaks entries; owned */
+    int npeaks;
     gb_entry *entries;
     int nentries;
 } gb_result_file;
@@ -44,5 +62,39 @@ typedef struct gb_result_file {
 /* Loads and validates path.  Returns 0, or -1 with err ("FILE: problem"). */
 int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t errlen);
 void gb_result_file_free(gb_result_file *f);
+
+/* What makes two entries the same measurement, in files, rounds and runs:
+ * the schedule (variant and canonical params), pre-packing, the kernel and
+ * its M, K, N, the thread count and the cache mode.  A total order over
+ * them (<0, 0, >0) that compare sorts and pairs by; gb_entry_same is its 0. */
+int gb_entry_order(const gb_entry *a, const gb_entry *b);
+int gb_entry_same(const gb_entry *a, const gb_entry *b);
+/* The same point of the sweep, whatever the schedule: kernel, M, K, N,
+ * threads and cache mode (where a speed-up finds its baseline). */
+int gb_entry_same_point(const gb_entry *a, const gb_entry *b);
+
+/* The peak an entry at `threads` is measured against: that count's in a run
+ * over a thread list, the run's own at its thread count, the one-thread
+ * peak at one thread; 0 when the file has none for that count. */
+double gb_result_file_peak(const gb_result_file *f, int threads);
+
+struct gb_bandwidth;
+/* The machine block's bandwidths (machine.h), 0 where a figure is absent:
+ * 0, or -1 when the file has no bandwidth block. */
+int gb_result_file_bandwidth(const gb_result_file *f, struct gb_bandwidth *out);
+
+/* Reads f's entries again from f->doc (after a change to the document):
+ * 0, or -1 with err (f then holds no entries; free it). */
+int gb_result_file_reread(gb_result_file *f, char *err, size_t errlen);
+
+/* Folds a later round's file into f (ab: f is a copy of the first round):
+ * an entry f has (gb_entry_same) takes the round's samples, tags and
+ * rounds through gb_result_merge, the run's own merge, and the writer
+ * rewrites its statistics against its peak; a new entry is appended as
+ * it is; then every speed-up over baseline is recomputed, and f's entries
+ * are read again from the merged document.  0, or -1 with err (f is then
+ * as before, or freed on a failure to read it back: check f->doc). */
+int gb_result_file_merge(gb_result_file *f, const gb_result_file *round, char *err,
+                         size_t errlen);
 
 #endif

@@ -13,37 +13,12 @@
 
 /* ---- pairing --------------------------------------------------------------- */
 
-/* What identifies a measurement across files: the schedule with its
- * parameters, the shape, the thread count, whether B was pre-packed and
- * the cache mode (a cold call is never compared with a warm one). */
-static int compare_keys(const gb_entry *a, const gb_entry *b)
-{
-    int d = strcmp(a->variant, b->variant);
-    if (d == 0)
-        d = strcmp(a->params, b->params);
-    if (d == 0)
-        d = strcmp(a->kernel, b->kernel);
-    if (d == 0)
-        d = (a->M > b->M) - (a->M < b->M);
-    if (d == 0)
-        d = (a->K > b->K) - (a->K < b->K);
-    if (d == 0)
-        d = (a->N > b->N) - (a->N < b->N);
-    if (d == 0)
-        d = (a->threads > b->threads) - (a->threads < b->threads);
-    if (d == 0)
-        d = (a->prepack > b->prepack) - (a->prepack < b->prepack);
-    if (d == 0)
-        d = (a->cold > b->cold) - (a->cold < b->cold);
-    return d;
-}
-
 /* Key order, then file order: a key measured twice in one file (a repeated
  * --shape) pairs its k-th occurrence with the other file's k-th. */
 static int compare_entry_ptrs(const void *pa, const void *pb)
 {
     const gb_entry *a = *(const gb_entry *const *)pa, *b = *(const gb_entry *const *)pb;
-    int d = compare_keys(a, b);
+    int d = gb_entry_order(a, b);
     return d ? d : (a > b) - (a < b);
 }
 
@@ -492,7 +467,7 @@ static int pair_entries(gb_compare *c, const gb_entry **a, int na, const gb_entr
     if (c->rows == NULL || c->only_old == NULL || c->only_new == NULL)
         return -1;
     while (i < na || j < nb) {
-        int d = i == na ? 1 : j == nb ? -1 : compare_keys(a[i], b[j]);
+        int d = i == na ? 1 : j == nb ? -1 : gb_entry_order(a[i], b[j]);
         if (d < 0) {
             c->only_old[c->nonly_old++] = a[i++];
         } else if (d > 0) {
@@ -511,15 +486,14 @@ static int pair_entries(gb_compare *c, const gb_entry **a, int na, const gb_entr
 
 static void nothing_in_common(const gb_compare *c, char *err, size_t errlen)
 {
-    const cJSON *ta = cJSON_GetObjectItemCaseSensitive(c->old_f->run, "threads");
-    const cJSON *tb = cJSON_GetObjectItemCaseSensitive(c->new_f->run, "threads");
+    int ta = c->old_f->run_threads, tb = c->new_f->run_threads;
     int filtered = (c->opts.variants && c->opts.variants[0]) ||
                    (c->opts.kernels && c->opts.kernels[0]);
     char hint[128] = "";
 
-    if (cJSON_IsNumber(ta) && cJSON_IsNumber(tb) && ta->valuedouble != tb->valuedouble)
-        snprintf(hint, sizeof hint, "; they ran %g and %g threads: rerun one with --threads",
-                 ta->valuedouble, tb->valuedouble);
+    if (ta > 0 && tb > 0 && ta != tb)
+        snprintf(hint, sizeof hint, "; they ran %d and %d threads: rerun one with --threads",
+                 ta, tb);
     snprintf(err, errlen,
              "%s and %s have no measurement in common%s (matched on variant, params, "
              "kernel, M, K, N, threads, prepack, cache)%s",

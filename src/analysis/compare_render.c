@@ -26,28 +26,25 @@ const char *gb_verdict_word(gb_verdict v)
 }
 
 
-static const char *block_string(const cJSON *block, const char *key)
+static const char *or_unknown(const char *s)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(block, key);
-    return cJSON_IsString(v) ? v->valuestring : "?";
+    return s ? s : "?";
 }
 
 /* "started 2026-..., gemmbench 0.1.0 (git abc), incomplete" */
 static void describe_file(FILE *out, const gb_result_file *f)
 {
     fprintf(out, "%s (started %s, gemmbench %s, git %s, %d entries%s)", f->path,
-            block_string(f->run, "started"), block_string(f->tool, "version"),
-            block_string(f->tool, "git"), f->nentries,
+            or_unknown(f->started), or_unknown(f->version), or_unknown(f->git), f->nentries,
             f->complete ? "" : ", INCOMPLETE: interrupted run");
 }
 
 static void describe_machine(FILE *out, const gb_result_file *f)
 {
-    const cJSON *cpus = cJSON_GetObjectItemCaseSensitive(f->machine, "logical_cpus");
     char *isa = gb_json_value_text(cJSON_GetObjectItemCaseSensitive(f->machine, "isa"));
 
-    fprintf(out, "%s, %g logical CPUs, ISA %s", block_string(f->machine, "cpu_model"),
-            cJSON_IsNumber(cpus) ? cpus->valuedouble : 0.0, isa ? isa : "?");
+    fprintf(out, "%s, %d logical CPUs, ISA %s", or_unknown(f->cpu_model), f->logical_cpus,
+            isa ? isa : "?");
     free(isa);
 }
 
@@ -434,7 +431,7 @@ static cJSON *file_json(const gb_result_file *f)
     cJSON *o = cJSON_CreateObject();
 
     cJSON_AddStringToObject(o, "path", f->path);
-    cJSON_AddStringToObject(o, "started", block_string(f->run, "started"));
+    cJSON_AddStringToObject(o, "started", or_unknown(f->started));
     cJSON_AddBoolToObject(o, "complete", f->complete);
     cJSON_AddNumberToObject(o, "entries", f->nentries);
     if (f->peak_gflops > 0.0)

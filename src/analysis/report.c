@@ -27,19 +27,13 @@ static int is_plain_baseline(const gb_entry *e)
     return strcmp(e->variant, "baseline") == 0 && strcmp(e->label, "baseline") == 0;
 }
 
-static int same_measurement_point(const gb_entry *a, const gb_entry *b)
-{
-    return a->M == b->M && a->K == b->K && a->N == b->N && a->threads == b->threads &&
-           strcmp(a->kernel, b->kernel) == 0;
-}
-
 double gb_report_speedup(const gb_result_file *f, const gb_entry *e)
 {
     if (!(e->median_us > 0.0))
         return NAN;
     for (int i = 0; i < f->nentries; i++) {
         const gb_entry *b = &f->entries[i];
-        if (is_plain_baseline(b) && same_measurement_point(b, e) && b->median_us > 0.0)
+        if (is_plain_baseline(b) && gb_entry_same_point(b, e) && b->median_us > 0.0)
             return b->median_us / e->median_us;
     }
     /* A file filtered after the run may have lost its baseline entries; the
@@ -47,35 +41,9 @@ double gb_report_speedup(const gb_result_file *f, const gb_entry *e)
     return e->speedup;
 }
 
-/* The peak that belongs to a thread count: a run measures the peak at its
- * own thread count and at one thread, and a run over a thread list at each
- * of its counts (machine.peak_gflops_by_threads), and no other. */
-static double peak_for_threads(const gb_result_file *f, int threads)
-{
-    const cJSON *run_threads = cJSON_GetObjectItemCaseSensitive(f->run, "threads");
-    const cJSON *peak_1t = cJSON_GetObjectItemCaseSensitive(f->machine, "peak_gflops_1thread");
-    const cJSON *by = cJSON_GetObjectItemCaseSensitive(f->machine, "peak_gflops_by_threads");
-    const cJSON *p;
-
-    cJSON_ArrayForEach(p, by) {
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "threads");
-        const cJSON *g = cJSON_GetObjectItemCaseSensitive(p, "gflops");
-        if (cJSON_IsNumber(t) && t->valuedouble == threads && cJSON_IsNumber(g) &&
-            g->valuedouble > 0.0)
-            return g->valuedouble;
-    }
-
-    if (f->peak_gflops > 0.0 &&
-        (!cJSON_IsNumber(run_threads) || run_threads->valuedouble == threads))
-        return f->peak_gflops;
-    if (threads == 1 && cJSON_IsNumber(peak_1t) && peak_1t->valuedouble > 0.0)
-        return peak_1t->valuedouble;
-    return 0.0;
-}
-
 double gb_report_peak_pct(const gb_result_file *f, const gb_entry *e)
 {
-    double peak = peak_for_threads(f, e->threads);
+    double peak = gb_result_file_peak(f, e->threads);
     return peak > 0.0 ? 100.0 * e->gflops / peak : e->peak_pct;
 }
 

@@ -34,12 +34,10 @@ static int noise_word(const char *w)
 
 void gb_report_machine_label(const gb_result_file *f, char *buf, size_t len)
 {
-    const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(f->machine, "cpu_model");
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(f->machine, "hostname");
     char model[256] = "", words[256], hostname[64] = "unknown", *save = NULL;
     size_t used = 0;
 
-    snprintf(words, sizeof words, "%s", cJSON_IsString(cpu) ? cpu->valuestring : "");
+    snprintf(words, sizeof words, "%s", f->cpu_model ? f->cpu_model : "");
     for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
         char *mark;
         /* Xeon(R) is Xeon. */
@@ -54,8 +52,8 @@ void gb_report_machine_label(const gb_result_file *f, char *buf, size_t len)
         if (used >= sizeof model)
             break;
     }
-    if (cJSON_IsString(host) && host->valuestring[0]) {
-        snprintf(hostname, sizeof hostname, "%s", host->valuestring);
+    if (f->hostname && f->hostname[0]) {
+        snprintf(hostname, sizeof hostname, "%s", f->hostname);
         hostname[strcspn(hostname, ".")] = '\0';
     }
     snprintf(buf, len, "%s@%s", model[0] ? model : "unknown", hostname);
@@ -63,6 +61,7 @@ void gb_report_machine_label(const gb_result_file *f, char *buf, size_t len)
 
 /* One row of the side-by-side table: a measurement point. */
 typedef struct mkey {
+    const gb_entry *e;       /* the first entry of this measurement over the files */
     const char *label, *variant, *kernel;
     int M, K, N, threads;
     long major;              /* variant table position, unknown variants after */
@@ -76,15 +75,13 @@ typedef struct multi {
     mkey *keys;
     int nkeys, maxkeys;
     const gb_entry ***cell;  /* per key, per file: the entry or NULL */
-    const cJSON ***roof;     /* per file, per entry: its roof_pct when a number */
     int any_roof;
     int duplicates;
 } multi;
 
 static int same_key(const mkey *k, const gb_entry *e)
 {
-    return k->M == e->M && k->K == e->K && k->N == e->N && k->threads == e->threads &&
-           strcmp(k->label, e->label) == 0 && strcmp(k->kernel, e->kernel) == 0;
+    return gb_entry_same(k->e, e);
 }
 
 static long variant_position(const char *variant)
@@ -129,7 +126,7 @@ static int add_key(multi *m, const gb_entry *e)
         m->maxkeys = cap;
     }
     k = &m->keys[m->nkeys];
-    *k = (mkey){ e->label, e->variant, e->kernel, e->M, e->K, e->N, e->threads,
+    *k = (mkey){ e, e->label, e->variant, e->kernel, e->M, e->K, e->N, e->threads,
                  variant_position(e->variant), kernel_position(m, e->kernel) };
     m->nkeys++;
     return 0;
@@ -181,29 +178,17 @@ static int collect_keys(multi *m, const gb_report_opts *o, char *err, size_t err
 static int fill_cells(multi *m)
 {
     m->cell = calloc((size_t)m->nkeys, sizeof *m->cell);
-    m->roof = calloc((size_t)m->n, sizeof *m->roof);
-    if (m->cell == NULL || m->roof == NULL)
+    if (m->cell == NULL)
         return -2;
     for (int k = 0; k < m->nkeys; k++)
         if ((m->cell[k] = calloc((size_t)m->n, sizeof **m->cell)) == NULL)
             return -2;
     for (int f = 0; f < m->n; f++) {
         const gb_result_file *file = &m->files[f];
-        const cJSON *results = cJSON_GetObjectItemCaseSensitive(file->doc, "results"), *r;
-        int i = 0;
-        m->roof[f] = calloc((size_t)file->nentries, sizeof **m->roof);
-        if (m->roof[f] == NULL)
-            return -2;
-        cJSON_ArrayForEach(r, results) {
-            const cJSON *roof = cJSON_GetObjectItemCaseSensitive(r, "roof_pct");
-            if (i < file->nentries && cJSON_IsNumber(roof)) {
-                m->roof[f][i] = roof;
-                m->any_roof = 1;
-            }
-            i++;
-        }
-        for (i = 0; i < file->nentries; i++) {
+        for (int i = 0; i < file->nentries; i++) {
             int k = find_key(m, &file->entries[i]);
+            if (!isnan(file->entries[i].roof_pct))
+                m->any_roof = 1;
             if (k < 0)
                 continue;
             if (m->cell[k][f] == NULL)
@@ -215,10 +200,9 @@ static int fill_cells(multi *m)
     return 0;
 }
 
-static double roof_of(const multi *m, int f, const gb_entry *e)
+static double roof_of(const gb_entry *e)
 {
-    const cJSON *roof = e ? m->roof[f][e - m->files[f].entries] : NULL;
-    return roof ? roof->valuedouble : NAN;
+    return e ? e->roof_pct : NAN;
 }
 
 /* Per file: median, %peak, (%roof), and past the first, the ratio to it. */
@@ -280,7 +264,7 @@ static int side_by_side(FILE *out, const multi *m, gb_format fmt)
             gb_grid_number(&g, col++, e ? e->median_us : NAN, "%.1f");
             gb_grid_number(&g, col++, e ? gb_report_peak_pct(&m->files[f], e) : NAN, "%.1f");
             if (m->any_roof)
-                gb_grid_number(&g, col++, roof_of(m, f, e), "%.1f");
+                gb_grid_number(&g, col++, roof_of(e), "%.1f");
             if (f > 0)
                 gb_grid_number(&g, col++,
                                e && first && first->median_us > 0.0 ? e->median_us / first->median_us
@@ -357,12 +341,10 @@ static void multi_header(FILE *out, const multi *m, gb_format fmt)
             fmt == GB_FMT_MD ? "\n" : "");
     for (int f = 0; f < m->n; f++) {
         const gb_result_file *file = &m->files[f];
-        const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(file->machine, "cpu_model");
-        const cJSON *started = cJSON_GetObjectItemCaseSensitive(file->run, "started");
         fprintf(out, "%s%s: %s%s%s, %s, started %s, peak ", pre, m->names[f],
                 fmt == GB_FMT_MD ? "`" : "", file->path, fmt == GB_FMT_MD ? "`" : "",
-                cJSON_IsString(cpu) ? cpu->valuestring : "unknown CPU",
-                cJSON_IsString(started) ? started->valuestring : "unknown");
+                file->cpu_model ? file->cpu_model : "unknown CPU",
+                file->started ? file->started : "unknown");
         if (file->peak_gflops > 0.0)
             fprintf(out, "%.1f GFLOP/s", file->peak_gflops);
         else
@@ -425,10 +407,7 @@ int gb_report_multi(FILE *out, const gb_result_file *files, const char *const *n
         snprintf(err, errlen, "out of memory");
     for (int k = 0; m.cell && k < m.nkeys; k++)
         free(m.cell[k]);
-    for (int f = 0; m.roof && f < n; f++)
-        free(m.roof[f]);
     free(m.cell);
-    free(m.roof);
     free(m.keys);
     free(m.names);
     return rc;

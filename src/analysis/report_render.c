@@ -45,44 +45,17 @@ typedef struct facts {
     char threads[256];       /* "1, 2" */
 } facts;
 
-static const char *json_text(const cJSON *obj, const char *key, const char *fallback)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : fallback;
-}
-
 static void gather_facts(const gb_report *r, facts *x)
 {
     size_t used = 0;
 
-    x->cpu = json_text(r->f->machine, "cpu_model", "unknown CPU");
-    x->host = json_text(r->f->machine, "hostname", "unknown host");
-    x->started = json_text(r->f->run, "started", "unknown date");
+    x->cpu = r->f->cpu_model && r->f->cpu_model[0] ? r->f->cpu_model : "unknown CPU";
+    x->host = r->f->hostname && r->f->hostname[0] ? r->f->hostname : "unknown host";
+    x->started = r->f->started && r->f->started[0] ? r->f->started : "unknown date";
     x->threads[0] = '\0';
     for (int i = 0; i < r->nthreads && used < sizeof x->threads; i++)
         used += (size_t)snprintf(x->threads + used, sizeof x->threads - used, "%s%d",
                                  i ? ", " : "", r->threads[i]);
-}
-
-static double json_number(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
-}
-
-/* The machine block's bandwidths back into their struct (0 where absent). */
-static void read_bandwidth(const cJSON *bw, gb_bandwidth *out)
-{
-    static const char *const which[2] = { "1thread", "all_threads" };
-
-    memset(out, 0, sizeof *out);
-    for (int l = 0; l < GB_BW_LEVELS; l++)
-        for (int c = 0; c < 2; c++) {
-            const cJSON *fig = cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(bw, gb_bw_level_name(l)), which[c]);
-            out->level[l].read_gbs[c] = json_number(fig, "read_gbs");
-            out->level[l].triad_gbs[c] = json_number(fig, "triad_gbs");
-        }
 }
 
 /* The roofs of each thread count, for scripts/plot.sh's roofline:
@@ -91,19 +64,16 @@ static void read_bandwidth(const cJSON *bw, gb_bandwidth *out)
  * warm|cold".  Files without bandwidths: no roofs line. */
 static void write_roofs_csv(FILE *out, const gb_report *r)
 {
-    const cJSON *bw = cJSON_GetObjectItemCaseSensitive(r->f->machine, "bandwidth");
     gb_bandwidth b;
 
-    fprintf(out, "# cache: %s\n", json_text(r->f->run, "cache", "warm"));
-    if (!cJSON_IsObject(bw))
+    fprintf(out, "# cache: %s\n", r->f->cache && r->f->cache[0] ? r->f->cache : "warm");
+    if (gb_result_file_bandwidth(r->f, &b) != 0)
         return;
-    read_bandwidth(bw, &b);
     for (int i = 0; i < r->nthreads; i++) {
         int t = r->threads[i];
-        double peak = t > 1 ? json_number(r->f->machine, "peak_gflops")
-                            : json_number(r->f->machine, "peak_gflops_1thread");
+        double peak = t > 1 ? r->f->peak_gflops : r->f->peak_1thread;
         if (t == 1 && peak <= 0.0)
-            peak = json_number(r->f->machine, "peak_gflops");
+            peak = r->f->peak_gflops;
         fprintf(out, "# roofs: threads=%d peak=%.2f", t, peak);
         for (int l = 0; l < GB_BW_LEVELS; l++)
             fprintf(out, " %s=%.2f", gb_bw_level_name(l), gb_roof_bandwidth(&b, l, t > 1));

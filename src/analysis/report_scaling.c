@@ -202,8 +202,7 @@ static int scaling_geomeans(FILE *out, const scaling *s, gb_format fmt)
 
 static void scaling_header(FILE *out, const gb_report *r, gb_format fmt)
 {
-    const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(r->f->machine, "cpu_model");
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(r->f->machine, "hostname");
+    const char *cpu = r->f->cpu_model, *host = r->f->hostname;
     const char *pre = fmt == GB_FMT_CSV ? "# " : fmt == GB_FMT_MD ? "- " : "";
 
     if (fmt == GB_FMT_MD)
@@ -212,8 +211,8 @@ static void scaling_header(FILE *out, const gb_report *r, gb_format fmt)
         fprintf(out, "%sgemmbench scaling report of %s\n", fmt == GB_FMT_CSV ? "# " : "",
                 r->f->path);
     fprintf(out, "%smachine: %s (host %s)\n", pre,
-            cJSON_IsString(cpu) ? cpu->valuestring : "unknown CPU",
-            cJSON_IsString(host) ? host->valuestring : "unknown host");
+            cpu ? cpu : "unknown CPU",
+            host ? host : "unknown host");
     fprintf(out, "%sthreads:", pre);
     for (int i = 0; i < r->nthreads; i++)
         fprintf(out, "%s %d", i ? "," : "", r->threads[i]);

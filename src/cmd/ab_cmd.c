@@ -88,7 +88,7 @@ typedef struct build {
     char output[PATH_MAX];   /* the build's result file, every round merged */
     char round_file[PATH_MAX];   /* where a round's process writes */
     char errlog[PATH_MAX];   /* its stderr, kept to report why it stopped */
-    cJSON *doc;              /* the merged rounds so far; NULL before the first */
+    gb_result_file merged;   /* the rounds so far (resultfile.h); doc NULL before */
     char peak[96];           /* --peak for rounds after the first, "" if unknown */
     int status;              /* the last round's exit status */
     int check_failed;        /* its first round exited 1 */
@@ -396,166 +396,21 @@ static void last_words(const build *b, char *buf, size_t len)
         fclose(f);
 }
 
-/* ---- merging a round into the build's file ---------------------------------------- */
-
-static double number(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *text(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static void set_number(cJSON *o, const char *key, double v)
-{
-    cJSON *item = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-
-    if (!cJSON_ReplaceItemInObjectCaseSensitive(o, key, item))
-        cJSON_AddItemToObject(o, key, item);
-}
-
-/* The same measurement: what compare pairs on. */
-static int same_entry(const cJSON *a, const cJSON *b)
-{
-    static const char *const keys[] = { "variant", "label", "kernel", NULL };
-    static const char *const dims[] = { "M", "K", "N", "threads", NULL };
-
-    for (int i = 0; keys[i]; i++)
-        if (strcmp(text(a, keys[i]), text(b, keys[i])) != 0)
-            return 0;
-    for (int i = 0; dims[i]; i++)
-        if (number(a, dims[i]) != number(b, dims[i]))
-            return 0;
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "prepack")) ==
-           cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "prepack"));
-}
-
-/* Recomputes r's statistics from its (merged) samples. */
-static int restate(cJSON *r, double peak)
-{
-    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(r, "samples_us"), *s;
-    int n = cJSON_GetArraySize(samples), i = 0;
-    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v), gflops;
-    gb_stats st;
-
-    if (v == NULL)
-        return -1;
-    cJSON_ArrayForEach(s, samples)
-        v[i++] = s->valuedouble;
-    if (stats_compute(v, (size_t)n, &st) != 0) {
-        free(v);
-        return -1;
-    }
-    free(v);
-    gflops = st.median > 0.0 ? gb_flops((int)number(r, "M"), (int)number(r, "K"),
-                                        (int)number(r, "N")) / (st.median * 1e3) : 0.0;
-    set_number(r, "reps", n);
-    gb_json_put_timing(r, &st, gflops, peak > 0.0 ? 100.0 * gflops / peak : NAN);
-    return 0;
-}
-
-/* Speed-ups over the plain baseline of the same shape and threads, as a run
- * computes them, from the merged medians. */
-static void restate_speedups(cJSON *results)
-{
-    cJSON *r, *b;
-
-    cJSON_ArrayForEach(r, results) {
-        double base = NAN;
-        cJSON_ArrayForEach(b, results)
-            if (strcmp(text(b, "label"), "baseline") == 0 &&
-                strcmp(text(b, "variant"), "baseline") == 0 &&
-                number(b, "M") == number(r, "M") && number(b, "K") == number(r, "K") &&
-                number(b, "N") == number(r, "N") && number(b, "threads") == number(r, "threads"))
-                base = number(b, "median_us");
-        set_number(r, "speedup_vs_baseline", base / number(r, "median_us"));
-    }
-}
-
-/* Appends one array's items to another's. */
-static int append_items(cJSON *to, const cJSON *from)
-{
-    const cJSON *item;
-
-    if (!cJSON_IsArray(to) || !cJSON_IsArray(from))
-        return -1;
-    cJSON_ArrayForEach(item, from)
-        if (!cJSON_AddItemToArray(to, cJSON_Duplicate(item, 1)))
-            return -1;
-    return 0;
-}
-
-/* The peak a result at `threads` is measured against: its count's in a
- * run of several (peak_gflops_by_threads; the one-thread peak for a
- * single-thread schedule at a count the list lacks), else the run's. */
-static double peak_for(const cJSON *machine, double threads)
-{
-    const cJSON *by = cJSON_GetObjectItemCaseSensitive(machine, "peak_gflops_by_threads"), *p;
-
-    if (by == NULL)
-        return number(machine, "peak_gflops");
-    cJSON_ArrayForEach(p, by)
-        if (number(p, "threads") == threads)
-            return number(p, "gflops");
-    return threads == 1.0 ? number(machine, "peak_gflops_1thread") : 0.0;
-}
-
-/* Folds a round's document into b->doc (the first round becomes it). */
-static int merge_round(build *b, const cJSON *round)
-{
-    cJSON *results;
-    const cJSON *r, *machine;
-
-    if (b->doc == NULL) {
-        b->doc = cJSON_Duplicate(round, 1);
-        return b->doc ? 0 : -1;
-    }
-    results = cJSON_GetObjectItemCaseSensitive(b->doc, "results");
-    machine = cJSON_GetObjectItemCaseSensitive(b->doc, "machine");
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(round, "results")) {
-        cJSON *into = NULL, *c;
-        cJSON_ArrayForEach(c, results)
-            if (same_entry(c, r)) {
-                into = c;
-                break;
-            }
-        if (into == NULL) {
-            if (!cJSON_AddItemToArray(results, cJSON_Duplicate(r, 1)))
-                return -1;
-            continue;
-        }
-        if (append_items(cJSON_GetObjectItemCaseSensitive(into, "samples_us"),
-                         cJSON_GetObjectItemCaseSensitive(r, "samples_us")) != 0 ||
-            append_items(cJSON_GetObjectItemCaseSensitive(into, "sample_rounds"),
-                         cJSON_GetObjectItemCaseSensitive(r, "sample_rounds")) != 0)
-            return -1;
-        set_number(into, "rounds", number(into, "rounds") + number(r, "rounds"));
-        if (restate(into, peak_for(machine, number(into, "threads"))) != 0)
-            return -1;
-    }
-    restate_speedups(results);
-    return 0;
-}
-
 /* The first round's peak, for the rest: --peak ALL,ONE,ISA.  A run of
  * several thread counts (peak_gflops_by_threads) has one peak per count,
  * which --peak cannot carry: its rounds measure their own, as any build
  * that takes a thread list does, and the merge keeps the first round's. */
 static void keep_peak(build *b)
 {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(b->doc, "machine");
-    double all = number(m, "peak_gflops"), one = number(m, "peak_gflops_1thread");
-    const char *isa = text(m, "peak_isa");
+    const gb_result_file *f = &b->merged;
+    const char *isa = f->peak_isa ? f->peak_isa : "";
 
-    if (cJSON_GetObjectItemCaseSensitive(m, "peak_gflops_by_threads") != NULL)
+    if (f->npeaks > 0)
         return;
-    if (all > 0.0 && one > 0.0 && isa[0] && strlen(isa) < 16 &&
+    if (f->peak_gflops > 0.0 && f->peak_1thread > 0.0 && isa[0] && strlen(isa) < 16 &&
         strspn(isa, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(isa))
-        snprintf(b->peak, sizeof b->peak, "%.17g,%.17g,%s", all, one, isa);
+        snprintf(b->peak, sizeof b->peak, "%.17g,%.17g,%s", f->peak_gflops, f->peak_1thread,
+                 isa);
 }
 
 /* ---- the rounds --------------------------------------------------------------- */
@@ -601,15 +456,20 @@ static int after_round(build *b, const ab_opts *o, int round, int status, char *
                  round + 1, why);
         return b->status == GB_EXIT_IO ? GB_EXIT_IO : GB_EXIT_USAGE;
     }
-    merged = merge_round(b, f.doc);
-    gb_result_file_free(&f);
-    if (merged != 0)
-        return snprintf(err, errlen, "out of memory"), GB_EXIT_IO;
+    if (b->merged.doc == NULL) {
+        b->merged = f;   /* the first round is the build's file so far */
+        snprintf(b->merged.path, sizeof b->merged.path, "%s", b->output);
+    } else {
+        merged = gb_result_file_merge(&b->merged, &f, err, errlen);
+        gb_result_file_free(&f);
+        if (merged != 0)
+            return GB_EXIT_IO;
+    }
     if (round == 0) {
         keep_peak(b);
         b->check_failed = b->status == GB_EXIT_CHECK_FAILED;
     }
-    if (gb_json_write_atomic(b->doc, b->output,
+    if (gb_json_write_atomic(b->merged.doc, b->output,
                              round == o->rounds - 1 && b->status != GB_EXIT_INTERRUPTED, err,
                              errlen) != 0)
         return GB_EXIT_IO;
@@ -912,19 +772,19 @@ int gb_cmd_ab(int argc, char **argv)
     status = run_rounds(b, &o, err, sizeof err);
     if (status != GB_EXIT_OK && status != GB_EXIT_INTERRUPTED)
         gb_fail(status, "ab", "%s", err);
-    if ((status == GB_EXIT_OK || status == GB_EXIT_INTERRUPTED) && b[0].doc && b[1].doc)
+    if ((status == GB_EXIT_OK || status == GB_EXIT_INTERRUPTED) && b[0].merged.doc && b[1].merged.doc)
         status = judge(b, &o, status);
-    if (status == GB_EXIT_INTERRUPTED && b[0].doc && b[1].doc)
+    if (status == GB_EXIT_INTERRUPTED && b[0].merged.doc && b[1].merged.doc)
         gb_fail(status, "ab", "interrupted; what was measured is in %s and %s", b[0].output,
                 b[1].output);
     else if (status == GB_EXIT_INTERRUPTED)
         gb_fail(status, "ab", "interrupted before both builds measured a round");
-    else if (!o.quiet && b[0].doc && b[1].doc)
+    else if (!o.quiet && b[0].merged.doc && b[1].merged.doc)
         fprintf(stderr, "gemmbench: ab: results in %s and %s\n", b[0].output, b[1].output);
     for (int i = 0; i < 2; i++) {
         unlink(b[i].round_file);
         unlink(b[i].errlog);
-        cJSON_Delete(b[i].doc);
+        gb_result_file_free(&b[i].merged);
     }
     rmdir(tmp);
     return status;

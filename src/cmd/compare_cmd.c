@@ -64,13 +64,6 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     return 0;
 }
 
-/* run.rounds of a file; files from before --rounds existed had one. */
-static int rounds_of(const gb_result_file *f)
-{
-    const cJSON *r = f->run ? cJSON_GetObjectItemCaseSensitive(f->run, "rounds") : NULL;
-    return cJSON_IsNumber(r) ? (int)r->valuedouble : 1;
-}
-
 static void print_warnings(const gb_compare *c)
 {
     const gb_result_file *files[2] = { c->old_f, c->new_f };
@@ -88,7 +81,7 @@ static void print_warnings(const gb_compare *c)
                         "one of the files: their times are of wrong results\n",
                 c->ncheck_failed);
     /* A failed gate between single-pass runs may be the machine, not the code. */
-    if (c->nfailed && (rounds_of(c->old_f) < 2 || rounds_of(c->new_f) < 2))
+    if (c->nfailed && (c->old_f->run_rounds < 2 || c->new_f->run_rounds < 2))
         fprintf(stderr, "gemmbench: note: a file was measured in one round: each entry's "
                         "samples then come from one moment, and on a shared machine two "
                         "such runs can differ with nothing changed; measure both with "

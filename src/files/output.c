@@ -376,6 +376,65 @@ static void add_roof(cJSON *o, const gb_result *r)
     add_optional_number(o, "roof_pct", r->roof_pct);
 }
 
+/* An array of n numbers, ints when ints is not NULL; NULL when out of memory. */
+static cJSON *number_array(const double *v, const int *ints, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+
+    for (int i = 0; a && i < n; i++)
+        if (!cJSON_AddItemToArray(a, cJSON_CreateNumber(ints ? ints[i] : v[i]))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* Sets key to item (taking it), in place when o has it already. */
+static int put_item(cJSON *o, const char *key, cJSON *item)
+{
+    if (item == NULL)
+        return -1;
+    if (cJSON_GetObjectItemCaseSensitive(o, key) != NULL)
+        return cJSON_ReplaceItemInObjectCaseSensitive(o, key, item) ? 0 : -1;
+    return cJSON_AddItemToObject(o, key, item) ? 0 : -1;
+}
+
+int gb_json_put_samples(cJSON *o, const gb_result *r, double peak)
+{
+    put_number(o, "reps", r->reps);
+    put_number(o, "rounds", r->rounds);
+    gb_json_put_timing(o, &r->stats, r->gflops, peak > 0.0 ? 100.0 * r->gflops / peak : NAN);
+    if (put_item(o, "samples_us", number_array(r->samples_us, NULL, r->reps)) != 0)
+        return -1;
+    if (r->sample_round == NULL) {
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "sample_rounds");
+        return 0;
+    }
+    return put_item(o, "sample_rounds", number_array(NULL, r->sample_round, r->reps));
+}
+
+void gb_json_put_speedup(cJSON *o, double speedup)
+{
+    put_number(o, "speedup_vs_baseline", isfinite(speedup) ? speedup : NAN);
+}
+
+cJSON *gb_json_result_at(cJSON *doc, int index)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "results"), index);
+}
+
+int gb_json_append_copy(cJSON *doc, const cJSON *result)
+{
+    cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results");
+    cJSON *copy = cJSON_Duplicate(result, 1);
+
+    if (results == NULL || copy == NULL || !cJSON_AddItemToArray(results, copy)) {
+        cJSON_Delete(copy);
+        return -1;
+    }
+    return 0;
+}
+
 int gb_json_add_result(cJSON *doc, const gb_result *r)
 {
     cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results");

@@ -3,6 +3,7 @@
 #include "stats.h"
 #include "output.h"
 #include "inputfile.h"
+#include "machine.h"
 
 #include <errno.h>
 #include <math.h>
@@ -190,7 +191,7 @@ static int load_rounds(const cJSON *o, gb_entry *e, const char *where, char *err
         e->round_medians[r - 1] = n && stats_compute(bucket, (size_t)n, &st) == 0 ? st.median
                                                                                   : NAN;
     }
-    free(tag);
+    e->sample_rounds = tag;
     free(bucket);
     return 0;
 }
@@ -214,6 +215,49 @@ static int load_roof(const cJSON *o, gb_entry *e, const char *where, char *err, 
     e->attainable_gflops = optional_number(o, "attainable_gflops");
     e->roof_pct = optional_number(o, "roof_pct");
     e->roof = cJSON_GetStringValue(roof);
+    return 0;
+}
+
+/* A positive number that fits an int, else fallback. */
+static int count_or(const cJSON *obj, const char *key, int fallback)
+{
+    const cJSON *v = field(obj, key);
+
+    return cJSON_IsNumber(v) && v->valuedouble >= 1.0 && v->valuedouble <= 1e6
+               ? (int)v->valuedouble : fallback;
+}
+
+/* The header fields the tools read, each optional (older files lack some). */
+static int load_header(gb_result_file *f, char *err, size_t errlen)
+{
+    const cJSON *by = field(f->machine, "peak_gflops_by_threads"), *p, *one;
+    int n = cJSON_IsArray(by) ? cJSON_GetArraySize(by) : 0;
+
+    f->cpu_model = cJSON_GetStringValue(field(f->machine, "cpu_model"));
+    f->hostname = cJSON_GetStringValue(field(f->machine, "hostname"));
+    f->peak_isa = cJSON_GetStringValue(field(f->machine, "peak_isa"));
+    f->version = cJSON_GetStringValue(field(f->tool, "version"));
+    f->git = cJSON_GetStringValue(field(f->tool, "git"));
+    f->started = cJSON_GetStringValue(field(f->run, "started"));
+    f->cache = cJSON_GetStringValue(field(f->run, "cache"));
+    f->logical_cpus = count_or(f->machine, "logical_cpus", 0);
+    f->run_threads = count_or(f->run, "threads", 0);
+    f->run_rounds = count_or(f->run, "rounds", 1);
+    one = field(f->machine, "peak_gflops_1thread");
+    f->peak_1thread = cJSON_IsNumber(one) && one->valuedouble > 0.0 ? one->valuedouble : 0.0;
+    if (n == 0)
+        return 0;
+    f->peaks = calloc((size_t)n, sizeof *f->peaks);
+    if (f->peaks == NULL) {
+        snprintf(err, errlen, "%s: out of memory", f->path);
+        return -1;
+    }
+    cJSON_ArrayForEach(p, by) {
+        const cJSON *g = field(p, "gflops");
+        int t = count_or(p, "threads", 0);
+        if (t > 0 && cJSON_IsNumber(g) && g->valuedouble > 0.0)
+            f->peaks[f->npeaks++] = (gb_peak_at){ t, g->valuedouble };
+    }
     return 0;
 }
 
@@ -243,6 +287,7 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
         return -1;
     if (field(o, "label") == NULL || get_string(o, "label", &e->label, where, err, errlen))
         e->label = e->variant;
+    e->rounds = count_or(o, "rounds", 1);
     prepack = field(o, "prepack");
     e->prepack = cJSON_IsTrue(prepack);
     if (canonical_params(field(o, "params"), e->params, sizeof e->params, where, err, errlen))
@@ -292,12 +337,23 @@ static void blank_controls(cJSON *node)
         blank_controls(child);
 }
 
+static void free_entries(gb_result_file *f)
+{
+    for (int i = 0; i < f->nentries && f->entries; i++) {
+        free(f->entries[i].samples_us);
+        free(f->entries[i].round_medians);
+        free(f->entries[i].sample_rounds);
+    }
+    free(f->entries);
+    f->entries = NULL;
+    f->nentries = 0;
+}
+
 int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t errlen)
 {
-    const cJSON *schema, *results, *complete, *item, *peak;
-    char where[4200], why[256];
+    const cJSON *schema, *complete, *peak;
+    char why[256];
     char *text;
-    int i = 0;
 
     memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);
@@ -342,41 +398,121 @@ int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t e
     }
     peak = field(f->machine, "peak_gflops");
     f->peak_gflops = cJSON_IsNumber(peak) && peak->valuedouble > 0.0 ? peak->valuedouble : 0.0;
-    results = field(f->doc, "results");
-    if (!cJSON_IsArray(results)) {
-        snprintf(err, errlen, "%s: field \"results\" is %s", path,
-                 results ? "not an array" : "missing");
+    if (load_header(f, err, errlen) != 0)
         goto fail;
-    }
-    f->nentries = cJSON_GetArraySize(results);
-    if (f->nentries == 0) {
-        snprintf(err, errlen, "%s: \"results\" has no entries", path);
+    if (gb_result_file_reread(f, err, errlen) != 0)
         goto fail;
-    }
-    f->entries = calloc((size_t)f->nentries, sizeof *f->entries);
-    if (f->entries == NULL) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        goto fail;
-    }
-    cJSON_ArrayForEach(item, results) {
-        snprintf(where, sizeof where, "%s: results[%d]", path, i);
-        if (load_entry(item, &f->entries[i], where, err, errlen) != 0)
-            goto fail;
-        i++;
-    }
     return 0;
 fail:
     gb_result_file_free(f);
     return -1;
 }
 
+int gb_result_file_reread(gb_result_file *f, char *err, size_t errlen)
+{
+    const char *path = f->path;
+    const cJSON *results, *item;
+    char where[4200];
+    int i = 0;
+
+    free_entries(f);
+    results = field(f->doc, "results");
+    if (!cJSON_IsArray(results)) {
+        snprintf(err, errlen, "%s: field \"results\" is %s", path,
+                 results ? "not an array" : "missing");
+        return -1;
+    }
+    f->nentries = cJSON_GetArraySize(results);
+    if (f->nentries == 0) {
+        snprintf(err, errlen, "%s: \"results\" has no entries", path);
+        return -1;
+    }
+    f->entries = calloc((size_t)f->nentries, sizeof *f->entries);
+    if (f->entries == NULL) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    cJSON_ArrayForEach(item, results) {
+        snprintf(where, sizeof where, "%s: results[%d]", path, i);
+        if (load_entry(item, &f->entries[i], where, err, errlen) != 0)
+            return -1;
+        i++;
+    }
+    return 0;
+}
+
 void gb_result_file_free(gb_result_file *f)
 {
-    for (int i = 0; i < f->nentries && f->entries; i++) {
-        free(f->entries[i].samples_us);
-        free(f->entries[i].round_medians);
-    }
-    free(f->entries);
+    free_entries(f);
+    free(f->peaks);
     cJSON_Delete(f->doc);
     memset(f, 0, sizeof *f);
+}
+
+int gb_entry_order(const gb_entry *a, const gb_entry *b)
+{
+    int d = strcmp(a->variant, b->variant);
+    if (d == 0)
+        d = strcmp(a->params, b->params);
+    if (d == 0)
+        d = strcmp(a->kernel, b->kernel);
+    if (d == 0)
+        d = (a->M > b->M) - (a->M < b->M);
+    if (d == 0)
+        d = (a->K > b->K) - (a->K < b->K);
+    if (d == 0)
+        d = (a->N > b->N) - (a->N < b->N);
+    if (d == 0)
+        d = (a->threads > b->threads) - (a->threads < b->threads);
+    if (d == 0)
+        d = (a->prepack > b->prepack) - (a->prepack < b->prepack);
+    if (d == 0)
+        d = (a->cold > b->cold) - (a->cold < b->cold);
+    return d;
+}
+
+int gb_entry_same(const gb_entry *a, const gb_entry *b)
+{
+    return gb_entry_order(a, b) == 0;
+}
+
+int gb_entry_same_point(const gb_entry *a, const gb_entry *b)
+{
+    return a->M == b->M && a->K == b->K && a->N == b->N && a->threads == b->threads &&
+           a->cold == b->cold && strcmp(a->kernel, b->kernel) == 0;
+}
+
+double gb_result_file_peak(const gb_result_file *f, int threads)
+{
+    for (int i = 0; i < f->npeaks; i++)
+        if (f->peaks[i].threads == threads)
+            return f->peaks[i].gflops;
+    if (f->peak_gflops > 0.0 && (f->run_threads == 0 || f->run_threads == threads))
+        return f->peak_gflops;
+    if (threads == 1 && f->peak_1thread > 0.0)
+        return f->peak_1thread;
+    return 0.0;
+}
+
+static double number_or_zero(const cJSON *obj, const char *key)
+{
+    const cJSON *v = field(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+int gb_result_file_bandwidth(const gb_result_file *f, gb_bandwidth *out)
+{
+    static const char *const which[2] = { "1thread", "all_threads" };
+    const cJSON *bw = field(f->machine, "bandwidth");
+
+    memset(out, 0, sizeof *out);
+    if (!cJSON_IsObject(bw))
+        return -1;
+    for (int l = 0; l < GB_BW_LEVELS; l++)
+        for (int c = 0; c < 2; c++) {
+            const cJSON *fig = field(field(bw, gb_bw_level_name(l)), which[c]);
+            out->level[l].read_gbs[c] = number_or_zero(fig, "read_gbs");
+            out->level[l].triad_gbs[c] = number_or_zero(fig, "triad_gbs");
+        }
+    return 0;
 }

@@ -37,6 +37,31 @@ for f in ('aa-old.json', 'aa-new.json'):
     for r in json.load(open(f))['results']:
         assert len(r['sample_rounds']) == len(r['samples_us']) == r['reps'], r
 "
+# The merged files restate what a run would: each entry's statistics from
+# all its samples, eight rounds' tags, peak_pct against the peak and the
+# speed-up over the plain baseline of the same shape.
+expect_exit merge_run 0 "$G" ab "$G" "$G" --variant baseline,k8 --kernel qkv --m 16 \
+    --reps 8 --warmup 1 --min-time 0 --rounds 8 -o mg --quiet
+expect_true merge_restated python3 -c "
+import json, statistics
+for f in ('mg-old.json', 'mg-new.json'):
+    d = json.load(open(f))
+    peak = d['machine']['peak_gflops']
+    by = {r['variant']: r for r in d['results']}
+    assert len(d['results']) == 2, f
+    for r in d['results']:
+        s = r['samples_us']
+        med = statistics.median(s)
+        assert r['rounds'] == 8 and r['reps'] == len(s) == 8, r
+        assert sorted(set(r['sample_rounds'])) == list(range(1, 9)), r['sample_rounds']
+        assert abs(r['median_us'] - med) <= 1e-9 * med and r['min_us'] == min(s), r
+        g = 2 * r['M'] * r['K'] * r['N'] / (med * 1e3)
+        assert abs(r['gflops'] - g) <= 1e-9 * g, (r['gflops'], g)
+        assert abs(r['peak_pct'] - 100 * g / peak) <= 1e-6 * r['peak_pct'], r
+    sp = by['baseline']['median_us'] / by['k8']['median_us']
+    assert abs(by['k8']['speedup_vs_baseline'] - sp) <= 1e-9 * sp, (by['k8'], sp)
+    assert by['baseline']['speedup_vs_baseline'] == 1.0
+"
 # ab's files judged again later, as ab judged them.
 expect_exit aa_compare_paired 0 "$G" compare --paired aa-old.json aa-new.json
 expect_grep aa_compare_paired_unit "the unit is the round" "$WORK/out"
