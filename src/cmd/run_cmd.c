@@ -23,6 +23,7 @@
 #include "machine.h"
 #include "options.h"
 #include "output.h"
+#include "run_view.h"
 #include "runner.h"
 #include "settings.h"
 #include "table.h"
@@ -181,148 +182,7 @@ static void explain_all(const gb_selection *sel, int threads)
 }
 
 
-/* ---- the rows ------------------------------------------------------------- */
-
-/* The run's table: CSV has the family, threads and reps too. */
-static const gb_column run_columns[] = {
-    { "variant", NULL, "variant", 34, 0 },
-    { NULL, NULL, "family", 0, 0 },
-    { "kernel", NULL, "kernel", 11, 0 },
-    { "M", NULL, "M", 5, 1 },
-    { "K", NULL, "K", 5, 1 },
-    { "N", NULL, "N", 5, 1 },
-    { NULL, NULL, "threads", 0, 1 },
-    { NULL, NULL, "reps", 0, 1 },
-    { "median_us", "median µs", "median_us", 12, 1 },
-    { "min_us", "min µs", "min_us", 12, 1 },
-    { "GFLOP/s", NULL, "gflops", 8, 1 },
-    { "%peak", "% peak", "peak_pct", 6, 1 },
-    /* The roofline (src/measure/bandwidth.md): percent of the roof that applies;
-     * CSV also names that roof and the cache mode. */
-    { "%roof", "% roof", "roof_pct", 6, 1 },
-    { NULL, NULL, "roof", 0, 0 },
-    { NULL, NULL, "cache", 0, 0 },
-    { "speedup", "speed-up", "speedup", 8, 1 },
-    { "cv%", "CV %", "cv", 6, 1 },
-    { "check", NULL, "check", 5, 1 },
-};
-#define RUN_NCOLS ((int)(sizeof run_columns / sizeof run_columns[0]))
-#define RUN_COL_THREADS 6   /* CSV only, unless a run has several counts */
-
-static void format_optional(char *buf, size_t len, double v, const char *fmt)
-{
-    if (isnan(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, fmt, v);
-}
-
-/* One result as the table's cells: CSV keeps more digits. */
-static void print_result_row(FILE *out, const gb_table *t, const gb_result *r)
-{
-    const int csv = t->fmt == GB_FMT_CSV, text = t->fmt == GB_FMT_TABLE;
-    char v[RUN_NCOLS][64];
-    const char *cells[RUN_NCOLS];
-
-    snprintf(v[0], 64, "%s", r->label);
-    snprintf(v[1], 64, "%s", r->variant->family);
-    snprintf(v[2], 64, "%s", r->shape.kernel);
-    snprintf(v[3], 64, "%d", r->shape.M);
-    snprintf(v[4], 64, "%d", r->shape.K);
-    snprintf(v[5], 64, "%d", r->shape.N);
-    snprintf(v[6], 64, "%d", r->threads);
-    snprintf(v[7], 64, "%d", r->reps);
-    snprintf(v[8], 64, csv ? "%.3f" : "%.1f", r->stats.median);
-    snprintf(v[9], 64, csv ? "%.3f" : "%.1f", r->stats.min);
-    snprintf(v[10], 64, csv ? "%.3f" : "%.2f", r->gflops);
-    format_optional(v[11], 64, r->peak_pct, csv ? "%.2f" : "%.1f");
-    format_optional(v[12], 64, r->roof_pct, csv ? "%.2f" : "%.1f");
-    snprintf(v[13], 64, "%s", isnan(r->attainable_gflops) ? "" : gb_roof_bound_name(r->roof_bound));
-    snprintf(v[14], 64, "%s", r->cold ? "cold" : "warm");
-    format_optional(v[15], 64, r->speedup, csv ? "%.4f" : "%.2fx");
-    snprintf(v[16], 64, csv ? "%.4f" : "%.1f", csv ? r->stats.cv : 100.0 * r->stats.cv);
-    /* The note would push the check word left: pad it to the column first. */
-    snprintf(v[17], 64, text ? "%5s%s" : "%s%s", gb_check_word(r),
-             text && r->stats.cv > GB_CV_WARN ? "  (high CV)" : "");
-    for (int c = 0; c < RUN_NCOLS; c++)
-        cells[c] = v[c];
-    gb_table_print_row(out, t, cells);
-}
-
 /* ---- the sweep -------------------------------------------------------------- */
-
-typedef struct run_view {
-    const gb_options *o;
-    gb_table table;
-    int progress;            /* a progress line on stderr (a terminal, not --quiet) */
-    double started;
-    int rows;                /* printed so far */
-} run_view;
-
-static void show_starting(void *arg, int done, int total, const gb_variant *v,
-                          const gb_shape *s, int round)
-{
-    run_view *view = arg;
-    double elapsed = gb_now() - view->started;
-
-    if (!view->progress)
-        return;
-    fprintf(stderr, "\r\033[K[%d/%d] %s %s M=%d", done, total, v->name, s->kernel, s->M);
-    if (view->o->rounds > 1)
-        fprintf(stderr, " (round %d/%d)", round + 1, view->o->rounds);
-    fprintf(stderr, "  elapsed %.0fs", elapsed);
-    if (done > 0)
-        fprintf(stderr, ", ~%.0fs left", elapsed / done * (total - done));
-    fflush(stderr);
-}
-
-static void clear_progress(const run_view *view)
-{
-    if (view->progress)
-        fprintf(stderr, "\r\033[K");
-}
-
-static void show_measured(void *arg, const gb_result *r, int last)
-{
-    run_view *view = arg;
-    const gb_options *o = view->o;
-
-    clear_progress(view);
-    if (!last)
-        return;
-    if (o->format != GB_FMT_JSON) {
-        print_result_row(stdout, &view->table, r);
-        view->rows++;
-    }
-    if (o->format != GB_FMT_TABLE && r->stats.cv > GB_CV_WARN && !o->quiet)
-        fprintf(stderr, "gemmbench: warning: %s %s M=%d: CV %.0f%%, the timing is noisy\n",
-                r->label, r->shape.kernel, r->shape.M, 100.0 * r->stats.cv);
-}
-
-static void show_failed(void *arg, const char *err, const gb_shape *s)
-{
-    clear_progress(arg);
-    gb_fail(GB_EXIT_IO, NULL, "%s (%s M=%d)", err, s->kernel, s->M);
-}
-
-/* Interrupted before the last round: the entries measured so far still get
- * their rows, from the rounds they had (the JSON says how many). */
-static void show_unfinished(run_view *view, const gb_runner *r)
-{
-    int header = 0;
-
-    if (view->o->rounds < 2 || view->o->format == GB_FMT_JSON)
-        return;
-    for (int i = 0; i < r->nentries; i++) {
-        if (!r->entries[i].measured || r->entries[i].final)
-            continue;
-        if (!header++)
-            fprintf(stderr, "gemmbench: interrupted before the last of %d rounds; the "
-                            "rows below have fewer (the JSON's \"rounds\" says how many)\n",
-                    view->o->rounds);
-        print_result_row(stdout, &view->table, &r->entries[i].result);
-    }
-}
 
 /* The bandwidth roofs, measured per run like the peak (0.5 to 1 s;
  * src/measure/bandwidth.md): a machine whose caches are unknown runs without roofs. */
@@ -485,11 +345,11 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
                      thread_plan *plan, const char *output, int argc, char **argv)
 {
     int threads = plan->counts[plan->n - 1];
-    gb_column columns[RUN_NCOLS];
+    gb_column columns[GB_RUN_NCOLS];
     gb_bind_state bind;
     gb_runner_cfg cfg;
     gb_runner runner;
-    gb_runner_hooks hooks = { NULL, show_starting, show_measured, show_failed, NULL };
+    gb_runner_hooks hooks = { NULL, gb_run_show_starting, gb_run_show_measured, gb_run_show_failed, NULL };
     run_view view = { o, { 0 }, !o->quiet && isatty(STDERR_FILENO), 0.0, 0 };
     char err[GB_ERR_LEN], started[32];
     int status = GB_EXIT_OK, rc;
@@ -500,9 +360,9 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     measure_peaks(o, machine, plan);
     note_single_thread(sel, plan, o->quiet);
     /* The table shows the threads column when there is more than one count. */
-    memcpy(columns, run_columns, sizeof columns);
+    memcpy(columns, gb_run_columns, sizeof columns);
     if (plan->n > 1)
-        columns[RUN_COL_THREADS] = (gb_column){ "thr", NULL, "threads", 3, 1 };
+        columns[GB_RUN_COL_THREADS] = (gb_column){ "thr", NULL, "threads", 3, 1 };
     /* --peak: a round of gemmbench ab after its first, whose machine block
      * (peak and bandwidths) the merged file keeps; no probe to repeat. */
     if (o->peak_all <= 0.0)
@@ -517,7 +377,7 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
         cJSON_Delete(cfg.doc);
         cfg.doc = NULL;
     }
-    if (cfg.doc == NULL || gb_table_init(&view.table, o->format, columns, RUN_NCOLS, 1)) {
+    if (cfg.doc == NULL || gb_table_init(&view.table, o->format, columns, GB_RUN_NCOLS, 1)) {
         cJSON_Delete(cfg.doc);
         return gb_fail(GB_EXIT_IO, NULL, "out of memory");
     }
@@ -554,7 +414,7 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
         gb_table_print_header(stdout, &view.table);
 
     rc = gb_runner_run(&runner, sel, &cfg, &hooks, &gb_interrupted, err, sizeof err);
-    clear_progress(&view);
+    gb_run_clear_progress(&view);
     /* Written in its turn too: ab's other build may be measuring. */
     if (o->lockstep && !gb_interrupted)
         lockstep_turn("done");
@@ -563,7 +423,7 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     else if (runner.failed_runs)
         status = GB_EXIT_IO;
     if (gb_interrupted)
-        show_unfinished(&view, &runner);
+        gb_run_show_unfinished(&view, &runner);
     if (gb_json_write_atomic(cfg.doc, output, !gb_interrupted && status == GB_EXIT_OK, err,
                              sizeof err) != 0) {
         status = gb_fail(GB_EXIT_IO, NULL, "%s", err);
