@@ -1,7 +1,7 @@
 /*
  * bandwidth.h - measured read and triad bandwidths at each level a GEMM's
  * operands can live in (L2, L3, memory), on one thread and on all threads:
- * the bandwidth roofs of every result (src/measure/roof.c).  The method is in
+ * the bandwidth roofs of every result (src/machine/roof.c).  The method is in
  * src/measure/bandwidth.md.  Library code: it prints nothing.
  */
 #ifndef GB_BANDWIDTH_H
@@ -32,5 +32,9 @@ void gb_bw_plan_init(gb_bw_plan *p, long l2_bytes, long l3_bytes, int threads);
  * nothing could be measured (no cache sizes known, out of memory); a level
  * that cannot be measured (no L3) stays 0. */
 int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errlen);
+
+/* Measures m's bandwidths (gb_bw_measure with m's caches) for threads.
+ * 0, or -1 with err (m->bw then says nothing was measured). */
+int gb_machine_measure_bandwidth(gb_machine *m, int threads, char *err, size_t errlen);
 
 #endif

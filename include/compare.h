@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "mannwhitney.h"
-#include "options.h"
+#include "sweep.h"
 #include "resultfile.h"
 
 /* Defaults of the gate; src/analysis/compare.md says why these. */

@@ -1,6 +1,7 @@
 /*
  * gemmbench.h - the kernel interface every schedule implements, and the
- * variant table the driver reads.
+ * parameters a schedule takes (src/base/params.c); the variant table is
+ * variants.h.
  *
  * A schedule computes C[M][N] = sum_k A[M][K] * B[K][N] in fp32, row-major,
  * beta = 0 (C is overwritten), with explicit leading dimensions so padded
@@ -51,6 +52,7 @@ typedef struct gb_params {
 long gb_param_get(const gb_params *params, const char *key, long fallback);
 /* Sets (or replaces) key; returns -1 when the table is full. */
 int gb_param_set(gb_params *params, const char *key, long value);
+
 
 /* ---- the kernel interface ------------------------------------------------ */
 
@@ -127,13 +129,16 @@ typedef struct gb_variant {
     gb_library_fn library;     /* optional: reference libraries */
 } gb_variant;
 
-/* The variant table (schedules/table.c), in display order. */
-extern const gb_variant *const gb_variants[];
-extern const size_t gb_variant_count;
-
-const gb_variant *gb_variant_find(const char *name);
-/* What v's library hook reports, into lib (zeroed first): 0, or -1 when v
- * is not a library wrapper. */
-int gb_variant_library(const gb_variant *v, gb_library *lib);
+/* Parses "key=value[,key=value...]" against what variant v accepts: unknown
+ * keys, out-of-range numbers and unknown choices are errors.  An empty text
+ * gives empty params.  Returns 0, or -1 with err. */
+int gb_params_parse(const gb_variant *v, const char *text, gb_params *p,
+                    char *err, size_t errlen);
+/* Whether v takes every key of the --param set text: 1, or 0 with the
+ * first key it lacks in missing.  Items that are not key=value count as
+ * taken, so that gb_params_parse names them. */
+int gb_params_accepts(const gb_variant *v, const char *text, char *missing, size_t len);
+/* "k=v,k=v" in set order (choices by name), or "" when empty. */
+void gb_params_format(const gb_variant *v, const gb_params *p, char *buf, size_t len);
 
 #endif

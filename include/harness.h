@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "gemmbench.h"
-#include "options.h"
+#include "sweep.h"
 #include "result.h"
 #include "stats.h"
 

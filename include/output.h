@@ -7,7 +7,7 @@
 
 #include "result.h"
 #include "machine.h"
-#include "options.h"
+#include "sweep.h"
 
 #define GB_SCHEMA "gemmbench/1"
 
@@ -17,6 +17,10 @@ const char *gb_check_word(const gb_result *r);
 /* The document without results; NULL when out of memory. */
 cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
                      const char *started, int argc, char **argv);
+/* tool.libraries.VARIANT: a reference library of this build, its version,
+ * the kernels it chose in this process and the variable that forced them
+ * (gb_library, as the variant reports it).  0, or -1 (out of memory). */
+int gb_json_add_library(cJSON *doc, const char *variant, const gb_library *lib);
 /* Parameters as a JSON object: numbers, and choices by name (v's spec;
  * v may be NULL, then all are numbers). */
 cJSON *gb_params_json(const gb_variant *v, const gb_params *p);

@@ -37,6 +37,10 @@ const char *gb_split_why(int rc);
  * backslash) as \xNN, and at most max characters of text, then "...", so
  * that a message about binary or very long input stays one readable line. */
 void gb_printable(const char *text, size_t max, char *out, size_t outlen);
+/* "WHAT 'text' why" into err, text cut and escaped (gb_printable) so that
+ * the reason is never lost behind a long or binary list. */
+void gb_list_error(char *err, size_t errlen, const char *what, const char *text,
+                   const char *why);
 /* Trims leading and trailing blanks in place; returns s. */
 char *gb_trim(char *s);
 

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "filter.h"
-#include "options.h"
+#include "sweep.h"
 #include "resultfile.h"
 #include "stats.h"
 

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "options.h"
+#include "sweep.h"
 #include "table.h"
 
 typedef char gb_cell_buf[GB_TABLE_CELL];

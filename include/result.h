@@ -9,7 +9,7 @@
 #define GB_RESULT_H
 
 #include "gemmbench.h"
-#include "options.h"
+#include "sweep.h"
 #include "stats.h"
 
 typedef enum gb_check {
@@ -37,7 +37,7 @@ typedef struct gb_result {
     int check_exact;           /* 1: compared exactly; 0: with a tolerance */
     long mismatches;
     double max_abs_err;
-    /* Cache mode and the roof (src/measure/roof.c; set by the runner). */
+    /* Cache mode and the roof (src/machine/roof.c; set by the runner). */
     int cold;                  /* measured with --cache cold */
     int copies;                /* operand sets rotated (1 warm) */
     double intensity;          /* flop per compulsory byte */

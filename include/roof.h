@@ -1,15 +1,15 @@
 /*
  * roof.h - the roofline of a result (Williams, Waterman, Patterson, CACM
  * 2009): its arithmetic intensity, the level its operands stream from under
- * the cache mode, and the attainable rate min(peak, intensity x bandwidth).
- * The model and its choices are in src/measure/bandwidth.md.  Library code.
+ * the cache mode, and the attainable rate min(peak, intensity x bandwidth),
+ * from the machine's record.  A model, measuring nothing (src/machine/roof.c);
+ * its choices are in src/measure/bandwidth.md.  Library code.
  */
 #ifndef GB_ROOF_H
 #define GB_ROOF_H
 
 #include <stddef.h>
 
-#include "bandwidth.h"
 #include "machine.h"
 
 #define GB_ROOF_COMPUTE (-1)
@@ -50,9 +50,5 @@ int gb_roof_for(const gb_machine *m, int M, int K, int N, int threads, int cold,
 
 /* The name of r's bound: "compute", "L2", "L3", "memory". */
 const char *gb_roof_bound_name(int bound);
-
-/* Measures m's bandwidths (gb_bw_measure with m's caches) for threads.
- * 0, or -1 with err (m->bw then says nothing was measured). */
-int gb_machine_measure_bandwidth(gb_machine *m, int threads, char *err, size_t errlen);
 
 #endif

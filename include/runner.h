@@ -25,7 +25,7 @@
 
 #include "harness.h"
 #include "machine.h"
-#include "options.h"
+#include "sweep.h"
 
 #define GB_MAX_ENTRIES 256   /* variants x --param sets in one run */
 

@@ -18,7 +18,7 @@
 
 #include <stdio.h>
 
-#include "options.h"
+#include "sweep.h"
 
 #define GB_TABLE_CELL 192
 

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "options.h"
+#include "sweep.h"
 
 #define GB_TOPO_MAX_CACHES 8
 #define GB_TOPO_MAX_KINDS 4

@@ -4,7 +4,11 @@
  * gb_variant_NAME`, declare it below, and add it to gb_variants[] where it
  * belongs in display order.  The Makefile picks up the new file by itself.
  */
-#include "gemmbench.h"
+#include "variants.h"
+#include "parse.h"
+
+#include <stdio.h>
+#include <string.h>
 
 extern const gb_variant gb_variant_baseline;
 extern const gb_variant gb_variant_k4, gb_variant_k8, gb_variant_k16, gb_variant_k32,
@@ -66,3 +70,82 @@ const gb_variant *const gb_variants[] = {
 };
 
 const size_t gb_variant_count = sizeof gb_variants / sizeof gb_variants[0];
+
+/* ---- finding and selecting variants ------------------------------------- */
+
+const gb_variant *gb_variant_find(const char *name)
+{
+    for (size_t i = 0; i < gb_variant_count; i++)
+        if (strcmp(gb_variants[i]->name, name) == 0)
+            return gb_variants[i];
+    return NULL;
+}
+
+int gb_variant_library(const gb_variant *v, gb_library *lib)
+{
+    memset(lib, 0, sizeof *lib);
+    if (v->library == NULL)
+        return -1;
+    v->library(lib);
+    return 0;
+}
+
+struct variant_pick {
+    int mark[256];
+    char *err;
+    size_t errlen;
+};
+
+/* An item is "all", a variant name, "family:NAME", or a bare family name.
+ * A variant name wins over a family of the same name (`parallel` is both):
+ * `--variant parallel` is the one variant, `family:parallel` the family. */
+static int pick_variant(const char *item, void *arg)
+{
+    struct variant_pick *pick = arg;
+    const char *family = strncmp(item, "family:", 7) == 0 ? item + 7 : NULL;
+    int found = 0;
+
+    if (family == NULL && strcmp(item, "all") != 0 && gb_variant_find(item) == NULL)
+        family = item;
+    for (size_t i = 0; i < gb_variant_count && i < 256; i++) {
+        const gb_variant *v = gb_variants[i];
+        if (strcmp(item, "all") == 0 || (family ? strcmp(family, v->family) == 0
+                                                : strcmp(item, v->name) == 0)) {
+            pick->mark[i] = 1;
+            found = 1;
+        }
+    }
+    if (!found) {
+        char shown[96];
+        gb_printable(item, 60, shown, sizeof shown);
+        snprintf(pick->err, pick->errlen,
+                 "unknown variant or family '%s' (gemmbench --list shows them)", shown);
+        return -1;
+    }
+    return 0;
+}
+
+int gb_variants_select(const char *spec, const gb_variant **out, int max,
+                       char *err, size_t errlen)
+{
+    struct variant_pick pick;
+    int n = 0;
+
+    memset(&pick, 0, sizeof pick);
+    pick.err = err;
+    pick.errlen = errlen;
+    int rc = gb_split_list(spec, pick_variant, &pick);
+    if (rc != 0) {
+        if (gb_split_why(rc))
+            gb_list_error(err, errlen, "variant list", spec, gb_split_why(rc));
+        return -1;
+    }
+    for (size_t i = 0; i < gb_variant_count && i < 256; i++)
+        if (pick.mark[i] && n < max)
+            out[n++] = gb_variants[i];
+    if (n == 0) {
+        snprintf(err, errlen, "no variant selected");
+        return -1;
+    }
+    return n;
+}

@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "gemmbench.h"
-#include "tune.h"
+#include "variants.h"
+#include "tuned_records.h"
 
 extern const gb_variant gb_variant_rule_based, gb_variant_packed;
 

@@ -1,6 +1,7 @@
 /* tuned_records.c - load, update, save and look up tuning records. */
 #define _GNU_SOURCE
-#include "tune.h"
+#include "tuned_records.h"
+#include "variants.h"
 #include "machine.h"
 #include "output.h"
 #include "inputfile.h"

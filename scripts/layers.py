@@ -5,8 +5,8 @@ usage: scripts/layers.py [BUILD]     (after `make`; BUILD defaults to build)
 
 The folders are layers, top first (LAYERS below): the commands use their
 settings, which select what analysis and measurement (with tuning) work
-on; those run the schedules, which read the files and the machine, which
-use base.  Folders of one layer do not use each other; folders of one
+on; those run the schedules, which read and write files, which describe
+the machine, which uses base.  Folders of one layer do not use each other; folders of one
 group (measure and tune) are one unit.
 
 A header of include/ belongs to the folder that defines its functions and
@@ -30,13 +30,16 @@ import sys
 # Top first.  A tuple is one group: its folders may use each other.
 # settings (the parsed command line and bench.conf) is the commands'
 # input, under them; schedules/ is run by measurement and reads the
-# machine and the tuning records, so it sits between the two.
+# machine and the tuning records, so it sits between the two; the files
+# (result writer and reader) write what the machine reports, so they sit
+# above it.
 LAYERS = [
     [("cmd",)],
     [("settings",)],
     [("analysis",), ("measure", "tune")],
     [("schedules",)],
-    [("files",), ("machine",)],
+    [("files",)],
+    [("machine",)],
     [("base",)],
 ]
 LEVEL = {f: i for i, layer in enumerate(LAYERS) for group in layer for f in group}

@@ -10,6 +10,7 @@
  * shapes measured, and each row ends with geometric means over it.
  */
 #include "report.h"
+#include "variants.h"
 
 #include <math.h>
 #include <stdlib.h>

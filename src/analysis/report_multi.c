@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE   /* strtok_r, under compilers strict about -std=c11 (clang) */
 #include "report_multi.h"
+#include "variants.h"
 
 #include <math.h>
 #include <stdlib.h>

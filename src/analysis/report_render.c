@@ -60,7 +60,7 @@ static void gather_facts(const gb_report *r, facts *x)
 
 /* The roofs of each thread count, for scripts/plot.sh's roofline:
  * "# roofs: threads=T peak=P L2=B L3=B memory=B" (GFLOP/s; GB/s as the
- * results' roofs use them, src/measure/roof.c; 0 unmeasured), and "# cache:
+ * results' roofs use them, src/machine/roof.c; 0 unmeasured), and "# cache:
  * warm|cold".  Files without bandwidths: no roofs line. */
 static void write_roofs_csv(FILE *out, const gb_report *r)
 {

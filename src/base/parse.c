@@ -1,7 +1,7 @@
 /* parse.c - strict number and list parsing for the CLI and bench.conf. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "parse.h"
-#include "options.h"
+#include "sweep.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -297,4 +297,13 @@ void gb_thread_list_why(const char *text, char *why, size_t len)
         snprintf(why, len, "'%s' is not a count in [1, %d]", t, GB_MAX_THREAD_COUNT);
         return;
     }
+}
+
+void gb_list_error(char *err, size_t errlen, const char *what, const char *text,
+                   const char *why)
+{
+    char shown[96];
+
+    gb_printable(text, 60, shown, sizeof shown);
+    snprintf(err, errlen, "%s '%s' %s", what, shown, why);
 }

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "command.h"
+#include "bandwidth.h"
+#include "variants.h"
 #include "peak.h"
 #include "machine.h"
 #include "options.h"

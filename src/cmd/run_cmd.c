@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "bandwidth.h"
+#include "variants.h"
 #include "peak.h"
 #include "roof.h"
 #include "gemmbench.h"
@@ -370,6 +372,14 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     utc_now(started, sizeof started);
     memset(&cfg, 0, sizeof cfg);
     cfg.doc = gb_json_begin(machine, o, threads, started, argc, argv);
+    for (size_t i = 0; i < gb_variant_count && cfg.doc != NULL; i++) {
+        gb_library lib;
+        if (gb_variant_library(gb_variants[i], &lib) == 0 &&
+            gb_json_add_library(cfg.doc, gb_variants[i]->name, &lib) != 0) {
+            cJSON_Delete(cfg.doc);
+            cfg.doc = NULL;
+        }
+    }
     gb_bind_current(o->bind, &bind);
     if (cfg.doc != NULL && ((plan->n > 1 && gb_json_add_thread_counts(cfg.doc, plan->counts,
                                                                        plan->peaks, plan->n)) ||

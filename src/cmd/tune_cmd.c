@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "variants.h"
 #include "harness.h"
 #include "machine.h"
 #include "options.h"

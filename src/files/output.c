@@ -205,29 +205,21 @@ static const char *format_name(gb_format f)
     return names[f];
 }
 
-/* tool.libraries: every reference library in this build, its version and
- * the kernels it chose in this process (gb_library), and the variable that
- * forced them; absent when the build has none. */
-static void add_libraries(cJSON *tool)
+int gb_json_add_library(cJSON *doc, const char *variant, const gb_library *lib)
 {
-    cJSON *libs = NULL;
+    cJSON *tool = cJSON_GetObjectItemCaseSensitive(doc, "tool");
+    cJSON *libs = cJSON_GetObjectItemCaseSensitive(tool, "libraries"), *one;
 
-    for (size_t i = 0; i < gb_variant_count; i++) {
-        gb_library lib;
-        cJSON *one;
-
-        if (gb_variant_library(gb_variants[i], &lib) != 0)
-            continue;
-        if (libs == NULL && (libs = cJSON_AddObjectToObject(tool, "libraries")) == NULL)
-            return;
-        one = cJSON_AddObjectToObject(libs, gb_variants[i]->name);
-        if (one == NULL)
-            return;
-        cJSON_AddStringToObject(one, "version", lib.version);
-        cJSON_AddStringToObject(one, "kernels", lib.kernels);
-        if (lib.forced_by[0])
-            cJSON_AddStringToObject(one, "forced_by", lib.forced_by);
-    }
+    if (tool == NULL || (libs == NULL && (libs = cJSON_AddObjectToObject(tool, "libraries")) == NULL))
+        return -1;
+    if ((one = cJSON_AddObjectToObject(libs, variant)) == NULL)
+        return -1;
+    if (cJSON_AddStringToObject(one, "version", lib->version) == NULL ||
+        cJSON_AddStringToObject(one, "kernels", lib->kernels) == NULL)
+        return -1;
+    if (lib->forced_by[0] && cJSON_AddStringToObject(one, "forced_by", lib->forced_by) == NULL)
+        return -1;
+    return 0;
 }
 
 cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
@@ -247,7 +239,6 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     cJSON_AddStringToObject(tool, "git", GB_GIT);
     cJSON_AddStringToObject(tool, "compiler", "gcc-compatible " __VERSION__);
     cJSON_AddStringToObject(tool, "cflags", GB_CFLAGS);
-    add_libraries(tool);
 
     cJSON_AddItemToObject(doc, "machine", machine_json(m));
 

@@ -4,8 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "harness.h"
-
 double gb_compulsory_bytes(int M, int K, int N)
 {
     return 4.0 * ((double)M * K + (double)K * N + (double)M * N);
@@ -13,7 +11,7 @@ double gb_compulsory_bytes(int M, int K, int N)
 
 double gb_intensity(int M, int K, int N)
 {
-    return gb_flops(M, K, N) / gb_compulsory_bytes(M, K, N);
+    return 2.0 * M * K * N / gb_compulsory_bytes(M, K, N);
 }
 
 int gb_roof_level(double ws, long l2, long l3, int threads, int cold)
@@ -82,12 +80,4 @@ int gb_roof_for(const gb_machine *m, int M, int K, int N, int threads, int cold,
     r->attainable_gflops = roof < r->peak_gflops ? roof : r->peak_gflops;
     r->bound = roof < r->peak_gflops ? r->level : GB_ROOF_COMPUTE;
     return 0;
-}
-
-int gb_machine_measure_bandwidth(gb_machine *m, int threads, char *err, size_t errlen)
-{
-    gb_bw_plan p;
-
-    gb_bw_plan_init(&p, gb_machine_cache_bytes(m, 2), gb_machine_cache_bytes(m, 3), threads);
-    return gb_bw_measure(&p, &m->bw, err, errlen);
 }

@@ -243,3 +243,11 @@ int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errle
     }
     return 0;
 }
+
+int gb_machine_measure_bandwidth(gb_machine *m, int threads, char *err, size_t errlen)
+{
+    gb_bw_plan p;
+
+    gb_bw_plan_init(&p, gb_machine_cache_bytes(m, 2), gb_machine_cache_bytes(m, 3), threads);
+    return gb_bw_measure(&p, &m->bw, err, errlen);
+}

@@ -1,6 +1,7 @@
 /* runner.c - the sweep engine; see runner.h. */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "variants.h"
 
 #include <math.h>
 #include <stdio.h>

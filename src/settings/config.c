@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* fdopen */
 #include "options.h"
+#include "variants.h"
 #include "parse.h"
 #include "settings.h"
 #include "inputfile.h"

@@ -8,6 +8,7 @@
 #include "filter.h"
 #include "fuzz_util.h"
 #include "options.h"
+#include "variants.h"
 #include "parse.h"
 
 static char config_path[64];

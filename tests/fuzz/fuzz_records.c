@@ -5,7 +5,8 @@
  */
 #include "fuzz_util.h"
 #include "options.h"
-#include "tune.h"
+#include "variants.h"
+#include "tuned_records.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

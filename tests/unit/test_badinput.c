@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test.h"
+#include "variants.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * minimum repetition count hold, and statistics come from the samples. */
 #define _GNU_SOURCE
 #include "test.h"
+#include "variants.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* test_options.c - number parsing, bench.conf, the CLI and its precedence. */
 #define _GNU_SOURCE
 #include "test.h"
+#include "variants.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -2,6 +2,7 @@
  * the reader gets back what the writer wrote. */
 #define _GNU_SOURCE
 #include "test.h"
+#include "variants.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "harness.h"
 #include "machine.h"
+#include "options.h"
 #include "output.h"
 #include "resultfile.h"
 

@@ -6,6 +6,7 @@
  * and the blocking and threading rules the header of packed_plan.c promises.
  */
 #include "test.h"
+#include "variants.h"
 
 #include <stdlib.h>
 

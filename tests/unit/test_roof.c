@@ -5,6 +5,7 @@
  * and 2 threads while the timed calls rotate among copies of the operands.
  */
 #include "test.h"
+#include "variants.h"
 
 #include <signal.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE /* open_memstream */
 #include "test.h"
+#include "variants.h"
 
 #include <stdint.h>
 #include <stdlib.h>

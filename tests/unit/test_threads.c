@@ -1,6 +1,7 @@
 /* test_threads.c - --threads lists: the strict parser, `all`, bench.conf. */
 #define _GNU_SOURCE
 #include "test.h"
+#include "variants.h"
 
 #include <stdio.h>
 #include <stdlib.h>

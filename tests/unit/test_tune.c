@@ -2,6 +2,7 @@
  * variants, and a search that never picks a candidate failing verification. */
 #define _GNU_SOURCE
 #include "test.h"
+#include "variants.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -8,6 +8,7 @@
  * A new schedule is covered the moment it is in the table.
  */
 #include "test.h"
+#include "variants.h"
 
 #include <stdint.h>
 #include <stdlib.h>

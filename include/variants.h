@@ -1,0 +1,23 @@
+/*
+ * variants.h - the variant table (schedules/table.c), in display order, and
+ * finding and selecting its entries by name and family.
+ */
+#ifndef GB_VARIANTS_H
+#define GB_VARIANTS_H
+
+#include "gemmbench.h"
+
+extern const gb_variant *const gb_variants[];
+extern const size_t gb_variant_count;
+
+/* The variant of that name, or NULL. */
+const gb_variant *gb_variant_find(const char *name);
+/* What v's library hook reports, into lib (zeroed first): 0, or -1 when v
+ * is not a library wrapper. */
+int gb_variant_library(const gb_variant *v, gb_library *lib);
+/* Expands "name,family,all" into table entries (table order, no duplicates).
+ * Returns the count, or -1 with err naming the unknown entry. */
+int gb_variants_select(const char *spec, const gb_variant **out, int max,
+                       char *err, size_t errlen);
+
+#endif
