@@ -37,7 +37,7 @@ LAYERS = [
     [("cmd",)],
     [("settings",)],
     [("analysis",), ("measure", "tune")],
-    [("schedules",)],
+    [("schedules", "sched")],
     [("files",)],
     [("machine",)],
     [("base",)],

@@ -1,0 +1,162 @@
+/*
+ * sched.h - the schedule language (src/sched/SCHED.md): a schedule file's
+ * statements (parse.c), the loop nest they make once every legality rule
+ * holds (check.c), and that nest resolved for one shape and lowered to C
+ * (lower.c).  Library code: errors go into a buffer as one line
+ * "FILE:LINE: STATEMENT: reason", nothing prints.
+ */
+#ifndef GB_SCHED_H
+#define GB_SCHED_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gemmbench.h"
+
+#define GB_SCHED_NAME_LEN 32       /* a name: at most 31 characters */
+#define GB_SCHED_MAX_FILE 65536    /* bytes of a schedule file */
+#define GB_SCHED_MAX_LINES 256
+#define GB_SCHED_MAX_LINE 256      /* characters of one line */
+#define GB_SCHED_MAX_STMTS 64
+#define GB_SCHED_MAX_LOOPS 32      /* loops ever made: i, j, k and every split's two */
+#define GB_SCHED_MAX_PARAMS 16
+#define GB_SCHED_MAX_CHOICES 16    /* values of a param's `in` list */
+#define GB_SCHED_MAX_FACTOR 65536  /* a split factor or param value */
+#define GB_SCHED_MAX_UNROLL 512
+#define GB_SCHED_MAX_TILE 65536    /* floats of a cache_write tile */
+#define GB_SCHED_MAX_PACK (16L << 20) /* floats of a pack buffer */
+#define GB_SCHED_ROOT (-2)         /* pack ... at root */
+
+typedef enum gb_sched_op {
+    GB_SCHED_PARAM,
+    GB_SCHED_SPLIT,
+    GB_SCHED_TILE,
+    GB_SCHED_REORDER,
+    GB_SCHED_FUSE,
+    GB_SCHED_PARALLEL,
+    GB_SCHED_VECTORIZE,
+    GB_SCHED_UNROLL,
+    GB_SCHED_CACHE_WRITE,
+    GB_SCHED_PACK
+} gb_sched_op;
+
+/* A split factor as written: a number, or the name of a param. */
+typedef struct gb_sched_factor {
+    long value;                    /* the number, when param[0] == '\0' */
+    char param[GB_SCHED_NAME_LEN];
+} gb_sched_factor;
+
+/* One statement as parsed, before any rule is checked. */
+typedef struct gb_sched_stmt {
+    gb_sched_op op;
+    int line;
+    int nloops;                    /* the loops it names (reorder: up to 32) */
+    char loops[GB_SCHED_MAX_LOOPS][GB_SCHED_NAME_LEN];
+    int nnew;                      /* the names after -> (split 2, tile 4, fuse 1) */
+    char names[4][GB_SCHED_NAME_LEN];
+    int nfactors;                  /* split 1, tile 2 */
+    gb_sched_factor factors[2];
+    long count;                    /* unroll's N (0: whole loop); param's value */
+    char operand;                  /* cache_write 'C', pack 'A' or 'B' */
+    int at_root;                   /* pack ... at root */
+    /* param: its name in names[0]; its set, when `in` was given */
+    int nchoices;                  /* 0: no set; -1: a range lo..hi */
+    long choices[GB_SCHED_MAX_CHOICES];
+} gb_sched_stmt;
+
+typedef struct gb_sched_text {
+    char file[256];                /* for messages */
+    int nstmts;
+    gb_sched_stmt stmts[GB_SCHED_MAX_STMTS];
+} gb_sched_text;
+
+enum { GB_AXIS_I, GB_AXIS_J, GB_AXIS_K, GB_AXIS_FUSED };
+
+typedef struct gb_sched_param {
+    char name[GB_SCHED_NAME_LEN];
+    long value;                    /* the default */
+    long min, max;                 /* the `in` set's bounds, or the value's */
+    int nchoices;                  /* 0: no set, -1: range, else the list */
+    long choices[GB_SCHED_MAX_CHOICES];
+} gb_sched_param;
+
+/* A loop ever made: i, j, k, each split's outer and inner, each fuse's. */
+typedef struct gb_sched_loop {
+    char name[GB_SCHED_NAME_LEN];
+    int axis;                      /* GB_AXIS_*; a fused loop: GB_AXIS_FUSED */
+    int parent;                    /* the loop split into this one, or -1 */
+    int split_outer, split_inner;  /* this loop's pieces once split, else -1 */
+    gb_sched_factor factor;        /* of that split */
+    int fused_outer, fused_inner;  /* a fused loop's parts, else -1 */
+    int fused_into;                /* the loop this one was fused into, or -1 */
+    int line;                      /* where it was made (0: i, j, k) */
+} gb_sched_loop;
+
+/* The nest a schedule states: what check.c makes of the statements. */
+typedef struct gb_sched {
+    char file[256];
+    int nparams;
+    gb_sched_param params[GB_SCHED_MAX_PARAMS];
+    int nloops;
+    gb_sched_loop loops[GB_SCHED_MAX_LOOPS];
+    int norder;                    /* the nest, outermost first (loop ids) */
+    int order[GB_SCHED_MAX_LOOPS];
+    int parallel;                  /* loop id, or -1 */
+    int vectorize;                 /* loop id, or -1 */
+    int unroll[GB_SCHED_MAX_LOOPS];/* per loop: 0 none, -1 whole, else N */
+    int cache_write;               /* loop id, or -1 */
+    int pack[2];                   /* [0] A, [1] B: loop id, GB_SCHED_ROOT, or -1 */
+} gb_sched;
+
+/* Parses text (len bytes; it need not end in NUL) into statements.  file
+ * names it in messages.  0, or -1 with err "FILE:LINE: ...: reason". */
+int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text *out,
+                   char *err, size_t errlen);
+
+/* A statement's name ("split"); whether a name is a word of the grammar. */
+const char *gb_sched_op_name(gb_sched_op op);
+int gb_sched_is_reserved(const char *name);
+
+/* Applies the statements in order to the nest i, j, k, checking every rule
+ * of SCHED.md.  0, or -1 with err. */
+int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen);
+
+/* Reads, parses and checks a schedule file (a regular file of text, at most
+ * GB_SCHED_MAX_FILE bytes).  0, or -1 with err. */
+int gb_sched_load(const char *path, gb_sched *out, char *err, size_t errlen);
+
+/* ---- one shape (lower.c) ---------------------------------------------------- */
+
+/* The nest resolved for a shape and the params' values. */
+typedef struct gb_sched_shape {
+    const gb_sched *s;
+    int M, N, K;
+    long param[GB_SCHED_MAX_PARAMS];   /* each param's value */
+    long extent[GB_SCHED_MAX_LOOPS];   /* every loop's trip count */
+    long stride[GB_SCHED_MAX_LOOPS];   /* its step in its axis's index */
+    long factor[GB_SCHED_MAX_LOOPS];   /* a split loop's factor, resolved */
+} gb_sched_shape;
+
+/* Resolves s for M x N x K with the values params sets (the rest default):
+ * every factor, extent and stride, and the per-shape limits (tile and pack
+ * sizes, unroll of a whole loop).  0, or -1 with err. */
+int gb_sched_resolve(const gb_sched *s, const gb_params *params, int M, int N, int K,
+                     gb_sched_shape *out, char *err, size_t errlen);
+
+/* The per-shape limits of SCHED.md (cache_write tile, pack buffers):
+ * 0, or -1 with err.  gb_sched_resolve checks them. */
+int gb_sched_limits(const gb_sched_shape *sh, char *err, size_t errlen);
+/* Floats of scratch the kernel takes in ctx->state for nthreads threads
+ * (its pack buffers); 0 when it needs none. */
+long gb_sched_scratch_floats(const gb_sched_shape *sh, int nthreads);
+
+/* The C of the resolved nest: one function `symbol` with the kernel
+ * signature of gemmbench.h.  The text is malloc'ed (the caller frees it);
+ * NULL when out of memory. */
+char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol);
+
+/* The nest as --explain prints it (TVM's `lower` style): loops with their
+ * extents, annotations and the statement bodies. */
+void gb_sched_explain(FILE *out, const gb_sched_shape *sh);
+
+#endif

@@ -1,0 +1,578 @@
+/* check.c - a schedule's statements applied in order to the nest i, j, k,
+ * each refused when it breaks a rule of SCHED.md ("Statements and their
+ * legality rules").  Rules about one statement are checked as it applies;
+ * rules about the finished nest (where a cache_write or pack sits once
+ * every reorder is done and the vectorized loop has moved innermost) are
+ * checked at the end and reported at the statement that placed them. */
+#include "sched.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct checker {
+    gb_sched *s;
+    const gb_sched_text *text;
+    const gb_sched_stmt *st;  /* the statement being applied */
+    int line_of[4];           /* parallel, vectorize, cache_write, pack A/B: their lines */
+    int pack_line[2];
+    int unroll_line[GB_SCHED_MAX_LOOPS];
+    int param_line[GB_SCHED_MAX_PARAMS];
+    char *err;
+    size_t errlen;
+} checker;
+
+enum { LINE_PARALLEL, LINE_VECTORIZE, LINE_CACHE_WRITE };
+
+static int fail_at(checker *c, int line, gb_sched_op op, const char *fmt, ...)
+{
+    char reason[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    snprintf(c->err, c->errlen, "%s:%d: %s: %s", c->s->file, line, gb_sched_op_name(op),
+             reason);
+    return -1;
+}
+
+#define FAIL(c, ...) fail_at((c), (c)->st->line, (c)->st->op, __VA_ARGS__)
+
+static int find_loop(const gb_sched *s, const char *name)
+{
+    for (int l = 0; l < s->nloops; l++)
+        if (strcmp(s->loops[l].name, name) == 0)
+            return l;
+    return -1;
+}
+
+static int find_param(const gb_sched *s, const char *name)
+{
+    for (int p = 0; p < s->nparams; p++)
+        if (strcmp(s->params[p].name, name) == 0)
+            return p;
+    return -1;
+}
+
+static int position(const gb_sched *s, int loop)
+{
+    for (int p = 0; p < s->norder; p++)
+        if (s->order[p] == loop)
+            return p;
+    return -1;
+}
+
+/* A loop of the nest as it stands: made, and neither split nor fused since. */
+static int live_loop(checker *c, const char *name, int *out)
+{
+    const gb_sched *s = c->s;
+    int l = find_loop(s, name);
+
+    if (l < 0) {
+        if (find_param(s, name) >= 0)
+            return FAIL(c, "'%s' is a param, not a loop", name);
+        return FAIL(c, "no loop '%s'", name);
+    }
+    if (s->loops[l].split_outer >= 0)
+        return FAIL(c, "loop '%s' was split into %s, %s", name,
+                    s->loops[s->loops[l].split_outer].name,
+                    s->loops[s->loops[l].split_inner].name);
+    if (s->loops[l].fused_into >= 0)
+        return FAIL(c, "loop '%s' was fused into '%s'", name,
+                    s->loops[s->loops[l].fused_into].name);
+    *out = l;
+    return 0;
+}
+
+/* A name a statement makes: unused by loops, params and the grammar, and
+ * not made twice by the same statement. */
+static int new_name(checker *c, const char *name, int index)
+{
+    const gb_sched *s = c->s;
+    int l = find_loop(s, name), p = find_param(s, name);
+
+    if (gb_sched_is_reserved(name))
+        return FAIL(c, "'%s' is a word of the language, not a name", name);
+    if (l >= 0)
+        return FAIL(c, "name '%s' is used twice (a loop%s)", name,
+                    s->loops[l].line ? "" : " of the computation");
+    if (p >= 0)
+        return FAIL(c, "name '%s' is used twice (a param, line %d)", name, c->param_line[p]);
+    for (int i = 0; i < index; i++)
+        if (strcmp(c->st->names[i], name) == 0)
+            return FAIL(c, "name '%s' is used twice", name);
+    return 0;
+}
+
+static int is_reduction(const gb_sched *s, int loop)
+{
+    return s->loops[loop].axis == GB_AXIS_K;
+}
+
+/* What a loop already carries: split and fuse come before annotations, so
+ * that an annotation always names a loop of the final nest. */
+static const char *annotation(const checker *c, int loop, int *line)
+{
+    const gb_sched *s = c->s;
+
+    if (s->parallel == loop)
+        return *line = c->line_of[LINE_PARALLEL], "parallel";
+    if (s->vectorize == loop)
+        return *line = c->line_of[LINE_VECTORIZE], "vectorized";
+    if (s->unroll[loop])
+        return *line = c->unroll_line[loop], "unrolled";
+    if (s->cache_write == loop)
+        return *line = c->line_of[LINE_CACHE_WRITE], "the cache_write site";
+    for (int op = 0; op < 2; op++)
+        if (s->pack[op] == loop)
+            return *line = c->pack_line[op], op ? "the pack B site" : "the pack A site";
+    return NULL;
+}
+
+static int unannotated(checker *c, int loop)
+{
+    int line = 0;
+    const char *what = annotation(c, loop, &line);
+
+    if (what)
+        return FAIL(c, "'%s' is %s (line %d); split and fuse come before annotations",
+                    c->s->loops[loop].name, what, line);
+    return 0;
+}
+
+/* A factor as written: a number in range, or a declared param. */
+static int check_factor(checker *c, const gb_sched_factor *f)
+{
+    if (f->param[0]) {
+        if (find_param(c->s, f->param) < 0)
+            return FAIL(c, find_loop(c->s, f->param) >= 0 ? "'%s' is a loop, not a param"
+                                                          : "no param '%s'",
+                        f->param);
+        return 0;
+    }
+    if (f->value < 1 || f->value > GB_SCHED_MAX_FACTOR)
+        return FAIL(c, "factor %ld is not in 1..%d", f->value, GB_SCHED_MAX_FACTOR);
+    return 0;
+}
+
+static int add_loop(checker *c, const char *name, int axis, int parent)
+{
+    gb_sched *s = c->s;
+    gb_sched_loop *l;
+
+    if (s->nloops == GB_SCHED_MAX_LOOPS)
+        return FAIL(c, "more than %d loops", GB_SCHED_MAX_LOOPS);
+    l = &s->loops[s->nloops];
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "%s", name);
+    l->axis = axis;
+    l->parent = parent;
+    l->split_outer = l->split_inner = -1;
+    l->fused_outer = l->fused_inner = l->fused_into = -1;
+    l->line = c->st ? c->st->line : 0;
+    return s->nloops++;
+}
+
+/* loop -> outer, inner at loop's place in the order. */
+static int split_loop(checker *c, int loop, const gb_sched_factor *f, const char *outer_name,
+                      const char *inner_name)
+{
+    gb_sched *s = c->s;
+    int at = position(s, loop), outer, inner;
+
+    if (s->loops[loop].axis == GB_AXIS_FUSED)
+        return FAIL(c, "'%s' is a fused loop; split its parts before fusing",
+                    s->loops[loop].name);
+    if (unannotated(c, loop) || check_factor(c, f))
+        return -1;
+    if ((outer = add_loop(c, outer_name, s->loops[loop].axis, loop)) < 0 ||
+        (inner = add_loop(c, inner_name, s->loops[loop].axis, loop)) < 0)
+        return -1;
+    s->loops[loop].split_outer = outer;
+    s->loops[loop].split_inner = inner;
+    s->loops[loop].factor = *f;
+    memmove(s->order + at + 2, s->order + at + 1, (size_t)(s->norder - at - 1) * sizeof(int));
+    s->order[at] = outer;
+    s->order[at + 1] = inner;
+    s->norder++;
+    return 0;
+}
+
+/* ---- the statements ----------------------------------------------------- */
+
+static int apply_param(checker *c)
+{
+    const gb_sched_stmt *st = c->st;
+    gb_sched_param *p;
+    int found = 0;
+
+    if (new_name(c, st->names[0], 0))
+        return -1;
+    if (c->s->nparams == GB_SCHED_MAX_PARAMS)
+        return FAIL(c, "more than %d params", GB_SCHED_MAX_PARAMS);
+    if (st->count < 1 || st->count > GB_SCHED_MAX_FACTOR)
+        return FAIL(c, "value %ld is not in 1..%d", st->count, GB_SCHED_MAX_FACTOR);
+    p = &c->s->params[c->s->nparams];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", st->names[0]);
+    p->value = p->min = p->max = st->count;
+    p->nchoices = st->nchoices;
+    if (st->nchoices == -1) {
+        if (st->choices[0] < 1 || st->choices[1] > GB_SCHED_MAX_FACTOR ||
+            st->choices[0] > st->choices[1])
+            return FAIL(c, "range %ld..%ld is not within 1..%d, low to high", st->choices[0],
+                        st->choices[1], GB_SCHED_MAX_FACTOR);
+        p->min = st->choices[0];
+        p->max = st->choices[1];
+        found = st->count >= p->min && st->count <= p->max;
+    } else if (st->nchoices > 0) {
+        p->min = p->max = st->choices[0];
+        for (int i = 0; i < st->nchoices; i++) {
+            long v = st->choices[i];
+            if (v < 1 || v > GB_SCHED_MAX_FACTOR)
+                return FAIL(c, "value %ld of the set is not in 1..%d", v, GB_SCHED_MAX_FACTOR);
+            for (int j = 0; j < i; j++)
+                if (st->choices[j] == v)
+                    return FAIL(c, "value %ld is in the set twice", v);
+            p->choices[i] = v;
+            p->min = v < p->min ? v : p->min;
+            p->max = v > p->max ? v : p->max;
+            found |= v == st->count;
+        }
+    } else {
+        found = 1;
+    }
+    if (!found)
+        return FAIL(c, "value %ld is not in its own set", st->count);
+    c->param_line[c->s->nparams] = st->line;
+    c->s->nparams++;
+    return 0;
+}
+
+static int apply_split(checker *c)
+{
+    int loop;
+
+    if (live_loop(c, c->st->loops[0], &loop) || new_name(c, c->st->names[0], 0) ||
+        new_name(c, c->st->names[1], 1))
+        return -1;
+    return split_loop(c, loop, &c->st->factors[0], c->st->names[0], c->st->names[1]);
+}
+
+/* Puts the loops ids[0..n) into the positions they hold, in that order. */
+static void place_in_order(gb_sched *s, const int *ids, int n)
+{
+    int pos[GB_SCHED_MAX_LOOPS];
+
+    for (int i = 0; i < n; i++)
+        pos[i] = position(s, ids[i]);
+    for (int i = 1; i < n; i++) /* positions ascending */
+        for (int j = i; j > 0 && pos[j - 1] > pos[j]; j--) {
+            int t = pos[j];
+            pos[j] = pos[j - 1];
+            pos[j - 1] = t;
+        }
+    for (int i = 0; i < n; i++)
+        s->order[pos[i]] = ids[i];
+}
+
+static int apply_tile(checker *c)
+{
+    const gb_sched_stmt *st = c->st;
+    gb_sched *s = c->s;
+    int l1, l2, ids[4];
+
+    if (live_loop(c, st->loops[0], &l1) || live_loop(c, st->loops[1], &l2))
+        return -1;
+    if (l1 == l2)
+        return FAIL(c, "loop '%s' is named twice", st->loops[0]);
+    for (int i = 0; i < 4; i++)
+        if (new_name(c, st->names[i], i))
+            return -1;
+    /* names: O1 O2 I1 I2 */
+    if (split_loop(c, l1, &st->factors[0], st->names[0], st->names[2]) ||
+        split_loop(c, l2, &st->factors[1], st->names[1], st->names[3]))
+        return -1;
+    for (int i = 0; i < 4; i++)
+        ids[i] = find_loop(s, st->names[i]);
+    place_in_order(s, ids, 4);
+    return 0;
+}
+
+static int apply_reorder(checker *c)
+{
+    const gb_sched_stmt *st = c->st;
+    int ids[GB_SCHED_MAX_LOOPS];
+
+    for (int i = 0; i < st->nloops; i++) {
+        if (live_loop(c, st->loops[i], &ids[i]))
+            return -1;
+        for (int j = 0; j < i; j++)
+            if (ids[j] == ids[i])
+                return FAIL(c, "loop '%s' is named twice", st->loops[i]);
+    }
+    place_in_order(c->s, ids, st->nloops);
+    return 0;
+}
+
+static int apply_fuse(checker *c)
+{
+    const gb_sched_stmt *st = c->st;
+    gb_sched *s = c->s;
+    int l1, l2, f, at;
+
+    if (live_loop(c, st->loops[0], &l1) || live_loop(c, st->loops[1], &l2))
+        return -1;
+    if (l1 == l2)
+        return FAIL(c, "loop '%s' is named twice", st->loops[0]);
+    for (int i = 0; i < 2; i++)
+        if (is_reduction(s, i ? l2 : l1))
+            return FAIL(c, "'%s' is a reduction loop; only spatial loops fuse",
+                        st->loops[i]);
+    if (position(s, l2) != position(s, l1) + 1)
+        return FAIL(c, "'%s' and '%s' are not adjacent, the first directly outside the second",
+                    st->loops[0], st->loops[1]);
+    if (unannotated(c, l1) || unannotated(c, l2) || new_name(c, st->names[0], 0))
+        return -1;
+    if ((f = add_loop(c, st->names[0], GB_AXIS_FUSED, -1)) < 0)
+        return -1;
+    s->loops[f].fused_outer = l1;
+    s->loops[f].fused_inner = l2;
+    s->loops[l1].fused_into = s->loops[l2].fused_into = f;
+    at = position(s, l1);
+    s->order[at] = f;
+    memmove(s->order + at + 1, s->order + at + 2, (size_t)(s->norder - at - 2) * sizeof(int));
+    s->norder--;
+    return 0;
+}
+
+static int apply_parallel(checker *c)
+{
+    gb_sched *s = c->s;
+    int loop;
+
+    if (live_loop(c, c->st->loops[0], &loop))
+        return -1;
+    if (is_reduction(s, loop))
+        return FAIL(c, "'%s' is a reduction loop: its threads would add into the same C",
+                    s->loops[loop].name);
+    if (s->parallel >= 0)
+        return FAIL(c, "'%s' is parallel already (line %d); one parallel loop per nest",
+                    s->loops[s->parallel].name, c->line_of[LINE_PARALLEL]);
+    if (s->vectorize == loop)
+        return FAIL(c, "'%s' is vectorized (line %d)", s->loops[loop].name,
+                    c->line_of[LINE_VECTORIZE]);
+    s->parallel = loop;
+    c->line_of[LINE_PARALLEL] = c->st->line;
+    return 0;
+}
+
+static int apply_vectorize(checker *c)
+{
+    gb_sched *s = c->s;
+    int loop;
+
+    if (live_loop(c, c->st->loops[0], &loop))
+        return -1;
+    if (is_reduction(s, loop))
+        return FAIL(c, "'%s' is a reduction loop; only spatial loops vectorize",
+                    s->loops[loop].name);
+    if (s->vectorize >= 0)
+        return FAIL(c, "'%s' is vectorized already (line %d); one vectorized loop per nest",
+                    s->loops[s->vectorize].name, c->line_of[LINE_VECTORIZE]);
+    if (s->parallel == loop)
+        return FAIL(c, "'%s' is parallel (line %d)", s->loops[loop].name,
+                    c->line_of[LINE_PARALLEL]);
+    if (s->unroll[loop])
+        return FAIL(c, "'%s' is unrolled (line %d)", s->loops[loop].name,
+                    c->unroll_line[loop]);
+    s->vectorize = loop;
+    c->line_of[LINE_VECTORIZE] = c->st->line;
+    return 0;
+}
+
+/* Whether a loop's extent is a split factor at most max: the inner loop of
+ * a split by a number, or by a param whose values all are. */
+static int inner_of_small_split(const gb_sched *s, int loop, long max)
+{
+    const gb_sched_loop *l = &s->loops[loop];
+    const gb_sched_factor *f;
+
+    if (l->parent < 0 || s->loops[l->parent].split_inner != loop)
+        return 0;
+    f = &s->loops[l->parent].factor;
+    if (f->param[0])
+        return s->params[find_param(s, f->param)].max <= max;
+    return f->value <= max;
+}
+
+static int apply_unroll(checker *c)
+{
+    gb_sched *s = c->s;
+    int loop;
+
+    if (live_loop(c, c->st->loops[0], &loop))
+        return -1;
+    if (s->unroll[loop])
+        return FAIL(c, "'%s' is unrolled already (line %d)", s->loops[loop].name,
+                    c->unroll_line[loop]);
+    if (s->vectorize == loop)
+        return FAIL(c, "'%s' is vectorized (line %d)", s->loops[loop].name,
+                    c->line_of[LINE_VECTORIZE]);
+    if (c->st->count == 0 && !inner_of_small_split(s, loop, GB_SCHED_MAX_UNROLL))
+        return FAIL(c, "unrolling all of '%s' needs the inner loop of a split by at most %d "
+                       "(or give a count)", s->loops[loop].name, GB_SCHED_MAX_UNROLL);
+    s->unroll[loop] = c->st->count ? (int)c->st->count : -1;
+    c->unroll_line[loop] = c->st->line;
+    return 0;
+}
+
+static int apply_cache_write(checker *c)
+{
+    gb_sched *s = c->s;
+    int loop;
+
+    if (s->cache_write >= 0)
+        return FAIL(c, "C is cached at '%s' already (line %d)", s->loops[s->cache_write].name,
+                    c->line_of[LINE_CACHE_WRITE]);
+    if (live_loop(c, c->st->loops[0], &loop))
+        return -1;
+    if (is_reduction(s, loop))
+        return FAIL(c, "'%s' is a reduction loop: the tile would be written before its sums "
+                       "are complete", s->loops[loop].name);
+    s->cache_write = loop;
+    c->line_of[LINE_CACHE_WRITE] = c->st->line;
+    return 0;
+}
+
+static int apply_pack(checker *c)
+{
+    gb_sched *s = c->s;
+    int which = c->st->operand == 'B', loop = GB_SCHED_ROOT;
+
+    if (s->pack[which] != -1)
+        return FAIL(c, "%c is packed already (line %d)", c->st->operand, c->pack_line[which]);
+    if (!c->st->at_root && live_loop(c, c->st->loops[0], &loop))
+        return -1;
+    s->pack[which] = loop;
+    c->pack_line[which] = c->st->line;
+    return 0;
+}
+
+/* ---- rules of the finished nest ----------------------------------------- */
+
+/* The loop of the order that runs base loop b: b, or the fused loop that
+ * took it in. */
+static int carrier(const gb_sched *s, int b)
+{
+    while (s->loops[b].fused_into >= 0)
+        b = s->loops[b].fused_into;
+    return b;
+}
+
+/* The final order: the vectorized loop moved innermost (its body's loops
+ * stay and widen).  Positions in it, per loop id. */
+static void final_positions(const gb_sched *s, int *pos)
+{
+    int p = 0;
+
+    for (int i = 0; i < s->norder; i++)
+        if (s->order[i] != s->vectorize)
+            pos[s->order[i]] = p++;
+    if (s->vectorize >= 0)
+        pos[s->vectorize] = p;
+}
+
+/* Appends the unsplit loops of loop's split tree, outer pieces first (so
+ * strides fall along the list). */
+static void axis_leaves(const gb_sched *s, int loop, int *out, int *n)
+{
+    const gb_sched_loop *l = &s->loops[loop];
+
+    if (l->split_outer < 0) {
+        out[(*n)++] = loop;
+        return;
+    }
+    axis_leaves(s, l->split_outer, out, n);
+    axis_leaves(s, l->split_inner, out, n);
+}
+
+static int check_cache_write_site(checker *c, const int *pos)
+{
+    const gb_sched *s = c->s;
+    const int site = s->cache_write, line = c->line_of[LINE_CACHE_WRITE];
+
+    if (site < 0)
+        return 0;
+    if (site == s->vectorize)
+        return fail_at(c, line, GB_SCHED_CACHE_WRITE, "'%s' is the vectorized loop",
+                       s->loops[site].name);
+    for (int axis = 0; axis < 3; axis++) {
+        int leaves[GB_SCHED_MAX_LOOPS], n = 0, inside_from = -1;
+        axis_leaves(s, axis, leaves, &n);
+        for (int i = 0; i < n; i++) {
+            int inside = pos[carrier(s, leaves[i])] > pos[site];
+            if (axis == GB_AXIS_K && !inside)
+                return fail_at(c, line, GB_SCHED_CACHE_WRITE,
+                               "reduction loop '%s' is at or outside '%s': the tile would be "
+                               "written before its sums are complete",
+                               s->loops[leaves[i]].name, s->loops[site].name);
+            if (inside && inside_from < 0)
+                inside_from = i;
+            if (!inside && inside_from >= 0)
+                return fail_at(c, line, GB_SCHED_CACHE_WRITE,
+                               "'%s' is inside '%s' but '%s' is not: the tile would not be "
+                               "a dense block of C", s->loops[leaves[inside_from]].name,
+                               s->loops[site].name, s->loops[leaves[i]].name);
+        }
+    }
+    return 0;
+}
+
+static int check_pack_sites(checker *c)
+{
+    const gb_sched *s = c->s;
+
+    for (int op = 0; op < 2; op++)
+        if (s->pack[op] >= 0 && s->pack[op] == s->vectorize)
+            return fail_at(c, c->pack_line[op], GB_SCHED_PACK, "'%s' is the vectorized loop",
+                           s->loops[s->pack[op]].name);
+    return 0;
+}
+
+int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen)
+{
+    static const char *const axes[] = { "i", "j", "k" };
+    checker c;
+    int pos[GB_SCHED_MAX_LOOPS];
+
+    memset(out, 0, sizeof *out);
+    memset(&c, 0, sizeof c);
+    c.s = out;
+    c.text = text;
+    c.err = err;
+    c.errlen = errlen;
+    err[0] = '\0';
+    snprintf(out->file, sizeof out->file, "%s", text->file);
+    out->parallel = out->vectorize = out->cache_write = -1;
+    out->pack[0] = out->pack[1] = -1;
+    for (int a = 0; a < 3; a++)
+        out->order[out->norder++] = add_loop(&c, axes[a], a, -1);
+    for (int i = 0; i < text->nstmts; i++) {
+        static int (*const apply[])(checker *) = {
+            [GB_SCHED_PARAM] = apply_param,         [GB_SCHED_SPLIT] = apply_split,
+            [GB_SCHED_TILE] = apply_tile,           [GB_SCHED_REORDER] = apply_reorder,
+            [GB_SCHED_FUSE] = apply_fuse,           [GB_SCHED_PARALLEL] = apply_parallel,
+            [GB_SCHED_VECTORIZE] = apply_vectorize, [GB_SCHED_UNROLL] = apply_unroll,
+            [GB_SCHED_CACHE_WRITE] = apply_cache_write, [GB_SCHED_PACK] = apply_pack,
+        };
+        c.st = &text->stmts[i];
+        if (apply[c.st->op](&c) != 0)
+            return -1;
+    }
+    final_positions(out, pos);
+    if (check_cache_write_site(&c, pos) || check_pack_sites(&c))
+        return -1;
+    return 0;
+}

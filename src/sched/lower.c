@@ -1,0 +1,786 @@
+/* lower.c - a resolved nest as C (SCHED.md, "Lowering"), and as the text
+ * --explain prints.  Everything that enters the C comes from the checked
+ * nest: loop names (already [a-z_][a-z0-9_]*, prefixed l_) and integers. */
+#include "sched.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXL GB_SCHED_MAX_LOOPS
+
+/* A tail condition: sum over its loops of coef * loop < limit. */
+typedef struct tail {
+    int n;
+    int loop[MAXL];
+    long coef[MAXL];
+    long limit;
+    int carrier; /* the loop, innermost of them, that bounds it */
+} tail;
+
+/* What the emitters need to know about the nest for this shape. */
+typedef struct plan {
+    const gb_sched_shape *sh;
+    const gb_sched *s;
+    int n;                  /* loops in the final order */
+    int order[MAXL];        /* the final order: the vectorized loop innermost */
+    int pos[MAXL];          /* position in it, per loop id (-1: not in it) */
+    int base_pos[MAXL];     /* per unsplit loop: the position of the loop running it */
+    int ntails;
+    tail tails[3 * MAXL];
+    int init_at;            /* position of the outermost k loop: C's init */
+    int run_at;             /* the run of k loops kept in a register, or -1 */
+    int vec_width;          /* the register vector's lanes, or 0 (no register vector) */
+    long tile_h, tile_w;    /* cache_write's tile */
+    int npack[2];           /* pack A, B: their dimensions (unsplit loops), outer first */
+    int pack_dim[2][MAXL];
+    long pack_floats[2];
+    int pack_per_thread[2]; /* the site is inside the parallel loop */
+} plan;
+
+/* A growing string; on allocation failure it stops growing and says so. */
+typedef struct sbuf {
+    char *text;
+    size_t len, cap;
+    int failed;
+    int indent;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (b->failed)
+        return;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(b->text + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = 1;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap + (size_t)n + 1) * 2;
+        char *t = realloc(b->text, cap);
+        if (t == NULL) {
+            b->failed = 1;
+            return;
+        }
+        b->text = t;
+        b->cap = cap;
+    }
+}
+
+/* A line at the current indentation. */
+static void line(sbuf *b, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    put(b, "%*s%s\n", 4 * b->indent, "", text);
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+static int is_base(const gb_sched *s, int l)
+{
+    return s->loops[l].split_outer < 0 && s->loops[l].axis != GB_AXIS_FUSED;
+}
+
+static int carrier_of(const gb_sched *s, int l)
+{
+    while (s->loops[l].fused_into >= 0)
+        l = s->loops[l].fused_into;
+    return l;
+}
+
+static void collect_leaves(const gb_sched *s, int l, int *out, int *n)
+{
+    if (s->loops[l].split_outer < 0) {
+        out[(*n)++] = l;
+        return;
+    }
+    collect_leaves(s, s->loops[l].split_outer, out, n);
+    collect_leaves(s, s->loops[l].split_inner, out, n);
+}
+
+/* Unsplit loops compare by where they run: their carrier's position, then
+ * (two parts of one fused loop) the outer part first. */
+static long base_rank(const plan *pl, int l)
+{
+    const gb_sched *s = pl->s;
+    long rank = 0;
+    int c = l;
+
+    /* the path of fused parts from the carrier down: outer 0, inner 1 */
+    for (int depth = 0; s->loops[c].fused_into >= 0 && depth < 8; depth++) {
+        int f = s->loops[c].fused_into;
+        rank += (s->loops[f].fused_inner == c) ? (1L << (8 - depth)) : 0;
+        c = f;
+    }
+    return (long)pl->pos[c] * 1024 + rank;
+}
+
+static void add_tails(plan *pl, int loop)
+{
+    const gb_sched *s = pl->s;
+    const gb_sched_shape *sh = pl->sh;
+    const gb_sched_loop *l = &s->loops[loop];
+
+    if (l->split_outer < 0)
+        return;
+    if (sh->extent[loop] % sh->factor[loop] != 0 && sh->factor[loop] < sh->extent[loop]) {
+        tail *t = &pl->tails[pl->ntails++];
+        int leaves[MAXL], n = 0;
+        long best = -1;
+        collect_leaves(s, loop, leaves, &n);
+        t->n = n;
+        t->limit = sh->extent[loop];
+        t->carrier = -1;
+        for (int i = 0; i < n; i++) {
+            t->loop[i] = leaves[i];
+            t->coef[i] = sh->stride[leaves[i]] / sh->stride[loop];
+            if (base_rank(pl, leaves[i]) > best) {
+                best = base_rank(pl, leaves[i]);
+                t->carrier = leaves[i];
+            }
+        }
+    }
+    add_tails(pl, l->split_outer);
+    add_tails(pl, l->split_inner);
+}
+
+static int power_of_two(long v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+static void make_plan(const gb_sched_shape *sh, plan *pl)
+{
+    const gb_sched *s = sh->s;
+    int last;
+
+    memset(pl, 0, sizeof *pl);
+    pl->sh = sh;
+    pl->s = s;
+    for (int l = 0; l < MAXL; l++)
+        pl->pos[l] = -1;
+    for (int i = 0; i < s->norder; i++)
+        if (s->order[i] != s->vectorize)
+            pl->order[pl->n++] = s->order[i];
+    if (s->vectorize >= 0)
+        pl->order[pl->n++] = s->vectorize;
+    for (int p = 0; p < pl->n; p++)
+        pl->pos[pl->order[p]] = p;
+    for (int l = 0; l < s->nloops; l++)
+        pl->base_pos[l] = is_base(s, l) ? pl->pos[carrier_of(s, l)] : -1;
+    for (int a = 0; a < 3; a++)
+        add_tails(pl, a);
+
+    pl->init_at = pl->n;
+    for (int p = 0; p < pl->n; p++)
+        if (s->loops[pl->order[p]].axis == GB_AXIS_K) {
+            pl->init_at = p;
+            break;
+        }
+
+    /* The register run: the k loops innermost but for the vectorized one,
+     * with no pack inside them. */
+    last = pl->n - 1 - (s->vectorize >= 0);
+    pl->run_at = -1;
+    for (int p = last; p >= 0 && s->loops[pl->order[p]].axis == GB_AXIS_K; p--)
+        pl->run_at = p;
+    for (int op = 0; op < 2 && pl->run_at >= 0; op++)
+        if (s->pack[op] >= 0 && pl->pos[s->pack[op]] >= pl->run_at)
+            pl->run_at = -1;
+    if (s->vectorize >= 0) {
+        int v = s->vectorize;
+        long w = sh->extent[v];
+        if (pl->run_at < 0 || s->loops[v].axis != GB_AXIS_J || sh->stride[v] != 1 ||
+            !power_of_two(w) || w < 2 || w > 64)
+            pl->run_at = -1; /* the omp simd form, accumulating in memory */
+        else
+            pl->vec_width = (int)w;
+    }
+
+    pl->tile_h = pl->tile_w = 1;
+    if (s->cache_write >= 0)
+        for (int l = 0; l < s->nloops; l++)
+            if (is_base(s, l) && pl->base_pos[l] > pl->pos[s->cache_write]) {
+                long span = sh->stride[l] * (sh->extent[l] - 1);
+                if (s->loops[l].axis == GB_AXIS_I)
+                    pl->tile_h += span;
+                else if (s->loops[l].axis == GB_AXIS_J)
+                    pl->tile_w += span;
+            }
+
+    for (int op = 0; op < 2; op++) {
+        const int site = s->pack[op];
+        const int spatial = op ? GB_AXIS_J : GB_AXIS_I;
+        int site_pos = site == GB_SCHED_ROOT ? -1 : site >= 0 ? pl->pos[site] : 0;
+        if (site == -1)
+            continue;
+        pl->pack_floats[op] = 1;
+        for (int l = 0; l < s->nloops; l++)
+            if (is_base(s, l) && pl->base_pos[l] > site_pos &&
+                (s->loops[l].axis == spatial || s->loops[l].axis == GB_AXIS_K)) {
+                int at = pl->npack[op]++;
+                while (at > 0 && base_rank(pl, pl->pack_dim[op][at - 1]) > base_rank(pl, l)) {
+                    pl->pack_dim[op][at] = pl->pack_dim[op][at - 1];
+                    at--;
+                }
+                pl->pack_dim[op][at] = l;
+                pl->pack_floats[op] *= sh->extent[l];
+            }
+        pl->pack_per_thread[op] =
+            site >= 0 && s->parallel >= 0 && pl->pos[s->parallel] <= site_pos;
+    }
+}
+
+int gb_sched_limits(const gb_sched_shape *sh, char *err, size_t errlen)
+{
+    plan *pl = malloc(sizeof *pl);
+    int rc = 0;
+
+    if (pl == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    make_plan(sh, pl);
+    if (pl->tile_h * pl->tile_w > GB_SCHED_MAX_TILE) {
+        snprintf(err, errlen, "%s: cache_write at %s: a tile of %ld x %ld floats, over %d",
+                 sh->s->file, sh->s->loops[sh->s->cache_write].name, pl->tile_h, pl->tile_w,
+                 GB_SCHED_MAX_TILE);
+        rc = -1;
+    }
+    for (int op = 0; op < 2 && rc == 0; op++)
+        if (pl->pack_floats[op] > GB_SCHED_MAX_PACK) {
+            snprintf(err, errlen, "%s: pack %c: %ld floats, over %ld", sh->s->file,
+                     op ? 'B' : 'A', pl->pack_floats[op], GB_SCHED_MAX_PACK);
+            rc = -1;
+        }
+    free(pl);
+    return rc;
+}
+
+/* ---- expressions ----------------------------------------------------------- */
+
+/* An axis's index where all its loops are in scope: sum of stride * loop. */
+static void axis_index(const plan *pl, int axis, char *out, size_t len)
+{
+    const gb_sched *s = pl->s;
+    size_t used = 0;
+    int first = 1;
+
+    out[0] = '\0';
+    for (int l = 0; l < s->nloops; l++)
+        if (is_base(s, l) && s->loops[l].axis == axis) {
+            used += (size_t)snprintf(out + used, len - used, "%sl_%s * %ld", first ? "" : " + ",
+                                     s->loops[l].name, pl->sh->stride[l]);
+            first = 0;
+        }
+}
+
+/* The index of (outer, inner) in a pack buffer: mixed radix over its dims. */
+static void pack_index(const plan *pl, int op, char *out, size_t len)
+{
+    size_t used = 0;
+
+    used += (size_t)snprintf(out, len, "0");
+    for (int d = 0; d < pl->npack[op]; d++) {
+        int l = pl->pack_dim[op][d];
+        char prev[2048];
+        snprintf(prev, sizeof prev, "%s", out);
+        used = (size_t)snprintf(out, len, "(%s) * %ld + l_%s", prev, pl->sh->extent[l],
+                                pl->s->loops[l].name);
+    }
+    (void)used;
+}
+
+static void operand_a(const plan *pl, char *out, size_t len)
+{
+    char i[512], k[512], idx[2048];
+
+    if (pl->s->pack[0] != -1) {
+        pack_index(pl, 0, idx, sizeof idx);
+        snprintf(out, len, "pa[%s]", idx);
+        return;
+    }
+    axis_index(pl, GB_AXIS_I, i, sizeof i);
+    axis_index(pl, GB_AXIS_K, k, sizeof k);
+    snprintf(out, len, "A[(size_t)(%s) * lda + (%s)]", i, k);
+}
+
+static void operand_b(const plan *pl, char *out, size_t len)
+{
+    char k[512], j[512], idx[2048];
+
+    if (pl->s->pack[1] != -1) {
+        pack_index(pl, 1, idx, sizeof idx);
+        snprintf(out, len, "pb[%s]", idx);
+        return;
+    }
+    axis_index(pl, GB_AXIS_K, k, sizeof k);
+    axis_index(pl, GB_AXIS_J, j, sizeof j);
+    snprintf(out, len, "B[(size_t)(%s) * ldb + (%s)]", k, j);
+}
+
+/* Where C's sums go: the cache_write tile, or C. */
+static void target(const plan *pl, char *out, size_t len)
+{
+    const gb_sched *s = pl->s;
+    char i[512], j[512];
+
+    if (s->cache_write < 0) {
+        axis_index(pl, GB_AXIS_I, i, sizeof i);
+        axis_index(pl, GB_AXIS_J, j, sizeof j);
+        snprintf(out, len, "C[(size_t)(%s) * ldc + (%s)]", i, j);
+        return;
+    }
+    /* the tile's row and column: the loops inside the site only */
+    size_t ui = 0, uj = 0;
+    i[0] = j[0] = '\0';
+    ui += (size_t)snprintf(i, sizeof i, "0");
+    uj += (size_t)snprintf(j, sizeof j, "0");
+    for (int l = 0; l < s->nloops; l++)
+        if (is_base(s, l) && pl->base_pos[l] > pl->pos[s->cache_write]) {
+            if (s->loops[l].axis == GB_AXIS_I)
+                ui += (size_t)snprintf(i + ui, sizeof i - ui, " + l_%s * %ld", s->loops[l].name,
+                                       pl->sh->stride[l]);
+            else if (s->loops[l].axis == GB_AXIS_J)
+                uj += (size_t)snprintf(j + uj, sizeof j - uj, " + l_%s * %ld", s->loops[l].name,
+                                       pl->sh->stride[l]);
+        }
+    snprintf(out, len, "cc[(%s) * %ld + (%s)]", i, pl->tile_w, j);
+}
+
+/* The upper bound of base loop l: its extent, lowered by every tail whose
+ * carrier it is. */
+static void bound_of(const plan *pl, int l, char *out, size_t len)
+{
+    const gb_sched *s = pl->s;
+    size_t used = (size_t)snprintf(out, len, "%ld", pl->sh->extent[l]);
+
+    for (int t = 0; t < pl->ntails; t++) {
+        const tail *tl = &pl->tails[t];
+        long c = 1;
+        char rest[1024];
+        size_t ur = 0;
+        if (tl->carrier != l)
+            continue;
+        rest[0] = '\0';
+        for (int i = 0; i < tl->n; i++) {
+            if (tl->loop[i] == l) {
+                c = tl->coef[i];
+                continue;
+            }
+            ur += (size_t)snprintf(rest + ur, sizeof rest - ur, " - l_%s * %ld",
+                                   s->loops[tl->loop[i]].name, tl->coef[i]);
+        }
+        char prev[2048];
+        snprintf(prev, sizeof prev, "%s", out);
+        used = (size_t)snprintf(out, len, "gb_min(%s, (%ld%s + %ld) / %ld)", prev, tl->limit,
+                                rest, c - 1, c);
+    }
+    (void)used;
+}
+
+/* ---- emitting ------------------------------------------------------------ */
+
+typedef struct emitter {
+    const plan *pl;
+    sbuf *b;
+} emitter;
+
+static void emit_body(emitter *e, int site);
+static void emit_from(emitter *e, int p);
+
+/* Declares the parts of fused loop f (recursively) and guards the tails a
+ * part carries: a fused loop cannot take them as bounds. */
+static void emit_fused_parts(emitter *e, int f)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    const int outer = s->loops[f].fused_outer, inner = s->loops[f].fused_inner;
+
+    line(e->b, "const int l_%s = l_%s / %ld;", s->loops[outer].name, s->loops[f].name,
+         pl->sh->extent[inner]);
+    line(e->b, "const int l_%s = l_%s %% %ld;", s->loops[inner].name, s->loops[f].name,
+         pl->sh->extent[inner]);
+    for (int part = 0; part < 2; part++) {
+        int l = part ? inner : outer;
+        if (s->loops[l].axis == GB_AXIS_FUSED) {
+            emit_fused_parts(e, l);
+            continue;
+        }
+        char bound[4096];
+        bound_of(pl, l, bound, sizeof bound);
+        if (strcmp(bound, "0") != 0 && strchr(bound, '('))
+            line(e->b, "if (l_%s >= %s) continue;", s->loops[l].name, bound);
+    }
+}
+
+/* `for` over loop l with its pragmas; the caller closes the brace. */
+static void open_loop(emitter *e, int l, int with_pragmas)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    char bound[4096];
+
+    if (s->loops[l].axis == GB_AXIS_FUSED)
+        snprintf(bound, sizeof bound, "%ld", pl->sh->extent[l]);
+    else
+        bound_of(pl, l, bound, sizeof bound);
+    if (with_pragmas && s->parallel == l)
+        line(e->b, "#pragma omp parallel for num_threads(nthreads) schedule(static)");
+    if (with_pragmas && s->vectorize == l)
+        line(e->b, "#pragma omp simd");
+    if (with_pragmas && s->unroll[l])
+        line(e->b, "#pragma GCC unroll %ld", s->unroll[l] > 0 ? (long)s->unroll[l]
+                                                              : pl->sh->extent[l]);
+    line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s++) {", s->loops[l].name, s->loops[l].name,
+         bound, s->loops[l].name);
+    e->b->indent++;
+    if (s->loops[l].axis == GB_AXIS_FUSED)
+        emit_fused_parts(e, l);
+}
+
+static void close_loop(emitter *e)
+{
+    e->b->indent--;
+    line(e->b, "}");
+}
+
+/* The spatial loops from position p on, innermost a statement: C's init
+ * (tile = 0) and the cache_write copy (C = tile). */
+static void emit_spatial_nest(emitter *e, int p, const char *stmt)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    int opened = 0;
+
+    for (int q = p; q < pl->n; q++) {
+        int l = pl->order[q];
+        if (s->loops[l].axis == GB_AXIS_K)
+            continue;
+        open_loop(e, l, s->parallel == l || s->vectorize == l);
+        opened++;
+    }
+    line(e->b, "%s", stmt);
+    while (opened--)
+        close_loop(e);
+}
+
+static void emit_init(emitter *e, int p)
+{
+    char t[2048], stmt[2200];
+
+    target(e->pl, t, sizeof t);
+    snprintf(stmt, sizeof stmt, "%s = 0.0f;", t);
+    emit_spatial_nest(e, p, stmt);
+}
+
+/* The pack of operand op at a site: its dims' loops, copying. */
+static void emit_pack(emitter *e, int op)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    char idx[2048], src[1200], a[512], b[512];
+    const char *name = op ? "pb" : "pa";
+
+    pack_index(pl, op, idx, sizeof idx);
+    axis_index(pl, op ? GB_AXIS_K : GB_AXIS_I, a, sizeof a);
+    axis_index(pl, op ? GB_AXIS_J : GB_AXIS_K, b, sizeof b);
+    snprintf(src, sizeof src, "%s[(size_t)(%s) * %s + (%s)]", op ? "B" : "A", a,
+             op ? "ldb" : "lda", b);
+    if (pl->pack_per_thread[op])
+        line(e->b, "float *restrict %s = %s_all + (size_t)omp_get_thread_num() * %ld;", name,
+             name, pl->pack_floats[op]);
+    for (int d = 0; d < pl->npack[op]; d++) {
+        int l = pl->pack_dim[op][d];
+        char bound[4096];
+        bound_of(pl, l, bound, sizeof bound);
+        /* At root every thread of the run packs a share (the tutorial). */
+        if (d == 0 && s->pack[op] == GB_SCHED_ROOT)
+            line(e->b, "#pragma omp parallel for num_threads(nthreads) schedule(static)");
+        line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s++) {", s->loops[l].name,
+             s->loops[l].name, bound, s->loops[l].name);
+        e->b->indent++;
+    }
+    line(e->b, "%s[%s] = %s;", name, idx, src);
+    for (int d = 0; d < pl->npack[op]; d++)
+        close_loop(e);
+}
+
+/* The register run from position p: a scalar or a vector holds the sum
+ * over the k loops and reaches the target once. */
+static void emit_run(emitter *e, int p, int lanes)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    const int zero = p == pl->init_at && s->cache_write < 0;
+    char t[2048], a[2048], b[2048];
+    const int last = pl->n - (s->vectorize >= 0);
+
+    target(pl, t, sizeof t);
+    operand_a(pl, a, sizeof a);
+    operand_b(pl, b, sizeof b);
+    if (lanes) {
+        line(e->b, "const int l_%s = 0;", s->loops[s->vectorize].name);
+        if (zero)
+            line(e->b, "gb_v%d acc = { 0 };", lanes);
+        else
+            line(e->b, "gb_v%d acc = gb_v%d_load(&%s);", lanes, lanes, t);
+    } else {
+        line(e->b, zero ? "float acc = 0.0f;" : "float acc = %s;", t);
+    }
+    for (int q = p; q < last; q++)
+        open_loop(e, pl->order[q], 1);
+    if (lanes)
+        line(e->b, "acc += %s * gb_v%d_load(&%s);", a, lanes, b);
+    else
+        line(e->b, "acc += %s * %s;", a, b);
+    for (int q = p; q < last; q++)
+        close_loop(e);
+    if (lanes)
+        line(e->b, "gb_v%d_store(&%s, acc);", lanes, t);
+    else
+        line(e->b, "%s = acc;", t);
+}
+
+/* The loops from position p on, and what sits between them. */
+static void emit_from(emitter *e, int p)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+
+    if (p == pl->init_at && s->cache_write < 0 && p != pl->run_at)
+        emit_init(e, p);
+    if (p == pl->run_at) {
+        if (pl->vec_width == 0) {
+            emit_run(e, p, 0);
+            return;
+        }
+        /* the vector of lanes is whole unless a tail bounds it */
+        char bound[4096];
+        const int v = s->vectorize;
+        bound_of(pl, v, bound, sizeof bound);
+        if (strchr(bound, '(') == NULL) {
+            line(e->b, "{");
+            e->b->indent++;
+            emit_run(e, p, pl->vec_width);
+            close_loop(e);
+            return;
+        }
+        line(e->b, "if (%s == %d) {", bound, pl->vec_width);
+        e->b->indent++;
+        emit_run(e, p, pl->vec_width);
+        e->b->indent--;
+        line(e->b, "} else {");
+        e->b->indent++;
+        if (p == pl->init_at && s->cache_write < 0)
+            emit_init(e, p);
+        for (int q = p; q < pl->n; q++)
+            open_loop(e, pl->order[q], 1);
+        {
+            char t[2048], a[2048], b[2048];
+            target(pl, t, sizeof t);
+            operand_a(pl, a, sizeof a);
+            operand_b(pl, b, sizeof b);
+            line(e->b, "%s += %s * %s;", t, a, b);
+        }
+        for (int q = p; q < pl->n; q++)
+            close_loop(e);
+        close_loop(e);
+        return;
+    }
+    if (p == pl->n) {
+        char t[2048], a[2048], b[2048];
+        target(pl, t, sizeof t);
+        operand_a(pl, a, sizeof a);
+        operand_b(pl, b, sizeof b);
+        line(e->b, "%s += %s * %s;", t, a, b);
+        return;
+    }
+    open_loop(e, pl->order[p], 1);
+    emit_body(e, pl->order[p]);
+    close_loop(e);
+}
+
+/* The body of loop site (GB_SCHED_ROOT: the function's): packs, the
+ * cache_write tile, the loops inside, the tile's copy to C. */
+static void emit_body(emitter *e, int site)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    const int p = site == GB_SCHED_ROOT ? 0 : pl->pos[site] + 1;
+
+    for (int op = 0; op < 2; op++)
+        if (s->pack[op] == site)
+            emit_pack(e, op);
+    if (s->cache_write >= 0 && s->cache_write == site) {
+        line(e->b, "float cc[%ld];", pl->tile_h * pl->tile_w);
+        line(e->b, "#pragma omp simd");
+        line(e->b, "for (int t = 0; t < %ld; t++)", pl->tile_h * pl->tile_w);
+        line(e->b, "    cc[t] = 0.0f;");
+    }
+    emit_from(e, p);
+    if (s->cache_write >= 0 && s->cache_write == site) {
+        char c[2048], t[2048], stmt[4200], i[512], j[512];
+        axis_index(pl, GB_AXIS_I, i, sizeof i);
+        axis_index(pl, GB_AXIS_J, j, sizeof j);
+        snprintf(c, sizeof c, "C[(size_t)(%s) * ldc + (%s)]", i, j);
+        target(pl, t, sizeof t);
+        snprintf(stmt, sizeof stmt, "%s = %s;", c, t);
+        emit_spatial_nest(e, p, stmt);
+    }
+}
+
+char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol)
+{
+    plan *pl = malloc(sizeof *pl);
+    sbuf b = { malloc(8192), 0, 8192, 0, 0 };
+    emitter e;
+
+    if (pl == NULL || b.text == NULL) {
+        free(pl);
+        free(b.text);
+        return NULL;
+    }
+    make_plan(sh, pl);
+    e.pl = pl;
+    e.b = &b;
+    put(&b, "/* generated by gemmbench from %s for M=%d N=%d K=%d */\n", "a schedule", sh->M,
+        sh->N, sh->K);
+    put(&b, "#include <stddef.h>\n#include <omp.h>\n\n");
+    /* gb_ctx of include/gemmbench.h, field for field (lower.c's test
+     * compiles both and compares the layout) */
+    put(&b, "typedef struct gb_params gb_params;\n");
+    put(&b, "typedef struct gb_ctx { int nthreads; const gb_params *params; void *state; } "
+            "gb_ctx;\n\n");
+    put(&b, "static inline int gb_min(int a, int b) { return a < b ? a : b; }\n");
+    if (pl->vec_width)
+        put(&b,
+            "typedef float gb_v%d __attribute__((vector_size(%d)));\n"
+            "static inline gb_v%d gb_v%d_load(const float *p) { gb_v%d v; "
+            "__builtin_memcpy(&v, p, sizeof v); return v; }\n"
+            "#define gb_v%d_store(p, v) __builtin_memcpy((p), &(v), sizeof(v))\n",
+            pl->vec_width, pl->vec_width * 4, pl->vec_width, pl->vec_width, pl->vec_width,
+            pl->vec_width);
+    put(&b,
+        "int %s(int M, int N, int K, const float *restrict A, int lda, const float *restrict "
+        "B, int ldb, float *restrict C, int ldc, const gb_ctx *ctx)\n{\n",
+        symbol);
+    b.indent = 1;
+    line(&b, "const int nthreads = ctx->nthreads;");
+    line(&b, "if (M != %d || N != %d || K != %d)", sh->M, sh->N, sh->K);
+    line(&b, "    return -1;");
+    line(&b, "(void)nthreads, (void)lda, (void)ldb;");
+    if (pl->pack_floats[0] || pl->pack_floats[1]) {
+        line(&b, "float *scratch = (float *)ctx->state;");
+        line(&b, "if (scratch == NULL)");
+        line(&b, "    return -1;");
+    }
+    if (pl->pack_floats[0])
+        line(&b, "float *restrict pa%s = scratch;", pl->pack_per_thread[0] ? "_all" : "");
+    if (pl->pack_floats[1])
+        line(&b, "float *restrict pb%s = scratch + (size_t)%ld * %s;",
+             pl->pack_per_thread[1] ? "_all" : "", pl->pack_floats[0],
+             pl->pack_per_thread[0] ? "nthreads" : "1");
+    emit_body(&e, GB_SCHED_ROOT);
+    line(&b, "return 0;");
+    put(&b, "}\n");
+    free(pl);
+    if (b.failed) {
+        free(b.text);
+        return NULL;
+    }
+    return b.text;
+}
+
+long gb_sched_scratch_floats(const gb_sched_shape *sh, int nthreads)
+{
+    plan *pl = malloc(sizeof *pl);
+    long total = 0;
+
+    if (pl == NULL)
+        return -1;
+    make_plan(sh, pl);
+    for (int op = 0; op < 2; op++)
+        total += pl->pack_floats[op] * (pl->pack_per_thread[op] ? nthreads : 1);
+    free(pl);
+    return total;
+}
+
+/* ---- --explain ------------------------------------------------------------ */
+
+void gb_sched_explain(FILE *out, const gb_sched_shape *sh)
+{
+    plan *pl = malloc(sizeof *pl);
+    const gb_sched *s = sh->s;
+
+    if (pl == NULL)
+        return;
+    make_plan(sh, pl);
+    fprintf(out, "  schedule %s, M=%d N=%d K=%d", s->file, sh->M, sh->N, sh->K);
+    for (int p = 0; p < s->nparams; p++)
+        fprintf(out, "%s%s=%ld", p ? ", " : "; params ", s->params[p].name, sh->param[p]);
+    fprintf(out, "\n");
+    for (int op = 0; op < 2; op++)
+        if (s->pack[op] == GB_SCHED_ROOT) {
+            fprintf(out, "  pack %c at root: %s[", op ? 'B' : 'A', op ? "pb" : "pa");
+            for (int d = 0; d < pl->npack[op]; d++)
+                fprintf(out, "%s%s %ld", d ? "][" : "", s->loops[pl->pack_dim[op][d]].name,
+                        sh->extent[pl->pack_dim[op][d]]);
+            fprintf(out, "]\n");
+        }
+    for (int p = 0; p < pl->n; p++) {
+        const int l = pl->order[p];
+        const char *kind = s->parallel == l ? "parallel " : s->vectorize == l ? "vectorized "
+                         : s->unroll[l] ? "unrolled " : "";
+        if (p == pl->init_at && s->cache_write < 0)
+            fprintf(out, "%*sC = 0 over the spatial loops inside%s\n", 2 * p + 2, "",
+                     p == pl->run_at ? " (in a register)" : "");
+        fprintf(out, "%*s%sfor %s in 0..%ld", 2 * p + 2, "", kind, s->loops[l].name,
+                sh->extent[l]);
+        if (s->loops[l].axis == GB_AXIS_FUSED)
+            fprintf(out, "  (%s x %s)", s->loops[s->loops[l].fused_outer].name,
+                    s->loops[s->loops[l].fused_inner].name);
+        for (int t = 0; t < pl->ntails; t++)
+            if (pl->tails[t].carrier == l || (s->loops[l].axis == GB_AXIS_FUSED &&
+                                              carrier_of(s, pl->tails[t].carrier) == l)) {
+                fprintf(out, "  while ");
+                for (int i = 0; i < pl->tails[t].n; i++)
+                    fprintf(out, "%s%s*%ld", i ? " + " : "", s->loops[pl->tails[t].loop[i]].name,
+                            pl->tails[t].coef[i]);
+                fprintf(out, " < %ld", pl->tails[t].limit);
+            }
+        if (p == pl->run_at)
+            fprintf(out, "  (sum kept in a %s)", pl->vec_width ? "vector register" : "register");
+        fprintf(out, "\n");
+        if (s->cache_write == l)
+            fprintf(out, "%*sC.local[%ld x %ld] = 0; written to C after the loops inside\n",
+                    2 * p + 4, "", pl->tile_h, pl->tile_w);
+        for (int op = 0; op < 2; op++)
+            if (s->pack[op] == l) {
+                fprintf(out, "%*spack %c: %s[", 2 * p + 4, "", op ? 'B' : 'A', op ? "pb" : "pa");
+                for (int d = 0; d < pl->npack[op]; d++)
+                    fprintf(out, "%s%s %ld", d ? "][" : "", s->loops[pl->pack_dim[op][d]].name,
+                            sh->extent[pl->pack_dim[op][d]]);
+                fprintf(out, "]%s\n", pl->pack_per_thread[op] ? " per thread" : "");
+            }
+    }
+    fprintf(out, "%*s%s[i, j] += %s[i, k] * %s[k, j]\n", 2 * pl->n + 2, "",
+            s->cache_write >= 0 ? "C.local" : "C", s->pack[0] != -1 ? "pa" : "A",
+            s->pack[1] != -1 ? "pb" : "B");
+    free(pl);
+}
