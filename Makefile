@@ -12,7 +12,8 @@ CJSON_LIBS   := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
 GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CPPFLAGS += -Iinclude -Ischedules $(CJSON_CFLAGS)
 CFLAGS   += -std=c11 $(OPT) $(WARN) -fopenmp -MMD -MP
-DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA)) (schedules/: $(SCHED_FLAGS))"'
+DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA)) (schedules/: $(SCHED_FLAGS))"' \
+            -DGB_SCHED_OPT='"$(OPT)"' -DGB_SCHED_FLAGS='"$(SCHED_FLAGS)"'
 # output.c writes the revision into every JSON (tool.git): rebuild it when
 # the revision changes (a commit, or a clean tree becoming dirty), which no
 # source dependency would notice.  The stamp is rewritten only then.

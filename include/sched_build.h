@@ -1,0 +1,70 @@
+/* sched_build.h - a schedule's generated C compiled into a shared object by
+ * the system C compiler (run without a shell), cached by the digest of what
+ * went into it, and loaded (src/sched/compile.c, src/sched/cache.c). */
+#ifndef GB_SCHED_BUILD_H
+#define GB_SCHED_BUILD_H
+
+#include <stddef.h>
+
+typedef struct gb_sched_so {
+    void *handle;          /* dlopen's */
+    void *fn;              /* the resolved symbol */
+    char path[4096];       /* the object loaded */
+    char key[65];          /* sha256 hex of source + compiler identity + flags
+                            * (+ this host's CPU: the flags say -march=native) */
+    int cached;            /* 1: found in the cache, no compiler ran */
+    double compile_ms;     /* wall time of the compiler (0 when cached) */
+    char compiler[256];    /* identity: the first line of `$CC --version` */
+    char flags[512];       /* the flags used, in the order passed */
+} gb_sched_so;
+
+/* The compiler ($CC, default "cc" when unset or empty; one program name or
+ * path, never split into words) and its identity, the first line of
+ * `$CC --version`.  0, or -1 with err starting "CC '<value>': " when it
+ * cannot be run.  Cached per process for each value of $CC. */
+int gb_sched_compiler(char *cc, size_t cclen, char *identity, size_t idlen, char *err, size_t errlen);
+/* Forgets the cached compiler, so that the next call runs `$CC --version`
+ * again (a test changing $CC; a compiler upgraded under a long run). */
+void gb_sched_compiler_reset(void);
+
+/* The flags every schedule is compiled with, space-separated, in order:
+ * -std=c11, the build's OPT, -fPIC -shared -fopenmp, the schedules/ flags. */
+const char *gb_sched_flags(void);
+
+/* How long the compiler may run before it is killed (its whole process
+ * group) and the build fails; 120 s unless set (a test of the kill).
+ * ms <= 0 restores the default. */
+void gb_sched_set_compile_timeout(int ms);
+
+/* Runs the compiler cc on source_path with gb_sched_flags() into
+ * object_path, stdin from /dev/null, stdout and stderr into log_path,
+ * LC_ALL=C, bounded by the timeout.  *ms gets its wall time.  0, or -1 with
+ * one line in err: the log's first error line with the directory of
+ * source_path left out, trimmed to about 200 characters.  The part of
+ * gb_sched_build that runs the compiler (used by cache.c). */
+int gb_sched_compile(const char *cc, const char *source_path, const char *object_path,
+                     const char *log_path, double *ms, char *err, size_t errlen);
+
+/* The cache directory: $XDG_CACHE_HOME/gemmbench (an absolute
+ * XDG_CACHE_HOME only, as the XDG spec says), else $HOME/.cache/gemmbench;
+ * created 0700 when missing (parents too).  0, or -1 with err when it cannot
+ * be made or is not a directory owned by the effective user and closed to
+ * writes by group and others. */
+int gb_sched_cache_dir(char *out, size_t len, char *err, size_t errlen);
+
+/* Compiles source (C text) into a shared object and loads symbol from it
+ * (NULL: loads only).  The cache first (KEY.so in the cache directory; key:
+ * sha256 of the source, the compiler's identity, the flags and this host's
+ * CPU); else the compiler runs in a private directory made in the cache
+ * directory (mkdtemp, 0700) and the object is renamed into the cache
+ * atomically, so processes may share it.  An object is loaded
+ * (dlopen RTLD_NOW | RTLD_LOCAL) only when it is a regular file (not a
+ * symlink) owned by the effective user, not writable by group or others,
+ * and an ELF object for this process's machine.  0 with *out filled, or -1
+ * with one line in err: *out then holds no handle, and its compiler, flags
+ * and key as far as the build got before failing. */
+int gb_sched_build(const char *source, const char *symbol, gb_sched_so *out, char *err, size_t errlen);
+/* dlclose and clear; safe on a cleared or failed gb_sched_so. */
+void gb_sched_so_close(gb_sched_so *so);
+
+#endif

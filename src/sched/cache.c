@@ -1,0 +1,438 @@
+/* cache.c - the compiled schedules: a directory of KEY.so objects named by
+ * the SHA-256 of everything that decides their code, built through
+ * compile.c when missing, and loaded only when they are this user's own.
+ *
+ * Trust: the cache directory must be the effective user's and closed to
+ * writes by group and others, so that no one else can place, replace or
+ * rename an object in it between the checks below and dlopen; the checks
+ * of each object (regular file, not a symlink, owner, mode, ELF machine)
+ * refuse what a mistake or another tool may have left there. */
+#define _GNU_SOURCE /* mkdtemp, lstat, O_NOFOLLOW under -std=c11 */
+#include "sched_build.h"
+#include "sha256.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* The ELF machine this process runs as: an object compiled for another
+ * (a host compiler seen from under qemu-user) is refused by name, where
+ * dlopen would say only "No such file or directory".  0: not checked. */
+#if defined(__x86_64__)
+#define PROCESS_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define PROCESS_ELF_MACHINE EM_AARCH64
+#elif defined(__i386__)
+#define PROCESS_ELF_MACHINE EM_386
+#elif defined(__powerpc64__)
+#define PROCESS_ELF_MACHINE EM_PPC64
+#elif defined(__riscv)
+#define PROCESS_ELF_MACHINE EM_RISCV
+#elif defined(__s390x__)
+#define PROCESS_ELF_MACHINE EM_S390
+#else
+#define PROCESS_ELF_MACHINE 0
+#endif
+
+/* What load_object found, so that a cached object that cannot be loaded is
+ * compiled again while one that must not be loaded is refused. */
+enum { LOAD_OK = 0, LOAD_REFUSED = -1, LOAD_FAILED = -2, LOAD_NO_SYMBOL = -3 };
+
+/* Creates every missing directory of path, each 0700 as the XDG spec asks
+ * for the ones it makes; 0, or -1 with err. */
+static int make_directories(const char *path, char *err, size_t errlen)
+{
+    char partial[4096];
+    size_t len = strlen(path);
+
+    if (len >= sizeof partial) {
+        snprintf(err, errlen, "cache directory '%.60s...': path too long", path);
+        return -1;
+    }
+    memcpy(partial, path, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (partial[i] != '/' && partial[i] != '\0')
+            continue;
+        char saved = partial[i];
+        partial[i] = '\0';
+        if (mkdir(partial, 0700) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cache directory: cannot create '%s' (%s)", partial,
+                     strerror(errno));
+            return -1;
+        }
+        partial[i] = saved;
+    }
+    return 0;
+}
+
+/* An absolute $XDG_CACHE_HOME (the XDG spec ignores a relative one), else
+ * $HOME/.cache, else the password entry's; 0, or -1 with err. */
+static int cache_base(char *out, size_t len, char *err, size_t errlen)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+
+    if (xdg && xdg[0] == '/') {
+        n = snprintf(out, len, "%s", xdg);
+    } else {
+        if (home == NULL || home[0] != '/') {
+            const struct passwd *pw = getpwuid(geteuid());
+            home = pw ? pw->pw_dir : NULL;
+        }
+        if (home == NULL || home[0] != '/') {
+            snprintf(err, errlen, "cache directory: neither XDG_CACHE_HOME nor HOME is an absolute path");
+            return -1;
+        }
+        n = snprintf(out, len, "%s/.cache", home);
+    }
+    if (n < 0 || (size_t)n >= len) {
+        snprintf(err, errlen, "cache directory: path too long");
+        return -1;
+    }
+    return 0;
+}
+
+int gb_sched_cache_dir(char *out, size_t len, char *err, size_t errlen)
+{
+    char base[4096], path[4096];
+    struct stat st;
+
+    if (cache_base(base, sizeof base, err, errlen) != 0)
+        return -1;
+    if ((size_t)snprintf(path, sizeof path, "%s/gemmbench", base) >= sizeof path) {
+        snprintf(err, errlen, "cache directory: path too long");
+        return -1;
+    }
+    if (make_directories(path, err, errlen) != 0)
+        return -1;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "cache directory '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cache directory '%s': not a directory", path);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(err, errlen, "cache directory '%s': owned by uid %lu, not by uid %lu: refused",
+                 path, (unsigned long)st.st_uid, (unsigned long)geteuid());
+        return -1;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(err, errlen,
+                 "cache directory '%s': writable by group or others (mode %04o): refused",
+                 path, (unsigned)(st.st_mode & 07777));
+        return -1;
+    }
+    if (strlen(path) >= len) {
+        snprintf(err, errlen, "cache directory '%s': longer than the buffer", path);
+        return -1;
+    }
+    strcpy(out, path);
+    return 0;
+}
+
+/* The first CPU's model and feature lines of /proc/cpuinfo: -march=native
+ * objects must not pass between machines sharing a cache (an NFS home). */
+static void host_cpu(char *out, size_t len)
+{
+    static const char *const wanted[] = {
+        "vendor_id", "cpu family", "model", "model name", "stepping", "flags",
+        "Features", "CPU implementer", "CPU architecture", "CPU variant", "CPU part",
+        "CPU revision", "cpu", "isa", "uarch", NULL,
+    };
+    char line[8192];
+    size_t used = 0;
+
+    out[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    if (f == NULL)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '\n')
+            break; /* the end of the first processor's block */
+        char *colon = strchr(line, ':');
+        if (colon == NULL)
+            continue;
+        size_t name_len = (size_t)(colon - line);
+        while (name_len > 0 && (line[name_len - 1] == ' ' || line[name_len - 1] == '\t'))
+            name_len--;
+        for (int i = 0; wanted[i]; i++) {
+            if (strlen(wanted[i]) == name_len && strncmp(line, wanted[i], name_len) == 0) {
+                size_t n = strlen(line);
+                if (used + n < len) {
+                    memcpy(out + used, line, n + 1);
+                    used += n;
+                }
+                break;
+            }
+        }
+    }
+    fclose(f);
+}
+
+/* The key: SHA-256 over a format tag and each part with its NUL (no part
+ * holds one), so that no two different sets of parts hash the same text. */
+static void make_key(const char *source, const char *identity, const char *flags,
+                     const char *host, char key[65])
+{
+    static const char format[] = "gemmbench schedule object 1";
+    const char *parts[] = { format, source, identity, flags, host };
+    unsigned char digest[32];
+    gb_sha256_ctx ctx;
+
+    gb_sha256_init(&ctx);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        gb_sha256_update(&ctx, parts[i], strlen(parts[i]) + 1);
+    gb_sha256_final(&ctx, digest);
+    gb_sha256_hex(digest, key);
+}
+
+/* Refuses all but a regular file (lstat: a symlink is not followed) of the
+ * effective user, closed to writes by group and others; *st: what was seen. */
+static int check_object_file(const char *path, struct stat *st, char *err, size_t errlen)
+{
+    if (lstat(path, st) != 0) {
+        snprintf(err, errlen, "object '%s': %s", path, strerror(errno));
+        return LOAD_FAILED;
+    }
+    if (S_ISLNK(st->st_mode)) {
+        snprintf(err, errlen, "object '%s': a symbolic link: refused", path);
+        return LOAD_REFUSED;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        snprintf(err, errlen, "object '%s': not a regular file: refused", path);
+        return LOAD_REFUSED;
+    }
+    if (st->st_uid != geteuid()) {
+        snprintf(err, errlen, "object '%s': owned by uid %lu, not by uid %lu: refused", path,
+                 (unsigned long)st->st_uid, (unsigned long)geteuid());
+        return LOAD_REFUSED;
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(err, errlen, "object '%s': writable by group or others (mode %04o): refused",
+                 path, (unsigned)(st->st_mode & 07777));
+        return LOAD_REFUSED;
+    }
+    return LOAD_OK;
+}
+
+/* Same inode, and an ELF object of this process's class and machine? Else
+ * LOAD_FAILED (truncated, foreign: compile again) or LOAD_REFUSED (swapped). */
+static int check_elf_header(const char *path, const struct stat *checked, char *err, size_t errlen)
+{
+    unsigned char header[64];
+    struct stat st;
+    ssize_t got;
+
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "object '%s': %s", path, strerror(errno));
+        return LOAD_FAILED;
+    }
+    if (fstat(fd, &st) != 0 || st.st_dev != checked->st_dev || st.st_ino != checked->st_ino) {
+        close(fd);
+        snprintf(err, errlen, "object '%s': replaced while it was checked: refused", path);
+        return LOAD_REFUSED;
+    }
+    do
+        got = read(fd, header, sizeof header);
+    while (got < 0 && errno == EINTR);
+    close(fd);
+
+    int wanted_class = sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32;
+    if (got < 20 || memcmp(header, ELFMAG, SELFMAG) != 0 || header[EI_CLASS] != wanted_class) {
+        snprintf(err, errlen, "object '%s': not an ELF object of this process's class", path);
+        return LOAD_FAILED;
+    }
+    /* e_machine: the two bytes at 18 in either class, in the file's order. */
+    unsigned machine = header[EI_DATA] == ELFDATA2MSB ? (unsigned)header[18] << 8 | header[19]
+                                                      : (unsigned)header[19] << 8 | header[18];
+    if (PROCESS_ELF_MACHINE != 0 && machine != PROCESS_ELF_MACHINE) {
+        snprintf(err, errlen,
+                 "object '%s': built for ELF machine %u, this process is machine %u "
+                 "(a compiler for another architecture?)",
+                 path, machine, (unsigned)PROCESS_ELF_MACHINE);
+        return LOAD_FAILED;
+    }
+    return LOAD_OK;
+}
+
+/* Checks out->path, loads it and resolves symbol into out; LOAD_* with err. */
+static int load_object(gb_sched_so *out, const char *symbol, char *err, size_t errlen)
+{
+    struct stat st;
+    int rc = check_object_file(out->path, &st, err, errlen);
+    if (rc == LOAD_OK)
+        rc = check_elf_header(out->path, &st, err, errlen);
+    if (rc != LOAD_OK)
+        return rc;
+
+    void *handle = dlopen(out->path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *why = dlerror();
+        snprintf(err, errlen, "dlopen: %s", why ? why : "failed");
+        return LOAD_FAILED;
+    }
+    void *fn = NULL;
+    if (symbol) {
+        dlerror();
+        fn = dlsym(handle, symbol);
+        if (fn == NULL) {
+            snprintf(err, errlen, "object '%s': no symbol '%s'", out->path, symbol);
+            dlclose(handle);
+            return LOAD_NO_SYMBOL;
+        }
+    }
+    out->handle = handle;
+    out->fn = fn;
+    return LOAD_OK;
+}
+
+/* Writes text to a new file (never an existing one, never through a
+ * link), mode 0600; 0, or -1 with err. */
+static int write_new_file(const char *path, const char *text, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    size_t len = strlen(text), done = 0;
+
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create '%s' (%s)", path, strerror(errno));
+        return -1;
+    }
+    while (done < len) {
+        ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            snprintf(err, errlen, "cannot write '%s' (%s)", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    if (close(fd) != 0) {
+        snprintf(err, errlen, "cannot write '%s' (%s)", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Removes the private directory and the files in it (the source, the log,
+ * an object left by a failure): nothing of a build stays but KEY.so. */
+static void remove_private_dir(const char *path)
+{
+    DIR *dir = opendir(path);
+    if (dir) {
+        const struct dirent *e;
+        while ((e = readdir(dir)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                unlinkat(dirfd(dir), e->d_name, 0);
+        closedir(dir);
+    }
+    rmdir(path);
+}
+
+/* Compiles in a private directory in the cache directory (rename(2) within
+ * one file system), then renames the object over out->path; 0, or -1. */
+static int compile_into_cache(const char *source, const char *cc, const char *cache_dir,
+                              gb_sched_so *out, char *err, size_t errlen)
+{
+    char dir[4096], source_path[4096 + 16], object_path[4096 + 80], log_path[4096 + 16];
+    int rc = -1;
+
+    if ((size_t)snprintf(dir, sizeof dir, "%s/tmp.XXXXXX", cache_dir) >= sizeof dir) {
+        snprintf(err, errlen, "cache directory '%s': path too long", cache_dir);
+        return -1;
+    }
+    if (mkdtemp(dir) == NULL) {
+        snprintf(err, errlen, "cache directory '%s': cannot make a private directory (%s)",
+                 cache_dir, strerror(errno));
+        return -1;
+    }
+    snprintf(source_path, sizeof source_path, "%s/source.c", dir);
+    snprintf(object_path, sizeof object_path, "%s/%s.so", dir, out->key);
+    snprintf(log_path, sizeof log_path, "%s/compiler.log", dir);
+
+    if (write_new_file(source_path, source, err, errlen) != 0)
+        goto done;
+    if (gb_sched_compile(cc, source_path, object_path, log_path, &out->compile_ms, err,
+                         errlen) != 0)
+        goto done;
+    /* The linker's mode follows the umask; 002 would leave a group-writable
+     * object that the check before dlopen refuses. */
+    if (chmod(object_path, 0700) != 0) {
+        snprintf(err, errlen, "%s: no object '%s' (%s)", cc, object_path, strerror(errno));
+        goto done;
+    }
+    if (rename(object_path, out->path) != 0) {
+        snprintf(err, errlen, "cannot rename the object to '%s' (%s)", out->path,
+                 strerror(errno));
+        goto done;
+    }
+    rc = 0;
+done:
+    remove_private_dir(dir);
+    return rc;
+}
+
+int gb_sched_build(const char *source, const char *symbol, gb_sched_so *out, char *err, size_t errlen)
+{
+    char cc[256], cache_dir[4096], host[4096];
+    struct stat st;
+
+    memset(out, 0, sizeof *out);
+    if (source == NULL) {
+        snprintf(err, errlen, "no source to compile");
+        return -1;
+    }
+    if (gb_sched_compiler(cc, sizeof cc, out->compiler, sizeof out->compiler, err, errlen) != 0)
+        return -1;
+    snprintf(out->flags, sizeof out->flags, "%s", gb_sched_flags());
+    host_cpu(host, sizeof host);
+    make_key(source, out->compiler, out->flags, host, out->key);
+    if (gb_sched_cache_dir(cache_dir, sizeof cache_dir, err, errlen) != 0)
+        return -1;
+    if ((size_t)snprintf(out->path, sizeof out->path, "%s/%s.so", cache_dir, out->key) >=
+        sizeof out->path) {
+        snprintf(err, errlen, "cache directory '%s': path too long", cache_dir);
+        return -1;
+    }
+
+    if (lstat(out->path, &st) == 0) {
+        int rc = load_object(out, symbol, err, errlen);
+        if (rc == LOAD_OK) {
+            out->cached = 1;
+            return 0;
+        }
+        if (rc != LOAD_FAILED)
+            return -1;
+        /* Truncated, foreign or otherwise unloadable: made again below. */
+    } else if (errno != ENOENT) {
+        snprintf(err, errlen, "object '%s': %s", out->path, strerror(errno));
+        return -1;
+    }
+
+    if (compile_into_cache(source, cc, cache_dir, out, err, errlen) != 0)
+        return -1;
+    if (load_object(out, symbol, err, errlen) != LOAD_OK)
+        return -1;
+    return 0;
+}
+
+void gb_sched_so_close(gb_sched_so *so)
+{
+    if (so->handle)
+        dlclose(so->handle);
+    memset(so, 0, sizeof *so);
+}
