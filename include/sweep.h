@@ -29,6 +29,7 @@
  * compare can test per-round medians (src/analysis/compare.md). */
 #define GB_DEFAULT_ROUNDS 5
 #define GB_MAX_THREAD_COUNTS 64  /* distinct counts in a --threads list */
+#define GB_MAX_SCHEDULES 16      /* --schedule files */
 
 /* --bind: where the OpenMP threads go (src/machine/topology.c). */
 typedef enum gb_bind {
@@ -100,6 +101,11 @@ typedef struct gb_options {
     /* --cache cold: every timed call finds A, B and C outside the caches
      * (harness.h: gb_workspace_go_cold); 0 warm, the default. */
     int cache_cold;
+    /* --schedule FILE (bench.conf schedules = FILE, FILE): schedule files,
+     * each the variant sched:STEM (src/sched/); --emit-c prints their C. */
+    int nschedules;
+    char schedules[GB_MAX_SCHEDULES][PATH_MAX];
+    int emit_c;
 } gb_options;
 
 /* The built-in kernels: qkv, mlp_expand, mlp_reduce, square1024. */

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "sched_build.h"
+#include "sched_variant.h"
 #include "bandwidth.h"
 #include "variants.h"
 #include "peak.h"
@@ -464,6 +466,42 @@ out:
     return status;
 }
 
+/* --schedule: each file checked and added as a variant (a refused one:
+ * exit 2 and the checker's "FILE:LINE: STATEMENT: reason", before any
+ * compiler runs); --emit-c prints their C per shape; a sweep needs the
+ * compiler.  An exit status, or -1 to go on with the run. */
+static int load_schedules(const gb_options *o)
+{
+    gb_shape shapes[GB_MAX_SHAPES];
+    char err[GB_ERR_LEN], cc[256], identity[256];
+    int nshapes;
+
+    for (int i = 0; i < o->nschedules; i++)
+        if (gb_sched_variant_add(o->schedules[i], err, sizeof err) == NULL) {
+            fprintf(stderr, "%s\n", err);
+            return GB_EXIT_USAGE;
+        }
+    if (!o->emit_c) {
+        if (!o->explain && gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err,
+                                             sizeof err) != 0)
+            return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+        return -1;
+    }
+    if ((nshapes = gb_shapes_build(o, shapes, GB_MAX_SHAPES, err, sizeof err)) < 0)
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    for (int i = 0; i < gb_sched_variant_count(); i++)
+        for (int s = 0; s < nshapes; s++) {
+            const gb_variant *v = gb_sched_variant_at(i);
+            gb_params p;
+            if (gb_params_parse(v, o->nparam_sets ? o->param_sets[0] : "", &p, err,
+                                sizeof err) != 0 ||
+                gb_sched_emit_c(v, &p, shapes[s].M, shapes[s].N, shapes[s].K, stdout, err,
+                                sizeof err) != 0)
+                return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+        }
+    return gb_finish_stdout(NULL);
+}
+
 int gb_cmd_run(int argc, char **argv)
 {
     static gb_options o;
@@ -489,6 +527,8 @@ int gb_cmd_run(int argc, char **argv)
         print_list(stdout);
         return gb_finish_stdout(NULL);
     }
+    if (o.nschedules > 0 && (rc = load_schedules(&o)) >= 0)
+        return rc;
     if (gb_selection_build(&o, &sel, err, sizeof err) != 0) {
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);

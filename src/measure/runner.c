@@ -1,6 +1,7 @@
 /* runner.c - the sweep engine; see runner.h. */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "sched_variant.h"
 #include "variants.h"
 
 #include <math.h>
@@ -72,9 +73,14 @@ int gb_selection_build(const gb_options *o, gb_selection *sel, char *err, size_t
     int prepack_ok = 0, npicked;
 
     memset(sel, 0, sizeof *sel);
-    npicked = gb_variants_select(o->variants, picked, GB_MAX_ENTRIES, err, errlen);
+    /* No --variant beside --schedule: the schedules alone. */
+    npicked = o->variants[0] || o->nschedules == 0
+                  ? gb_variants_select(o->variants, picked, GB_MAX_ENTRIES, err, errlen)
+                  : 0;
     if (npicked < 0)
         return -1;
+    for (int i = 0; i < gb_sched_variant_count() && npicked < GB_MAX_ENTRIES; i++)
+        picked[npicked++] = gb_sched_variant_at(i);
     for (int set = 0; set < o->nparam_sets; set++)
         if (check_set_taken(o, set, picked, npicked, err, errlen) != 0)
             return -1;
@@ -301,6 +307,16 @@ static int checkpoint(sweep *w, const gb_run_entry *e)
         (cfg->bind && gb_json_set_bind(cfg->doc, e->json_index, cfg->bind) != 0)) {
         snprintf(w->err, w->errlen, "out of memory");
         return -1;
+    }
+    if (strcmp(e->result.variant->family, "sched") == 0) { /* a --schedule's text, hash, build */
+        const gb_result *r = &e->result;
+        cJSON *o = gb_json_result_at(cfg->doc, e->json_index);
+        cJSON *sched = gb_sched_json(r->variant, &r->params, r->shape.M, r->shape.N, r->shape.K);
+        if (o == NULL || sched == NULL || !cJSON_AddItemToObject(o, "schedule", sched)) {
+            cJSON_Delete(sched);
+            snprintf(w->err, w->errlen, "out of memory");
+            return -1;
+        }
     }
     if (cfg->output)
         return gb_json_write_atomic(cfg->doc, cfg->output, 0, w->err, w->errlen);

@@ -4,7 +4,7 @@
  * rules about the finished nest (where a cache_write or pack sits once
  * every reorder is done and the vectorized loop has moved innermost) are
  * checked at the end and reported at the statement that placed them. */
-#include "sched.h"
+#include "sched_lang.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -363,6 +363,8 @@ static int apply_parallel(checker *c)
     if (s->vectorize == loop)
         return FAIL(c, "'%s' is vectorized (line %d)", s->loops[loop].name,
                     c->line_of[LINE_VECTORIZE]);
+    if (s->unroll[loop])
+        return FAIL(c, "'%s' is unrolled (line %d)", s->loops[loop].name, c->unroll_line[loop]);
     s->parallel = loop;
     c->line_of[LINE_PARALLEL] = c->st->line;
     return 0;
@@ -420,6 +422,9 @@ static int apply_unroll(checker *c)
     if (s->vectorize == loop)
         return FAIL(c, "'%s' is vectorized (line %d)", s->loops[loop].name,
                     c->line_of[LINE_VECTORIZE]);
+    if (s->parallel == loop)
+        return FAIL(c, "'%s' is parallel (line %d)", s->loops[loop].name,
+                    c->line_of[LINE_PARALLEL]);
     if (c->st->count == 0 && !inner_of_small_split(s, loop, GB_SCHED_MAX_UNROLL))
         return FAIL(c, "unrolling all of '%s' needs the inner loop of a split by at most %d "
                        "(or give a count)", s->loops[loop].name, GB_SCHED_MAX_UNROLL);

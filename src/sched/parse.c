@@ -2,7 +2,7 @@
  * Only the form is checked here: characters, tokens, each statement's
  * arguments; what the names refer to is check.c's. */
 #define _POSIX_C_SOURCE 200809L /* ssize_t, read */
-#include "sched.h"
+#include "sched_lang.h"
 #include "inputfile.h"
 
 #include <errno.h>
@@ -71,6 +71,11 @@ static int fail(line_state *ls, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
+    /* a bad token after a statement's name: name the statement */
+    for (size_t i = 0; ls->stmt == NULL && ls->ntok > 0 && ls->tok[0].kind == TOK_NAME &&
+                       i < NSTATEMENTS; i++)
+        if (strcmp(ls->tok[0].text, statement_names[i]) == 0)
+            ls->stmt = statement_names[i];
     if (ls->stmt)
         snprintf(ls->err, ls->errlen, "%s:%d: %s: %s", ls->file, ls->line, ls->stmt, reason);
     else
@@ -407,6 +412,7 @@ int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text
         size_t end = at, n, cut;
         ls.line++;
         ls.stmt = NULL;
+        ls.ntok = 0;
         while (end < len && text[end] != '\n')
             end++;
         n = end - at;

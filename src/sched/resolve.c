@@ -1,7 +1,7 @@
 /* resolve.c - a checked nest made concrete for one shape: each param's
  * value, each split's factor, each loop's extent and stride, and the limits
  * that depend on them (SCHED.md, "Lowering"). */
-#include "sched.h"
+#include "sched_lang.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -223,6 +223,10 @@ static int resolve(gb_options *o, const flag_pass *flags, char *err, size_t errl
         if (!flags->given[GB_SET_KERNEL])
             strcpy(o->kernels, "all");
     }
+    /* --schedule alone is the whole selection; with --variant or --all, both. */
+    if (o->nschedules > 0 && flags->given[GB_SET_SCHEDULE] && !flags->given[GB_SET_VARIANT] &&
+        !o->all)
+        o->variants[0] = '\0';
     if (o->nshapes > 0 && (flags->given[GB_SET_KERNEL] || flags->given[GB_SET_M])) {
         snprintf(err, errlen, "--shape cannot be combined with --kernel or --m");
         return -1;

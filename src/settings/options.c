@@ -90,6 +90,35 @@ static int store_param_set(gb_options *o, const gb_setting_value *v, char *err, 
     return 0;
 }
 
+/* One --schedule path, or bench.conf's comma list of them. */
+static int add_schedule(const char *item, void *arg)
+{
+    gb_options *o = arg;
+
+    if (o->nschedules == GB_MAX_SCHEDULES || strlen(item) >= sizeof o->schedules[0])
+        return -1;
+    strcpy(o->schedules[o->nschedules++], item);
+    return 0;
+}
+
+static int store_schedule(gb_options *o, const gb_setting_value *v, char *err, size_t errlen)
+{
+    const int from_conf = v->name[0] != '-';
+    int rc;
+
+    if (!v->repeated) /* the command line's replace bench.conf's */
+        o->nschedules = 0;
+    rc = from_conf ? gb_split_list(v->text, add_schedule, o)
+                   : v->text[0] ? add_schedule(v->text, o) : GB_SPLIT_EMPTY;
+    if (rc != 0) {
+        gb_list_error(err, errlen, v->name, v->text,
+                      gb_split_why(rc) ? gb_split_why(rc)
+                                       : "holds too many schedules (at most 16) or too long a path");
+        return -1;
+    }
+    return 0;
+}
+
 /* --peak ALL,ONE,ISA: GFLOP/s at all threads and at one, and the ISA. */
 static int store_peak(gb_options *o, const gb_setting_value *v, char *err, size_t errlen)
 {
@@ -145,6 +174,8 @@ int gb_options_store(void *options, const gb_setting *s, const gb_setting_value 
     case GB_SET_QUIET: o->quiet = 1; break;
     case GB_SET_LIST: o->list = 1; break;
     case GB_SET_EXPLAIN: o->explain = 1; break;
+    case GB_SET_SCHEDULE: return store_schedule(o, v, err, errlen);
+    case GB_SET_EMIT_C: o->emit_c = 1; break;
     case GB_SET_HELP: o->help = 1; break;
     case GB_SET_VERSION: o->version = 1; break;
     case GB_SET_LOCKSTEP: o->lockstep = 1; break;

@@ -89,6 +89,10 @@ const gb_setting gb_settings[] = {
       .help = "schedule parameters (see --list), labelled in the output; each --param is "
               "one set, and every set runs (ablations); --param defaults: the variant's "
               "own rules, as a set" },
+    { .id = GB_SET_SCHEDULE, .commands = RUN_AB, .flag = "schedule", .conf_key = "schedules",
+      TEXT, .value_name = "FILE", .group = "selection",
+      .help = "a schedule file (src/sched/SCHED.md), measured as the variant sched:STEM; "
+              "repeatable; alone, the whole selection" },
     { .id = GB_SET_PREPACK, .commands = RUN_AB, .flag = "prepack", SWITCH, .group = "selection",
       .help = "also measure with B packed outside the timed region (the variants that can; "
               "separate +prepack entries)" },
@@ -237,6 +241,8 @@ const gb_setting gb_settings[] = {
       .group = "other", .help = "list the variants and their parameters" },
     { .id = GB_SET_EXPLAIN, .commands = GB_CMD_RUN, .flag = "explain", SWITCH, .group = "other",
       .help = "print how each variant derives its schedule per shape" },
+    { .id = GB_SET_EMIT_C, .commands = GB_CMD_RUN, .flag = "emit-c", SWITCH, .group = "other",
+      .help = "print the C of each --schedule for each shape, and exit" },
     { .id = GB_SET_HELP, .commands = GB_CMD_RUN, .flag = "help", .letter = 'h', SWITCH,
       .group = "other", .help = "this text" },
     { .id = GB_SET_HELP, .commands = SUBCOMMANDS, .flag = "help", .letter = 'h', SWITCH,

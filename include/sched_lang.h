@@ -1,12 +1,12 @@
 /*
- * sched.h - the schedule language (src/sched/SCHED.md): a schedule file's
+ * sched_lang.h - the schedule language (src/sched/SCHED.md): a schedule file's
  * statements (parse.c), the loop nest they make once every legality rule
  * holds (check.c), and that nest resolved for one shape and lowered to C
  * (lower.c).  Library code: errors go into a buffer as one line
  * "FILE:LINE: STATEMENT: reason", nothing prints.
  */
-#ifndef GB_SCHED_H
-#define GB_SCHED_H
+#ifndef GB_SCHED_LANG_H
+#define GB_SCHED_LANG_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -155,8 +155,8 @@ long gb_sched_scratch_floats(const gb_sched_shape *sh, int nthreads);
  * NULL when out of memory. */
 char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol);
 
-/* The nest as --explain prints it (TVM's `lower` style): loops with their
- * extents, annotations and the statement bodies. */
-void gb_sched_explain(FILE *out, const gb_sched_shape *sh);
+/* The nest as --explain prints it under the heading name (TVM's `lower`
+ * style): loops with their extents, annotations and the statement bodies. */
+void gb_sched_explain(FILE *out, const char *name, const gb_sched_shape *sh);
 
 #endif

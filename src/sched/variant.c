@@ -1,0 +1,352 @@
+/* variant.c - a schedule file as the variant sched:STEM: its params as the
+ * variant's --param keys, prepare() resolving the nest for the shape,
+ * lowering it, compiling it (cache first) and loading it outside the timed
+ * region, run() calling what was loaded. */
+#define _POSIX_C_SOURCE 200809L
+#include "sched_variant.h"
+#include "sched_lang.h"
+#include "sched_build.h"
+#include "sha256.h"
+#include "inputfile.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first build of each shape and parameter set, for the JSON's
+ * "schedule" object: whether a compiler ran, and for how long. */
+typedef struct build_record {
+    int M, N, K;
+    char params[256];
+    int cached;
+    double compile_ms;
+    char compiler[256];
+    char flags[512];
+} build_record;
+
+#define MAX_RECORDS 256
+
+typedef struct sched_entry {
+    gb_sched nest;
+    char path[4096];
+    char *text;               /* the file, for the JSON */
+    char sha256[65];          /* of the text */
+    char name[64];            /* sched:STEM */
+    char description[160];
+    gb_param_spec spec[GB_SCHED_MAX_PARAMS + 1];
+    gb_variant variant;
+    int nrecords;
+    build_record records[MAX_RECORDS];
+} sched_entry;
+
+/* The generated kernels declare gb_ctx themselves (lower.c), field for
+ * field as gemmbench.h does; this is that declaration, held to it. */
+typedef struct generated_ctx {
+    int nthreads;
+    const void *params;
+    void *state;
+} generated_ctx;
+_Static_assert(sizeof(generated_ctx) == sizeof(gb_ctx) &&
+                   offsetof(generated_ctx, nthreads) == offsetof(gb_ctx, nthreads) &&
+                   offsetof(generated_ctx, params) == offsetof(gb_ctx, params) &&
+                   offsetof(generated_ctx, state) == offsetof(gb_ctx, state),
+               "the generated kernels' gb_ctx must be gemmbench.h's");
+
+/* What prepare() leaves for run(). */
+typedef struct sched_state {
+    gb_sched_so so;
+    float *scratch;
+} sched_state;
+
+static sched_entry *entries[GB_SCHED_MAX_FILES];
+static int nentries;
+
+static void params_text(const sched_entry *e, const gb_params *p, char *out, size_t len)
+{
+    gb_params_format(&e->variant, p, out, len);
+}
+
+static build_record *find_record(sched_entry *e, int M, int N, int K, const char *params)
+{
+    for (int r = 0; r < e->nrecords; r++)
+        if (e->records[r].M == M && e->records[r].N == N && e->records[r].K == K &&
+            strcmp(e->records[r].params, params) == 0)
+            return &e->records[r];
+    return NULL;
+}
+
+static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx, void **state)
+{
+    static gb_sched_shape sh; /* one prepare at a time: the harness's thread */
+    char err[512], params[256];
+    sched_state *st;
+    char *source;
+    long floats;
+
+    *state = NULL;
+    if (gb_sched_resolve(&e->nest, ctx->params, M, N, K, &sh, err, sizeof err) != 0)
+        return -1;
+    source = gb_sched_lower(&sh, "gb_sched_kernel");
+    if (source == NULL || (st = calloc(1, sizeof *st)) == NULL) {
+        free(source);
+        return -1;
+    }
+    if (gb_sched_build(source, "gb_sched_kernel", &st->so, err, sizeof err) != 0) {
+        fprintf(stderr, "gemmbench: %s: %s\n", e->name, err);
+        free(source);
+        free(st);
+        return -1;
+    }
+    free(source);
+    floats = gb_sched_scratch_floats(&sh, ctx->nthreads);
+    if (floats > 0 && (st->scratch = malloc((size_t)floats * sizeof(float))) == NULL) {
+        gb_sched_so_close(&st->so);
+        free(st);
+        return -1;
+    }
+    params_text(e, ctx->params, params, sizeof params);
+    if (find_record(e, M, N, K, params) == NULL && e->nrecords < MAX_RECORDS) {
+        build_record *r = &e->records[e->nrecords++];
+        r->M = M, r->N = N, r->K = K;
+        snprintf(r->params, sizeof r->params, "%s", params);
+        r->cached = st->so.cached;
+        r->compile_ms = st->so.compile_ms;
+        snprintf(r->compiler, sizeof r->compiler, "%s", st->so.compiler);
+        snprintf(r->flags, sizeof r->flags, "%s", st->so.flags);
+    }
+    *state = st;
+    return 0;
+}
+
+static int run_entry(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                     float *C, int ldc, const gb_ctx *ctx)
+{
+    const sched_state *st = ctx->state;
+    gb_ctx inner = *ctx;
+    gb_kernel_fn fn;
+
+    if (st == NULL || st->so.fn == NULL)
+        return -1;
+    inner.state = st->scratch;
+    *(void **)&fn = st->so.fn;
+    return fn(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+}
+
+static void release_entry(void *state)
+{
+    sched_state *st = state;
+
+    if (st == NULL)
+        return;
+    gb_sched_so_close(&st->so);
+    free(st->scratch);
+    free(st);
+}
+
+static void explain_entry(sched_entry *e, FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    gb_sched_shape sh;
+    char err[512];
+
+    if (gb_sched_resolve(&e->nest, ctx->params, M, N, K, &sh, err, sizeof err) != 0) {
+        fprintf(out, "%s  M=%d K=%d N=%d\n  %s\n", e->name, M, K, N, err);
+        return;
+    }
+    gb_sched_explain(out, e->name, &sh);
+}
+
+/* A --param value outside the param's set is refused like any bad --param. */
+static int usable_entry(sched_entry *e, const gb_params *p, char *why, size_t whylen)
+{
+    for (int i = 0; i < e->nest.nparams; i++) {
+        const gb_sched_param *sp = &e->nest.params[i];
+        long v = gb_param_get(p, sp->name, sp->value);
+        int ok = sp->nchoices <= 0;
+        for (int c = 0; c < sp->nchoices; c++)
+            ok |= sp->choices[c] == v;
+        if (!ok) {
+            snprintf(why, whylen, "%s=%ld: not in the set of param %s (%s)", sp->name, v,
+                     sp->name, e->path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The variant interface has no user pointer: one set of functions per
+ * slot, each passing its own entry. */
+#define SLOT(N)                                                                              \
+    static int prepare_##N(int M, int N_, int K, const float *B, int ldb, const gb_ctx *ctx,  \
+                           int prepack, void **state)                                        \
+    {                                                                                        \
+        (void)B, (void)ldb, (void)prepack;                                                   \
+        return prepare_entry(entries[N], M, N_, K, ctx, state);                              \
+    }                                                                                        \
+    static void explain_##N(FILE *out, int M, int N_, int K, const gb_ctx *ctx)              \
+    {                                                                                        \
+        explain_entry(entries[N], out, M, N_, K, ctx);                                       \
+    }                                                                                        \
+    static int usable_##N(const gb_params *p, char *why, size_t whylen)                      \
+    {                                                                                        \
+        return usable_entry(entries[N], p, why, whylen);                                     \
+    }
+SLOT(0) SLOT(1) SLOT(2) SLOT(3) SLOT(4) SLOT(5) SLOT(6) SLOT(7)
+SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15)
+#undef SLOT
+
+static const gb_prepare_fn prepares[GB_SCHED_MAX_FILES] = {
+    prepare_0, prepare_1, prepare_2,  prepare_3,  prepare_4,  prepare_5,  prepare_6,  prepare_7,
+    prepare_8, prepare_9, prepare_10, prepare_11, prepare_12, prepare_13, prepare_14, prepare_15,
+};
+static const gb_explain_fn explains[GB_SCHED_MAX_FILES] = {
+    explain_0, explain_1, explain_2,  explain_3,  explain_4,  explain_5,  explain_6,  explain_7,
+    explain_8, explain_9, explain_10, explain_11, explain_12, explain_13, explain_14, explain_15,
+};
+static const gb_usable_fn usables[GB_SCHED_MAX_FILES] = {
+    usable_0, usable_1, usable_2,  usable_3,  usable_4,  usable_5,  usable_6,  usable_7,
+    usable_8, usable_9, usable_10, usable_11, usable_12, usable_13, usable_14, usable_15,
+};
+
+/* STEM: the file name without its directory and its .sched. */
+static int stem_of(const char *path, char *out, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+
+    base = base ? base + 1 : path;
+    n = strlen(base);
+    if (n > 6 && strcmp(base + n - 6, ".sched") == 0)
+        n -= 6;
+    if (n == 0 || n >= len)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char c = base[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.'))
+            return -1;
+    }
+    memcpy(out, base, n);
+    out[n] = '\0';
+    return 0;
+}
+
+const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errlen)
+{
+    sched_entry *e;
+    char stem[48];
+    unsigned char digest[32];
+
+    if (nentries == GB_SCHED_MAX_FILES) {
+        snprintf(err, errlen, "%s:1: more than %d schedules in one run", path,
+                 GB_SCHED_MAX_FILES);
+        return NULL;
+    }
+    if (stem_of(path, stem, sizeof stem) != 0) {
+        snprintf(err, errlen, "%s:1: the file name makes no variant name (letters, digits, "
+                              "_ - . only, at most 40)", path);
+        return NULL;
+    }
+    for (int i = 0; i < nentries; i++)
+        if (strcmp(entries[i]->name + 6, stem) == 0) {
+            snprintf(err, errlen, "%s:1: sched:%s is given twice (%s)", path, stem,
+                     entries[i]->path);
+            return NULL;
+        }
+    if ((e = calloc(1, sizeof *e)) == NULL) {
+        snprintf(err, errlen, "%s:1: out of memory", path);
+        return NULL;
+    }
+    if (gb_sched_load(path, &e->nest, err, errlen) != 0 ||
+        (e->text = gb_read_regular(path, GB_SCHED_MAX_FILE, err, errlen)) == NULL) {
+        free(e);
+        return NULL;
+    }
+    snprintf(e->path, sizeof e->path, "%s", path);
+    gb_sha256(e->text, strlen(e->text), digest);
+    gb_sha256_hex(digest, e->sha256);
+    snprintf(e->name, sizeof e->name, "sched:%s", stem);
+    snprintf(e->description, sizeof e->description, "the schedule in %s", path);
+    for (int p = 0; p < e->nest.nparams; p++)
+        e->spec[p] = (gb_param_spec){ e->nest.params[p].name, e->nest.params[p].min,
+                                      e->nest.params[p].max, NULL, "a param of the schedule" };
+    e->variant = (gb_variant){
+        .name = e->name,
+        .family = "sched",
+        .description = e->description,
+        .run = run_entry,
+        .params = e->spec,
+        .prepare = prepares[nentries],
+        .release = release_entry,
+        .explain = explains[nentries],
+        .usable = usables[nentries],
+    };
+    entries[nentries++] = e;
+    return &e->variant;
+}
+
+int gb_sched_variant_count(void)
+{
+    return nentries;
+}
+
+const gb_variant *gb_sched_variant_at(int i)
+{
+    return i >= 0 && i < nentries ? &entries[i]->variant : NULL;
+}
+
+static sched_entry *entry_of(const gb_variant *v)
+{
+    for (int i = 0; i < nentries; i++)
+        if (&entries[i]->variant == v)
+            return entries[i];
+    return NULL;
+}
+
+int gb_sched_emit_c(const gb_variant *v, const gb_params *p, int M, int N, int K, FILE *out,
+                    char *err, size_t errlen)
+{
+    sched_entry *e = entry_of(v);
+    gb_sched_shape sh;
+    char *source;
+
+    if (e == NULL || gb_sched_resolve(&e->nest, p, M, N, K, &sh, err, errlen) != 0)
+        return -1;
+    if ((source = gb_sched_lower(&sh, "gb_sched_kernel")) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    fprintf(out, "/* %s, M=%d N=%d K=%d, compiled with: %s */\n", e->name, M, N, K,
+            gb_sched_flags());
+    fputs(source, out);
+    free(source);
+    return 0;
+}
+
+cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K)
+{
+    sched_entry *e = entry_of(v);
+    cJSON *o, *params;
+    char text[256];
+    const build_record *r;
+
+    if (e == NULL || (o = cJSON_CreateObject()) == NULL)
+        return NULL;
+    params_text(e, p, text, sizeof text);
+    r = find_record(e, M, N, K, text);
+    cJSON_AddStringToObject(o, "file", e->path);
+    cJSON_AddStringToObject(o, "text", e->text);
+    cJSON_AddStringToObject(o, "sha256", e->sha256);
+    params = cJSON_AddObjectToObject(o, "params");
+    for (int i = 0; i < e->nest.nparams && params; i++)
+        cJSON_AddNumberToObject(params, e->nest.params[i].name,
+                                (double)gb_param_get(p, e->nest.params[i].name,
+                                                     e->nest.params[i].value));
+    if (r) {
+        cJSON_AddStringToObject(o, "compiler", r->compiler);
+        cJSON_AddStringToObject(o, "flags", r->flags);
+        cJSON_AddNumberToObject(o, "compile_ms", r->compile_ms);
+        cJSON_AddBoolToObject(o, "cached", r->cached);
+    }
+    return o;
+}

@@ -1,0 +1,200 @@
+/* test_sched.c - the schedule language's parser and checker: every rule of
+ * src/sched/SCHED.md refuses its schedule with the message it must print,
+ * before anything is compiled; legal schedules make the nest they say. */
+#include "test.h"
+#include "sched_lang.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static gb_sched_text text_buf;
+static gb_sched nest_buf;
+
+/* Parses and checks text as the file t.sched: 0, or -1 with err. */
+static int check_text(const char *text, char *err, size_t errlen)
+{
+    if (gb_sched_parse("t.sched", text, strlen(text), &text_buf, err, errlen) != 0)
+        return -1;
+    return gb_sched_check(&text_buf, &nest_buf, err, errlen);
+}
+
+/* Each illegal schedule and the message it must give (the whole line). */
+static const struct {
+    const char *text;
+    const char *message;
+} refused[] = {
+    /* unknown or used-up loops */
+    { "split x 4 -> a b\n", "t.sched:1: split: no loop 'x'" },
+    { "split i 4 -> io ii\nsplit i 2 -> a b\n", "t.sched:2: split: loop 'i' was split into io, ii" },
+    { "split i 4 -> io ii\nsplit j 4 -> jo ji\nreorder io jo ii ji\nfuse io jo -> f\nparallel io\n",
+      "t.sched:5: parallel: loop 'io' was fused into 'f'" },
+    { "param t = 4\nvectorize t\n", "t.sched:2: vectorize: 't' is a param, not a loop" },
+    /* params */
+    { "split k t -> ko ki\n", "t.sched:1: split: no param 't'" },
+    { "param t = 4 in 8,16\n", "t.sched:1: param: value 4 is not in its own set" },
+    { "param t = 4 in 16..8\n", "t.sched:1: param: range 16..8 is not within 1..65536, low to high" },
+    { "param t = 0\n", "t.sched:1: param: value 0 is not in 1..65536" },
+    { "param t = 4 in 4,8,4\n", "t.sched:1: param: value 4 is in the set twice" },
+    /* names */
+    { "split i 4 -> io io\n", "t.sched:1: split: name 'io' is used twice" },
+    { "split i 4 -> j ii\n", "t.sched:1: split: name 'j' is used twice (a loop of the computation)" },
+    { "param t = 4\nsplit i 4 -> t ii\n", "t.sched:2: split: name 't' is used twice (a param, line 1)" },
+    { "split i 4 -> in ii\n", "t.sched:1: split: 'in' is a word of the language, not a name" },
+    { "split i 4 -> Io ii\n", "t.sched:1: split: name 'Io' is not [a-z_][a-z0-9_]*" },
+    { "split i 4 -> a_very_long_name_of_thirty_two_ch ii\n",
+      "t.sched:1: split: name 'a_very_long_name_of_thirty_two_...' is longer than 31 characters" },
+    /* factors */
+    { "split i 0 -> io ii\n", "t.sched:1: split: factor 0 is not in 1..65536" },
+    { "split i 100000 -> io ii\n", "t.sched:1: split: factor 100000 is not in 1..65536" },
+    { "split i 99999999999 -> io ii\n", "t.sched:1: split: number '99999999999' has more than 9 digits" },
+    /* reorder */
+    { "reorder i i\n", "t.sched:1: reorder: loop 'i' is named twice" },
+    { "reorder i\n", "t.sched:1: reorder: needs at least two loops" },
+    /* fuse */
+    { "fuse i k -> f\n", "t.sched:1: fuse: 'k' is a reduction loop; only spatial loops fuse" },
+    { "reorder i k j\nfuse i j -> f\n", "t.sched:2: fuse: 'i' and 'j' are not adjacent, the first directly outside the second" },
+    { "fuse j i -> f\n", "t.sched:1: fuse: 'j' and 'i' are not adjacent, the first directly outside the second" },
+    /* parallel */
+    { "parallel k\n", "t.sched:1: parallel: 'k' is a reduction loop: its threads would add into the same C" },
+    { "parallel i\nparallel j\n", "t.sched:2: parallel: 'i' is parallel already (line 1); one parallel loop per nest" },
+    { "vectorize j\nparallel j\n", "t.sched:2: parallel: 'j' is vectorized (line 1)" },
+    /* vectorize */
+    { "vectorize k\n", "t.sched:1: vectorize: 'k' is a reduction loop; only spatial loops vectorize" },
+    { "vectorize j\nvectorize i\n", "t.sched:2: vectorize: 'j' is vectorized already (line 1); one vectorized loop per nest" },
+    /* unroll */
+    { "unroll k\n", "t.sched:1: unroll: unrolling all of 'k' needs the inner loop of a split by at most 512 (or give a count)" },
+    { "split k 1024 -> ko ki\nunroll ki\n", "t.sched:2: unroll: unrolling all of 'ki' needs the inner loop of a split by at most 512 (or give a count)" },
+    { "unroll k 0\n", "t.sched:1: unroll: count 0 is not in 1..512" },
+    { "parallel i\nunroll i 4\n", "t.sched:2: unroll: 'i' is parallel (line 1)" },
+    { "unroll i 4\nparallel i\n", "t.sched:2: parallel: 'i' is unrolled (line 1)" },
+    /* cache_write */
+    { "cache_write C at k\n", "t.sched:1: cache_write: 'k' is a reduction loop: the tile would be written before its sums are complete" },
+    { "reorder k i j\ncache_write C at i\n", "t.sched:2: cache_write: reduction loop 'k' is at or outside 'i': the tile would be written before its sums are complete" },
+    { "cache_write C at j\nreorder i k j\n", "t.sched:1: cache_write: reduction loop 'k' is at or outside 'j': the tile would be written before its sums are complete" },
+    { "split i 4 -> io ii\nreorder ii io j k\ncache_write C at ii\n",
+      "t.sched:3: cache_write: 'io' is inside 'ii' but 'ii' is not: the tile would not be a dense block of C" },
+    { "cache_write C at i\ncache_write C at j\n", "t.sched:2: cache_write: C is cached at 'i' already (line 1)" },
+    { "cache_write A at i\n", "t.sched:1: cache_write: expected C, found 'A'" },
+    /* pack */
+    { "pack B at root\npack B at i\n", "t.sched:2: pack: B is packed already (line 1)" },
+    { "pack C at root\n", "t.sched:1: pack: expected A or B, found 'C'" },
+    { "vectorize j\npack B at j\n", "t.sched:2: pack: 'j' is the vectorized loop" },
+    /* annotations come after split and fuse */
+    { "parallel i\nsplit i 4 -> io ii\n", "t.sched:2: split: 'i' is parallel (line 1); split and fuse come before annotations" },
+    /* form */
+    { "splitt i 4 -> io ii\n", "t.sched:1: unknown statement 'splitt'" },
+    { "split i 4 -> io ii extra\n", "t.sched:1: split: unexpected 'extra' after the statement" },
+    { "split i 4 io ii\n", "t.sched:1: split: expected '->', found 'io'" },
+    { "split i\n", "t.sched:1: split: expected a factor (an integer or a param), found the end of the line" },
+    { "split i 4 -> io ii; system(\"rm -rf /\")\n", "t.sched:1: split: unexpected character ';'" },
+    { "split i 4 -> io ii\n\x01\n", "t.sched:2: not a text file (byte 0x01 in column 1)" },
+    { "# caf\xc3\xa9\n", "t.sched:1: not a text file (byte 0xc3 in column 6)" },
+    { "split i 4 -> 4ii io\n", "t.sched:1: split: '4ii' is neither a number nor a name" },
+    { "param t = 4 in\n", "t.sched:1: param: expected a value of the set, found the end of the line" },
+};
+
+TEST(sched_refuses_each_illegal_schedule_with_its_message)
+{
+    char err[512];
+
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        int rc = check_text(refused[i].text, err, sizeof err);
+        if (rc == 0 || strcmp(err, refused[i].message) != 0) {
+            char msg[1400];
+            snprintf(msg, sizeof msg, "schedule %zu: got %s'%s', expected '%s'", i,
+                     rc == 0 ? "no refusal, " : "", err, refused[i].message);
+            gb_test_fail(__FILE__, __LINE__, msg);
+        }
+    }
+    CHECK(sizeof refused / sizeof refused[0] >= 25);
+}
+
+TEST(sched_refuses_a_file_that_is_no_schedule)
+{
+    char err[512], big[GB_SCHED_MAX_FILE + 2];
+    const char nul[] = "split i 4 -> io ii\nsplit j 4\0 -> jo ji\n";
+
+    /* a NUL inside, which strlen would hide: parse by length */
+    CHECK(gb_sched_parse("t.sched", nul, sizeof nul - 1, &text_buf, err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:2: not a text file (byte 0x00 in column 10)") == 0);
+    memset(big, '#', sizeof big);
+    CHECK(gb_sched_parse("t.sched", big, sizeof big, &text_buf, err, sizeof err) == -1);
+    CHECK(strstr(err, "t.sched:1: the file is over 65536 bytes") == err);
+    memset(big, '\n', sizeof big);
+    CHECK(gb_sched_parse("t.sched", big, 300, &text_buf, err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:257: more than 256 lines") == 0);
+    memset(big, ' ', 300);
+    big[300] = '\n';
+    CHECK(gb_sched_parse("t.sched", big, 301, &text_buf, err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:1: line longer than 256 characters") == 0);
+}
+
+TEST(sched_refuses_deep_splitting_at_the_loop_limit)
+{
+    char text[4096] = "", err[512];
+    size_t used = 0;
+
+    /* each split of the last inner loop adds two: 3 + 2 * 14 = 31, then 33 */
+    used += (size_t)snprintf(text + used, sizeof text - used, "split i 2 -> a0 b0\n");
+    for (int d = 1; d < 15; d++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "split b%d 2 -> a%d b%d\n",
+                                 d - 1, d, d);
+    CHECK(check_text(text, err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:15: split: more than 32 loops") == 0);
+}
+
+TEST(sched_refuses_a_tile_or_pack_too_large_for_the_shape)
+{
+    char err[512];
+    gb_sched_shape sh;
+    gb_params none = { 0 };
+
+    CHECK(check_text("cache_write C at i\n", err, sizeof err) == 0);
+    /* the tile is one row of C: 65536 floats fit, 65537 do not */
+    CHECK(gb_sched_resolve(&nest_buf, &none, 4, 65536, 8, &sh, err, sizeof err) == 0);
+    CHECK(gb_sched_resolve(&nest_buf, &none, 4, 65537, 8, &sh, err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched: cache_write at i: a tile of 1 x 65537 floats, over 65536") == 0);
+    CHECK(check_text("param t = 4 in 4,8\nsplit k t -> ko ki\n", err, sizeof err) == 0);
+    gb_params p = { 0 };
+    gb_param_set(&p, "t", 5);
+    CHECK(gb_sched_resolve(&nest_buf, &p, 4, 4, 4, &sh, err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched: --param t=5 is not in the param's set") == 0);
+}
+
+/* The nest a legal schedule makes: the tutorial's cache_write step. */
+TEST(sched_checks_the_tutorials_nest)
+{
+    static const char *text = "param bn = 32 in 8,16,32,64   # the block\n"
+                              "tile i j bn bn -> mo no mi ni\n"
+                              "split k 4 -> ko ki\n"
+                              "reorder mo no ko mi ki ni\n"
+                              "vectorize ni\n"
+                              "unroll ki\n"
+                              "pack B at root\n"
+                              "cache_write C at no\n";
+    static const char *order[] = { "mo", "no", "ko", "mi", "ki", "ni" };
+    char err[512];
+    gb_sched_shape sh;
+    gb_params none = { 0 };
+
+    CHECK(check_text(text, err, sizeof err) == 0);
+    CHECK_EQ_INT(nest_buf.norder, 6);
+    for (int p = 0; p < 6 && p < nest_buf.norder; p++)
+        CHECK(strcmp(nest_buf.loops[nest_buf.order[p]].name, order[p]) == 0);
+    CHECK(nest_buf.nparams == 1 && nest_buf.params[0].value == 32 &&
+          nest_buf.params[0].nchoices == 4);
+    CHECK(nest_buf.pack[1] == GB_SCHED_ROOT && nest_buf.pack[0] == -1);
+    CHECK(strcmp(nest_buf.loops[nest_buf.cache_write].name, "no") == 0);
+    CHECK(gb_sched_resolve(&nest_buf, &none, 33, 100, 7, &sh, err, sizeof err) == 0);
+    for (int l = 0; l < nest_buf.nloops; l++) {
+        const char *n = nest_buf.loops[l].name;
+        if (strcmp(n, "mo") == 0)
+            CHECK(sh.extent[l] == 2 && sh.stride[l] == 32);
+        if (strcmp(n, "ni") == 0)
+            CHECK(sh.extent[l] == 32 && sh.stride[l] == 1);
+        if (strcmp(n, "ko") == 0)
+            CHECK(sh.extent[l] == 2 && sh.stride[l] == 4);
+    }
+    /* B packed as pb[no][ko][ki][ni]: 4 x 2 x 4 x 32 floats */
+    CHECK(gb_sched_scratch_floats(&sh, 2) == 4 * 2 * 4 * 32);
+}

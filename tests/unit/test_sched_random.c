@@ -1,0 +1,233 @@
+/* test_sched_random.c - schedules nobody wrote by hand: random statements
+ * (split, tile, reorder, fuse, parallel, vectorize, unroll, cache_write,
+ * pack) kept when the checker takes them, each schedule lowered for an
+ * awkward shape (dimensions from 1, 7, 17, 33, 100: multiples of no tile),
+ * compiled (all kernels in one file, one compiler run) and verified exactly
+ * against the reference with padded leading dimensions, on 1 or 2 threads. */
+#define _POSIX_C_SOURCE 200809L
+#include "test.h"
+#include "sched_lang.h"
+#include "sched_build.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NSCHEDULES 200
+
+static unsigned long long rng_state = 0x9e3779b97f4a7c15ULL;
+
+static unsigned rnd(unsigned n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (unsigned)(rng_state % n);
+}
+
+static gb_sched_text text_buf;
+
+static int legal(const char *file, const char *text, gb_sched *out)
+{
+    char err[512];
+
+    return gb_sched_parse(file, text, strlen(text), &text_buf, err, sizeof err) == 0 &&
+           gb_sched_check(&text_buf, out, err, sizeof err) == 0;
+}
+
+static const char *live(const gb_sched *s)
+{
+    return s->loops[s->order[rnd((unsigned)s->norder)]].name;
+}
+
+/* One random statement about the nest s, with fresh names from *fresh. */
+static void random_statement(const gb_sched *s, int *fresh, char *out, size_t len)
+{
+    static const int factors[] = { 1, 2, 3, 4, 5, 8, 16, 33 };
+    const int f1 = factors[rnd(8)], f2 = factors[rnd(8)], n = (*fresh += 4);
+
+    switch (rnd(11)) {
+    case 0:
+    case 1:
+        snprintf(out, len, "split %s %d -> n%d n%d\n", live(s), f1, n, n + 1);
+        break;
+    case 2:
+        snprintf(out, len, "tile %s %s %d %d -> n%d n%d n%d n%d\n", live(s), live(s), f1, f2, n,
+                 n + 1, n + 2, n + 3);
+        break;
+    case 3: {
+        size_t used = (size_t)snprintf(out, len, "reorder");
+        int count = 2 + (int)rnd(3);
+        for (int i = 0; i < count; i++)
+            used += (size_t)snprintf(out + used, len - used, " %s", live(s));
+        snprintf(out + used, len - used, "\n");
+        break;
+    }
+    case 4: {
+        int p = (int)rnd((unsigned)s->norder);
+        snprintf(out, len, "fuse %s %s -> n%d\n", s->loops[s->order[p]].name,
+                 s->loops[s->order[p + 1 < s->norder ? p + 1 : p]].name, n);
+        break;
+    }
+    case 5:
+        snprintf(out, len, "parallel %s\n", live(s));
+        break;
+    case 6:
+        snprintf(out, len, "vectorize %s\n", live(s));
+        break;
+    case 7:
+        if (rnd(2))
+            snprintf(out, len, "unroll %s\n", live(s));
+        else
+            snprintf(out, len, "unroll %s %d\n", live(s), 1 + (int)rnd(8));
+        break;
+    case 8:
+        snprintf(out, len, "cache_write C at %s\n", live(s));
+        break;
+    default:
+        snprintf(out, len, "pack %c at %s\n", rnd(2) ? 'B' : 'A', rnd(3) ? live(s) : "root");
+        break;
+    }
+}
+
+typedef struct one_case {
+    char text[2048];
+    int M, N, K, threads;
+    long scratch;
+} one_case;
+
+static long verify(gb_kernel_fn fn, const one_case *c)
+{
+    const int pad = 3, lda = c->K + pad, ldb = c->N + pad, ldc = c->N + pad;
+    float *A = malloc(sizeof(float) * (size_t)c->M * lda);
+    float *B = malloc(sizeof(float) * (size_t)c->K * ldb);
+    float *C = malloc(sizeof(float) * (size_t)c->M * ldc);
+    float *scratch = c->scratch > 0 ? malloc(sizeof(float) * (size_t)c->scratch) : NULL;
+    gb_params none = { 0 };
+    gb_ctx ctx = { c->threads, &none, scratch };
+    long bad = 0;
+
+    if (A == NULL || B == NULL || C == NULL || (c->scratch > 0 && scratch == NULL)) {
+        bad = -1;
+        goto out;
+    }
+    for (int i = 0; i < c->M * lda; i++)
+        A[i] = (float)((int)rnd(5) - 2);
+    for (int i = 0; i < c->K * ldb; i++)
+        B[i] = (float)((int)rnd(5) - 2);
+    for (int i = 0; i < c->M * ldc; i++)
+        C[i] = 777.0f;
+    if (fn(c->M, c->N, c->K, A, lda, B, ldb, C, ldc, &ctx) != 0) {
+        bad = -1;
+        goto out;
+    }
+    for (int i = 0; i < c->M; i++) {
+        for (int j = 0; j < c->N; j++) {
+            float ref = 0.0f;
+            for (int k = 0; k < c->K; k++)
+                ref += A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
+            bad += C[(size_t)i * ldc + j] != ref;
+        }
+        for (int j = c->N; j < ldc; j++) /* the padding is never written */
+            bad += C[(size_t)i * ldc + j] != 777.0f;
+    }
+out:
+    free(A), free(B), free(C), free(scratch);
+    return bad;
+}
+
+TEST(sched_random_legal_schedules_are_exact)
+{
+    static one_case cases[NSCHEDULES];
+    static const int dims[] = { 1, 7, 17, 33, 100 };
+    static gb_sched nest;
+    size_t cap = 1 << 20, used = 0;
+    char *source = malloc(cap), err[512];
+    int rejected = 0, statements = 0;
+    gb_sched_so so;
+
+    CHECK(source != NULL);
+    if (source == NULL)
+        return;
+    source[0] = '\0';
+    for (int n = 0; n < NSCHEDULES; n++) {
+        one_case *c = &cases[n];
+        int fresh = 0, kept = 0;
+        gb_sched_shape sh;
+        gb_params none = { 0 };
+        c->text[0] = '\0';
+        legal("r.sched", "", &nest);
+        for (int attempt = 0; attempt < 40 && kept < 7; attempt++) {
+            char stmt[256], trial[2048];
+            random_statement(&nest, &fresh, stmt, sizeof stmt);
+            snprintf(trial, sizeof trial, "%s%s", c->text, stmt);
+            if (legal("r.sched", trial, &nest)) {
+                strcpy(c->text, trial);
+                kept++;
+            } else {
+                rejected++;
+                legal("r.sched", c->text, &nest);
+            }
+        }
+        statements += kept;
+        c->M = dims[rnd(5)], c->N = dims[rnd(5)], c->K = dims[rnd(5)];
+        c->threads = 1 + (int)rnd(2);
+        if (!legal("r.sched", c->text, &nest) ||
+            gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) != 0) {
+            gb_test_fail(__FILE__, __LINE__, c->text);
+            continue;
+        }
+        c->scratch = gb_sched_scratch_floats(&sh, c->threads);
+        char symbol[32], *kernel;
+        snprintf(symbol, sizeof symbol, "kernel_%d", n);
+        kernel = gb_sched_lower(&sh, symbol);
+        CHECK(kernel != NULL);
+        if (kernel == NULL)
+            continue;
+        while (used + strlen(kernel) + 1 > cap) {
+            char *grown = realloc(source, cap *= 2);
+            CHECK(grown != NULL);
+            if (grown == NULL) {
+                free(source), free(kernel);
+                return;
+            }
+            source = grown;
+        }
+        strcpy(source + used, kernel);
+        used += strlen(kernel);
+        free(kernel);
+    }
+    /* most statements drawn are legal; the checker refuses the rest */
+    CHECK(statements > NSCHEDULES * 3);
+    CHECK(rejected > 0);
+    if (gb_sched_build(source, NULL, &so, err, sizeof err) != 0) {
+        if (strncmp(err, "CC '", 4) == 0) {
+            free(source);
+            SKIP("no C compiler");
+        }
+        gb_test_fail(__FILE__, __LINE__, err);
+        free(source);
+        return;
+    }
+    free(source);
+    for (int n = 0; n < NSCHEDULES; n++) {
+        char symbol[32];
+        gb_kernel_fn fn;
+        long bad;
+        snprintf(symbol, sizeof symbol, "kernel_%d", n);
+        *(void **)&fn = dlsym(so.handle, symbol);
+        CHECK(fn != NULL);
+        if (fn == NULL)
+            continue;
+        bad = verify(fn, &cases[n]);
+        if (bad != 0) {
+            char msg[2600];
+            snprintf(msg, sizeof msg, "M=%d N=%d K=%d threads=%d: %ld wrong (-1: did not run) "
+                     "for\n%s", cases[n].M, cases[n].N, cases[n].K, cases[n].threads, bad,
+                     cases[n].text);
+            gb_test_fail(__FILE__, __LINE__, msg);
+        }
+    }
+    gb_sched_so_close(&so);
+}
