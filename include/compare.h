@@ -101,6 +101,9 @@ typedef struct gb_compare {
     int nrows;
     const gb_entry **only_old, **only_new;   /* in each file's order */
     int nonly_old, nonly_new;
+    /* One-sided pairs that differ only by their schedule text (a
+     * --schedule edited between the runs): never compared, said apart. */
+    int ntext_differs;
     gb_compare_group *by_variant, *by_kernel;      /* in order of first appearance */
     int nby_variant, nby_kernel;
     gb_compare_group overall;

@@ -31,6 +31,9 @@ typedef struct gb_entry {
     int cold;                /* "cache": "cold" */
     double intensity, attainable_gflops, roof_pct;
     const char *roof;        /* "compute", "L2", "L3", "memory"; NULL when absent */
+    /* A --schedule variant's text, by its hash (schedule.sha256): two
+     * texts under one name are two measurements.  NULL for the others. */
+    const char *schedule_sha256;
 } gb_entry;
 
 /* A peak measured at one thread count (machine.peak_gflops_by_threads). */

@@ -106,9 +106,29 @@ def main(argv):
             problems.append(f"results[{i}]: sample_rounds is not one round in 1..{rounds} "
                             "per sample")
         problems += roof_problems(i, r)
+        problems += schedule_problems(i, r)
     print("\n".join(f"{path}: {p}" for p in problems) or f"{path}: valid, "
           f"{len(doc['results'])} results, complete={doc['complete']}")
     return 1 if problems else 0
+
+
+def schedule_problems(i, r):
+    """A --schedule variant's "schedule" object (results/FORMAT.md)."""
+    s = r.get("schedule")
+    if s is None:
+        return [f"results[{i}]: variant {r['variant']} has no schedule object"] \
+            if r["variant"].startswith("sched:") else []
+    if not isinstance(s, dict):
+        return [f"results[{i}].schedule is not an object"]
+    want = {"file": str, "text": str, "sha256": str, "params": dict, "compiler": str,
+            "flags": str, "compile_ms": (int, float), "cached": bool}
+    out = [f"results[{i}].schedule.{k} missing or not {t}" for k, t in want.items()
+           if not isinstance(s.get(k), t) or (t != bool and isinstance(s.get(k), bool))]
+    if not out and (len(s["sha256"]) != 64 or s["compile_ms"] < 0
+                    or (s["cached"] and s["compile_ms"] != 0)):
+        out.append(f"results[{i}].schedule: sha256 not 64 hex digits, or compile_ms "
+                   "negative, or cached with a compile time")
+    return out
 
 
 if __name__ == "__main__":

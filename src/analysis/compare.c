@@ -478,6 +478,16 @@ static int pair_entries(gb_compare *c, const gb_entry **a, int na, const gb_entr
             c->nrows++;
         }
     }
+    for (int x = 0; x < c->nonly_old; x++)
+        for (int y = 0; y < c->nonly_new; y++)
+            if (c->only_old[x]->schedule_sha256 && c->only_new[y]->schedule_sha256 &&
+                strcmp(c->only_old[x]->variant, c->only_new[y]->variant) == 0 &&
+                strcmp(c->only_old[x]->params, c->only_new[y]->params) == 0 &&
+                c->only_old[x]->prepack == c->only_new[y]->prepack &&
+                gb_entry_same_point(c->only_old[x], c->only_new[y])) {
+                c->ntext_differs++;
+                break;
+            }
     qsort(c->rows, (size_t)c->nrows, sizeof *c->rows, compare_rows_old_order);
     qsort(c->only_old, (size_t)c->nonly_old, sizeof *c->only_old, compare_ptr_order);
     qsort(c->only_new, (size_t)c->nonly_new, sizeof *c->only_new, compare_ptr_order);
@@ -494,9 +504,12 @@ static void nothing_in_common(const gb_compare *c, char *err, size_t errlen)
     if (ta > 0 && tb > 0 && ta != tb)
         snprintf(hint, sizeof hint, "; they ran %d and %d threads: rerun one with --threads",
                  ta, tb);
+    else if (c->ntext_differs)
+        snprintf(hint, sizeof hint, "; %d entries of a schedule variant ran different "
+                                    "schedule texts (schedule.sha256)", c->ntext_differs);
     snprintf(err, errlen,
              "%s and %s have no measurement in common%s (matched on variant, params, "
-             "kernel, M, K, N, threads, prepack, cache)%s",
+             "kernel, M, K, N, threads, prepack, cache, schedule text)%s",
              c->old_f->path, c->new_f->path, filtered ? " after --variant/--kernel" : "",
              hint);
 }

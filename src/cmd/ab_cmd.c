@@ -217,6 +217,10 @@ static int judge(build *b, const ab_opts *o, int status)
         if (c.nonly_old || c.nonly_new)
             fprintf(stderr, "gemmbench: ab: note: %d entries measured by OLD only, %d by NEW "
                             "only (listed, not compared)\n", c.nonly_old, c.nonly_new);
+        if (c.ntext_differs)
+            fprintf(stderr, "gemmbench: ab: note: %d entries of a schedule variant ran "
+                            "different schedule texts in OLD and NEW (schedule.sha256): not "
+                            "compared\n", c.ntext_differs);
         for (int i = 0; i < 2; i++) {
             int n = failed_checks(&f[i]);
             if (n || b[i].check_failed) {

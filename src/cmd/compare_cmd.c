@@ -90,6 +90,10 @@ static void print_warnings(const gb_compare *c)
         fprintf(stderr, "gemmbench: note: %d entries only in %s, %d only in %s (listed, "
                         "not compared)\n",
                 c->nonly_old, c->old_f->path, c->nonly_new, c->new_f->path);
+    if (c->ntext_differs)
+        fprintf(stderr, "gemmbench: note: %d entries of a schedule variant ran different "
+                        "schedule texts in the two files (schedule.sha256): not compared\n",
+                c->ntext_differs);
 }
 
 /* The comparison on stdout in format; the exit status. */

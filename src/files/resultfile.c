@@ -294,6 +294,14 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
         return -1;
     e->peak_pct = optional_number(o, "peak_pct");
     e->speedup = optional_number(o, "speedup_vs_baseline");
+    if (field(o, "schedule") != NULL) {
+        const cJSON *sha = field(field(o, "schedule"), "sha256");
+        e->schedule_sha256 = cJSON_GetStringValue(sha);
+        if (e->schedule_sha256 == NULL || strlen(e->schedule_sha256) != 64) {
+            snprintf(err, errlen, "%s: field \"schedule.sha256\" is not a SHA-256 in hex", where);
+            return -1;
+        }
+    }
     if (load_roof(o, e, where, err, errlen))
         return -1;
 
@@ -468,6 +476,9 @@ int gb_entry_order(const gb_entry *a, const gb_entry *b)
         d = (a->prepack > b->prepack) - (a->prepack < b->prepack);
     if (d == 0)
         d = (a->cold > b->cold) - (a->cold < b->cold);
+    if (d == 0 && a->schedule_sha256 != b->schedule_sha256) /* two schedule texts */
+        d = a->schedule_sha256 == NULL ? -1 : b->schedule_sha256 == NULL ? 1
+            : strcmp(a->schedule_sha256, b->schedule_sha256);
     return d;
 }
 

@@ -231,3 +231,93 @@ TEST(sched_random_legal_schedules_are_exact)
     }
     gb_sched_so_close(&so);
 }
+
+/* Every schedule that ships in schedules/ (the hand-written variants'
+ * twins), on shapes whose dimensions are 1, 7, 33, 100 and 383 in turn, on 1
+ * and 2 threads: exact.  One compiler run for all of them. */
+TEST(sched_shipped_schedules_are_exact)
+{
+    static const int shapes[][3] = { /* M, N, K */
+        { 1, 7, 33 }, { 7, 33, 100 }, { 33, 100, 383 }, { 100, 383, 1 }, { 383, 1, 7 },
+    };
+    static const char *const names[] = {
+        "k4", "k8", "k16", "k32", "k64", "vec_j", "parallel", "parallel_vec_j", "vec_j_k16",
+        "full", "tvm_blocking", "tvm_vectorize", "tvm_permute", "tvm_packing",
+        "tvm_cache_write", "tvm_parallel", "rule_based",
+    };
+    enum { NNAMES = sizeof names / sizeof names[0], NSHAPES = sizeof shapes / sizeof shapes[0] };
+    static one_case cases[NNAMES][NSHAPES];
+    static gb_sched nest;
+    size_t cap = 1 << 20, used = 0;
+    char *source = malloc(cap), err[512];
+    gb_sched_so so;
+
+    CHECK(source != NULL);
+    if (source == NULL)
+        return;
+    for (int n = 0; n < NNAMES; n++) {
+        char path[128];
+        snprintf(path, sizeof path, "schedules/%s.sched", names[n]);
+        if (gb_sched_load(path, &nest, err, sizeof err) != 0) {
+            gb_test_fail(__FILE__, __LINE__, err);
+            continue;
+        }
+        for (int s = 0; s < NSHAPES; s++) {
+            one_case *c = &cases[n][s];
+            gb_sched_shape sh;
+            gb_params none = { 0 };
+            char symbol[64], *kernel;
+            c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
+            c->threads = 2;
+            snprintf(c->text, sizeof c->text, "%s", path);
+            CHECK(gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) == 0);
+            c->scratch = gb_sched_scratch_floats(&sh, 2);
+            snprintf(symbol, sizeof symbol, "twin_%d_%d", n, s);
+            kernel = gb_sched_lower(&sh, symbol);
+            CHECK(kernel != NULL);
+            if (kernel == NULL)
+                continue;
+            while (used + strlen(kernel) + 1 > cap) {
+                char *grown = realloc(source, cap *= 2);
+                if (grown == NULL) {
+                    free(source), free(kernel);
+                    CHECK(0);
+                    return;
+                }
+                source = grown;
+            }
+            strcpy(source + used, kernel);
+            used += strlen(kernel);
+            free(kernel);
+        }
+    }
+    if (gb_sched_build(source, NULL, &so, err, sizeof err) != 0) {
+        free(source);
+        if (strncmp(err, "CC '", 4) == 0)
+            SKIP("no C compiler");
+        gb_test_fail(__FILE__, __LINE__, err);
+        return;
+    }
+    free(source);
+    for (int n = 0; n < NNAMES; n++)
+        for (int s = 0; s < NSHAPES; s++)
+            for (int threads = 1; threads <= 2; threads++) {
+                one_case *c = &cases[n][s];
+                char symbol[64];
+                gb_kernel_fn fn;
+                long bad;
+                snprintf(symbol, sizeof symbol, "twin_%d_%d", n, s);
+                *(void **)&fn = dlsym(so.handle, symbol);
+                if (fn == NULL)
+                    continue; /* its load failed above */
+                c->threads = threads;
+                bad = verify(fn, c);
+                if (bad != 0) {
+                    char msg[256];
+                    snprintf(msg, sizeof msg, "%s M=%d N=%d K=%d threads=%d: %ld wrong",
+                             c->text, c->M, c->N, c->K, threads, bad);
+                    gb_test_fail(__FILE__, __LINE__, msg);
+                }
+            }
+    gb_sched_so_close(&so);
+}

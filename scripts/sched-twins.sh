@@ -1,0 +1,41 @@
+#!/bin/sh
+# sched-twins.sh - each schedule file of schedules/ beside the hand-written
+# variant it twins: one interleaved run per twin (the two run back to back
+# on every shape, their calls spread over the rounds), over the 24 BERT
+# shapes at 2 threads; then per twin the geomean of time(sched:NAME) /
+# time(NAME), the range over shapes and the shapes outside 0.85-1.15.
+#
+# usage: scripts/sched-twins.sh OUTDIR [NAME ...]   (default: every twin)
+# environment: GEMMBENCH (build/gemmbench); RUN_OPTS (default
+#   --rounds 3 --reps 9 --min-reps 3 --warmup 2 --max-time 1)
+set -u
+out=${1:?usage: scripts/sched-twins.sh OUTDIR [NAME ...]}
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+G=${GEMMBENCH:-$here/../build/gemmbench}
+opts=${RUN_OPTS:---rounds 3 --reps 9 --min-reps 3 --warmup 2 --max-time 1}
+names=${*:-k4 k8 k16 k32 k64 vec_j parallel parallel_vec_j vec_j_k16 full tvm_blocking tvm_vectorize tvm_permute tvm_packing tvm_cache_write tvm_parallel rule_based}
+mkdir -p "$out" || exit 3
+for n in $names; do
+    # rule_based's twin is the rules at tm=32: compare it where they agree
+    # (M not a multiple of 64 and over 32) and at tm=64 where M % 64 == 0.
+    "$G" --variant "$n" --schedule "$here/../schedules/$n.sched" --kernel all --threads 2 \
+        $opts --quiet -o "$out/$n.json" -f >"$out/$n.txt" 2>&1 ||
+        { echo "sched-twins: $n: run failed: $(tail -n 1 "$out/$n.txt")" >&2; exit 1; }
+done
+python3 - "$out" $names <<'PY'
+import json, math, sys
+out, names = sys.argv[1], sys.argv[2:]
+print("| twin | geomean sched/hand | range | shapes outside 0.85-1.15 |")
+print("|---|--:|--:|---|")
+for n in names:
+    doc = json.load(open(f"{out}/{n}.json"))
+    t = {}
+    for r in doc["results"]:
+        t.setdefault((r["kernel"], r["M"]), {})[r["variant"]] = r["median_us"]
+    ratios = {k: v["sched:" + n] / v[n] for k, v in t.items() if n in v and "sched:" + n in v}
+    g = math.exp(sum(math.log(x) for x in ratios.values()) / len(ratios))
+    off = [f"{k[0]} M={k[1]} {x:.2f}" for k, x in sorted(ratios.items()) if not 0.85 <= x <= 1.15]
+    print(f"| {n} | {g:.3f} | {min(ratios.values()):.2f}-{max(ratios.values()):.2f} | "
+          f"{', '.join(off) if off else 'none'} |")
+PY

@@ -1,0 +1,102 @@
+# sched.sh - schedule files from the command line: a shipped schedule runs
+# verified, with its "schedule" object, compiled once and then cached;
+# illegal and hostile files exit 2 with FILE:LINE: and no compiler run;
+# no compiler is one line naming CC; --emit-c, --explain, --param against a
+# schedule's set; compare never pairs two texts under one name.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+ROOT=$(pwd)
+XDG_CACHE_HOME=$WORK/cache
+export XDG_CACHE_HOME
+tiny="--shape 33x17x7 --shape 7x100x33 --threads 2 --quick --quiet"
+
+# A compiler that records each run, so that "no compiler ran" is seen.
+cat >"$WORK/cc" <<WRAP
+#!/bin/sh
+case "\$*" in *--version*) ;; *) echo run >>"$WORK/cc.log" ;; esac
+exec cc "\$@"
+WRAP
+chmod +x "$WORK/cc"
+: >"$WORK/cc.log"
+
+CC=$WORK/cc expect_exit sched_runs 0 "$G" --schedule "$ROOT/schedules/tvm_cache_write.sched" $tiny -o "$WORK/a.json"
+expect_grep sched_row_passes '^sched:tvm_cache_write .* pass' "$WORK/out"
+expect_true sched_json_valid python3 "$ROOT/scripts/validate-json.py" "$WORK/a.json"
+field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; print(','.join(str(x['schedule'][sys.argv[2]]) for x in r))" "$@"; }
+[ "$(field "$WORK/a.json" cached)" = "False,False" ] && echo "ok sched_first_run_compiles" ||
+    echo "FAIL sched_first_run_compiles: cached=$(field "$WORK/a.json" cached)"
+[ "$(wc -l <"$WORK/cc.log")" -eq 2 ] && echo "ok sched_one_compile_per_shape" ||
+    echo "FAIL sched_one_compile_per_shape: $(wc -l <"$WORK/cc.log") compiler runs"
+[ "$(field "$WORK/a.json" params)" = "{'bn': 32},{'bn': 32}" ] && echo "ok sched_params_in_json" ||
+    echo "FAIL sched_params_in_json: $(field "$WORK/a.json" params)"
+CC=$WORK/cc expect_exit sched_runs_again 0 "$G" --schedule "$ROOT/schedules/tvm_cache_write.sched" $tiny -o "$WORK/b.json"
+[ "$(field "$WORK/b.json" cached)" = "True,True" ] && [ "$(field "$WORK/b.json" compile_ms)" = "0,0" ] &&
+    echo "ok sched_second_run_cached" || echo "FAIL sched_second_run_cached: $(field "$WORK/b.json" cached)"
+[ "$(wc -l <"$WORK/cc.log")" -eq 2 ] && echo "ok sched_cached_runs_no_compiler" ||
+    echo "FAIL sched_cached_runs_no_compiler: $(wc -l <"$WORK/cc.log") compiler runs"
+
+# Beside the variant it twins, in one run; --variant keeps both.
+expect_exit sched_beside_twin 0 "$G" --variant vec_j --schedule "$ROOT/schedules/vec_j.sched" $tiny -o "$WORK/t.json"
+expect_grep sched_twin_row '^vec_j ' "$WORK/out"
+expect_grep sched_twin_sched_row '^sched:vec_j ' "$WORK/out"
+
+# --param within and outside the schedule's set.
+expect_exit sched_param_in_set 0 "$G" --schedule "$ROOT/schedules/tvm_cache_write.sched" --param bn=16 $tiny -o "$WORK/p.json"
+expect_exit sched_param_outside_set 2 "$G" --schedule "$ROOT/schedules/tvm_cache_write.sched" --param bn=24 $tiny -o "$WORK/q.json"
+expect_grep sched_param_outside_set_says "bn=24: not in the set of param bn" "$WORK/err"
+
+# --emit-c and --explain, without measuring.
+expect_exit sched_emit_c 0 "$G" --schedule "$ROOT/schedules/full.sched" --shape 9x10x11 --emit-c
+expect_grep sched_emit_c_kernel '^int gb_sched_kernel(int M, int N, int K' "$WORK/out"
+expect_grep sched_emit_c_specialised 'if (M != 9 || N != 11 || K != 10)' "$WORK/out"
+expect_exit sched_explain 0 "$G" --schedule "$ROOT/schedules/full.sched" --shape 9x10x11 --explain
+expect_grep sched_explain_nest 'vectorized for j1 in 0..8' "$WORK/out"
+
+# Illegal and hostile schedules: exit 2, one line FILE:LINE: ..., no compiler.
+: >"$WORK/cc.log"
+refuse() { # NAME TEXT EXPECTED-LINE
+    printf "$2" >"$WORK/$1.sched"
+    CC=$WORK/cc "$G" --schedule "$WORK/$1.sched" $tiny -o "$WORK/r.json" >/dev/null 2>"$WORK/$1.err" </dev/null
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$WORK/$1.err")" -eq 1 ] && [ "$(cat "$WORK/$1.err")" = "$WORK/$1.sched:$3" ]; then
+        echo "ok sched_refuses_$1"
+    else
+        echo "FAIL sched_refuses_$1: exit $rc: $(head -c 300 "$WORK/$1.err")"
+    fi
+}
+refuse injection 'split i 4 -> io ii\nsplit j 8 -> jo ji); system("id"); (\n' \
+    '2: split: unexpected character '"')'"
+refuse injection_name 'split i 4 -> io ii\nvectorize ii__attribute__\n' \
+    "2: vectorize: no loop 'ii__attribute__'"
+refuse huge_factor 'split k 999999999 -> ko ki\n' '1: split: factor 999999999 is not in 1..65536'
+refuse vectorize_k 'vectorize k\n' "1: vectorize: 'k' is a reduction loop; only spatial loops vectorize"
+refuse deep 'split i 2 -> a0 b0\nsplit b0 2 -> a1 b1\nsplit b1 2 -> a2 b2\nsplit b2 2 -> a3 b3\nsplit b3 2 -> a4 b4\nsplit b4 2 -> a5 b5\nsplit b5 2 -> a6 b6\nsplit b6 2 -> a7 b7\nsplit b7 2 -> a8 b8\nsplit b8 2 -> a9 b9\nsplit b9 2 -> c0 d0\nsplit d0 2 -> c1 d1\nsplit d1 2 -> c2 d2\nsplit d2 2 -> c3 d3\nsplit d3 2 -> c4 d4\n' \
+    '15: split: more than 32 loops'
+refuse garbage '\177ELF\002\001\001\000\000\000' '1: not a text file (byte 0x7f in column 1)'
+refuse unknown 'cache_read A at i\n' "1: unknown statement 'cache_read'"
+[ ! -s "$WORK/cc.log" ] && echo "ok sched_refusals_run_no_compiler" ||
+    echo "FAIL sched_refusals_run_no_compiler: the compiler ran $(wc -l <"$WORK/cc.log") times"
+mkdir "$WORK/dir.sched"
+for f in "$WORK/dir.sched" /dev/zero; do
+    "$G" --schedule "$f" $tiny >/dev/null 2>"$WORK/nf.err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$WORK/nf.err")" -eq 1 ] && grep -q "^$f:1: " "$WORK/nf.err" &&
+        echo "ok sched_refuses_not_a_file_$(basename "$f")" ||
+        echo "FAIL sched_refuses_not_a_file_$(basename "$f"): exit $rc: $(cat "$WORK/nf.err")"
+done
+
+# No compiler: one line naming CC; the built-in variants still run.
+CC=/nonexistent expect_exit sched_no_compiler 2 "$G" --schedule "$ROOT/schedules/vec_j.sched" $tiny -o "$WORK/n.json"
+expect_grep sched_no_compiler_names_cc "^gemmbench: CC '/nonexistent': cannot be run" "$WORK/err"
+CC=/nonexistent expect_exit sched_no_compiler_builtins_run 0 "$G" --variant vec_j $tiny -o "$WORK/v.json"
+
+# Two texts under one name are never compared.
+cp "$ROOT/schedules/vec_j.sched" "$WORK/edit.sched"
+expect_exit sched_edit_old 0 "$G" --schedule "$WORK/edit.sched" $tiny -o "$WORK/e1.json"
+printf 'split j 16 -> jo ji\nvectorize ji\n' >"$WORK/edit.sched"
+expect_exit sched_edit_new 0 "$G" --schedule "$WORK/edit.sched" $tiny -o "$WORK/e2.json"
+"$G" compare "$WORK/e1.json" "$WORK/e2.json" >"$WORK/cmp.out" 2>"$WORK/cmp.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "2 entries of a schedule variant ran different schedule texts" "$WORK/cmp.err" &&
+    echo "ok sched_compare_never_pairs_two_texts" ||
+    echo "FAIL sched_compare_never_pairs_two_texts: exit $rc: $(cat "$WORK/cmp.err")"
