@@ -44,6 +44,10 @@ case $SUITE in
 esac
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
+# Schedules compiled by the tests go to a cache of this run's own, never
+# the user's ~/.cache/gemmbench, and every run compiles them afresh.
+XDG_CACHE_HOME=$logs/cache
+export XDG_CACHE_HOME
 trap 'exit 130' INT TERM
 
 # One part at a time: on 2 vCPUs two parts side by side took longer than
