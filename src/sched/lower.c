@@ -306,32 +306,21 @@ static void pack_index(const plan *pl, int op, char *out, size_t len)
     (void)used;
 }
 
-static void operand_a(const plan *pl, char *out, size_t len)
+/* Operand op (0: A[i, k], 1: B[k, j]) where all its loops are in scope:
+ * its pack buffer when packed, else the matrix itself. */
+static void operand(const plan *pl, int op, char *out, size_t len)
 {
-    char i[512], k[512], idx[2048];
+    char rows[512], cols[512], idx[2048];
 
-    if (pl->s->pack[0] != -1) {
-        pack_index(pl, 0, idx, sizeof idx);
-        snprintf(out, len, "pa[%s]", idx);
+    if (pl->s->pack[op] != -1) {
+        pack_index(pl, op, idx, sizeof idx);
+        snprintf(out, len, "%s[%s]", op ? "pb" : "pa", idx);
         return;
     }
-    axis_index(pl, GB_AXIS_I, i, sizeof i);
-    axis_index(pl, GB_AXIS_K, k, sizeof k);
-    snprintf(out, len, "A[(size_t)(%s) * lda + (%s)]", i, k);
-}
-
-static void operand_b(const plan *pl, char *out, size_t len)
-{
-    char k[512], j[512], idx[2048];
-
-    if (pl->s->pack[1] != -1) {
-        pack_index(pl, 1, idx, sizeof idx);
-        snprintf(out, len, "pb[%s]", idx);
-        return;
-    }
-    axis_index(pl, GB_AXIS_K, k, sizeof k);
-    axis_index(pl, GB_AXIS_J, j, sizeof j);
-    snprintf(out, len, "B[(size_t)(%s) * ldb + (%s)]", k, j);
+    axis_index(pl, op ? GB_AXIS_K : GB_AXIS_I, rows, sizeof rows);
+    axis_index(pl, op ? GB_AXIS_J : GB_AXIS_K, cols, sizeof cols);
+    snprintf(out, len, "%s[(size_t)(%s) * %s + (%s)]", op ? "B" : "A", rows, op ? "ldb" : "lda",
+             cols);
 }
 
 /* Where C's sums go: the cache_write tile, or C. */
@@ -534,8 +523,8 @@ static void emit_run(emitter *e, int p, int lanes)
     const int last = pl->n - (s->vectorize >= 0);
 
     target(pl, t, sizeof t);
-    operand_a(pl, a, sizeof a);
-    operand_b(pl, b, sizeof b);
+    operand(pl, 0, a, sizeof a);
+    operand(pl, 1, b, sizeof b);
     if (lanes) {
         line(e->b, "const int l_%s = 0;", s->loops[s->vectorize].name);
         if (zero)
@@ -596,8 +585,8 @@ static void emit_from(emitter *e, int p)
         {
             char t[2048], a[2048], b[2048];
             target(pl, t, sizeof t);
-            operand_a(pl, a, sizeof a);
-            operand_b(pl, b, sizeof b);
+            operand(pl, 0, a, sizeof a);
+            operand(pl, 1, b, sizeof b);
             line(e->b, "%s += %s * %s;", t, a, b);
         }
         for (int q = p; q < pl->n; q++)
@@ -608,8 +597,8 @@ static void emit_from(emitter *e, int p)
     if (p == pl->n) {
         char t[2048], a[2048], b[2048];
         target(pl, t, sizeof t);
-        operand_a(pl, a, sizeof a);
-        operand_b(pl, b, sizeof b);
+        operand(pl, 0, a, sizeof a);
+        operand(pl, 1, b, sizeof b);
         line(e->b, "%s += %s * %s;", t, a, b);
         return;
     }

@@ -140,6 +140,26 @@ out:
     return bad;
 }
 
+/* Appends text to the growing source (*buf, *cap, *used): 0, or -1 out
+ * of memory (the buffer is then freed). */
+static int append_source(char **buf, size_t *cap, size_t *used, const char *text)
+{
+    size_t n = strlen(text);
+
+    while (*used + n + 1 > *cap) {
+        char *grown = realloc(*buf, *cap *= 2);
+        if (grown == NULL) {
+            free(*buf);
+            *buf = NULL;
+            return -1;
+        }
+        *buf = grown;
+    }
+    memcpy(*buf + *used, text, n + 1);
+    *used += n;
+    return 0;
+}
+
 static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
 {
     static one_case cases[NSCHEDULES_SLOW];
@@ -189,17 +209,11 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
         CHECK(kernel != NULL);
         if (kernel == NULL)
             continue;
-        while (used + strlen(kernel) + 1 > cap) {
-            char *grown = realloc(source, cap *= 2);
-            CHECK(grown != NULL);
-            if (grown == NULL) {
-                free(source), free(kernel);
-                return;
-            }
-            source = grown;
+        if (append_source(&source, &cap, &used, kernel) != 0) {
+            free(kernel);
+            CHECK(0);
+            return;
         }
-        strcpy(source + used, kernel);
-        used += strlen(kernel);
         free(kernel);
     }
     /* most statements drawn are legal; the checker refuses the rest */
@@ -291,17 +305,11 @@ TEST(sched_shipped_schedules_are_exact)
             CHECK(kernel != NULL);
             if (kernel == NULL)
                 continue;
-            while (used + strlen(kernel) + 1 > cap) {
-                char *grown = realloc(source, cap *= 2);
-                if (grown == NULL) {
-                    free(source), free(kernel);
-                    CHECK(0);
-                    return;
-                }
-                source = grown;
+            if (append_source(&source, &cap, &used, kernel) != 0) {
+                free(kernel);
+                CHECK(0);
+                return;
             }
-            strcpy(source + used, kernel);
-            used += strlen(kernel);
             free(kernel);
         }
     }
