@@ -20,8 +20,9 @@
 # those that start a second thread (NO_QEMU below; a new one that does hangs
 # this script until the timeout, which then names it), the lockstep tests
 # (they fork two processes and stop and continue them: process control, not
-# the architecture), and sustained_peak_is_plausible, whose floor of
-# 1 GFLOP/s emulation misses.
+# the architecture), sustained_peak_is_plausible, whose floor of
+# 1 GFLOP/s emulation misses, and the schedule language's compiled tests
+# (their kernels run on 2 threads, and the host's cc makes x86 objects).
 # Needs: sh scripts/setup.sh cross (gcc-aarch64-linux-gnu, libcjson-dev:arm64,
 # qemu-user).  Usage: scripts/cross-aarch64.sh [--build-only]
 set -e
@@ -102,7 +103,8 @@ peak_is_positive_and_plausible sustained_peak_is_plausible rule_based_exact_unde
 rule_based_large_tiles variants_exact_on_awkward_grid variants_exact_on_primes_and_tails
 variants_honour_leading_dimensions bind_probe_sees_every_thread bandwidth_probe_positive cold_cache_every_variant_exact
 lockstep_same_plan_pairs_every_entry lockstep_entry_of_one_build_goes_alone
-lockstep_other_order_measures_everything lockstep_slices_alternate_within_an_entry"
+lockstep_other_order_measures_everything lockstep_slices_alternate_within_an_entry
+sched_random_legal_schedules_are_exact sched_shipped_schedules_are_exact"
 # A name here that no test has any more would leave its successor in: refuse.
 for n in $NO_QEMU; do
     grep -q "^TEST($n)" tests/unit/*.c ||
