@@ -1,43 +1,12 @@
-/* lower.c - a resolved nest as C (SCHED.md, "Lowering"), and as the text
- * --explain prints.  Everything that enters the C comes from the checked
- * nest: loop names (already [a-z_][a-z0-9_]*, prefixed l_) and integers. */
-#include "sched_lang.h"
+/* lower.c - a planned nest as C (SCHED.md, "Lowering").  Everything that
+ * enters the C comes from the checked nest: loop names (already
+ * [a-z_][a-z0-9_]*, prefixed l_) and integers. */
+#include "plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAXL GB_SCHED_MAX_LOOPS
-
-/* A tail condition: sum over its loops of coef * loop < limit. */
-typedef struct tail {
-    int n;
-    int loop[MAXL];
-    long coef[MAXL];
-    long limit;
-    int carrier; /* the loop, innermost of them, that bounds it */
-} tail;
-
-/* What the emitters need to know about the nest for this shape. */
-typedef struct plan {
-    const gb_sched_shape *sh;
-    const gb_sched *s;
-    int n;                  /* loops in the final order */
-    int order[MAXL];        /* the final order: the vectorized loop innermost */
-    int pos[MAXL];          /* position in it, per loop id (-1: not in it) */
-    int base_pos[MAXL];     /* per unsplit loop: the position of the loop running it */
-    int ntails;
-    tail tails[3 * MAXL];
-    int init_at;            /* position of the outermost k loop: C's init */
-    int run_at;             /* the run of k loops kept in a register, or -1 */
-    int vec_width;          /* the register vector's lanes, or 0 (no register vector) */
-    long tile_h, tile_w;    /* cache_write's tile */
-    int npack[2];           /* pack A, B: their dimensions (unsplit loops), outer first */
-    int pack_dim[2][MAXL];
-    long pack_floats[2];
-    int pack_per_thread[2]; /* the site is inside the parallel loop */
-} plan;
 
 /* A growing string; on allocation failure it stops growing and says so. */
 typedef struct sbuf {
@@ -89,189 +58,6 @@ static void line(sbuf *b, const char *fmt, ...)
     put(b, "%*s%s\n", 4 * b->indent, "", text);
 }
 
-/* ---- the plan ------------------------------------------------------------ */
-
-static int is_base(const gb_sched *s, int l)
-{
-    return s->loops[l].split_outer < 0 && s->loops[l].axis != GB_AXIS_FUSED;
-}
-
-static int carrier_of(const gb_sched *s, int l)
-{
-    while (s->loops[l].fused_into >= 0)
-        l = s->loops[l].fused_into;
-    return l;
-}
-
-static void collect_leaves(const gb_sched *s, int l, int *out, int *n)
-{
-    if (s->loops[l].split_outer < 0) {
-        out[(*n)++] = l;
-        return;
-    }
-    collect_leaves(s, s->loops[l].split_outer, out, n);
-    collect_leaves(s, s->loops[l].split_inner, out, n);
-}
-
-/* Unsplit loops compare by where they run: their carrier's position, then
- * (two parts of one fused loop) the outer part first. */
-static long base_rank(const plan *pl, int l)
-{
-    const gb_sched *s = pl->s;
-    long rank = 0;
-    int c = l;
-
-    /* the path of fused parts from the carrier down: outer 0, inner 1 */
-    for (int depth = 0; s->loops[c].fused_into >= 0 && depth < 8; depth++) {
-        int f = s->loops[c].fused_into;
-        rank += (s->loops[f].fused_inner == c) ? (1L << (8 - depth)) : 0;
-        c = f;
-    }
-    return (long)pl->pos[c] * 1024 + rank;
-}
-
-static void add_tails(plan *pl, int loop)
-{
-    const gb_sched *s = pl->s;
-    const gb_sched_shape *sh = pl->sh;
-    const gb_sched_loop *l = &s->loops[loop];
-
-    if (l->split_outer < 0)
-        return;
-    if (sh->extent[loop] % sh->factor[loop] != 0 && sh->factor[loop] < sh->extent[loop]) {
-        tail *t = &pl->tails[pl->ntails++];
-        int leaves[MAXL], n = 0;
-        long best = -1;
-        collect_leaves(s, loop, leaves, &n);
-        t->n = n;
-        t->limit = sh->extent[loop];
-        t->carrier = -1;
-        for (int i = 0; i < n; i++) {
-            t->loop[i] = leaves[i];
-            t->coef[i] = sh->stride[leaves[i]] / sh->stride[loop];
-            if (base_rank(pl, leaves[i]) > best) {
-                best = base_rank(pl, leaves[i]);
-                t->carrier = leaves[i];
-            }
-        }
-    }
-    add_tails(pl, l->split_outer);
-    add_tails(pl, l->split_inner);
-}
-
-static int power_of_two(long v)
-{
-    return v > 0 && (v & (v - 1)) == 0;
-}
-
-static void make_plan(const gb_sched_shape *sh, plan *pl)
-{
-    const gb_sched *s = sh->s;
-    int last;
-
-    memset(pl, 0, sizeof *pl);
-    pl->sh = sh;
-    pl->s = s;
-    for (int l = 0; l < MAXL; l++)
-        pl->pos[l] = -1;
-    for (int i = 0; i < s->norder; i++)
-        if (s->order[i] != s->vectorize)
-            pl->order[pl->n++] = s->order[i];
-    if (s->vectorize >= 0)
-        pl->order[pl->n++] = s->vectorize;
-    for (int p = 0; p < pl->n; p++)
-        pl->pos[pl->order[p]] = p;
-    for (int l = 0; l < s->nloops; l++)
-        pl->base_pos[l] = is_base(s, l) ? pl->pos[carrier_of(s, l)] : -1;
-    for (int a = 0; a < 3; a++)
-        add_tails(pl, a);
-
-    pl->init_at = pl->n;
-    for (int p = 0; p < pl->n; p++)
-        if (s->loops[pl->order[p]].axis == GB_AXIS_K) {
-            pl->init_at = p;
-            break;
-        }
-
-    /* The register run: the k loops innermost but for the vectorized one,
-     * with no pack inside them. */
-    last = pl->n - 1 - (s->vectorize >= 0);
-    pl->run_at = -1;
-    for (int p = last; p >= 0 && s->loops[pl->order[p]].axis == GB_AXIS_K; p--)
-        pl->run_at = p;
-    for (int op = 0; op < 2 && pl->run_at >= 0; op++)
-        if (s->pack[op] >= 0 && pl->pos[s->pack[op]] >= pl->run_at)
-            pl->run_at = -1;
-    if (s->vectorize >= 0) {
-        int v = s->vectorize;
-        long w = sh->extent[v];
-        if (pl->run_at < 0 || s->loops[v].axis != GB_AXIS_J || sh->stride[v] != 1 ||
-            !power_of_two(w) || w < 2 || w > 64)
-            pl->run_at = -1; /* the omp simd form, accumulating in memory */
-        else
-            pl->vec_width = (int)w;
-    }
-
-    pl->tile_h = pl->tile_w = 1;
-    if (s->cache_write >= 0)
-        for (int l = 0; l < s->nloops; l++)
-            if (is_base(s, l) && pl->base_pos[l] > pl->pos[s->cache_write]) {
-                long span = sh->stride[l] * (sh->extent[l] - 1);
-                if (s->loops[l].axis == GB_AXIS_I)
-                    pl->tile_h += span;
-                else if (s->loops[l].axis == GB_AXIS_J)
-                    pl->tile_w += span;
-            }
-
-    for (int op = 0; op < 2; op++) {
-        const int site = s->pack[op];
-        const int spatial = op ? GB_AXIS_J : GB_AXIS_I;
-        int site_pos = site == GB_SCHED_ROOT ? -1 : site >= 0 ? pl->pos[site] : 0;
-        if (site == -1)
-            continue;
-        pl->pack_floats[op] = 1;
-        for (int l = 0; l < s->nloops; l++)
-            if (is_base(s, l) && pl->base_pos[l] > site_pos &&
-                (s->loops[l].axis == spatial || s->loops[l].axis == GB_AXIS_K)) {
-                int at = pl->npack[op]++;
-                while (at > 0 && base_rank(pl, pl->pack_dim[op][at - 1]) > base_rank(pl, l)) {
-                    pl->pack_dim[op][at] = pl->pack_dim[op][at - 1];
-                    at--;
-                }
-                pl->pack_dim[op][at] = l;
-                pl->pack_floats[op] *= sh->extent[l];
-            }
-        pl->pack_per_thread[op] =
-            site >= 0 && s->parallel >= 0 && pl->pos[s->parallel] <= site_pos;
-    }
-}
-
-int gb_sched_limits(const gb_sched_shape *sh, char *err, size_t errlen)
-{
-    plan *pl = malloc(sizeof *pl);
-    int rc = 0;
-
-    if (pl == NULL) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    make_plan(sh, pl);
-    if (pl->tile_h * pl->tile_w > GB_SCHED_MAX_TILE) {
-        snprintf(err, errlen, "%s: cache_write at %s: a tile of %ld x %ld floats, over %d",
-                 sh->s->file, sh->s->loops[sh->s->cache_write].name, pl->tile_h, pl->tile_w,
-                 GB_SCHED_MAX_TILE);
-        rc = -1;
-    }
-    for (int op = 0; op < 2 && rc == 0; op++)
-        if (pl->pack_floats[op] > GB_SCHED_MAX_PACK) {
-            snprintf(err, errlen, "%s: pack %c: %ld floats, over %ld", sh->s->file,
-                     op ? 'B' : 'A', pl->pack_floats[op], GB_SCHED_MAX_PACK);
-            rc = -1;
-        }
-    free(pl);
-    return rc;
-}
-
 /* ---- expressions ----------------------------------------------------------- */
 
 /* An axis's index where all its loops are in scope: sum of stride * loop. */
@@ -283,7 +69,7 @@ static void axis_index(const plan *pl, int axis, char *out, size_t len)
 
     out[0] = '\0';
     for (int l = 0; l < s->nloops; l++)
-        if (is_base(s, l) && s->loops[l].axis == axis) {
+        if (gb_sched_plan_is_base(s, l) && s->loops[l].axis == axis) {
             used += (size_t)snprintf(out + used, len - used, "%sl_%s * %ld", first ? "" : " + ",
                                      s->loops[l].name, pl->sh->stride[l]);
             first = 0;
@@ -341,7 +127,7 @@ static void target(const plan *pl, char *out, size_t len)
     ui += (size_t)snprintf(i, sizeof i, "0");
     uj += (size_t)snprintf(j, sizeof j, "0");
     for (int l = 0; l < s->nloops; l++)
-        if (is_base(s, l) && pl->base_pos[l] > pl->pos[s->cache_write]) {
+        if (gb_sched_plan_is_base(s, l) && pl->base_pos[l] > pl->pos[s->cache_write]) {
             if (s->loops[l].axis == GB_AXIS_I)
                 ui += (size_t)snprintf(i + ui, sizeof i - ui, " + l_%s * %ld", s->loops[l].name,
                                        pl->sh->stride[l]);
@@ -647,7 +433,7 @@ char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol)
         free(b.text);
         return NULL;
     }
-    make_plan(sh, pl);
+    gb_sched_plan(sh, pl);
     e.pl = pl;
     e.b = &b;
     put(&b, "/* generated by the gemmbench schedule language for M=%d N=%d K=%d */\n", sh->M,
@@ -699,82 +485,4 @@ char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol)
         return NULL;
     }
     return b.text;
-}
-
-long gb_sched_scratch_floats(const gb_sched_shape *sh, int nthreads)
-{
-    plan *pl = malloc(sizeof *pl);
-    long total = 0;
-
-    if (pl == NULL)
-        return -1;
-    make_plan(sh, pl);
-    for (int op = 0; op < 2; op++)
-        total += pl->pack_floats[op] * (pl->pack_per_thread[op] ? nthreads : 1);
-    free(pl);
-    return total;
-}
-
-/* ---- --explain ------------------------------------------------------------ */
-
-void gb_sched_explain(FILE *out, const char *name, const gb_sched_shape *sh)
-{
-    plan *pl = malloc(sizeof *pl);
-    const gb_sched *s = sh->s;
-
-    if (pl == NULL)
-        return;
-    make_plan(sh, pl);
-    fprintf(out, "%s  M=%d K=%d N=%d", name, sh->M, sh->K, sh->N);
-    for (int p = 0; p < s->nparams; p++)
-        fprintf(out, "%s%s=%ld", p ? " " : "  ", s->params[p].name, sh->param[p]);
-    fprintf(out, "  (%s)\n", s->file);
-    for (int op = 0; op < 2; op++)
-        if (s->pack[op] == GB_SCHED_ROOT) {
-            fprintf(out, "  pack %c at root: %s[", op ? 'B' : 'A', op ? "pb" : "pa");
-            for (int d = 0; d < pl->npack[op]; d++)
-                fprintf(out, "%s%s %ld", d ? "][" : "", s->loops[pl->pack_dim[op][d]].name,
-                        sh->extent[pl->pack_dim[op][d]]);
-            fprintf(out, "]\n");
-        }
-    for (int p = 0; p < pl->n; p++) {
-        const int l = pl->order[p];
-        const char *kind = s->parallel == l ? "parallel " : s->vectorize == l ? "vectorized "
-                         : s->unroll[l] ? "unrolled " : "";
-        if (p == pl->init_at && s->cache_write < 0)
-            fprintf(out, "%*sC = 0 over the spatial loops inside%s\n", 2 * p + 2, "",
-                     p == pl->run_at ? " (in a register)" : "");
-        fprintf(out, "%*s%sfor %s in 0..%ld", 2 * p + 2, "", kind, s->loops[l].name,
-                sh->extent[l]);
-        if (s->loops[l].axis == GB_AXIS_FUSED)
-            fprintf(out, "  (%s x %s)", s->loops[s->loops[l].fused_outer].name,
-                    s->loops[s->loops[l].fused_inner].name);
-        for (int t = 0; t < pl->ntails; t++)
-            if (pl->tails[t].carrier == l || (s->loops[l].axis == GB_AXIS_FUSED &&
-                                              carrier_of(s, pl->tails[t].carrier) == l)) {
-                fprintf(out, "  while ");
-                for (int i = 0; i < pl->tails[t].n; i++)
-                    fprintf(out, "%s%s*%ld", i ? " + " : "", s->loops[pl->tails[t].loop[i]].name,
-                            pl->tails[t].coef[i]);
-                fprintf(out, " < %ld", pl->tails[t].limit);
-            }
-        if (p == pl->run_at)
-            fprintf(out, "  (sum kept in a %s)", pl->vec_width ? "vector register" : "register");
-        fprintf(out, "\n");
-        if (s->cache_write == l)
-            fprintf(out, "%*sC.local[%ld x %ld] = 0; written to C after the loops inside\n",
-                    2 * p + 4, "", pl->tile_h, pl->tile_w);
-        for (int op = 0; op < 2; op++)
-            if (s->pack[op] == l) {
-                fprintf(out, "%*spack %c: %s[", 2 * p + 4, "", op ? 'B' : 'A', op ? "pb" : "pa");
-                for (int d = 0; d < pl->npack[op]; d++)
-                    fprintf(out, "%s%s %ld", d ? "][" : "", s->loops[pl->pack_dim[op][d]].name,
-                            sh->extent[pl->pack_dim[op][d]]);
-                fprintf(out, "]%s\n", pl->pack_per_thread[op] ? " per thread" : "");
-            }
-    }
-    fprintf(out, "%*s%s[i, j] += %s[i, k] * %s[k, j]\n", 2 * pl->n + 2, "",
-            s->cache_write >= 0 ? "C.local" : "C", s->pack[0] != -1 ? "pa" : "A",
-            s->pack[1] != -1 ? "pb" : "B");
-    free(pl);
 }

@@ -1,0 +1,69 @@
+/* explain.c - a planned nest as --explain prints it, in the style of TVM's
+ * `lower`: the loops of the final order with extents, annotations and the
+ * tails each carries, the init, the tile and the packs. */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void gb_sched_explain(FILE *out, const char *name, const gb_sched_shape *sh)
+{
+    plan *pl = malloc(sizeof *pl);
+    const gb_sched *s = sh->s;
+
+    if (pl == NULL)
+        return;
+    gb_sched_plan(sh, pl);
+    fprintf(out, "%s  M=%d K=%d N=%d", name, sh->M, sh->K, sh->N);
+    for (int p = 0; p < s->nparams; p++)
+        fprintf(out, "%s%s=%ld", p ? " " : "  ", s->params[p].name, sh->param[p]);
+    fprintf(out, "  (%s)\n", s->file);
+    for (int op = 0; op < 2; op++)
+        if (s->pack[op] == GB_SCHED_ROOT) {
+            fprintf(out, "  pack %c at root: %s[", op ? 'B' : 'A', op ? "pb" : "pa");
+            for (int d = 0; d < pl->npack[op]; d++)
+                fprintf(out, "%s%s %ld", d ? "][" : "", s->loops[pl->pack_dim[op][d]].name,
+                        sh->extent[pl->pack_dim[op][d]]);
+            fprintf(out, "]\n");
+        }
+    for (int p = 0; p < pl->n; p++) {
+        const int l = pl->order[p];
+        const char *kind = s->parallel == l ? "parallel " : s->vectorize == l ? "vectorized "
+                         : s->unroll[l] ? "unrolled " : "";
+        if (p == pl->init_at && s->cache_write < 0)
+            fprintf(out, "%*sC = 0 over the spatial loops inside%s\n", 2 * p + 2, "",
+                     p == pl->run_at ? " (in a register)" : "");
+        fprintf(out, "%*s%sfor %s in 0..%ld", 2 * p + 2, "", kind, s->loops[l].name,
+                sh->extent[l]);
+        if (s->loops[l].axis == GB_AXIS_FUSED)
+            fprintf(out, "  (%s x %s)", s->loops[s->loops[l].fused_outer].name,
+                    s->loops[s->loops[l].fused_inner].name);
+        for (int t = 0; t < pl->ntails; t++)
+            if (pl->tails[t].carrier == l || (s->loops[l].axis == GB_AXIS_FUSED &&
+                                              gb_sched_plan_carrier(s, pl->tails[t].carrier) == l)) {
+                fprintf(out, "  while ");
+                for (int i = 0; i < pl->tails[t].n; i++)
+                    fprintf(out, "%s%s*%ld", i ? " + " : "", s->loops[pl->tails[t].loop[i]].name,
+                            pl->tails[t].coef[i]);
+                fprintf(out, " < %ld", pl->tails[t].limit);
+            }
+        if (p == pl->run_at)
+            fprintf(out, "  (sum kept in a %s)", pl->vec_width ? "vector register" : "register");
+        fprintf(out, "\n");
+        if (s->cache_write == l)
+            fprintf(out, "%*sC.local[%ld x %ld] = 0; written to C after the loops inside\n",
+                    2 * p + 4, "", pl->tile_h, pl->tile_w);
+        for (int op = 0; op < 2; op++)
+            if (s->pack[op] == l) {
+                fprintf(out, "%*spack %c: %s[", 2 * p + 4, "", op ? 'B' : 'A', op ? "pb" : "pa");
+                for (int d = 0; d < pl->npack[op]; d++)
+                    fprintf(out, "%s%s %ld", d ? "][" : "", s->loops[pl->pack_dim[op][d]].name,
+                            sh->extent[pl->pack_dim[op][d]]);
+                fprintf(out, "]%s\n", pl->pack_per_thread[op] ? " per thread" : "");
+            }
+    }
+    fprintf(out, "%*s%s[i, j] += %s[i, k] * %s[k, j]\n", 2 * pl->n + 2, "",
+            s->cache_write >= 0 ? "C.local" : "C", s->pack[0] != -1 ? "pa" : "A",
+            s->pack[1] != -1 ? "pb" : "B");
+    free(pl);
+}

@@ -1,0 +1,205 @@
+/* plan.c - a resolved nest planned for lowering (SCHED.md, "Lowering"): the
+ * final order (the vectorized loop innermost), the tails and the loop that
+ * carries each, where C's init falls, the register run, the cache_write
+ * tile and the pack buffers; and the per-shape limits and scratch they
+ * imply. */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gb_sched_plan_is_base(const gb_sched *s, int l)
+{
+    return s->loops[l].split_outer < 0 && s->loops[l].axis != GB_AXIS_FUSED;
+}
+
+int gb_sched_plan_carrier(const gb_sched *s, int l)
+{
+    while (s->loops[l].fused_into >= 0)
+        l = s->loops[l].fused_into;
+    return l;
+}
+
+static void collect_leaves(const gb_sched *s, int l, int *out, int *n)
+{
+    if (s->loops[l].split_outer < 0) {
+        out[(*n)++] = l;
+        return;
+    }
+    collect_leaves(s, s->loops[l].split_outer, out, n);
+    collect_leaves(s, s->loops[l].split_inner, out, n);
+}
+
+/* Unsplit loops compare by where they run: their carrier's position, then
+ * (two parts of one fused loop) the outer part first. */
+static long base_rank(const plan *pl, int l)
+{
+    const gb_sched *s = pl->s;
+    long rank = 0;
+    int c = l;
+
+    /* the path of fused parts from the carrier down: outer 0, inner 1 */
+    for (int depth = 0; s->loops[c].fused_into >= 0 && depth < 8; depth++) {
+        int f = s->loops[c].fused_into;
+        rank += (s->loops[f].fused_inner == c) ? (1L << (8 - depth)) : 0;
+        c = f;
+    }
+    return (long)pl->pos[c] * 1024 + rank;
+}
+
+static void add_tails(plan *pl, int loop)
+{
+    const gb_sched *s = pl->s;
+    const gb_sched_shape *sh = pl->sh;
+    const gb_sched_loop *l = &s->loops[loop];
+
+    if (l->split_outer < 0)
+        return;
+    if (sh->extent[loop] % sh->factor[loop] != 0 && sh->factor[loop] < sh->extent[loop]) {
+        tail *t = &pl->tails[pl->ntails++];
+        int leaves[MAXL], n = 0;
+        long best = -1;
+        collect_leaves(s, loop, leaves, &n);
+        t->n = n;
+        t->limit = sh->extent[loop];
+        t->carrier = -1;
+        for (int i = 0; i < n; i++) {
+            t->loop[i] = leaves[i];
+            t->coef[i] = sh->stride[leaves[i]] / sh->stride[loop];
+            if (base_rank(pl, leaves[i]) > best) {
+                best = base_rank(pl, leaves[i]);
+                t->carrier = leaves[i];
+            }
+        }
+    }
+    add_tails(pl, l->split_outer);
+    add_tails(pl, l->split_inner);
+}
+
+static int power_of_two(long v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
+{
+    const gb_sched *s = sh->s;
+    int last;
+
+    memset(pl, 0, sizeof *pl);
+    pl->sh = sh;
+    pl->s = s;
+    for (int l = 0; l < MAXL; l++)
+        pl->pos[l] = -1;
+    for (int i = 0; i < s->norder; i++)
+        if (s->order[i] != s->vectorize)
+            pl->order[pl->n++] = s->order[i];
+    if (s->vectorize >= 0)
+        pl->order[pl->n++] = s->vectorize;
+    for (int p = 0; p < pl->n; p++)
+        pl->pos[pl->order[p]] = p;
+    for (int l = 0; l < s->nloops; l++)
+        pl->base_pos[l] = gb_sched_plan_is_base(s, l) ? pl->pos[gb_sched_plan_carrier(s, l)] : -1;
+    for (int a = 0; a < 3; a++)
+        add_tails(pl, a);
+
+    pl->init_at = pl->n;
+    for (int p = 0; p < pl->n; p++)
+        if (s->loops[pl->order[p]].axis == GB_AXIS_K) {
+            pl->init_at = p;
+            break;
+        }
+
+    /* The register run: the k loops innermost but for the vectorized one,
+     * with no pack inside them. */
+    last = pl->n - 1 - (s->vectorize >= 0);
+    pl->run_at = -1;
+    for (int p = last; p >= 0 && s->loops[pl->order[p]].axis == GB_AXIS_K; p--)
+        pl->run_at = p;
+    for (int op = 0; op < 2 && pl->run_at >= 0; op++)
+        if (s->pack[op] >= 0 && pl->pos[s->pack[op]] >= pl->run_at)
+            pl->run_at = -1;
+    if (s->vectorize >= 0) {
+        int v = s->vectorize;
+        long w = sh->extent[v];
+        if (pl->run_at < 0 || s->loops[v].axis != GB_AXIS_J || sh->stride[v] != 1 ||
+            !power_of_two(w) || w < 2 || w > 64)
+            pl->run_at = -1; /* the omp simd form, accumulating in memory */
+        else
+            pl->vec_width = (int)w;
+    }
+
+    pl->tile_h = pl->tile_w = 1;
+    if (s->cache_write >= 0)
+        for (int l = 0; l < s->nloops; l++)
+            if (gb_sched_plan_is_base(s, l) && pl->base_pos[l] > pl->pos[s->cache_write]) {
+                long span = sh->stride[l] * (sh->extent[l] - 1);
+                if (s->loops[l].axis == GB_AXIS_I)
+                    pl->tile_h += span;
+                else if (s->loops[l].axis == GB_AXIS_J)
+                    pl->tile_w += span;
+            }
+
+    for (int op = 0; op < 2; op++) {
+        const int site = s->pack[op];
+        const int spatial = op ? GB_AXIS_J : GB_AXIS_I;
+        int site_pos = site == GB_SCHED_ROOT ? -1 : site >= 0 ? pl->pos[site] : 0;
+        if (site == -1)
+            continue;
+        pl->pack_floats[op] = 1;
+        for (int l = 0; l < s->nloops; l++)
+            if (gb_sched_plan_is_base(s, l) && pl->base_pos[l] > site_pos &&
+                (s->loops[l].axis == spatial || s->loops[l].axis == GB_AXIS_K)) {
+                int at = pl->npack[op]++;
+                while (at > 0 && base_rank(pl, pl->pack_dim[op][at - 1]) > base_rank(pl, l)) {
+                    pl->pack_dim[op][at] = pl->pack_dim[op][at - 1];
+                    at--;
+                }
+                pl->pack_dim[op][at] = l;
+                pl->pack_floats[op] *= sh->extent[l];
+            }
+        pl->pack_per_thread[op] =
+            site >= 0 && s->parallel >= 0 && pl->pos[s->parallel] <= site_pos;
+    }
+}
+
+int gb_sched_limits(const gb_sched_shape *sh, char *err, size_t errlen)
+{
+    plan *pl = malloc(sizeof *pl);
+    int rc = 0;
+
+    if (pl == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    gb_sched_plan(sh, pl);
+    if (pl->tile_h * pl->tile_w > GB_SCHED_MAX_TILE) {
+        snprintf(err, errlen, "%s: cache_write at %s: a tile of %ld x %ld floats, over %d",
+                 sh->s->file, sh->s->loops[sh->s->cache_write].name, pl->tile_h, pl->tile_w,
+                 GB_SCHED_MAX_TILE);
+        rc = -1;
+    }
+    for (int op = 0; op < 2 && rc == 0; op++)
+        if (pl->pack_floats[op] > GB_SCHED_MAX_PACK) {
+            snprintf(err, errlen, "%s: pack %c: %ld floats, over %ld", sh->s->file,
+                     op ? 'B' : 'A', pl->pack_floats[op], GB_SCHED_MAX_PACK);
+            rc = -1;
+        }
+    free(pl);
+    return rc;
+}
+
+long gb_sched_scratch_floats(const gb_sched_shape *sh, int nthreads)
+{
+    plan *pl = malloc(sizeof *pl);
+    long total = 0;
+
+    if (pl == NULL)
+        return -1;
+    gb_sched_plan(sh, pl);
+    for (int op = 0; op < 2; op++)
+        total += pl->pack_floats[op] * (pl->pack_per_thread[op] ? nthreads : 1);
+    free(pl);
+    return total;
+}

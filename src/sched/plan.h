@@ -1,0 +1,47 @@
+/* plan.h - inside src/sched: a resolved nest planned for lowering, what
+ * lower.c turns into C and explain.c into text (plan.c makes it). */
+#ifndef GB_SCHED_PLAN_H
+#define GB_SCHED_PLAN_H
+
+#include "sched_lang.h"
+
+#define MAXL GB_SCHED_MAX_LOOPS
+
+/* A tail condition: sum over its loops of coef * loop < limit. */
+typedef struct tail {
+    int n;
+    int loop[MAXL];
+    long coef[MAXL];
+    long limit;
+    int carrier; /* the loop, innermost of them, that bounds it */
+} tail;
+
+/* What the emitters need to know about the nest for this shape. */
+typedef struct plan {
+    const gb_sched_shape *sh;
+    const gb_sched *s;
+    int n;                  /* loops in the final order */
+    int order[MAXL];        /* the final order: the vectorized loop innermost */
+    int pos[MAXL];          /* position in it, per loop id (-1: not in it) */
+    int base_pos[MAXL];     /* per unsplit loop: the position of the loop running it */
+    int ntails;
+    tail tails[3 * MAXL];
+    int init_at;            /* position of the outermost k loop: C's init */
+    int run_at;             /* the run of k loops kept in a register, or -1 */
+    int vec_width;          /* the register vector's lanes, or 0 (no register vector) */
+    long tile_h, tile_w;    /* cache_write's tile */
+    int npack[2];           /* pack A, B: their dimensions (unsplit loops), outer first */
+    int pack_dim[2][MAXL];
+    long pack_floats[2];
+    int pack_per_thread[2]; /* the site is inside the parallel loop */
+} plan;
+
+/* Fills pl for the resolved nest sh. */
+void gb_sched_plan(const gb_sched_shape *sh, plan *pl);
+/* Whether loop l is a piece no split divided, not a fused loop. */
+int gb_sched_plan_is_base(const gb_sched *s, int l);
+/* The loop of the final order that runs loop l: l, or the fused loop that
+ * took it in. */
+int gb_sched_plan_carrier(const gb_sched *s, int l);
+
+#endif
