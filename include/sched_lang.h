@@ -122,8 +122,10 @@ int gb_sched_is_reserved(const char *name);
 int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen);
 
 /* Reads, parses and checks a schedule file (a regular file of text, at most
- * GB_SCHED_MAX_FILE bytes).  0, or -1 with err. */
-int gb_sched_load(const char *path, gb_sched *out, char *err, size_t errlen);
+ * GB_SCHED_MAX_FILE bytes).  0, or -1 with err.  When text is not NULL it
+ * gets the file as it was checked, NUL-terminated (free() it): the one read,
+ * so that what is recorded is what was checked. */
+int gb_sched_load(const char *path, gb_sched *out, char **text, char *err, size_t errlen);
 
 /* ---- one shape (lower.c) ---------------------------------------------------- */
 

@@ -447,7 +447,7 @@ int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text
     return 0;
 }
 
-int gb_sched_load(const char *path, gb_sched *out, char *err, size_t errlen)
+int gb_sched_load(const char *path, gb_sched *out, char **text_out, char *err, size_t errlen)
 {
     static gb_sched_text text; /* 40 KiB: off the stack (not re-entrant; one
                                 * load at a time, from the command line) */
@@ -481,6 +481,13 @@ int gb_sched_load(const char *path, gb_sched *out, char *err, size_t errlen)
         return -1;
     }
     rc = gb_sched_parse(path, buf, len, &text, err, errlen);
+    if (rc == 0)
+        rc = gb_sched_check(&text, out, err, errlen);
+    if (rc == 0 && text_out) { /* a text the parser took holds no NUL */
+        buf[len] = '\0';
+        *text_out = buf;
+        return 0;
+    }
     free(buf);
-    return rc ? rc : gb_sched_check(&text, out, err, errlen);
+    return rc;
 }

@@ -7,7 +7,6 @@
 #include "sched_lang.h"
 #include "sched_build.h"
 #include "sha256.h"
-#include "inputfile.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -257,8 +256,7 @@ const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errle
         snprintf(err, errlen, "%s:1: out of memory", path);
         return NULL;
     }
-    if (gb_sched_load(path, &e->nest, err, errlen) != 0 ||
-        (e->text = gb_read_regular(path, GB_SCHED_MAX_FILE, err, errlen)) == NULL) {
+    if (gb_sched_load(path, &e->nest, &e->text, err, errlen) != 0) {
         free(e);
         return NULL;
     }

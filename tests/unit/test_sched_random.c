@@ -160,6 +160,36 @@ static int append_source(char **buf, size_t *cap, size_t *used, const char *text
     return 0;
 }
 
+/* Lowers the resolved nest sh as symbol and appends it to the source:
+ * 0, or -1 (out of memory, recorded as a failure). */
+static int add_kernel(const gb_sched_shape *sh, const char *symbol, char **source, size_t *cap,
+                      size_t *used)
+{
+    char *kernel = gb_sched_lower(sh, symbol);
+    int rc = kernel ? append_source(source, cap, used, kernel) : -1;
+
+    free(kernel);
+    CHECK(rc == 0);
+    return rc;
+}
+
+/* Compiles every kernel collected in source (freed here) with one compiler
+ * run: 1 built into *so, 0 no C compiler (the caller skips), -1 failed
+ * (recorded). */
+static int build_kernels(char *source, gb_sched_so *so)
+{
+    char err[512];
+    int rc = gb_sched_build(source, NULL, so, err, sizeof err);
+
+    free(source);
+    if (rc == 0)
+        return 1;
+    if (strncmp(err, "CC '", 4) == 0)
+        return 0;
+    gb_test_fail(__FILE__, __LINE__, err);
+    return -1;
+}
+
 static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
 {
     static one_case cases[NSCHEDULES_SLOW];
@@ -203,32 +233,20 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
             continue;
         }
         c->scratch = gb_sched_scratch_floats(&sh, c->threads);
-        char symbol[32], *kernel;
+        char symbol[32];
         snprintf(symbol, sizeof symbol, "kernel_%d", n);
-        kernel = gb_sched_lower(&sh, symbol);
-        CHECK(kernel != NULL);
-        if (kernel == NULL)
-            continue;
-        if (append_source(&source, &cap, &used, kernel) != 0) {
-            free(kernel);
-            CHECK(0);
+        if (add_kernel(&sh, symbol, &source, &cap, &used) != 0)
             return;
-        }
-        free(kernel);
     }
     /* most statements drawn are legal; the checker refuses the rest */
     CHECK(statements > NSCHEDULES * 3);
     CHECK(rejected > 0);
-    if (gb_sched_build(source, NULL, &so, err, sizeof err) != 0) {
-        if (strncmp(err, "CC '", 4) == 0) {
-            free(source);
-            SKIP("no C compiler");
-        }
-        gb_test_fail(__FILE__, __LINE__, err);
-        free(source);
+    switch (build_kernels(source, &so)) {
+    case 0:
+        SKIP("no C compiler");
+    case -1:
         return;
     }
-    free(source);
     for (int n = 0; n < NSCHEDULES; n++) {
         char symbol[32];
         gb_kernel_fn fn;
@@ -286,7 +304,7 @@ TEST(sched_shipped_schedules_are_exact)
     for (int n = 0; n < NNAMES; n++) {
         char path[128];
         snprintf(path, sizeof path, "schedules/%s.sched", names[n]);
-        if (gb_sched_load(path, &nest, err, sizeof err) != 0) {
+        if (gb_sched_load(path, &nest, NULL, err, sizeof err) != 0) {
             gb_test_fail(__FILE__, __LINE__, err);
             continue;
         }
@@ -294,33 +312,23 @@ TEST(sched_shipped_schedules_are_exact)
             one_case *c = &cases[n][s];
             gb_sched_shape sh;
             gb_params none = { 0 };
-            char symbol[64], *kernel;
+            char symbol[64];
             c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
             c->threads = 2;
             snprintf(c->text, sizeof c->text, "%s", path);
             CHECK(gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) == 0);
             c->scratch = gb_sched_scratch_floats(&sh, 2);
             snprintf(symbol, sizeof symbol, "twin_%d_%d", n, s);
-            kernel = gb_sched_lower(&sh, symbol);
-            CHECK(kernel != NULL);
-            if (kernel == NULL)
-                continue;
-            if (append_source(&source, &cap, &used, kernel) != 0) {
-                free(kernel);
-                CHECK(0);
+            if (add_kernel(&sh, symbol, &source, &cap, &used) != 0)
                 return;
-            }
-            free(kernel);
         }
     }
-    if (gb_sched_build(source, NULL, &so, err, sizeof err) != 0) {
-        free(source);
-        if (strncmp(err, "CC '", 4) == 0)
-            SKIP("no C compiler");
-        gb_test_fail(__FILE__, __LINE__, err);
+    switch (build_kernels(source, &so)) {
+    case 0:
+        SKIP("no C compiler");
+    case -1:
         return;
     }
-    free(source);
     for (int n = 0; n < NNAMES; n++)
         for (int s = 0; s < NSHAPES; s++)
             for (int threads = 1; threads <= 2; threads++) {
