@@ -28,7 +28,7 @@ extern char **environ;
 #define GB_SCHED_OPT "-O3 -march=native"
 #endif
 #ifndef GB_SCHED_FLAGS
-#define GB_SCHED_FLAGS "-fno-tree-vectorize -fno-loop-interchange -ffp-contract=fast"
+#define GB_SCHED_FLAGS "-fno-tree-vectorize -fno-loop-interchange -ffp-contract=fast -falign-loops=64"
 #endif
 #define ALL_FLAGS "-std=c11 " GB_SCHED_OPT " -fPIC -shared -fopenmp " GB_SCHED_FLAGS
 
