@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "gemmbench.h"
+#include "sched_lang.h"
 
 #define GB_SCHED_MAX_FILES 16 /* --schedule files in one run */
 
@@ -19,6 +20,10 @@
 const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errlen);
 int gb_sched_variant_count(void);
 const gb_variant *gb_sched_variant_at(int i);
+
+/* The checked nest of schedule variant v (its params: what `tune --schedule`
+ * searches), or NULL when v is no schedule. */
+const gb_sched *gb_sched_variant_nest(const gb_variant *v);
 
 /* The C of schedule variant v for a shape, with its compile flags in a
  * comment, to out (--emit-c).  0, or -1 with err. */

@@ -13,7 +13,7 @@
 #include "tuned_records.h"
 
 #define GB_TUNE_MAX_DIMS 8
-#define GB_TUNE_MAX_VALUES 12
+#define GB_TUNE_MAX_VALUES 16
 
 /* One searched parameter and the values it may take, in increasing order so
  * that index +-1 is a neighbour. */

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,19 +18,25 @@
 #include "harness.h"
 #include "machine.h"
 #include "options.h"
+#include "sched_variant.h"
 #include "settings.h"
 #include "tune.h"
 
 static const char tune_intro[] =
     "usage: gemmbench tune [options]\n"
     "  searches a schedule's parameters per shape and records the best for the\n"
-    "  `tuned` (rule_based) and `tuned_packed` (packed) variants\n";
+    "  `tuned` (rule_based) and `tuned_packed` (packed) variants; with\n"
+    "  --schedule FILE, the params of that schedule file (their `in` sets),\n"
+    "  printed as --param values to replay (not recorded)\n";
 
 /* What to tune: the command line, then what it resolves to. */
 typedef struct tune_job {
     gb_options o;              /* --kernel, --m, --shape and --threads, read as a run reads them */
     gb_tune_cfg cfg;           /* cfg.threads: the count being tuned */
     const char *base_name, *records;
+    const char *schedule;      /* --schedule: tune this file's params instead */
+    int variant_given;
+    gb_tune_space sched_space; /* built from the schedule's params */
     double budget;             /* --budget: seconds for all the shapes; 0 when not given */
     int trials_given, quiet, help;
 
@@ -56,7 +63,17 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     case GB_SET_SHAPE:
     case GB_SET_THREADS:
         return gb_options_store(&job->o, s, v, err, errlen);
-    case GB_SET_VARIANT: job->base_name = v->text; break;
+    case GB_SET_VARIANT:
+        job->base_name = v->text;
+        job->variant_given = 1;
+        break;
+    case GB_SET_SCHEDULE:
+        if (job->schedule != NULL) {
+            snprintf(err, errlen, "%s: tune searches one schedule at a time", v->name);
+            return -1;
+        }
+        job->schedule = v->text;
+        break;
     case GB_SET_TRIALS:
         job->cfg.max_trials = (int)v->number;
         job->trials_given = 1;
@@ -83,6 +100,7 @@ static void job_defaults(tune_job *job)
     job->cfg.warmup = 2;
     gb_settings_defaults(GB_CMD_TUNE, store_setting, job, err, sizeof err);
     job->trials_given = 0;   /* the default is not a --trials */
+    job->variant_given = 0;  /* nor rule_based a --variant */
     job->records = gb_tuned_path();
 }
 
@@ -103,7 +121,76 @@ static int parse_args(int argc, char **argv, tune_job *job)
         return gb_usage("tune", "unexpected argument '%s'", argv[1 + operands]);
     if (job->trials_given && job->budget > 0.0)
         return gb_usage("tune", "give --trials or --budget, not both");
+    if (job->schedule && job->variant_given)
+        return gb_usage("tune", "give --variant or --schedule, not both");
     return GO_ON;
+}
+
+/* The values tune tries for a schedule's param, in increasing order: its
+ * `in` list, or up to GB_TUNE_MAX_VALUES of its range (all of a short one;
+ * else spread geometrically, with both ends and the default).  0 when the
+ * param has no set: it keeps its value. */
+static int param_values(const gb_sched_param *p, long *out)
+{
+    int n = 0;
+
+    if (p->nchoices > 0) {
+        for (int c = 0; c < p->nchoices && n < GB_TUNE_MAX_VALUES; c++)
+            out[n++] = p->choices[c];
+    } else if (p->nchoices < 0 && p->max - p->min < GB_TUNE_MAX_VALUES) {
+        for (long v = p->min; v <= p->max; v++)
+            out[n++] = v;
+    } else if (p->nchoices < 0) {
+        const double ratio = pow((double)p->max / (double)p->min, 1.0 / (GB_TUNE_MAX_VALUES - 2));
+        out[n++] = p->value;
+        for (int i = 0; i < GB_TUNE_MAX_VALUES - 1; i++) {
+            long v = i == GB_TUNE_MAX_VALUES - 2 ? p->max : lround(p->min * pow(ratio, i));
+            int seen = 0;
+            for (int j = 0; j < n; j++)
+                seen |= out[j] == v;
+            if (!seen)
+                out[n++] = v;
+        }
+    }
+    for (int i = 1; i < n; i++) /* insertion sort: the climb steps to neighbours */
+        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
+            long t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+/* --schedule: the file loaded as its variant, and its params with a set as
+ * the space.  GB_EXIT_OK, or the error's status (said). */
+static int schedule_space(tune_job *job)
+{
+    char err[GB_ERR_LEN];
+    const gb_sched *nest;
+    gb_tune_space *sp = &job->sched_space;
+
+    job->base = gb_sched_variant_add(job->schedule, err, sizeof err);
+    if (job->base == NULL)
+        return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
+    nest = gb_sched_variant_nest(job->base);
+    memset(sp, 0, sizeof *sp);
+    sp->base = job->base->name;
+    for (int i = 0; i < nest->nparams; i++) {
+        gb_tune_dim d = { .key = nest->params[i].name };
+        d.nvalues = param_values(&nest->params[i], d.values);
+        if (d.nvalues < 2)
+            continue;
+        if (sp->ndims == GB_TUNE_MAX_DIMS)
+            return gb_fail(GB_EXIT_USAGE, "tune", "%s: more than %d params with an `in` set; "
+                           "tune searches at most %d", job->schedule, GB_TUNE_MAX_DIMS,
+                           GB_TUNE_MAX_DIMS);
+        sp->dims[sp->ndims++] = d;
+    }
+    if (sp->ndims == 0)
+        return gb_fail(GB_EXIT_USAGE, "tune", "%s: no param with an `in` set of two values "
+                       "or more: nothing to search", job->schedule);
+    job->space = sp;
+    return GB_EXIT_OK;
 }
 
 /* Resolves the variant, the shapes (checked against memory), the thread
@@ -114,10 +201,16 @@ static int resolve_job(tune_job *job)
     char err[GB_ERR_LEN];
     int cpus = 1;
 
-    job->base = gb_variant_find(job->base_name);
-    job->space = gb_tune_space_for(job->base_name);
-    if (job->base == NULL || job->space == NULL)
-        return gb_usage("tune", "cannot tune '%s' (rule_based or packed)", job->base_name);
+    if (job->schedule) {
+        int status = schedule_space(job);
+        if (status != GB_EXIT_OK)
+            return status;
+    } else {
+        job->base = gb_variant_find(job->base_name);
+        job->space = gb_tune_space_for(job->base_name);
+        if (job->base == NULL || job->space == NULL)
+            return gb_usage("tune", "cannot tune '%s' (rule_based or packed)", job->base_name);
+    }
     job->shapes = malloc(GB_MAX_SHAPES * sizeof *job->shapes);
     if (job->shapes == NULL)
         return gb_fail(GB_EXIT_IO, "tune", "out of memory");
@@ -239,6 +332,8 @@ static int keep_record(const tune_job *job, gb_tuned_set *set, const char *finge
            res->seconds, params, res->rejected ? "  (some rejected)" : "");
     fflush(stdout);
 
+    if (job->schedule) /* a schedule's params are replayed with --param */
+        return GB_EXIT_OK;
     if (gb_tuned_put(set, &rec) != 0)
         return gb_fail(GB_EXIT_IO, "tune", "out of memory");
     if (gb_tuned_save(job->records, set, err, sizeof err) != 0)
@@ -284,7 +379,8 @@ int gb_cmd_tune(int argc, char **argv)
     if (status != GO_ON)
         return status;
     status = resolve_job(&job);
-    if (status == GB_EXIT_OK)
+    memset(&set, 0, sizeof set);
+    if (status == GB_EXIT_OK && job.schedule == NULL)
         status = load_records(job.records, &set);
     if (status != GB_EXIT_OK) {
         free(job.shapes);
@@ -298,9 +394,12 @@ int gb_cmd_tune(int argc, char **argv)
         int rc;
         job.cfg.threads = job.counts[t];
         gb_tuned_fingerprint(job.cfg.threads, fingerprint, sizeof fingerprint);
-        printf("tuning %s, %d shape(s), %d thread(s), %s; records in %s\n", job.base->name,
+        printf("tuning %s, %d shape(s), %d thread(s), %s; %s%s\n", job.base->name,
                job.nshapes, job.cfg.threads, job.budget > 0.0 ? "time budget" : "trial budget",
-               job.records);
+               job.schedule ? "rule_us: the file's own param values; not recorded, "
+                              "replay with --schedule FILE --shape MxKxN --param "
+                            : "records in ",
+               job.schedule ? "..." : job.records);
         printf("%-11s %5s %5s %5s %11s %11s %6s %7s %6s  %s\n", "kernel", "M", "K", "N",
                "rule_us", "tuned_us", "ratio", "trials", "secs", "parameters");
         rc = tune_all(&job, &set, fingerprint, gb_now());
@@ -310,6 +409,8 @@ int gb_cmd_tune(int argc, char **argv)
     printf("tuning took %.1f s\n", gb_now() - started);
     gb_tuned_free(&set);
     free(job.shapes);
+    if (gb_interrupted && job.schedule)
+        return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted; the shapes above are done");
     if (gb_interrupted)
         return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted; records so far kept in %s",
                        job.records);

@@ -155,6 +155,15 @@ static void explain_entry(sched_entry *e, FILE *out, int M, int N, int K, const 
     gb_sched_explain(out, e->name, &sh);
 }
 
+/* The params' values for a run: --param's, else the file's defaults. */
+static void resolve_entry(sched_entry *e, const gb_ctx *ctx, gb_params *effective)
+{
+    memset(effective, 0, sizeof *effective);
+    for (int i = 0; i < e->nest.nparams; i++)
+        gb_param_set(effective, e->nest.params[i].name,
+                     gb_param_get(ctx->params, e->nest.params[i].name, e->nest.params[i].value));
+}
+
 /* A --param value outside the param's set is refused like any bad --param. */
 static int usable_entry(sched_entry *e, const gb_params *p, char *why, size_t whylen)
 {
@@ -189,6 +198,11 @@ static int usable_entry(sched_entry *e, const gb_params *p, char *why, size_t wh
     static int usable_##N(const gb_params *p, char *why, size_t whylen)                      \
     {                                                                                        \
         return usable_entry(entries[N], p, why, whylen);                                     \
+    }                                                                                        \
+    static void resolve_##N(int M, int N_, int K, const gb_ctx *ctx, gb_params *effective)   \
+    {                                                                                        \
+        (void)M, (void)N_, (void)K;                                                          \
+        resolve_entry(entries[N], ctx, effective);                                           \
     }
 SLOT(0) SLOT(1) SLOT(2) SLOT(3) SLOT(4) SLOT(5) SLOT(6) SLOT(7)
 SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15)
@@ -201,6 +215,10 @@ static const gb_prepare_fn prepares[GB_SCHED_MAX_FILES] = {
 static const gb_explain_fn explains[GB_SCHED_MAX_FILES] = {
     explain_0, explain_1, explain_2,  explain_3,  explain_4,  explain_5,  explain_6,  explain_7,
     explain_8, explain_9, explain_10, explain_11, explain_12, explain_13, explain_14, explain_15,
+};
+static const gb_resolve_fn resolves[GB_SCHED_MAX_FILES] = {
+    resolve_0, resolve_1, resolve_2,  resolve_3,  resolve_4,  resolve_5,  resolve_6,  resolve_7,
+    resolve_8, resolve_9, resolve_10, resolve_11, resolve_12, resolve_13, resolve_14, resolve_15,
 };
 static const gb_usable_fn usables[GB_SCHED_MAX_FILES] = {
     usable_0, usable_1, usable_2,  usable_3,  usable_4,  usable_5,  usable_6,  usable_7,
@@ -278,6 +296,7 @@ const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errle
         .release = release_entry,
         .explain = explains[nentries],
         .usable = usables[nentries],
+        .resolve = resolves[nentries],
     };
     entries[nentries++] = e;
     return &e->variant;
@@ -299,6 +318,12 @@ static sched_entry *entry_of(const gb_variant *v)
         if (&entries[i]->variant == v)
             return entries[i];
     return NULL;
+}
+
+const gb_sched *gb_sched_variant_nest(const gb_variant *v)
+{
+    const sched_entry *e = entry_of(v);
+    return e ? &e->nest : NULL;
 }
 
 int gb_sched_emit_c(const gb_variant *v, const gb_params *p, int M, int N, int K, FILE *out,

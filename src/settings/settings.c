@@ -60,6 +60,10 @@ const gb_setting gb_settings[] = {
       .value_name = "V", .initial = "rule_based", .group = "selection",
       .help = "the schedule to tune: rule_based (replayed by `tuned`) or packed (by "
               "`tuned_packed`)" },
+    { .id = GB_SET_SCHEDULE, .commands = GB_CMD_TUNE, .flag = "schedule", TEXT,
+      .value_name = "FILE", .group = "selection",
+      .help = "tune a schedule file's params instead (their `in` sets; not recorded: the "
+              "best are printed as --param values)" },
     { .id = GB_SET_VARIANT, .commands = FILTERS, .flag = "variant", .letter = 'v', TEXT,
       .value_name = "LIST", .default_note = "all",
       .help = "only these variants: names, families or labels such as packed+prepack or "

@@ -2,7 +2,8 @@
 # verified, with its "schedule" object, compiled once and then cached;
 # illegal and hostile files exit 2 with FILE:LINE: and no compiler run;
 # no compiler is one line naming CC; --emit-c, --explain, --param against a
-# schedule's set; compare never pairs two texts under one name.
+# schedule's set; compare never pairs two texts under one name; tune
+# --schedule searches its params and writes no record.
 . tests/cli/lib.sh
 G=$GEMMBENCH
 ROOT=$(pwd)
@@ -100,3 +101,23 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "2 entries of a schedule variant ran different schedule texts" "$WORK/cmp.err" &&
     echo "ok sched_compare_never_pairs_two_texts" ||
     echo "FAIL sched_compare_never_pairs_two_texts: exit $rc: $(cat "$WORK/cmp.err")"
+
+# tune --schedule: the params' sets searched per shape, the best printed as
+# --param values, the record file left alone; refusals before any search.
+printf 'param bn = 16 in 8,16\ntile i j bn bn -> io jo ii ji\nvectorize ji\n' >"$WORK/tb.sched"
+expect_exit sched_tune_runs 0 "$G" tune --schedule "$WORK/tb.sched" --shape 33x17x7 --threads 1 \
+    --trials 2 --reps 3 --quiet --records "$WORK/rec.json"
+expect_grep sched_tune_row '^custom  *33  *17  *7 .*  bn=\(8\|16\)$' "$WORK/out"
+[ ! -e "$WORK/rec.json" ] && echo "ok sched_tune_writes_no_record" ||
+    echo "FAIL sched_tune_writes_no_record: $WORK/rec.json was written"
+expect_exit sched_tune_not_with_variant 2 "$G" tune --schedule "$WORK/tb.sched" --variant packed
+expect_grep sched_tune_not_with_variant_says 'give --variant or --schedule, not both' "$WORK/err"
+printf 'split j 8 -> jo ji\nvectorize ji\n' >"$WORK/np.sched"
+expect_exit sched_tune_nothing_to_search 2 "$G" tune --schedule "$WORK/np.sched" --shape 9x9x9
+expect_grep sched_tune_nothing_to_search_says 'np.sched: no param with an `in` set' "$WORK/err"
+printf 'param bn = 16 in 8,16\nsplit i bn -> io ii\nsplit i 4 -> a b\n' >"$WORK/tbad.sched"
+: >"$WORK/cc.log"
+CC=$WORK/cc expect_exit sched_tune_refuses_illegal 2 "$G" tune --schedule "$WORK/tbad.sched" --shape 9x9x9
+expect_grep sched_tune_refuses_illegal_says "tbad.sched:3: split: loop 'i' was split into io, ii" "$WORK/err"
+[ ! -s "$WORK/cc.log" ] && echo "ok sched_tune_refusal_no_compiler" ||
+    echo "FAIL sched_tune_refusal_no_compiler: the compiler ran"
