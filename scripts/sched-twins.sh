@@ -7,13 +7,13 @@
 #
 # usage: scripts/sched-twins.sh OUTDIR [NAME ...]   (default: every twin)
 # environment: GEMMBENCH (build/gemmbench); RUN_OPTS (default
-#   --rounds 3 --reps 9 --min-reps 3 --warmup 2 --max-time 1)
+#   --rounds 5 --reps 15 --min-reps 5 --warmup 2 --max-time 2; about 8 minutes)
 set -u
 out=${1:?usage: scripts/sched-twins.sh OUTDIR [NAME ...]}
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 G=${GEMMBENCH:-$here/../build/gemmbench}
-opts=${RUN_OPTS:---rounds 3 --reps 9 --min-reps 3 --warmup 2 --max-time 1}
+opts=${RUN_OPTS:---rounds 5 --reps 15 --min-reps 5 --warmup 2 --max-time 2}
 names=${*:-k4 k8 k16 k32 k64 vec_j parallel parallel_vec_j vec_j_k16 full tvm_blocking tvm_vectorize tvm_permute tvm_packing tvm_cache_write tvm_parallel rule_based}
 mkdir -p "$out" || exit 3
 for n in $names; do
