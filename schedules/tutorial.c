@@ -173,6 +173,12 @@ static size_t packed_b_floats(int N, int K)
     return (size_t)((N + BN - 1) / BN) * K * BN;
 }
 
+/* The buffer on a cache line, as TVM aligns its workspace (64 bytes). */
+static float *packed_b_alloc(size_t floats)
+{
+    return aligned_alloc(64, (floats * sizeof(float) + 63) & ~(size_t)63);
+}
+
 /* packedB[bigN][k][littleN] = B[k][bigN * 32 + littleN]; the last panel
  * holds only N % 32 columns (the rest is never read). */
 static void pack_b_panels(int N, int K, const float *B, int ldb, float *packed, int nthreads)
@@ -202,7 +208,7 @@ static int packing_prepare(int M, int N, int K, const float *B, int ldb, const g
     if (p == NULL)
         return -1;
     p->floats = packed_b_floats(N, K);
-    p->buf = malloc(p->floats * sizeof *p->buf);
+    p->buf = packed_b_alloc(p->floats);
     if (p->buf == NULL) {
         free(p);
         return -1;
@@ -273,7 +279,7 @@ static inline int tutorial_run(enum tutorial_step step, int M, int N, int K, con
         if (state && state->floats >= packed_b_floats(N, K)) {
             packed = state->buf;
         } else { /* called without prepare(): a buffer for this call */
-            packed = owned = malloc(packed_b_floats(N, K) * sizeof *packed);
+            packed = owned = packed_b_alloc(packed_b_floats(N, K));
             if (packed == NULL)
                 return -1;
         }
