@@ -43,20 +43,18 @@ done
 
 S=$(mktemp -d /tmp/gemmbench-slurm.XXXXXX) || fail "mktemp failed"
 pids=
-# The job steps slurmd started for this cluster (their files are under $S).
+# The job steps still alive on this node: slurmstepd's sockets in the spool
+# directory (NODE_JOB.STEP), removed when the step ends.
 steps() {
-    for d in /proc/[0-9]*; do
-        [ "$(cat "$d/comm" 2>/dev/null)" = slurmstepd ] || continue
-        ls -l "$d/fd" 2>/dev/null | grep -q "$S/" && echo "${d#/proc/}"
-    done
+    ls "$S/d" 2>/dev/null | grep -E '_[0-9]+\.[0-9]+$'
 }
 stop() {
     # the jobs first (none should be left), their steps, then the daemons
     if [ -n "$pids" ]; then
-        scancel --full --quiet --user=root 2>/dev/null
+        scancel --quiet --user=root 2>/dev/null
         i=0
-        while [ -n "$(steps)" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-        for p in $(steps); do kill -9 "$p" 2>/dev/null; done
+        while [ -n "$(steps)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        [ -z "$(steps)" ] || echo "slurm-ci: job steps still alive after 10 s: $(steps | tr '\n' ' ')" >&2
     fi
     for p in $pids; do kill "$p" 2>/dev/null; done
     for p in $pids; do
