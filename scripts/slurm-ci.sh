@@ -48,6 +48,16 @@ pids=
 steps() {
     ls "$S/d" 2>/dev/null | grep -E '_[0-9]+\.[0-9]+$'
 }
+# The slurmstepd processes started since our slurmd (their start time, field
+# 22 of /proc/PID/stat, is not before slurmd's): the steps of this cluster.
+stepds() {
+    [ -n "${slurmd_start:-}" ] || return 0
+    for d in /proc/[0-9]*; do
+        [ "$(cat "$d/comm" 2>/dev/null)" = slurmstepd ] || continue
+        t=$(awk '{ print $22 }' "$d/stat" 2>/dev/null)
+        [ -n "$t" ] && [ "$t" -ge "$slurmd_start" ] && echo "${d#/proc/}"
+    done
+}
 stop() {
     # the jobs first (none should be left), their steps, then the daemons
     if [ -n "$pids" ]; then
@@ -55,6 +65,10 @@ stop() {
         i=0
         while [ -n "$(steps)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
         [ -z "$(steps)" ] || echo "slurm-ci: job steps still alive after 10 s: $(steps | tr '\n' ' ')" >&2
+        # a slurmstepd outlives its socket by a moment: wait for ours to exit
+        i=0
+        while [ -n "$(stepds)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        for p in $(stepds); do kill -9 "$p" 2>/dev/null; done
     fi
     for p in $pids; do kill "$p" 2>/dev/null; done
     for p in $pids; do
@@ -133,6 +147,7 @@ slurmctld -D -c -f "$SLURM_CONF" >>"$S/slurmctld.out" 2>&1 &
 pids="$pids $!"
 slurmd -D -f "$SLURM_CONF" >>"$S/slurmd.out" 2>&1 &
 pids="$pids $!"
+slurmd_start=$(awk '{ print $22 }' "/proc/$!/stat" 2>/dev/null)
 i=0 state=
 while [ $i -lt 60 ]; do
     state=$(sinfo -h -n "$nodename" -o %T 2>/dev/null | head -n 1)
@@ -156,7 +171,7 @@ run_opts="--quick --kernel qkv --m 16 --variant k16,packed --threads all"
 # 1. Two partitions, a job array of two tasks in each.
 say "1: sh scripts/slurm-sweep.sh --partitions gb_a,gb_b --array 2 --time 2 --out \$S/ok -- $run_opts"
 # shellcheck disable=SC2086  # run_opts: one word per option
-timeout 150 sh scripts/slurm-sweep.sh --partitions gb_a,gb_b --array 2 --time 2 --out "$S/ok" \
+timeout 75 sh scripts/slurm-sweep.sh --partitions gb_a,gb_b --array 2 --time 2 --out "$S/ok" \
     --report-format md -- $run_opts >"$S/ok.out" 2>"$S/ok.err"
 rc=$?
 sed "s|$S|\$S|g" "$S/ok.out"
@@ -194,7 +209,7 @@ EOF
 chmod +x "$S/gemmbench-task1-fails"
 say "2: GEMMBENCH=\$S/gemmbench-task1-fails sh scripts/slurm-sweep.sh --partitions gb_a --array 2 --time 2 --out \$S/bad -- $run_opts"
 # shellcheck disable=SC2086
-GEMMBENCH=$S/gemmbench-task1-fails timeout 150 sh scripts/slurm-sweep.sh --partitions gb_a --array 2 \
+GEMMBENCH=$S/gemmbench-task1-fails timeout 75 sh scripts/slurm-sweep.sh --partitions gb_a --array 2 \
     --time 2 --out "$S/bad" --report-format md -- $run_opts >"$S/bad.out" 2>"$S/bad.err"
 rc=$?
 sed "s|$S|\$S|g" "$S/bad.out"

@@ -39,7 +39,7 @@ die() {
 }
 usage="usage: scripts/slurm-sweep.sh --partitions P1,P2,... --out DIR [--constraint C,...] [--array N] [--time T] [--no-wait] [-- RUN OPTIONS]"
 
-partitions= constraints= out= array= time= wait=1 rformat=
+partitions='' constraints='' out='' array='' time='' wait=1 rformat=''
 while [ $# -gt 0 ]; do
     case $1 in
     -h | --help)
