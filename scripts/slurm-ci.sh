@@ -9,7 +9,8 @@
 #      and partition, and the fleet report lists all four;
 #   2. a job array of 2 tasks, task 1 given a bad option: it is reported as
 #      FAILED with Slurm's state and exit code, task 0 is still reported, and
-#      the exit status is 1.
+#      the exit status is 1;
+#   3. --no-wait prints the job id of a job Slurm knows, and returns.
 # Stops the daemons it started (by their pids) and removes its state.
 # Exit: 0 passed; 1 a check failed; 77 Slurm cannot run here (the reason,
 # with the daemon's log line, on stderr): CI reports the step skipped.
@@ -222,6 +223,18 @@ grep -q 'gb_a-0' "$S/bad.out" && grep -q '^| k16 ' "$S/bad.out" || fail "task gb
 ! grep '^|' "$S/bad.out" | grep -q 'gb_a-1' || fail "the failed task is in the report"
 [ ! -f "$S/bad/gb_a-1.json" ] || fail "the failed task left a result file among the combined ones"
 say "2: ok: task 1 reported FAILED (exit 2:0, from scontrol), task 0 combined, exit 1"
+
+# 3. --no-wait: KIND JOBID, the job known to Slurm (cancelled by stop).
+say "3: sh scripts/slurm-sweep.sh --partitions gb_b --out \$S/nowait --no-wait -- $run_opts"
+# shellcheck disable=SC2086
+sh scripts/slurm-sweep.sh --partitions gb_b --out "$S/nowait" --no-wait -- $run_opts \
+    >"$S/nowait.out" 2>"$S/nowait.err" || fail "--no-wait exited $?: $(head -n 1 "$S/nowait.err")"
+cat "$S/nowait.out"
+sed "s|$S|\$S|g" "$S/nowait.err" >&2
+id=$(sed -n 's/^gb_b \([0-9][0-9]*\)$/\1/p' "$S/nowait.out")
+[ -n "$id" ] || fail "--no-wait did not print 'gb_b JOBID'"
+scontrol show job "$id" >/dev/null 2>&1 || fail "--no-wait printed job $id, which Slurm does not know"
+say "3: ok: job $id submitted, not waited for (cancelled now)"
 
 stop
 trap - EXIT
