@@ -57,9 +57,9 @@ while [ $# -gt 0 ]; do
         esac
         shift 2 ;;
     --partitions=* | --constraint=* | --out=* | --array=* | --time=* | --report-format=*)
-        opt=${1%%=*}
+        opt=${1%%=*} val=${1#*=}
         shift
-        set -- "$opt" "${1#*=}" "$@" ;;
+        set -- "$opt" "$val" "$@" ;;
     --no-wait) wait=0; shift ;;
     --) shift; break ;;
     *) die "unknown option '$1' ($usage)" ;;
@@ -82,6 +82,9 @@ for a in "$@"; do
 done
 [ -x "$GEMMBENCH" ] || die "$GEMMBENCH is not built (run make first)"
 command -v sbatch >/dev/null 2>&1 || die "sbatch not found: Slurm's client commands are not installed here"
+# Every *.json under OUT is combined: an earlier sweep's would be too.
+[ ! -d "$out" ] || [ -z "$(find "$out" -name '*.json' -type f | head -n 1)" ] ||
+    die "--out '$out' already holds result files (*.json): give a new or empty directory"
 mkdir -p "$out/slurm" || die "cannot create '$out/slurm'"
 out=$(cd "$out" && pwd)
 case $GEMMBENCH in /*) ;; *) GEMMBENCH=$(cd "$(dirname "$GEMMBENCH")" && pwd)/$(basename "$GEMMBENCH") ;; esac
@@ -109,6 +112,7 @@ EOF
 # One job per kind: "NAME PARTITION CONSTRAINT JOBID" lines in $jobs.
 jobs=$out/slurm/jobs
 : >"$jobs"
+rm -f "$out"/slurm/*.exit    # an earlier sweep's would stand for a task that never ran
 failed=0
 set -f
 IFS=,

@@ -24,6 +24,12 @@ expect_exit sweep_bad_array 2 sh $SW --partitions a --out "$WORK/o" --array 0
 expect_exit sweep_bad_report_format 2 sh $SW --partitions a --out "$WORK/o" --report-format xml
 expect_exit sweep_output_refused 2 sh $SW --partitions a --out "$WORK/o" -- --quick -o x.json
 expect_grep sweep_output_refused_says 'must not set the output' "$WORK/err"
+expect_exit sweep_option_equals_form 2 sh $SW --partitions=a --out="$WORK/o" --array=x
+expect_grep sweep_option_equals_form_value "'x' is not a positive" "$WORK/err"
+mkdir -p "$WORK/old/sub"
+echo '{}' >"$WORK/old/sub/earlier.json"
+expect_exit sweep_out_with_old_results 2 sh $SW --partitions a --out "$WORK/old"
+expect_grep sweep_out_with_old_results_says 'already holds result files' "$WORK/err"
 [ ! -e "$WORK/o" ] && echo "ok sweep_bad_input_creates_nothing" ||
     echo "FAIL sweep_bad_input_creates_nothing: $WORK/o exists"
 
