@@ -42,6 +42,19 @@ typedef struct gb_bandwidth {
 /* The level's name: "L2", "L3", "memory". */
 const char *gb_bw_level_name(int level);
 
+/* Where the run ran when a Slurm job started it (from the SLURM_* variables
+ * of the job's environment and the affinity mask; results/FORMAT.md). */
+typedef struct gb_slurm {
+    int present;             /* SLURM_JOB_ID is set */
+    long job_id;             /* SLURM_JOB_ID; -1 unknown */
+    long array_job_id;       /* SLURM_ARRAY_JOB_ID; -1 not an array task */
+    long array_task_id;      /* SLURM_ARRAY_TASK_ID; -1 not an array task */
+    char node[256];          /* SLURMD_NODENAME (Slurm's node name) */
+    char partition[128];     /* SLURM_JOB_PARTITION */
+    int cpus;                /* the CPUs allotted on this node: SLURM_CPUS_ON_NODE,
+                              * capped by the affinity mask; 0 unknown */
+} gb_slurm;
+
 typedef struct gb_machine {
     char hostname[256];
     char cpu_model[256];
@@ -57,11 +70,15 @@ typedef struct gb_machine {
     char peak_isa[16];
     gb_topology topo;       /* hwloc's view; topo.available 0 without it */
     gb_bandwidth bw;        /* measured bandwidths (src/measure/bandwidth.md); bw.measured 0: none */
+    gb_slurm slurm;         /* slurm.present 0: not run by Slurm */
 } gb_machine;
 
 /* Reads hostname, CPU, ISA, caches and affinity.  Never fails: unknown
  * fields stay empty. */
 void gb_machine_detect(gb_machine *m);
+/* The CPUs a run may use: affinity_cpus, or Slurm's allotment when that is
+ * smaller (what `--threads all` means). */
+int gb_machine_usable_cpus(const gb_machine *m);
 /* Cache size in bytes of the data or unified cache of a level; 0 unknown. */
 long gb_machine_cache_bytes(const gb_machine *m, int level);
 /* Its associativity (ways); 0 unknown, -1 fully associative. */

@@ -73,6 +73,11 @@ arg() {
     fi
 }
 
+# One file is a one-file report: no column to name.
+if [ "$(wc -l <"$list")" -eq 1 ] && { [ -z "$first" ] || [ "$first" -ef "$(cat "$list")" ]; }; then
+    by_dir=0
+fi
+
 set -f
 files=
 if [ -n "$first" ]; then

@@ -38,6 +38,30 @@ def roof_problems(i, r):
     return out
 
 
+def slurm_problems(s):
+    """machine.slurm, when present: the job that ran the file (results/FORMAT.md)."""
+    if s is None:
+        return []
+    if not isinstance(s, dict):
+        return ["machine.slurm is not an object"]
+    out = []
+    for key in ("job_id", "array_job_id", "array_task_id"):
+        v = s.get(key, "missing")
+        if not (v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0)):
+            out.append(f"machine.slurm.{key} is neither null nor a whole number")
+    if s.get("job_id") is None:
+        out.append("machine.slurm.job_id is null")
+    if (s.get("array_job_id") is None) != (s.get("array_task_id") is None):
+        out.append("machine.slurm: array_job_id and array_task_id are not both set or both null")
+    for key in ("node", "partition"):
+        if not isinstance(s.get(key), str):
+            out.append(f"machine.slurm.{key} missing or not a string")
+    cpus = s.get("cpus")
+    if not (isinstance(cpus, int) and not isinstance(cpus, bool) and cpus >= 1):
+        out.append("machine.slurm.cpus is not a positive whole number")
+    return out
+
+
 def main(argv):
     if len(argv) < 2:
         print("usage: validate-json.py FILE.json [--complete] [--min-results N]")
@@ -75,6 +99,7 @@ def main(argv):
                         and isinstance(lib.get("kernels"), str)
                         and isinstance(lib.get("forced_by", ""), str)):
                     problems.append(f"tool.libraries.{name}: version and kernels must be strings")
+    problems += slurm_problems(doc["machine"].get("slurm"))
     peak = doc["machine"].get("peak_gflops")
     if peak is not None and not (isinstance(peak, (int, float)) and peak > 0):
         problems.append("machine.peak_gflops is neither null nor a positive number")

@@ -219,7 +219,8 @@ static void utc_now(char *buf, size_t len)
 }
 
 /* The thread counts of a run: o's list resolved against the CPUs the
- * process may use, with a warning for counts above them. */
+ * process may use (Slurm's allotment when smaller), with a warning for
+ * counts above them. */
 typedef struct thread_plan {
     int n;
     int counts[GB_MAX_THREAD_COUNTS];
@@ -228,14 +229,17 @@ typedef struct thread_plan {
 
 static void plan_threads(const gb_options *o, const gb_machine *machine, thread_plan *plan)
 {
-    int cpus = machine->affinity_cpus;
+    int cpus = gb_machine_usable_cpus(machine);
+    int slurm = machine->slurm.present && cpus == machine->slurm.cpus;
 
     plan->n = gb_options_thread_counts(o, cpus, plan->counts, GB_MAX_THREAD_COUNTS);
     for (int i = 0; i < plan->n; i++)
         if (plan->counts[i] > cpus)
-            fprintf(stderr, "gemmbench: warning: %d threads is more than the %d CPU%s this "
-                            "process may use (sched_getaffinity); its threads share CPUs\n",
-                    plan->counts[i], cpus, cpus == 1 ? "" : "s");
+            fprintf(stderr, "gemmbench: warning: %d threads is more than the %d CPU%s %s; its "
+                            "threads share CPUs\n",
+                    plan->counts[i], cpus, cpus == 1 ? "" : "s",
+                    slurm ? "Slurm allotted to this job (SLURM_CPUS_ON_NODE)"
+                          : "this process may use (sched_getaffinity)");
 }
 
 /* With several counts, the single-thread schedules run once, at 1 thread:

@@ -225,7 +225,7 @@ static int resolve_job(tune_job *job)
     if (job->o.threads_all || job->o.nthreads_list == 0) {
         gb_machine m;
         gb_machine_detect(&m);
-        cpus = m.affinity_cpus;
+        cpus = gb_machine_usable_cpus(&m);
     }
     job->ncounts = gb_options_thread_counts(&job->o, cpus, job->counts, GB_MAX_THREAD_COUNTS);
     /* With a time budget the trial count no longer limits a shape. */

@@ -112,6 +112,30 @@ static cJSON *bandwidth_json(const gb_bandwidth *bw)
     return o;
 }
 
+static void add_id(cJSON *o, const char *name, long id)
+{
+    if (id >= 0)
+        cJSON_AddNumberToObject(o, name, (double)id);
+    else
+        cJSON_AddNullToObject(o, name);
+}
+
+/* machine.slurm: the job that ran this file (results/FORMAT.md). */
+static cJSON *slurm_json(const gb_slurm *s)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL)
+        return NULL;
+    add_id(o, "job_id", s->job_id);
+    add_id(o, "array_job_id", s->array_job_id);
+    add_id(o, "array_task_id", s->array_task_id);
+    cJSON_AddStringToObject(o, "node", s->node);
+    cJSON_AddStringToObject(o, "partition", s->partition);
+    cJSON_AddNumberToObject(o, "cpus", s->cpus);
+    return o;
+}
+
 static cJSON *machine_json(const gb_machine *m)
 {
     cJSON *o = cJSON_CreateObject(), *isa, *caches;
@@ -151,6 +175,8 @@ static cJSON *machine_json(const gb_machine *m)
     cJSON_AddItemToObject(o, "topology", topology_json(&m->topo));
     if (m->bw.measured)
         cJSON_AddItemToObject(o, "bandwidth", bandwidth_json(&m->bw));
+    if (m->slurm.present)
+        cJSON_AddItemToObject(o, "slurm", slurm_json(&m->slurm));
     return o;
 }
 

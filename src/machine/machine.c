@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "machine.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,57 @@ static void caches_from_topology(gb_machine *m)
     }
 }
 
+/* A whole non-negative number from the start of an environment variable
+ * ("2(x3)" in SLURM_JOB_CPUS_PER_NODE reads 2); -1 unset or not a number. */
+static long env_number(const char *name)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n;
+
+    if (v == NULL || *v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    n = strtol(v, &end, 10);
+    return errno == 0 && end != v ? n : -1;
+}
+
+static void env_copy(char *dst, size_t len, const char *name)
+{
+    const char *v = getenv(name);
+    snprintf(dst, len, "%s", v ? v : "");
+}
+
+/* The SLURM_* variables a job step's environment carries; the allotment is
+ * capped by the affinity mask (task/affinity or cgroups narrow it, task/none
+ * does not). */
+static void detect_slurm(gb_slurm *s, int affinity_cpus)
+{
+    long cpus;
+
+    if (getenv("SLURM_JOB_ID") == NULL)
+        return;
+    s->present = 1;
+    s->job_id = env_number("SLURM_JOB_ID");
+    s->array_job_id = env_number("SLURM_ARRAY_JOB_ID");
+    s->array_task_id = env_number("SLURM_ARRAY_TASK_ID");
+    env_copy(s->node, sizeof s->node, "SLURMD_NODENAME");
+    env_copy(s->partition, sizeof s->partition, "SLURM_JOB_PARTITION");
+    cpus = env_number("SLURM_CPUS_ON_NODE");
+    if (cpus <= 0)
+        cpus = env_number("SLURM_JOB_CPUS_PER_NODE");
+    if (cpus <= 0 || cpus > affinity_cpus)
+        cpus = affinity_cpus;
+    s->cpus = (int)cpus;
+}
+
+int gb_machine_usable_cpus(const gb_machine *m)
+{
+    if (m->slurm.present && m->slurm.cpus > 0 && m->slurm.cpus < m->affinity_cpus)
+        return m->slurm.cpus;
+    return m->affinity_cpus;
+}
+
 void gb_machine_detect(gb_machine *m)
 {
     struct utsname u;
@@ -154,6 +206,7 @@ void gb_machine_detect(gb_machine *m)
         m->affinity_cpus = gb_bind_place_cpus();
     if (m->affinity_cpus < 1)
         m->affinity_cpus = 1;
+    detect_slurm(&m->slurm, m->affinity_cpus);
     detect_isa(m);
     gb_topology_detect(&m->topo);
     if (m->topo.available && m->topo.ncaches > 0)
@@ -196,6 +249,10 @@ void gb_machine_print(FILE *out, const gb_machine *m)
     fprintf(out, "arch           %s\n", m->arch);
     fprintf(out, "logical cpus   %d online, %d usable by this process\n", m->logical_cpus,
             m->affinity_cpus);
+    if (m->slurm.present)
+        fprintf(out, "slurm          job %ld, node %s, partition %s, %d CPUs allotted\n",
+                m->slurm.job_id, m->slurm.node[0] ? m->slurm.node : "?",
+                m->slurm.partition[0] ? m->slurm.partition : "?", m->slurm.cpus);
     fprintf(out, "isa           ");
     for (int i = 0; i < m->nisa; i++)
         fprintf(out, " %s", m->isa[i]);

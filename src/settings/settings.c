@@ -104,12 +104,12 @@ const gb_setting gb_settings[] = {
     /* ---- timing ---- */
     { .id = GB_SET_THREADS, .commands = RUN_AB, .flag = "threads", .letter = 't',
       .conf_key = "threads", THREADS, .value_name = "LIST", .group = "timing",
-      .default_note = "all, the CPUs the process may use",
+      .default_note = "all, the CPUs the process may use (under Slurm, its allotment)",
       .help = "OpenMP thread counts: 2, 1,2, 1-8 or all; every entry at each count, the "
               "single-thread schedules once at 1" },
     { .id = GB_SET_THREADS, .commands = GB_CMD_TUNE, .flag = "threads", .letter = 't', THREADS,
       .value_name = "LIST", .group = "timing",
-      .default_note = "all, the CPUs the process may use",
+      .default_note = "all, the CPUs the process may use (under Slurm, its allotment)",
       .help = "thread counts, as a run takes them (2, 1,2, 1-8 or all); records are kept per "
               "count, so each count is tuned on its own" },
     { .id = GB_SET_BIND, .commands = RUN_AB, .flag = "bind", CHOICE(bind_names),

@@ -1,0 +1,227 @@
+#!/bin/sh
+# slurm-sweep.sh - the same gemmbench sweep on every machine kind of a Slurm
+# cluster, then one fleet report over the result files.  Slurm is the engine:
+# one sbatch job per partition (times constraint), each on a whole node
+# (--exclusive: every CPU of the node to the one task), each writing one
+# result file into OUT; the script waits for them, prints each task's Slurm
+# state and runs scripts/fleet-report.sh over the files of those that
+# succeeded.  Tested on a real one-host cluster by scripts/slurm-ci.sh.
+#
+# Usage: scripts/slurm-sweep.sh --partitions P1,P2,... --out DIR
+#            [--constraint C1,C2,...] [--array N] [--time T] [--no-wait]
+#            [--report-format table|md|csv] [-- RUN OPTIONS]
+#   --partitions  one job per partition (and per constraint, when given)
+#   --out DIR     a directory every node can write (a shared file system):
+#                 DIR/KIND[-TASK].json, and DIR/slurm/ (job script, logs,
+#                 each task's exit file)
+#   --constraint  node features (sbatch --constraint), one job per
+#                 partition and constraint
+#   --array N     N tasks per kind (a job array: N nodes of that kind)
+#   --time T      each job's time limit (sbatch --time, e.g. 30 or 1:00:00)
+#   --no-wait     print KIND JOBID per job and exit; report later with
+#                 scripts/fleet-report.sh --by-dir DIR
+#   RUN OPTIONS   passed to every `gemmbench` run (not -o/--output)
+# Environment: GEMMBENCH (default: build/gemmbench of this checkout; it must
+# be on a path every node sees); SBATCH_* variables (account, QOS) as sbatch
+# reads them.
+# Exit: 0 every task succeeded; 1 a task failed, timed out or could not be
+# submitted (named on stderr, the others still reported); 2 bad input.
+# Task states come from `scontrol show job` (no accounting database needed),
+# or from the task's exit file once Slurm has forgotten the job (MinJobAge).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+GEMMBENCH=${GEMMBENCH:-$(dirname "$here")/build/gemmbench}
+
+die() {
+    echo "gemmbench: slurm-sweep: $*" >&2
+    exit 2
+}
+usage="usage: scripts/slurm-sweep.sh --partitions P1,P2,... --out DIR [--constraint C,...] [--array N] [--time T] [--no-wait] [-- RUN OPTIONS]"
+
+partitions='' constraints='' out='' array='' time='' wait=1 rformat=''
+while [ $# -gt 0 ]; do
+    case $1 in
+    -h | --help)
+        sed -n '2,30s/^# \{0,1\}//p' "$0"
+        exit 0 ;;
+    --partitions | --constraint | --out | --array | --time | --report-format)
+        [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value ($usage)"
+        case $1 in
+        --partitions) partitions=$2 ;;
+        --constraint) constraints=$2 ;;
+        --out) out=$2 ;;
+        --array) array=$2 ;;
+        --time) time=$2 ;;
+        --report-format) rformat=$2 ;;
+        esac
+        shift 2 ;;
+    --partitions=* | --constraint=* | --out=* | --array=* | --time=* | --report-format=*)
+        opt=${1%%=*} val=${1#*=}
+        shift
+        set -- "$opt" "$val" "$@" ;;
+    --no-wait) wait=0; shift ;;
+    --) shift; break ;;
+    *) die "unknown option '$1' ($usage)" ;;
+    esac
+done
+[ -n "$partitions" ] || die "no partitions: --partitions P1,P2,... is required ($usage)"
+[ -n "$out" ] || die "no output directory: --out DIR is required ($usage)"
+case ,$partitions, in *,,*) die "--partitions '$partitions' has an empty name" ;; esac
+case $partitions$constraints in *[[:space:]]*) die "a partition or constraint name has a blank" ;; esac
+[ -z "$constraints" ] || case ,$constraints, in *,,*) die "--constraint '$constraints' has an empty element" ;; esac
+case $array in
+"") ;;
+*[!0-9]* | 0*) die "--array '$array' is not a positive whole number" ;;
+esac
+case $rformat in "" | table | md | csv) ;; *) die "--report-format '$rformat' is not table, md or csv" ;; esac
+for a in "$@"; do
+    case $a in
+    -o | --output | --output=* | -o?*) die "RUN OPTIONS must not set the output ('$a'): each task writes DIR/KIND.json" ;;
+    esac
+done
+[ -x "$GEMMBENCH" ] || die "$GEMMBENCH is not built (run make first)"
+command -v sbatch >/dev/null 2>&1 || die "sbatch not found: Slurm's client commands are not installed here"
+# Every *.json under OUT is combined: an earlier sweep's would be too.
+[ ! -d "$out" ] || [ -z "$(find "$out" -name '*.json' -type f | head -n 1)" ] ||
+    die "--out '$out' already holds result files (*.json): give a new or empty directory"
+mkdir -p "$out/slurm" || die "cannot create '$out/slurm'"
+out=$(cd "$out" && pwd)
+case $GEMMBENCH in /*) ;; *) GEMMBENCH=$(cd "$(dirname "$GEMMBENCH")" && pwd)/$(basename "$GEMMBENCH") ;; esac
+
+# The job script: fixed text, its inputs as arguments (sbatch keeps a copy).
+cat >"$out/slurm/job.sh" <<'EOF'
+#!/bin/sh
+# One task of scripts/slurm-sweep.sh: NAME OUT GEMMBENCH [RUN OPTIONS].
+set -u
+name=$1 out=$2 gemmbench=$3
+shift 3
+if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
+    tag=$name-$SLURM_ARRAY_TASK_ID
+else
+    tag=$name
+fi
+echo "gemmbench sweep $tag: job ${SLURM_JOB_ID:-?} on ${SLURMD_NODENAME:-?}, partition ${SLURM_JOB_PARTITION:-?}, ${SLURM_CPUS_ON_NODE:-?} CPUs"
+rm -f "$out/slurm/$tag.exit"
+"$gemmbench" --quiet -f -o "$out/$tag.json" "$@"
+rc=$?
+echo "$rc" >"$out/slurm/$tag.exit"
+exit "$rc"
+EOF
+
+# One job per kind: "NAME PARTITION CONSTRAINT JOBID" lines in $jobs.
+jobs=$out/slurm/jobs
+: >"$jobs"
+rm -f "$out"/slurm/*.exit    # an earlier sweep's would stand for a task that never ran
+failed=0
+set -f
+IFS=,
+for p in $partitions; do
+    for c in ${constraints:--}; do
+        IFS=' '
+        [ "$c" != - ] || c=
+        name=$(printf '%s' "$p${c:+-$c}" | tr -c 'A-Za-z0-9_.-' '_')
+        log=$out/slurm/$name-%j.log
+        [ -z "$array" ] || log=$out/slurm/$name-%A_%a.log
+        if id=$(sbatch --parsable --job-name="gemmbench-$name" --partition="$p" \
+            ${c:+--constraint="$c"} --nodes=1 --ntasks=1 --exclusive \
+            ${array:+--array=0-$((array - 1))} ${time:+--time="$time"} \
+            --output="$log" "$out/slurm/job.sh" "$name" "$out" "$GEMMBENCH" "$@" 2>"$out/slurm/sbatch.err"); then
+            id=${id%%;*}
+            echo "$name $p ${c:--} $id" >>"$jobs"
+        else
+            echo "gemmbench: slurm-sweep: $name not submitted: $(head -n 1 "$out/slurm/sbatch.err")" >&2
+            echo "$name $p ${c:--} -" >>"$jobs"
+            failed=$((failed + 1))
+        fi
+        IFS=,
+    done
+done
+unset IFS
+set +f
+rm -f "$out/slurm/sbatch.err"
+
+if [ "$wait" = 0 ]; then
+    awk '$4 != "-" { print $1, $4 }' "$jobs"
+    echo "then: sh scripts/fleet-report.sh --by-dir $out" >&2
+    [ "$failed" = 0 ]
+    exit
+fi
+
+# scontrol's one-line records of a job (every task of an array): empty once
+# Slurm has forgotten it.
+records() {
+    scontrol -o show job "$1" 2>/dev/null </dev/null
+}
+field() { # FIELD: its value in a record on stdin
+    tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
+}
+
+# Wait while any job is pending, running or completing.
+while :; do
+    busy=0
+    for id in $(awk '$4 != "-" { print $4 }' "$jobs"); do
+        if records "$id" | grep -Eq 'JobState=(PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|REQUEUED|RESIZING|SIGNALING|STAGE_OUT)'; then
+            busy=1
+            break
+        fi
+    done
+    [ "$busy" = 0 ] && break
+    sleep 2
+done
+
+# Each task's state: scontrol's record, else its exit file.
+printf '%-16s %-10s %-12s %-12s %-11s %-6s %s\n' task job node partition state exit file
+total=0 ok=0 names=
+while read -r name p c id; do
+    n=${array:-1}
+    i=0
+    while [ "$i" -lt "$n" ]; do
+        tag=$name jid=$id
+        if [ -n "$array" ]; then tag=$name-$i; jid=${id}_$i; fi
+        total=$((total + 1))
+        state=NOT_SUBMITTED exit=- node=- source=sbatch
+        if [ "$id" != - ]; then
+            rec=$(records "$jid" | head -n 1)
+            if [ -n "$rec" ]; then
+                state=$(echo "$rec" | field JobState)
+                exit=$(echo "$rec" | field ExitCode)
+                node=$(echo "$rec" | field NodeList)
+                source=scontrol
+            elif [ -f "$out/slurm/$tag.exit" ]; then
+                code=$(cat "$out/slurm/$tag.exit")
+                state=EXITED exit=$code:0 source=exit-file
+                [ "$code" = 0 ] && state=COMPLETED
+            else
+                state=UNKNOWN source=none
+            fi
+        fi
+        file=$out/$tag.json
+        if [ "$state" = COMPLETED ] && [ "${exit%%:*}" = 0 ] && [ -f "$file" ]; then
+            ok=$((ok + 1))
+        else
+            [ ! -f "$file" ] || mv -f "$file" "$out/slurm/$tag.json.failed"
+            logf=$(ls "$out/slurm/$name-$id"*.log 2>/dev/null | head -n 1)
+            [ -z "$array" ] || logf=$out/slurm/$name-${id}_$i.log
+            file="- (not combined; log: ${logf:-none})"
+            names="$names${names:+, }$tag ($state, exit $exit, from $source)"
+        fi
+        printf '%-16s %-10s %-12s %-12s %-11s %-6s %s\n' "$tag" "$jid" "${node:--}" "$p" "$state" "$exit" "$file"
+        i=$((i + 1))
+    done
+done <"$jobs"
+echo "states: scontrol show job (exit file when Slurm no longer knows the job)"
+echo
+
+if [ "$ok" -lt "$total" ]; then
+    echo "gemmbench: slurm-sweep: $((total - ok)) of $total tasks failed: $names" >&2
+fi
+if [ "$ok" = 0 ]; then
+    echo "gemmbench: slurm-sweep: no task succeeded, no report" >&2
+    exit 1
+fi
+sh "$here/fleet-report.sh" --by-dir "$out" ${rformat:+--format "$rformat"}
+rc=$?
+[ "$rc" = 0 ] || exit "$rc"
+[ "$ok" = "$total" ] || exit 1
+exit 0

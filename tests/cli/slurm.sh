@@ -1,0 +1,97 @@
+# slurm.sh - what of the Slurm path runs without a cluster: the argument
+# errors of scripts/slurm-sweep.sh (one line, exit 2), machine.slurm from the
+# SLURM_* variables of a run's environment, --threads all meaning Slurm's
+# allotment and the warning above it.  The cluster itself: scripts/slurm-ci.sh
+# (.ci/run).
+. tests/cli/lib.sh
+G=$GEMMBENCH
+SW=scripts/slurm-sweep.sh
+RUN="--quiet --reps 3 --warmup 0 --rounds 1 --shape 13x21x9 --variant k16"
+
+# ---- slurm-sweep.sh: bad input --------------------------------------------------
+expect_exit sweep_help 0 sh $SW --help
+expect_grep sweep_help_usage 'slurm-sweep.sh --partitions' "$WORK/out"
+expect_exit sweep_no_args 2 sh $SW
+expect_grep sweep_no_args_says 'no partitions' "$WORK/err"
+expect_exit sweep_no_out 2 sh $SW --partitions a,b
+expect_grep sweep_no_out_says '--out DIR is required' "$WORK/err"
+expect_exit sweep_no_partitions 2 sh $SW --out "$WORK/o"
+expect_exit sweep_unknown_option 2 sh $SW --partitions a --out "$WORK/o" --bogus
+expect_grep sweep_unknown_option_named "unknown option '--bogus'" "$WORK/err"
+expect_exit sweep_partition_needs_value 2 sh $SW --out "$WORK/o" --partitions
+expect_exit sweep_empty_partition 2 sh $SW --partitions a,,b --out "$WORK/o"
+expect_exit sweep_bad_array 2 sh $SW --partitions a --out "$WORK/o" --array 0
+expect_exit sweep_bad_report_format 2 sh $SW --partitions a --out "$WORK/o" --report-format xml
+expect_exit sweep_output_refused 2 sh $SW --partitions a --out "$WORK/o" -- --quick -o x.json
+expect_grep sweep_output_refused_says 'must not set the output' "$WORK/err"
+expect_exit sweep_option_equals_form 2 sh $SW --partitions=a --out="$WORK/o" --array=x
+expect_grep sweep_option_equals_form_value "'x' is not a positive" "$WORK/err"
+mkdir -p "$WORK/old/sub"
+echo '{}' >"$WORK/old/sub/earlier.json"
+expect_exit sweep_out_with_old_results 2 sh $SW --partitions a --out "$WORK/old"
+expect_grep sweep_out_with_old_results_says 'already holds result files' "$WORK/err"
+[ ! -e "$WORK/o" ] && echo "ok sweep_bad_input_creates_nothing" ||
+    echo "FAIL sweep_bad_input_creates_nothing: $WORK/o exists"
+
+# ---- machine.slurm ---------------------------------------------------------------
+expect_exit run_outside_slurm 0 env -u SLURM_JOB_ID "$G" $RUN --threads 1 -o "$WORK/plain.json"
+python3 -c "import json,sys; sys.exit('slurm' in json.load(open(sys.argv[1]))['machine'])" \
+    "$WORK/plain.json" && echo "ok no_slurm_object_outside_slurm" ||
+    echo "FAIL no_slurm_object_outside_slurm: machine.slurm in a run without SLURM_JOB_ID"
+
+cpus=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['machine']['affinity_cpus'])" "$WORK/plain.json")
+expect_exit run_in_array_task 0 env SLURM_JOB_ID=1043 SLURM_ARRAY_JOB_ID=1041 SLURM_ARRAY_TASK_ID=2 \
+    SLURMD_NODENAME=node-7 SLURM_JOB_PARTITION=epyc SLURM_CPUS_ON_NODE=1 \
+    "$G" $RUN --threads all -o "$WORK/task.json"
+python3 - "$WORK/task.json" <<'PY' && echo "ok slurm_object_from_environment" || echo "FAIL slurm_object_from_environment"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["machine"]["slurm"]
+want = {"job_id": 1043, "array_job_id": 1041, "array_task_id": 2, "node": "node-7",
+        "partition": "epyc", "cpus": 1}
+assert s == want, s
+assert d["run"]["threads"] == 1, d["run"]["threads"]          # --threads all: the allotment
+assert all(r["threads"] == 1 for r in d["results"])
+PY
+expect_true slurm_file_validates python3 scripts/validate-json.py "$WORK/task.json" --complete
+[ -s "$WORK/err" ] && echo "FAIL threads_all_within_allotment_quiet: $(head -c 300 "$WORK/err")" ||
+    echo "ok threads_all_within_allotment_quiet"
+
+# Not an array task; SLURM_JOB_CPUS_PER_NODE when SLURM_CPUS_ON_NODE is unset;
+# an allotment above the affinity mask is capped by it.
+expect_exit run_in_plain_job 0 env -u SLURM_CPUS_ON_NODE -u SLURM_ARRAY_JOB_ID -u SLURM_ARRAY_TASK_ID \
+    SLURM_JOB_ID=77 SLURM_JOB_CPUS_PER_NODE='4096(x2)' "$G" $RUN --threads 1 -o "$WORK/job.json"
+python3 - "$WORK/job.json" "$cpus" <<'PY' && echo "ok slurm_object_plain_job" || echo "FAIL slurm_object_plain_job"
+import json, sys
+s = json.load(open(sys.argv[1]))["machine"]["slurm"]
+assert s["job_id"] == 77 and s["array_job_id"] is None and s["array_task_id"] is None, s
+assert s["cpus"] == int(sys.argv[2]), s
+PY
+expect_true plain_job_file_validates python3 scripts/validate-json.py "$WORK/job.json"
+
+# ---- more threads than Slurm allotted: one warning line ---------------------------
+expect_exit threads_above_allotment_runs 0 env SLURM_JOB_ID=5 SLURM_CPUS_ON_NODE=1 \
+    "$G" $RUN --threads 2 -o "$WORK/over.json"
+if [ "$(grep -c 'warning' "$WORK/err")" -eq 1 ] &&
+    grep -q '^gemmbench: warning: 2 threads is more than the 1 CPU Slurm allotted' "$WORK/err"; then
+    echo "ok threads_above_allotment_warns_once"
+else
+    echo "FAIL threads_above_allotment_warns_once: $(head -c 300 "$WORK/err")"
+fi
+
+# ---- validate-json.py on machine.slurm -------------------------------------------
+python3 - "$WORK/task.json" "$WORK/bad.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["machine"]["slurm"]["cpus"] = 0
+d["machine"]["slurm"]["array_task_id"] = None
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit validate_rejects_bad_slurm 1 python3 scripts/validate-json.py "$WORK/bad.json"
+expect_grep validate_names_cpus 'machine.slurm.cpus' "$WORK/out"
+expect_grep validate_names_array_pair 'array_job_id and array_task_id' "$WORK/out"
+
+# ---- fleet-report.sh --by-dir over one file: a one-file report ----------------------
+mkdir -p "$WORK/one"
+cp "$WORK/task.json" "$WORK/one/gb_a-0.json"
+expect_exit fleet_by_dir_one_file 0 sh scripts/fleet-report.sh --by-dir "$WORK/one"
