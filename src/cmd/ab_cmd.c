@@ -200,7 +200,7 @@ static int spell_out(int argc, char **argv, const char **out, int max, char *err
                 out[n++] = a;
             }
             value_next = s && gb_setting_takes_value(s) && a[2 + len] != '=';
-        } else if (a[0] == '-' && a[1] != '-' && a[1] != '\0' && a[2] != '\0') {
+        } else if (a[0] == '-' && a[1] != '-' && a[1] != '\0') {
             /* Letters: split while each is known; the first that takes a
              * value takes the rest of the argument, or the next one. */
             const char *p = a + 1;
@@ -228,8 +228,11 @@ static int spell_out(int argc, char **argv, const char **out, int max, char *err
         } else {
             out[n++] = a;
         }
-        if (value_next && i + 1 < argc)
+        if (value_next && i + 1 < argc) {
+            if (n == max)
+                return snprintf(err, errlen, "too many run options"), -1;
             out[n++] = argv[++i];
+        }
     }
     return n;
 }
