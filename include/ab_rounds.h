@@ -45,7 +45,12 @@ int gb_ab_check_executable(const build *b, char *err, size_t errlen);
 /* 0 when b answers --version as a gemmbench that writes our schema; else -1
  * (or -3) with err. */
 int gb_ab_check_gemmbench(const build *b, char *err, size_t errlen);
-/* Whether b takes opt (with val, NULL for a flag) without a usage error. */
+/* Seconds a build may take to answer `OPT --help` (gb_ab_accepts). */
+#define AB_PROBE_TIMEOUT_S 10
+
+/* Whether b takes opt (with val, NULL for a flag) without a usage error: 1
+ * it does, 0 it does not, -1 it did not answer within AB_PROBE_TIMEOUT_S
+ * (killed). */
 int gb_ab_accepts(const build *b, const char *opt, const char *val);
 /* Every round of both builds, in a fresh random order each.  GB_EXIT_OK, or
  * the status to exit with (err says why). */

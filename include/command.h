@@ -39,9 +39,10 @@ int gb_list_append(char *dst, size_t size, const char *item);
  * written did not arrive (a full disk, a closed pipe). */
 int gb_finish_stdout(const char *cmd);
 
-/* After gb_catch_interrupts(), SIGINT and SIGTERM raise gb_interrupted
- * instead of ending the process, so a long command stops between
- * measurements and keeps what it has. */
+/* After gb_catch_interrupts(), SIGINT and SIGTERM (and SIGHUP, SIGQUIT and
+ * SIGPIPE, unless ignored) raise gb_interrupted instead of ending the
+ * process, so a long command stops between measurements and keeps what it
+ * has. */
 extern volatile sig_atomic_t gb_interrupted;
 void gb_catch_interrupts(void);
 

@@ -61,6 +61,8 @@ typedef struct gb_options {
     gb_shape shapes[GB_MAX_SHAPES];
     int ncustom;             /* [kernel NAME] sections of bench.conf */
     gb_kernel_def custom[GB_MAX_KERNELS];
+    int no_config;           /* set by tune, which reads no bench.conf: its
+                                [kernel] sections are not offered in errors */
 
     int threads;             /* 0: all the process may use */
     int warmup, reps, min_reps;

@@ -219,6 +219,24 @@ static void scaling_header(FILE *out, const gb_report *r, gb_format fmt)
     fprintf(out, "; %s\n", r->f->complete ? "complete" : "INCOMPLETE (interrupted)");
 }
 
+/* Whether some (label, shape) has a median above zero at 1 thread and at
+ * another count: else every table would be empty. */
+static int any_speedup(const gb_report *r)
+{
+    for (int i = 0; i < r->ntables; i++) {
+        const gb_report_table *t1 = &r->tables[i];
+        if (t1->threads != 1 || t1->kernel == NULL)
+            continue;
+        for (int row = 0; row < t1->nrows; row++)
+            for (int c = 0; c < t1->ncols; c++)
+                for (int k = 1; k < r->nthreads && t1->rows[row].cells[c].value > 0.0; k++)
+                    if (median_at(find_table(r, t1->kernel, r->threads[k]),
+                                  t1->rows[row].label, &t1->cols[c]) > 0.0)
+                        return 1;
+    }
+    return 0;
+}
+
 int gb_report_scaling(FILE *out, const gb_result_file *f, const gb_report_opts *o, char *err,
                       size_t errlen)
 {
@@ -237,6 +255,12 @@ int gb_report_scaling(FILE *out, const gb_result_file *f, const gb_report_opts *
                  "--threads 1,N)", f->path,
                  r.nthreads > 0 && r.threads[0] == 1 ? "only 1-thread results"
                                                      : "no 1-thread results");
+        gb_report_free(&r);
+        return -1;
+    }
+    if (!any_speedup(&r)) {
+        snprintf(err, errlen, "%s: no entry has a median above zero at 1 thread and at "
+                 "another count: no speed-up to show", f->path);
         gb_report_free(&r);
         return -1;
     }

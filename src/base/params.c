@@ -69,6 +69,11 @@ static int parse_one_param(const char *item, void *arg)
     const gb_param_spec *spec;
     long value;
 
+    if (val == NULL && strchr(item, '=') != NULL && strchr(item, '=') != item) {
+        snprintf(pp->err, pp->errlen, "--param: the key of '%s' is longer than %d characters",
+                 item, (int)sizeof key - 1);
+        return -1;
+    }
     if (val == NULL) {
         snprintf(pp->err, pp->errlen, "--param '%s' is not key=value", item);
         return -1;

@@ -127,6 +127,116 @@ static int pass_on(ab_opts *o, const char *arg, char *err, size_t errlen)
     return 0;
 }
 
+/* The setting a long option's unique abbreviation names (getopt_long takes
+ * "--hel" for --help, and so must ab, or it would hand it to the builds),
+ * or NULL; *ambiguous is set when several flags begin so. */
+static const gb_setting *abbreviated(const char *name, size_t len, int *ambiguous)
+{
+    const gb_setting *found = NULL;
+
+    *ambiguous = 0;
+    for (size_t i = 0; i < gb_setting_count; i++) {
+        const gb_setting *s = &gb_settings[i];
+        if (!(s->commands & (GB_CMD_AB | GB_CMD_RUN)) || strncmp(s->flag, name, len) != 0)
+            continue;
+        if (found && strcmp(found->flag, s->flag) != 0)
+            *ambiguous = 1;
+        found = s;
+    }
+    return *ambiguous ? NULL : found;
+}
+
+/* Room for the options rewritten by spell_out; they live until ab exits. */
+static char spelled[8192];
+static size_t spelled_used;
+
+static const char *keep(const char *a, size_t alen, const char *b)
+{
+    size_t blen = strlen(b);
+    char *at = spelled + spelled_used;
+
+    if (spelled_used + alen + blen + 1 > sizeof spelled)
+        return NULL;
+    memcpy(at, a, alen);
+    memcpy(at + alen, b, blen + 1);
+    spelled_used += alen + blen + 1;
+    return at;
+}
+
+/* ab's arguments as getopt_long would read them, each option on its own:
+ * an abbreviation spelled out ("--hel" is "--help"), a group of letters
+ * split ("-qh" is "-q" "-h"), an attached value apart ("-oP" is "-o" "P").
+ * Left as they are: values, and what this build does not know (the builds
+ * say whether they take it).  The count in out, or -1 with err. */
+static int spell_out(int argc, char **argv, const char **out, int max, char *err,
+                     size_t errlen)
+{
+    int n = 0;
+
+    for (int i = 4; i < argc; i++) {
+        const char *a = argv[i];
+        const gb_setting *s = NULL;
+        int ambiguous = 0, value_next = 0;
+
+        if (n + 2 > max)
+            return snprintf(err, errlen, "too many run options"), -1;
+        if (a[0] == '-' && a[1] == '-' && a[2] != '\0') {
+            size_t len = strcspn(a + 2, "=");
+            s = setting_named(GB_CMD_AB, a);
+            if (s == NULL)
+                s = setting_named(GB_CMD_RUN, a);
+            if (s == NULL)
+                s = abbreviated(a + 2, len, &ambiguous);
+            if (ambiguous)
+                return snprintf(err, errlen, "option '%.*s' is ambiguous", (int)len + 2, a), -1;
+            if (s && strlen(s->flag) != len) { /* an abbreviation */
+                out[n] = keep("--", 2, s->flag);
+                if (out[n] && a[2 + len] == '=')
+                    out[n] = keep(out[n], strlen(out[n]), a + 2 + len);
+                if (out[n] == NULL)
+                    return snprintf(err, errlen, "too many run options"), -1;
+                n++;
+            } else {
+                out[n++] = a;
+            }
+            value_next = s && gb_setting_takes_value(s) && a[2 + len] != '=';
+        } else if (a[0] == '-' && a[1] != '-' && a[1] != '\0') {
+            /* Letters: split while each is known; the first that takes a
+             * value takes the rest of the argument, or the next one. */
+            const char *p = a + 1;
+            for (; *p; p++) {
+                char one[3] = { '-', *p, '\0' };
+                s = gb_setting_by_letter(GB_CMD_AB, *p);
+                if (s == NULL)
+                    s = gb_setting_by_letter(GB_CMD_RUN, *p);
+                if (s == NULL || n + 2 > max)
+                    break;
+                out[n++] = keep(one, 2, "");
+                if (gb_setting_takes_value(s)) {
+                    if (p[1])
+                        out[n++] = p + 1;
+                    else
+                        value_next = 1;
+                    p = "";
+                    break;
+                }
+            }
+            if (*p) /* a letter this build does not know: as it was */
+                out[n++] = p == a + 1 ? a : keep("-", 1, p);
+            if (out[n - 1] == NULL)
+                return snprintf(err, errlen, "too many run options"), -1;
+        } else {
+            out[n++] = a;
+        }
+        if (value_next && i + 1 < argc) {
+            if (n == max)
+                return snprintf(err, errlen, "too many run options"), -1;
+            out[n++] = argv[++i];
+        }
+    }
+    return n;
+}
+
 /* ab's own options into o; the run options are read as a run reads them (so
  * that a bad value is refused before any build starts) and kept for both
  * builds, except those that would stop a build from running a sweep or that
@@ -134,8 +244,14 @@ static int pass_on(ab_opts *o, const char *arg, char *err, size_t errlen)
  * which say whether they take them. */
 static int parse_ab(int argc, char **argv, ab_opts *o, char *err, size_t errlen)
 {
-    for (int i = 4; i < argc; i++) {
-        const char *a = argv[i], *eq = a[1] == '-' ? strchr(a, '=') : NULL, *text = NULL;
+    static const char *args[AB_MAX_ARGS * 2];
+    int nargs = spell_out(argc, argv, args, AB_MAX_ARGS * 2, err, errlen);
+
+    if (nargs < 0)
+        return -1;
+    for (int i = 0; i < nargs; i++) {
+        const char *a = args[i], *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;
+        const char *text = NULL;
         const gb_setting *own = setting_named(GB_CMD_AB, a);
         const gb_setting *s = own ? own : setting_named(GB_CMD_RUN, a);
         gb_setting_value v;
@@ -150,18 +266,20 @@ static int parse_ab(int argc, char **argv, ab_opts *o, char *err, size_t errlen)
         if (!own && !(s->commands & GB_CMD_AB_BUILDS))
             return snprintf(err, errlen, "%s is not a run option ab can pass on", a), -1;
         snprintf(name, sizeof name, "--%s", s->flag);
-        if (gb_setting_takes_value(s) && eq == NULL && i + 1 == argc)
+        if (gb_setting_takes_value(s) && eq == NULL && i + 1 == nargs)
             return snprintf(err, errlen, "option '%s' needs a value", a), -1;
         if (!gb_setting_takes_value(s) && eq)
             return snprintf(err, errlen, "option '%s' takes no value", name), -1;
         if (gb_setting_takes_value(s))
-            text = eq ? eq + 1 : argv[++i];
+            text = eq ? eq + 1 : args[++i];
         if (gb_setting_read(s, name, text, &v, err, errlen) != 0)
             return -1;
         if (own && store_setting(o, s, &v, err, errlen) != 0)
             return -1;
+        if (o->help) /* the help, whatever follows */
+            return 0;
         for (int k = first; !own && k <= i; k++)
-            if (pass_on(o, argv[k], err, errlen) != 0)
+            if (pass_on(o, args[k], err, errlen) != 0)
                 return -1;
     }
     return 0;
@@ -274,6 +392,13 @@ static int prepare_outputs(build *b, const ab_opts *o, const char *tmp, char *er
         snprintf(b[i].output, sizeof b[i].output, "%s-%s.json", prefix, i ? "new" : "old");
         snprintf(b[i].round_file, sizeof b[i].round_file, "%s/%s-round.json", tmp, b[i].name);
         snprintf(b[i].errlog, sizeof b[i].errlog, "%s/%s-stderr.txt", tmp, b[i].name);
+        /* Only a regular file is replaced, as run's --output: the merged
+         * file is renamed over the path after each round, which would
+         * replace a FIFO or a device node, or fail at a directory. */
+        if (stat(b[i].output, &st) == 0 && !S_ISREG(st.st_mode))
+            return snprintf(err, errlen, "%s is %s, not a regular file", b[i].output,
+                            S_ISDIR(st.st_mode) ? "a directory" : "a device, FIFO or socket"),
+                   -1;
         if (stat(b[i].output, &st) == 0 && !o->force)
             return snprintf(err, errlen, "%s exists (use --force to overwrite it)",
                             b[i].output), -1;
@@ -288,13 +413,14 @@ static int prepare_outputs(build *b, const ab_opts *o, const char *tmp, char *er
  * seconds per round (value in buf); a build older than the option gets
  * neither, with a note, so that both sample alike.  0, or -1 when the
  * options are full. */
-static int default_min_time(const build b[2], ab_opts *o, char *buf, size_t len)
+static int default_min_time(const build b[2], const int takes[2], ab_opts *o, char *buf,
+                            size_t len)
 {
     for (int i = 0; i < o->npass; i++)
         if (is_opt(o->pass[i], "--min-time"))
             return 0;
     for (int i = 0; i < 2; i++)
-        if (!gb_ab_accepts(&b[i], "--min-time", "0")) {
+        if (takes[i] != 1) {
             if (!o->quiet)
                 fprintf(stderr, "gemmbench: ab: note: %s '%s' is older than --min-time: "
                         "both builds take --reps calls per entry, however short\n",
@@ -314,10 +440,12 @@ int gb_cmd_ab(int argc, char **argv)
     static ab_opts o;
     build b[2] = { { .name = "OLD" }, { .name = "NEW" } };
     char err[GB_ERR_LEN + 2 * PATH_MAX], tmp[] = "/tmp/gemmbench-ab-XXXXXX", min_time[32];
-    int status;
+    int status, takes_min_time[2], takes_lockstep[2];
 
-    if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0))
-        return gb_help_command("ab", GB_CMD_AB, ab_intro, ab_outro);
+    /* `ab --help`, and `ab OLD --help` (not a build named --help). */
+    for (int i = 2; i < argc && i < 4; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return gb_help_command("ab", GB_CMD_AB, ab_intro, ab_outro);
     if (argc < 4)
         return gb_usage("ab", "expected two gemmbench builds, OLD and NEW");
     memset(&o, 0, sizeof o);
@@ -335,15 +463,24 @@ int gb_cmd_ab(int argc, char **argv)
         if (rc != 0)
             return gb_fail(rc == -3 ? GB_EXIT_IO : GB_EXIT_USAGE, "ab", "%s", err);
     }
+    /* What each build takes, asked once; a build that does not answer in
+     * time is refused here rather than waited for. */
+    for (int i = 0; i < 2; i++) {
+        takes_min_time[i] = gb_ab_accepts(&b[i], "--min-time", "0");
+        takes_lockstep[i] = o.by_entry ? gb_ab_accepts(&b[i], "--lockstep", NULL) : 0;
+        if (takes_min_time[i] < 0 || takes_lockstep[i] < 0)
+            return gb_fail(GB_EXIT_USAGE, "ab", "%s '%s' answered --version but not --help "
+                           "within %d s", b[i].name, b[i].path, AB_PROBE_TIMEOUT_S);
+    }
     for (int i = 0; i < 2 && o.by_entry; i++)
-        if (!gb_ab_accepts(&b[i], "--lockstep", NULL)) {
+        if (takes_lockstep[i] != 1) {
             o.by_entry = 0;
             if (!o.quiet)
                 fprintf(stderr, "gemmbench: ab: note: %s '%s' cannot take turns (a build older "
                         "than --lockstep): each round runs one build after the other\n",
                         b[i].name, b[i].path);
         }
-    if (default_min_time(b, &o, min_time, sizeof min_time) != 0)
+    if (default_min_time(b, takes_min_time, &o, min_time, sizeof min_time) != 0)
         return gb_fail(GB_EXIT_USAGE, "ab", "too many run options");
     /* Slices for the builds that take turns (read with --lockstep only). */
     if (o.by_entry) {

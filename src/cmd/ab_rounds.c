@@ -114,10 +114,22 @@ int gb_ab_accepts(const build *b, const char *opt, const char *val)
             execl(b->path, b->path, opt, "--help", (char *)NULL);
         _exit(127);
     }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
+    /* Bounded, as --version's read is: a build (or a wrapper) that hangs
+     * here would hang ab before its first round. */
+    for (int waited_ms = 0;; waited_ms += 10) {
+        pid_t got = waitpid(pid, &status, WNOHANG);
+        if (got == pid)
+            return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (got < 0 && errno != EINTR)
             return 0;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (waited_ms >= AB_PROBE_TIMEOUT_S * 1000) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            return -1;
+        }
+        usleep(10000);
+    }
 }
 
 /* Starts round (from 1) of b as a process of its own.  With c, it takes

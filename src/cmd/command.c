@@ -119,4 +119,15 @@ void gb_catch_interrupts(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A closed terminal (HUP), Ctrl-\ (QUIT) and a reader of stdout that is
+     * gone (PIPE) end a run too: stop the same way, keeping what was
+     * measured, rather than die between claiming the output file and the
+     * first write, leaving it empty.  Unless ignored: nohup, or ab, which
+     * ignores PIPE to hear a build's end as the end of its pipe. */
+    static const int others[] = { SIGHUP, SIGQUIT, SIGPIPE };
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        struct sigaction old;
+        if (sigaction(others[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(others[i], &sa, NULL);
+    }
 }

@@ -51,6 +51,12 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     case GB_SET_HELP: a->help = 1; break;
     case GB_SET_VARIANT:
     case GB_SET_KERNEL:
+        /* An empty list would select everything, where run and report
+         * refuse it: a variable that expanded to nothing is a mistake. */
+        if (v->text[0] == '\0') {
+            snprintf(err, errlen, "%s '' is an empty list", v->name);
+            return -1;
+        }
         if (gb_list_append(s->id == GB_SET_VARIANT ? a->variants : a->kernels,
                            sizeof a->variants, v->text) != 0) {
             snprintf(err, errlen, "the %s list is too long", v->name);

@@ -126,6 +126,10 @@ static int parse_args(int argc, char **argv, report_args *a)
     if (a->npaths > 1 && (a->metric_given || a->combined_given))
         return gb_usage("report", "%s is for one file; several files show each one's median "
                         "and %%peak side by side", a->metric_given ? "--metric" : "--combined");
+    /* The scaling report has one layout: --combined would be dropped. */
+    if (a->scaling && a->combined_given)
+        return gb_usage("report", "--combined is for the metric tables; --metric scaling "
+                        "has a layout of its own");
     if (a->npaths == 1 && a->names[0])
         return gb_usage("report", "NAME= names a column of a several-file report; '%s' is "
                         "one file", argv[first]);

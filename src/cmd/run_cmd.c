@@ -116,6 +116,13 @@ static int claim_output(const char *path, int force, int *created, char *err, si
         return 0;
     }
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    /* stat failed yet the name exists: a symbolic link to nothing, which
+     * "File exists" would not explain. */
+    if (fd < 0 && errno == EEXIST && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        snprintf(err, errlen, "--output %s is a symbolic link to a missing file, not a "
+                 "regular file", path);
+        return GB_EXIT_USAGE;
+    }
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return errno == EEXIST ? GB_EXIT_USAGE : GB_EXIT_IO;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,7 @@ typedef struct tune_job {
     gb_tune_space sched_space; /* built from the schedule's params */
     double budget;             /* --budget: seconds for all the shapes; 0 when not given */
     int trials_given, quiet, help;
+    int kernel_given, m_given; /* beside --shape: refused, as run does */
 
     const gb_variant *base;
     const gb_tune_space *space;
@@ -60,6 +62,9 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     switch (s->id) {
     case GB_SET_KERNEL:
     case GB_SET_M:
+        job->kernel_given |= s->id == GB_SET_KERNEL;
+        job->m_given |= s->id == GB_SET_M;
+        return gb_options_store(&job->o, s, v, err, errlen);
     case GB_SET_SHAPE:
     case GB_SET_THREADS:
         return gb_options_store(&job->o, s, v, err, errlen);
@@ -101,6 +106,8 @@ static void job_defaults(tune_job *job)
     gb_settings_defaults(GB_CMD_TUNE, store_setting, job, err, sizeof err);
     job->trials_given = 0;   /* the default is not a --trials */
     job->variant_given = 0;  /* nor rule_based a --variant */
+    job->kernel_given = job->m_given = 0;
+    job->o.no_config = 1;
     job->records = gb_tuned_path();
 }
 
@@ -123,6 +130,9 @@ static int parse_args(int argc, char **argv, tune_job *job)
         return gb_usage("tune", "give --trials or --budget, not both");
     if (job->schedule && job->variant_given)
         return gb_usage("tune", "give --variant or --schedule, not both");
+    /* --shape replaces the kernel list: a --kernel beside it would be dropped. */
+    if (job->o.nshapes > 0 && (job->kernel_given || job->m_given))
+        return gb_usage("tune", "--shape cannot be combined with --kernel or --m");
     return GO_ON;
 }
 
@@ -245,7 +255,19 @@ static int resolve_job(tune_job *job)
 static int load_records(const char *path, gb_tuned_set *set)
 {
     char err[GB_ERR_LEN], aside[4200];
+    struct stat st;
 
+    /* Refused before minutes of searching, not when the first save fails. */
+    if (path[0] == '\0')
+        return gb_usage("tune", "--records needs a file name");
+    /* Only a regular file is ever moved aside or replaced: the save renames
+     * over the path, which would replace a symlink with a file, and moving
+     * aside a device node (as root, /dev/null) or a FIFO breaks the system. */
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return gb_fail(GB_EXIT_USAGE, "tune", "--records %s is %s, not a regular file", path,
+                       S_ISDIR(st.st_mode) ? "a directory"
+                       : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                             : "a device, FIFO or socket");
     if (gb_tuned_load(path, set, err, sizeof err) == 0) {
         if (set->skipped > 0)
             fprintf(stderr, "gemmbench: warning: %s (%d record%s skipped: never used, kept in "

@@ -203,6 +203,14 @@ int gb_bind_apply(gb_bind bind, char **argv)
     return -1;
 }
 
+/* Whether GOMP_CPU_AFFINITY names CPUs (libgomp ignores an empty one). */
+static int gomp_affinity(void)
+{
+    const char *g = getenv("GOMP_CPU_AFFINITY");
+
+    return g != NULL && g[strspn(g, " \t")] != '\0';
+}
+
 void gb_bind_current(gb_bind bind, gb_bind_state *s)
 {
     const char *b = getenv("OMP_PROC_BIND"), *p = getenv("OMP_PLACES");
@@ -211,7 +219,10 @@ void gb_bind_current(gb_bind bind, gb_bind_state *s)
     if (bind != GB_BIND_DEFAULT)
         snprintf(s->policy, sizeof s->policy, "%s", bind_names[bind]);
     else
-        snprintf(s->policy, sizeof s->policy, "%s", b || p ? "user" : "default");
+        /* libgomp pins threads by GOMP_CPU_AFFINITY when OMP_PROC_BIND is
+         * unset: that is the user's binding too, not libgomp's default. */
+        snprintf(s->policy, sizeof s->policy, "%s", b || p || gomp_affinity() ? "user"
+                                                                               : "default");
     snprintf(s->proc_bind, sizeof s->proc_bind, "%s", b ? b : "");
     snprintf(s->places, sizeof s->places, "%s", p ? p : "");
 }

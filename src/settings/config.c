@@ -170,6 +170,26 @@ static int check_kernels(const gb_options *o, const char *path, int line, char *
     return 0;
 }
 
+/* Reads a line of f into buf (size bytes, newline kept), like fgets but
+ * counting the bytes: a NUL byte ends a C string early, so fgets cannot tell
+ * "reps = 3\0garbage" from "reps = 3".  The bytes read, 0 at the end of the
+ * file; *nul is set when one of them was a NUL. */
+static size_t read_conf_line(FILE *f, char *buf, size_t size, int *nul)
+{
+    size_t n = 0;
+    int c;
+
+    *nul = 0;
+    while (n + 1 < size && (c = getc(f)) != EOF) {
+        buf[n++] = (char)c;
+        *nul |= c == '\0';
+        if (c == '\n')
+            break;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
 int gb_config_load(gb_options *o, const char *path, char *err, size_t errlen)
 {
     /* A regular file only: a FIFO would block the run forever. */
@@ -177,7 +197,8 @@ int gb_config_load(gb_options *o, const char *path, char *err, size_t errlen)
     FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     char line[CONF_LINE_MAX + 2], msg[GB_ERR_LEN];
     gb_kernel_def *section = NULL;
-    int lineno = 0, section_line = 0, kernels_line = 0, rc = -1;
+    int lineno = 0, section_line = 0, kernels_line = 0, rc = -1, nul;
+    size_t got;
 
     if (f == NULL) {
         snprintf(err, errlen, "cannot read config %s: %s", path,
@@ -186,17 +207,18 @@ int gb_config_load(gb_options *o, const char *path, char *err, size_t errlen)
             close(fd);
         return -1;
     }
-    while (fgets(line, sizeof line, f)) {
+    while ((got = read_conf_line(f, line, sizeof line, &nul)) > 0) {
         char *s, *eq, *key, *value, *hash;
 
         lineno++;
-        if (strchr(line, '\n') == NULL && !feof(f)) {
-            snprintf(err, errlen, "%s:%d: line longer than %d characters", path, lineno,
-                     CONF_LINE_MAX);
+        /* Checked first: a NUL is binary data however long its line. */
+        if (nul) {
+            snprintf(err, errlen, "%s:%d: binary data (a NUL byte)", path, lineno);
             goto out;
         }
-        if (memchr(line, '\0', strlen(line) + 1) != line + strlen(line)) {
-            snprintf(err, errlen, "%s:%d: binary data", path, lineno);
+        if (line[got - 1] != '\n' && !feof(f)) {
+            snprintf(err, errlen, "%s:%d: line longer than %d characters", path, lineno,
+                     CONF_LINE_MAX);
             goto out;
         }
         /* A UTF-8 byte-order mark (editors on some systems write one) is

@@ -85,7 +85,7 @@ const gb_setting gb_settings[] = {
       .help = "M values, e.g. 16,32,64 (commas or blanks)" },
     { .id = GB_SET_SHAPE, .commands = RUN_AB | GB_CMD_TUNE, .flag = "shape", SHAPE,
       .value_name = "MxKxN", .group = "selection",
-      .help = "a custom shape (repeatable; replaces --kernel and --m)" },
+      .help = "a custom shape (repeatable; instead of --kernel and --m, not with them)" },
     { .id = GB_SET_ALL, .commands = RUN_AB, .flag = "all", .letter = 'a', SWITCH,
       .group = "selection", .help = "every variant on every kernel" },
     { .id = GB_SET_PARAM, .commands = RUN_AB, .flag = "param", .letter = 'p', TEXT,

@@ -1,0 +1,65 @@
+# signals.sh - issue 28, class 5: any signal that ends a run (HUP, QUIT,
+# PIPE as well as INT and TERM) leaves no result file or a valid one marked
+# "complete": false, never the empty file claimed before the first write.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+cd "$WORK" || exit 1
+# The real peak and bandwidth probes: the second or so between claiming the
+# output and writing it the first time is the window under test.
+unset GEMMBENCH_PEAK GEMMBENCH_BANDWIDTH
+
+# valid_or_absent NAME FILE: FILE is missing, or a result document with
+# "complete": false.
+valid_or_absent() {
+    if [ ! -e "$2" ]; then
+        echo "ok $1"
+    elif python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["complete"] is not False)' "$2" 2>/dev/null; then
+        echo "ok $1"
+    else
+        echo "FAIL $1: $2 is $(wc -c <"$2") bytes and not an incomplete result file"
+    fi
+}
+
+# signal_in_window NAME SIG: sends SIG to a run once its output file exists
+# (claimed, perhaps still empty), and checks what is left.  The run starts
+# with every signal at its default (a shell's background job ignores QUIT).
+signal_in_window() {
+    name=$1 sig=$2 out="$WORK/$1.json"
+    python3 -c 'import os, signal, sys
+for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGPIPE):
+    signal.signal(s, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$G" --variant baseline --kernel qkv --m 16,32,64 \
+        --reps 20 --quiet -o "$out" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null &
+    pid=$!
+    i=0
+    while [ $i -lt 300 ] && [ ! -e "$out" ]; do
+        sleep 0.02
+        i=$((i + 1))
+    done
+    kill "-$sig" $pid
+    wait $pid
+    rc=$?
+    if [ $rc -ne 0 ]; then echo "ok ${name}_stopped"; else echo "FAIL ${name}_stopped: exit 0"; fi
+    valid_or_absent "${name}_file" "$out"
+}
+
+signal_in_window sig_hup HUP
+signal_in_window sig_quit QUIT
+signal_in_window sig_pipe PIPE
+signal_in_window sig_term TERM
+
+# nohup's ignored HUP stays ignored: the run ends complete.
+python3 -c 'import os, signal, sys
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$G" --variant baseline --shape 8x8x8 --reps 1 --quiet \
+    -o "$WORK/nohup.json" >/dev/null 2>&1 </dev/null &
+pid=$!
+sleep 0.3
+kill -HUP $pid 2>/dev/null
+wait $pid
+rc=$?
+if [ $rc -eq 0 ] && grep -q '"complete":	true' "$WORK/nohup.json"; then
+    echo "ok sig_hup_ignored_kept"
+else
+    echo "FAIL sig_hup_ignored_kept: exit $rc"
+fi
