@@ -11,6 +11,11 @@
 #ifndef GB_REPORT_H
 #define GB_REPORT_H
 
+/* Cells (rows x columns) a report table may have: far above what a run
+ * writes (64 M values per kernel, a few hundred labels), and a bound on what
+ * a hostile file can make the report allocate and print. */
+#define GB_REPORT_MAX_CELLS 1000000
+
 #include <stddef.h>
 #include <stdio.h>
 
