@@ -70,7 +70,8 @@ trap 'rm -f "$list"' EXIT
 nl='
 '
 bad=$(find "$dir" -type f -name '*.json' -path "*$nl*" | head -c 300)
-[ -z "$bad" ] || die "a file name under '$(shown "$dir")' has a newline: rename it ('$(shown "$bad")...')"
+[ -z "$bad" ] ||
+    die "a file name under '$(shown "$dir")' has a newline: rename it ('$(shown "$bad")...')"
 find "$dir" -type f -name '*.json' | LC_ALL=C sort >"$list"
 [ -s "$list" ] || die "no *.json result files under '$(shown "$dir")'"
 count=$(wc -l <"$list")
@@ -94,7 +95,8 @@ arg() {
     *) name=$(basename "$rel" .json) ;;
     esac
     case $name in
-    *=*) die "--by-dir: the name '$(shown "$name")' has a '=', which NAME=FILE cannot hold: rename it" ;;
+    *=*) die "--by-dir: the name '$(shown "$name")' has a '=', which NAME=FILE cannot" \
+        "hold: rename it" ;;
     esac
     out=$name=$1
 }

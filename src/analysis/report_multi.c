@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "parse.h"
 #include "gemmbench.h"
 #include "report_grid.h"
 
@@ -434,7 +435,9 @@ static void name_files(multi *m, const char *const *names)
     for (int f = 0; f < m->n; f++) {
         int same = 0;
         if (names && names[f] && names[f][0]) {
-            snprintf(m->names[f], sizeof m->names[f], "%s", names[f]);
+            /* The user's text, escaped as every error shows it (a directory
+             * name from fleet-report.sh may hold anything). */
+            gb_printable(names[f], sizeof m->names[f], m->names[f], sizeof m->names[f]);
             continue;
         }
         gb_report_machine_label(&m->files[f], m->names[f], sizeof m->names[f]);

@@ -76,9 +76,11 @@ static int pick_kernel(const char *item, void *arg)
     }
     k = find_kernel(b->o, item);
     if (k == NULL) {
+        char shown[256];
+        gb_printable(item, 60, shown, sizeof shown);
         snprintf(b->err, b->errlen,
                  "unknown kernel '%s' (known: qkv, mlp_expand, mlp_reduce, square1024, "
-                 "bench.conf [kernel] sections, or all)", item);
+                 "bench.conf [kernel] sections, or all)", shown);
         return -1;
     }
     return add_kernel_shapes(b, k);

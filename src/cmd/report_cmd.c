@@ -143,9 +143,11 @@ static int parse_args(int argc, char **argv, report_args *a)
     if (a->npaths > 1 && (a->metric_given || a->combined_given))
         return gb_usage("report", "%s is for one file; several files show each one's median "
                         "and %%peak side by side", a->metric_given ? "--metric" : "--combined");
-    if (a->npaths == 1 && a->names[0])
+    if (a->npaths == 1 && a->names[0]) {
+        gb_printable(argv[first], 60, err, sizeof err);
         return gb_usage("report", "NAME= names a column of a several-file report; '%s' is "
-                        "one file", argv[first]);
+                        "one file", err);
+    }
     return PARSED;
 }
 

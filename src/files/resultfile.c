@@ -5,6 +5,7 @@
 #include "inputfile.h"
 #include "machine.h"
 #include "sweep.h"
+#include "parse.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,12 +18,12 @@
 
 /* The whole file, a regular file only (a FIFO given as input would block
  * forever, a device stream forever). */
-static char *read_whole_file(const char *path, char *err, size_t errlen)
+static char *read_whole_file(const char *path, const char *shown, char *err, size_t errlen)
 {
     char *text = gb_read_regular(path, GB_RESULT_FILE_MAX, err, errlen);
 
     if (text != NULL && text[0] == '\0') {
-        snprintf(err, errlen, "%s: empty file", path);
+        snprintf(err, errlen, "%s: empty file", shown);
         free(text);
         return NULL;
     }
@@ -355,16 +356,50 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
     return load_rounds(o, e, where, err, errlen);
 }
 
+/* The length of the UTF-8 sequence at c (1 to 4), or 0 when it is not one. */
+static int utf8_length(const unsigned char *c)
+{
+    int n = 0;
+
+    if (c[0] < 0x80)
+        return 1;
+    if (c[0] >= 0xc2 && c[0] <= 0xdf)
+        n = 2;
+    else if (c[0] >= 0xe0 && c[0] <= 0xef)
+        n = 3;
+    else if (c[0] >= 0xf0 && c[0] <= 0xf4)
+        n = 4;
+    /* A NUL ends the string before a continuation byte is missed. */
+    for (int i = 1; i < n; i++)
+        if ((c[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
 /* Control characters in any string (an escape sequence, a newline in a
  * label or a hostname) would reach the terminal through report and compare,
- * or break a table's line: they read as '?'.  cJSON's nesting limit bounds
- * the recursion. */
+ * or break a table's line: they read as '?'.  So do the C1 controls
+ * (U+0080 to U+009F: U+009B is an escape on its own) and bytes that are not
+ * UTF-8, which a terminal may read as C1.  cJSON's nesting limit bounds the
+ * recursion. */
 static void blank_controls(cJSON *node)
 {
-    if (cJSON_IsString(node) && node->valuestring)
-        for (char *c = node->valuestring; *c; c++)
-            if ((unsigned char)*c < 0x20 || *c == 0x7f)
-                *c = '?';
+    if (cJSON_IsString(node) && node->valuestring) {
+        unsigned char *in = (unsigned char *)node->valuestring, *out = in;
+        while (*in) {
+            int n = utf8_length(in);
+            if (n == 0 || (n == 1 && (*in < 0x20 || *in == 0x7f)) ||
+                (n == 2 && in[0] == 0xc2 && in[1] < 0xa0)) {
+                *out++ = '?';
+                in += n ? n : 1;
+            } else {
+                memmove(out, in, (size_t)n);
+                out += n;
+                in += n;
+            }
+        }
+        *out = '\0';
+    }
     for (cJSON *child = node->child; child; child = child->next)
         blank_controls(child);
 }
@@ -390,10 +425,13 @@ int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t e
     char *text;
 
     memset(f, 0, sizeof *f);
-    snprintf(f->path, sizeof f->path, "%s", path);
-    text = read_whole_file(path, err, errlen);
+    /* f->path is for messages and headers: escaped as every message shows
+     * user text, so that a file name cannot send escapes to the terminal. */
+    gb_printable(path, sizeof f->path, f->path, sizeof f->path);
+    text = read_whole_file(path, f->path, err, errlen);
     if (text == NULL)
         return -1;
+    path = f->path;
     f->doc = gb_json_parse_strict(text, why, sizeof why);
     if (f->doc == NULL) {
         snprintf(err, errlen, "%s: %s", path, why);
