@@ -92,6 +92,8 @@ typedef struct gb_report_cell {
 
 typedef struct gb_report_row {
     const char *label;
+    int key;                        /* its place in the report's row order: a label's in
+                                       every table, ascending within a table */
     gb_report_cell *cells;          /* one per column */
     double summary[GB_SUM_COUNT];   /* NAN when no cell has a value */
     int used[GB_SUM_COUNT];         /* the cells each summary covers */

@@ -400,6 +400,7 @@ static int build_rows(const builder *b, gb_report_table *t, table_src *src, char
         if (i + 1 < src->n && m[1].row == m->row)
             continue;
         t->rows[t->nrows].label = b->rows[m->row].label;
+        t->rows[t->nrows].key = m->row;
         rc = fill_row(b, t, &t->rows[t->nrows++], cells);
         memset(cells, 0, ncols * sizeof *cells);
     }

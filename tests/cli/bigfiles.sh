@@ -66,6 +66,10 @@ put("wide.json", with_results([entry(M=1 + k) for k in range(50000)]))
 put("tall.json", with_results(
     [entry(variant="baseline", label="baseline", median_us=1.0)] +
     [entry(variant="v%d" % k, label="v%d" % k, median_us=2.0) for k in range(30000)]))
+# 25,000 labels at 1 and 2 threads (16 MB): report --metric scaling.
+put("scaling.json", with_results(
+    [entry(variant="v%d" % k, label="v%d" % k, threads=t, median_us=1.0 * t)
+     for k in range(25000) for t in (1, 2)]))
 # 2,000 labels by 2,000 shapes, one entry each: a table of 4,000,000 cells.
 put("diagonal.json", with_results(
     [entry(variant="v%d" % k, label="v%d" % k, M=1 + k) for k in range(2000)]))
@@ -101,6 +105,10 @@ bounded compare_30000_labels 6 0 "$G" compare "$WORK/tall.json" "$WORK/tall-new.
 expect_grep compare_30000_labels_groups '^v29999 ' "$WORK/out"
 bounded report_multi_50000 15 0 "$G" report "$WORK/wide.json" "$WORK/tall.json" \
     "$WORK/wide.json" --format csv
+# The scaling report looks each cell's other counts up by binary search
+# (26 s before, 0.5 s now).
+bounded report_scaling_25000 10 0 "$G" report "$WORK/scaling.json" --metric scaling --format csv
+expect_grep report_scaling_25000_speedup '^v24999,custom,13,1,0.5,25$' "$WORK/out"
 bounded report_table_too_large 10 2 "$G" report "$WORK/diagonal.json"
 expect_grep report_table_too_large_says 'a table of 2000 rows by 2000 shapes' "$WORK/err"
 expect_exit report_table_selected 0 "$G" report "$WORK/diagonal.json" --variant v1,v2
