@@ -13,6 +13,8 @@
 #                first by path)
 #   report options: --format md|csv|table, --variant, --kernel (gemmbench
 #                report --help)
+# Any number of files; each path is one argument (blanks, quotes and '=' in
+# names work); a newline in a name, or '=' in a --by-dir name, is refused.
 # Environment: GEMMBENCH (default: build/gemmbench of this checkout).
 # Exit: gemmbench report's (2: bad input, e.g. a file that is not a result
 # file, which is named); 2 when DIR holds no result file.
@@ -42,7 +44,7 @@ first=
 while [ $# -gt 0 ]; do
     case $1 in
     -h | --help)
-        sed -n '2,20s/^# \{0,1\}//p' "$0"
+        sed -n '2,22s/^# \{0,1\}//p' "$0"
         exit 0 ;;
     --by-dir) by_dir=1; shift ;;
     --first)
