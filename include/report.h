@@ -11,6 +11,11 @@
 #ifndef GB_REPORT_H
 #define GB_REPORT_H
 
+/* Cells (rows x columns) a report table may have: far above what a run
+ * writes (64 M values per kernel, a few hundred labels), and a bound on what
+ * a hostile file can make the report allocate and print. */
+#define GB_REPORT_MAX_CELLS 1000000
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -87,6 +92,8 @@ typedef struct gb_report_cell {
 
 typedef struct gb_report_row {
     const char *label;
+    int key;                        /* its place in the report's row order: a label's in
+                                       every table, ascending within a table */
     gb_report_cell *cells;          /* one per column */
     double summary[GB_SUM_COUNT];   /* NAN when no cell has a value */
     int used[GB_SUM_COUNT];         /* the cells each summary covers */

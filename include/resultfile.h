@@ -9,6 +9,13 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+/* What a reader accepts is bounded by what the writer can produce, so that a
+ * small hostile file cannot cost minutes or gigabytes: rounds at most what
+ * --rounds allows (run and ab), samples per entry at most what --reps allows
+ * (--min-time stops at 100000 calls). */
+#define GB_MAX_ROUNDS 1000
+#define GB_MAX_SAMPLES 1000000
+
 typedef struct gb_entry {
     const char *variant, *label, *family, *kernel;  /* point into the document */
     char params[256];        /* canonical "k=v,k=v" (keys sorted), "" when none */
@@ -60,6 +67,10 @@ typedef struct gb_result_file {
     int npeaks;
     gb_entry *entries;
     int nentries;
+    /* The plain baseline entries (variant and label "baseline", a median
+     * above 0) sorted by point, for gb_result_file_baseline; owned. */
+    const gb_entry **baselines;
+    int nbaselines;
 } gb_result_file;
 
 /* Loads and validates path.  Returns 0, or -1 with err ("FILE: problem"). */
@@ -80,6 +91,9 @@ int gb_entry_same_point(const gb_entry *a, const gb_entry *b);
  * over a thread list, the run's own at its thread count, the one-thread
  * peak at one thread; 0 when the file has none for that count. */
 double gb_result_file_peak(const gb_result_file *f, int threads);
+/* The first plain baseline entry of f (in file order) at e's point
+ * (gb_entry_same_point), or NULL: a binary search. */
+const gb_entry *gb_result_file_baseline(const gb_result_file *f, const gb_entry *e);
 
 struct gb_bandwidth;
 /* The machine block's bandwidths (machine.h), 0 where a figure is absent:

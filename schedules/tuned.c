@@ -13,8 +13,10 @@
  * record.  The loop nest is the base variant's: this file only picks its
  * parameters, outside the timed region (prepare).
  */
+#define _GNU_SOURCE   /* struct stat's st_mtim under -std=c11 */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gemmbench.h"
 #include "variants.h"
@@ -37,23 +39,61 @@ typedef struct tuned_state {
     void *base_state;
 } tuned_state;
 
+/* The record file as last read, read again only when another file or a
+ * changed one is at the path (tune rewrites it): every tuned measurement and
+ * every resolve asks for it, and 60,000 records (11 MB) re-read each time
+ * made a two-shape run take over a minute. */
+static struct {
+    int loaded, rc;
+    char path[4096];
+    struct stat st;
+    gb_tuned_set set;
+} cache;
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The records at gb_tuned_path(), or NULL when the file is unreadable. */
+static const gb_tuned_set *records(void)
+{
+    const char *path = gb_tuned_path();
+    struct stat st;
+    char err[512];
+
+    memset(&st, 0, sizeof st);
+    if (stat(path, &st) != 0)
+        memset(&st, 0, sizeof st);
+    if (cache.loaded && strcmp(cache.path, path) == 0 && same_file(&cache.st, &st))
+        return cache.rc == 0 ? &cache.set : NULL;
+    gb_tuned_free(&cache.set);
+    cache.rc = gb_tuned_load(path, &cache.set, err, sizeof err);
+    /* A path too long to keep is read every time, as before. */
+    cache.loaded = strlen(path) < sizeof cache.path;
+    snprintf(cache.path, sizeof cache.path, "%s", path);
+    cache.st = st;
+    return cache.rc == 0 ? &cache.set : NULL;
+}
+
 /* Picks the base's parameters for a shape; fills *source and *from_m. */
 static void choose(const char *base, int M, int N, int K, int threads, gb_params *params,
                    gb_tuned_source *source, int *from_m)
 {
-    gb_tuned_set set;
-    char fingerprint[384], err[512];
+    const gb_tuned_set *set = records();
+    char fingerprint[384];
     const gb_tuned_record *rec;
     int exact;
 
     memset(params, 0, sizeof *params);
     *from_m = 0;
-    if (gb_tuned_load(gb_tuned_path(), &set, err, sizeof err) != 0) {
+    if (set == NULL) {
         *source = GB_TUNED_UNREADABLE;
         return;
     }
     gb_tuned_fingerprint(threads, fingerprint, sizeof fingerprint);
-    rec = gb_tuned_find(&set, base, fingerprint, M, K, N, &exact);
+    rec = gb_tuned_find(set, base, fingerprint, M, K, N, &exact);
     if (rec == NULL) {
         *source = GB_TUNED_RULE;
     } else {
@@ -61,7 +101,6 @@ static void choose(const char *base, int M, int N, int K, int threads, gb_params
         *source = exact ? GB_TUNED_RECORD : GB_TUNED_NEAREST;
         *from_m = rec->M;
     }
-    gb_tuned_free(&set);
 }
 
 static int tuned_prepare_for(const char *base_name, int M, int N, int K, const float *B,

@@ -23,15 +23,22 @@ const char *gb_tuned_path(void)
 
 void gb_tuned_fingerprint(int threads, char *buf, size_t len)
 {
-    gb_machine m;
-    char isa[128] = "";
+    /* The machine does not change while the process runs: detected once,
+     * not for every tuned measurement. */
+    static char machine[sizeof ((gb_machine *)0)->cpu_model + 130];
 
-    gb_machine_detect(&m);
-    for (int i = 0; i < m.nisa; i++) {
-        strncat(isa, i ? "," : "", sizeof isa - strlen(isa) - 1);
-        strncat(isa, m.isa[i], sizeof isa - strlen(isa) - 1);
+    if (machine[0] == '\0') {
+        gb_machine m;
+        char isa[128] = "";
+
+        gb_machine_detect(&m);
+        for (int i = 0; i < m.nisa; i++) {
+            strncat(isa, i ? "," : "", sizeof isa - strlen(isa) - 1);
+            strncat(isa, m.isa[i], sizeof isa - strlen(isa) - 1);
+        }
+        snprintf(machine, sizeof machine, "%s|%s", m.cpu_model, isa);
     }
-    snprintf(buf, len, "%s|%s|threads=%d", m.cpu_model, isa, threads);
+    snprintf(buf, len, "%s|threads=%d", machine, threads);
 }
 
 void gb_tuned_free(gb_tuned_set *set)
@@ -47,13 +54,10 @@ static int same_key(const gb_tuned_record *a, const gb_tuned_record *b)
            a->M == b->M && a->K == b->K && a->N == b->N;
 }
 
-int gb_tuned_put(gb_tuned_set *set, const gb_tuned_record *rec)
+/* Appends rec without looking for its key (gb_tuned_load's dedupe() does,
+ * once for the whole file). */
+static int append(gb_tuned_set *set, const gb_tuned_record *rec)
 {
-    for (int i = 0; i < set->count; i++)
-        if (same_key(&set->records[i], rec)) {
-            set->records[i] = *rec;
-            return 0;
-        }
     if (set->count == set->capacity) {
         int cap = set->capacity ? 2 * set->capacity : 32;
         gb_tuned_record *grown = realloc(set->records, (size_t)cap * sizeof *grown);
@@ -64,6 +68,16 @@ int gb_tuned_put(gb_tuned_set *set, const gb_tuned_record *rec)
     }
     set->records[set->count++] = *rec;
     return 0;
+}
+
+int gb_tuned_put(gb_tuned_set *set, const gb_tuned_record *rec)
+{
+    for (int i = 0; i < set->count; i++)
+        if (same_key(&set->records[i], rec)) {
+            set->records[i] = *rec;
+            return 0;
+        }
+    return append(set, rec);
 }
 
 /* Parameters are stored by name: numbers as numbers, choices as their name,
@@ -212,6 +226,64 @@ static int keep_skipped(gb_tuned_set *set, const cJSON *item)
     return 0;
 }
 
+/* A record and its place in the file, for dedupe(). */
+typedef struct placed {
+    const gb_tuned_record *r;
+    int at;
+} placed;
+
+static int by_key_then_place(const void *a, const void *b)
+{
+    const placed *x = a, *y = b;
+    int c = strcmp(x->r->base, y->r->base);
+
+    if (c == 0)
+        c = strcmp(x->r->fingerprint, y->r->fingerprint);
+    if (c == 0)
+        c = x->r->M != y->r->M ? (x->r->M > y->r->M) - (x->r->M < y->r->M)
+            : x->r->K != y->r->K ? (x->r->K > y->r->K) - (x->r->K < y->r->K)
+                                 : (x->r->N > y->r->N) - (x->r->N < y->r->N);
+    return c != 0 ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* Leaves one record per key, as gb_tuned_put one by one would (the last in
+ * the file, at the first's place), by sorting: put searches every record
+ * already kept, and 60,000 records took minutes that way.  0, or -1 when
+ * memory runs out. */
+static int dedupe(gb_tuned_set *set)
+{
+    placed *order = malloc((size_t)set->count * sizeof *order + 1);
+    int *from = malloc((size_t)set->count * sizeof *from + 1), kept = 0;
+    gb_tuned_record *records = malloc((size_t)set->count * sizeof *records + 1);
+
+    if (order == NULL || from == NULL || records == NULL) {
+        free(order);
+        free(from);
+        free(records);
+        return -1;
+    }
+    for (int i = 0; i < set->count; i++) {
+        order[i] = (placed){ &set->records[i], i };
+        from[i] = -1;
+    }
+    qsort(order, (size_t)set->count, sizeof *order, by_key_then_place);
+    for (int i = 0, first = 0; i < set->count; i++) {
+        if (i + 1 < set->count && same_key(order[i + 1].r, order[i].r))
+            continue;
+        from[order[first].at] = order[i].at;
+        first = i + 1;
+    }
+    for (int i = 0; i < set->count; i++)
+        if (from[i] >= 0)
+            records[kept++] = set->records[from[i]];
+    free(set->records);
+    set->records = records;
+    set->count = set->capacity = kept;
+    free(order);
+    free(from);
+    return 0;
+}
+
 int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen)
 {
     char *text;
@@ -252,11 +324,15 @@ int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen)
                 snprintf(err, errlen, "%s: out of memory", path);
                 goto out;
             }
-        } else if (gb_tuned_put(set, &r) != 0) {
+        } else if (append(set, &r) != 0) {
             snprintf(err, errlen, "%s: out of memory", path);
             goto out;
         }
         i++;
+    }
+    if (dedupe(set) != 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto out;
     }
     rc = 0;
 out:

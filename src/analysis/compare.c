@@ -219,6 +219,17 @@ static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errl
  * when a change moves many entries, as a compiler flag or a thread setting
  * does, it keeps the expected share of false ones below alpha, which leaves
  * more power than a correction for the worst case (Holm's). */
+/* The rows adjust_p sorts (qsort passes no context). */
+static const gb_compare_row *sorting_rows;
+
+/* By p, then row order (a stable sort's). */
+static int by_p(const void *pa, const void *pb)
+{
+    int a = *(const int *)pa, b = *(const int *)pb;
+    double x = sorting_rows[a].p, y = sorting_rows[b].p;
+    return x < y ? -1 : x > y ? 1 : (a > b) - (a < b);
+}
+
 static int adjust_p(gb_compare *c)
 {
     int m = 0, *idx = malloc((size_t)(c->nrows > 0 ? c->nrows : 1) * sizeof *idx);
@@ -229,13 +240,9 @@ static int adjust_p(gb_compare *c)
     for (int i = 0; i < c->nrows; i++)
         if (c->rows[i].unit == GB_UNIT_PAIRED && c->rows[i].verdict != GB_VERDICT_TOO_FEW)
             idx[m++] = i;
-    /* Insertion sort by p: m is a number of entries. */
-    for (int i = 1; i < m; i++)
-        for (int j = i; j > 0 && c->rows[idx[j]].p < c->rows[idx[j - 1]].p; j--) {
-            int t = idx[j];
-            idx[j] = idx[j - 1];
-            idx[j - 1] = t;
-        }
+    /* Sorted, not insertion-sorted: a file may hold 50,000 entries. */
+    sorting_rows = c->rows;
+    qsort(idx, (size_t)m, sizeof *idx, by_p);
     for (int k = m - 1; k >= 0; k--) {
         gb_compare_row *r = &c->rows[idx[k]];
         running = fmin(running, fmin(1.0, r->p * m / (k + 1)));
@@ -268,57 +275,89 @@ static void judge_row(gb_compare *c, gb_compare_row *row)
 
 /* ---- geometric means ------------------------------------------------------ */
 
-/* The group called name, appended when new. */
-static int find_group(gb_compare_group **groups, int *n, const char *name)
-{
-    gb_compare_group *grown;
+/* A row's label or kernel and its position, for the groups. */
+typedef struct named_row {
+    const char *name;
+    int at;
+} named_row;
 
-    for (int i = 0; i < *n; i++)
-        if (strcmp((*groups)[i].name, name) == 0)
-            return 0;
-    grown = realloc(*groups, (size_t)(*n + 1) * sizeof *grown);
-    if (grown == NULL)
-        return -1;
-    *groups = grown;
-    grown[*n] = (gb_compare_group){ name, NAN, 0 };
-    (*n)++;
-    return 0;
+static int by_name_then_row(const void *pa, const void *pb)
+{
+    const named_row *a = pa, *b = pb;
+    int d = strcmp(a->name, b->name);
+    return d ? d : (a->at > b->at) - (a->at < b->at);
 }
 
-/* The geometric mean of the rows' ratios whose label (by_label) or kernel
- * is g's name; every row when name is NULL. */
-static void group_mean(const gb_compare *c, gb_compare_group *g, int by_label, double *ratios)
+/* A group and its first row, to put the groups in row order. */
+typedef struct placed_group {
+    gb_compare_group g;
+    int first;
+} placed_group;
+
+static int by_first_row(const void *pa, const void *pb)
 {
+    const placed_group *a = pa, *b = pb;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
+/* The geometric mean of the rows' ratios per label (by_label) or kernel,
+ * groups in the order the rows first have them.  Found by sorting: a search
+ * of the groups per row and a pass over every row per group took seconds
+ * with 30,000 labels.  0, or -1 out of memory. */
+static int group_means(const gb_compare *c, int by_label, double *ratios,
+                       gb_compare_group **groups, int *ngroups)
+{
+    named_row *rows = malloc((size_t)c->nrows * sizeof *rows + 1);
+    placed_group *placed = malloc((size_t)c->nrows * sizeof *placed + 1);
     int n = 0;
 
-    for (int i = 0; i < c->nrows; i++) {
-        const gb_entry *e = c->rows[i].old_e;
-        if (g->name == NULL || strcmp(by_label ? e->label : e->kernel, g->name) == 0)
-            ratios[n++] = c->rows[i].ratio;
+    *groups = malloc((size_t)c->nrows * sizeof **groups + 1);
+    if (rows == NULL || placed == NULL || *groups == NULL) {
+        free(rows);
+        free(placed);
+        return -1;
     }
-    g->ratio = gb_geomean(ratios, n, &g->count);
+    for (int i = 0; i < c->nrows; i++)
+        rows[i] = (named_row){ by_label ? c->rows[i].old_e->label : c->rows[i].old_e->kernel,
+                               i };
+    qsort(rows, (size_t)c->nrows, sizeof *rows, by_name_then_row);
+    for (int i = 0, from = 0; i < c->nrows; i++) {
+        placed_group *p = &placed[n];
+        if (i + 1 < c->nrows && strcmp(rows[i + 1].name, rows[i].name) == 0)
+            continue;
+        /* The group's ratios in row order, as one pass over the rows had them. */
+        for (int k = from; k <= i; k++)
+            ratios[k - from] = c->rows[rows[k].at].ratio;
+        p->g.name = rows[from].name;
+        p->g.ratio = gb_geomean(ratios, i + 1 - from, &p->g.count);
+        p->first = rows[from].at;
+        n++;
+        from = i + 1;
+    }
+    qsort(placed, (size_t)n, sizeof *placed, by_first_row);
+    for (int i = 0; i < n; i++)
+        (*groups)[i] = placed[i].g;
+    *ngroups = n;
+    free(rows);
+    free(placed);
+    return 0;
 }
 
 static int compute_geomeans(gb_compare *c)
 {
-    double *ratios = malloc((size_t)c->nrows * sizeof *ratios);
+    double *ratios = malloc((size_t)c->nrows * sizeof *ratios + sizeof *ratios);
 
     if (ratios == NULL)
         return -1;
-    for (int i = 0; i < c->nrows; i++) {
-        /* Labels carry the parameters and +prepack: each is its own schedule. */
-        if (find_group(&c->by_variant, &c->nby_variant, c->rows[i].old_e->label) != 0 ||
-            find_group(&c->by_kernel, &c->nby_kernel, c->rows[i].old_e->kernel) != 0) {
-            free(ratios);
-            return -1;
-        }
+    /* Labels carry the parameters and +prepack: each is its own schedule. */
+    if (group_means(c, 1, ratios, &c->by_variant, &c->nby_variant) != 0 ||
+        group_means(c, 0, ratios, &c->by_kernel, &c->nby_kernel) != 0) {
+        free(ratios);
+        return -1;
     }
-    for (int i = 0; i < c->nby_variant; i++)
-        group_mean(c, &c->by_variant[i], 1, ratios);
-    for (int i = 0; i < c->nby_kernel; i++)
-        group_mean(c, &c->by_kernel[i], 0, ratios);
-    c->overall.name = NULL;
-    group_mean(c, &c->overall, 0, ratios);
+    for (int i = 0; i < c->nrows; i++)
+        ratios[i] = c->rows[i].ratio;
+    c->overall.ratio = gb_geomean(ratios, c->nrows, &c->overall.count);
     c->overall.name = "overall";
     free(ratios);
     return 0;
@@ -457,6 +496,52 @@ static int diff_blocks(gb_compare *c, const char *prefix, const cJSON *a, const 
 
 /* ---- the comparison ------------------------------------------------------- */
 
+/* The measurement of a schedule file, whatever its text (gb_entry_order
+ * without the text's hash). */
+static int order_but_text(const void *pa, const void *pb)
+{
+    const gb_entry *a = *(const gb_entry *const *)pa, *b = *(const gb_entry *const *)pb;
+    int d = strcmp(a->variant, b->variant);
+
+    if (d == 0)
+        d = strcmp(a->params, b->params);
+    if (d == 0)
+        d = (a->prepack > b->prepack) - (a->prepack < b->prepack);
+    if (d == 0 && !gb_entry_same_point(a, b)) {
+        d = strcmp(a->kernel, b->kernel);
+        if (d == 0)
+            d = a->M != b->M ? (a->M > b->M) - (a->M < b->M) : (a->K > b->K) - (a->K < b->K);
+        if (d == 0)
+            d = a->N != b->N ? (a->N > b->N) - (a->N < b->N)
+                             : (a->threads > b->threads) - (a->threads < b->threads);
+        if (d == 0)
+            d = (a->cold > b->cold) - (a->cold < b->cold);
+    }
+    return d;
+}
+
+/* Entries in one file only whose schedule text differs from one in the
+ * other file at the same point: looked up in a sorted copy, not by
+ * comparing every pair.  0, or -1 out of memory. */
+static int count_text_differs(gb_compare *c)
+{
+    const gb_entry **with_text = malloc((size_t)c->nonly_new * sizeof *with_text + 1);
+    size_t n = 0;
+
+    if (with_text == NULL)
+        return -1;
+    for (int y = 0; y < c->nonly_new; y++)
+        if (c->only_new[y]->schedule_sha256)
+            with_text[n++] = c->only_new[y];
+    qsort(with_text, n, sizeof *with_text, order_but_text);
+    for (int x = 0; x < c->nonly_old; x++)
+        if (c->only_old[x]->schedule_sha256 &&
+            bsearch(&c->only_old[x], with_text, n, sizeof *with_text, order_but_text))
+            c->ntext_differs++;
+    free(with_text);
+    return 0;
+}
+
 static int pair_entries(gb_compare *c, const gb_entry **a, int na, const gb_entry **b, int nb)
 {
     int i = 0, j = 0;
@@ -478,16 +563,8 @@ static int pair_entries(gb_compare *c, const gb_entry **a, int na, const gb_entr
             c->nrows++;
         }
     }
-    for (int x = 0; x < c->nonly_old; x++)
-        for (int y = 0; y < c->nonly_new; y++)
-            if (c->only_old[x]->schedule_sha256 && c->only_new[y]->schedule_sha256 &&
-                strcmp(c->only_old[x]->variant, c->only_new[y]->variant) == 0 &&
-                strcmp(c->only_old[x]->params, c->only_new[y]->params) == 0 &&
-                c->only_old[x]->prepack == c->only_new[y]->prepack &&
-                gb_entry_same_point(c->only_old[x], c->only_new[y])) {
-                c->ntext_differs++;
-                break;
-            }
+    if (count_text_differs(c) != 0)
+        return -1;
     qsort(c->rows, (size_t)c->nrows, sizeof *c->rows, compare_rows_old_order);
     qsort(c->only_old, (size_t)c->nonly_old, sizeof *c->only_old, compare_ptr_order);
     qsort(c->only_new, (size_t)c->nonly_new, sizeof *c->only_new, compare_ptr_order);

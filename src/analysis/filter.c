@@ -98,8 +98,10 @@ int gb_filter_check_used(const gb_filter *f, const char *where, char *err, size_
 {
     for (int i = 0; i < f->n; i++)
         if (!f->items[i].used) {
+            char shown[256];
+            gb_printable(f->items[i].name, 60, shown, sizeof shown);
             snprintf(err, errlen, "%s '%s' matches no entry of %s", flag_of(f->items[i].kind),
-                     f->items[i].name, where);
+                     shown, where);
             return -1;
         }
     return 0;

@@ -13,6 +13,7 @@
 #include "variants.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,22 +22,16 @@
 
 /* ---- values --------------------------------------------------------------- */
 
-/* The baseline every speed-up divides by: the variant as written, without
- * parameters or pre-packing. */
-static int is_plain_baseline(const gb_entry *e)
-{
-    return strcmp(e->variant, "baseline") == 0 && strcmp(e->label, "baseline") == 0;
-}
-
 double gb_report_speedup(const gb_result_file *f, const gb_entry *e)
 {
+    const gb_entry *b;
+
     if (!(e->median_us > 0.0))
         return NAN;
-    for (int i = 0; i < f->nentries; i++) {
-        const gb_entry *b = &f->entries[i];
-        if (is_plain_baseline(b) && gb_entry_same_point(b, e) && b->median_us > 0.0)
-            return b->median_us / e->median_us;
-    }
+    /* The baseline every speed-up divides by: the variant as written,
+     * without parameters or pre-packing. */
+    if ((b = gb_result_file_baseline(f, e)) != NULL)
+        return b->median_us / e->median_us;
     /* A file filtered after the run may have lost its baseline entries; the
      * speed-up the run computed from them is still right. */
     return e->speedup;
@@ -96,9 +91,12 @@ int gb_report_metric_parse(const char *name, gb_report_metric *m)
 typedef struct row_key {
     const char *label;
     long major, minor;       /* sort key: see order_rows */
+    int first;               /* its first selected entry */
 } row_key;
 
-/* What every table is built from. */
+/* What every table is built from.  Every lookup is an index built once (a
+ * sort), never a search of the entries: a report of 50,000 entries searched
+ * them per entry and per cell and ran for a minute. */
 typedef struct builder {
     const gb_result_file *f;
     gb_report *r;
@@ -106,6 +104,9 @@ typedef struct builder {
     int nsel;
     row_key *rows;           /* every selected label, in display order */
     int nrows;
+    int *row_of;             /* per selected entry: its row in rows */
+    int *kernel_first;       /* per selected entry: its kernel's first selected entry */
+    int *variant_first;      /* ... and its variant's */
 } builder;
 
 int gb_report_filter(const gb_report_opts *o, gb_filter *filter, char *err, size_t errlen)
@@ -148,29 +149,37 @@ static long variant_table_index(const char *variant)
     return -1;
 }
 
-/* The position of the first selected entry of a variant or of a kernel. */
-static long first_selected(const builder *b, const char *variant, const char *kernel)
+/* A selected entry's text (label, kernel or variant) and its position. */
+typedef struct keyed {
+    const char *text;
+    int at;
+} keyed;
+
+static int by_text_then_position(const void *a, const void *b)
 {
+    const keyed *x = a, *y = b;
+    int d = strcmp(x->text, y->text);
+    return d != 0 ? d : (x->at > y->at) - (x->at < y->at);
+}
+
+/* first[i] = the first selected entry with entry i's text at offset (a
+ * gb_entry's label, kernel or variant).  0, or -2 out of memory. */
+static int first_same(const builder *b, size_t offset, int *first)
+{
+    keyed *k = malloc((size_t)b->nsel * sizeof *k + 1);
+
+    if (k == NULL)
+        return -2;
     for (int i = 0; i < b->nsel; i++)
-        if ((variant && strcmp(b->sel[i]->variant, variant) == 0) ||
-            (kernel && strcmp(b->sel[i]->kernel, kernel) == 0))
-            return i;
-    return -1;
-}
-
-/* Whether selected entry i is its kernel's first: kernels are taken in this
- * order, for tables and for columns. */
-static int first_of_kernel(const builder *b, int i)
-{
-    return first_selected(b, NULL, b->sel[i]->kernel) == i;
-}
-
-static int find_row(const builder *b, const char *label)
-{
-    for (int i = 0; i < b->nrows; i++)
-        if (strcmp(b->rows[i].label, label) == 0)
-            return i;
-    return -1;
+        k[i] = (keyed){ *(const char *const *)((const char *)b->sel[i] + offset), i };
+    qsort(k, (size_t)b->nsel, sizeof *k, by_text_then_position);
+    for (int i = 0, head = 0; i < b->nsel; i++) {
+        if (strcmp(k[i].text, k[head].text) != 0)
+            head = i;
+        first[k[i].at] = k[head].at;
+    }
+    free(k);
+    return 0;
 }
 
 /* -1, 0 or 1 as a is below, at or above b: the comparators' steps. */
@@ -191,24 +200,48 @@ static int compare_rows(const void *a, const void *b)
  * first, then its labelled ones (parameters, +prepack) in file order. */
 static int order_rows(builder *b)
 {
+    int *label_first = calloc((size_t)b->nsel + 1, sizeof *label_first);
+    int *row_at = calloc((size_t)b->nsel + 1, sizeof *row_at);
+    int rc = -2;
+
     b->rows = calloc((size_t)b->nsel, sizeof *b->rows);
-    if (b->rows == NULL)
-        return -2;
+    b->row_of = calloc((size_t)b->nsel + 1, sizeof *b->row_of);
+    b->kernel_first = calloc((size_t)b->nsel + 1, sizeof *b->kernel_first);
+    b->variant_first = calloc((size_t)b->nsel + 1, sizeof *b->variant_first);
+    if (label_first == NULL || row_at == NULL || b->rows == NULL || b->row_of == NULL ||
+        b->kernel_first == NULL || b->variant_first == NULL ||
+        first_same(b, offsetof(gb_entry, label), label_first) != 0 ||
+        first_same(b, offsetof(gb_entry, kernel), b->kernel_first) != 0 ||
+        first_same(b, offsetof(gb_entry, variant), b->variant_first) != 0)
+        goto out;
     for (int i = 0; i < b->nsel; i++) {
         const gb_entry *e = b->sel[i];
         long known = variant_table_index(e->variant);
         row_key *row;
 
-        if (find_row(b, e->label) >= 0)
+        if (label_first[i] != i)
             continue;
         row = &b->rows[b->nrows++];
         row->label = e->label;
-        row->major = known >= 0 ? known
-                                : (long)gb_variant_count + first_selected(b, e->variant, NULL);
+        row->major = known >= 0 ? known : (long)gb_variant_count + b->variant_first[i];
         row->minor = strcmp(e->label, e->variant) == 0 ? -1 : i;
+        row->first = i;
     }
     qsort(b->rows, (size_t)b->nrows, sizeof *b->rows, compare_rows);
-    return 0;
+    for (int r = 0; r < b->nrows; r++)
+        row_at[b->rows[r].first] = r;
+    for (int i = 0; i < b->nsel; i++)
+        b->row_of[i] = row_at[label_first[i]];
+    rc = 0;
+out:
+    free(label_first);
+    free(row_at);
+    return rc;
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+    return order(*(const int *)a, *(const int *)b);
 }
 
 /* The distinct thread counts of the selection, ascending, into r->threads. */
@@ -216,78 +249,90 @@ static void thread_counts(const builder *b)
 {
     int *out = b->r->threads, n = 0;
 
-    for (int i = 0; i < b->nsel; i++) {
-        int t = b->sel[i]->threads, at = 0;
-        while (at < n && out[at] < t)
-            at++;
-        if (at < n && out[at] == t)
-            continue;
-        memmove(out + at + 1, out + at, (size_t)(n - at) * sizeof *out);
-        out[at] = t;
-        n++;
-    }
+    for (int i = 0; i < b->nsel; i++)
+        out[i] = b->sel[i]->threads;
+    qsort(out, (size_t)b->nsel, sizeof *out, compare_ints);
+    for (int i = 0; i < b->nsel; i++)
+        if (n == 0 || out[n - 1] != out[i])
+            out[n++] = out[i];
     b->r->nthreads = n;
 }
 
 /* ---- one table ------------------------------------------------------------- */
 
-static int in_table(const gb_report_table *t, const gb_entry *e)
+/* A table's entries, with what its columns and rows are sorted by. */
+typedef struct member {
+    int at;                  /* the selected entry */
+    int kernel, row, col;    /* its kernel's first entry, its row, its column */
+} member;
+
+/* What one table is built from: its selected entries. */
+typedef struct table_src {
+    member *m;
+    int n;
+} table_src;
+
+/* The builder the comparators below read (qsort passes them no context);
+ * set before each sort, in one thread. */
+static const builder *sorting;
+
+/* Columns: a kernel's shapes together, kernels in the order the selection
+ * first has them, each kernel's shapes ascending. */
+
+static int compare_by_shape(const void *a, const void *b)
 {
-    return e->threads == t->threads && (t->kernel == NULL || strcmp(e->kernel, t->kernel) == 0);
+    const member *x = a, *y = b;
+    const gb_entry *p = sorting->sel[x->at], *q = sorting->sel[y->at];
+
+    if (x->kernel != y->kernel)
+        return order(x->kernel, y->kernel);
+    if (p->M != q->M || p->K != q->K)
+        return p->M != q->M ? order(p->M, q->M) : order(p->K, q->K);
+    return p->N != q->N ? order(p->N, q->N) : order(x->at, y->at);
 }
 
-static int find_col(const gb_report_table *t, const gb_entry *e)
+static int compare_by_cell(const void *a, const void *b)
 {
-    for (int c = 0; c < t->ncols; c++) {
-        const gb_report_col *col = &t->cols[c];
-        if (col->M == e->M && col->K == e->K && col->N == e->N &&
-            strcmp(col->kernel, e->kernel) == 0)
-            return c;
-    }
-    return -1;
+    const member *x = a, *y = b;
+
+    if (x->row != y->row)
+        return order(x->row, y->row);
+    return x->col != y->col ? order(x->col, y->col) : order(x->at, y->at);
 }
 
-static int compare_shapes(const void *a, const void *b)
+static int same_shape(const gb_entry *a, const gb_entry *b)
 {
-    const gb_report_col *x = a, *y = b;
-    return x->M != y->M ? order(x->M, y->M) : x->K != y->K ? order(x->K, y->K)
-                                                            : order(x->N, y->N);
+    return a->M == b->M && a->K == b->K && a->N == b->N;
 }
 
-/* Whether every column of column c's kernel has its K and N (always so for
- * the built-in kernels): then M alone names a column. */
-static int kernel_uniform(const gb_report_table *t, int c)
+/* The distinct shapes of the table's entries, and each entry's column. */
+static int build_cols(const builder *b, gb_report_table *t, table_src *src)
 {
-    const gb_report_col *col = &t->cols[c];
-
-    for (int i = 0; i < t->ncols; i++)
-        if (strcmp(t->cols[i].kernel, col->kernel) == 0 &&
-            (t->cols[i].K != col->K || t->cols[i].N != col->N))
-            return 0;
-    return 1;
-}
-
-/* Columns are the distinct shapes of the table's entries: kernels in the
- * order the selection first has them, each kernel's shapes ascending. */
-static int build_cols(const builder *b, gb_report_table *t)
-{
-    t->cols = calloc((size_t)b->nsel, sizeof *t->cols);
+    t->cols = calloc((size_t)src->n, sizeof *t->cols);
     if (t->cols == NULL)
         return -2;
-    for (int i = 0; i < b->nsel; i++) {
-        const char *kernel = b->sel[i]->kernel;
-        int first = t->ncols;
-        if (!first_of_kernel(b, i))
-            continue;
-        for (int j = i; j < b->nsel; j++) {
-            const gb_entry *e = b->sel[j];
-            if (strcmp(e->kernel, kernel) == 0 && in_table(t, e) && find_col(t, e) < 0)
-                t->cols[t->ncols++] = (gb_report_col){ e->kernel, e->M, e->K, e->N, 0 };
-        }
-        qsort(t->cols + first, (size_t)(t->ncols - first), sizeof *t->cols, compare_shapes);
+    sorting = b;
+    qsort(src->m, (size_t)src->n, sizeof *src->m, compare_by_shape);
+    for (int i = 0; i < src->n; i++) {
+        const gb_entry *e = b->sel[src->m[i].at];
+        if (i == 0 || src->m[i].kernel != src->m[i - 1].kernel ||
+            !same_shape(e, b->sel[src->m[i - 1].at]))
+            t->cols[t->ncols++] = (gb_report_col){ e->kernel, e->M, e->K, e->N, 0 };
+        src->m[i].col = t->ncols - 1;
     }
-    for (int c = 0; c < t->ncols; c++)
-        t->cols[c].uniform = kernel_uniform(t, c);
+    /* uniform: every column of the kernel has its K and N (always so for the
+     * built-in kernels): then M alone names a column.  A kernel's columns
+     * are adjacent. */
+    for (int c = 0, from = 0; c <= t->ncols; c++) {
+        if (c < t->ncols && strcmp(t->cols[c].kernel, t->cols[from].kernel) == 0)
+            continue;
+        int uniform = 1;
+        for (int i = from; i < c; i++)
+            uniform &= t->cols[i].K == t->cols[from].K && t->cols[i].N == t->cols[from].N;
+        for (int i = from; i < c; i++)
+            t->cols[i].uniform = uniform;
+        from = c;
+    }
     return 0;
 }
 
@@ -319,95 +364,109 @@ static int fill_row(const builder *b, const gb_report_table *t, gb_report_row *r
     return 0;
 }
 
-static int any_entry(const gb_entry *const *entries, int n)
+/* Places each entry of t in its cell (the first of a cell's entries is kept)
+ * and makes a row of every label that has a cell.  A table too large to
+ * print is refused: its cells would be rows x columns. */
+static int build_rows(const builder *b, gb_report_table *t, table_src *src, char *err,
+                      size_t errlen)
 {
-    for (int i = 0; i < n; i++)
-        if (entries[i])
-            return 1;
-    return 0;
-}
+    size_t ncols = t->ncols > 0 ? (size_t)t->ncols : 1;
+    const gb_entry **cells = calloc(ncols, sizeof *cells);
+    int nrows = 0, rc = 0;
 
-/* Places each entry of t in its cell (the first of a cell's entries is kept),
- * then makes a row of every label that has a cell. */
-static int build_rows(const builder *b, gb_report_table *t)
-{
-    size_t ncols = (size_t)t->ncols;
-    const gb_entry **grid = calloc((size_t)b->nrows * ncols, sizeof *grid);
-    int rc = 0;
-
-    t->rows = calloc((size_t)b->nrows, sizeof *t->rows);
-    if (grid == NULL || t->rows == NULL) {
-        free(grid);
+    sorting = b;
+    qsort(src->m, (size_t)src->n, sizeof *src->m, compare_by_cell);
+    for (int i = 0; i < src->n; i++)
+        nrows += i == 0 || src->m[i].row != src->m[i - 1].row;
+    if ((double)nrows * t->ncols > GB_REPORT_MAX_CELLS) {
+        free(cells);
+        snprintf(err, errlen, "%s: a table of %d rows by %d shapes (%s, %d threads) is more "
+                 "than %d cells: choose some with --variant or --kernel", b->f->path, nrows,
+                 t->ncols, t->kernel ? t->kernel : "every kernel", t->threads,
+                 GB_REPORT_MAX_CELLS);
+        return -1;
+    }
+    t->rows = calloc((size_t)nrows + 1, sizeof *t->rows);
+    if (cells == NULL || t->rows == NULL) {
+        free(cells);
         return -2;
     }
-    for (int i = 0; i < b->nsel; i++) {
-        const gb_entry *e = b->sel[i], **cell;
-        if (!in_table(t, e))
-            continue;
-        cell = &grid[(size_t)find_row(b, e->label) * ncols + (size_t)find_col(t, e)];
-        if (*cell)
+    for (int i = 0; i < src->n && rc == 0; i++) {
+        const member *m = &src->m[i];
+        if (i > 0 && m->row == m[-1].row && m->col == m[-1].col)
             b->r->duplicates++;
         else
-            *cell = e;
-    }
-    for (int i = 0; i < b->nrows && rc == 0; i++) {
-        const gb_entry *const *entries = &grid[(size_t)i * ncols];
-        if (!any_entry(entries, t->ncols))
+            cells[m->col] = b->sel[m->at];
+        if (i + 1 < src->n && m[1].row == m->row)
             continue;
-        t->rows[t->nrows].label = b->rows[i].label;
-        rc = fill_row(b, t, &t->rows[t->nrows++], entries);
+        t->rows[t->nrows].label = b->rows[m->row].label;
+        t->rows[t->nrows].key = m->row;
+        rc = fill_row(b, t, &t->rows[t->nrows++], cells);
+        memset(cells, 0, ncols * sizeof *cells);
     }
-    free(grid);
+    free(cells);
     return rc;
 }
 
-static int has_entries(const builder *b, const gb_report_table *t)
-{
-    for (int i = 0; i < b->nsel; i++)
-        if (in_table(t, b->sel[i]))
-            return 1;
-    return 0;
-}
-
-/* Adds the table of kernel (NULL: all) at threads when it has entries. */
-static int add_table(const builder *b, const char *kernel, int threads)
+/* Adds the table of kernel (NULL: all) at threads of src's entries. */
+static int add_table(const builder *b, const char *kernel, int threads, table_src *src,
+                     char *err, size_t errlen)
 {
     gb_report *r = b->r;
-    gb_report_table *t = &r->tables[r->ntables];
+    gb_report_table *t = &r->tables[r->ntables++];
     int rc;
 
     *t = (gb_report_table){ kernel, threads, NULL, 0, NULL, 0 };
-    if (!has_entries(b, t))
-        return 0;
-    r->ntables++;
-    rc = build_cols(b, t);
-    return rc != 0 ? rc : build_rows(b, t);
+    rc = build_cols(b, t, src);
+    return rc != 0 ? rc : build_rows(b, t, src, err, errlen);
+}
+
+static int compare_by_table(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    int p = sorting->sel[x->at]->threads, q = sorting->sel[y->at]->threads;
+
+    if (x->kernel != y->kernel)
+        return order(x->kernel, y->kernel);
+    return p != q ? order(p, q) : order(x->at, y->at);
 }
 
 /* With --combined one table per thread count; else one per kernel, in the
- * order the selection first has them, and thread count, ascending. */
-static int build_tables(const builder *b, int combined)
+ * order the selection first has them, and thread count, ascending: the
+ * entries sorted so, each run of them one table. */
+static int build_tables(const builder *b, int combined, char *err, size_t errlen)
 {
     gb_report *r = b->r;
-    int nkernels = 0, rc = 0;
+    member *all = malloc((size_t)b->nsel * sizeof *all + 1);
+    int ntables = 0, rc = 0;
 
-    for (int i = 0; i < b->nsel; i++)
-        nkernels += first_of_kernel(b, i);
-    r->tables = calloc((size_t)(combined ? 1 : nkernels) * (size_t)r->nthreads,
-                       sizeof *r->tables);
-    if (r->tables == NULL)
+    if (all == NULL)
         return -2;
-    if (combined) {
-        for (int j = 0; j < r->nthreads && rc == 0; j++)
-            rc = add_table(b, NULL, r->threads[j]);
-        return rc;
+    for (int i = 0; i < b->nsel; i++)
+        all[i] = (member){ i, combined ? 0 : b->kernel_first[i], b->row_of[i], 0 };
+    sorting = b;
+    qsort(all, (size_t)b->nsel, sizeof *all, compare_by_table);
+    for (int i = 0; i < b->nsel; i++)
+        ntables += i == 0 || all[i].kernel != all[i - 1].kernel ||
+                   b->sel[all[i].at]->threads != b->sel[all[i - 1].at]->threads;
+    r->tables = calloc((size_t)ntables + 1, sizeof *r->tables);
+    if (r->tables == NULL) {
+        free(all);
+        return -2;
     }
-    for (int i = 0; i < b->nsel && rc == 0; i++) {
-        if (!first_of_kernel(b, i))
+    for (int i = 0, from = 0; i < b->nsel && rc == 0; i++) {
+        const gb_entry *e = b->sel[all[i].at];
+        table_src src = { all + from, i + 1 - from };
+        if (i + 1 < b->nsel && all[i + 1].kernel == all[i].kernel &&
+            b->sel[all[i + 1].at]->threads == e->threads)
             continue;
-        for (int j = 0; j < r->nthreads && rc == 0; j++)
-            rc = add_table(b, b->sel[i]->kernel, r->threads[j]);
+        /* For the sorts within the table, kernels by first appearance. */
+        for (int j = 0; j < src.n; j++)
+            src.m[j].kernel = b->kernel_first[src.m[j].at];
+        rc = add_table(b, combined ? NULL : e->kernel, e->threads, &src, err, errlen);
+        from = i + 1;
     }
+    free(all);
     return rc;
 }
 
@@ -416,7 +475,7 @@ static int build_tables(const builder *b, int combined)
 int gb_report_build(const gb_result_file *f, const gb_report_opts *o, gb_report *r, char *err,
                     size_t errlen)
 {
-    builder b = { f, r, NULL, 0, NULL, 0 };
+    builder b = { f, r, NULL, 0, NULL, 0, NULL, NULL, NULL };
     int rc = -2;
 
     *r = (gb_report){ .f = f, .metric = o->metric };
@@ -431,7 +490,7 @@ int gb_report_build(const gb_result_file *f, const gb_report_opts *o, gb_report 
         rc = order_rows(&b);
     if (rc == 0) {
         thread_counts(&b);
-        rc = build_tables(&b, o->combined);
+        rc = build_tables(&b, o->combined, err, errlen);
     }
     if (rc == -2)
         snprintf(err, errlen, "out of memory");
@@ -439,6 +498,9 @@ int gb_report_build(const gb_result_file *f, const gb_report_opts *o, gb_report 
         gb_report_free(r);
     free(b.sel);
     free(b.rows);
+    free(b.row_of);
+    free(b.kernel_first);
+    free(b.variant_first);
     return rc;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "parse.h"
 #include "gemmbench.h"
 #include "report_grid.h"
 
@@ -66,24 +67,31 @@ typedef struct mkey {
     const char *label, *variant, *kernel;
     int M, K, N, threads;
     long major;              /* variant table position, unknown variants after */
-    int kernel_order;        /* first appearance of the kernel over the files */
+    long kernel_order;       /* first appearance of the kernel over the files */
+    long seq;                /* first appearance of the measurement over the files */
+    int group;               /* its place before sorting, in entry order */
 } mkey;
+
+/* A selected entry of one of the files, seq counting over all of them. */
+typedef struct cand {
+    const gb_entry *e;
+    int file;
+    long seq;
+    int key;                 /* its row, once the keys are sorted */
+} cand;
 
 typedef struct multi {
     const gb_result_file *files;
     int n;
     char (*names)[64];
     mkey *keys;
-    int nkeys, maxkeys;
+    int nkeys;
+    cand *cands;             /* every selected entry, by measurement then seq */
+    long ncands;
     const gb_entry ***cell;  /* per key, per file: the entry or NULL */
     int any_roof;
     int duplicates;
 } multi;
-
-static int same_key(const mkey *k, const gb_entry *e)
-{
-    return gb_entry_same(k->e, e);
-}
 
 static long variant_position(const char *variant)
 {
@@ -93,44 +101,24 @@ static long variant_position(const char *variant)
     return (long)gb_variant_count;
 }
 
-static int kernel_position(const multi *m, const char *kernel)
+static int order(long a, long b)
 {
-    int seen = 0;
-    for (int i = 0; i < m->nkeys; i++) {
-        if (strcmp(m->keys[i].kernel, kernel) == 0)
-            return m->keys[i].kernel_order;
-        seen = m->keys[i].kernel_order + 1 > seen ? m->keys[i].kernel_order + 1 : seen;
-    }
-    return seen;
+    return (a > b) - (a < b);
 }
 
-static int find_key(const multi *m, const gb_entry *e)
+/* Candidates by measurement (gb_entry_order), then by appearance. */
+static int compare_cands(const void *a, const void *b)
 {
-    for (int i = 0; i < m->nkeys; i++)
-        if (same_key(&m->keys[i], e))
-            return i;
-    return -1;
+    const cand *x = a, *y = b;
+    int c = gb_entry_order(x->e, y->e);
+    return c != 0 ? c : order(x->seq, y->seq);
 }
 
-static int add_key(multi *m, const gb_entry *e)
+static int compare_kernels(const void *a, const void *b)
 {
-    mkey *k;
-
-    if (find_key(m, e) >= 0)
-        return 0;
-    if (m->nkeys == m->maxkeys) {
-        int cap = m->maxkeys ? 2 * m->maxkeys : 256;
-        mkey *grown = realloc(m->keys, (size_t)cap * sizeof *grown);
-        if (grown == NULL)
-            return -2;
-        m->keys = grown;
-        m->maxkeys = cap;
-    }
-    k = &m->keys[m->nkeys];
-    *k = (mkey){ e, e->label, e->variant, e->kernel, e->M, e->K, e->N, e->threads,
-                 variant_position(e->variant), kernel_position(m, e->kernel) };
-    m->nkeys++;
-    return 0;
+    const mkey *x = a, *y = b;
+    int c = strcmp(x->kernel, y->kernel);
+    return c != 0 ? c : order(x->seq, y->seq);
 }
 
 static int compare_keys(const void *a, const void *b)
@@ -139,43 +127,93 @@ static int compare_keys(const void *a, const void *b)
     int c;
 
     if (x->kernel_order != y->kernel_order)
-        return (x->kernel_order > y->kernel_order) - (x->kernel_order < y->kernel_order);
+        return order(x->kernel_order, y->kernel_order);
     if (x->major != y->major)
-        return (x->major > y->major) - (x->major < y->major);
+        return order(x->major, y->major);
     if ((c = strcmp(x->label, y->label)) != 0)
         return c;
     if (x->M != y->M)
-        return (x->M > y->M) - (x->M < y->M);
+        return order(x->M, y->M);
     if (x->K != y->K || x->N != y->N)
-        return x->K != y->K ? (x->K > y->K) - (x->K < y->K) : (x->N > y->N) - (x->N < y->N);
-    return (x->threads > y->threads) - (x->threads < y->threads);
+        return x->K != y->K ? order(x->K, y->K) : order(x->N, y->N);
+    return x->threads != y->threads ? order(x->threads, y->threads) : order(x->seq, y->seq);
+}
+
+/* The keys: one per run of candidates of one measurement, its first. */
+static int make_keys(multi *m)
+{
+    int *pos;
+
+    m->keys = calloc((size_t)m->ncands, sizeof *m->keys);
+    if (m->keys == NULL)
+        return -2;
+    for (long i = 0; i < m->ncands; i++) {
+        const gb_entry *e = m->cands[i].e;
+        if (i == 0 || gb_entry_order(m->cands[i - 1].e, e) != 0) {
+            m->keys[m->nkeys] = (mkey){ e, e->label, e->variant, e->kernel, e->M, e->K, e->N,
+                                        e->threads, variant_position(e->variant), 0,
+                                        m->cands[i].seq, m->nkeys };
+            m->nkeys++;
+        }
+        m->cands[i].key = m->nkeys - 1;
+    }
+    /* A kernel's order is its first measurement's appearance. */
+    qsort(m->keys, (size_t)m->nkeys, sizeof *m->keys, compare_kernels);
+    for (int k = 0; k < m->nkeys; k++)
+        m->keys[k].kernel_order = k > 0 && strcmp(m->keys[k - 1].kernel, m->keys[k].kernel) == 0
+                                      ? m->keys[k - 1].kernel_order
+                                      : m->keys[k].seq;
+    qsort(m->keys, (size_t)m->nkeys, sizeof *m->keys, compare_keys);
+    pos = malloc((size_t)m->nkeys * sizeof *pos + 1);
+    if (pos == NULL)
+        return -2;
+    for (int k = 0; k < m->nkeys; k++)
+        pos[m->keys[k].group] = k;
+    for (long i = 0; i < m->ncands; i++)
+        m->cands[i].key = pos[m->cands[i].key];
+    free(pos);
+    return 0;
 }
 
 /* The union of the selected entries' keys, sorted: kernels in the order the
- * files show them, then variants in the variant table's order, M, threads. */
+ * files show them, then variants in the variant table's order, M, threads.
+ * By sorting, not by searching the keys per entry: 50,000 entries in a file
+ * made that search run for minutes. */
 static int collect_keys(multi *m, const gb_report_opts *o, char *err, size_t errlen)
 {
     gb_filter filter;
+    long total = 0;
     int rc = gb_report_filter(o, &filter, err, errlen);
 
+    for (int f = 0; f < m->n; f++)
+        total += m->files[f].nentries;
+    m->cands = malloc((size_t)total * sizeof *m->cands + 1);
+    if (rc == 0 && m->cands == NULL)
+        rc = -2;
     for (int f = 0; f < m->n && rc == 0; f++)
-        for (int i = 0; i < m->files[f].nentries && rc == 0; i++)
-            if (gb_filter_match(&filter, &m->files[f].entries[i]))
-                rc = add_key(m, &m->files[f].entries[i]);
+        for (int i = 0; i < m->files[f].nentries; i++) {
+            const gb_entry *e = &m->files[f].entries[i];
+            if (gb_filter_match(&filter, e)) {
+                m->cands[m->ncands] = (cand){ e, f, m->ncands, 0 };
+                m->ncands++;
+            }
+        }
     if (rc == 0)
         rc = gb_filter_check_used(&filter, "any of the files", err, errlen);
     gb_filter_free(&filter);
-    if (rc == 0 && m->nkeys == 0) {
+    if (rc == 0 && m->ncands == 0) {
         snprintf(err, errlen, "no entries match both --kernel and --variant");
         rc = -1;
     }
-    if (rc == 0)
-        qsort(m->keys, (size_t)m->nkeys, sizeof *m->keys, compare_keys);
+    if (rc == 0) {
+        qsort(m->cands, (size_t)m->ncands, sizeof *m->cands, compare_cands);
+        rc = make_keys(m);
+    }
     return rc;
 }
 
 /* Every file's entry for every key (the first when a file repeats one), and
- * its roof_pct when the file records one. */
+ * whether any file records a roof_pct. */
 static int fill_cells(multi *m)
 {
     m->cell = calloc((size_t)m->nkeys, sizeof *m->cell);
@@ -184,19 +222,17 @@ static int fill_cells(multi *m)
     for (int k = 0; k < m->nkeys; k++)
         if ((m->cell[k] = calloc((size_t)m->n, sizeof **m->cell)) == NULL)
             return -2;
-    for (int f = 0; f < m->n; f++) {
-        const gb_result_file *file = &m->files[f];
-        for (int i = 0; i < file->nentries; i++) {
-            int k = find_key(m, &file->entries[i]);
-            if (!isnan(file->entries[i].roof_pct))
+    for (int f = 0; f < m->n; f++)
+        for (int i = 0; i < m->files[f].nentries; i++)
+            if (!isnan(m->files[f].entries[i].roof_pct))
                 m->any_roof = 1;
-            if (k < 0)
-                continue;
-            if (m->cell[k][f] == NULL)
-                m->cell[k][f] = &file->entries[i];
-            else
-                m->duplicates++;
-        }
+    /* By measurement, then appearance: a file's first entry comes first. */
+    for (long i = 0; i < m->ncands; i++) {
+        const gb_entry **c = &m->cell[m->cands[i].key][m->cands[i].file];
+        if (*c == NULL)
+            *c = m->cands[i].e;
+        else
+            m->duplicates++;
     }
     return 0;
 }
@@ -277,17 +313,77 @@ static int side_by_side(FILE *out, const multi *m, gb_format fmt)
     return gb_grid_finish(out, &g);
 }
 
-/* Per (kernel, M, K, N, threads) and file: the label with the lowest median. */
+static int same_point(const mkey *a, const mkey *b)
+{
+    return strcmp(a->kernel, b->kernel) == 0 && a->M == b->M && a->K == b->K && a->N == b->N &&
+           a->threads == b->threads;
+}
+
+/* The keys the comparator below reads (qsort passes it no context). */
+static const mkey *sorting;
+
+/* Key numbers by point (kernel, M, K, N, threads), then display order. */
+static int compare_points(const void *a, const void *b)
+{
+    const mkey *x = &sorting[*(const int *)a], *y = &sorting[*(const int *)b];
+    int c = strcmp(x->kernel, y->kernel);
+
+    if (c == 0)
+        c = x->M != y->M ? order(x->M, y->M) : x->K != y->K ? order(x->K, y->K)
+                                                           : order(x->N, y->N);
+    if (c == 0)
+        c = order(x->threads, y->threads);
+    return c != 0 ? c : order(*(const int *)a, *(const int *)b);
+}
+
+/* One row of the fastest table: the point of key k, its first in display
+ * order; keys[sorted[from..]] are the point's keys. */
+static void fastest_row(gb_grid *g, const multi *m, const int *sorted, int from)
+{
+    const mkey *key = &m->keys[sorted[from]];
+    int col = 0;
+
+    snprintf(g->text[col++], GB_TABLE_CELL, "%s", key->kernel);
+    snprintf(g->text[col++], GB_TABLE_CELL, "%d", key->M);
+    snprintf(g->text[col++], GB_TABLE_CELL, "%d", key->threads);
+    for (int f = 0; f < m->n; f++) {
+        const gb_entry *best = NULL;
+        for (int j = from; j < m->nkeys && same_point(&m->keys[sorted[j]], key); j++) {
+            const gb_entry *e = m->cell[sorted[j]][f];
+            if (e && e->median_us > 0.0 && (best == NULL || e->median_us < best->median_us))
+                best = e;
+        }
+        if (best)
+            snprintf(g->text[col++], GB_TABLE_CELL, "%s %.1f", best->label, best->median_us);
+        else
+            g->text[col++][0] = '\0';
+    }
+    gb_grid_row(g);
+}
+
+/* Per (kernel, M, K, N, threads) and file: the label with the lowest median.
+ * The keys of a point are found by sorting, not by comparing every pair. */
 static int fastest(FILE *out, const multi *m, gb_format fmt)
 {
     gb_grid g;
     char title[GB_TABLE_CELL];
-    int col = 0;
+    int col = 0, rc;
+    int *sorted = malloc((size_t)m->nkeys * sizeof *sorted + 1);
+    int *at = malloc((size_t)m->nkeys * sizeof *at + 1);
 
-    if (gb_grid_init(&g, 3 + m->n) != 0) {
-        gb_grid_free(&g);
+    if (sorted == NULL || at == NULL || gb_grid_init(&g, 3 + m->n) != 0) {
+        if (sorted && at)
+            gb_grid_free(&g);
+        free(sorted);
+        free(at);
         return -2;
     }
+    for (int k = 0; k < m->nkeys; k++)
+        sorted[k] = k;
+    sorting = m->keys;
+    qsort(sorted, (size_t)m->nkeys, sizeof *sorted, compare_points);
+    for (int j = 0; j < m->nkeys; j++)
+        at[sorted[j]] = j;
     gb_grid_col(&g, col++, "kernel", 0);
     gb_grid_col(&g, col++, "M", 1);
     gb_grid_col(&g, col++, "threads", 1);
@@ -297,41 +393,19 @@ static int fastest(FILE *out, const multi *m, gb_format fmt)
     }
     if (gb_grid_start(&g, fmt) != 0) {
         gb_grid_free(&g);
+        free(sorted);
+        free(at);
         return -2;
     }
     gb_grid_heading(out, fmt, "fastest variant on each machine (lowest median, its µs)");
-    for (int k = 0; k < m->nkeys; k++) {
-        const mkey *key = &m->keys[k];
-        int seen = 0;
-        /* One row per point: skip a key whose point an earlier key had. */
-        for (int j = 0; j < k && !seen; j++)
-            seen = strcmp(m->keys[j].kernel, key->kernel) == 0 && m->keys[j].M == key->M &&
-                   m->keys[j].K == key->K && m->keys[j].N == key->N &&
-                   m->keys[j].threads == key->threads;
-        if (seen)
-            continue;
-        col = 0;
-        snprintf(g.text[col++], GB_TABLE_CELL, "%s", key->kernel);
-        snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->M);
-        snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->threads);
-        for (int f = 0; f < m->n; f++) {
-            const gb_entry *best = NULL;
-            for (int j = k; j < m->nkeys; j++) {
-                const gb_entry *e = m->cell[j][f];
-                if (e && strcmp(m->keys[j].kernel, key->kernel) == 0 && m->keys[j].M == key->M &&
-                    m->keys[j].K == key->K && m->keys[j].N == key->N &&
-                    m->keys[j].threads == key->threads && e->median_us > 0.0 &&
-                    (best == NULL || e->median_us < best->median_us))
-                    best = e;
-            }
-            if (best)
-                snprintf(g.text[col++], GB_TABLE_CELL, "%s %.1f", best->label, best->median_us);
-            else
-                g.text[col++][0] = '\0';
-        }
-        gb_grid_row(&g);
-    }
-    return gb_grid_finish(out, &g);
+    /* A point's row where its first key is in display order. */
+    for (int k = 0; k < m->nkeys; k++)
+        if (at[k] == 0 || !same_point(&m->keys[sorted[at[k] - 1]], &m->keys[k]))
+            fastest_row(&g, m, sorted, at[k]);
+    rc = gb_grid_finish(out, &g);
+    free(sorted);
+    free(at);
+    return rc;
 }
 
 static void multi_header(FILE *out, const multi *m, gb_format fmt)
@@ -361,7 +435,9 @@ static void name_files(multi *m, const char *const *names)
     for (int f = 0; f < m->n; f++) {
         int same = 0;
         if (names && names[f] && names[f][0]) {
-            snprintf(m->names[f], sizeof m->names[f], "%s", names[f]);
+            /* The user's text, escaped as every error shows it (a directory
+             * name from fleet-report.sh may hold anything). */
+            gb_printable(names[f], sizeof m->names[f], m->names[f], sizeof m->names[f]);
             continue;
         }
         gb_report_machine_label(&m->files[f], m->names[f], sizeof m->names[f]);
@@ -410,6 +486,7 @@ int gb_report_multi(FILE *out, const gb_result_file *files, const char *const *n
         free(m.cell[k]);
     free(m.cell);
     free(m.keys);
+    free(m.cands);
     free(m.names);
     return rc;
 }

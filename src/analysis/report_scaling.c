@@ -24,17 +24,36 @@ static const gb_report_table *find_table(const gb_report *r, const char *kernel,
     return NULL;
 }
 
-/* The median of label on col's shape in t; NAN when not measured there. */
-static double median_at(const gb_report_table *t, const char *label, const gb_report_col *col)
+/* The median of row key on col's shape in t; NAN when not measured there.
+ * Binary searches: a table's rows ascend by key, and its columns (one
+ * kernel's) by shape; searching them per cell took seconds at 20,000 labels. */
+static double median_at(const gb_report_table *t, int key, const gb_report_col *col)
 {
+    int lo = 0, hi;
+
     if (t == NULL)
         return NAN;
-    for (int row = 0; row < t->nrows; row++) {
-        if (strcmp(t->rows[row].label, label) != 0)
-            continue;
-        for (int c = 0; c < t->ncols; c++)
-            if (t->cols[c].M == col->M && t->cols[c].K == col->K && t->cols[c].N == col->N)
-                return t->rows[row].cells[c].value;
+    for (hi = t->nrows; lo < hi;) {
+        int mid = lo + (hi - lo) / 2;
+        if (t->rows[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == t->nrows || t->rows[lo].key != key)
+        return NAN;
+    for (int clo = 0, chi = t->ncols; clo < chi;) {
+        int mid = clo + (chi - clo) / 2;
+        const gb_report_col *c = &t->cols[mid];
+        int d = c->M != col->M ? (c->M > col->M) - (c->M < col->M)
+                : c->K != col->K ? (c->K > col->K) - (c->K < col->K)
+                                 : (c->N > col->N) - (c->N < col->N);
+        if (d == 0)
+            return t->rows[lo].cells[mid].value;
+        if (d < 0)
+            clo = mid + 1;
+        else
+            chi = mid;
     }
     return NAN;
 }
@@ -52,14 +71,14 @@ typedef struct scaling {
     int ncounts;
     scaling_sum *sums;
     int nsums, maxsums;
+    int *sum_of_key;         /* per row key: its sum, or -1 */
     char single[1024];       /* labels measured at 1 thread only */
 } scaling;
 
-static scaling_sum *sum_for(scaling *s, const char *label)
+static scaling_sum *sum_for(scaling *s, const char *label, int key)
 {
-    for (int i = 0; i < s->nsums; i++)
-        if (strcmp(s->sums[i].label, label) == 0)
-            return &s->sums[i];
+    if (s->sum_of_key[key] >= 0)
+        return &s->sums[s->sum_of_key[key]];
     if (s->nsums == s->maxsums)
         return NULL;
     s->sums[s->nsums].label = label;
@@ -67,6 +86,7 @@ static scaling_sum *sum_for(scaling *s, const char *label)
     s->sums[s->nsums].n = calloc((size_t)s->ncounts, sizeof(int));
     if (s->sums[s->nsums].log_sum == NULL || s->sums[s->nsums].n == NULL)
         return NULL;
+    s->sum_of_key[key] = s->nsums;
     return &s->sums[s->nsums++];
 }
 
@@ -86,6 +106,13 @@ static void note_single(scaling *s, const char *label)
  * measured at another count too. */
 static int scaling_rows(scaling *s, const gb_report_table *t1, gb_grid *g)
 {
+    /* The kernel's table at each count, found once. */
+    const gb_report_table **at = malloc((size_t)s->ncounts * sizeof *at + 1);
+
+    if (at == NULL)
+        return -2;
+    for (int k = 0; k < s->ncounts; k++)
+        at[k] = find_table(s->r, t1->kernel, s->counts[k]);
     for (int row = 0; row < t1->nrows; row++) {
         const char *label = t1->rows[row].label;
         int any = 0;
@@ -99,12 +126,13 @@ static int scaling_rows(scaling *s, const gb_report_table *t1, gb_grid *g)
             snprintf(g->text[col++], GB_TABLE_CELL, "%s", t1->kernel);
             snprintf(g->text[col++], GB_TABLE_CELL, "%d", t1->cols[c].M);
             gb_grid_number(g, col++, base, "%.1f");
-            sum = sum_for(s, label);
-            if (sum == NULL)
+            sum = sum_for(s, label, t1->rows[row].key);
+            if (sum == NULL) {
+                free(at);
                 return -2;
+            }
             for (int k = 0; k < s->ncounts; k++) {
-                double m = median_at(find_table(s->r, t1->kernel, s->counts[k]), label,
-                                     &t1->cols[c]);
+                double m = median_at(at[k], t1->rows[row].key, &t1->cols[c]);
                 double speedup = m > 0.0 ? base / m : NAN;
                 gb_grid_number(g, col++, speedup, "%.2f");
                 gb_grid_number(g, col++, 100.0 * speedup / s->counts[k], "%.0f");
@@ -121,6 +149,7 @@ static int scaling_rows(scaling *s, const gb_report_table *t1, gb_grid *g)
         if (!any)
             note_single(s, label);
     }
+    free(at);
     return 0;
 }
 
@@ -231,7 +260,7 @@ static int any_speedup(const gb_report *r)
             for (int c = 0; c < t1->ncols; c++)
                 for (int k = 1; k < r->nthreads && t1->rows[row].cells[c].value > 0.0; k++)
                     if (median_at(find_table(r, t1->kernel, r->threads[k]),
-                                  t1->rows[row].label, &t1->cols[c]) > 0.0)
+                                  t1->rows[row].key, &t1->cols[c]) > 0.0)
                         return 1;
     }
     return 0;
@@ -272,7 +301,11 @@ int gb_report_scaling(FILE *out, const gb_result_file *f, const gb_report_opts *
         rows += r.tables[i].nrows;
     s.maxsums = rows;
     s.sums = calloc((size_t)(rows > 0 ? rows : 1), sizeof *s.sums);
-    rc = s.sums == NULL ? -2 : 0;
+    /* Row keys count the report's labels: fewer than its tables' rows. */
+    s.sum_of_key = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *s.sum_of_key);
+    rc = s.sums == NULL || s.sum_of_key == NULL ? -2 : 0;
+    for (int i = 0; rc == 0 && i < rows; i++)
+        s.sum_of_key[i] = -1;
     if (rc == 0) {
         scaling_header(out, &r, o->format);
         rc = scaling_table(out, &s, o->format);
@@ -289,6 +322,7 @@ int gb_report_scaling(FILE *out, const gb_result_file *f, const gb_report_opts *
         free(s.sums[i].n);
     }
     free(s.sums);
+    free(s.sum_of_key);
     gb_report_free(&r);
     return rc;
 }

@@ -64,20 +64,23 @@ static const char *split_key(const char *item, char *key, size_t len)
 static int parse_one_param(const char *item, void *arg)
 {
     struct param_parse *pp = arg;
-    char key[64];
+    char key[64], skey[256], sval[256];
     const char *val = split_key(item, key, sizeof key);
     const gb_param_spec *spec;
     long value;
 
+    /* The user's text, escaped as every message shows it. */
+    gb_printable(val ? val : item, 60, sval, sizeof sval);
     if (val == NULL && strchr(item, '=') != NULL && strchr(item, '=') != item) {
         snprintf(pp->err, pp->errlen, "--param: the key of '%s' is longer than %d characters",
-                 item, (int)sizeof key - 1);
+                 sval, (int)sizeof key - 1);
         return -1;
     }
     if (val == NULL) {
-        snprintf(pp->err, pp->errlen, "--param '%s' is not key=value", item);
+        snprintf(pp->err, pp->errlen, "--param '%s' is not key=value", sval);
         return -1;
     }
+    gb_printable(key, 60, skey, sizeof skey);
     spec = find_param_spec(pp->v, key);
     if (spec == NULL) {
         char known[256] = "";
@@ -86,12 +89,12 @@ static int parse_one_param(const char *item, void *arg)
             strncat(known, s->key, sizeof known - strlen(known) - 1);
         }
         snprintf(pp->err, pp->errlen, "variant %s has no parameter '%s' (it takes: %s)",
-                 pp->v->name, key, known[0] ? known : "none");
+                 pp->v->name, skey, known[0] ? known : "none");
         return -1;
     }
     if (spec->min > spec->max) {
         snprintf(pp->err, pp->errlen, "parameter '%s' of variant %s is reported, not set",
-                 key, pp->v->name);
+                 skey, pp->v->name);
         return -1;
     }
     if (spec->choices) {
@@ -101,18 +104,18 @@ static int parse_one_param(const char *item, void *arg)
                 idx = i;
         if (idx < 0) {
             snprintf(pp->err, pp->errlen, "--param %s: '%s' is not a choice of variant %s",
-                     key, val, pp->v->name);
+                     skey, sval, pp->v->name);
             return -1;
         }
         value = idx;
     } else if (gb_parse_long(val, spec->min, spec->max, &value) != 0) {
         snprintf(pp->err, pp->errlen, "--param %s: '%s' is not an integer in [%ld, %ld]",
-                 key, val, spec->min, spec->max);
+                 skey, sval, spec->min, spec->max);
         return -1;
     }
     /* tk=4,tk=16 is one set naming tk twice, not a choice of the last. */
     if (gb_param_get(pp->p, key, LONG_MIN) != LONG_MIN) {
-        snprintf(pp->err, pp->errlen, "--param %s is given twice in one set", key);
+        snprintf(pp->err, pp->errlen, "--param %s is given twice in one set", skey);
         return -1;
     }
     if (gb_param_set(pp->p, key, value) != 0) {

@@ -253,7 +253,7 @@ int gb_parse_thread_list(const char *text, int *list, int *n, int max, int *all)
 /* Why a thread list was refused: its first element that is wrong, and how. */
 void gb_thread_list_why(const char *text, char *why, size_t len)
 {
-    char buf[256], *save = NULL;
+    char buf[256], shown[256], *save = NULL;
     size_t n = strlen(text);
 
     snprintf(why, len, "not a thread list");
@@ -286,7 +286,8 @@ void gb_thread_list_why(const char *text, char *why, size_t len)
                  gb_parse_long(dash + 1, 1, GB_MAX_THREAD_COUNT, &b) == 0;
             *dash = '-';
             if (ok && b < a) {
-                snprintf(why, len, "a descending range '%s'", t);
+                gb_printable(t, 60, shown, sizeof shown);
+                snprintf(why, len, "a descending range '%s'", shown);
                 return;
             }
             if (ok)
@@ -294,7 +295,8 @@ void gb_thread_list_why(const char *text, char *why, size_t len)
         } else if (gb_parse_long(t, 1, GB_MAX_THREAD_COUNT, &a) == 0) {
             continue;
         }
-        snprintf(why, len, "'%s' is not a count in [1, %d]", t, GB_MAX_THREAD_COUNT);
+        gb_printable(t, 60, shown, sizeof shown);
+        snprintf(why, len, "'%s' is not a count in [1, %d]", shown, GB_MAX_THREAD_COUNT);
         return;
     }
 }

@@ -76,10 +76,12 @@ static int pick_kernel(const char *item, void *arg)
     }
     k = find_kernel(b->o, item);
     if (k == NULL) {
+        char shown[256];
+        gb_printable(item, 60, shown, sizeof shown);
         snprintf(b->err, b->errlen,
                  "unknown kernel '%s' (known: qkv, mlp_expand, mlp_reduce, square1024, %s)",
-                 item, b->o->no_config ? "or all; other shapes with --shape MxKxN"
-                                       : "bench.conf [kernel] sections, or all");
+                 shown, b->o->no_config ? "or all; other shapes with --shape MxKxN"
+                                        : "bench.conf [kernel] sections, or all");
         return -1;
     }
     return add_kernel_shapes(b, k);

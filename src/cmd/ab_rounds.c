@@ -31,11 +31,13 @@
 int gb_ab_check_executable(const build *b, char *err, size_t errlen)
 {
     struct stat st;
+    char shown[4200];
 
+    gb_printable(b->path, sizeof shown, shown, sizeof shown);
     if (stat(b->path, &st) != 0)
-        return snprintf(err, errlen, "%s '%s': %s", b->name, b->path, strerror(errno)), -1;
+        return snprintf(err, errlen, "%s '%s': %s", b->name, shown, strerror(errno)), -1;
     if (!S_ISREG(st.st_mode) || access(b->path, X_OK) != 0)
-        return snprintf(err, errlen, "%s '%s' is not an executable file", b->name, b->path),
+        return snprintf(err, errlen, "%s '%s' is not an executable file", b->name, shown),
                -1;
     return 0;
 }
@@ -88,9 +90,14 @@ int gb_ab_check_gemmbench(const build *b, char *err, size_t errlen)
     close(fd[0]);
     kill(pid, SIGKILL);   /* done with it whatever it was */
     waitpid(pid, &status, 0);
-    if (strncmp(line, "gemmbench ", 10) != 0)
-        return snprintf(err, errlen, "%s '%s' is not gemmbench (--version printed '%.60s')",
-                        b->name, b->path, line), -1;
+    if (strncmp(line, "gemmbench ", 10) != 0) {
+        /* Both are the user's text: escaped as every message shows it. */
+        char path[4200], said[256];
+        gb_printable(b->path, sizeof path, path, sizeof path);
+        gb_printable(line, 60, said, sizeof said);
+        return snprintf(err, errlen, "%s '%s' is not gemmbench (--version printed '%s')",
+                        b->name, path, said), -1;
+    }
     return 0;
 }
 

@@ -154,7 +154,7 @@ int gb_cmd_compare(int argc, char **argv)
     }
     if (same_file(argv[first], argv[first + 1]))
         fprintf(stderr, "gemmbench: compare: warning: %s and %s are the same file: every "
-                        "difference is zero by construction\n", argv[first], argv[first + 1]);
+                        "difference is zero by construction\n", old_f.path, new_f.path);
     rc = gb_compare_files(&old_f, &new_f, &a.opts, &c, err, sizeof err);
     if (rc != 0) {
         status = gb_fail(rc == -2 ? GB_EXIT_IO : GB_EXIT_USAGE, "compare", "%s", err);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "parse.h"
 #include "report.h"
 #include "report_multi.h"
 #include "settings.h"
@@ -35,7 +36,7 @@ enum { PARSED = -1 };
 /* What the command line asked for besides gb_report_opts. */
 typedef struct report_args {
     const char **paths;      /* the files, argc of room */
-    const char **names;      /* NAME= of each, or NULL */
+    char **names;            /* NAME= of each (owned), or NULL */
     int npaths;
     int scaling;             /* --metric scaling */
     int metric_given, combined_given, help;
@@ -43,28 +44,42 @@ typedef struct report_args {
     const char **kernels, **variants;   /* each -k and -v, argc of room */
 } report_args;
 
+/* Longest NAME= (a column title holds it and its " median_us"). */
+#define NAME_MAX_LEN 63
+
 /* NAME=FILE names a file's columns; a path that exists as given is a file
- * even with '=' in it. */
-static void split_name(const char *arg, const char **name, const char **path)
+ * even with '=' in it.  The name is a copy (freed by the caller): as many
+ * as there are arguments, since a fleet has no fixed size (a table of 64
+ * once read the 65th NAME=FILE as a path).  0, or -1 with err. */
+static int split_name(const char *arg, char **name, const char **path, char *err,
+                      size_t errlen)
 {
-    static char names[64][64];
-    static int used;
     const char *eq = strchr(arg, '=');
     FILE *f;
 
     *name = NULL;
     *path = arg;
-    if (eq == NULL || eq == arg || eq[1] == '\0' || (size_t)(eq - arg) >= sizeof names[0] ||
-        used == 64 || memchr(arg, '/', (size_t)(eq - arg)) != NULL)
-        return;
+    if (eq == NULL || eq == arg || eq[1] == '\0' || memchr(arg, '/', (size_t)(eq - arg)) != NULL)
+        return 0;
     if ((f = fopen(arg, "r")) != NULL) {
         fclose(f);
-        return;
+        return 0;
     }
-    memcpy(names[used], arg, (size_t)(eq - arg));
-    names[used][eq - arg] = '\0';
-    *name = names[used++];
+    if ((size_t)(eq - arg) > NAME_MAX_LEN) {
+        char shown[GB_ERR_LEN];
+        gb_printable(arg, 60, shown, sizeof shown);
+        snprintf(err, errlen, "the NAME of NAME=FILE '%s' is longer than %d characters",
+                 shown, NAME_MAX_LEN);
+        return -1;
+    }
+    if ((*name = malloc((size_t)(eq - arg) + 1)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(*name, arg, (size_t)(eq - arg));
+    (*name)[eq - arg] = '\0';
     *path = eq + 1;
+    return 0;
 }
 
 /* Stores one of report's settings (settings.h) into a. */
@@ -120,7 +135,9 @@ static int parse_args(int argc, char **argv, report_args *a)
     if (first == argc)
         return gb_usage("report", "no result file given");
     for (int i = first; i < argc; i++) {
-        split_name(argv[i], &a->names[a->npaths], &a->paths[a->npaths]);
+        if (split_name(argv[i], &a->names[a->npaths], &a->paths[a->npaths], err,
+                       sizeof err) != 0)
+            return gb_usage("report", "%s", err);
         a->npaths++;
     }
     if (a->npaths > 1 && (a->metric_given || a->combined_given))
@@ -130,9 +147,11 @@ static int parse_args(int argc, char **argv, report_args *a)
     if (a->scaling && a->combined_given)
         return gb_usage("report", "--combined is for the metric tables; --metric scaling "
                         "has a layout of its own");
-    if (a->npaths == 1 && a->names[0])
+    if (a->npaths == 1 && a->names[0]) {
+        gb_printable(argv[first], 60, err, sizeof err);
         return gb_usage("report", "NAME= names a column of a several-file report; '%s' is "
-                        "one file", argv[first]);
+                        "one file", err);
+    }
     return PARSED;
 }
 
@@ -169,7 +188,8 @@ static int report_files(const report_args *a, const gb_report_opts *o)
             break;
         }
     if (status == PARSED) {
-        rc = gb_report_multi(stdout, files, a->names, a->npaths, o, err, sizeof err);
+        rc = gb_report_multi(stdout, files, (const char *const *)a->names, a->npaths, o, err,
+                             sizeof err);
         status = rc != 0 ? gb_fail(rc == -2 ? GB_EXIT_IO : GB_EXIT_USAGE, "report", "%s", err)
                          : gb_finish_stdout("report");
     }
@@ -199,6 +219,8 @@ int gb_cmd_report(int argc, char **argv)
     free(kernels);
     free(variants);
     free(a.paths);
+    for (int i = 0; a.names && i < a.npaths; i++)
+        free(a.names[i]);
     free(a.names);
     return status;
 }

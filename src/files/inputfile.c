@@ -1,6 +1,7 @@
 /* inputfile.c - regular files only, strict JSON; see inputfile.h. */
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC, fstat */
 #include "inputfile.h"
+#include "parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,12 +35,16 @@ char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
 {
     int fd = gb_open_regular(path);
     struct stat st;
-    char *text;
+    char *text, shown[4200];
     size_t got = 0;
+
+    /* The path as every message shows user text: a file name cannot send
+     * escapes to the terminal. */
+    gb_printable(path, sizeof shown, shown, sizeof shown);
 
     if (fd < 0) {
         int saved = errno;
-        snprintf(err, errlen, "%s: %s", path,
+        snprintf(err, errlen, "%s: %s", shown,
                  errno == EINVAL   ? "not a regular file (a FIFO, device or socket)"
                  : errno == EISDIR ? "is a directory, not a file"
                                    : strerror(errno));
@@ -47,14 +52,14 @@ char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
         return NULL;
     }
     if (fstat(fd, &st) != 0 || st.st_size > max) {
-        snprintf(err, errlen, "%s: larger than %ld bytes", path, max);
+        snprintf(err, errlen, "%s: larger than %ld bytes", shown, max);
         close(fd);
         errno = EFBIG;
         return NULL;
     }
     text = malloc((size_t)st.st_size + 1);
     if (text == NULL) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        snprintf(err, errlen, "%s: out of memory", shown);
         close(fd);
         errno = ENOMEM;
         return NULL;
@@ -69,7 +74,7 @@ char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
     }
     close(fd);
     if (got != (size_t)st.st_size) {
-        snprintf(err, errlen, "%s: cannot read: %s", path,
+        snprintf(err, errlen, "%s: cannot read: %s", shown,
                  errno ? strerror(errno) : "it shrank while being read");
         free(text);
         errno = EIO;
@@ -77,7 +82,7 @@ char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
     }
     text[got] = '\0';
     if (strlen(text) != got) {
-        snprintf(err, errlen, "%s: binary data (a NUL byte at offset %zu)", path,
+        snprintf(err, errlen, "%s: binary data (a NUL byte at offset %zu)", shown,
                  strlen(text));
         free(text);
         errno = EINVAL;

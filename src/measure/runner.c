@@ -1,6 +1,7 @@
 /* runner.c - the sweep engine; see runner.h. */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "parse.h"
 #include "sched_variant.h"
 #include "variants.h"
 
@@ -39,11 +40,17 @@ static int check_set_taken(const gb_options *o, int set, const gb_variant *const
         for (int j = 0; j < npicked; j++)
             if (gb_params_accepts(picked[j], probe, other, sizeof other))
                 lacked = 0;
-        if (lacked)
-            snprintf(err, errlen, "no selected variant has parameter '%s'", key);
+        if (lacked) {
+            char shown[256];
+            gb_printable(key, 60, shown, sizeof shown);
+            snprintf(err, errlen, "no selected variant has parameter '%s'", shown);
+        }
     }
-    if (!lacked)
-        snprintf(err, errlen, "--param '%s': no selected variant takes all of its keys", text);
+    if (!lacked) {
+        char shown[256];
+        gb_printable(text, 60, shown, sizeof shown);
+        snprintf(err, errlen, "--param '%s': no selected variant takes all of its keys", shown);
+    }
     return -1;
 }
 

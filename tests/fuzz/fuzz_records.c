@@ -1,7 +1,8 @@
 /*
  * fuzz_records.c - a tuning-records file as the tuned variants and tune read
- * it: loaded, every record it keeps looked up and its parameters formatted
- * and resolved by the base variant (which indexes choice lists with them).
+ * it: loaded, every record it keeps looked up (and found itself: the loader
+ * keeps one record per key) and its parameters formatted and resolved by the
+ * base variant (which indexes choice lists with them).
  */
 #include "fuzz_util.h"
 #include "options.h"
@@ -27,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gb_ctx ctx = { 1, &r->params, NULL };
 
         if (v == NULL || gb_tuned_find(&set, r->base, r->fingerprint, r->M, r->K, r->N,
-                                       &exact) == NULL || !exact)
-            abort(); /* a kept record is always found again */
+                                       &exact) != r || !exact)
+            abort(); /* a kept record is found again, and is its key's only one */
         gb_params_format(v, &r->params, shown, sizeof shown);
         if (v->resolve)
             v->resolve(r->M, r->N, r->K, &ctx, &effective);

@@ -82,6 +82,41 @@ TEST(tuned_records_round_trip_and_update)
     unlink(path);
 }
 
+/* A file naming one key twice (hand-merged files) keeps one record per key,
+ * the later one, at the earlier one's place: what gb_tuned_put one record
+ * at a time did before the loader deduplicated by sorting. */
+TEST(tuned_records_duplicate_keys_last_wins_in_place)
+{
+    char path[] = "/tmp/gemmbench-tuned-XXXXXX";
+    gb_tuned_set set;
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    const char *rec = "{\"base\": \"rule_based\", \"fingerprint\": \"%s\", \"M\": %d, "
+                      "\"K\": 8, \"N\": 8, \"params\": {\"tm\": %d, \"tn\": 8, \"tk\": 8, "
+                      "\"jpack\": 8, \"unroll_ki\": \"on\"}, \"median_us\": 1, "
+                      "\"rule_median_us\": 1, \"trials\": 1}";
+    /* key (fp, M) and the tm that tells the copies apart */
+    const struct { const char *fp; int M, tm; } recs[] = {
+        { "b", 16, 1 }, { "a", 8, 2 }, { "b", 16, 3 }, { "a", 4, 4 }, { "b", 16, 5 },
+    };
+
+    fputs("{\"schema\": \"gemmbench-tuned/1\", \"records\": [", f);
+    for (int i = 0; i < 5; i++) {
+        fputs(i ? ", " : "", f);
+        fprintf(f, rec, recs[i].fp, recs[i].M, recs[i].tm);
+    }
+    fputs("]}", f);
+    fclose(f);
+    CHECK(gb_tuned_load(path, &set, err, sizeof err) == 0);
+    CHECK_EQ_INT(set.count, 3);
+    CHECK(set.count == 3 && strcmp(set.records[0].fingerprint, "b") == 0);
+    CHECK_EQ_INT(gb_param_get(&set.records[0].params, "tm", 0), 5);
+    CHECK_EQ_INT(gb_param_get(&set.records[1].params, "tm", 0), 2);
+    CHECK_EQ_INT(gb_param_get(&set.records[2].params, "tm", 0), 4);
+    gb_tuned_free(&set);
+    unlink(path);
+}
+
 TEST(tuned_lookup_fallback_order)
 {
     gb_tuned_set set = { 0 };
