@@ -31,6 +31,7 @@ typedef struct ab_opts {
 typedef struct build {
     const char *name;        /* OLD or NEW */
     const char *path;
+    char shown[256];         /* path as messages show it (gb_printable) */
     char output[PATH_MAX];   /* the build's result file, every round merged */
     char round_file[PATH_MAX];   /* where a round's process writes */
     char errlog[PATH_MAX];   /* its stderr, kept to report why it stopped */

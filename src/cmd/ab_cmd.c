@@ -343,7 +343,7 @@ static int judge(build *b, const ab_opts *o, int status)
             int n = failed_checks(&f[i]);
             if (n || b[i].check_failed) {
                 gb_fail(GB_EXIT_CHECK_FAILED, "ab", "%s (%s) failed verification in %d "
-                        "result(s)", b[i].name, b[i].path, n);
+                        "result(s)", b[i].name, b[i].shown, n);
                 bad = 1;
             }
         }
@@ -424,7 +424,7 @@ static int default_min_time(const build b[2], const int takes[2], ab_opts *o, ch
             if (!o->quiet)
                 fprintf(stderr, "gemmbench: ab: note: %s '%s' is older than --min-time: "
                         "both builds take --reps calls per entry, however short\n",
-                        b[i].name, b[i].path);
+                        b[i].name, b[i].shown);
             return 0;
         }
     if (o->npass + 2 > AB_MAX_ARGS - 16)
@@ -456,6 +456,8 @@ int gb_cmd_ab(int argc, char **argv)
         return gb_help_command("ab", GB_CMD_AB, ab_intro, ab_outro);
     b[0].path = argv[2];
     b[1].path = argv[3];
+    for (int i = 0; i < 2; i++)
+        gb_printable(b[i].path, 200, b[i].shown, sizeof b[i].shown);
     for (int i = 0; i < 2; i++) {
         int rc = gb_ab_check_executable(&b[i], err, sizeof err);
         if (rc == 0)
@@ -470,7 +472,7 @@ int gb_cmd_ab(int argc, char **argv)
         takes_lockstep[i] = o.by_entry ? gb_ab_accepts(&b[i], "--lockstep", NULL) : 0;
         if (takes_min_time[i] < 0 || takes_lockstep[i] < 0)
             return gb_fail(GB_EXIT_USAGE, "ab", "%s '%s' answered --version but not --help "
-                           "within %d s", b[i].name, b[i].path, AB_PROBE_TIMEOUT_S);
+                           "within %d s", b[i].name, b[i].shown, AB_PROBE_TIMEOUT_S);
     }
     for (int i = 0; i < 2 && o.by_entry; i++)
         if (takes_lockstep[i] != 1) {
@@ -478,7 +480,7 @@ int gb_cmd_ab(int argc, char **argv)
             if (!o.quiet)
                 fprintf(stderr, "gemmbench: ab: note: %s '%s' cannot take turns (a build older "
                         "than --lockstep): each round runs one build after the other\n",
-                        b[i].name, b[i].path);
+                        b[i].name, b[i].shown);
         }
     if (default_min_time(b, takes_min_time, &o, min_time, sizeof min_time) != 0)
         return gb_fail(GB_EXIT_USAGE, "ab", "too many run options");

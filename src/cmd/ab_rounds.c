@@ -300,7 +300,7 @@ static int after_round(build *b, const ab_opts *o, int round, int status, char *
     b->status = status;
     if (b->status == 127 || (round == 0 && b->status == GB_EXIT_USAGE)) {
         last_words(b, why, sizeof why);
-        snprintf(err, errlen, "%s '%s' did not run the sweep: %s", b->name, b->path, why);
+        snprintf(err, errlen, "%s '%s' did not run the sweep: %s", b->name, b->shown, why);
         return GB_EXIT_USAGE;
     }
     if (gb_result_file_load(b->round_file, &f, err, errlen) != 0) {

@@ -26,6 +26,7 @@
 #include "lockstep.h"
 #include "machine.h"
 #include "options.h"
+#include "parse.h"
 #include "output.h"
 #include "run_view.h"
 #include "runner.h"
@@ -96,21 +97,24 @@ static int default_output(char *path, size_t len, const char *host, char *err, s
 static int claim_output(const char *path, int force, int *created, char *err, size_t errlen)
 {
     struct stat st;
+    char shown[256]; /* the path as messages show it */
     int fd;
+
+    gb_printable(path, 200, shown, sizeof shown);
 
     *created = 0;
     if (stat(path, &st) == 0) {
         if (!S_ISREG(st.st_mode)) {
-            snprintf(err, errlen, "--output %s is %s, not a regular file", path,
+            snprintf(err, errlen, "--output %s is %s, not a regular file", shown,
                      S_ISDIR(st.st_mode) ? "a directory" : "a device, FIFO or socket");
             return GB_EXIT_USAGE;
         }
         if (!force) {
-            snprintf(err, errlen, "%s exists (use --force to overwrite it)", path);
+            snprintf(err, errlen, "%s exists (use --force to overwrite it)", shown);
             return GB_EXIT_USAGE;
         }
         if (access(path, W_OK) != 0) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno));
             return GB_EXIT_IO;
         }
         return 0;
@@ -120,11 +124,11 @@ static int claim_output(const char *path, int force, int *created, char *err, si
      * "File exists" would not explain. */
     if (fd < 0 && errno == EEXIST && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         snprintf(err, errlen, "--output %s is a symbolic link to a missing file, not a "
-                 "regular file", path);
+                 "regular file", shown);
         return GB_EXIT_USAGE;
     }
     if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot create %s: %s", shown, strerror(errno));
         return errno == EEXIST ? GB_EXIT_USAGE : GB_EXIT_IO;
     }
     close(fd);

@@ -147,7 +147,11 @@ for a in "\$@"; do [ "\$a" = --lockstep ] && { echo "unknown option --lockstep" 
 exec "$G" "\$@"
 WRAP
 chmod +x old.sh
-expect_exit turns_old_build 0 "$G" ab ./old.sh "$G" $tiny -o oldb
+# (Run one build after the other, a tiny sweep's gate may find an order
+# effect: the point is that ab runs it and says so, not the verdict.)
+"$G" ab ./old.sh "$G" $tiny -o oldb >"$WORK/out" 2>"$WORK/err" </dev/null
+rc=$?
+if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then echo "ok turns_old_build"; else echo "FAIL turns_old_build: exit $rc: $(head -c 300 "$WORK/err")"; fi
 expect_grep turns_old_build_said "OLD './old.sh' cannot take turns" "$WORK/err"
 # A build older than --min-time: neither gets ab's default, with a note; the
 # user's own --min-time goes to both.

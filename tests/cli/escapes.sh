@@ -92,3 +92,13 @@ expect_exit fleet_dir_names 0 env GEMMBENCH="$G" sh scripts/fleet-report.sh --by
     "$WORK/fleet"
 clean fleet_dir_names_clean "$WORK/out"
 expect_grep fleet_dir_names_shown "^  $SHOWN: " "$WORK/out"
+
+# The -o path in run's messages: a missing directory, an existing file.
+expect_exit run_output_missing_dir 3 "$G" --quick --variant baseline --kernel qkv \
+    -o "$WORK/$E/out.json"
+clean run_output_missing_dir_clean "$WORK/err"
+expect_grep run_output_missing_dir_shown "cannot create .*$SHOWN/out.json" "$WORK/err"
+: >"$WORK/$E.json"
+expect_exit run_output_exists 2 "$G" --quick --variant baseline --kernel qkv -o "$WORK/$E.json"
+clean run_output_exists_clean "$WORK/err"
+expect_grep run_output_exists_shown "$SHOWN.json exists" "$WORK/err"
