@@ -213,21 +213,17 @@ SLOT(0) SLOT(1) SLOT(2) SLOT(3) SLOT(4) SLOT(5) SLOT(6) SLOT(7)
 SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15)
 #undef SLOT
 
-static const gb_prepare_fn prepares[GB_SCHED_MAX_FILES] = {
-    prepare_0, prepare_1, prepare_2,  prepare_3,  prepare_4,  prepare_5,  prepare_6,  prepare_7,
-    prepare_8, prepare_9, prepare_10, prepare_11, prepare_12, prepare_13, prepare_14, prepare_15,
-};
-static const gb_explain_fn explains[GB_SCHED_MAX_FILES] = {
-    explain_0, explain_1, explain_2,  explain_3,  explain_4,  explain_5,  explain_6,  explain_7,
-    explain_8, explain_9, explain_10, explain_11, explain_12, explain_13, explain_14, explain_15,
-};
-static const gb_resolve_fn resolves[GB_SCHED_MAX_FILES] = {
-    resolve_0, resolve_1, resolve_2,  resolve_3,  resolve_4,  resolve_5,  resolve_6,  resolve_7,
-    resolve_8, resolve_9, resolve_10, resolve_11, resolve_12, resolve_13, resolve_14, resolve_15,
-};
-static const gb_usable_fn usables[GB_SCHED_MAX_FILES] = {
-    usable_0, usable_1, usable_2,  usable_3,  usable_4,  usable_5,  usable_6,  usable_7,
-    usable_8, usable_9, usable_10, usable_11, usable_12, usable_13, usable_14, usable_15,
+/* Each slot's hooks, in one table. */
+static const struct slot_hooks {
+    gb_prepare_fn prepare;
+    gb_explain_fn explain;
+    gb_resolve_fn resolve;
+    gb_usable_fn usable;
+} slots[GB_SCHED_MAX_FILES] = {
+#define HOOKS(N) { prepare_##N, explain_##N, resolve_##N, usable_##N },
+    HOOKS(0) HOOKS(1) HOOKS(2) HOOKS(3) HOOKS(4) HOOKS(5) HOOKS(6) HOOKS(7)
+    HOOKS(8) HOOKS(9) HOOKS(10) HOOKS(11) HOOKS(12) HOOKS(13) HOOKS(14) HOOKS(15)
+#undef HOOKS
 };
 
 /* STEM: the file name without its directory and its .sched. */
@@ -297,11 +293,11 @@ const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errle
         .description = e->description,
         .run = run_entry,
         .params = e->spec,
-        .prepare = prepares[nentries],
+        .prepare = slots[nentries].prepare,
         .release = release_entry,
-        .explain = explains[nentries],
-        .usable = usables[nentries],
-        .resolve = resolves[nentries],
+        .explain = slots[nentries].explain,
+        .usable = slots[nentries].usable,
+        .resolve = slots[nentries].resolve,
     };
     entries[nentries++] = e;
     return &e->variant;
