@@ -16,7 +16,7 @@ typedef struct sbuf {
     int indent;
 } sbuf;
 
-static void put(sbuf *b, const char *fmt, ...)
+static void vput(sbuf *b, const char *fmt, va_list args)
 {
     va_list ap;
     int n;
@@ -24,7 +24,7 @@ static void put(sbuf *b, const char *fmt, ...)
     if (b->failed)
         return;
     for (;;) {
-        va_start(ap, fmt);
+        va_copy(ap, args);
         n = vsnprintf(b->text + b->len, b->cap - b->len, fmt, ap);
         va_end(ap);
         if (n < 0) {
@@ -46,16 +46,26 @@ static void put(sbuf *b, const char *fmt, ...)
     }
 }
 
-/* A line at the current indentation. */
-static void line(sbuf *b, const char *fmt, ...)
+static void put(sbuf *b, const char *fmt, ...)
 {
-    char text[1024];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    vput(b, fmt, ap);
     va_end(ap);
-    put(b, "%*s%s\n", 4 * b->indent, "", text);
+}
+
+/* A line at the current indentation, of any length (a fixed buffer here
+ * cut a legal nest's long index expressions, and the C did not compile). */
+static void line(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+
+    put(b, "%*s", 4 * b->indent, "");
+    va_start(ap, fmt);
+    vput(b, fmt, ap);
+    va_end(ap);
+    put(b, "\n");
 }
 
 /* ---- expressions ----------------------------------------------------------- */

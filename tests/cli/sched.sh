@@ -121,3 +121,20 @@ CC=$WORK/cc expect_exit sched_tune_refuses_illegal 2 "$G" tune --schedule "$WORK
 expect_grep sched_tune_refuses_illegal_says "tbad.sched:3: split: loop 'i' was split into io, ii" "$WORK/err"
 [ ! -s "$WORK/cc.log" ] && echo "ok sched_tune_refusal_no_compiler" ||
     echo "FAIL sched_tune_refusal_no_compiler: the compiler ran"
+
+# A legal nest whose index expressions run past 1,000 characters (long
+# names, ten splits of k): lowered whole, compiled and verified.
+python3 - "$WORK/longnames.sched" <<'PY'
+import sys
+lines = []
+for ax, count in (("i", 4), ("k", 10)):
+    cur = ax
+    for d in range(count):
+        o, n = ax + "o" + "x" * 25 + str(d), ax + "n" + "y" * 25 + str(d)
+        lines.append(f"split {cur} 2 -> {o} {n}")
+        cur = o
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+expect_exit sched_long_lines_verified 0 "$G" --schedule "$WORK/longnames.sched" --shape 20x2050x9 \
+    --threads 1 --quick --quiet -o "$WORK/long.json"
+expect_grep sched_long_lines_pass '^sched:longnames .* pass' "$WORK/out"
