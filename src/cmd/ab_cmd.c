@@ -468,8 +468,11 @@ int gb_cmd_ab(int argc, char **argv)
     /* What each build takes, asked once; a build that does not answer in
      * time is refused here rather than waited for. */
     for (int i = 0; i < 2; i++) {
+        /* The second probe only when the first answered: a build that
+         * hangs costs one timeout, not two. */
         takes_min_time[i] = gb_ab_accepts(&b[i], "--min-time", "0");
-        takes_lockstep[i] = o.by_entry ? gb_ab_accepts(&b[i], "--lockstep", NULL) : 0;
+        takes_lockstep[i] = takes_min_time[i] >= 0 && o.by_entry
+                          ? gb_ab_accepts(&b[i], "--lockstep", NULL) : 0;
         if (takes_min_time[i] < 0 || takes_lockstep[i] < 0)
             return gb_fail(GB_EXIT_USAGE, "ab", "%s '%s' answered --version but not --help "
                            "within %d s", b[i].name, b[i].shown, AB_PROBE_TIMEOUT_S);
