@@ -61,6 +61,9 @@ typedef struct gb_ctx {
     int nthreads;             /* OpenMP threads the kernel may use (>= 1) */
     const gb_params *params;  /* user overrides; never NULL */
     void *state;              /* what prepare() returned, or NULL */
+    char *why;                /* where a failing prepare() may say why, one
+                               * line of at most whylen bytes; NULL: nowhere */
+    size_t whylen;
 } gb_ctx;
 
 /* One signature for every schedule.  Returns 0, or -1 when it could not run
@@ -72,7 +75,8 @@ typedef int (*gb_kernel_fn)(int M, int N, int K,
                             const gb_ctx *ctx);
 
 /* Optional set-up outside the timed region, once per measurement (e.g. pack
- * buffers, or B pre-packed when prepack is set).  Returns 0 or -1. */
+ * buffers, or B pre-packed when prepack is set).  Returns 0 or -1; on -1 it
+ * may write the reason into ctx->why (else: out of memory is assumed). */
 typedef int (*gb_prepare_fn)(int M, int N, int K, const float *B, int ldb,
                              const gb_ctx *ctx, int prepack, void **state);
 /* Called once after every measurement whose prepare() succeeded, with what

@@ -279,7 +279,8 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
                gb_result *r, char *err, size_t errlen)
 {
     const int M = w->M, K = w->K, N = w->N;
-    gb_ctx ctx = { threads, params, NULL };
+    char why[GB_ERR_LEN] = "";
+    gb_ctx ctx = { threads, params, NULL, why, sizeof why };
     double spent, slice_start, t1 = 0.0;
     int rc = -1, n = 0, cap = cfg->reps, prepared = 0, set = 0;
 
@@ -304,7 +305,10 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
         return -1;
     }
     if (v->prepare && v->prepare(M, N, K, w->B, N, &ctx, prepack, &ctx.state) != 0) {
-        snprintf(err, errlen, "%s: set-up failed (out of memory?)", r->label);
+        if (why[0] != '\0')
+            snprintf(err, errlen, "%s: %s", r->label, why);
+        else
+            snprintf(err, errlen, "%s: set-up failed (out of memory?)", r->label);
         goto out;
     }
     prepared = 1;

@@ -465,8 +465,8 @@ char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol)
     /* gb_ctx of include/gemmbench.h, field for field (variant.c asserts
      * that the two layouts agree) */
     put(&b, "typedef struct gb_params gb_params;\n");
-    put(&b, "typedef struct gb_ctx { int nthreads; const gb_params *params; void *state; } "
-            "gb_ctx;\n\n");
+    put(&b, "typedef struct gb_ctx { int nthreads; const gb_params *params; void *state; "
+            "char *why; size_t whylen; } gb_ctx;\n\n");
     put(&b, "static inline int gb_min(int a, int b) { return a < b ? a : b; }\n");
     /* the widest vector of the target (the flags say -march=native) */
     put(&b, "#if defined(__AVX512F__)\n#define GB_NL 16\n#elif defined(__AVX__)\n"

@@ -45,11 +45,15 @@ typedef struct generated_ctx {
     int nthreads;
     const void *params;
     void *state;
+    char *why;
+    size_t whylen;
 } generated_ctx;
 _Static_assert(sizeof(generated_ctx) == sizeof(gb_ctx) &&
                    offsetof(generated_ctx, nthreads) == offsetof(gb_ctx, nthreads) &&
                    offsetof(generated_ctx, params) == offsetof(gb_ctx, params) &&
-                   offsetof(generated_ctx, state) == offsetof(gb_ctx, state),
+                   offsetof(generated_ctx, state) == offsetof(gb_ctx, state) &&
+                   offsetof(generated_ctx, why) == offsetof(gb_ctx, why) &&
+                   offsetof(generated_ctx, whylen) == offsetof(gb_ctx, whylen),
                "the generated kernels' gb_ctx must be gemmbench.h's");
 
 /* What prepare() leaves for run(). */
@@ -75,6 +79,13 @@ static build_record *find_record(sched_entry *e, int M, int N, int K, const char
     return NULL;
 }
 
+/* Why a prepare failed, for the harness's one line (it names the variant). */
+static void say_why(const gb_ctx *ctx, const char *why)
+{
+    if (ctx->why != NULL && ctx->whylen > 0)
+        snprintf(ctx->why, ctx->whylen, "%s", why);
+}
+
 static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx, void **state)
 {
     static gb_sched_shape sh; /* one prepare at a time: the harness's thread */
@@ -84,15 +95,17 @@ static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx,
     long floats;
 
     *state = NULL;
-    if (gb_sched_resolve(&e->nest, ctx->params, M, N, K, &sh, err, sizeof err) != 0)
+    if (gb_sched_resolve(&e->nest, ctx->params, M, N, K, &sh, err, sizeof err) != 0) {
+        say_why(ctx, err);
         return -1;
+    }
     source = gb_sched_lower(&sh, "gb_sched_kernel");
     if (source == NULL || (st = calloc(1, sizeof *st)) == NULL) {
         free(source);
         return -1;
     }
     if (gb_sched_build(source, "gb_sched_kernel", &st->so, err, sizeof err) != 0) {
-        fprintf(stderr, "gemmbench: %s: %s\n", e->name, err);
+        say_why(ctx, err);
         free(source);
         free(st);
         return -1;

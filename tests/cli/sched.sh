@@ -91,6 +91,14 @@ CC=/nonexistent expect_exit sched_no_compiler 2 "$G" --schedule "$ROOT/schedules
 expect_grep sched_no_compiler_names_cc "^gemmbench: CC '/nonexistent': cannot be run" "$WORK/err"
 CC=/nonexistent expect_exit sched_no_compiler_builtins_run 0 "$G" --variant vec_j $tiny -o "$WORK/v.json"
 
+# A compiler that runs but fails on the generated C: exit 3 and one line,
+# the compiler's own message and the shape, not a guess at memory.
+printf '#!/bin/sh\n[ "$1" = --version ] && exec cc --version\necho "cc: internal compiler error: Killed" >&2\nexit 1\n' >"$WORK/badcc"
+chmod +x "$WORK/badcc"
+XDG_CACHE_HOME=$WORK/fresh CC=$WORK/badcc expect_exit sched_compiler_fails 3 "$G" --schedule "$ROOT/schedules/k8.sched" $tiny -o "$WORK/f.json"
+expect_grep sched_compiler_fails_says "^gemmbench: sched:k8: .*badcc: cc: internal compiler error: Killed (custom M=33)$" "$WORK/err"
+expect_true sched_compiler_fails_one_line test "$(grep -c 'sched:k8' "$WORK/err")" = 1
+
 # Two texts under one name are never compared.
 cp "$ROOT/schedules/vec_j.sched" "$WORK/edit.sched"
 expect_exit sched_edit_old 0 "$G" --schedule "$WORK/edit.sched" $tiny -o "$WORK/e1.json"

@@ -42,7 +42,7 @@ static const gb_param_spec *spec_of(const gb_variant *v, const char *key)
 static long effective(const gb_variant *v, const gb_params *p, int M, int N, int K, int threads,
                       const char *key)
 {
-    gb_ctx ctx = { threads, p, NULL };
+    gb_ctx ctx = { threads, p, NULL, NULL, 0 };
     gb_params eff;
     v->resolve(M, N, K, &ctx, &eff);
     return gb_param_get(&eff, key, -1);
@@ -155,7 +155,7 @@ TEST(packed_refuses_an_isa_the_cpu_lacks)
         return;
     for (long c = 0; isa->choices[c]; c++) {
         gb_params p = { 0 };
-        gb_ctx ctx = { 1, &p, NULL };
+        gb_ctx ctx = { 1, &p, NULL, NULL, 0 };
         void *state = NULL;
         float B[4] = { 1, 2, 3, 4 };
         char why[256] = "";
@@ -392,7 +392,7 @@ TEST(packed_exact_on_every_call_of_a_measurement)
     gb_param_set(&sets[1], "apack", 3);
     for (int run = 0; run < 4; run++) {
         const int prepack = run % 2;
-        gb_ctx ctx = { 2, &sets[run / 2], NULL };
+        gb_ctx ctx = { 2, &sets[run / 2], NULL, NULL, 0 };
         CHECK(v->prepare(M, N, K, B, N, &ctx, prepack, &ctx.state) == 0);
         for (int call = 0; call < 30 && ctx.state; call++) {
             for (int i = 0; i < M * N; i++)

@@ -108,7 +108,7 @@ static long verify(gb_kernel_fn fn, const one_case *c)
     float *C = malloc(sizeof(float) * (size_t)c->M * ldc);
     float *scratch = c->scratch > 0 ? malloc(sizeof(float) * (size_t)c->scratch) : NULL;
     gb_params none = { 0 };
-    gb_ctx ctx = { c->threads, &none, scratch };
+    gb_ctx ctx = { c->threads, &none, scratch, NULL, 0 };
     long bad = 0;
 
     if (A == NULL || B == NULL || C == NULL || (c->scratch > 0 && scratch == NULL)) {

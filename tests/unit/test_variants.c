@@ -38,7 +38,7 @@ long run_and_compare(const gb_variant *v, const gb_params *params, int M, int N,
     float *A = malloc(sizeof(float) * (size_t)M * lda);
     float *B = malloc(sizeof(float) * (size_t)K * ldb);
     float *C = malloc(sizeof(float) * (size_t)M * ldc);
-    gb_ctx ctx = { nthreads, params, NULL };
+    gb_ctx ctx = { nthreads, params, NULL, NULL, 0 };
     long bad = 0;
 
     if (!A || !B || !C) {
