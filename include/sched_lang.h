@@ -121,6 +121,11 @@ int gb_sched_is_reserved(const char *name);
  * of SCHED.md.  0, or -1 with err. */
 int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen);
 
+/* Reads a regular file of at most GB_SCHED_MAX_FILE bytes (one more is read,
+ * so that the parser can say it is too long), NUL-terminated; *len gets its
+ * length.  NULL with err "FILE:1: reason". */
+char *gb_sched_read(const char *path, size_t *len, char *err, size_t errlen);
+
 /* Reads, parses and checks a schedule file (a regular file of text, at most
  * GB_SCHED_MAX_FILE bytes).  0, or -1 with err.  When text is not NULL it
  * gets the file as it was checked, NUL-terminated (free() it): the one read,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "gemmbench.h"
+#include "sched_build.h"
 #include "sched_lang.h"
 
 #define GB_SCHED_MAX_FILES 16 /* --schedule files in one run */
@@ -18,6 +19,16 @@
  * variant, or NULL with err "FILE:LINE: STATEMENT: reason" (a refused
  * schedule: no compiler has run). */
 const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errlen);
+/* The same for a schedule given as text (a search's candidate, a tuning
+ * record's): it becomes sched:STEM, file naming it in messages and in the
+ * JSON's "file". */
+const gb_variant *gb_sched_variant_text(const char *stem, const char *file, const char *text,
+                                        char *err, size_t errlen);
+/* Gives schedule variant v another text (checked first; v unchanged when it
+ * is refused): the search measures its candidates through one variant.
+ * 0, or -1 with err. */
+int gb_sched_variant_retext(const gb_variant *v, const char *file, const char *text, char *err,
+                            size_t errlen);
 int gb_sched_variant_count(void);
 const gb_variant *gb_sched_variant_at(int i);
 
@@ -34,5 +45,17 @@ int gb_sched_emit_c(const gb_variant *v, const gb_params *p, int M, int N, int K
  * params, and the first build of the shape: compiler, flags, compile_ms,
  * cached.  NULL when v is no schedule or out of memory. */
 cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K);
+
+/* A nest compiled for one shape, as a schedule variant's prepare() makes it:
+ * resolved with params, lowered, built (cache first) and loaded, with its
+ * pack buffers.  *state is for gb_sched_state_run (as ctx->state) and
+ * gb_sched_state_free; built (may be NULL) gets what the build did.  0, or
+ * -1 with why.  tuned_sched replays a record's schedule through these. */
+int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, int N, int K,
+                        int nthreads, void **state, gb_sched_so *built, char *why,
+                        size_t whylen);
+int gb_sched_state_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                       float *C, int ldc, const gb_ctx *ctx);
+void gb_sched_state_free(void *state);
 
 #endif

@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "machine.h"
 #include "options.h"
+#include "sched_space.h"
 #include "sched_variant.h"
 #include "settings.h"
 #include "tune.h"
@@ -136,41 +137,6 @@ static int parse_args(int argc, char **argv, tune_job *job)
     return GO_ON;
 }
 
-/* The values tune tries for a schedule's param, in increasing order: its
- * `in` list, or up to GB_TUNE_MAX_VALUES of its range (all of a short one;
- * else spread geometrically, with both ends and the default).  0 when the
- * param has no set: it keeps its value. */
-static int param_values(const gb_sched_param *p, long *out)
-{
-    int n = 0;
-
-    if (p->nchoices > 0) {
-        for (int c = 0; c < p->nchoices && n < GB_TUNE_MAX_VALUES; c++)
-            out[n++] = p->choices[c];
-    } else if (p->nchoices < 0 && p->max - p->min < GB_TUNE_MAX_VALUES) {
-        for (long v = p->min; v <= p->max; v++)
-            out[n++] = v;
-    } else if (p->nchoices < 0) {
-        const double ratio = pow((double)p->max / (double)p->min, 1.0 / (GB_TUNE_MAX_VALUES - 2));
-        out[n++] = p->value;
-        for (int i = 0; i < GB_TUNE_MAX_VALUES - 1; i++) {
-            long v = i == GB_TUNE_MAX_VALUES - 2 ? p->max : lround(p->min * pow(ratio, i));
-            int seen = 0;
-            for (int j = 0; j < n; j++)
-                seen |= out[j] == v;
-            if (!seen)
-                out[n++] = v;
-        }
-    }
-    for (int i = 1; i < n; i++) /* insertion sort: the climb steps to neighbours */
-        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
-            long t = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = t;
-        }
-    return n;
-}
-
 /* --schedule: the file loaded as its variant, and its params with a set as
  * the space.  GB_EXIT_OK, or the error's status (said). */
 static int schedule_space(tune_job *job)
@@ -187,7 +153,7 @@ static int schedule_space(tune_job *job)
     sp->base = job->base->name;
     for (int i = 0; i < nest->nparams; i++) {
         gb_tune_dim d = { .key = nest->params[i].name };
-        d.nvalues = param_values(&nest->params[i], d.values);
+        d.nvalues = gb_sched_param_values(&nest->params[i], d.values);
         if (d.nvalues < 2)
             continue;
         if (sp->ndims == GB_TUNE_MAX_DIMS)

@@ -447,25 +447,23 @@ int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text
     return 0;
 }
 
-int gb_sched_load(const char *path, gb_sched *out, char **text_out, char *err, size_t errlen)
+char *gb_sched_read(const char *path, size_t *len_out, char *err, size_t errlen)
 {
-    static gb_sched_text text; /* 40 KiB: off the stack (not re-entrant; one
-                                * load at a time, from the command line) */
-    char *buf = malloc(GB_SCHED_MAX_FILE + 1);
+    char *buf = malloc(GB_SCHED_MAX_FILE + 2);
     size_t len = 0;
     ssize_t got = 1;
-    int fd, rc;
+    int fd;
 
     if (buf == NULL) {
         snprintf(err, errlen, "%s:1: out of memory", path);
-        return -1;
+        return NULL;
     }
     fd = gb_open_regular(path);
     if (fd < 0) {
         snprintf(err, errlen, "%s:1: %s", path,
                  errno == EINVAL ? "not a regular file" : strerror(errno));
         free(buf);
-        return -1;
+        return NULL;
     }
     while (len <= GB_SCHED_MAX_FILE && got > 0) {
         got = read(fd, buf + len, GB_SCHED_MAX_FILE + 1 - len);
@@ -478,13 +476,27 @@ int gb_sched_load(const char *path, gb_sched *out, char **text_out, char *err, s
     if (got < 0) {
         snprintf(err, errlen, "%s:1: %s", path, strerror(errno));
         free(buf);
-        return -1;
+        return NULL;
     }
+    buf[len] = '\0';
+    *len_out = len;
+    return buf;
+}
+
+int gb_sched_load(const char *path, gb_sched *out, char **text_out, char *err, size_t errlen)
+{
+    static gb_sched_text text; /* 40 KiB: off the stack (not re-entrant; one
+                                * load at a time, from the command line) */
+    size_t len;
+    char *buf = gb_sched_read(path, &len, err, errlen);
+    int rc;
+
+    if (buf == NULL)
+        return -1;
     rc = gb_sched_parse(path, buf, len, &text, err, errlen);
     if (rc == 0)
         rc = gb_sched_check(&text, out, err, errlen);
     if (rc == 0 && text_out) { /* a text the parser took holds no NUL */
-        buf[len] = '\0';
         *text_out = buf;
         return 0;
     }

@@ -86,32 +86,31 @@ static void say_why(const gb_ctx *ctx, const char *why)
         snprintf(ctx->why, ctx->whylen, "%s", why);
 }
 
-static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx, void **state)
+int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, int N, int K,
+                        int nthreads, void **state, gb_sched_so *built, char *why,
+                        size_t whylen)
 {
     static gb_sched_shape sh; /* one prepare at a time: the harness's thread */
-    char err[512], params[256];
     sched_state *st;
     char *source;
     long floats;
 
     *state = NULL;
-    if (gb_sched_resolve(&e->nest, ctx->params, M, N, K, &sh, err, sizeof err) != 0) {
-        say_why(ctx, err);
+    if (gb_sched_resolve(nest, params, M, N, K, &sh, why, whylen) != 0)
         return -1;
-    }
     source = gb_sched_lower(&sh, "gb_sched_kernel");
     if (source == NULL || (st = calloc(1, sizeof *st)) == NULL) {
         free(source);
+        snprintf(why, whylen, "out of memory");
         return -1;
     }
-    if (gb_sched_build(source, "gb_sched_kernel", &st->so, err, sizeof err) != 0) {
-        say_why(ctx, err);
+    if (gb_sched_build(source, "gb_sched_kernel", &st->so, why, whylen) != 0) {
         free(source);
         free(st);
         return -1;
     }
     free(source);
-    floats = gb_sched_scratch_floats(&sh, ctx->nthreads);
+    floats = gb_sched_scratch_floats(&sh, nthreads);
     /* On a cache line, as TVM aligns its buffers (64 bytes): a malloc'd
      * pack buffer sits 16 bytes past a page, and every vector load of it
      * then spans two lines (tvm_cache_write, M=256 N=3072: 20 ms, not 15). */
@@ -120,6 +119,23 @@ static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx,
             NULL) {
         gb_sched_so_close(&st->so);
         free(st);
+        snprintf(why, whylen, "out of memory for %ld floats of pack buffers", floats);
+        return -1;
+    }
+    if (built)
+        *built = st->so;
+    *state = st;
+    return 0;
+}
+
+static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx, void **state)
+{
+    char err[512], params[256];
+    gb_sched_so so;
+
+    if (gb_sched_state_make(&e->nest, ctx->params, M, N, K, ctx->nthreads, state, &so, err,
+                            sizeof err) != 0) {
+        say_why(ctx, err);
         return -1;
     }
     params_text(e, ctx->params, params, sizeof params);
@@ -127,16 +143,15 @@ static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx,
         build_record *r = &e->records[e->nrecords++];
         r->M = M, r->N = N, r->K = K;
         snprintf(r->params, sizeof r->params, "%s", params);
-        r->cached = st->so.cached;
-        r->compile_ms = st->so.compile_ms;
-        snprintf(r->compiler, sizeof r->compiler, "%s", st->so.compiler);
-        snprintf(r->flags, sizeof r->flags, "%s", st->so.flags);
+        r->cached = so.cached;
+        r->compile_ms = so.compile_ms;
+        snprintf(r->compiler, sizeof r->compiler, "%s", so.compiler);
+        snprintf(r->flags, sizeof r->flags, "%s", so.flags);
     }
-    *state = st;
     return 0;
 }
 
-static int run_entry(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+int gb_sched_state_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                      float *C, int ldc, const gb_ctx *ctx)
 {
     const sched_state *st = ctx->state;
@@ -150,7 +165,7 @@ static int run_entry(int M, int N, int K, const float *A, int lda, const float *
     return fn(M, N, K, A, lda, B, ldb, C, ldc, &inner);
 }
 
-static void release_entry(void *state)
+void gb_sched_state_free(void *state)
 {
     sched_state *st = state;
 
@@ -262,20 +277,30 @@ static int stem_of(const char *path, char *out, size_t len)
     return 0;
 }
 
-const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errlen)
+/* Sets e's text (taken over), its digest and its params as --param keys. */
+static void set_text(sched_entry *e, char *text)
+{
+    unsigned char digest[32];
+
+    free(e->text);
+    e->text = text;
+    gb_sha256(e->text, strlen(e->text), digest);
+    gb_sha256_hex(digest, e->sha256);
+    memset(e->spec, 0, sizeof e->spec);
+    for (int p = 0; p < e->nest.nparams; p++)
+        e->spec[p] = (gb_param_spec){ e->nest.params[p].name, e->nest.params[p].min,
+                                      e->nest.params[p].max, NULL, "a param of the schedule" };
+    e->nrecords = 0;
+}
+
+/* A new slot for sched:STEM, or NULL with err (path names it). */
+static sched_entry *new_entry(const char *stem, const char *path, char *err, size_t errlen)
 {
     sched_entry *e;
-    char stem[48];
-    unsigned char digest[32];
 
     if (nentries == GB_SCHED_MAX_FILES) {
         snprintf(err, errlen, "%s:1: more than %d schedules in one run", path,
                  GB_SCHED_MAX_FILES);
-        return NULL;
-    }
-    if (stem_of(path, stem, sizeof stem) != 0) {
-        snprintf(err, errlen, "%s:1: the file name makes no variant name (letters, digits, "
-                              "_ - . only, at most 40)", path);
         return NULL;
     }
     for (int i = 0; i < nentries; i++)
@@ -288,32 +313,102 @@ const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errle
         snprintf(err, errlen, "%s:1: out of memory", path);
         return NULL;
     }
-    if (gb_sched_load(path, &e->nest, &e->text, err, errlen) != 0) {
-        free(e);
-        return NULL;
-    }
     snprintf(e->path, sizeof e->path, "%s", path);
-    gb_sha256(e->text, strlen(e->text), digest);
-    gb_sha256_hex(digest, e->sha256);
     snprintf(e->name, sizeof e->name, "sched:%s", stem);
     snprintf(e->description, sizeof e->description, "the schedule in %s", path);
-    for (int p = 0; p < e->nest.nparams; p++)
-        e->spec[p] = (gb_param_spec){ e->nest.params[p].name, e->nest.params[p].min,
-                                      e->nest.params[p].max, NULL, "a param of the schedule" };
+    return e;
+}
+
+/* Makes e the variant of the next slot. */
+static const gb_variant *add_entry(sched_entry *e)
+{
     e->variant = (gb_variant){
         .name = e->name,
         .family = "sched",
         .description = e->description,
-        .run = run_entry,
+        .run = gb_sched_state_run,
         .params = e->spec,
         .prepare = slots[nentries].prepare,
-        .release = release_entry,
+        .release = gb_sched_state_free,
         .explain = slots[nentries].explain,
         .usable = slots[nentries].usable,
         .resolve = slots[nentries].resolve,
     };
     entries[nentries++] = e;
     return &e->variant;
+}
+
+const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errlen)
+{
+    sched_entry *e;
+    char stem[48], *text;
+
+    if (stem_of(path, stem, sizeof stem) != 0) {
+        snprintf(err, errlen, "%s:1: the file name makes no variant name (letters, digits, "
+                              "_ - . only, at most 40)", path);
+        return NULL;
+    }
+    if ((e = new_entry(stem, path, err, errlen)) == NULL)
+        return NULL;
+    if (gb_sched_load(path, &e->nest, &text, err, errlen) != 0) {
+        free(e);
+        return NULL;
+    }
+    set_text(e, text);
+    return add_entry(e);
+}
+
+/* Parses and checks text as a schedule named file into nest; a copy of the
+ * text, or NULL with err. */
+static char *check_text(const char *file, const char *text, gb_sched *nest, char *err,
+                        size_t errlen)
+{
+    static gb_sched_text stmts; /* 40 KiB: off the stack */
+    char *copy;
+
+    if (gb_sched_parse(file, text, strlen(text), &stmts, err, errlen) != 0 ||
+        gb_sched_check(&stmts, nest, err, errlen) != 0)
+        return NULL;
+    if ((copy = strdup(text)) == NULL)
+        snprintf(err, errlen, "%s:1: out of memory", file);
+    return copy;
+}
+
+const gb_variant *gb_sched_variant_text(const char *stem, const char *file, const char *text,
+                                        char *err, size_t errlen)
+{
+    sched_entry *e = new_entry(stem, file, err, errlen);
+    char *copy;
+
+    if (e == NULL)
+        return NULL;
+    if ((copy = check_text(file, text, &e->nest, err, errlen)) == NULL) {
+        free(e);
+        return NULL;
+    }
+    set_text(e, copy);
+    return add_entry(e);
+}
+
+static sched_entry *entry_of(const gb_variant *v);
+
+int gb_sched_variant_retext(const gb_variant *v, const char *file, const char *text, char *err,
+                            size_t errlen)
+{
+    static gb_sched nest;
+    sched_entry *e = entry_of(v);
+    char *copy;
+
+    if (e == NULL) {
+        snprintf(err, errlen, "%s is not a schedule variant", v->name);
+        return -1;
+    }
+    if ((copy = check_text(file, text, &nest, err, errlen)) == NULL)
+        return -1;
+    e->nest = nest;
+    snprintf(e->path, sizeof e->path, "%s", file);
+    set_text(e, copy);
+    return 0;
 }
 
 int gb_sched_variant_count(void)
