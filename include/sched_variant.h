@@ -29,6 +29,11 @@ const gb_variant *gb_sched_variant_text(const char *stem, const char *file, cons
  * 0, or -1 with err. */
 int gb_sched_variant_retext(const gb_variant *v, const char *file, const char *text, char *err,
                             size_t errlen);
+/* The last build prepare() made for schedule variant v: its compiler's
+ * wall time and whether it came from the cache.  0, or -1 when none. */
+int gb_sched_variant_last_build(const gb_variant *v, double *compile_ms, int *cached);
+/* The text of schedule variant v, or NULL when v is no schedule. */
+const char *gb_sched_variant_source(const gb_variant *v);
 int gb_sched_variant_count(void);
 const gb_variant *gb_sched_variant_at(int i);
 

@@ -58,4 +58,36 @@ int gb_tune_shape(const gb_variant *base, const gb_tune_space *space, int M, int
                   void (*progress)(void *arg, int trial, double best_us, double rule_us),
                   void *progress_arg, gb_tune_outcome *out, char *err, size_t errlen);
 
+/* ---- structure search (src/tune/search.c) -------------------------------- */
+
+#include "sched_space.h"
+
+/* What a structure search of one shape found. */
+typedef struct gb_space_outcome {
+    char text[GB_SPACE_MAX_TEXT]; /* the winner's schedule ("" when none was measured) */
+    double best_us, rule_us;      /* medians from the final interleaved confirmation */
+    int trials;                   /* candidates compiled and measured */
+    int illegal;                  /* points the checker refused: never compiled */
+    int failed;                   /* candidates that did not build or run */
+    int wrong;                    /* candidates that failed verification (a lowering bug) */
+    int compiled;                 /* compiler runs (the others came from the cache) */
+    double compile_s, measure_s;  /* the compiler's wall time; the harness's, less it */
+    double seconds;
+    int interrupted;
+    char why[512];                /* the first failure or wrong result, for the message */
+} gb_space_outcome;
+
+/* Searches the space for one shape: the file's own point and random legal
+ * points first, then mutations of the fastest so far (one or two choices
+ * changed, a param to a neighbouring value), each compiled (cache first),
+ * verified and measured with the harness; illegal points are counted and
+ * skipped before any compiler runs.  The three fastest are measured again
+ * interleaved with rule_based over three rounds; the winner is the fastest
+ * median of round medians.  cfg->seed makes it repeatable.  0 (out->
+ * interrupted set when *stop was raised), or -1 with err. */
+int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tune_cfg *cfg,
+                        volatile sig_atomic_t *stop,
+                        void (*progress)(void *arg, int trial, double best_us, double rule_us),
+                        void *progress_arg, gb_space_outcome *out, char *err, size_t errlen);
+
 #endif

@@ -27,6 +27,11 @@ typedef struct gb_tuned_record {
     double rule_median_us;    /* the rule's median in the same tuning run */
     int trials;
     char tuned_at[32];        /* UTC */
+    /* A structure search's record (base "tuned_sched", no params): the
+     * winning schedule's text, checked when read, and the space it came
+     * from.  Owned by the set that holds the record (gb_tuned_put copies
+     * them); NULL in a parameter record. */
+    char *schedule, *space;
 } gb_tuned_record;
 
 typedef struct gb_tuned_set {
@@ -57,14 +62,26 @@ void gb_tuned_fingerprint(int threads, char *buf, size_t len);
  * values do not pass the base variant's parameter spec is skipped and
  * counted in set->skipped. */
 int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen);
-/* Adds or replaces the record with the same key. */
+/* Adds or replaces the record with the same key (its schedule and space
+ * copied).  0, or -1 when memory runs out. */
 int gb_tuned_put(gb_tuned_set *set, const gb_tuned_record *rec);
+/* The base of a structure search's records, the variant that replays them. */
+#define GB_TUNED_SCHED_BASE "tuned_sched"
 /* Writes set atomically.  Returns 0, or -1 with err. */
 int gb_tuned_save(const char *path, const gb_tuned_set *set, char *err, size_t errlen);
 void gb_tuned_free(gb_tuned_set *set);
 /* 0 when gb_tuned_save could write path (a file can be created beside it),
  * else -1 with err. */
 int gb_tuned_check_writable(const char *path, char *err, size_t errlen);
+
+/* The records at gb_tuned_path(), read once and again only when the file
+ * there changes (schedules/tuned.c), or NULL when it is unreadable. */
+const gb_tuned_set *gb_tuned_records(void);
+
+/* The "schedule" object of a tuned_sched result (results/FORMAT.md): the
+ * record's text, its sha256 and build, for what (M, N, K, threads) last
+ * prepared; NULL when that ran rule_based (no record) or memory ran out. */
+struct cJSON *gb_tuned_sched_json(int M, int N, int K, int threads);
 
 typedef enum gb_tuned_source {
     GB_TUNED_RECORD = 0,      /* a record for this very shape */

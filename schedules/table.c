@@ -24,6 +24,7 @@ extern const gb_variant gb_variant_tvm_blocking, gb_variant_tvm_vectorize,
 extern const gb_variant gb_variant_rule_based;
 extern const gb_variant gb_variant_tuned;
 extern const gb_variant gb_variant_packed, gb_variant_tuned_packed;
+extern const gb_variant gb_variant_tuned_sched;
 /* Reference libraries: in the table only when the build found them. */
 extern const gb_variant gb_variant_openblas;
 extern const gb_variant gb_variant_blis;
@@ -67,6 +68,7 @@ const gb_variant *const gb_variants[] = {
     /* gemmbench tune's records replayed */
     &gb_variant_tuned,
     &gb_variant_tuned_packed,
+    &gb_variant_tuned_sched,
 };
 
 const size_t gb_variant_count = sizeof gb_variants / sizeof gb_variants[0];

@@ -56,8 +56,7 @@ static int same_file(const struct stat *a, const struct stat *b)
            a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* The records at gb_tuned_path(), or NULL when the file is unreadable. */
-static const gb_tuned_set *records(void)
+const gb_tuned_set *gb_tuned_records(void)
 {
     const char *path = gb_tuned_path();
     struct stat st;
@@ -81,7 +80,7 @@ static const gb_tuned_set *records(void)
 static void choose(const char *base, int M, int N, int K, int threads, gb_params *params,
                    gb_tuned_source *source, int *from_m)
 {
-    const gb_tuned_set *set = records();
+    const gb_tuned_set *set = gb_tuned_records();
     char fingerprint[384];
     const gb_tuned_record *rec;
     int exact;

@@ -5,6 +5,8 @@
 #include "machine.h"
 #include "output.h"
 #include "inputfile.h"
+#include "sched_lang.h"
+#include "sched_space.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -41,8 +43,17 @@ void gb_tuned_fingerprint(int threads, char *buf, size_t len)
     snprintf(buf, len, "%s|threads=%d", machine, threads);
 }
 
+static void free_strings(gb_tuned_record *r)
+{
+    free(r->schedule);
+    free(r->space);
+    r->schedule = r->space = NULL;
+}
+
 void gb_tuned_free(gb_tuned_set *set)
 {
+    for (int i = 0; i < set->count; i++)
+        free_strings(&set->records[i]);
     cJSON_Delete(set->skipped_records);
     free(set->records);
     memset(set, 0, sizeof *set);
@@ -72,12 +83,25 @@ static int append(gb_tuned_set *set, const gb_tuned_record *rec)
 
 int gb_tuned_put(gb_tuned_set *set, const gb_tuned_record *rec)
 {
+    gb_tuned_record copy = *rec;
+
+    copy.schedule = rec->schedule ? strdup(rec->schedule) : NULL;
+    copy.space = rec->space ? strdup(rec->space) : NULL;
+    if ((rec->schedule && !copy.schedule) || (rec->space && !copy.space)) {
+        free_strings(&copy);
+        return -1;
+    }
     for (int i = 0; i < set->count; i++)
         if (same_key(&set->records[i], rec)) {
-            set->records[i] = *rec;
+            free_strings(&set->records[i]);
+            set->records[i] = copy;
             return 0;
         }
-    return append(set, rec);
+    if (append(set, &copy) != 0) {
+        free_strings(&copy);
+        return -1;
+    }
+    return 0;
 }
 
 /* Parameters are stored by name: numbers as numbers, choices as their name,
@@ -174,6 +198,38 @@ static int get_num(const cJSON *obj, const char *key, double min, double max, in
     return 0;
 }
 
+/* A structure search's schedule: text the language accepts, checked as a
+ * --schedule file is (nothing of a record reaches a compiler unchecked).
+ * 0, or -1 with why. */
+static int schedule_from_json(const cJSON *item, gb_tuned_record *r, char *why, size_t whylen)
+{
+    static gb_sched_text stmts; /* 40 KiB: off the stack */
+    static gb_sched nest;
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(item, "schedule");
+    const cJSON *space = cJSON_GetObjectItemCaseSensitive(item, "space");
+    char err[512];
+
+    if (!cJSON_IsString(text) || strlen(text->valuestring) >= GB_SPACE_MAX_TEXT) {
+        snprintf(why, whylen, "schedule: missing or not a string under %d bytes",
+                 GB_SPACE_MAX_TEXT);
+        return -1;
+    }
+    if (gb_sched_parse("schedule", text->valuestring, strlen(text->valuestring), &stmts, err,
+                       sizeof err) != 0 ||
+        gb_sched_check(&stmts, &nest, err, sizeof err) != 0) {
+        snprintf(why, whylen, "%s", err);
+        return -1;
+    }
+    r->schedule = strdup(text->valuestring);
+    r->space = strdup(cJSON_IsString(space) ? space->valuestring : "");
+    if (r->schedule == NULL || r->space == NULL) {
+        free_strings(r);
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 /* One record of the file into r: 0, or -1 with why naming the key. */
 static int record_from_json(const cJSON *item, gb_tuned_record *r, char *why, size_t whylen)
 {
@@ -200,6 +256,8 @@ static int record_from_json(const cJSON *item, gb_tuned_record *r, char *why, si
         get_num(item, "trials", 0, 1e9, 1, &trials, why, whylen) ||
         params_from_json(cJSON_GetObjectItemCaseSensitive(item, "params"), r->base,
                          &r->params, why, whylen) != 0)
+        return -1;
+    if (strcmp(r->base, GB_TUNED_SCHED_BASE) == 0 && schedule_from_json(item, r, why, whylen) != 0)
         return -1;
     copy_string(item, "tuned_at", r->tuned_at, sizeof r->tuned_at);
     r->M = (int)M;
@@ -276,6 +334,16 @@ static int dedupe(gb_tuned_set *set)
     for (int i = 0; i < set->count; i++)
         if (from[i] >= 0)
             records[kept++] = set->records[from[i]];
+    /* The records left out (an earlier one of a key) give up their strings:
+     * order[].at is reused as a kept flag per record. */
+    for (int i = 0; i < set->count; i++)
+        order[i].at = 0;
+    for (int i = 0; i < set->count; i++)
+        if (from[i] >= 0)
+            order[from[i]].at = 1;
+    for (int i = 0; i < set->count; i++)
+        if (!order[i].at)
+            free_strings(&set->records[i]);
     free(set->records);
     set->records = records;
     set->count = set->capacity = kept;
@@ -325,6 +393,7 @@ int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen)
                 goto out;
             }
         } else if (append(set, &r) != 0) {
+            free_strings(&r);
             snprintf(err, errlen, "%s: out of memory", path);
             goto out;
         }
@@ -367,6 +436,10 @@ int gb_tuned_save(const char *path, const gb_tuned_set *set, char *err, size_t e
         cJSON_AddNumberToObject(o, "rule_median_us", r->rule_median_us);
         cJSON_AddNumberToObject(o, "trials", r->trials);
         cJSON_AddStringToObject(o, "tuned_at", r->tuned_at);
+        if (r->schedule) {
+            cJSON_AddStringToObject(o, "space", r->space ? r->space : "");
+            cJSON_AddStringToObject(o, "schedule", r->schedule);
+        }
         cJSON_AddItemToArray(records, o);
     }
     /* The skipped ones after them, as they were (skipped again when read). */

@@ -29,7 +29,8 @@ static const char tune_intro[] =
     "  searches a schedule's parameters per shape and records the best for the\n"
     "  `tuned` (rule_based) and `tuned_packed` (packed) variants; with\n"
     "  --schedule FILE, the params of that schedule file (their `in` sets),\n"
-    "  printed as --param values to replay (not recorded)\n";
+    "  printed as --param values to replay (not recorded); with --space FILE, the\n"
+    "  schedules of a search space, the fastest recorded per shape for `tuned_sched`\n";
 
 /* What to tune: the command line, then what it resolves to. */
 typedef struct tune_job {
@@ -37,6 +38,8 @@ typedef struct tune_job {
     gb_tune_cfg cfg;           /* cfg.threads: the count being tuned */
     const char *base_name, *records;
     const char *schedule;      /* --schedule: tune this file's params instead */
+    const char *space_file;    /* --space: search this space's schedules instead */
+    gb_space search_space;
     int variant_given;
     gb_tune_space sched_space; /* built from the schedule's params */
     double budget;             /* --budget: seconds for all the shapes; 0 when not given */
@@ -79,6 +82,13 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
             return -1;
         }
         job->schedule = v->text;
+        break;
+    case GB_SET_SPACE:
+        if (job->space_file != NULL) {
+            snprintf(err, errlen, "%s: tune searches one space at a time", v->name);
+            return -1;
+        }
+        job->space_file = v->text;
         break;
     case GB_SET_TRIALS:
         job->cfg.max_trials = (int)v->number;
@@ -129,8 +139,8 @@ static int parse_args(int argc, char **argv, tune_job *job)
         return gb_usage("tune", "unexpected argument '%s'", argv[1 + operands]);
     if (job->trials_given && job->budget > 0.0)
         return gb_usage("tune", "give --trials or --budget, not both");
-    if (job->schedule && job->variant_given)
-        return gb_usage("tune", "give --variant or --schedule, not both");
+    if ((job->schedule != NULL) + (job->space_file != NULL) + job->variant_given > 1)
+        return gb_usage("tune", "give one of --variant, --schedule and --space");
     /* --shape replaces the kernel list: a --kernel beside it would be dropped. */
     if (job->o.nshapes > 0 && (job->kernel_given || job->m_given))
         return gb_usage("tune", "--shape cannot be combined with --kernel or --m");
@@ -181,6 +191,10 @@ static int resolve_job(tune_job *job)
         int status = schedule_space(job);
         if (status != GB_EXIT_OK)
             return status;
+    } else if (job->space_file) {
+        if (gb_space_load(job->space_file, &job->search_space, err, sizeof err) != 0)
+            return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
+        job->base = gb_variant_find(GB_TUNED_SCHED_BASE);
     } else {
         job->base = gb_variant_find(job->base_name);
         job->space = gb_tune_space_for(job->base_name);
@@ -329,6 +343,63 @@ static int keep_record(const tune_job *job, gb_tuned_set *set, const char *finge
     return GB_EXIT_OK;
 }
 
+/* --space: searches shape i, prints its row and saves its record (an
+ * interrupted search too: its fastest so far, unconfirmed).  GB_EXIT_OK, or
+ * the error's status (said). */
+static int search_shape(const tune_job *job, gb_tuned_set *set, const char *fingerprint, int i,
+                        double started)
+{
+    static gb_space_outcome res; /* 16 KiB of text */
+    const gb_shape *sh = &job->shapes[i];
+    tune_progress prog = { i, job->nshapes, job->budget > 0.0 ? 0 : job->cfg.max_trials, sh,
+                           started };
+    int tty = !job->quiet && isatty(STDERR_FILENO);
+    time_t began = time(NULL);
+    gb_tuned_record rec;
+    struct tm tm;
+    char err[GB_ERR_LEN];
+    int rc = gb_tune_space_shape(&job->search_space, sh->M, sh->K, sh->N, &job->cfg,
+                                 &gb_interrupted, tty ? show_progress : NULL, &prog, &res, err,
+                                 sizeof err);
+
+    if (tty)
+        fprintf(stderr, "\r\033[K");
+    if (rc != 0)
+        return gb_fail(GB_EXIT_IO, "tune", "%s", err);
+    if (res.wrong > 0)
+        fprintf(stderr, "gemmbench: tune: error: %d candidate(s) failed verification: %s\n",
+                res.wrong, res.why);
+    else if (res.failed > 0 && !job->quiet)
+        fprintf(stderr, "gemmbench: tune: note: %d candidate(s) could not run; the first: %s\n",
+                res.failed, res.why);
+    if (res.text[0] == '\0')
+        return res.wrong > 0 ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
+    printf("%-11s %5d %5d %5d %11.1f %11.1f %6.3f %7d %7d %7d %8.1f %8.1f %s\n", sh->kernel,
+           sh->M, sh->K, sh->N, res.rule_us, res.best_us, res.best_us / res.rule_us, res.trials,
+           res.illegal, res.compiled, res.compile_s, res.measure_s,
+           res.interrupted ? "  (interrupted: the fastest so far, unconfirmed)" : "");
+    fflush(stdout);
+
+    memset(&rec, 0, sizeof rec);
+    snprintf(rec.base, sizeof rec.base, "%s", GB_TUNED_SCHED_BASE);
+    snprintf(rec.fingerprint, sizeof rec.fingerprint, "%s", fingerprint);
+    rec.M = sh->M;
+    rec.K = sh->K;
+    rec.N = sh->N;
+    rec.median_us = res.best_us;
+    rec.rule_median_us = res.rule_us;
+    rec.trials = res.trials;
+    rec.schedule = res.text;
+    rec.space = (char *)job->space_file;
+    gmtime_r(&began, &tm);
+    strftime(rec.tuned_at, sizeof rec.tuned_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (gb_tuned_put(set, &rec) != 0)
+        return gb_fail(GB_EXIT_IO, "tune", "out of memory");
+    if (gb_tuned_save(job->records, set, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_IO, "tune", "%s", err);
+    return res.wrong > 0 ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
+}
+
 /* Tunes every shape until the end or an interrupt.  A shape whose search
  * fails is skipped; a record file that cannot be written ends the loop. */
 static int tune_all(const tune_job *job, gb_tuned_set *set, const char *fingerprint,
@@ -339,8 +410,17 @@ static int tune_all(const tune_job *job, gb_tuned_set *set, const char *fingerpr
     for (int i = 0; i < job->nshapes && !gb_interrupted; i++) {
         time_t began = time(NULL);
         gb_tune_outcome res;
-        int rc = tune_shape(job, i, started, &res);
+        int rc;
 
+        if (job->space_file) {
+            rc = search_shape(job, set, fingerprint, i, started);
+            if (rc == GB_EXIT_IO && !gb_interrupted)
+                status = rc;
+            else if (rc != GB_EXIT_OK)
+                status = rc;
+            continue;
+        }
+        rc = tune_shape(job, i, started, &res);
         if (rc != GB_EXIT_OK) {
             status = rc;
             continue;
@@ -382,20 +462,32 @@ int gb_cmd_tune(int argc, char **argv)
         int rc;
         job.cfg.threads = job.counts[t];
         gb_tuned_fingerprint(job.cfg.threads, fingerprint, sizeof fingerprint);
-        printf("tuning %s, %d shape(s), %d thread(s), %s; %s%s\n", job.base->name,
-               job.nshapes, job.cfg.threads, job.budget > 0.0 ? "time budget" : "trial budget",
-               job.schedule ? "rule_us: the file's own param values; not recorded, "
-                              "replay with --schedule FILE --shape MxKxN --param "
-                            : "records in ",
-               job.schedule ? "..." : job.records);
-        printf("%-11s %5s %5s %5s %11s %11s %6s %7s %6s  %s\n", "kernel", "M", "K", "N",
-               "rule_us", "tuned_us", "ratio", "trials", "secs", "parameters");
+        if (job.space_file) {
+            printf("searching %s (%.3g points), %d shape(s), %d thread(s), %s; rule_us: "
+                   "rule_based; records in %s\n", job.space_file,
+                   gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
+                   job.budget > 0.0 ? "time budget" : "trial budget", job.records);
+            printf("%-11s %5s %5s %5s %11s %11s %6s %7s %7s %7s %8s %8s\n", "kernel", "M", "K",
+                   "N", "rule_us", "best_us", "ratio", "trials", "illegal", "compiled",
+                   "compile_s", "measure_s");
+        } else {
+            printf("tuning %s, %d shape(s), %d thread(s), %s; %s%s\n", job.base->name,
+                   job.nshapes, job.cfg.threads,
+                   job.budget > 0.0 ? "time budget" : "trial budget",
+                   job.schedule ? "rule_us: the file's own param values; not recorded, "
+                                  "replay with --schedule FILE --shape MxKxN --param "
+                                : "records in ",
+                   job.schedule ? "..." : job.records);
+            printf("%-11s %5s %5s %5s %11s %11s %6s %7s %6s  %s\n", "kernel", "M", "K", "N",
+                   "rule_us", "tuned_us", "ratio", "trials", "secs", "parameters");
+        }
         rc = tune_all(&job, &set, fingerprint, gb_now());
         if (rc != GB_EXIT_OK)
             status = rc;
     }
     printf("tuning took %.1f s\n", gb_now() - started);
     gb_tuned_free(&set);
+    gb_space_free(&job.search_space);
     free(job.shapes);
     if (gb_interrupted && job.schedule)
         return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted; the shapes above are done");

@@ -482,3 +482,20 @@ cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int 
     }
     return o;
 }
+
+int gb_sched_variant_last_build(const gb_variant *v, double *compile_ms, int *cached)
+{
+    const sched_entry *e = entry_of(v);
+
+    if (e == NULL || e->nrecords == 0)
+        return -1;
+    *compile_ms = e->records[e->nrecords - 1].compile_ms;
+    *cached = e->records[e->nrecords - 1].cached;
+    return 0;
+}
+
+const char *gb_sched_variant_source(const gb_variant *v)
+{
+    const sched_entry *e = entry_of(v);
+    return e ? e->text : NULL;
+}

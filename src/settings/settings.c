@@ -64,6 +64,11 @@ const gb_setting gb_settings[] = {
       .value_name = "FILE", .group = "selection",
       .help = "tune a schedule file's params instead (their `in` sets; not recorded: the "
               "best are printed as --param values)" },
+    { .id = GB_SET_SPACE, .commands = GB_CMD_TUNE, .flag = "space", TEXT,
+      .value_name = "FILE", .group = "selection",
+      .help = "search the schedules of a space file (schedules/cpu_gemm.space; choose blocks "
+              "and param sets): the winner's text recorded per shape, replayed by "
+              "`tuned_sched`" },
     { .id = GB_SET_VARIANT, .commands = FILTERS, .flag = "variant", .letter = 'v', TEXT,
       .value_name = "LIST", .default_note = "all",
       .help = "only these variants: names, families or labels such as packed+prepack or "

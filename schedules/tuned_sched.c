@@ -1,0 +1,271 @@
+/*
+ * tuned family - tuned_sched: replays the schedule `gemmbench tune --space`
+ * found for the shape (a structure search's winner, a schedule text).
+ *
+ * For a shape, in this order: the record for this very shape, machine and
+ * thread count; else the record of the nearest searched shape (same layer and
+ * closest M first), its schedule compiled for this shape; else rule_based
+ * with its own rules.  The choice is reported as effective_params.source, as
+ * `tuned` reports it, and a result of a record carries the schedule's JSON
+ * object (its text and sha256), so that compare and ab never pair two
+ * different schedules under this one name.  The text was checked when the
+ * record file was read, and is checked again here before it is lowered.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemmbench.h"
+#include "sched_lang.h"
+#include "sched_variant.h"
+#include "sha256.h"
+#include "tuned_records.h"
+#include "variants.h"
+
+extern const gb_variant gb_variant_rule_based;
+
+static const char *const source_names[] = { "record", "nearest", "rule", "unreadable", NULL };
+
+/* Reported only (min > max): --param refuses them. */
+static const gb_param_spec tuned_sched_params[] = {
+    { "source", 1, 0, source_names, "reported: where the schedule came from" },
+    { "from_m", 1, 0, NULL, "reported: M of the record used (nearest)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+typedef struct sched_state {
+    int from_record;          /* 1: a record's schedule, else rule_based */
+    void *state;              /* gb_sched_state_* or rule_based's */
+} sched_state;
+
+/* What each (shape, threads) ran, for the JSON and --explain: the last
+ * prepare's choice. */
+typedef struct replayed {
+    int M, N, K, threads;
+    gb_tuned_source source;
+    int from_m;
+    char *text;               /* the record's schedule (owned), or NULL */
+    char space[256], tuned_at[32];
+    double median_us, rule_median_us;
+    gb_sched_so build;
+} replayed;
+
+#define MAX_REPLAYED 256
+static replayed played[MAX_REPLAYED];
+static int nplayed;
+
+/* The record for a shape, or NULL; *source says where the schedule comes from. */
+static const gb_tuned_record *choose(int M, int N, int K, int threads, gb_tuned_source *source)
+{
+    const gb_tuned_set *set = gb_tuned_records();
+    char fingerprint[384];
+    const gb_tuned_record *rec;
+    int exact;
+
+    if (set == NULL) {
+        *source = GB_TUNED_UNREADABLE;
+        return NULL;
+    }
+    gb_tuned_fingerprint(threads, fingerprint, sizeof fingerprint);
+    rec = gb_tuned_find(set, GB_TUNED_SCHED_BASE, fingerprint, M, K, N, &exact);
+    *source = rec == NULL ? GB_TUNED_RULE : exact ? GB_TUNED_RECORD : GB_TUNED_NEAREST;
+    return rec;
+}
+
+static replayed *slot_for(int M, int N, int K, int threads)
+{
+    for (int i = 0; i < nplayed; i++)
+        if (played[i].M == M && played[i].N == N && played[i].K == K &&
+            played[i].threads == threads)
+            return &played[i];
+    if (nplayed == MAX_REPLAYED)
+        return NULL;
+    played[nplayed] = (replayed){ .M = M, .N = N, .K = K, .threads = threads };
+    return &played[nplayed++];
+}
+
+/* Notes what a shape ran (a failure to note only costs the JSON object). */
+static void note(int M, int N, int K, int threads, gb_tuned_source source,
+                 const gb_tuned_record *rec, const gb_sched_so *build)
+{
+    replayed *p = slot_for(M, N, K, threads);
+
+    if (p == NULL)
+        return;
+    free(p->text);
+    p->text = rec ? strdup(rec->schedule) : NULL;
+    p->source = source;
+    p->from_m = rec ? rec->M : 0;
+    snprintf(p->space, sizeof p->space, "%s", rec && rec->space ? rec->space : "");
+    snprintf(p->tuned_at, sizeof p->tuned_at, "%s", rec ? rec->tuned_at : "");
+    p->median_us = rec ? rec->median_us : 0.0;
+    p->rule_median_us = rec ? rec->rule_median_us : 0.0;
+    if (build)
+        p->build = *build;
+}
+
+/* The record's text as a nest: 0, or -1 with why. */
+static int nest_of(const gb_tuned_record *rec, gb_sched *nest, char *why, size_t whylen)
+{
+    static gb_sched_text stmts; /* 40 KiB: off the stack */
+
+    if (gb_sched_parse(gb_tuned_path(), rec->schedule, strlen(rec->schedule), &stmts, why, whylen) != 0)
+        return -1;
+    return gb_sched_check(&stmts, nest, why, whylen);
+}
+
+static void say(const gb_ctx *ctx, const char *why)
+{
+    if (ctx->why && ctx->whylen)
+        snprintf(ctx->why, ctx->whylen, "%s", why);
+}
+
+static int tuned_sched_prepare(int M, int N, int K, const float *B, int ldb, const gb_ctx *ctx,
+                               int prepack, void **state)
+{
+    static gb_sched nest;
+    static const gb_params none;
+    sched_state *st = calloc(1, sizeof *st);
+    gb_tuned_source source;
+    const gb_tuned_record *rec = choose(M, N, K, ctx->nthreads, &source);
+    char why[512];
+    gb_sched_so build;
+
+    if (st == NULL)
+        return -1;
+    if (rec != NULL) {
+        if (nest_of(rec, &nest, why, sizeof why) != 0 ||
+            gb_sched_state_make(&nest, &none, M, N, K, ctx->nthreads, &st->state, &build, why,
+                                sizeof why) != 0) {
+            char line[600];
+            snprintf(line, sizeof line, "the record of %dx%dx%d: %s", rec->M, rec->K, rec->N,
+                     why);
+            say(ctx, line);
+            free(st);
+            return -1;
+        }
+        st->from_record = 1;
+        note(M, N, K, ctx->nthreads, source, rec, &build);
+    } else {
+        gb_ctx base = { ctx->nthreads, &none, NULL, ctx->why, ctx->whylen };
+        if (gb_variant_rule_based.prepare &&
+            gb_variant_rule_based.prepare(M, N, K, B, ldb, &base, prepack, &st->state) != 0) {
+            free(st);
+            return -1;
+        }
+        note(M, N, K, ctx->nthreads, source, NULL, NULL);
+    }
+    *state = st;
+    return 0;
+}
+
+static void tuned_sched_release(void *state)
+{
+    sched_state *st = state;
+
+    if (st == NULL)
+        return;
+    if (st->from_record)
+        gb_sched_state_free(st->state);
+    else if (gb_variant_rule_based.release)
+        gb_variant_rule_based.release(st->state);
+    free(st);
+}
+
+static int tuned_sched_run(int M, int N, int K, const float *A, int lda, const float *B,
+                           int ldb, float *C, int ldc, const gb_ctx *ctx)
+{
+    static const gb_params none;
+    const sched_state *st = ctx->state;
+    gb_ctx inner = { ctx->nthreads, &none, NULL, NULL, 0 };
+
+    if (st == NULL)
+        return -1;
+    inner.state = st->state;
+    if (st->from_record)
+        return gb_sched_state_run(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+    return gb_variant_rule_based.run(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+}
+
+static void tuned_sched_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *effective)
+{
+    gb_tuned_source source;
+    const gb_tuned_record *rec = choose(M, N, K, ctx->nthreads, &source);
+
+    memset(effective, 0, sizeof *effective);
+    gb_param_set(effective, "source", source);
+    if (source == GB_TUNED_NEAREST)
+        gb_param_set(effective, "from_m", rec->M);
+}
+
+static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    static gb_sched nest;
+    static const gb_params none;
+    gb_tuned_source source;
+    const gb_tuned_record *rec = choose(M, N, K, ctx->nthreads, &source);
+    gb_sched_shape sh;
+    char why[512];
+
+    if (rec == NULL) {
+        fprintf(out, "tuned_sched  M=%d K=%d N=%d\n  no record of `tune --space` for this "
+                "machine at %d thread(s)%s: rule_based with its own rules\n", M, K, N,
+                ctx->nthreads, source == GB_TUNED_UNREADABLE ? " (the record file is unreadable)"
+                                                              : "");
+        return;
+    }
+    fprintf(out, "tuned_sched  M=%d K=%d N=%d\n  %s of %dx%dx%d in %s (space %s, tuned %s: "
+            "%.1f us against rule_based's %.1f us)\n", M, K, N,
+            source == GB_TUNED_RECORD ? "the record" : "the record of the nearest shape",
+            rec->M, rec->K, rec->N, gb_tuned_path(), rec->space && rec->space[0] ? rec->space
+                                                                                  : "?",
+            rec->tuned_at, rec->median_us, rec->rule_median_us);
+    if (nest_of(rec, &nest, why, sizeof why) != 0 ||
+        gb_sched_resolve(&nest, &none, M, N, K, &sh, why, sizeof why) != 0) {
+        fprintf(out, "  %s\n", why);
+        return;
+    }
+    gb_sched_explain(out, "tuned_sched", &sh);
+}
+
+cJSON *gb_tuned_sched_json(int M, int N, int K, int threads)
+{
+    const replayed *p = NULL;
+    unsigned char digest[32];
+    char hex[65];
+    cJSON *o;
+
+    for (int i = 0; i < nplayed; i++)
+        if (played[i].M == M && played[i].N == N && played[i].K == K &&
+            played[i].threads == threads)
+            p = &played[i];
+    if (p == NULL || p->text == NULL || (o = cJSON_CreateObject()) == NULL)
+        return NULL;
+    gb_sha256(p->text, strlen(p->text), digest);
+    gb_sha256_hex(digest, hex);
+    cJSON_AddStringToObject(o, "file", gb_tuned_path());
+    cJSON_AddStringToObject(o, "text", p->text);
+    cJSON_AddStringToObject(o, "sha256", hex);
+    cJSON_AddObjectToObject(o, "params");
+    cJSON_AddStringToObject(o, "compiler", p->build.compiler);
+    cJSON_AddStringToObject(o, "flags", p->build.flags);
+    cJSON_AddNumberToObject(o, "compile_ms", p->build.compile_ms);
+    cJSON_AddBoolToObject(o, "cached", p->build.cached);
+    cJSON_AddStringToObject(o, "space", p->space);
+    cJSON_AddStringToObject(o, "tuned_at", p->tuned_at);
+    return o;
+}
+
+const gb_variant gb_variant_tuned_sched = {
+    .name = "tuned_sched",
+    .family = "tuned",
+    .description = "the schedule `gemmbench tune --space` recorded for the shape (a schedule "
+                   "text, compiled at run time)",
+    .run = tuned_sched_run,
+    .params = tuned_sched_params,
+    .prepare = tuned_sched_prepare,
+    .release = tuned_sched_release,
+    .resolve = tuned_sched_resolve,
+    .explain = tuned_sched_explain,
+    .base = &gb_variant_rule_based,
+};

@@ -1,0 +1,376 @@
+/*
+ * search.c - the structure search behind `gemmbench tune --space FILE`: per
+ * shape, the fastest schedule of a search space (sched_space.h), each
+ * candidate an ordinary schedule text, checked, compiled, verified and
+ * measured like any --schedule.
+ *
+ * An evolutionary search, as MetaSchedule's (a population of measured
+ * schedules, mutated), without its cost model:
+ *   measure_rule   rule_based with its own rules: the time to beat;
+ *   seed           the space file's own point, then SEED_RANDOM random
+ *                  legal points;
+ *   evolve         until the trials or the time run out: one time in five
+ *                  a random point, else a mutation of the better of two
+ *                  drawn from the POOL fastest so far;
+ *   confirm        the FINALISTS fastest measured again, interleaved with
+ *                  rule_based over three rounds by the runner: the winner is
+ *                  the fastest median of round medians, so that one lucky
+ *                  measurement cannot crown a slower schedule.
+ * A point the checker refuses (or that does not fit the shape: a tile or a
+ * pack buffer too large) is counted as illegal and never compiled; a point
+ * already measured is not measured again (its text's hash).
+ */
+#define _GNU_SOURCE
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "runner.h"
+#include "sched_variant.h"
+#include "stats.h"
+#include "tune.h"
+#include "variants.h"
+
+#define SEED_RANDOM 6      /* random points after the file's own */
+#define POOL 8             /* parents are drawn from the fastest POOL */
+#define FINALISTS 3
+#define MAX_MEASURED 4096
+#define MAX_DRAWS 2000     /* refused points in a row before the space is declared empty */
+
+typedef struct measured {
+    gb_space_point point;
+    unsigned long long hash;
+    double us;
+} measured;
+
+typedef struct search {
+    const gb_space *space;
+    const gb_tune_cfg *cfg;
+    int M, K, N;
+    gb_workspace w;
+    volatile sig_atomic_t *stop;
+    void (*progress)(void *arg, int trial, double best_us, double rule_us);
+    void *progress_arg;
+    double started;
+    unsigned rng;
+    measured *done;           /* every point measured, in order */
+    int ndone;
+    double rule_us, best_us;
+    gb_space_outcome *out;
+    char text[GB_SPACE_MAX_TEXT];
+} search;
+
+static const gb_params no_overrides;
+
+/* The variants the search measures through: one for the candidates, and
+ * FINALISTS for the confirmation (made once per process, retexted). */
+static const gb_variant *slot[1 + FINALISTS];
+
+static unsigned long long text_hash(const char *t)
+{
+    unsigned long long h = 1469598103934665603ull; /* FNV-1a */
+    for (; *t; t++)
+        h = (h ^ (unsigned char)*t) * 1099511628211ull;
+    return h;
+}
+
+/* Gives slot i the text; makes the slot the first time.  0, or -1 with err. */
+static int slot_text(int i, const char *file, const char *text, char *err, size_t errlen)
+{
+    char stem[32];
+
+    if (slot[i] != NULL)
+        return gb_sched_variant_retext(slot[i], file, text, err, errlen);
+    snprintf(stem, sizeof stem, i == 0 ? "search" : "search_%d", i);
+    slot[i] = gb_sched_variant_text(stem, file, text, err, errlen);
+    return slot[i] != NULL ? 0 : -1;
+}
+
+static int out_of_time(const search *s)
+{
+    return *s->stop || s->out->trials >= s->cfg->max_trials ||
+           (s->cfg->budget_s > 0.0 && gb_now() - s->started > s->cfg->budget_s);
+}
+
+/* One verified measurement of v: its median, INFINITY when it could not be
+ * taken or was wrong (counted, the first reason kept), NAN when *stop. */
+static double measure(search *s, const gb_variant *v)
+{
+    gb_measure_cfg mc = { .warmup = s->cfg->warmup, .reps = s->cfg->reps, .min_reps = 3,
+                          .max_time = 0.25, .check = 1, .nthreads = s->cfg->threads };
+    gb_result r;
+    char err[GB_ERR_LEN];
+    double median;
+    int rc = gb_measure(v, &no_overrides, s->cfg->threads, 0, &s->w, &mc, s->stop, &r, err,
+                        sizeof err);
+
+    if (rc == 1)
+        return NAN;
+    if (rc != 0) {
+        if (s->out->failed++ == 0)
+            snprintf(s->out->why, sizeof s->out->why, "%s", err);
+        return INFINITY;
+    }
+    median = r.stats.median;
+    if (r.check != GB_CHECK_PASS) {
+        if (s->out->wrong++ == 0)
+            snprintf(s->out->why, sizeof s->out->why,
+                     "%s failed verification on %dx%dx%d (max error %g): a lowering bug",
+                     v->name, s->M, s->K, s->N, r.max_abs_err);
+        median = INFINITY;
+    }
+    gb_result_free(&r);
+    return median;
+}
+
+static int seen(const search *s, unsigned long long hash)
+{
+    for (int i = 0; i < s->ndone; i++)
+        if (s->done[i].hash == hash)
+            return 1;
+    return 0;
+}
+
+/* Whether p is a legal, new point for this shape; its text in s->text.
+ * An illegal point is counted. */
+static int usable_point(search *s, const gb_space_point *p)
+{
+    static gb_sched nest;
+    gb_sched_shape sh;
+    char err[GB_ERR_LEN];
+
+    if (gb_space_text(s->space, p, 0, s->text, sizeof s->text) != 0 ||
+        seen(s, text_hash(s->text)))
+        return 0;
+    if (gb_space_check(s->space, p, &nest, err, sizeof err) != 0 ||
+        gb_sched_resolve(&nest, &no_overrides, s->M, s->N, s->K, &sh, err, sizeof err) != 0) {
+        s->out->illegal++;
+        return 0;
+    }
+    return 1;
+}
+
+/* Measures the point whose text is in s->text as a trial.  0, or -1 when the
+ * search must stop (interrupted, or err). */
+static int measure_point(search *s, const gb_space_point *p, char *err, size_t errlen)
+{
+    measured *m = &s->done[s->ndone];
+    double t0 = gb_now(), compile_ms = 0.0, us;
+    int cached = 1;
+
+    if (slot_text(0, s->space->file, s->text, err, errlen) != 0)
+        return -1;
+    us = measure(s, slot[0]);
+    if (isnan(us)) {
+        s->out->interrupted = 1;
+        return -1;
+    }
+    if (gb_sched_variant_last_build(slot[0], &compile_ms, &cached) == 0 && !cached) {
+        s->out->compiled++;
+        s->out->compile_s += compile_ms / 1000.0;
+    }
+    s->out->measure_s += gb_now() - t0 - (cached ? 0.0 : compile_ms / 1000.0);
+    s->out->trials++;
+    m->point = *p;
+    m->hash = text_hash(s->text);
+    m->us = us;
+    s->ndone++;
+    if (us < s->best_us)
+        s->best_us = us;
+    if (s->progress)
+        s->progress(s->progress_arg, s->out->trials, s->best_us, s->rule_us);
+    return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const measured *x = a, *y = b;
+    return (x->us > y->us) - (x->us < y->us);
+}
+
+/* The next point to measure: seeds first, then mutations of the fast ones.
+ * 0 with s->text set, or -1 when MAX_DRAWS points in a row were refused or
+ * already measured (the space holds no more for this shape). */
+static int next_point(search *s, gb_space_point *p)
+{
+    for (int draws = 0; draws < MAX_DRAWS; draws++) {
+        if (s->ndone == 0 && draws == 0) {
+            gb_space_initial(s->space, p);
+        } else if (s->ndone <= SEED_RANDOM || gb_space_rand(&s->rng) % 5 == 0) {
+            gb_space_random(s->space, &s->rng, p);
+        } else {
+            /* tournament of two among the POOL fastest (s->done kept sorted) */
+            int pool = s->ndone < POOL ? s->ndone : POOL;
+            int a = (int)(gb_space_rand(&s->rng) % (unsigned)pool);
+            int b = (int)(gb_space_rand(&s->rng) % (unsigned)pool);
+            *p = s->done[a < b ? a : b].point;
+            gb_space_mutate(s->space, &s->rng, p);
+        }
+        if (usable_point(s, p))
+            return 0;
+    }
+    return -1;
+}
+
+/* A confirmed entry's time: the median of its round medians, or INFINITY. */
+static double confirmed_time(const gb_run_entry *e, int rounds)
+{
+    double runs[8];
+    gb_stats st;
+
+    if (!e->measured || e->result.check != GB_CHECK_PASS)
+        return INFINITY;
+    for (int r = 0; r < rounds; r++)
+        runs[r] = fmin(gb_result_round_median(&e->result, r + 1), DBL_MAX);
+    if (stats_compute(runs, rounds, &st) != 0 || st.median == DBL_MAX)
+        return INFINITY;
+    return st.median;
+}
+
+/* The finalists and rule_based, interleaved over three rounds. */
+static int confirm(search *s, char *err, size_t errlen)
+{
+    const int rounds = 3;
+    gb_shape shape = { "tune", s->M, s->K, s->N };
+    gb_selection sel;
+    gb_runner_cfg rc;
+    gb_runner runner;
+    int nfinal = 0, status;
+    char texts[FINALISTS][GB_SPACE_MAX_TEXT];
+
+    qsort(s->done, (size_t)s->ndone, sizeof *s->done, by_time);
+    memset(&sel, 0, sizeof sel);
+    sel.variants[0] = gb_variant_find("rule_based");
+    for (int i = 0; i < s->ndone && nfinal < FINALISTS && isfinite(s->done[i].us); i++) {
+        if (gb_space_text(s->space, &s->done[i].point, 0, texts[nfinal], sizeof texts[0]) != 0 ||
+            slot_text(1 + nfinal, s->space->file, texts[nfinal], err, errlen) != 0)
+            return -1;
+        sel.variants[1 + nfinal] = slot[1 + nfinal];
+        nfinal++;
+    }
+    s->out->rule_us = s->rule_us;
+    if (nfinal == 0)
+        return 0;
+    sel.nvariants = 1 + nfinal;
+    sel.shapes = &shape;
+    sel.nshapes = 1;
+    memset(&rc, 0, sizeof rc);
+    rc.measure = (gb_measure_cfg){ .warmup = s->cfg->warmup, .reps = rounds * s->cfg->reps,
+                                   .min_reps = 3 * rounds, .max_time = 0.75, .check = 1,
+                                   .nthreads = s->cfg->threads };
+    rc.threads = s->cfg->threads;
+    rc.rounds = rounds;
+    status = gb_runner_run(&runner, &sel, &rc, NULL, s->stop, err, errlen);
+    if (status == 0 && *s->stop)
+        s->out->interrupted = 1;
+    if (status == 0 && !s->out->interrupted) {
+        double best = INFINITY;
+        /* entries: (shape, variant, per call / prepacked): variant v at 2 v */
+        s->out->rule_us = confirmed_time(&runner.entries[0], rounds);
+        for (int f = 0; f < nfinal; f++) {
+            double us = confirmed_time(&runner.entries[2 * (1 + f)], rounds);
+            if (us < best) {
+                best = us;
+                snprintf(s->out->text, sizeof s->out->text, "%s", texts[f]);
+            }
+        }
+        s->out->best_us = best;
+    }
+    gb_runner_free(&runner);
+    return status;
+}
+
+/* Interrupted: the fastest point measured so far, unconfirmed (none when it
+ * did not beat rule_based's one measurement). */
+static int keep_fastest(search *s)
+{
+    qsort(s->done, (size_t)s->ndone, sizeof *s->done, by_time);
+    s->out->text[0] = '\0';
+    if (s->ndone > 0 && s->done[0].us < s->rule_us &&
+        gb_space_text(s->space, &s->done[0].point, 0, s->out->text, sizeof s->out->text) == 0) {
+        s->out->best_us = s->done[0].us;
+        s->out->rule_us = s->rule_us;
+    }
+    return 0;
+}
+
+static int run_steps(search *s, char *err, size_t errlen)
+{
+    const gb_variant *rule = gb_variant_find("rule_based");
+    gb_space_point p;
+
+    if (rule == NULL) {
+        snprintf(err, errlen, "no rule_based variant to compare with");
+        return -1;
+    }
+    s->rule_us = measure(s, rule);
+    if (isnan(s->rule_us)) {
+        s->out->interrupted = 1;
+        return 0;
+    }
+    while (!out_of_time(s) && s->ndone < MAX_MEASURED) {
+        if (next_point(s, &p) != 0)
+            break;
+        if (measure_point(s, &p, err, errlen) != 0)
+            return s->out->interrupted ? keep_fastest(s) : -1;
+        qsort(s->done, (size_t)s->ndone, sizeof *s->done, by_time);
+    }
+    if (s->ndone == 0) {
+        snprintf(err, errlen, "%s: no legal schedule for %dx%dx%d in %d points drawn "
+                 "(%d refused by the checker)", s->space->file, s->M, s->K, s->N, MAX_DRAWS,
+                 s->out->illegal);
+        return -1;
+    }
+    if (*s->stop) {
+        s->out->interrupted = 1;
+        return keep_fastest(s);
+    }
+    if (confirm(s, err, errlen) != 0)
+        return -1;
+    return s->out->interrupted ? keep_fastest(s) : 0;
+}
+
+int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tune_cfg *cfg,
+                        volatile sig_atomic_t *stop,
+                        void (*progress)(void *arg, int trial, double best_us, double rule_us),
+                        void *progress_arg, gb_space_outcome *out, char *err, size_t errlen)
+{
+    search *s = calloc(1, sizeof *s);
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    out->best_us = out->rule_us = INFINITY;
+    if (s == NULL || (s->done = calloc(MAX_MEASURED, sizeof *s->done)) == NULL) {
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (gb_workspace_init(&s->w, M, K, N, err, errlen) != 0) {
+        free(s->done);
+        free(s);
+        return -1;
+    }
+    s->space = space;
+    s->cfg = cfg;
+    s->M = M;
+    s->K = K;
+    s->N = N;
+    s->stop = stop;
+    s->progress = progress;
+    s->progress_arg = progress_arg;
+    s->started = gb_now();
+    s->best_us = INFINITY;
+    s->out = out;
+    /* Each shape draws its own sequence, the same on every run with a seed. */
+    s->rng = (cfg->seed ^ (unsigned)(M * 2654435761u) ^ (unsigned)(K * 40503u + N)) | 1u;
+
+    rc = run_steps(s, err, errlen);
+    out->seconds = gb_now() - s->started;
+    gb_workspace_free(&s->w);
+    free(s->done);
+    free(s);
+    return rc;
+}
