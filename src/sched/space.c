@@ -142,6 +142,30 @@ static int read_params(gb_space *s, const gb_sched_text *stmts, char *err, size_
     return 0;
 }
 
+/* What a statement says on its own, whichever alternatives are chosen: a
+ * factor is a number in range or a param of the space.  A space that breaks
+ * it holds no point that uses the line; refused as a whole, as a file is. */
+static int check_factors(const gb_space *s, const gb_sched_text *stmts, char *err,
+                         size_t errlen)
+{
+    for (int i = 0; i < stmts->nstmts; i++) {
+        const gb_sched_stmt *st = &stmts->stmts[i];
+        const char *what = gb_sched_op_name(st->op);
+        for (int f = 0; f < st->nfactors; f++) {
+            const gb_sched_factor *fa = &st->factors[f];
+            int known = 0;
+            for (int p = 0; p < s->nparams && fa->param[0]; p++)
+                known |= strcmp(s->params[p].name, fa->param) == 0;
+            if (fa->param[0] && !known)
+                return fail_at(err, errlen, s->file, st->line, what, "no param '%s'", fa->param);
+            if (!fa->param[0] && (fa->value < 1 || fa->value > GB_SCHED_MAX_FACTOR))
+                return fail_at(err, errlen, s->file, st->line, what, "factor %ld is not in 1..%d",
+                               fa->value, GB_SCHED_MAX_FACTOR);
+        }
+    }
+    return 0;
+}
+
 int gb_space_parse(const char *file, const char *text, size_t len, gb_space *out, char *err,
                    size_t errlen)
 {
@@ -188,6 +212,8 @@ int gb_space_parse(const char *file, const char *text, size_t len, gb_space *out
         rc = gb_sched_parse(file, flat, len, &stmts, err, errlen);
         if (rc == 0)
             rc = read_params(out, &stmts, err, errlen);
+        if (rc == 0)
+            rc = check_factors(out, &stmts, err, errlen);
     }
     free(flat);
     if (rc != 0) {

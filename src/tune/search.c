@@ -283,13 +283,13 @@ static int confirm(search *s, char *err, size_t errlen)
     return status;
 }
 
-/* Interrupted: the fastest point measured so far, unconfirmed (none when it
- * did not beat rule_based's one measurement). */
+/* Interrupted: the fastest point measured so far, unconfirmed (the user
+ * stopped the search; what it found is kept). */
 static int keep_fastest(search *s)
 {
     qsort(s->done, (size_t)s->ndone, sizeof *s->done, by_time);
     s->out->text[0] = '\0';
-    if (s->ndone > 0 && s->done[0].us < s->rule_us &&
+    if (s->ndone > 0 && isfinite(s->done[0].us) &&
         gb_space_text(s->space, &s->done[0].point, 0, s->out->text, sizeof s->out->text) == 0) {
         s->out->best_us = s->done[0].us;
         s->out->rule_us = s->rule_us;

@@ -33,6 +33,10 @@ static const struct {
     { "param t = 3 in 4,8\n", "t.space:1: param: value 3 is not in its own set" },
     { "param t = 4\nparam t = 8\n", "t.space:2: param: name 't' is used twice (a param, line 1)" },
     { "choose\nor\nor\nor\nor\nor\nor\nor\nor\nend\n", "t.space:9: or: more than 8 alternatives" },
+    /* what a line says on its own is checked whichever point uses it */
+    { "choose\nsplit i 99999999 -> a b\nor\nend\n",
+      "t.space:2: split: factor 99999999 is not in 1..65536" },
+    { "split i 4 -> a b\nchoose\nsplit a t -> c d\nor\nend\n", "t.space:3: split: no param 't'" },
     /* the first error by line: a statement above a broken block */
     { "splat i\nor\n", "t.space:1: unknown statement 'splat'" },
     { "split i 4 -> a b\nend x\n", "t.space:2: end: trailing text" },
