@@ -47,7 +47,10 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_shape *sh)
                             pl->tails[t].coef[i]);
                 fprintf(out, " < %ld", pl->tails[t].limit);
             }
-        if (p == pl->run_at)
+        if (p == pl->run_at && pl->rows_loop >= 0)
+            fprintf(out, "  (sums of %d rows x %d lanes kept in vector registers)", pl->rows,
+                    pl->vec_width);
+        else if (p == pl->run_at)
             fprintf(out, "  (sum kept in a %s)", pl->vec_width ? "vector register" : "register");
         fprintf(out, "\n");
         if (s->cache_write == l)

@@ -308,6 +308,55 @@ static void emit_pack(emitter *e, int op)
         close_loop(e);
 }
 
+/* The register run of a row block from position p: rows x lanes sums in
+ * vectors, each B vector loaded once per k step for all the rows, each row's
+ * A element broadcast (a micro-kernel: BLIS's MR x NR, A broadcast and B
+ * vectors as in packed's row-major kernels). */
+static void emit_rows_run(emitter *e, int p, int lanes)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    const int zero = p == pl->init_at && s->cache_write < 0;
+    const int last = pl->n - 2; /* the k loops: up to the row loop */
+    const char *r = s->loops[pl->rows_loop].name;
+    char t[2048], a[2048], b[2048];
+
+    target(pl, t, sizeof t);
+    operand(pl, 0, a, sizeof a);
+    operand(pl, 1, b, sizeof b);
+    line(e->b, "const int l_%s = 0;", s->loops[s->vectorize].name);
+    line(e->b, "gb_v%d acc[%d][GB_NP(%d)];", lanes, pl->rows, lanes);
+    line(e->b, "#pragma GCC unroll %d", pl->rows);
+    line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++)", r, r, pl->rows, r);
+    line(e->b, "    #pragma GCC unroll 16");
+    line(e->b, "    for (int p = 0; p < GB_NP(%d); p++)", lanes);
+    if (zero)
+        line(e->b, "        acc[l_%s][p] = (gb_v%d){ 0 };", r, lanes);
+    else
+        line(e->b, "        acc[l_%s][p] = gb_v%d_load(&%s + p * GB_PW(%d));", r, lanes, t,
+             lanes);
+    for (int q = p; q < last; q++)
+        open_loop(e, pl->order[q], 1);
+    line(e->b, "gb_v%d bv[GB_NP(%d)];", lanes, lanes);
+    line(e->b, "#pragma GCC unroll 16");
+    line(e->b, "for (int p = 0; p < GB_NP(%d); p++)", lanes);
+    line(e->b, "    bv[p] = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, b, lanes);
+    line(e->b, "#pragma GCC unroll %d", pl->rows);
+    line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++) {", r, r, pl->rows, r);
+    line(e->b, "    const float a = %s;", a);
+    line(e->b, "    #pragma GCC unroll 16");
+    line(e->b, "    for (int p = 0; p < GB_NP(%d); p++)", lanes);
+    line(e->b, "        acc[l_%s][p] += a * bv[p];", r);
+    line(e->b, "}");
+    for (int q = p; q < last; q++)
+        close_loop(e);
+    line(e->b, "#pragma GCC unroll %d", pl->rows);
+    line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++)", r, r, pl->rows, r);
+    line(e->b, "    #pragma GCC unroll 16");
+    line(e->b, "    for (int p = 0; p < GB_NP(%d); p++)", lanes);
+    line(e->b, "        gb_v%d_store(&%s + p * GB_PW(%d), acc[l_%s][p]);", lanes, t, lanes, r);
+}
+
 /* The register run from position p: a scalar or a vector holds the sum
  * over the k loops and reaches the target once. */
 static void emit_run(emitter *e, int p, int lanes)
@@ -375,13 +424,19 @@ static void emit_from(emitter *e, int p)
         if (strchr(bound, '(') == NULL) {
             line(e->b, "{");
             e->b->indent++;
-            emit_run(e, p, pl->vec_width);
+            if (pl->rows_loop >= 0)
+                emit_rows_run(e, p, pl->vec_width);
+            else
+                emit_run(e, p, pl->vec_width);
             close_loop(e);
             return;
         }
         line(e->b, "if (%s == %d) {", bound, pl->vec_width);
         e->b->indent++;
-        emit_run(e, p, pl->vec_width);
+        if (pl->rows_loop >= 0)
+            emit_rows_run(e, p, pl->vec_width);
+        else
+            emit_run(e, p, pl->vec_width);
         e->b->indent--;
         line(e->b, "} else {");
         e->b->indent++;

@@ -111,9 +111,29 @@ void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
             break;
         }
 
-    /* The register run: the k loops innermost but for the vectorized one,
-     * with no pack inside them. */
+    /* A row block: an i loop directly outside the vectorized loop, unrolled
+     * whole, of a constant extent (no tail at this shape), neither parallel
+     * nor fused: the run below holds its rows' sums together and loads each
+     * B vector once for all of them (a micro-kernel of rows x lanes). */
     last = pl->n - 1 - (s->vectorize >= 0);
+    pl->rows_loop = -1;
+    pl->rows = 1;
+    if (s->vectorize >= 0 && last >= 0) {
+        const int r = pl->order[last];
+        const long rows = sh->extent[r];
+        int tailed = 0;
+        for (int t = 0; t < pl->ntails; t++)
+            tailed |= pl->tails[t].carrier == r;
+        if (s->loops[r].axis == GB_AXIS_I && gb_sched_plan_is_base(s, r) && !tailed &&
+            s->parallel != r && (s->unroll[r] < 0 || s->unroll[r] >= rows) && rows >= 2 &&
+            rows <= GB_SCHED_MAX_ROWS && rows * sh->extent[s->vectorize] <= GB_SCHED_MAX_ROW_LANES) {
+            pl->rows_loop = r;
+            pl->rows = (int)rows;
+            last--;
+        }
+    }
+    /* The register run: the k loops innermost but for the vectorized one
+     * (and the row block), with no pack inside them. */
     pl->run_at = -1;
     for (int p = last; p >= 0 && s->loops[pl->order[p]].axis == GB_AXIS_K; p--)
         pl->run_at = p;
@@ -128,6 +148,10 @@ void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
             pl->run_at = -1; /* the omp simd form, accumulating in memory */
         else
             pl->vec_width = (int)w;
+    }
+    if (pl->run_at < 0) { /* rows are held only by a vector run */
+        pl->rows_loop = -1;
+        pl->rows = 1;
     }
 
     pl->tile_h = pl->tile_w = 1;

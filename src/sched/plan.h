@@ -6,6 +6,11 @@
 #include "sched_lang.h"
 
 #define MAXL GB_SCHED_MAX_LOOPS
+/* At most this many rows of vectors held in registers by one run, and at
+ * most this many lanes in all (16 AVX-512 vectors; the run's B vectors and
+ * the broadcast of A take the rest of the 32 registers). */
+#define GB_SCHED_MAX_ROWS 8
+#define GB_SCHED_MAX_ROW_LANES 256
 
 /* A tail condition: sum over its loops of coef * loop < limit. */
 typedef struct tail {
@@ -29,6 +34,9 @@ typedef struct plan {
     int init_at;            /* position of the outermost k loop: C's init */
     int run_at;             /* the run of k loops kept in a register, or -1 */
     int vec_width;          /* the register vector's lanes, or 0 (no register vector) */
+    int rows_loop;          /* an i loop between the run and the vectorized loop whose
+                               rows' sums the run holds together, or -1 */
+    int rows;               /* its extent (the rows held), or 1 */
     long tile_h, tile_w;    /* cache_write's tile */
     int npack[2];           /* pack A, B: their dimensions (unsplit loops), outer first */
     int pack_dim[2][MAXL];

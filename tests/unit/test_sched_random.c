@@ -351,3 +351,101 @@ TEST(sched_shipped_schedules_are_exact)
             }
     gb_sched_so_close(&so);
 }
+
+/* Row blocks (SCHED.md, "Lowering"): an unrolled i loop between the k run
+ * and the vectorized loop holds rows x lanes sums in registers.  Each nest
+ * on shapes where the block holds and where a tail makes it fall back to
+ * the memory form, with the local tile and packs around it, on 1 and 2
+ * threads: exact, and the block is used where it should be. */
+TEST(sched_row_blocks_are_exact)
+{
+    static const char *const texts[] = {
+        /* the micro-kernel: rows inside the k step, B's strip outside them */
+        "split i 48 -> io ii\nsplit j 64 -> jo ji\nsplit k 256 -> ko ki\n"
+        "split ii 6 -> ir_o ir\nsplit ji 32 -> jv jl\n"
+        "reorder io jo ko ir_o jv ki ir jl\nfuse io jo -> t\nparallel t\n"
+        "vectorize jl\nunroll ir\n",
+        /* a local C tile and B packed per k step around it */
+        "split i 16 -> io ii\nsplit j 32 -> jo ji\nsplit k 8 -> ko ki\n"
+        "split ii 4 -> ir_o ir\nsplit ji 16 -> jv jl\n"
+        "reorder io jo ko ir_o jv ki ir jl\nparallel io\nvectorize jl\nunroll ir\n"
+        "cache_write C at jo\npack B at ko\n",
+        /* the k loops split twice, eight rows of sixteen lanes, A packed */
+        "split i 8 -> io ir\nsplit j 16 -> jo jl\nsplit k 32 -> k1 k2\nsplit k2 4 -> k3 k4\n"
+        "reorder jo io k1 k3 k4 ir jl\nparallel jo\nvectorize jl\nunroll ir\nunroll k4\n"
+        "pack A at io\n",
+        /* not a block: the row loop is unrolled by less than its extent */
+        "split i 4 -> io ir\nsplit j 16 -> jo jl\nreorder io jo k ir jl\nvectorize jl\n"
+        "unroll ir 2\n",
+    };
+    static const int shapes[][3] = { /* M, N, K */
+        { 48, 64, 33 }, { 96, 128, 7 }, { 100, 383, 17 }, { 6, 32, 1 }, { 13, 64, 100 },
+    };
+    enum { NT = sizeof texts / sizeof texts[0], NS = sizeof shapes / sizeof shapes[0] };
+    static one_case cases[NT][NS];
+    static gb_sched nest;
+    size_t cap = 1 << 20, used = 0;
+    char *source = malloc(cap), err[512];
+    int blocks = 0, fallbacks = 0;
+    gb_sched_so so;
+
+    CHECK(source != NULL);
+    if (source == NULL)
+        return;
+    source[0] = '\0';
+    for (int n = 0; n < NT; n++)
+        for (int s = 0; s < NS; s++) {
+            one_case *c = &cases[n][s];
+            gb_sched_shape sh;
+            gb_params none = { 0 };
+            char symbol[64], *kernel;
+            snprintf(c->text, sizeof c->text, "%s", texts[n]);
+            c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
+            if (!legal("rows.sched", texts[n], &nest) ||
+                gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) != 0) {
+                gb_test_fail(__FILE__, __LINE__, texts[n]);
+                return;
+            }
+            c->scratch = gb_sched_scratch_floats(&sh, 2);
+            kernel = gb_sched_lower(&sh, "probe");
+            CHECK(kernel != NULL);
+            if (kernel && strstr(kernel, "bv[p] = "))
+                blocks++;
+            else
+                fallbacks++;
+            free(kernel);
+            snprintf(symbol, sizeof symbol, "rows_%d_%d", n, s);
+            if (add_kernel(&sh, symbol, &source, &cap, &used) != 0)
+                return;
+        }
+    CHECK(blocks >= 8);   /* the block is what most of these shapes run */
+    CHECK(fallbacks >= 6); /* the fourth nest and the tails never use it */
+    switch (build_kernels(source, &so)) {
+    case 0:
+        SKIP("no C compiler");
+    case -1:
+        return;
+    }
+    for (int n = 0; n < NT; n++)
+        for (int s = 0; s < NS; s++)
+            for (int threads = 1; threads <= 2; threads++) {
+                one_case *c = &cases[n][s];
+                char symbol[64];
+                gb_kernel_fn fn;
+                long bad;
+                snprintf(symbol, sizeof symbol, "rows_%d_%d", n, s);
+                *(void **)&fn = dlsym(so.handle, symbol);
+                CHECK(fn != NULL);
+                if (fn == NULL)
+                    continue;
+                c->threads = threads;
+                bad = verify(fn, c);
+                if (bad != 0) {
+                    char msg[2600];
+                    snprintf(msg, sizeof msg, "M=%d N=%d K=%d threads=%d: %ld wrong for\n%s",
+                             c->M, c->N, c->K, threads, bad, c->text);
+                    gb_test_fail(__FILE__, __LINE__, msg);
+                }
+            }
+    gb_sched_so_close(&so);
+}
