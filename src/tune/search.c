@@ -29,6 +29,7 @@
 
 #include "harness.h"
 #include "runner.h"
+#include "sched_build.h"
 #include "sched_variant.h"
 #include "stats.h"
 #include "tune.h"
@@ -39,6 +40,10 @@
 #define FINALISTS 3
 #define MAX_MEASURED 4096
 #define MAX_DRAWS 2000     /* refused points in a row before the space is declared empty */
+/* A candidate whose compile takes longer is dropped as failed: a whole
+ * unroll of a long k step around a row block made GCC run for minutes
+ * (cpu_gemm.space, tk=256), the budget of many candidates. */
+#define COMPILE_LIMIT_MS 15000
 
 typedef struct measured {
     gb_space_point point;
@@ -367,7 +372,9 @@ int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tun
     /* Each shape draws its own sequence, the same on every run with a seed. */
     s->rng = (cfg->seed ^ (unsigned)(M * 2654435761u) ^ (unsigned)(K * 40503u + N)) | 1u;
 
+    gb_sched_set_compile_timeout(COMPILE_LIMIT_MS);
     rc = run_steps(s, err, errlen);
+    gb_sched_set_compile_timeout(0);
     out->seconds = gb_now() - s->started;
     gb_workspace_free(&s->w);
     free(s->done);
