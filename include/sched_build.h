@@ -4,6 +4,7 @@
 #ifndef GB_SCHED_BUILD_H
 #define GB_SCHED_BUILD_H
 
+#include <signal.h>
 #include <stddef.h>
 
 typedef struct gb_sched_so {
@@ -35,6 +36,10 @@ const char *gb_sched_flags(void);
  * group) and the build fails; 120 s unless set (a test of the kill).
  * ms <= 0 restores the default. */
 void gb_sched_set_compile_timeout(int ms);
+
+/* A flag (raised by a signal handler) that kills a compile under way, or
+ * NULL: an interrupted search does not wait out its candidate's compile. */
+void gb_sched_set_compile_stop(volatile sig_atomic_t *stop);
 
 /* Runs the compiler cc on source_path with gb_sched_flags() into
  * object_path, stdin from /dev/null, stdout and stderr into log_path,

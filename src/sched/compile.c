@@ -96,6 +96,19 @@ void gb_sched_set_compile_timeout(int ms)
     compile_timeout_ms = ms > 0 ? ms : DEFAULT_TIMEOUT_MS;
 }
 
+/* Raised (by a signal handler): a compile under way is killed at once. */
+static volatile sig_atomic_t *compile_stop;
+
+void gb_sched_set_compile_stop(volatile sig_atomic_t *stop)
+{
+    compile_stop = stop;
+}
+
+static int stopped(void)
+{
+    return compile_stop != NULL && *compile_stop;
+}
+
 /* Monotonic milliseconds: the compile time, unmoved by clock changes. */
 static double now_ms(void)
 {
@@ -127,6 +140,7 @@ static char **environment_in_c_locale(void)
 typedef struct run_result {
     int spawn_error;   /* errno of a failed start (0: it started) */
     int timed_out;     /* killed at the bound */
+    int stopped;       /* killed because the run was interrupted */
     int wait_status;   /* waitpid's status when it ended on its own */
     double ms;         /* wall time from start to end */
 } run_result;
@@ -141,12 +155,13 @@ static int wait_with_pidfd(pid_t pid, double start, int timeout_ms, run_result *
         return 0;
     for (;;) {
         double left = timeout_ms - (now_ms() - start);
-        if (left <= 0) {
+        if (left <= 0 || stopped()) {
             close(fd);
             return -1;
         }
         struct pollfd pfd = { .fd = fd, .events = POLLIN };
-        int n = poll(&pfd, 1, (int)left + 1);
+        /* at most 100 ms at a time: a stop raised just before poll waits */
+        int n = poll(&pfd, 1, left < 100 ? (int)left + 1 : 100);
         if (n > 0)
             break;
         if (n < 0 && errno != EINTR) {
@@ -181,7 +196,7 @@ static int wait_by_polling(pid_t pid, double start, int timeout_ms, run_result *
             r->spawn_error = errno;
             return 1;
         }
-        if (now_ms() - start >= timeout_ms)
+        if (now_ms() - start >= timeout_ms || stopped())
             return -1;
         struct timespec pause = { 0, sleep_us * 1000 };
         nanosleep(&pause, NULL);
@@ -243,6 +258,7 @@ static void run_program(char *const argv[], int output_fd, int timeout_ms, run_r
         while (waitpid(pid, &r->wait_status, 0) < 0 && errno == EINTR)
             ;
         r->timed_out = 1;
+        r->stopped = stopped();
     }
     r->ms = now_ms() - start;
 }
@@ -320,6 +336,10 @@ static void describe_failure(const char *cc, const run_result *r, const char *lo
 {
     char line[ERROR_LINE_MAX + 8] = "";
 
+    if (r->stopped) {
+        snprintf(err, errlen, "%s: stopped: the run was interrupted", cc);
+        return;
+    }
     if (r->timed_out) {
         snprintf(err, errlen, "%s: killed after %.0f s, the bound on a compile", cc,
                  compile_timeout_ms / 1e3);

@@ -7,8 +7,9 @@
  * An evolutionary search, as MetaSchedule's (a population of measured
  * schedules, mutated), without its cost model:
  *   measure_rule   rule_based with its own rules: the time to beat;
- *   seed           the space file's own point, then SEED_RANDOM random
- *                  legal points;
+ *   seed           the space file's own point, each point one alternative
+ *                  away from it (one transform changed), then SEED_RANDOM
+ *                  random legal points;
  *   evolve         until the trials or the time run out: one time in five
  *                  a random point, else a mutation of the better of two
  *                  drawn from the POOL fastest so far;
@@ -64,6 +65,8 @@ typedef struct search {
     measured *done;           /* every point measured, in order */
     int ndone;
     double rule_us, best_us;
+    int next_seed;            /* the next one-change point (0: the file's own), -1: done */
+    int seeded;               /* points measured when the seeds were done */
     gb_space_outcome *out;
     char text[GB_SPACE_MAX_TEXT];
 } search;
@@ -201,10 +204,28 @@ static int by_time(const void *a, const void *b)
  * already measured (the space holds no more for this shape). */
 static int next_point(search *s, gb_space_point *p)
 {
+    /* The file's own point, then each point one alternative away from it
+     * (the study's way: change one transform, measure again). */
+    while (s->next_seed >= 0) {
+        int seed = s->next_seed++, b = 0;
+        gb_space_initial(s->space, p);
+        for (seed -= 1; seed >= 0 && b < s->space->nblocks; b++) {
+            if (seed < s->space->nalts[b] - 1) {
+                p->alt[b] = seed + 1;
+                break;
+            }
+            seed -= s->space->nalts[b] - 1;
+        }
+        if (b == s->space->nblocks && seed >= 0) {
+            s->next_seed = -1; /* every one-change point drawn */
+            s->seeded = s->ndone;
+            break;
+        }
+        if (usable_point(s, p))
+            return 0;
+    }
     for (int draws = 0; draws < MAX_DRAWS; draws++) {
-        if (s->ndone == 0 && draws == 0) {
-            gb_space_initial(s->space, p);
-        } else if (s->ndone <= SEED_RANDOM || gb_space_rand(&s->rng) % 5 == 0) {
+        if (s->ndone <= s->seeded + SEED_RANDOM || gb_space_rand(&s->rng) % 5 == 0) {
             gb_space_random(s->space, &s->rng, p);
         } else {
             /* tournament of two among the POOL fastest (s->done kept sorted) */
@@ -373,7 +394,9 @@ int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tun
     s->rng = (cfg->seed ^ (unsigned)(M * 2654435761u) ^ (unsigned)(K * 40503u + N)) | 1u;
 
     gb_sched_set_compile_timeout(COMPILE_LIMIT_MS);
+    gb_sched_set_compile_stop(stop);
     rc = run_steps(s, err, errlen);
+    gb_sched_set_compile_stop(NULL);
     gb_sched_set_compile_timeout(0);
     out->seconds = gb_now() - s->started;
     gb_workspace_free(&s->w);
