@@ -29,6 +29,8 @@ typedef struct plan {
     int init_at;            /* position of the outermost k loop: C's init */
     int run_at;             /* the run of k loops kept in a register, or -1 */
     int vec_width;          /* the register vector's lanes, or 0 (no register vector) */
+    int no_jam;             /* a k loop holds the spatial loop holding the run:
+                             * GCC's unroll-and-jam is kept off (plan.c) */
     long tile_h, tile_w;    /* cache_write's tile */
     int npack[2];           /* pack A, B: their dimensions (unsplit loops), outer first */
     int pack_dim[2][MAXL];
