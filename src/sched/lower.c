@@ -537,6 +537,13 @@ char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol)
         put(&b, "#define gb_v%d_store(p, v) __builtin_memcpy((p), &(v), sizeof(v))\n#endif\n",
             w);
     }
+    /* The plan's no_jam: GCC's unroll-and-jam off for this kernel alone
+     * (the outlined parallel regions inherit it; the code is that of
+     * -fno-loop-unroll-and-jam on the command line).  GCC only: clang runs
+     * no unroll-and-jam by default. */
+    if (pl->no_jam)
+        put(&b, "#if defined(__GNUC__) && !defined(__clang__)\n"
+                "__attribute__((optimize(\"no-loop-unroll-and-jam\")))\n#endif\n");
     put(&b,
         "int %s(int M, int N, int K, const float *restrict A, int lda, const float *restrict "
         "B, int ldb, float *restrict C, int ldc, const gb_ctx *ctx)\n{\n",

@@ -154,6 +154,21 @@ void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
         pl->rows = 1;
     }
 
+    /* No unroll-and-jam where a k loop directly holds the spatial loop that
+     * holds the register run (tvm_cache_write: ko, mi, then the run of ki).
+     * Jamming two k steps into each run makes the chain of dependent FMAs
+     * of each sum twice as long per iteration of the spatial loop, to save
+     * one load and store of it: the jammed ko ran 1.08-1.19x the
+     * hand-written twin (which GCC does not jam) at mlp_expand M=256 on one
+     * thread, and 1.00 unjammed; at qkv M=128, mlp_reduce M=256 and
+     * mlp_expand M=64 unjammed ran 0.88-0.97x jammed.  Elsewhere jamming
+     * stays: where the sum is in memory (k4..k64, vec_j: k1 into the omp
+     * simd j loop) it saves half the loads and stores of C, and those ran
+     * 1.2-1.4x slower without it.  A jam of a spatial loop into another
+     * spatial loop puts independent sums side by side. */
+    pl->no_jam = pl->run_at >= 2 && s->loops[pl->order[pl->run_at - 1]].axis != GB_AXIS_K &&
+                 s->loops[pl->order[pl->run_at - 2]].axis == GB_AXIS_K;
+
     pl->tile_h = pl->tile_w = 1;
     if (s->cache_write >= 0)
         for (int l = 0; l < s->nloops; l++)

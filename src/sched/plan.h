@@ -37,6 +37,8 @@ typedef struct plan {
     int rows_loop;          /* an i loop between the run and the vectorized loop whose
                                rows' sums the run holds together, or -1 */
     int rows;               /* its extent (the rows held), or 1 */
+    int no_jam;             /* a k loop holds the spatial loop holding the run:
+                             * GCC's unroll-and-jam is kept off (plan.c) */
     long tile_h, tile_w;    /* cache_write's tile */
     int npack[2];           /* pack A, B: their dimensions (unsplit loops), outer first */
     int pack_dim[2][MAXL];

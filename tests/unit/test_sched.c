@@ -5,6 +5,7 @@
 #include "sched_lang.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static gb_sched_text text_buf;
@@ -197,4 +198,63 @@ TEST(sched_checks_the_tutorials_nest)
     }
     /* B packed as pb[no][ko][ki][ni]: 4 x 2 x 4 x 32 floats */
     CHECK(gb_sched_scratch_floats(&sh, 2) == 4 * 2 * 4 * 32);
+}
+
+/* Lowers text for M = K = 64 and N: the C (the caller frees it), or NULL. */
+static char *lowered(const char *text, int N)
+{
+    char err[512];
+    gb_sched_shape sh;
+    gb_params none = { 0 };
+
+    if (check_text(text, err, sizeof err) != 0 ||
+        gb_sched_resolve(&nest_buf, &none, 64, N, 64, &sh, err, sizeof err) != 0)
+        return NULL;
+    return gb_sched_lower(&sh, "gb_k");
+}
+
+/* GCC's unroll-and-jam is off for a kernel exactly where a k loop directly
+ * holds the spatial loop that holds the register run (the cache_write
+ * step: jamming ko into mi ran 1.08-1.19x the hand-written twin at
+ * mlp_expand M=256, one thread); elsewhere it stays (the sum in memory, as
+ * k8's: it halves the loads and stores of C, 1.2-1.4x faster).  On the
+ * kernel, GCC only. */
+TEST(sched_lowered_c_turns_off_unroll_and_jam_where_it_lengthens_a_run)
+{
+    static const char *attr = "#if defined(__GNUC__) && !defined(__clang__)\n"
+                              "__attribute__((optimize(\"no-loop-unroll-and-jam\")))\n#endif\n"
+                              "int gb_k(";
+    static const struct {
+        const char *text;
+        int N, no_jam;
+    } cases[] = {
+        /* the tutorial's cache_write step: ko holds mi, mi the run of ki */
+        { "tile i j 32 32 -> mo no mi ni\nsplit k 4 -> ko ki\nreorder mo no ko mi ki ni\n"
+          "vectorize ni\nunroll ki\npack B at root\ncache_write C at no\n", 64, 1 },
+        /* a scalar run: ko holds j, j the run of ki */
+        { "split k 4 -> ko ki\nreorder i ko j ki\n", 64, 1 },
+        /* a spatial loop, i, between ko and j */
+        { "split k 4 -> ko ki\nreorder ko i j ki\n", 64, 0 },
+        /* the sum in memory (96 lanes are no register vector): the jam stays */
+        { "split k 4 -> ko ki\nreorder ko i ki j\nvectorize j\n", 96, 0 },
+        /* the same nest at 64 lanes: a register run */
+        { "split k 4 -> ko ki\nreorder ko i ki j\nvectorize j\n", 64, 1 },
+        /* k8: the run holds both k loops, none is outside it */
+        { "split k 8 -> k0 k1\nvectorize j\n", 64, 0 },
+    };
+
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *src = lowered(cases[c].text, cases[c].N);
+        CHECK(src != NULL);
+        if (src == NULL)
+            continue;
+        const char *at = strstr(src, attr);
+        if ((at != NULL) != cases[c].no_jam)
+            gb_test_fail(__FILE__, __LINE__, cases[c].text);
+        int seen = 0; /* once at most, on the kernel */
+        for (const char *u = strstr(src, "unroll-and-jam"); u; u = strstr(u + 1, "unroll-and-jam"))
+            seen++;
+        CHECK_EQ_INT(seen, cases[c].no_jam);
+        free(src);
+    }
 }
