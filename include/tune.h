@@ -74,6 +74,7 @@ typedef struct gb_space_outcome {
     double compile_s, measure_s;  /* the compiler's wall time; the harness's, less it */
     double seconds;
     int interrupted;
+    int rule_won;                 /* no finalist beat rule_based (text is "") */
     char why[512];                /* the first failure or wrong result, for the message */
 } gb_space_outcome;
 
@@ -83,7 +84,8 @@ typedef struct gb_space_outcome {
  * verified and measured with the harness; illegal points are counted and
  * skipped before any compiler runs.  The three fastest are measured again
  * interleaved with rule_based over three rounds; the winner is the fastest
- * median of round medians.  cfg->seed makes it repeatable.  0 (out->
+ * median of round medians, and rule_based itself (rule_won, an empty text)
+ * when no finalist beats it there.  cfg->seed makes it repeatable.  0 (out->
  * interrupted set when *stop was raised), or -1 with err. */
 int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tune_cfg *cfg,
                         volatile sig_atomic_t *stop,

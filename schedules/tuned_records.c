@@ -214,9 +214,11 @@ static int schedule_from_json(const cJSON *item, gb_tuned_record *r, char *why, 
                  GB_SPACE_MAX_TEXT);
         return -1;
     }
-    if (gb_sched_parse("schedule", text->valuestring, strlen(text->valuestring), &stmts, err,
-                       sizeof err) != 0 ||
-        gb_sched_check(&stmts, &nest, err, sizeof err) != 0) {
+    /* "" is rule_based's win: nothing to check. */
+    if (text->valuestring[0] != '\0' &&
+        (gb_sched_parse("schedule", text->valuestring, strlen(text->valuestring), &stmts, err,
+                        sizeof err) != 0 ||
+         gb_sched_check(&stmts, &nest, err, sizeof err) != 0)) {
         snprintf(why, whylen, "%s", err);
         return -1;
     }

@@ -5,7 +5,8 @@
  * For a shape, in this order: the record for this very shape, machine and
  * thread count; else the record of the nearest searched shape (same layer and
  * closest M first), its schedule compiled for this shape; else rule_based
- * with its own rules.  The choice is reported as effective_params.source, as
+ * with its own rules.  A record with an empty schedule says that rule_based
+ * beat every schedule the search found: rule_based runs.  The choice is reported as effective_params.source, as
  * `tuned` reports it, and a result of a record carries the schedule's JSON
  * object (its text and sha256), so that compare and ab never pair two
  * different schedules under this one name.  The text was checked when the
@@ -93,7 +94,7 @@ static void note(int M, int N, int K, int threads, gb_tuned_source source,
     if (p == NULL)
         return;
     free(p->text);
-    p->text = rec ? strdup(rec->schedule) : NULL;
+    p->text = rec && rec->schedule[0] ? strdup(rec->schedule) : NULL;
     p->source = source;
     p->from_m = rec ? rec->M : 0;
     snprintf(p->space, sizeof p->space, "%s", rec && rec->space ? rec->space : "");
@@ -133,7 +134,7 @@ static int tuned_sched_prepare(int M, int N, int K, const float *B, int ldb, con
 
     if (st == NULL)
         return -1;
-    if (rec != NULL) {
+    if (rec != NULL && rec->schedule[0] != '\0') {
         if (nest_of(rec, &nest, why, sizeof why) != 0 ||
             gb_sched_state_make(&nest, &none, M, N, K, ctx->nthreads, &st->state, &build, why,
                                 sizeof why) != 0) {
@@ -153,7 +154,7 @@ static int tuned_sched_prepare(int M, int N, int K, const float *B, int ldb, con
             free(st);
             return -1;
         }
-        note(M, N, K, ctx->nthreads, source, NULL, NULL);
+        note(M, N, K, ctx->nthreads, source, rec, NULL); /* rec: rule_based's win, or NULL */
     }
     *state = st;
     return 0;
@@ -220,6 +221,16 @@ static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ct
             rec->M, rec->K, rec->N, gb_tuned_path(), rec->space && rec->space[0] ? rec->space
                                                                                   : "?",
             rec->tuned_at, rec->median_us, rec->rule_median_us);
+    if (rec->schedule[0] == '\0') {
+        fprintf(out, "  rule_based won that search (no schedule beat it when measured again): "
+                "rule_based with its own rules\n");
+        return;
+    }
+    if (rec->schedule[0] == '\0') {
+        fprintf(out, "  rule_based won that search (no schedule beat it when measured again): "
+                "rule_based with its own rules\n");
+        return;
+    }
     if (nest_of(rec, &nest, why, sizeof why) != 0 ||
         gb_sched_resolve(&nest, &none, M, N, K, &sh, why, sizeof why) != 0) {
         fprintf(out, "  %s\n", why);

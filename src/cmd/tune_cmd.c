@@ -372,12 +372,14 @@ static int search_shape(const tune_job *job, gb_tuned_set *set, const char *fing
     else if (res.failed > 0 && !job->quiet)
         fprintf(stderr, "gemmbench: tune: note: %d candidate(s) could not run; the first: %s\n",
                 res.failed, res.why);
-    if (res.text[0] == '\0')
+    if (res.text[0] == '\0' && !res.rule_won)
         return res.wrong > 0 ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
     printf("%-11s %5d %5d %5d %11.1f %11.1f %6.3f %7d %7d %7d %8.1f %8.1f %s\n", sh->kernel,
            sh->M, sh->K, sh->N, res.rule_us, res.best_us, res.best_us / res.rule_us, res.trials,
            res.illegal, res.compiled, res.compile_s, res.measure_s,
-           res.interrupted ? "  (interrupted: the fastest so far, unconfirmed)" : "");
+           res.interrupted ? "  (interrupted: the fastest so far, unconfirmed)"
+           : res.rule_won  ? "  (rule_based kept: no schedule beat it when measured again)"
+                           : "");
     fflush(stdout);
 
     memset(&rec, 0, sizeof rec);

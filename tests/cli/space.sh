@@ -53,6 +53,18 @@ GEMMBENCH_RECORDS=$WORK/none.json expect_exit space_no_record 0 "$G" --variant t
 expect_grep space_no_record_label "^tuned_sched(rule) " "$WORK/out"
 expect_true space_no_record_no_schedule python3 -c "import json,sys; r=json.load(open('$WORK/n.json'))['results'][0]; sys.exit('schedule' in r)"
 
+# A record with an empty schedule: rule_based won that search; it runs.
+python3 - "$WORK/rec.json" "$WORK/won.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["records"][0]["schedule"] = ""
+json.dump(d, open(sys.argv[2], "w"))
+PY
+GEMMBENCH_RECORDS=$WORK/won.json expect_exit space_rule_won 0 "$G" --variant tuned_sched --shape 20x33x17 --threads 1 --reps 2 --quiet -o "$WORK/w.json"
+expect_true space_rule_won_record python3 -c "import json,sys; r=json.load(open('$WORK/w.json'))['results'][0]; sys.exit(not (r['effective_params']['source'] == 'record' and 'schedule' not in r and r['check'] == 'pass'))"
+GEMMBENCH_RECORDS=$WORK/won.json expect_exit space_rule_won_explain 0 "$G" --variant tuned_sched --shape 20x33x17 --threads 1 --explain
+expect_grep space_rule_won_says "rule_based won that search" "$WORK/out"
+
 # A record whose schedule the checker refuses is skipped, kept in the file,
 # and never compiled: the rules run.
 python3 - "$WORK/rec.json" "$WORK/bad.json" <<'PY'
