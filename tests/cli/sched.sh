@@ -119,7 +119,7 @@ expect_grep sched_tune_row '^custom  *33  *17  *7 .*  bn=\(8\|16\)$' "$WORK/out"
 [ ! -e "$WORK/rec.json" ] && echo "ok sched_tune_writes_no_record" ||
     echo "FAIL sched_tune_writes_no_record: $WORK/rec.json was written"
 expect_exit sched_tune_not_with_variant 2 "$G" tune --schedule "$WORK/tb.sched" --variant packed
-expect_grep sched_tune_not_with_variant_says 'give --variant or --schedule, not both' "$WORK/err"
+expect_grep sched_tune_not_with_variant_says 'give one of --variant, --schedule and --space' "$WORK/err"
 printf 'split j 8 -> jo ji\nvectorize ji\n' >"$WORK/np.sched"
 expect_exit sched_tune_nothing_to_search 2 "$G" tune --schedule "$WORK/np.sched" --shape 9x9x9
 expect_grep sched_tune_nothing_to_search_says 'np.sched: no param with an `in` set' "$WORK/err"
