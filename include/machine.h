@@ -55,6 +55,22 @@ typedef struct gb_slurm {
                               * capped by the affinity mask; 0 unknown */
 } gb_slurm;
 
+/* How packed reads B whose rows are a page or more apart, calibrated on the
+ * machine per thread count (src/measure/calibrate.c, include/calibrate.h). */
+enum { GB_BREAD_IN_PLACE = 0, GB_BREAD_COPIED, GB_BREAD_CHOICES };
+/* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
+#define GB_MAX_CALIBRATIONS 64
+
+typedef struct gb_calibration {
+    int threads;
+    int b_read;              /* GB_BREAD_IN_PLACE or GB_BREAD_COPIED */
+    double ratio;            /* time in place / time copied, median of the rounds'
+                              * ratios; 0: not measured (forced or default) */
+    double ratio_p10, ratio_p90;
+    int rounds;
+    char source[16];         /* "measured", "cached", "forced", "default" */
+} gb_calibration;
+
 typedef struct gb_machine {
     char hostname[256];
     char cpu_model[256];
@@ -71,6 +87,10 @@ typedef struct gb_machine {
     gb_topology topo;       /* hwloc's view; topo.available 0 without it */
     gb_bandwidth bw;        /* measured bandwidths (src/measure/bandwidth.md); bw.measured 0: none */
     gb_slurm slurm;         /* slurm.present 0: not run by Slurm */
+    /* packed's calibration at each thread count the run measures packed
+     * at (ncalib 0: none; include/calibrate.h) */
+    gb_calibration calib[GB_MAX_CALIBRATIONS];
+    int ncalib;
 } gb_machine;
 
 /* Reads hostname, CPU, ISA, caches and affinity.  Never fails: unknown

@@ -55,6 +55,7 @@
  * split.
  */
 #include "gemmbench.h"
+#include "calibrate.h"
 #include "machine.h"
 #include "packed_plan.h"
 
@@ -269,6 +270,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
     p->bpf = (int)gb_param_get(ctx->params, "bpf", -1);
+    p->b_read = -1;
 
     /* B in place when its rows are closer than a page, else fused: in place
      * for the first A micro-panel's pass, which copies it for the others
@@ -281,8 +283,16 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         p->b_mode = (int)gb_param_get(ctx->params, "bpack", -1);
     else if ((long)N * (long)sizeof(float) < PAGE_BYTES)
         p->b_mode = B_IN_PLACE;
-    else
-        p->b_mode = fused_cuts_kc(M, K, p) ? B_PANEL_FUSED : B_FUSED;
+    else {
+        /* Rows a page or more apart: what reading them in place costs is
+         * this machine's (calibrate.h), unless --param bread says. */
+        p->b_read_param = gb_param_get(ctx->params, "bread", -1) >= 0;
+        gb_calibration_lookup(&machine, ctx->nthreads > 0 ? ctx->nthreads : 1, &p->calib);
+        p->b_read = p->b_read_param ? (int)gb_param_get(ctx->params, "bread", -1)
+                                    : p->calib.b_read;
+        p->b_mode = p->b_read == GB_BREAD_COPIED || fused_cuts_kc(M, K, p) ? B_PANEL_FUSED
+                                                                           : B_FUSED;
+    }
     /* B fused is jr outer by construction: the first A micro-panel's pass
      * copies the B micro-panel the later ones read; panel fused is ir outer:
      * the first A micro-panel's pass over the block copies all of it. */
@@ -376,6 +386,9 @@ void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effect
     /* Dense B (rows N floats apart), in the modes that read it in place. */
     if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED)
         gb_param_set(effective, "bpf", packed_b_prefetch_rows(p, N));
+    /* B's rows a page or more apart: read in place or copied, as decided. */
+    if (p->b_read >= 0)
+        gb_param_set(effective, "bread", p->b_read);
     /* B fused: 1 when the first pass copies B for the others, 0 copy-free. */
     if (p->b_mode == B_FUSED)
         gb_param_set(effective, "bcopy", fused_copies(p, passes_per_block(p, M)));
@@ -413,6 +426,15 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                     gb_param_get(ctx->params, "loop", -1) >= 0
                 ? " (--param)"
                 : "");
+    if (p.b_read >= 0) {
+        char why[512];
+        gb_calibration_describe(&p.calib, why, sizeof why);
+        if (p.b_read_param)
+            fprintf(out, "  B read        %s (--param; this machine's calibration: %s)\n",
+                    gb_bread_names[p.b_read], why);
+        else
+            fprintf(out, "  B read        %s\n", why);
+    }
     if (p.b_mode == B_FUSED) {
         const int passes = passes_per_block(&p, M);
         fprintf(out, "  B copy        %s (%d A micro-panel%s per B micro-panel; copied from %d "
@@ -498,12 +520,16 @@ const gb_param_spec packed_params[] = {
                                     "(read in place; copied by the first pass when 5 or more A "
                                     "micro-panels read it, on AVX-512; jr outer) "
                                     "or panel_fused (likewise into a packed block, ir outer); "
-                                    "default: in place when N*4 < 4096, else fused, or "
-                                    "panel_fused when fused would cut kc; prepacked is "
-                                    "--prepack's" },
+                                    "default: in place when N*4 < 4096, else as bread "
+                                    "says; prepacked is --prepack's" },
     { "bpf", 0, 64, NULL, "rows ahead the kernel prefetches B where it reads B in place, 0: "
                           "none ahead (default: from L1d's ways and B's row stride, at most "
                           "16)" },
+    { "bread", 0, 0, gb_bread_names, "B with rows a page or more apart (N*4 >= 4096), per "
+                                     "call: in_place (fused, or panel_fused where fused would "
+                                     "cut kc) or copied (panel_fused at every M: ir outer, B "
+                                     "copied by the first A micro-panel's pass); default: this "
+                                     "machine's calibration (gemmbench info)" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
                                     "fused: each micro-panel packed on first use (default: in "
                                     "place when K*4 < 4096 or L1d has the ways for MR rows "

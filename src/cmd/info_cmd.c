@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "bandwidth.h"
+#include "calibrate.h"
 #include "variants.h"
 #include "peak.h"
 #include "machine.h"
@@ -111,6 +112,21 @@ int gb_cmd_info(int argc, char **argv)
     gb_machine_print(stdout, &m);
     print_libraries(stdout);
     gb_peak_info(stdout, &m);
+    /* The calibration at the peak's two counts: one thread and all. */
+    for (int all = 0; all < 2; all++) {
+        const int threads = all ? m.affinity_cpus : 1;
+        gb_calibration c;
+        char why[512];
+        int rc;
+        if (all && threads <= 1)
+            break;
+        rc = gb_calibration_ensure(&m, threads, 1, &c, err, sizeof err);
+        if (rc != 0)
+            return gb_fail(rc == -1 ? GB_EXIT_USAGE : GB_EXIT_IO, "info", "%s", err);
+        gb_calibration_describe(&c, why, sizeof why);
+        printf("calibration    packed at %d thread%s, B rows a page or more apart: %s\n",
+               threads, threads > 1 ? "s" : "", why);
+    }
     fflush(stdout);
     if (gb_machine_measure_bandwidth(&m, m.affinity_cpus, err, sizeof err) != 0)
         return gb_fail(GB_EXIT_IO, "info", "%s", err);

@@ -1,6 +1,7 @@
 /* output.c - rows for the terminal and documents for the file. */
 #define _GNU_SOURCE
 #include "output.h"
+#include "calibrate.h"
 #include "roof.h"
 
 #include <errno.h>
@@ -136,6 +137,31 @@ static cJSON *slurm_json(const gb_slurm *s)
     return o;
 }
 
+/* packed's calibration per thread count (results/FORMAT.md). */
+static cJSON *calibration_json(const gb_machine *m)
+{
+    cJSON *list = cJSON_CreateArray();
+
+    for (int i = 0; list != NULL && i < m->ncalib; i++) {
+        const gb_calibration *c = &m->calib[i];
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL)
+            continue;
+        cJSON_AddNumberToObject(o, "threads", c->threads);
+        cJSON_AddStringToObject(o, "b_read", gb_bread_names[c->b_read]);
+        cJSON_AddStringToObject(o, "source", c->source);
+        if (c->ratio > 0.0) {
+            cJSON_AddNumberToObject(o, "ratio", c->ratio);
+            cJSON_AddNumberToObject(o, "ratio_p10", c->ratio_p10);
+            cJSON_AddNumberToObject(o, "ratio_p90", c->ratio_p90);
+            cJSON_AddNumberToObject(o, "rounds", c->rounds);
+            cJSON_AddStringToObject(o, "shapes", gb_calibration_shapes);
+        }
+        cJSON_AddItemToArray(list, o);
+    }
+    return list;
+}
+
 static cJSON *machine_json(const gb_machine *m)
 {
     cJSON *o = cJSON_CreateObject(), *isa, *caches;
@@ -177,6 +203,8 @@ static cJSON *machine_json(const gb_machine *m)
         cJSON_AddItemToObject(o, "bandwidth", bandwidth_json(&m->bw));
     if (m->slurm.present)
         cJSON_AddItemToObject(o, "slurm", slurm_json(&m->slurm));
+    if (m->ncalib > 0)
+        cJSON_AddItemToObject(o, "calibration", calibration_json(m));
     return o;
 }
 
