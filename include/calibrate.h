@@ -63,6 +63,10 @@ void gb_calibration_lookup(const gb_machine *m, int threads, gb_calibration *out
 int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibration *out,
                           char *err, size_t errlen);
 
+/* 0, or -1 with err when GEMMBENCH_CALIBRATE has a value it does not take
+ * (checked before anything is measured). */
+int gb_calibration_mode_check(char *err, size_t errlen);
+
 /* One line without a newline: the choice and its reason ("copied: in place
  * took 1.42x the time (median of 9 rounds, 1.30-1.51), measured"). */
 void gb_calibration_describe(const gb_calibration *c, char *buf, size_t len);

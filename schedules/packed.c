@@ -26,9 +26,23 @@
  * Regimes for B, the big operand at BERT's shapes (K x N against M x K with
  * M <= 384).  No regime packs B in a pass of its own: at small M such a pass
  * (read B, write the copy, read the copy) costs as much as the FMAs, and at
- * every M it is a pass with nothing to hide behind.  The rule reads B's row
- * stride (N floats in a dense B) against the page size, the unit a VIPT L1
- * is indexed in (an L1 way is at most a page), so it holds on any machine:
+ * every M it is a pass with nothing to hide behind.  What decides each
+ * choice:
+ *   - B's row stride (N floats in a dense B) against the page size, the
+ *     unit a VIPT L1 is indexed in (an L1 way is at most a page): rows
+ *     closer than a page are read in place on any machine (a documented
+ *     property: their lines fall into different L1 sets);
+ *   - rows a page or more apart: what reading them in place costs depends
+ *     on the core's prefetchers and TLB, which no machine report gives, so
+ *     it is calibrated on the machine (src/measure/calibrate.c, cached per
+ *     machine and thread count, --param bread overrides): in place (fused,
+ *     or panel fused where fused would cut kc) unless B read in place
+ *     measured more than 10 % slower than B copied, and then copied (panel
+ *     fused at every M, the pre-packed layout and loop order);
+ *   - the prefetch distance, the L1d's ways and B's stride (packed_plan.c);
+ *     A in place or packed, A's stride and the L1d's ways (below); which
+ *     inner loop is outer, the B regime (below).
+ * The regimes:
  *   - in place (rows under a page apart, e.g. N = 768): jr outside ir.  The
  *     kernel reads a B micro-panel where it is (rows ldb apart, software
  *     prefetched: not every hardware prefetcher follows a row stride; the
@@ -50,7 +64,8 @@
  *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
  *   - panel fused (rows a page or more apart, and all M rows of an A block
  *     at L1's kc would not fit mc's share of L2, so that fused would have
- *     to cut kc): ir outer, B in blocks (kc x nc in L2) as when packed, but
+ *     to cut kc; or, at every M, where the calibration found B read in
+ *     place slower): ir outer, B in blocks (kc x nc in L2) as when packed, but
  *     no packing pass: the first A micro-panel's pass over a block reads B
  *     in place (prefetched) and its kernel stores each B micro-panel into
  *     the packed block, which the other A micro-panels read from L2.  The

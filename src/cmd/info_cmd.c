@@ -108,6 +108,8 @@ int gb_cmd_info(int argc, char **argv)
         return gb_help_command("info", GB_CMD_INFO, info_intro, "");
     if (first < argc - 1)
         return gb_usage("info", "info takes no arguments");
+    if (gb_calibration_mode_check(err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, "info", "%s", err);
     gb_machine_detect(&m);
     gb_machine_print(stdout, &m);
     print_libraries(stdout);

@@ -573,6 +573,11 @@ int gb_cmd_run(int argc, char **argv)
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     }
+    for (int v = 0; v < sel.nvariants; v++)
+        if (gb_calibration_needed(sel.variants[v]) && gb_calibration_mode_check(err, sizeof err)) {
+            gb_selection_free(&sel);
+            return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+        }
     /* The OpenMP runtime read OMP_PROC_BIND and OMP_PLACES when it was
      * loaded: --bind sets them and starts this program again. */
     if (gb_bind_apply(o.bind, argv) != 0)

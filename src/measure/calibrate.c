@@ -340,6 +340,15 @@ static int calibrate_mode(void)
     return bread_index(mode) >= 0 ? bread_index(mode) : -2;
 }
 
+int gb_calibration_mode_check(char *err, size_t errlen)
+{
+    if (calibrate_mode() != -2)
+        return 0;
+    snprintf(err, errlen, "GEMMBENCH_CALIBRATE=%.64s: takes quick, in_place or copied",
+             getenv("GEMMBENCH_CALIBRATE"));
+    return -1;
+}
+
 static void set_without_measuring(gb_calibration *out, int threads, int b_read,
                                   const char *source)
 {
@@ -371,11 +380,8 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
     char key[1024], path[4200], why[512], line[256];
     int rc;
 
-    if (mode == -2) {
-        snprintf(err, errlen, "GEMMBENCH_CALIBRATE=%.64s: takes quick, in_place or copied",
-                 getenv("GEMMBENCH_CALIBRATE"));
+    if (gb_calibration_mode_check(err, errlen) != 0)
         return -1;
-    }
     if (mode >= 0 && mode < GB_BREAD_CHOICES) {
         set_without_measuring(out, threads, mode, "forced");
         return 0;
