@@ -5,9 +5,9 @@
  * the user's cache directory beside the compiled schedules, and read back
  * by packed's plan (schedules/packed_plan.c).
  *
- * GEMMBENCH_CALIBRATE: unset, the full measurement (about 0.1-0.5 s);
+ * GEMMBENCH_CALIBRATE: unset, the full measurement (a few hundred ms);
  * "quick", the shortest one (the tests' mode); "in_place" or "copied", the
- * result forced, nothing measured, read or cached.
+ * answer to every question forced, nothing measured, read or cached.
  */
 #ifndef GB_CALIBRATE_H
 #define GB_CALIBRATE_H
@@ -18,8 +18,10 @@
 #include "gemmbench.h"
 #include "machine.h"
 
-/* The b_read names: "in_place", "copied" (packed's --param bread). */
-extern const char *const gb_bread_names[];
+/* The answers' names, "in_place" and "copied" (packed's --param bread and
+ * aread); the questions', "b" and "a" (the JSON's). */
+extern const char *const gb_read_names[];
+extern const char *const gb_calib_question_names[];
 
 /* Whether running v needs the calibration (packed, and what runs packed). */
 int gb_calibration_needed(const gb_variant *v);
@@ -67,11 +69,13 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
  * (checked before anything is measured). */
 int gb_calibration_mode_check(char *err, size_t errlen);
 
-/* One line without a newline: the choice and its reason ("copied: in place
- * took 1.42x the time (median of 9 rounds, 1.30-1.51), measured"). */
-void gb_calibration_describe(const gb_calibration *c, char *buf, size_t len);
+/* One line without a newline: a question's answer and its reason
+ * ("copied: in place took 1.42x the time of copied (median of 7 rounds,
+ * p10-p90 1.30-1.51, on mlp_expand M=16,64 ...), measured"). */
+void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len);
 
-/* The shapes the calibration times, as the description names them. */
-extern const char gb_calibration_shapes[];
+/* The shapes the calibration times for a question, as the description
+ * names them. */
+const char *gb_calibration_shapes(int question);
 
 #endif

@@ -55,20 +55,29 @@ typedef struct gb_slurm {
                               * capped by the affinity mask; 0 unknown */
 } gb_slurm;
 
-/* How packed reads B whose rows are a page or more apart, calibrated on the
- * machine per thread count (src/measure/calibrate.c, include/calibrate.h). */
-enum { GB_BREAD_IN_PLACE = 0, GB_BREAD_COPIED, GB_BREAD_CHOICES };
+/* packed's regime choices calibrated on the machine, per thread count
+ * (src/measure/calibrate.c, include/calibrate.h): how it reads an operand
+ * whose rows are a page or more apart, B (mlp_expand's, N = 3072) and A
+ * (mlp_reduce's, K = 3072); each read in place, or copied (B into the
+ * pre-packed layout by the first A micro-panel's pass, A packed micro-panel
+ * by micro-panel on first use). */
+enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_QUESTIONS };
+enum { GB_READ_IN_PLACE = 0, GB_READ_COPIED, GB_READ_CHOICES };
 /* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
 #define GB_MAX_CALIBRATIONS 64
 
+typedef struct gb_calib_answer {
+    int read;                /* GB_READ_IN_PLACE or GB_READ_COPIED */
+    double ratio;            /* time in place / time copied, the median round's;
+                              * 0: not measured (forced or default) */
+    double ratio_p10, ratio_p90;
+} gb_calib_answer;
+
 typedef struct gb_calibration {
     int threads;
-    int b_read;              /* GB_BREAD_IN_PLACE or GB_BREAD_COPIED */
-    double ratio;            /* time in place / time copied, median of the rounds'
-                              * ratios; 0: not measured (forced or default) */
-    double ratio_p10, ratio_p90;
-    int rounds;
+    int rounds;              /* 0: not measured */
     char source[16];         /* "measured", "cached", "forced", "default" */
+    gb_calib_answer answer[GB_CALIB_QUESTIONS];
 } gb_calibration;
 
 typedef struct gb_machine {

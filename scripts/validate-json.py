@@ -77,17 +77,21 @@ def calibration_problems(c):
         t = e.get("threads")
         if not (isinstance(t, int) and not isinstance(t, bool) and t >= 1):
             out.append(f"{where}.threads is not a positive whole number")
-        if e.get("b_read") not in ("in_place", "copied"):
-            out.append(f"{where}.b_read is neither in_place nor copied")
         source = e.get("source")
         if source not in ("measured", "cached", "forced", "default"):
             out.append(f"{where}.source is not measured, cached, forced or default")
-        elif source in ("measured", "cached"):
-            r = [e.get(k) for k in ("ratio_p10", "ratio", "ratio_p90")]
-            if not all(isinstance(x, (int, float)) and x > 0 for x in r) or not r[0] <= r[1] <= r[2]:
-                out.append(f"{where}: ratio_p10 <= ratio <= ratio_p90, all positive, does not hold")
-            elif (e["b_read"] == "copied") != (r[1] > 1.10):
-                out.append(f"{where}.b_read is not copied exactly when ratio > 1.10")
+            continue
+        for q in ("b", "a"):
+            a = e.get(q)
+            if not isinstance(a, dict) or a.get("read") not in ("in_place", "copied"):
+                out.append(f"{where}.{q}.read is neither in_place nor copied")
+                continue
+            if source in ("measured", "cached"):
+                r = [a.get(k) for k in ("ratio_p10", "ratio", "ratio_p90")]
+                if not all(isinstance(x, (int, float)) and x > 0 for x in r) or not r[0] <= r[1] <= r[2]:
+                    out.append(f"{where}.{q}: ratio_p10 <= ratio <= ratio_p90, all positive, does not hold")
+                elif (a["read"] == "copied") != (r[1] > 1.10):
+                    out.append(f"{where}.{q}.read is not copied exactly when ratio > 1.10")
     return out
 
 

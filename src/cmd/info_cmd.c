@@ -125,9 +125,11 @@ int gb_cmd_info(int argc, char **argv)
         rc = gb_calibration_ensure(&m, threads, 1, &c, err, sizeof err);
         if (rc != 0)
             return gb_fail(rc == -1 ? GB_EXIT_USAGE : GB_EXIT_IO, "info", "%s", err);
-        gb_calibration_describe(&c, why, sizeof why);
-        printf("calibration    packed at %d thread%s, B rows a page or more apart: %s\n",
-               threads, threads > 1 ? "s" : "", why);
+        for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+            gb_calibration_describe(&c, q, why, sizeof why);
+            printf("calibration    packed at %d thread%s, %s rows a page or more apart: %s\n",
+                   threads, threads > 1 ? "s" : "", q == GB_CALIB_B ? "B" : "A", why);
+        }
     }
     fflush(stdout);
     if (gb_machine_measure_bandwidth(&m, m.affinity_cpus, err, sizeof err) != 0)

@@ -148,14 +148,21 @@ static cJSON *calibration_json(const gb_machine *m)
         if (o == NULL)
             continue;
         cJSON_AddNumberToObject(o, "threads", c->threads);
-        cJSON_AddStringToObject(o, "b_read", gb_bread_names[c->b_read]);
         cJSON_AddStringToObject(o, "source", c->source);
-        if (c->ratio > 0.0) {
-            cJSON_AddNumberToObject(o, "ratio", c->ratio);
-            cJSON_AddNumberToObject(o, "ratio_p10", c->ratio_p10);
-            cJSON_AddNumberToObject(o, "ratio_p90", c->ratio_p90);
+        if (c->rounds > 0)
             cJSON_AddNumberToObject(o, "rounds", c->rounds);
-            cJSON_AddStringToObject(o, "shapes", gb_calibration_shapes);
+        for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+            const gb_calib_answer *a = &c->answer[q];
+            cJSON *ans = cJSON_AddObjectToObject(o, gb_calib_question_names[q]);
+            if (ans == NULL)
+                continue;
+            cJSON_AddStringToObject(ans, "read", gb_read_names[a->read]);
+            if (a->ratio > 0.0) {
+                cJSON_AddNumberToObject(ans, "ratio", a->ratio);
+                cJSON_AddNumberToObject(ans, "ratio_p10", a->ratio_p10);
+                cJSON_AddNumberToObject(ans, "ratio_p90", a->ratio_p90);
+                cJSON_AddStringToObject(ans, "shapes", gb_calibration_shapes(q));
+            }
         }
         cJSON_AddItemToArray(list, o);
     }

@@ -1,9 +1,9 @@
 /*
- * calibrate.c - packed's one regime choice that no machine report decides,
- * measured on the machine: how B is read when its rows are a page or more
- * apart (mlp_expand's B, N = 3072: 12 KiB).
+ * calibrate.c - packed's regime choices that no machine report decides,
+ * measured on the machine: how it reads an operand whose rows are a page
+ * or more apart.
  *
- * Two regimes (schedules/packed.c's header describes both):
+ * B (mlp_expand's, N = 3072, rows 12 KiB apart):
  *   in place - jr outside ir: every A micro-panel's pass reads the B
  *              micro-panel where it is, software-prefetched (B fused; from
  *              5 A micro-panels up the first pass copies it for the
@@ -12,21 +12,25 @@
  *              the first A micro-panel's pass over a block reads B in place
  *              and copies it there, the others read the copy (panel fused
  *              at every M).
- * Which costs less depends on what reading rows 12 KiB apart costs the
- * core: its prefetchers, its TLB, how its L1d sets fill, none of which
- * sysfs reports.  On an AMD EPYC guest in place was 0.68x the time of
- * copied at M = 16; on an Intel Xeon of the same kind of guest, B read in
- * place cost 1.7-2x what the same kernel took on packed B.  So it is
- * measured, not derived.
+ * A (mlp_reduce's, K = 3072): in place (the kernel broadcasts from MR rows
+ * 12 KiB apart) or copied (each micro-panel packed on its first use, A
+ * fused).
+ * Which costs less depends on what reading rows a page apart costs the
+ * core: its prefetchers (none crosses a page), its TLB, how many ways its
+ * L1d really has (a guest's CPUID may report fewer than the host's core),
+ * none of which a machine report settles.  On an AMD EPYC guest reporting
+ * a 32 KiB 8-way L1d, B in place took 0.8x the time of copied and A in
+ * place 0.96x; on an Intel Xeon guest, B read in place cost 1.7-2x what the
+ * same kernel took on packed B.  So both are measured, not derived.
  *
- * The measurement: mlp_expand at M = 16 (2 A micro-panels on AVX-512:
- * every pass reads B in place) and M = 64 (8: the first pass copies), each
- * regime timed by the harness (gb_measure: CALIB_WARMUP warm-up calls, then
- * the median of CALIB_REPS timed calls) in CALIB_ROUNDS rounds, the two
- * regimes in alternating order; a round's ratio is the geometric mean over
+ * The measurement, per question: two of the BERT shapes that ask it (M =
+ * 16, where every pass reads the operand in place, and M = 64), each answer
+ * timed by the harness (gb_measure: CALIB_WARMUP warm-up calls, then the
+ * fastest of CALIB_REPS timed calls) in CALIB_ROUNDS rounds, the two
+ * answers in alternating order; a round's ratio is the geometric mean over
  * the two shapes of in place / copied.  Copied is chosen when the median
- * round's ratio exceeds CALIB_COPIED_RATIO.  A few hundred ms at most,
- * before any timed call of a run.
+ * round's ratio exceeds CALIB_COPIED_RATIO.  A few hundred ms, before any
+ * timed call of a run.
  *
  * The cache: one small JSON file per key (CPU model, ISA, caches, thread
  * count, method version), named after the key's hash, in the schedule
@@ -55,29 +59,40 @@ extern const gb_variant gb_variant_packed;
 
 /* Bump when what is measured, or how it decides, changes: older files are
  * then refused and measured again. */
-#define CALIB_METHOD 1
-#define CALIB_SCHEMA "gemmbench-calibration/1"
-#define CALIB_ROUNDS 9
+#define CALIB_METHOD 2
+#define CALIB_SCHEMA "gemmbench-calibration/2"
+#define CALIB_ROUNDS 7
 #define CALIB_ROUNDS_QUICK 3
 #define CALIB_WARMUP 1
-#define CALIB_REPS 5
+#define CALIB_REPS 4
 #define CALIB_REPS_QUICK 2
 /* Copied only when in place measured more than 10 % slower: closer than
  * that the two are one regime on a shared machine (on the AMD EPYC guest
- * the median of 9 rounds moved between 0.78 and 1.05 from one calibration
- * to the next, the rounds' p10-p90 spanning 0.5-1.3 under load), and in
- * place is the one that copies nothing. */
+ * B's median round moved between 0.78 and 1.05 from one calibration to
+ * the next, the rounds' p10-p90 spanning 0.5-1.3 under load), and in place
+ * is the one that copies nothing. */
 #define CALIB_COPIED_RATIO 1.10
 /* A calibration file is a few hundred bytes; more is not one. */
 #define CALIB_MAX_FILE 65536
 
-const char *const gb_bread_names[] = { "in_place", "copied", NULL };
-const char gb_calibration_shapes[] = "mlp_expand M=16,64 (K 768, N 3072)";
+const char *const gb_read_names[] = { "in_place", "copied", NULL };
+const char *const gb_calib_question_names[] = { "b", "a", NULL };
 
+/* Per question: the shapes it times, the --param that answers it. */
 static const struct {
-    int M, K, N;
-} calib_shapes[] = { { 16, 768, 3072 }, { 64, 768, 3072 } };
-#define CALIB_NSHAPES (sizeof calib_shapes / sizeof calib_shapes[0])
+    int M[2], K, N;
+    const char *param;
+    const char *shapes;
+} questions[GB_CALIB_QUESTIONS] = {
+    [GB_CALIB_B] = { { 16, 64 }, 768, 3072, "bread", "mlp_expand M=16,64 (K 768, N 3072)" },
+    [GB_CALIB_A] = { { 16, 64 }, 3072, 768, "aread", "mlp_reduce M=16,64 (K 3072, N 768)" },
+};
+#define CALIB_NSHAPES 2
+
+const char *gb_calibration_shapes(int question)
+{
+    return questions[question].shapes;
+}
 
 int gb_calibration_needed(const gb_variant *v)
 {
@@ -118,10 +133,10 @@ int gb_calibration_path(const char *key, char *path, size_t len, char *err, size
     return 0;
 }
 
-static int bread_index(const char *name)
+static int read_index(const char *name)
 {
-    for (int i = 0; gb_bread_names[i]; i++)
-        if (strcmp(gb_bread_names[i], name) == 0)
+    for (int i = 0; gb_read_names[i]; i++)
+        if (strcmp(gb_read_names[i], name) == 0)
             return i;
     return -1;
 }
@@ -164,13 +179,27 @@ static int positive_number(const cJSON *doc, const char *name, double *out)
     return 0;
 }
 
+/* The answer to one question from its object in a file: 0, or -1. */
+static int answer_from_json(const cJSON *o, gb_calib_answer *a)
+{
+    const cJSON *read = cJSON_GetObjectItemCaseSensitive(o, "read");
+
+    if (!cJSON_IsObject(o) || !cJSON_IsString(read) || read_index(read->valuestring) < 0 ||
+        positive_number(o, "ratio", &a->ratio) != 0 ||
+        positive_number(o, "ratio_p10", &a->ratio_p10) != 0 ||
+        positive_number(o, "ratio_p90", &a->ratio_p90) != 0)
+        return -1;
+    a->read = read_index(read->valuestring);
+    return 0;
+}
+
 int gb_calibration_load(const char *path, const char *key, gb_calibration *out, char *err,
                         size_t errlen)
 {
     char *text = read_small_file(path);
     cJSON *doc;
-    const cJSON *schema, *file_key, *threads, *b_read, *rounds;
-    int rc = -1;
+    const cJSON *schema, *file_key, *threads, *rounds;
+    int rc = -1, answers = 0;
 
     memset(out, 0, sizeof *out);
     if (text == NULL) {
@@ -189,28 +218,27 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
     schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     file_key = cJSON_GetObjectItemCaseSensitive(doc, "key");
     threads = cJSON_GetObjectItemCaseSensitive(doc, "threads");
-    b_read = cJSON_GetObjectItemCaseSensitive(doc, "b_read");
     rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds");
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
+        answers += answer_from_json(cJSON_GetObjectItemCaseSensitive(
+                                        doc, gb_calib_question_names[q]),
+                                    &out->answer[q]) == 0;
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, CALIB_SCHEMA) != 0) {
         snprintf(err, errlen, "corrupt: schema is not %s", CALIB_SCHEMA);
     } else if (!cJSON_IsString(file_key)) {
         snprintf(err, errlen, "corrupt: no key");
     } else if (strcmp(file_key->valuestring, key) != 0) {
         /* The file name is the key's hash: another key here is another
-         * machine's file copied in, or a method of another version. */
+         * machine's file copied in. */
         snprintf(err, errlen, "stale: measured for %.160s, not this machine and thread count",
                  file_key->valuestring);
     } else if (!cJSON_IsNumber(threads) || threads->valuedouble < 1 ||
-               threads->valuedouble > 1e6 || !cJSON_IsString(b_read) ||
-               bread_index(b_read->valuestring) < 0 || !cJSON_IsNumber(rounds) ||
+               threads->valuedouble > 1e6 || !cJSON_IsNumber(rounds) ||
                rounds->valuedouble < 1 || rounds->valuedouble > 1e6 ||
-               positive_number(doc, "ratio", &out->ratio) != 0 ||
-               positive_number(doc, "ratio_p10", &out->ratio_p10) != 0 ||
-               positive_number(doc, "ratio_p90", &out->ratio_p90) != 0) {
+               answers != GB_CALIB_QUESTIONS) {
         snprintf(err, errlen, "corrupt: a field is missing or out of range");
     } else {
         out->threads = (int)threads->valuedouble;
-        out->b_read = bread_index(b_read->valuestring);
         out->rounds = (int)rounds->valuedouble;
         snprintf(out->source, sizeof out->source, "cached");
         rc = 0;
@@ -238,47 +266,95 @@ int gb_calibration_store(const char *path, const char *key, const gb_calibration
     cJSON_AddStringToObject(doc, "schema", CALIB_SCHEMA);
     cJSON_AddStringToObject(doc, "key", key);
     cJSON_AddNumberToObject(doc, "threads", c->threads);
-    cJSON_AddStringToObject(doc, "b_read", gb_bread_names[c->b_read]);
-    cJSON_AddNumberToObject(doc, "ratio", c->ratio);
-    cJSON_AddNumberToObject(doc, "ratio_p10", c->ratio_p10);
-    cJSON_AddNumberToObject(doc, "ratio_p90", c->ratio_p90);
     cJSON_AddNumberToObject(doc, "rounds", c->rounds);
-    cJSON_AddStringToObject(doc, "shapes", gb_calibration_shapes);
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+        const gb_calib_answer *a = &c->answer[q];
+        cJSON *o = cJSON_AddObjectToObject(doc, gb_calib_question_names[q]);
+        if (o == NULL)
+            continue;
+        cJSON_AddStringToObject(o, "read", gb_read_names[a->read]);
+        cJSON_AddNumberToObject(o, "ratio", a->ratio);
+        cJSON_AddNumberToObject(o, "ratio_p10", a->ratio_p10);
+        cJSON_AddNumberToObject(o, "ratio_p90", a->ratio_p90);
+        cJSON_AddStringToObject(o, "shapes", questions[q].shapes);
+    }
     cJSON_AddStringToObject(doc, "measured", when);
     rc = gb_json_write_atomic(doc, path, 1, err, errlen);
     cJSON_Delete(doc);
     return rc;
 }
 
-/* One round: each shape's median time per regime, in place first on even
- * rounds; the geometric mean over the shapes of in place / copied. */
+/* One round of a question: each shape's fastest call per answer, in place
+ * first on even rounds; the geometric mean over the shapes of in place /
+ * copied. */
 static int measure_round(int round, int threads, gb_workspace *ws, const gb_params *read_as,
                          const gb_measure_cfg *cfg, double *ratio, char *err, size_t errlen)
 {
     volatile sig_atomic_t stop = 0;
     double log_sum = 0.0;
 
-    for (size_t s = 0; s < CALIB_NSHAPES; s++) {
-        double t[GB_BREAD_CHOICES];
-        for (int k = 0; k < GB_BREAD_CHOICES; k++) {
-            const int b = (round + k) % GB_BREAD_CHOICES;
-            gb_result r;
-            if (gb_measure(&gb_variant_packed, &read_as[b], threads, 0, &ws[s], cfg, &stop, &r,
-                           err, errlen) != 0) {
-                gb_result_free(&r);
+    for (int s = 0; s < CALIB_NSHAPES; s++) {
+        double t[GB_READ_CHOICES];
+        for (int k = 0; k < GB_READ_CHOICES; k++) {
+            const int r = (round + k) % GB_READ_CHOICES;
+            gb_result res;
+            if (gb_measure(&gb_variant_packed, &read_as[r], threads, 0, &ws[s], cfg, &stop,
+                           &res, err, errlen) != 0) {
+                gb_result_free(&res);
                 return -1;
             }
-            t[b] = r.stats.median;
-            gb_result_free(&r);
+            /* The fastest call: on a shared machine another process only
+             * ever adds time, so the least is the regime's own. */
+            t[r] = res.stats.min;
+            gb_result_free(&res);
         }
-        if (!(t[GB_BREAD_IN_PLACE] > 0.0) || !(t[GB_BREAD_COPIED] > 0.0)) {
+        if (!(t[GB_READ_IN_PLACE] > 0.0) || !(t[GB_READ_COPIED] > 0.0)) {
             snprintf(err, errlen, "calibration: a call took no measurable time");
             return -1;
         }
-        log_sum += log(t[GB_BREAD_IN_PLACE] / t[GB_BREAD_COPIED]);
+        log_sum += log(t[GB_READ_IN_PLACE] / t[GB_READ_COPIED]);
     }
-    *ratio = exp(log_sum / (double)CALIB_NSHAPES);
+    *ratio = exp(log_sum / CALIB_NSHAPES);
     return 0;
+}
+
+/* One question's rounds into its answer.  0, or -1 with err. */
+static int measure_question(int q, int threads, int rounds, const gb_measure_cfg *cfg,
+                            gb_calib_answer *out, char *err, size_t errlen)
+{
+    gb_workspace ws[CALIB_NSHAPES];
+    gb_params read_as[GB_READ_CHOICES];
+    double ratios[CALIB_ROUNDS];
+    gb_stats st;
+    int rc = -1;
+
+    memset(ws, 0, sizeof ws);
+    for (int r = 0; r < GB_READ_CHOICES; r++) {
+        char text[32];
+        snprintf(text, sizeof text, "%s=%s", questions[q].param, gb_read_names[r]);
+        if (gb_params_parse(&gb_variant_packed, text, &read_as[r], err, errlen) != 0)
+            return -1;
+    }
+    for (int s = 0; s < CALIB_NSHAPES; s++)
+        if (gb_workspace_init(&ws[s], questions[q].M[s], questions[q].K, questions[q].N, err,
+                              errlen) != 0)
+            goto cleanup;
+    for (int r = 0; r < rounds; r++)
+        if (measure_round(r, threads, ws, read_as, cfg, &ratios[r], err, errlen) != 0)
+            goto cleanup;
+    if (stats_compute(ratios, (size_t)rounds, &st) != 0) {
+        snprintf(err, errlen, "calibration: out of memory");
+        goto cleanup;
+    }
+    out->ratio = st.median;
+    out->ratio_p10 = st.p10;
+    out->ratio_p90 = st.p90;
+    out->read = st.median > CALIB_COPIED_RATIO ? GB_READ_COPIED : GB_READ_IN_PLACE;
+    rc = 0;
+cleanup:
+    for (int s = 0; s < CALIB_NSHAPES; s++)
+        gb_workspace_free(&ws[s]);
+    return rc;
 }
 
 int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *err,
@@ -288,47 +364,19 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
     const int reps = quick ? CALIB_REPS_QUICK : CALIB_REPS;
     const gb_measure_cfg cfg = { .warmup = CALIB_WARMUP, .reps = reps, .min_reps = reps,
                                  .max_time = 10.0, .check = 0, .nthreads = threads };
-    gb_workspace ws[CALIB_NSHAPES];
-    gb_params read_as[GB_BREAD_CHOICES];
-    double ratios[CALIB_ROUNDS];
-    gb_stats st;
-    int rc = -1;
 
     memset(out, 0, sizeof *out);
-    memset(ws, 0, sizeof ws);
-    for (int b = 0; b < GB_BREAD_CHOICES; b++) {
-        char text[32];
-        snprintf(text, sizeof text, "bread=%s", gb_bread_names[b]);
-        if (gb_params_parse(&gb_variant_packed, text, &read_as[b], err, errlen) != 0)
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
+        if (measure_question(q, threads, rounds, &cfg, &out->answer[q], err, errlen) != 0)
             return -1;
-    }
-    for (size_t s = 0; s < CALIB_NSHAPES; s++)
-        if (gb_workspace_init(&ws[s], calib_shapes[s].M, calib_shapes[s].K, calib_shapes[s].N,
-                              err, errlen) != 0)
-            goto cleanup;
-    for (int r = 0; r < rounds; r++)
-        if (measure_round(r, threads, ws, read_as, &cfg, &ratios[r], err, errlen) != 0)
-            goto cleanup;
-    if (stats_compute(ratios, (size_t)rounds, &st) != 0) {
-        snprintf(err, errlen, "calibration: out of memory");
-        goto cleanup;
-    }
     out->threads = threads;
-    out->ratio = st.median;
-    out->ratio_p10 = st.p10;
-    out->ratio_p90 = st.p90;
     out->rounds = rounds;
-    out->b_read = st.median > CALIB_COPIED_RATIO ? GB_BREAD_COPIED : GB_BREAD_IN_PLACE;
     snprintf(out->source, sizeof out->source, "measured");
-    rc = 0;
-cleanup:
-    for (size_t s = 0; s < CALIB_NSHAPES; s++)
-        gb_workspace_free(&ws[s]);
-    return rc;
+    return 0;
 }
 
-/* GEMMBENCH_CALIBRATE: -1 unset (or empty), GB_BREAD_CHOICES quick, a
- * b_read index forced, -2 a value it does not take. */
+/* GEMMBENCH_CALIBRATE: -1 unset (or empty), GB_READ_CHOICES quick, a
+ * read index forced (every question's), -2 a value it does not take. */
 static int calibrate_mode(void)
 {
     const char *mode = getenv("GEMMBENCH_CALIBRATE");
@@ -336,8 +384,8 @@ static int calibrate_mode(void)
     if (mode == NULL || mode[0] == '\0')
         return -1;
     if (strcmp(mode, "quick") == 0)
-        return GB_BREAD_CHOICES;
-    return bread_index(mode) >= 0 ? bread_index(mode) : -2;
+        return GB_READ_CHOICES;
+    return read_index(mode) >= 0 ? read_index(mode) : -2;
 }
 
 int gb_calibration_mode_check(char *err, size_t errlen)
@@ -349,12 +397,13 @@ int gb_calibration_mode_check(char *err, size_t errlen)
     return -1;
 }
 
-static void set_without_measuring(gb_calibration *out, int threads, int b_read,
+static void set_without_measuring(gb_calibration *out, int threads, int read,
                                   const char *source)
 {
     memset(out, 0, sizeof *out);
     out->threads = threads;
-    out->b_read = b_read;
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
+        out->answer[q].read = read;
     snprintf(out->source, sizeof out->source, "%s", source);
 }
 
@@ -363,14 +412,14 @@ void gb_calibration_lookup(const gb_machine *m, int threads, gb_calibration *out
     const int mode = calibrate_mode();
     char key[1024], path[4200], err[256];
 
-    if (mode >= 0 && mode < GB_BREAD_CHOICES) {
+    if (mode >= 0 && mode < GB_READ_CHOICES) {
         set_without_measuring(out, threads, mode, "forced");
         return;
     }
     gb_calibration_key(m, threads, key, sizeof key);
     if (mode == -2 || gb_calibration_path(key, path, sizeof path, err, sizeof err) != 0 ||
         gb_calibration_load(path, key, out, err, sizeof err) != 0)
-        set_without_measuring(out, threads, GB_BREAD_IN_PLACE, "default");
+        set_without_measuring(out, threads, GB_READ_IN_PLACE, "default");
 }
 
 int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibration *out,
@@ -382,15 +431,15 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
 
     if (gb_calibration_mode_check(err, errlen) != 0)
         return -1;
-    if (mode >= 0 && mode < GB_BREAD_CHOICES) {
+    if (mode >= 0 && mode < GB_READ_CHOICES) {
         set_without_measuring(out, threads, mode, "forced");
         return 0;
     }
     gb_calibration_key(m, threads, key, sizeof key);
     if (gb_calibration_path(key, path, sizeof path, why, sizeof why) != 0) {
         fprintf(stderr, "gemmbench: warning: packed's calibration cannot be cached (%s): "
-                        "B read by the default, in place\n", why);
-        set_without_measuring(out, threads, GB_BREAD_IN_PLACE, "default");
+                        "A and B read by the default, in place\n", why);
+        set_without_measuring(out, threads, GB_READ_IN_PLACE, "default");
         return 0;
     }
     rc = gb_calibration_load(path, key, out, why, sizeof why);
@@ -399,33 +448,34 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
     if (rc < 0)
         fprintf(stderr, "gemmbench: calibration cache %s refused: %s; measuring again\n", path,
                 why);
-    if (gb_calibration_measure(threads, mode == GB_BREAD_CHOICES, out, err, errlen) != 0)
+    if (gb_calibration_measure(threads, mode == GB_READ_CHOICES, out, err, errlen) != 0)
         return -2;
     if (gb_calibration_store(path, key, out, why, sizeof why) != 0) {
-        fprintf(stderr, "gemmbench: warning: packed's calibration not cached (%s): B read by "
-                        "the default, in place\n", why);
-        set_without_measuring(out, threads, GB_BREAD_IN_PLACE, "default");
+        fprintf(stderr, "gemmbench: warning: packed's calibration not cached (%s): A and B "
+                        "read by the default, in place\n", why);
+        set_without_measuring(out, threads, GB_READ_IN_PLACE, "default");
         return 0;
     }
-    if (!quiet) {
-        gb_calibration_describe(out, line, sizeof line);
-        fprintf(stderr, "gemmbench: packed calibrated at %d thread%s: %s\n", threads,
-                threads > 1 ? "s" : "", line);
+    for (int q = 0; q < GB_CALIB_QUESTIONS && !quiet; q++) {
+        gb_calibration_describe(out, q, line, sizeof line);
+        fprintf(stderr, "gemmbench: packed calibrated at %d thread%s, %s read: %s\n", threads,
+                threads > 1 ? "s" : "", q == GB_CALIB_B ? "B" : "A", line);
     }
     return 0;
 }
 
-void gb_calibration_describe(const gb_calibration *c, char *buf, size_t len)
+void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len)
 {
-    const char *choice = gb_bread_names[c->b_read];
+    const gb_calib_answer *a = &c->answer[question];
+    const char *choice = gb_read_names[a->read];
 
     if (strcmp(c->source, "forced") == 0)
         snprintf(buf, len, "%s (forced by GEMMBENCH_CALIBRATE)", choice);
-    else if (!(c->ratio > 0.0))
+    else if (!(a->ratio > 0.0))
         snprintf(buf, len, "%s (not calibrated: the default)", choice);
     else
-        snprintf(buf, len, "%s: B in place took %.2fx the time of B copied (median of %d "
-                           "rounds, p10-p90 %.2f-%.2f, on %s; copied above %.2fx), %s",
-                 choice, c->ratio, c->rounds, c->ratio_p10, c->ratio_p90,
-                 gb_calibration_shapes, CALIB_COPIED_RATIO, c->source);
+        snprintf(buf, len, "%s: in place took %.2fx the time of copied (median of %d rounds, "
+                           "p10-p90 %.2f-%.2f, on %s; copied above %.2fx), %s",
+                 choice, a->ratio, c->rounds, a->ratio_p10, a->ratio_p90,
+                 questions[question].shapes, CALIB_COPIED_RATIO, c->source);
 }

@@ -33,7 +33,8 @@ print(d)' "$1" "$2"
 # ---- measured once, then cached -------------------------------------------------
 run -o "$WORK/a.json" >/dev/null 2>"$WORK/a.err"
 check first_run test $? -eq 0
-expect_grep first_run_says_measured '^gemmbench: packed calibrated at 2 threads: \(in_place\|copied\)' "$WORK/a.err"
+expect_grep first_run_says_b '^gemmbench: packed calibrated at 2 threads, B read: \(in_place\|copied\): in place took' "$WORK/a.err"
+expect_grep first_run_says_a '^gemmbench: packed calibrated at 2 threads, A read: \(in_place\|copied\): in place took' "$WORK/a.err"
 files=$(ls "$CACHE"/gemmbench/calibration-*.json 2>/dev/null | wc -l)
 check one_cache_file test "$files" -eq 1
 run -o "$WORK/b.json" >/dev/null 2>"$WORK/b.err"
@@ -43,8 +44,10 @@ check second_run_measures_nothing test "$(grep -c 'calibrated' "$WORK/b.err")" -
 if command -v python3 >/dev/null 2>&1; then
     check json_first_measured test "$(field "$WORK/a.json" machine.calibration.0.source)" = measured
     check json_second_cached test "$(field "$WORK/b.json" machine.calibration.0.source)" = cached
-    choice=$(field "$WORK/a.json" machine.calibration.0.b_read)
-    check json_same_choice test "$(field "$WORK/b.json" machine.calibration.0.b_read)" = "$choice"
+    choice=$(field "$WORK/a.json" machine.calibration.0.b.read)
+    check json_same_choice test "$(field "$WORK/b.json" machine.calibration.0.b.read)" = "$choice"
+    check json_a_answer test "$(field "$WORK/b.json" machine.calibration.0.a.read)" = \
+        "$(field "$WORK/a.json" machine.calibration.0.a.read)"
     check json_threads test "$(field "$WORK/a.json" machine.calibration.0.threads)" = 2
     check json_rounds test "$(field "$WORK/a.json" machine.calibration.0.rounds)" = 3
     check json_effective_bread test "$(field "$WORK/a.json" results.0.effective_params.bread)" = "$choice"
@@ -66,7 +69,7 @@ check corrupt_rewritten test "$(grep -c 'refused\|calibrated' "$WORK/d.err")" -e
 
 # ---- --explain: the choice and its reason; forced; --param ---------------------------
 calib --variant packed --shape 16x768x3072 --threads 2 --explain >"$WORK/e.txt" 2>&1
-expect_grep explain_measured_reason 'B read        \(in_place\|copied\): B in place took [0-9.]*x the time of B copied (median of 3 rounds' "$WORK/e.txt"
+expect_grep explain_measured_reason 'B read        \(in_place\|copied\): in place took [0-9.]*x the time of copied (median of 3 rounds' "$WORK/e.txt"
 XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=copied "$G" --variant packed --shape 16x768x3072 \
     --threads 2 --explain >"$WORK/f.txt" 2>&1
 expect_grep explain_forced_copied 'B read        copied (forced by GEMMBENCH_CALIBRATE)' "$WORK/f.txt"
@@ -77,7 +80,15 @@ expect_grep explain_param_in_place 'B read        in_place (--param; this machin
 expect_grep explain_param_jr_outer 'copies each B micro-panel for the others; jr outside ir' "$WORK/g.txt"
 # Rows under a page apart: no calibrated choice to show.
 calib --variant packed --shape 16x768x768 --threads 2 --explain >"$WORK/h.txt" 2>&1
-check explain_near_rows_no_choice test "$(grep -c 'B read' "$WORK/h.txt")" -eq 0
+check explain_near_rows_no_choice test "$(grep -c ' read   ' "$WORK/h.txt")" -eq 0
+# A's rows a page apart (K = 3072): A's answer, forced either way.
+XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=copied "$G" --variant packed --shape 16x3072x768 \
+    --threads 2 --explain >"$WORK/k.txt" 2>&1
+expect_grep explain_a_forced_copied 'A read        copied (forced by GEMMBENCH_CALIBRATE)' "$WORK/k.txt"
+expect_grep explain_a_copied_is_fused 'A             packed micro-panel by micro-panel on its first use' "$WORK/k.txt"
+XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=copied "$G" --variant packed --shape 16x3072x768 \
+    --threads 2 --explain --param aread=in_place >"$WORK/l.txt" 2>&1
+expect_grep explain_a_param_in_place 'A             read in place' "$WORK/l.txt"
 
 # ---- not packed: nothing calibrated ------------------------------------------------
 rm -rf "$CACHE"

@@ -2,8 +2,9 @@
  * test_calibrate.c - packed's calibration (src/measure/calibrate.c): the
  * cache round-trips, a corrupt or stale file is refused, a machine change
  * gives another key; a forced result flips packed's regime for B (in place,
- * jr outer / copied, ir outer) and both are exact; the quick measurement
- * measures, caches and reads back.
+ * jr outer / copied, ir outer) and for A (in place / packed on first use),
+ * every branch exact; the quick measurement measures, caches and reads
+ * back.
  */
 #define _GNU_SOURCE /* setenv, mkdtemp */
 #include "test.h"
@@ -17,9 +18,11 @@
 #include "machine.h"
 #include "variant_check.h"
 
-/* The packed plan's b_mode numbers (schedules/packed_plan.h). */
+/* The packed plan's b_mode and a_mode numbers (schedules/packed_plan.h). */
 #define BPACK_FUSED 3
 #define BPACK_PANEL_FUSED 4
+#define APACK_IN_PLACE 2
+#define APACK_FUSED 3
 
 typedef struct env_scratch {
     char dir[64];
@@ -102,48 +105,55 @@ TEST(calibration_cache_round_trips)
     CHECK(strstr(path, s.dir) == path);
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 1);
     c.threads = 2;
-    c.b_read = GB_BREAD_COPIED;
-    c.ratio = 1.375;
-    c.ratio_p10 = 1.25;
-    c.ratio_p90 = 1.5;
-    c.rounds = 9;
+    c.rounds = 7;
+    c.answer[GB_CALIB_B] = (gb_calib_answer){ GB_READ_COPIED, 1.375, 1.25, 1.5 };
+    c.answer[GB_CALIB_A] = (gb_calib_answer){ GB_READ_IN_PLACE, 0.875, 0.75, 1.0 };
     CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
     CHECK_EQ_INT(back.threads, 2);
-    CHECK_EQ_INT(back.b_read, GB_BREAD_COPIED);
-    CHECK(back.ratio == 1.375 && back.ratio_p10 == 1.25 && back.ratio_p90 == 1.5);
-    CHECK_EQ_INT(back.rounds, 9);
+    CHECK_EQ_INT(back.rounds, 7);
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+        CHECK_EQ_INT(back.answer[q].read, c.answer[q].read);
+        CHECK(back.answer[q].ratio == c.answer[q].ratio);
+        CHECK(back.answer[q].ratio_p10 == c.answer[q].ratio_p10);
+        CHECK(back.answer[q].ratio_p90 == c.answer[q].ratio_p90);
+    }
     CHECK_STR(back.source, "cached");
     /* The plan's lookup finds it (nothing forced). */
     gb_calibration_lookup(&m, 2, &back);
-    CHECK_EQ_INT(back.b_read, GB_BREAD_COPIED);
+    CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_COPIED);
+    CHECK_EQ_INT(back.answer[GB_CALIB_A].read, GB_READ_IN_PLACE);
     CHECK_STR(back.source, "cached");
     /* At another thread count there is none: the default. */
     gb_calibration_lookup(&m, 3, &back);
-    CHECK_EQ_INT(back.b_read, GB_BREAD_IN_PLACE);
+    CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_IN_PLACE);
     CHECK_STR(back.source, "default");
     scratch_end(&s);
 }
 
 TEST(calibration_cache_refuses_corrupt_and_stale_files)
 {
+#define ANSWER(read, ratio) "{\"read\": \"" read "\", \"ratio\": " ratio ", \"ratio_p10\": 0.5, " \
+                                "\"ratio_p90\": 2}"
     static const char *const corrupt[] = {
         "",
-        "{\"schema\": \"gemmbench-calibration/1\"",
+        "{\"schema\": \"gemmbench-calibration/2\"",
         "[1, 2]",
-        "{\"schema\": \"gemmbench-calibration/0\", \"key\": \"k\"}",
-        "{\"schema\": \"gemmbench-calibration/1\", \"key\": \"KEY\", \"threads\": 2, "
-        "\"b_read\": \"sideways\", \"ratio\": 1, \"ratio_p10\": 1, \"ratio_p90\": 1, "
-        "\"rounds\": 3}",
-        "{\"schema\": \"gemmbench-calibration/1\", \"key\": \"KEY\", \"threads\": 2, "
-        "\"b_read\": \"copied\", \"ratio\": -1, \"ratio_p10\": 1, \"ratio_p90\": 1, "
-        "\"rounds\": 3}",
-        "{\"schema\": \"gemmbench-calibration/1\", \"key\": \"KEY\", \"threads\": 2, "
-        "\"b_read\": \"copied\", \"ratio\": 1.2, \"ratio_p10\": 1, \"ratio_p90\": 1}",
+        "{\"schema\": \"gemmbench-calibration/1\", \"key\": \"KEY\"}",
+        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 2, "
+        "\"rounds\": 3, \"b\": " ANSWER("sideways", "1") ", \"a\": " ANSWER("copied", "1") "}",
+        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 2, "
+        "\"rounds\": 3, \"b\": " ANSWER("copied", "-1") ", \"a\": " ANSWER("copied", "1") "}",
+        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 2, "
+        "\"rounds\": 3, \"b\": " ANSWER("copied", "1.2") "}",
+        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 0, "
+        "\"rounds\": 3, \"b\": " ANSWER("copied", "1.2") ", \"a\": " ANSWER("copied", "1") "}",
     };
+#undef ANSWER
     env_scratch s;
     gb_machine m, other;
-    gb_calibration c = { 2, GB_BREAD_IN_PLACE, 0.8, 0.7, 0.9, 9, "measured" }, back;
+    gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9 }, { 0, 0.9, 0.8, 1.0 } } },
+                   back;
     char key[1024], other_key[1024], path[4200], other_path[4200], err[512], text[2048];
 
     if (scratch_begin(&s, NULL) != 0)
@@ -190,7 +200,8 @@ TEST(calibration_cache_refuses_corrupt_and_stale_files)
     write_text(path, "not json");
     gb_calibration_lookup(&m, 2, &back);
     CHECK_STR(back.source, "default");
-    CHECK_EQ_INT(back.b_read, GB_BREAD_IN_PLACE);
+    CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_IN_PLACE);
+    CHECK_EQ_INT(back.answer[GB_CALIB_A].read, GB_READ_IN_PLACE);
     scratch_end(&s);
 }
 
@@ -209,7 +220,7 @@ TEST(calibration_result_decides_how_packed_reads_b)
         return;
     if (scratch_begin(&s, "in_place") != 0)
         SKIP("no scratch directory");
-    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bread"), GB_BREAD_IN_PLACE);
+    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bread"), GB_READ_IN_PLACE);
     CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bpack"), BPACK_FUSED);
     CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "loop"), 1);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
@@ -219,7 +230,7 @@ TEST(calibration_result_decides_how_packed_reads_b)
                          0);
 
     setenv("GEMMBENCH_CALIBRATE", "copied", 1);
-    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bread"), GB_BREAD_COPIED);
+    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bread"), GB_READ_COPIED);
     CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bpack"), BPACK_PANEL_FUSED);
     CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "loop"), 0);
     CHECK_EQ_INT(effective(v, &none, 64, 3072, 768, 1, "bpack"), BPACK_PANEL_FUSED);
@@ -228,14 +239,32 @@ TEST(calibration_result_decides_how_packed_reads_b)
             CHECK_EQ_INT(run_and_compare(v, &none, shapes[i][0], shapes[i][1], shapes[i][2], 3,
                                          t, 0),
                          0);
+    /* A: mlp_reduce's rows 12 KiB apart, packed on first use when copied,
+     * read in place when in place; both exact. */
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 3072, 2, "aread"), GB_READ_COPIED);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 3072, 2, "apack"), APACK_FUSED);
+    for (int t = 1; t <= 2; t++) {
+        CHECK_EQ_INT(run_and_compare(v, &none, 16, 768, 3072, 3, t, 0), 0);
+        CHECK_EQ_INT(run_and_compare(v, &none, 21, 70, 1100, 3, t, 0), 0);
+    }
+    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 3072, 2, "aread"), GB_READ_IN_PLACE);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 3072, 2, "apack"), APACK_IN_PLACE);
+    for (int t = 1; t <= 2; t++) {
+        CHECK_EQ_INT(run_and_compare(v, &none, 16, 768, 3072, 3, t, 0), 0);
+        CHECK_EQ_INT(run_and_compare(v, &none, 21, 70, 1100, 3, t, 0), 0);
+    }
+    /* K under a page: A in place, not asked. */
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "aread"), -1);
+    setenv("GEMMBENCH_CALIBRATE", "copied", 1);
     /* Rows under a page apart are not the calibration's question. */
     CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bread"), -1);
     CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bpack"), 1);
     /* --param bread overrides the calibration, both ways. */
-    gb_param_set(&asked, "bread", GB_BREAD_IN_PLACE);
+    gb_param_set(&asked, "bread", GB_READ_IN_PLACE);
     CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bpack"), BPACK_FUSED);
     setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
-    gb_param_set(&asked, "bread", GB_BREAD_COPIED);
+    gb_param_set(&asked, "bread", GB_READ_COPIED);
     CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bpack"), BPACK_PANEL_FUSED);
     scratch_end(&s);
 }
@@ -254,17 +283,20 @@ TEST(calibration_measures_caches_and_measures_again_when_refused)
     CHECK_STR(c.source, "measured");
     CHECK_EQ_INT(c.threads, 2);
     CHECK_EQ_INT(c.rounds, 3);
-    CHECK(c.ratio > 0.0 && c.ratio_p10 <= c.ratio && c.ratio <= c.ratio_p90);
-    /* The choice is the measurement's: copied above 1.10x, else in place. */
-    CHECK_EQ_INT(c.b_read, c.ratio > 1.10 ? GB_BREAD_COPIED : GB_BREAD_IN_PLACE);
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+        const gb_calib_answer *a = &c.answer[q];
+        CHECK(a->ratio > 0.0 && a->ratio_p10 <= a->ratio && a->ratio <= a->ratio_p90);
+        /* The choice is the measurement's: copied above 1.10x, else in place. */
+        CHECK_EQ_INT(a->read, a->ratio > 1.10 ? GB_READ_COPIED : GB_READ_IN_PLACE);
+    }
     gb_calibration_key(&m, 2, key, sizeof key);
     CHECK_EQ_INT(gb_calibration_path(key, path, sizeof path, err, sizeof err), 0);
     CHECK_EQ_INT(access(path, R_OK), 0);
     CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 1, &again, err, sizeof err), 0);
     CHECK_STR(again.source, "cached");
-    CHECK_EQ_INT(again.b_read, c.b_read);
-    CHECK(again.ratio == c.ratio);
-    write_text(path, "{\"schema\": \"gemmbench-calibration/1\"}");
+    CHECK_EQ_INT(again.answer[GB_CALIB_B].read, c.answer[GB_CALIB_B].read);
+    CHECK(again.answer[GB_CALIB_A].ratio == c.answer[GB_CALIB_A].ratio);
+    write_text(path, "{\"schema\": \"gemmbench-calibration/2\"}");
     CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 1, &again, err, sizeof err), 0);
     CHECK_STR(again.source, "measured");
     CHECK_EQ_INT(gb_calibration_load(path, key, &again, err, sizeof err), 0);
@@ -276,6 +308,7 @@ TEST(calibration_measures_caches_and_measures_again_when_refused)
     setenv("GEMMBENCH_CALIBRATE", "copied", 1);
     CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 1, &again, err, sizeof err), 0);
     CHECK_STR(again.source, "forced");
-    CHECK_EQ_INT(again.b_read, GB_BREAD_COPIED);
+    CHECK_EQ_INT(again.answer[GB_CALIB_B].read, GB_READ_COPIED);
+    CHECK_EQ_INT(again.answer[GB_CALIB_A].read, GB_READ_COPIED);
     scratch_end(&s);
 }
