@@ -80,6 +80,26 @@ typedef struct gb_calibration {
     gb_calib_answer answer[GB_CALIB_QUESTIONS];
 } gb_calibration;
 
+/* Copied only when in place measured more than 10 % slower: closer than
+ * that the two are one regime on a shared machine, and in place is the one
+ * that copies nothing (src/machine/calibration.c). */
+#define GB_CALIB_COPIED_RATIO 1.10
+
+/* What a question times: two BERT shapes (M[0], M[1] x K x N), and the
+ * --param of packed that answers it. */
+typedef struct gb_calib_question {
+    const char *name;        /* "b", "a": the JSON's */
+    const char *operand;     /* "B", "A" */
+    int M[2], K, N;
+    const char *param;       /* "bread", "aread" */
+    const char *shapes;      /* "mlp_expand M=16,64 (K 768, N 3072)" */
+} gb_calib_question;
+extern const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS];
+/* The answers' names, "in_place" and "copied" (--param bread, aread). */
+extern const char *const gb_read_names[];
+
+
+
 typedef struct gb_machine {
     char hostname[256];
     char cpu_model[256];
@@ -116,5 +136,22 @@ int gb_machine_cache_ways(const gb_machine *m, int level);
 void gb_machine_print(FILE *out, const gb_machine *m);
 /* Its topology lines (hwloc's view, or that there is none). */
 void gb_machine_print_topology(FILE *out, const gb_machine *m);
+
+/* packed's calibration (src/machine/calibration.c). */
+/* The cache key of machine m at a thread count: CPU model, ISA, every
+ * cache's level, type, size and ways, the thread count, and the version
+ * of the calibration's method. */
+void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len);
+/* GEMMBENCH_CALIBRATE: -1 unset (or empty), GB_READ_CHOICES "quick", a
+ * GB_READ_* forced for every question, -2 a value it does not take. */
+int gb_calibration_mode(void);
+/* 0, or -1 with err when GEMMBENCH_CALIBRATE has a value it does not take. */
+int gb_calibration_mode_check(char *err, size_t errlen);
+/* c without a measurement: every answer read, source "forced" or "default". */
+void gb_calibration_set(gb_calibration *c, int threads, int read, const char *source);
+/* One line without a newline: a question's answer and its reason
+ * ("copied: in place took 1.42x the time of copied (median of 7 rounds,
+ * p10-p90 1.30-1.51, on mlp_expand M=16,64 ...), measured"). */
+void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len);
 
 #endif

@@ -55,7 +55,7 @@
  * split.
  */
 #include "gemmbench.h"
-#include "calibrate.h"
+#include "calibration.h"
 #include "machine.h"
 #include "packed_plan.h"
 
@@ -408,9 +408,9 @@ static void explain_read(FILE *out, const packed_plan *p, int question)
     gb_calibration_describe(&p->calib, question, why, sizeof why);
     if (p->read_param[question])
         fprintf(out, "  %s read        %s (--param; this machine's calibration: %s)\n",
-                question == GB_CALIB_B ? "B" : "A", gb_read_names[p->read[question]], why);
+                gb_calib_questions[question].operand, gb_read_names[p->read[question]], why);
     else
-        fprintf(out, "  %s read        %s\n", question == GB_CALIB_B ? "B" : "A", why);
+        fprintf(out, "  %s read        %s\n", gb_calib_questions[question].operand, why);
 }
 
 void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)

@@ -128,7 +128,7 @@ int gb_cmd_info(int argc, char **argv)
         for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
             gb_calibration_describe(&c, q, why, sizeof why);
             printf("calibration    packed at %d thread%s, %s rows a page or more apart: %s\n",
-                   threads, threads > 1 ? "s" : "", q == GB_CALIB_B ? "B" : "A", why);
+                   threads, threads > 1 ? "s" : "", gb_calib_questions[q].operand, why);
         }
     }
     fflush(stdout);

@@ -1,7 +1,6 @@
 /* output.c - rows for the terminal and documents for the file. */
 #define _GNU_SOURCE
 #include "output.h"
-#include "calibrate.h"
 #include "roof.h"
 
 #include <errno.h>
@@ -153,7 +152,7 @@ static cJSON *calibration_json(const gb_machine *m)
             cJSON_AddNumberToObject(o, "rounds", c->rounds);
         for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
             const gb_calib_answer *a = &c->answer[q];
-            cJSON *ans = cJSON_AddObjectToObject(o, gb_calib_question_names[q]);
+            cJSON *ans = cJSON_AddObjectToObject(o, gb_calib_questions[q].name);
             if (ans == NULL)
                 continue;
             cJSON_AddStringToObject(ans, "read", gb_read_names[a->read]);
@@ -161,7 +160,7 @@ static cJSON *calibration_json(const gb_machine *m)
                 cJSON_AddNumberToObject(ans, "ratio", a->ratio);
                 cJSON_AddNumberToObject(ans, "ratio_p10", a->ratio_p10);
                 cJSON_AddNumberToObject(ans, "ratio_p90", a->ratio_p90);
-                cJSON_AddStringToObject(ans, "shapes", gb_calibration_shapes(q));
+                cJSON_AddStringToObject(ans, "shapes", gb_calib_questions[q].shapes);
             }
         }
         cJSON_AddItemToArray(list, o);

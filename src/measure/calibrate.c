@@ -1,7 +1,7 @@
 /*
  * calibrate.c - packed's regime choices that no machine report decides,
  * measured on the machine: how it reads an operand whose rows are a page
- * or more apart.
+ * or more apart (machine.h's questions).
  *
  * B (mlp_expand's, N = 3072, rows 12 KiB apart):
  *   in place - jr outside ir: every A micro-panel's pass reads the B
@@ -29,259 +29,36 @@
  * fastest of CALIB_REPS timed calls) in CALIB_ROUNDS rounds, the two
  * answers in alternating order; a round's ratio is the geometric mean over
  * the two shapes of in place / copied.  Copied is chosen when the median
- * round's ratio exceeds CALIB_COPIED_RATIO.  A few hundred ms, before any
- * timed call of a run.
+ * round's ratio exceeds GB_CALIB_COPIED_RATIO (machine.h).  A few hundred
+ * ms, before any timed call of a run.
  *
- * The cache: one small JSON file per key (CPU model, ISA, caches, thread
- * count, method version), named after the key's hash, in the schedule
- * cache's directory; written atomically; a file that does not parse, lacks
- * a field, or was written for another key or method is refused and
- * measured again.
+ * The cache is schedules/packed_calibration.c's; this file measures and
+ * writes it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "calibrate.h"
 
-#include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "calibration.h"
 #include "harness.h"
-#include "output.h"
-#include "sched_build.h"
-#include "sha256.h"
 #include "stats.h"
 
 extern const gb_variant gb_variant_packed;
 
-/* Bump when what is measured, or how it decides, changes: older files are
- * then refused and measured again. */
-#define CALIB_METHOD 2
-#define CALIB_SCHEMA "gemmbench-calibration/2"
 #define CALIB_ROUNDS 7
 #define CALIB_ROUNDS_QUICK 3
 #define CALIB_WARMUP 1
 #define CALIB_REPS 4
 #define CALIB_REPS_QUICK 2
-/* Copied only when in place measured more than 10 % slower: closer than
- * that the two are one regime on a shared machine (on the AMD EPYC guest
- * B's median round moved between 0.78 and 1.05 from one calibration to
- * the next, the rounds' p10-p90 spanning 0.5-1.3 under load), and in place
- * is the one that copies nothing. */
-#define CALIB_COPIED_RATIO 1.10
-/* A calibration file is a few hundred bytes; more is not one. */
-#define CALIB_MAX_FILE 65536
-
-const char *const gb_read_names[] = { "in_place", "copied", NULL };
-const char *const gb_calib_question_names[] = { "b", "a", NULL };
-
-/* Per question: the shapes it times, the --param that answers it. */
-static const struct {
-    int M[2], K, N;
-    const char *param;
-    const char *shapes;
-} questions[GB_CALIB_QUESTIONS] = {
-    [GB_CALIB_B] = { { 16, 64 }, 768, 3072, "bread", "mlp_expand M=16,64 (K 768, N 3072)" },
-    [GB_CALIB_A] = { { 16, 64 }, 3072, 768, "aread", "mlp_reduce M=16,64 (K 3072, N 768)" },
-};
 #define CALIB_NSHAPES 2
-
-const char *gb_calibration_shapes(int question)
-{
-    return questions[question].shapes;
-}
 
 int gb_calibration_needed(const gb_variant *v)
 {
     return v != NULL && (v == &gb_variant_packed || v->base == &gb_variant_packed);
-}
-
-void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len)
-{
-    size_t used = 0;
-
-    used += (size_t)snprintf(key, len, "method=%d|cpu=%s|isa=", CALIB_METHOD, m->cpu_model);
-    for (int i = 0; i < m->nisa && used < len; i++)
-        used += (size_t)snprintf(key + used, len - used, "%s%s", i ? "," : "", m->isa[i]);
-    if (used < len)
-        used += (size_t)snprintf(key + used, len - used, "|caches=");
-    for (int i = 0; i < m->ncaches && used < len; i++)
-        used += (size_t)snprintf(key + used, len - used, "%sL%d%c:%ld:%d", i ? "," : "",
-                                 m->caches[i].level, m->caches[i].type[0],
-                                 m->caches[i].size_bytes, m->caches[i].ways);
-    if (used < len)
-        snprintf(key + used, len - used, "|threads=%d", threads);
-}
-
-int gb_calibration_path(const char *key, char *path, size_t len, char *err, size_t errlen)
-{
-    char dir[4096], hex[65];
-    unsigned char digest[32];
-
-    if (gb_sched_cache_dir(dir, sizeof dir, err, errlen) != 0)
-        return -1;
-    gb_sha256(key, strlen(key), digest);
-    gb_sha256_hex(digest, hex);
-    hex[16] = '\0';
-    if ((size_t)snprintf(path, len, "%s/calibration-%s.json", dir, hex) >= len) {
-        snprintf(err, errlen, "cache directory '%s': path too long", dir);
-        return -1;
-    }
-    return 0;
-}
-
-static int read_index(const char *name)
-{
-    for (int i = 0; gb_read_names[i]; i++)
-        if (strcmp(gb_read_names[i], name) == 0)
-            return i;
-    return -1;
-}
-
-/* The whole file, NUL-terminated, or NULL (errno ENOENT: none; EFBIG: too
- * large to be one). */
-static char *read_small_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *text;
-    size_t n;
-
-    if (f == NULL)
-        return NULL;
-    text = malloc(CALIB_MAX_FILE + 1);
-    if (text == NULL) {
-        fclose(f);
-        errno = ENOMEM;
-        return NULL;
-    }
-    n = fread(text, 1, CALIB_MAX_FILE + 1, f);
-    if (ferror(f) || n > CALIB_MAX_FILE) {
-        const int why = ferror(f) ? EIO : EFBIG;
-        fclose(f);
-        free(text);
-        errno = why;
-        return NULL;
-    }
-    fclose(f);
-    text[n] = '\0';
-    return text;
-}
-
-static int positive_number(const cJSON *doc, const char *name, double *out)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(doc, name);
-    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || !(item->valuedouble > 0.0))
-        return -1;
-    *out = item->valuedouble;
-    return 0;
-}
-
-/* The answer to one question from its object in a file: 0, or -1. */
-static int answer_from_json(const cJSON *o, gb_calib_answer *a)
-{
-    const cJSON *read = cJSON_GetObjectItemCaseSensitive(o, "read");
-
-    if (!cJSON_IsObject(o) || !cJSON_IsString(read) || read_index(read->valuestring) < 0 ||
-        positive_number(o, "ratio", &a->ratio) != 0 ||
-        positive_number(o, "ratio_p10", &a->ratio_p10) != 0 ||
-        positive_number(o, "ratio_p90", &a->ratio_p90) != 0)
-        return -1;
-    a->read = read_index(read->valuestring);
-    return 0;
-}
-
-int gb_calibration_load(const char *path, const char *key, gb_calibration *out, char *err,
-                        size_t errlen)
-{
-    char *text = read_small_file(path);
-    cJSON *doc;
-    const cJSON *schema, *file_key, *threads, *rounds;
-    int rc = -1, answers = 0;
-
-    memset(out, 0, sizeof *out);
-    if (text == NULL) {
-        if (errno == ENOENT)
-            return 1;
-        snprintf(err, errlen, "%s", errno == EFBIG ? "corrupt: larger than a calibration"
-                                                   : strerror(errno));
-        return -1;
-    }
-    doc = cJSON_Parse(text);
-    free(text);
-    if (doc == NULL) {
-        snprintf(err, errlen, "corrupt: not JSON");
-        return -1;
-    }
-    schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-    file_key = cJSON_GetObjectItemCaseSensitive(doc, "key");
-    threads = cJSON_GetObjectItemCaseSensitive(doc, "threads");
-    rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds");
-    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
-        answers += answer_from_json(cJSON_GetObjectItemCaseSensitive(
-                                        doc, gb_calib_question_names[q]),
-                                    &out->answer[q]) == 0;
-    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, CALIB_SCHEMA) != 0) {
-        snprintf(err, errlen, "corrupt: schema is not %s", CALIB_SCHEMA);
-    } else if (!cJSON_IsString(file_key)) {
-        snprintf(err, errlen, "corrupt: no key");
-    } else if (strcmp(file_key->valuestring, key) != 0) {
-        /* The file name is the key's hash: another key here is another
-         * machine's file copied in. */
-        snprintf(err, errlen, "stale: measured for %.160s, not this machine and thread count",
-                 file_key->valuestring);
-    } else if (!cJSON_IsNumber(threads) || threads->valuedouble < 1 ||
-               threads->valuedouble > 1e6 || !cJSON_IsNumber(rounds) ||
-               rounds->valuedouble < 1 || rounds->valuedouble > 1e6 ||
-               answers != GB_CALIB_QUESTIONS) {
-        snprintf(err, errlen, "corrupt: a field is missing or out of range");
-    } else {
-        out->threads = (int)threads->valuedouble;
-        out->rounds = (int)rounds->valuedouble;
-        snprintf(out->source, sizeof out->source, "cached");
-        rc = 0;
-    }
-    cJSON_Delete(doc);
-    if (rc != 0)
-        memset(out, 0, sizeof *out);
-    return rc;
-}
-
-int gb_calibration_store(const char *path, const char *key, const gb_calibration *c,
-                         char *err, size_t errlen)
-{
-    cJSON *doc = cJSON_CreateObject();
-    char when[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    int rc;
-
-    if (doc == NULL) {
-        snprintf(err, errlen, "out of memory writing %s", path);
-        return -1;
-    }
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    cJSON_AddStringToObject(doc, "schema", CALIB_SCHEMA);
-    cJSON_AddStringToObject(doc, "key", key);
-    cJSON_AddNumberToObject(doc, "threads", c->threads);
-    cJSON_AddNumberToObject(doc, "rounds", c->rounds);
-    for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
-        const gb_calib_answer *a = &c->answer[q];
-        cJSON *o = cJSON_AddObjectToObject(doc, gb_calib_question_names[q]);
-        if (o == NULL)
-            continue;
-        cJSON_AddStringToObject(o, "read", gb_read_names[a->read]);
-        cJSON_AddNumberToObject(o, "ratio", a->ratio);
-        cJSON_AddNumberToObject(o, "ratio_p10", a->ratio_p10);
-        cJSON_AddNumberToObject(o, "ratio_p90", a->ratio_p90);
-        cJSON_AddStringToObject(o, "shapes", questions[q].shapes);
-    }
-    cJSON_AddStringToObject(doc, "measured", when);
-    rc = gb_json_write_atomic(doc, path, 1, err, errlen);
-    cJSON_Delete(doc);
-    return rc;
 }
 
 /* One round of a question: each shape's fastest call per answer, in place
@@ -331,12 +108,13 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
     memset(ws, 0, sizeof ws);
     for (int r = 0; r < GB_READ_CHOICES; r++) {
         char text[32];
-        snprintf(text, sizeof text, "%s=%s", questions[q].param, gb_read_names[r]);
+        snprintf(text, sizeof text, "%s=%s", gb_calib_questions[q].param, gb_read_names[r]);
         if (gb_params_parse(&gb_variant_packed, text, &read_as[r], err, errlen) != 0)
             return -1;
     }
     for (int s = 0; s < CALIB_NSHAPES; s++)
-        if (gb_workspace_init(&ws[s], questions[q].M[s], questions[q].K, questions[q].N, err,
+        if (gb_workspace_init(&ws[s], gb_calib_questions[q].M[s], gb_calib_questions[q].K,
+                              gb_calib_questions[q].N, err,
                               errlen) != 0)
             goto cleanup;
     for (int r = 0; r < rounds; r++)
@@ -349,7 +127,7 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
     out->ratio = st.median;
     out->ratio_p10 = st.p10;
     out->ratio_p90 = st.p90;
-    out->read = st.median > CALIB_COPIED_RATIO ? GB_READ_COPIED : GB_READ_IN_PLACE;
+    out->read = st.median > GB_CALIB_COPIED_RATIO ? GB_READ_COPIED : GB_READ_IN_PLACE;
     rc = 0;
 cleanup:
     for (int s = 0; s < CALIB_NSHAPES; s++)
@@ -375,71 +153,24 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
     return 0;
 }
 
-/* GEMMBENCH_CALIBRATE: -1 unset (or empty), GB_READ_CHOICES quick, a
- * read index forced (every question's), -2 a value it does not take. */
-static int calibrate_mode(void)
-{
-    const char *mode = getenv("GEMMBENCH_CALIBRATE");
-
-    if (mode == NULL || mode[0] == '\0')
-        return -1;
-    if (strcmp(mode, "quick") == 0)
-        return GB_READ_CHOICES;
-    return read_index(mode) >= 0 ? read_index(mode) : -2;
-}
-
-int gb_calibration_mode_check(char *err, size_t errlen)
-{
-    if (calibrate_mode() != -2)
-        return 0;
-    snprintf(err, errlen, "GEMMBENCH_CALIBRATE=%.64s: takes quick, in_place or copied",
-             getenv("GEMMBENCH_CALIBRATE"));
-    return -1;
-}
-
-static void set_without_measuring(gb_calibration *out, int threads, int read,
-                                  const char *source)
-{
-    memset(out, 0, sizeof *out);
-    out->threads = threads;
-    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
-        out->answer[q].read = read;
-    snprintf(out->source, sizeof out->source, "%s", source);
-}
-
-void gb_calibration_lookup(const gb_machine *m, int threads, gb_calibration *out)
-{
-    const int mode = calibrate_mode();
-    char key[1024], path[4200], err[256];
-
-    if (mode >= 0 && mode < GB_READ_CHOICES) {
-        set_without_measuring(out, threads, mode, "forced");
-        return;
-    }
-    gb_calibration_key(m, threads, key, sizeof key);
-    if (mode == -2 || gb_calibration_path(key, path, sizeof path, err, sizeof err) != 0 ||
-        gb_calibration_load(path, key, out, err, sizeof err) != 0)
-        set_without_measuring(out, threads, GB_READ_IN_PLACE, "default");
-}
-
 int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibration *out,
                           char *err, size_t errlen)
 {
-    const int mode = calibrate_mode();
+    const int mode = gb_calibration_mode();
     char key[1024], path[4200], why[512], line[256];
     int rc;
 
     if (gb_calibration_mode_check(err, errlen) != 0)
         return -1;
     if (mode >= 0 && mode < GB_READ_CHOICES) {
-        set_without_measuring(out, threads, mode, "forced");
+        gb_calibration_set(out, threads, mode, "forced");
         return 0;
     }
     gb_calibration_key(m, threads, key, sizeof key);
     if (gb_calibration_path(key, path, sizeof path, why, sizeof why) != 0) {
         fprintf(stderr, "gemmbench: warning: packed's calibration cannot be cached (%s): "
                         "A and B read by the default, in place\n", why);
-        set_without_measuring(out, threads, GB_READ_IN_PLACE, "default");
+        gb_calibration_set(out, threads, GB_READ_IN_PLACE, "default");
         return 0;
     }
     rc = gb_calibration_load(path, key, out, why, sizeof why);
@@ -453,29 +184,14 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
     if (gb_calibration_store(path, key, out, why, sizeof why) != 0) {
         fprintf(stderr, "gemmbench: warning: packed's calibration not cached (%s): A and B "
                         "read by the default, in place\n", why);
-        set_without_measuring(out, threads, GB_READ_IN_PLACE, "default");
+        gb_calibration_set(out, threads, GB_READ_IN_PLACE, "default");
         return 0;
     }
     for (int q = 0; q < GB_CALIB_QUESTIONS && !quiet; q++) {
         gb_calibration_describe(out, q, line, sizeof line);
         fprintf(stderr, "gemmbench: packed calibrated at %d thread%s, %s read: %s\n", threads,
-                threads > 1 ? "s" : "", q == GB_CALIB_B ? "B" : "A", line);
+                threads > 1 ? "s" : "", gb_calib_questions[q].operand, line);
     }
     return 0;
 }
 
-void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len)
-{
-    const gb_calib_answer *a = &c->answer[question];
-    const char *choice = gb_read_names[a->read];
-
-    if (strcmp(c->source, "forced") == 0)
-        snprintf(buf, len, "%s (forced by GEMMBENCH_CALIBRATE)", choice);
-    else if (!(a->ratio > 0.0))
-        snprintf(buf, len, "%s (not calibrated: the default)", choice);
-    else
-        snprintf(buf, len, "%s: in place took %.2fx the time of copied (median of %d rounds, "
-                           "p10-p90 %.2f-%.2f, on %s; copied above %.2fx), %s",
-                 choice, a->ratio, c->rounds, a->ratio_p10, a->ratio_p90,
-                 questions[question].shapes, CALIB_COPIED_RATIO, c->source);
-}
