@@ -35,13 +35,17 @@
  *   - rows a page or more apart: what reading them in place costs depends
  *     on the core's prefetchers and TLB, which no machine report gives, so
  *     it is calibrated on the machine (src/measure/calibrate.c, cached per
- *     machine and thread count, --param bread overrides): in place (fused,
+ *     machine and thread count, shown by --explain and `gemmbench info`,
+ *     --param bread overrides): in place (fused,
  *     or panel fused where fused would cut kc) unless B read in place
  *     measured more than 10 % slower than B copied, and then copied (panel
  *     fused at every M, the pre-packed layout and loop order);
- *   - the prefetch distance, the L1d's ways and B's stride (packed_plan.c);
- *     A in place or packed, A's stride and the L1d's ways (below); which
- *     inner loop is outer, the B regime (below).
+ *   - A's rows a page or more apart, read in place or packed on first
+ *     use: calibrated likewise (--param aread);
+ *   - the prefetch distance, the L1d's ways and B's stride (packed_plan.c),
+ *     with a second prefetch into L2 16 rows ahead where B's rows are a
+ *     page apart (no hardware prefetcher crosses a page); which inner loop
+ *     is outer, the B regime (below).
  * The regimes:
  *   - in place (rows under a page apart, e.g. N = 768): jr outside ir.  The
  *     kernel reads a B micro-panel where it is (rows ldb apart, software
@@ -80,16 +84,17 @@
  *     ir outside jr.
  * Regimes for A: read in place, whichever loop is outer (jr outer: the A
  * micro-panels stream past a B micro-panel; ir outer: one stays in L1 for
- * the B micro-panels of a block), when A's rows are under a page
- * apart (K = 768), or farther apart (K = 3072) on an L1d with more ways
- * than the lines one k step touches in one set at worst (MR rows of A, a
- * page apart, and a row of B: 8 + 3 on AVX-512, so 12 ways do and 8 do
- * not; the associativity as the machine reports it, unknown: not): the
- * kernel broadcasts from MR rows lda apart, and a fringe micro-panel (rows
- * past M) is packed, zero-padded, first.  In place, A costs no packing
- * (M x K copied elements, 4-6 % of mlp_reduce's call; with ir outer, where
- * a packed micro-panel was thought to hold L1 better, in place measured
- * 1-11 % faster).  Otherwise fused:
+ * the B micro-panels of a block), when A's rows are under a page apart
+ * (K = 768), or farther apart (K = 3072) where the machine's calibration
+ * found in place no more than 10 % slower than packed (--param aread
+ * overrides): the kernel broadcasts from MR rows lda apart, and a fringe
+ * micro-panel (rows past M) is packed, zero-padded, first.  (The rule this
+ * replaced read the L1d's ways, MR rows and a B row in one set needing 12;
+ * this guest reports 8, yet in place measured 0.85x the time of packed: a
+ * guest's reported geometry need not be its core's.)  In place, A costs no
+ * packing (M x K copied elements, 4-6 % of mlp_reduce's call; with ir
+ * outer, where a packed micro-panel was thought to hold L1 better, in
+ * place measured 1-11 % faster).  Otherwise fused:
  * each A micro-panel (per k block) is packed into one buffer shared by the
  * threads on its first use (the first jr pass, or the first B micro-panel
  * with ir outer), by the first thread that needs it, hot in L1 for the

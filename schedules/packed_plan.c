@@ -23,7 +23,9 @@
  * would evict each other before use.  The kernels reading packed B keep 16
  * rows (their rows are contiguous); the copy kernel takes the distance as
  * an argument (packed_kernels.h), and reads B in place, copying it or not,
- * wherever the distance is shorter.  --param bpf overrides it.
+ * wherever the distance is shorter; where B's rows are also a page or more
+ * apart it prefetches the row 16 ahead into L2 as well (packed_b_far).
+ * --param bpf overrides the L1 distance.
  *
  * Cache blocks from the detected caches (include/machine.h), after BLIS's
  * analytical model (Low et al. 2016) without associativity, which the
@@ -45,7 +47,8 @@
  * each rounded to its register block and balanced, so that K = 768 is cut
  * into equal blocks rather than a full one and a sliver.  --param mc, kc,
  * nc override (mc, nc rounded up to MR, NR; not balanced); --param isa,
- * bpack, loop and apack force the other choices (ablations).
+ * bpack, loop and apack force the other choices, bread and aread the
+ * calibrated ones (ablations).
  *
  * Thread grid: tm x tn threads over the rows and columns of C (packed.c
  * splits the (ic, jr) tiles over it), the one that minimizes, for the
