@@ -103,6 +103,8 @@ extern const char *const gb_read_names[];
 typedef struct gb_machine {
     char hostname[256];
     char cpu_model[256];
+    char cpu_id[128];       /* "cpu family 25, model 17, stepping 1" (x86), or the
+                             * CPU implementer, part and revision (aarch64); "" unknown */
     char arch[32];
     int logical_cpus;       /* online */
     int affinity_cpus;      /* CPUs this process may run on */
@@ -138,9 +140,10 @@ void gb_machine_print(FILE *out, const gb_machine *m);
 void gb_machine_print_topology(FILE *out, const gb_machine *m);
 
 /* packed's calibration (src/machine/calibration.c). */
-/* The cache key of machine m at a thread count: CPU model, ISA, every
- * cache's level, type, size and ways, the thread count, and the version
- * of the calibration's method. */
+/* The cache key of machine m at a thread count: CPU model (its name, and
+ * family, model and stepping, since guests of two core generations may
+ * share a name), ISA, every cache's level, type, size and ways, the thread
+ * count, and the version of the calibration's method. */
 void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len);
 /* GEMMBENCH_CALIBRATE: -1 unset (or empty), GB_READ_CHOICES "quick", a
  * GB_READ_* forced for every question, -2 a value it does not take. */

@@ -30,7 +30,8 @@ void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len)
 {
     size_t used = 0;
 
-    used += (size_t)snprintf(key, len, "method=%d|cpu=%s|isa=", CALIB_METHOD, m->cpu_model);
+    used += (size_t)snprintf(key, len, "method=%d|cpu=%s|id=%s|isa=", CALIB_METHOD, m->cpu_model,
+                             m->cpu_id);
     for (int i = 0; i < m->nisa && used < len; i++)
         used += (size_t)snprintf(key + used, len - used, "%s%s", i ? "," : "", m->isa[i]);
     if (used < len)

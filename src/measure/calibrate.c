@@ -16,12 +16,13 @@
  * 12 KiB apart) or copied (each micro-panel packed on its first use, A
  * fused).
  * Which costs less depends on what reading rows a page apart costs the
- * core: its prefetchers (none crosses a page), its TLB, how many ways its
- * L1d really has (a guest's CPUID may report fewer than the host's core),
- * none of which a machine report settles.  On an AMD EPYC guest reporting
- * a 32 KiB 8-way L1d, B in place took 0.8x the time of copied and A in
- * place 0.96x; on an Intel Xeon guest, B read in place cost 1.7-2x what the
- * same kernel took on packed B.  So both are measured, not derived.
+ * core: its prefetchers (none crosses a page), its TLB, what an L1d set
+ * conflict costs against an L2 hit, none of which a machine report
+ * settles.  On an AMD EPYC (Zen 4) guest, 32 KiB 8-way L1d, B in place took
+ * 0.96x the time of copied and A in place 0.85x, where the ways rule this
+ * replaced packed A; on an Intel Xeon guest, B read in place cost 1.7-2x
+ * what the same kernel took on packed B.  So both are measured, not
+ * derived.
  *
  * The measurement, per question: two of the BERT shapes that ask it (M =
  * 16, where every pass reads the operand in place, and M = 64), each answer

@@ -176,9 +176,9 @@ TEST(calibration_cache_refuses_corrupt_and_stale_files)
         CHECK(strncmp(err, "corrupt", 7) == 0);
         CHECK(strchr(err, '\n') == NULL);
     }
-    /* A machine change: another CPU model, other caches, another thread
-     * count each give another key, so another file; this machine's file
-     * copied there is refused as stale. */
+    /* A machine change: another CPU model, another core of the same name,
+     * other caches, another thread count each give another key, so another
+     * file; this machine's file copied there is refused as stale. */
     other = m;
     snprintf(other.cpu_model, sizeof other.cpu_model, "%s (another)", m.cpu_model);
     gb_calibration_key(&other, 2, other_key, sizeof other_key);
@@ -189,6 +189,10 @@ TEST(calibration_cache_refuses_corrupt_and_stale_files)
     CHECK_EQ_INT(gb_calibration_store(other_path, key, &c, err, sizeof err), 0);
     CHECK_EQ_INT(gb_calibration_load(other_path, other_key, &back, err, sizeof err), -1);
     CHECK(strncmp(err, "stale", 5) == 0);
+    other = m;
+    snprintf(other.cpu_id, sizeof other.cpu_id, "%s, another stepping", m.cpu_id);
+    gb_calibration_key(&other, 2, other_key, sizeof other_key);
+    CHECK(strcmp(key, other_key) != 0);
     other = m;
     if (other.ncaches > 0) {
         other.caches[0].size_bytes *= 2;
