@@ -548,7 +548,9 @@ int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, 
     size_t len, done = 0;
     int fd;
 
-    cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(complete));
+    /* A document without "complete" (a calibration file) keeps none. */
+    if (cJSON_GetObjectItemCaseSensitive(doc, "complete") != NULL)
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(complete));
     text = cJSON_Print(doc);
     if (text == NULL) {
         snprintf(err, errlen, "out of memory writing %s", path);
