@@ -153,7 +153,7 @@ int gb_calibration_mode_check(char *err, size_t errlen);
 /* c without a measurement: every answer read, source "forced" or "default". */
 void gb_calibration_set(gb_calibration *c, int threads, int read, const char *source);
 /* One line without a newline: a question's answer and its reason
- * ("copied: in place took 1.42x the time of copied (median of 7 rounds,
+ * ("copied: in place took 1.42x the time of copied (median of 5 rounds,
  * p10-p90 1.30-1.51, on mlp_expand M=16,64 ...), measured"). */
 void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len);
 

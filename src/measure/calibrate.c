@@ -50,10 +50,10 @@
 
 extern const gb_variant gb_variant_packed;
 
-#define CALIB_ROUNDS 7
+#define CALIB_ROUNDS 5
 #define CALIB_ROUNDS_QUICK 3
 #define CALIB_WARMUP 1
-#define CALIB_REPS 4
+#define CALIB_REPS 3
 #define CALIB_REPS_QUICK 2
 #define CALIB_NSHAPES 2
 
