@@ -55,9 +55,56 @@ typedef struct gb_slurm {
                               * capped by the affinity mask; 0 unknown */
 } gb_slurm;
 
+/* packed's regime choices calibrated on the machine, per thread count
+ * (src/measure/calibrate.c, include/calibrate.h): how it reads an operand
+ * whose rows are a page or more apart, B (mlp_expand's, N = 3072) and A
+ * (mlp_reduce's, K = 3072); each read in place, or copied (B into the
+ * pre-packed layout by the first A micro-panel's pass, A packed micro-panel
+ * by micro-panel on first use). */
+enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_QUESTIONS };
+enum { GB_READ_IN_PLACE = 0, GB_READ_COPIED, GB_READ_CHOICES };
+/* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
+#define GB_MAX_CALIBRATIONS 64
+
+typedef struct gb_calib_answer {
+    int read;                /* GB_READ_IN_PLACE or GB_READ_COPIED */
+    double ratio;            /* time in place / time copied, the median round's;
+                              * 0: not measured (forced or default) */
+    double ratio_p10, ratio_p90;
+} gb_calib_answer;
+
+typedef struct gb_calibration {
+    int threads;
+    int rounds;              /* 0: not measured */
+    char source[16];         /* "measured", "cached", "forced", "default" */
+    gb_calib_answer answer[GB_CALIB_QUESTIONS];
+} gb_calibration;
+
+/* Copied only when in place measured more than 10 % slower: closer than
+ * that the two are one regime on a shared machine, and in place is the one
+ * that copies nothing (src/machine/calibration.c). */
+#define GB_CALIB_COPIED_RATIO 1.10
+
+/* What a question times: two BERT shapes (M[0], M[1] x K x N), and the
+ * --param of packed that answers it. */
+typedef struct gb_calib_question {
+    const char *name;        /* "b", "a": the JSON's */
+    const char *operand;     /* "B", "A" */
+    int M[2], K, N;
+    const char *param;       /* "bread", "aread" */
+    const char *shapes;      /* "mlp_expand M=16,64 (K 768, N 3072)" */
+} gb_calib_question;
+extern const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS];
+/* The answers' names, "in_place" and "copied" (--param bread, aread). */
+extern const char *const gb_read_names[];
+
+
+
 typedef struct gb_machine {
     char hostname[256];
     char cpu_model[256];
+    char cpu_id[128];       /* "cpu family 25, model 17, stepping 1" (x86), or the
+                             * CPU implementer, part and revision (aarch64); "" unknown */
     char arch[32];
     int logical_cpus;       /* online */
     int affinity_cpus;      /* CPUs this process may run on */
@@ -71,6 +118,10 @@ typedef struct gb_machine {
     gb_topology topo;       /* hwloc's view; topo.available 0 without it */
     gb_bandwidth bw;        /* measured bandwidths (src/measure/bandwidth.md); bw.measured 0: none */
     gb_slurm slurm;         /* slurm.present 0: not run by Slurm */
+    /* packed's calibration at each thread count the run measures packed
+     * at (ncalib 0: none; include/calibrate.h) */
+    gb_calibration calib[GB_MAX_CALIBRATIONS];
+    int ncalib;
 } gb_machine;
 
 /* Reads hostname, CPU, ISA, caches and affinity.  Never fails: unknown
@@ -87,5 +138,23 @@ int gb_machine_cache_ways(const gb_machine *m, int level);
 void gb_machine_print(FILE *out, const gb_machine *m);
 /* Its topology lines (hwloc's view, or that there is none). */
 void gb_machine_print_topology(FILE *out, const gb_machine *m);
+
+/* packed's calibration (src/machine/calibration.c). */
+/* The cache key of machine m at a thread count: CPU model (its name, and
+ * family, model and stepping, since guests of two core generations may
+ * share a name), ISA, every cache's level, type, size and ways, the thread
+ * count, and the version of the calibration's method. */
+void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len);
+/* GEMMBENCH_CALIBRATE: -1 unset (or empty), GB_READ_CHOICES "quick", a
+ * GB_READ_* forced for every question, -2 a value it does not take. */
+int gb_calibration_mode(void);
+/* 0, or -1 with err when GEMMBENCH_CALIBRATE has a value it does not take. */
+int gb_calibration_mode_check(char *err, size_t errlen);
+/* c without a measurement: every answer read, source "forced" or "default". */
+void gb_calibration_set(gb_calibration *c, int threads, int read, const char *source);
+/* One line without a newline: a question's answer and its reason
+ * ("copied: in place took 1.42x the time of copied (median of 5 rounds,
+ * p10-p90 1.30-1.51, on mlp_expand M=16,64 ...), measured"). */
+void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len);
 
 #endif

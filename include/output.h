@@ -43,9 +43,9 @@ int gb_json_add_result(cJSON *doc, const gb_result *r);
 /* Replaces result number index, or appends when index is the array's size
  * (--rounds: an entry grows by one round at a time); 0 or -1. */
 int gb_json_set_result(cJSON *doc, int index, const gb_result *r);
-/* Sets "complete" and writes doc to path through a temporary file in the same
- * directory and rename(2), so a reader never sees half a file.  Returns 0, or
- * -1 with err. */
+/* Sets "complete" (where doc has one) and writes doc to path through a
+ * temporary file in the same directory and rename(2), so a reader never
+ * sees half a file.  Returns 0, or -1 with err. */
 int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, size_t errlen);
 
 /* A run over several thread counts: run.thread_counts and, in the machine

@@ -26,9 +26,27 @@
  * Regimes for B, the big operand at BERT's shapes (K x N against M x K with
  * M <= 384).  No regime packs B in a pass of its own: at small M such a pass
  * (read B, write the copy, read the copy) costs as much as the FMAs, and at
- * every M it is a pass with nothing to hide behind.  The rule reads B's row
- * stride (N floats in a dense B) against the page size, the unit a VIPT L1
- * is indexed in (an L1 way is at most a page), so it holds on any machine:
+ * every M it is a pass with nothing to hide behind.  What decides each
+ * choice:
+ *   - B's row stride (N floats in a dense B) against the page size, the
+ *     unit a VIPT L1 is indexed in (an L1 way is at most a page): rows
+ *     closer than a page are read in place on any machine (a documented
+ *     property: their lines fall into different L1 sets);
+ *   - rows a page or more apart: what reading them in place costs depends
+ *     on the core's prefetchers and TLB, which no machine report gives, so
+ *     it is calibrated on the machine (src/measure/calibrate.c, cached per
+ *     machine and thread count, shown by --explain and `gemmbench info`,
+ *     --param bread overrides): in place (fused,
+ *     or panel fused where fused would cut kc) unless B read in place
+ *     measured more than 10 % slower than B copied, and then copied (panel
+ *     fused at every M, the pre-packed layout and loop order);
+ *   - A's rows a page or more apart, read in place or packed on first
+ *     use: calibrated likewise (--param aread);
+ *   - the prefetch distance, the L1d's ways and B's stride (packed_plan.c),
+ *     with a second prefetch into L2 16 rows ahead where B's rows are a
+ *     page apart (no hardware prefetcher crosses a page); which inner loop
+ *     is outer, the B regime (below).
+ * The regimes:
  *   - in place (rows under a page apart, e.g. N = 768): jr outside ir.  The
  *     kernel reads a B micro-panel where it is (rows ldb apart, software
  *     prefetched: not every hardware prefetcher follows a row stride; the
@@ -50,7 +68,8 @@
  *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
  *   - panel fused (rows a page or more apart, and all M rows of an A block
  *     at L1's kc would not fit mc's share of L2, so that fused would have
- *     to cut kc): ir outer, B in blocks (kc x nc in L2) as when packed, but
+ *     to cut kc; or, at every M, where the calibration found B read in
+ *     place slower): ir outer, B in blocks (kc x nc in L2) as when packed, but
  *     no packing pass: the first A micro-panel's pass over a block reads B
  *     in place (prefetched) and its kernel stores each B micro-panel into
  *     the packed block, which the other A micro-panels read from L2.  The
@@ -65,16 +84,18 @@
  *     ir outside jr.
  * Regimes for A: read in place, whichever loop is outer (jr outer: the A
  * micro-panels stream past a B micro-panel; ir outer: one stays in L1 for
- * the B micro-panels of a block), when A's rows are under a page
- * apart (K = 768), or farther apart (K = 3072) on an L1d with more ways
- * than the lines one k step touches in one set at worst (MR rows of A, a
- * page apart, and a row of B: 8 + 3 on AVX-512, so 12 ways do and 8 do
- * not; the associativity as the machine reports it, unknown: not): the
- * kernel broadcasts from MR rows lda apart, and a fringe micro-panel (rows
- * past M) is packed, zero-padded, first.  In place, A costs no packing
- * (M x K copied elements, 4-6 % of mlp_reduce's call; with ir outer, where
- * a packed micro-panel was thought to hold L1 better, in place measured
- * 1-11 % faster).  Otherwise fused:
+ * the B micro-panels of a block), when A's rows are under a page apart
+ * (K = 768), or farther apart (K = 3072) where the machine's calibration
+ * found in place no more than 10 % slower than packed (--param aread
+ * overrides): the kernel broadcasts from MR rows lda apart, and a fringe
+ * micro-panel (rows past M) is packed, zero-padded, first.  (The rule this
+ * replaced read the L1d's ways, MR rows and a B row in one set needing 12:
+ * on a Zen 4 core's 32 KiB 8-way L1d it packed A, yet in place measured
+ * 0.85x the time: the conflict misses it predicted cost less than the
+ * packing, which set counts cannot tell.)  In place, A costs no
+ * packing (M x K copied elements, 4-6 % of mlp_reduce's call; with ir
+ * outer, where a packed micro-panel was thought to hold L1 better, in
+ * place measured 1-11 % faster).  Otherwise fused:
  * each A micro-panel (per k block) is packed into one buffer shared by the
  * threads on its first use (the first jr pass, or the first B micro-panel
  * with ir outer), by the first thread that needs it, hot in L1 for the

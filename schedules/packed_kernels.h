@@ -53,6 +53,26 @@ typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda
 #define PACKED_B_PREFETCH_ROWS 16
 #endif
 
+/* The page size the rules read strides against (packed_plan.c): rows this
+ * far apart or farther each sit on a page of their own. */
+#define PACKED_PAGE_BYTES 4096L
+
+/* The copy kernel's second prefetch, into L2: where B's rows are a page or
+ * more apart (every row on its own page, which no hardware prefetcher
+ * crosses into) and its L1 distance (b_ahead floats) is shorter than
+ * PACKED_B_PREFETCH_ROWS rows (an L1d set holds few such rows,
+ * packed_plan.c), the row that many rows ahead is brought into L2, whose
+ * sets such rows do not crowd, so that the short L1 prefetch finds it
+ * there and the trip to L3 is hidden as in the other kernels.  Floats
+ * ahead, or 0: none. */
+static inline long packed_b_far(long b_ahead, long ldb)
+{
+    return ldb * (long)sizeof(float) >= PACKED_PAGE_BYTES &&
+                   b_ahead < PACKED_B_PREFETCH_ROWS * ldb
+               ? PACKED_B_PREFETCH_ROWS * ldb
+               : 0;
+}
+
 /* The address b_ahead + offset floats past b, for a prefetch.  Computed as
  * an integer: near the end of B it points past the matrix, where a prefetch
  * is harmless but a C pointer is undefined. */

@@ -26,7 +26,7 @@
  * 1 and MR; in place: A's row stride and 1). */
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
-          long ldb, long b_ahead, float *restrict b_copy,
+          long ldb, long b_ahead, long b_far, float *restrict b_copy,
           float *restrict c, long ldc, int accumulate)
 {
     __m256 acc[MR][NV];
@@ -44,6 +44,12 @@ tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *re
         _mm_prefetch(packed_b_ahead(b, b_ahead, 0), _MM_HINT_T0);
         _mm_prefetch(packed_b_ahead(b, b_ahead, 8 * NV / 2), _MM_HINT_T0);
         _mm_prefetch(packed_b_ahead(b, b_ahead, 8 * NV - 1), _MM_HINT_T0);
+        /* B in place with a short L1 distance: the row b_far ahead into L2
+         * (packed_b_far; 0 in the plain kernels, where this folds away). */
+        if (b_far) {
+            _mm_prefetch(packed_b_ahead(b, b_far, 0), _MM_HINT_T1);
+            _mm_prefetch(packed_b_ahead(b, b_far, 8 * NV - 1), _MM_HINT_T1);
+        }
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
             bv[v] = _mm256_loadu_ps(b + 8 * v);
@@ -82,7 +88,7 @@ __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long ldb,
                   float *restrict c, long ldc, int accumulate)
 {
-    tile_4x24(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
+    tile_4x24(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
 }
 
 __attribute__((target("avx2,fma"))) static void
@@ -90,7 +96,7 @@ ukernel_avx2_4x24_a_in_place(int kc, const float *restrict a, long lda,
                              const float *restrict b, long ldb, float *restrict c, long ldc,
                              int accumulate)
 {
-    tile_4x24(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
+    tile_4x24(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
 }
 
 /* b_copy is 64-byte aligned and NR = 24 floats a row: every row 32-byte aligned. */
@@ -99,10 +105,12 @@ ukernel_avx2_4x24_copy_b(int kc, const float *restrict a, long lda, const float 
                          long ldb, long b_ahead, float *restrict b_copy,
                          float *restrict c, long ldc, int accumulate)
 {
+    const long b_far = packed_b_far(b_ahead, ldb);
+
     if (lda == 0)
-        tile_4x24(kc, a, 1, MR, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
+        tile_4x24(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
     else
-        tile_4x24(kc, a, lda, 1, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
+        tile_4x24(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

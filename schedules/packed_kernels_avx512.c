@@ -30,7 +30,7 @@
  * a_row is A's row stride and a_k 1. */
 __attribute__((target("avx512f"), always_inline)) static inline void
 tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
-          long ldb, long b_ahead, float *restrict b_copy,
+          long ldb, long b_ahead, long b_far, float *restrict b_copy,
           float *restrict c, long ldc, int accumulate)
 {
     __m512 acc[MR][NV];
@@ -57,6 +57,13 @@ tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *re
         for (int v = 0; v < NV; v++)
             _mm_prefetch(packed_b_ahead(b, b_ahead, 16 * v), _MM_HINT_T0);
         _mm_prefetch(packed_b_ahead(b, b_ahead, 16 * NV - 1), _MM_HINT_T0);
+        /* B in place with a short L1 distance: the row b_far ahead into L2
+         * (packed_b_far; 0 in the plain kernels, where this folds away). */
+        if (b_far) {
+#pragma GCC unroll 3
+            for (int v = 0; v < NV; v++)
+                _mm_prefetch(packed_b_ahead(b, b_far, 16 * v), _MM_HINT_T1);
+        }
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
             bv[v] = _mm512_loadu_ps(b + 16 * v);
@@ -95,7 +102,7 @@ __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, long ldb,
                     float *restrict c, long ldc, int accumulate)
 {
-    tile_8x48(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
+    tile_8x48(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
 }
 
 __attribute__((target("avx512f"))) static void
@@ -103,7 +110,7 @@ ukernel_avx512_8x48_a_in_place(int kc, const float *restrict a, long lda,
                                const float *restrict b, long ldb, float *restrict c, long ldc,
                                int accumulate)
 {
-    tile_8x48(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, NULL, c, ldc, accumulate);
+    tile_8x48(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
 }
 
 /* b_copy is 64-byte aligned (packed.c's buffers), so its stores are aligned. */
@@ -112,10 +119,12 @@ ukernel_avx512_8x48_copy_b(int kc, const float *restrict a, long lda, const floa
                            long ldb, long b_ahead, float *restrict b_copy,
                            float *restrict c, long ldc, int accumulate)
 {
+    const long b_far = packed_b_far(b_ahead, ldb);
+
     if (lda == 0)
-        tile_8x48(kc, a, 1, MR, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
+        tile_8x48(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
     else
-        tile_8x48(kc, a, lda, 1, b, ldb, b_ahead, b_copy, c, ldc, accumulate);
+        tile_8x48(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

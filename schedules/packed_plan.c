@@ -23,7 +23,9 @@
  * would evict each other before use.  The kernels reading packed B keep 16
  * rows (their rows are contiguous); the copy kernel takes the distance as
  * an argument (packed_kernels.h), and reads B in place, copying it or not,
- * wherever the distance is shorter.  --param bpf overrides it.
+ * wherever the distance is shorter; where B's rows are also a page or more
+ * apart it prefetches the row 16 ahead into L2 as well (packed_b_far).
+ * --param bpf overrides the L1 distance.
  *
  * Cache blocks from the detected caches (include/machine.h), after BLIS's
  * analytical model (Low et al. 2016) without associativity, which the
@@ -45,7 +47,8 @@
  * each rounded to its register block and balanced, so that K = 768 is cut
  * into equal blocks rather than a full one and a sliver.  --param mc, kc,
  * nc override (mc, nc rounded up to MR, NR; not balanced); --param isa,
- * bpack, loop and apack force the other choices (ablations).
+ * bpack, loop and apack force the other choices, bread and aread the
+ * calibrated ones (ablations).
  *
  * Thread grid: tm x tn threads over the rows and columns of C (packed.c
  * splits the (ic, jr) tiles over it), the one that minimizes, for the
@@ -55,6 +58,7 @@
  * split.
  */
 #include "gemmbench.h"
+#include "calibration.h"
 #include "machine.h"
 #include "packed_plan.h"
 
@@ -64,10 +68,8 @@
 #define KC_A_L1_SHARE 0.5  /* A micro-panel, MR x kc, whichever loop is outer */
 /* jr outer: kc no smaller than the L1 cap over this, however large M. */
 #define KC_JR_MIN_DIVISOR 4
-/* Cache line size the set count assumes (every x86-64 and arm64 L1d). */
-#define LINE_BYTES 64
-/* Rows of B closer than this are read in place (see packed_plan_call). */
-#define PAGE_BYTES 4096L
+/* Rows of B closer than a page are read in place (see packed_plan_call). */
+#define PAGE_BYTES PACKED_PAGE_BYTES
 #define MC_L2_SHARE 0.5
 #define NC_L2_SHARE 0.5
 /* When the caches are unknown: common sizes of the last decade. */
@@ -199,15 +201,6 @@ static int fused_cuts_kc(int M, int K, const packed_plan *p)
     return kc_whole_m_cap(M, p) < want;
 }
 
-/* A's rows a page or more apart may all fall into one L1 set: the MR
- * lines the kernel broadcasts from at one k, and a B row's lines beside
- * them.  In place needs that many ways, and one more. */
-static int l1_set_holds_a_rows(const packed_plan *p)
-{
-    const int b_row_lines = (int)ceil_div((long)p->nr * (long)sizeof(float), LINE_BYTES);
-    return p->l1_ways > p->mr + b_row_lines;
-}
-
 static long gcd(long a, long b)
 {
     while (b != 0) {
@@ -244,6 +237,21 @@ static int passes_per_block(const packed_plan *p, int M)
     return (int)ceil_div(rows < p->mc ? rows : p->mc, p->mr);
 }
 
+/* How the operand of a question (GB_CALIB_B, GB_CALIB_A), its rows a page
+ * or more apart, is read: --param bread / aread, else this machine's
+ * calibration at the plan's thread count (calibrate.h: what reading rows
+ * a page apart in place costs is measured, not derived). */
+static int read_as(packed_plan *p, int question, const gb_ctx *ctx, const gb_machine *m)
+{
+    const long forced = gb_param_get(ctx->params, question == GB_CALIB_B ? "bread" : "aread", -1);
+
+    if (p->calib.source[0] == '\0')
+        gb_calibration_lookup(m, ctx->nthreads > 0 ? ctx->nthreads : 1, &p->calib);
+    p->read_param[question] = forced >= 0;
+    p->read[question] = forced >= 0 ? (int)forced : p->calib.answer[question].read;
+    return p->read[question];
+}
+
 void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
 {
     gb_machine machine;
@@ -269,6 +277,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
     p->bpf = (int)gb_param_get(ctx->params, "bpf", -1);
+    p->read[GB_CALIB_B] = p->read[GB_CALIB_A] = -1;
 
     /* B in place when its rows are closer than a page, else fused: in place
      * for the first A micro-panel's pass, which copies it for the others
@@ -282,7 +291,10 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     else if ((long)N * (long)sizeof(float) < PAGE_BYTES)
         p->b_mode = B_IN_PLACE;
     else
-        p->b_mode = fused_cuts_kc(M, K, p) ? B_PANEL_FUSED : B_FUSED;
+        p->b_mode = read_as(p, GB_CALIB_B, ctx, &machine) == GB_READ_COPIED ||
+                            fused_cuts_kc(M, K, p)
+                        ? B_PANEL_FUSED
+                        : B_FUSED;
     /* B fused is jr outer by construction: the first A micro-panel's pass
      * copies the B micro-panel the later ones read; panel fused is ir outer:
      * the first A micro-panel's pass over the block copies all of it. */
@@ -312,16 +324,17 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
     /* A in place when dense rows of A (K floats) are closer than a page, as
-     * for B, or L1d has the ways for MR of them in one set; else fused: each
+     * for B; farther apart, as calibrated: in place, or fused (each
      * micro-panel packed on its first use, by the thread that reads it, so
-     * the call has no packing pass and no barrier.  --param apack forces
+     * the call has no packing pass and no barrier).  --param apack forces
      * one. */
     if (gb_param_get(ctx->params, "apack", -1) >= 0)
         p->a_mode = (int)gb_param_get(ctx->params, "apack", -1);
-    else if ((long)K * (long)sizeof(float) < PAGE_BYTES || l1_set_holds_a_rows(p))
+    else if ((long)K * (long)sizeof(float) < PAGE_BYTES)
         p->a_mode = A_IN_PLACE;
     else
-        p->a_mode = A_FUSED;
+        p->a_mode = read_as(p, GB_CALIB_A, ctx, &machine) == GB_READ_COPIED ? A_FUSED
+                                                                             : A_IN_PLACE;
 
     /* The grid first (it decides each thread's extent), from the caps. */
     p->mc = (int)(mc_cap / p->mr * p->mr > p->mr ? mc_cap / p->mr * p->mr : p->mr);
@@ -376,11 +389,31 @@ void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effect
     /* Dense B (rows N floats apart), in the modes that read it in place. */
     if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED)
         gb_param_set(effective, "bpf", packed_b_prefetch_rows(p, N));
+    /* Rows a page or more apart: read in place or copied, as decided. */
+    if (p->read[GB_CALIB_B] >= 0)
+        gb_param_set(effective, "bread", p->read[GB_CALIB_B]);
+    if (p->read[GB_CALIB_A] >= 0)
+        gb_param_set(effective, "aread", p->read[GB_CALIB_A]);
     /* B fused: 1 when the first pass copies B for the others, 0 copy-free. */
     if (p->b_mode == B_FUSED)
         gb_param_set(effective, "bcopy", fused_copies(p, passes_per_block(p, M)));
     gb_param_set(effective, "threads_m", p->tm);
     gb_param_set(effective, "threads_n", p->tn);
+}
+
+/* A calibrated choice of plan p and its reason, when p asked it. */
+static void explain_read(FILE *out, const packed_plan *p, int question)
+{
+    char why[512];
+
+    if (p->read[question] < 0)
+        return;
+    gb_calibration_describe(&p->calib, question, why, sizeof why);
+    if (p->read_param[question])
+        fprintf(out, "  %s read        %s (--param; this machine's calibration: %s)\n",
+                gb_calib_questions[question].operand, gb_read_names[p->read[question]], why);
+    else
+        fprintf(out, "  %s read        %s\n", gb_calib_questions[question].operand, why);
 }
 
 void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
@@ -413,6 +446,7 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                     gb_param_get(ctx->params, "loop", -1) >= 0
                 ? " (--param)"
                 : "");
+    explain_read(out, &p, GB_CALIB_B);
     if (p.b_mode == B_FUSED) {
         const int passes = passes_per_block(&p, M);
         fprintf(out, "  B copy        %s (%d A micro-panel%s per B micro-panel; copied from %d "
@@ -426,14 +460,14 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                 p.bpf >= 0 ? "(--param)"
                            : "(the L1d set's spare ways for rows that share it, at most 16)");
     fprintf(out, "  A             %s%s\n",
-            p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart, or L1d ways "
-                                     "enough for MR rows in one set; a fringe micro-panel "
-                                     "packed)"
+            p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart, or as "
+                                     "calibrated; a fringe micro-panel packed)"
             : p.a_mode == A_WHOLE  ? "packed whole once per call, a share per thread, then one barrier"
             : p.a_mode == A_FUSED  ? "packed micro-panel by micro-panel on its first use (hot in "
                                      "L1), each by the first thread to need it; no barrier"
                                    : "packed block by block",
             gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
+    explain_read(out, &p, GB_CALIB_A);
     fprintf(out, "  kc %-5d %s\n", p.kc,
             user_kc      ? "(--param)"
             : p.ir_outer ? "(A micro-panel MR x kc in half of L1d, balanced over K)"
@@ -498,15 +532,21 @@ const gb_param_spec packed_params[] = {
                                     "(read in place; copied by the first pass when 5 or more A "
                                     "micro-panels read it, on AVX-512; jr outer) "
                                     "or panel_fused (likewise into a packed block, ir outer); "
-                                    "default: in place when N*4 < 4096, else fused, or "
-                                    "panel_fused when fused would cut kc; prepacked is "
-                                    "--prepack's" },
+                                    "default: in place when N*4 < 4096, else as bread "
+                                    "says; prepacked is --prepack's" },
     { "bpf", 0, 64, NULL, "rows ahead the kernel prefetches B where it reads B in place, 0: "
                           "none ahead (default: from L1d's ways and B's row stride, at most "
                           "16)" },
+    { "bread", 0, 0, gb_read_names, "B with rows a page or more apart (N*4 >= 4096), per "
+                                    "call: in_place (fused, or panel_fused where fused would "
+                                    "cut kc) or copied (panel_fused at every M: ir outer, B "
+                                    "copied by the first A micro-panel's pass); default: this "
+                                    "machine's calibration (gemmbench info)" },
+    { "aread", 0, 0, gb_read_names, "A with rows a page or more apart (K*4 >= 4096): in_place "
+                                    "or copied (apack=fused); default: this machine's "
+                                    "calibration (gemmbench info)" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
                                     "fused: each micro-panel packed on first use (default: in "
-                                    "place when K*4 < 4096 or L1d has the ways for MR rows "
-                                    "in one set, else fused)" },
+                                    "place when K*4 < 4096, else as aread says)" },
     { 0 },
 };

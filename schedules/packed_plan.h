@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "gemmbench.h"
+#include "machine.h"
 #include "packed_kernels.h"
 
 /* How A reaches the micro-kernel (--param apack; the index is the mode). */
@@ -36,6 +37,13 @@ typedef struct packed_plan {
     long l1_bytes, l2_bytes; /* what the rule used */
     int l1_ways;             /* L1d associativity; 0 unknown */
     int bpf;                 /* --param bpf: rows B read in place is prefetched ahead, or -1 */
+    /* Operands whose rows are a page or more apart, per call: how each is
+     * read, GB_READ_IN_PLACE or GB_READ_COPIED (machine.h), from --param
+     * bread / aread or the machine's calibration; -1: not this plan's
+     * question (rows closer, --prepack, or --param bpack / apack). */
+    int read[GB_CALIB_QUESTIONS];
+    int read_param[GB_CALIB_QUESTIONS]; /* from --param, not from calib */
+    gb_calibration calib;    /* the machine's calibration at nthreads, when asked */
 } packed_plan;
 
 /* The plan of one call: the isa (NULL when a forced one is not in this

@@ -62,6 +62,39 @@ def slurm_problems(s):
     return out
 
 
+def calibration_problems(c):
+    """machine.calibration, when present: packed's calibration per thread count."""
+    if c is None:
+        return []
+    if not isinstance(c, list):
+        return ["machine.calibration is not an array"]
+    out = []
+    for i, e in enumerate(c):
+        where = f"machine.calibration[{i}]"
+        if not isinstance(e, dict):
+            out.append(f"{where} is not an object")
+            continue
+        t = e.get("threads")
+        if not (isinstance(t, int) and not isinstance(t, bool) and t >= 1):
+            out.append(f"{where}.threads is not a positive whole number")
+        source = e.get("source")
+        if source not in ("measured", "cached", "forced", "default"):
+            out.append(f"{where}.source is not measured, cached, forced or default")
+            continue
+        for q in ("b", "a"):
+            a = e.get(q)
+            if not isinstance(a, dict) or a.get("read") not in ("in_place", "copied"):
+                out.append(f"{where}.{q}.read is neither in_place nor copied")
+                continue
+            if source in ("measured", "cached"):
+                r = [a.get(k) for k in ("ratio_p10", "ratio", "ratio_p90")]
+                if not all(isinstance(x, (int, float)) and x > 0 for x in r) or not r[0] <= r[1] <= r[2]:
+                    out.append(f"{where}.{q}: ratio_p10 <= ratio <= ratio_p90, all positive, does not hold")
+                elif (a["read"] == "copied") != (r[1] > 1.10):
+                    out.append(f"{where}.{q}.read is not copied exactly when ratio > 1.10")
+    return out
+
+
 def main(argv):
     if len(argv) < 2:
         print("usage: validate-json.py FILE.json [--complete] [--min-results N]")
@@ -100,6 +133,7 @@ def main(argv):
                         and isinstance(lib.get("forced_by", ""), str)):
                     problems.append(f"tool.libraries.{name}: version and kernels must be strings")
     problems += slurm_problems(doc["machine"].get("slurm"))
+    problems += calibration_problems(doc["machine"].get("calibration"))
     peak = doc["machine"].get("peak_gflops")
     if peak is not None and not (isinstance(peak, (int, float)) and peak > 0):
         problems.append("machine.peak_gflops is neither null nor a positive number")

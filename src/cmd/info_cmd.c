@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "bandwidth.h"
+#include "calibrate.h"
 #include "variants.h"
 #include "peak.h"
 #include "machine.h"
@@ -107,10 +108,29 @@ int gb_cmd_info(int argc, char **argv)
         return gb_help_command("info", GB_CMD_INFO, info_intro, "");
     if (first < argc - 1)
         return gb_usage("info", "info takes no arguments");
+    if (gb_calibration_mode_check(err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, "info", "%s", err);
     gb_machine_detect(&m);
     gb_machine_print(stdout, &m);
     print_libraries(stdout);
     gb_peak_info(stdout, &m);
+    /* The calibration at the peak's two counts: one thread and all. */
+    for (int all = 0; all < 2; all++) {
+        const int threads = all ? m.affinity_cpus : 1;
+        gb_calibration c;
+        char why[512];
+        int rc;
+        if (all && threads <= 1)
+            break;
+        rc = gb_calibration_ensure(&m, threads, 1, &c, err, sizeof err);
+        if (rc != 0)
+            return gb_fail(rc == -1 ? GB_EXIT_USAGE : GB_EXIT_IO, "info", "%s", err);
+        for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+            gb_calibration_describe(&c, q, why, sizeof why);
+            printf("calibration    packed at %d thread%s, %s rows a page or more apart: %s\n",
+                   threads, threads > 1 ? "s" : "", gb_calib_questions[q].operand, why);
+        }
+    }
     fflush(stdout);
     if (gb_machine_measure_bandwidth(&m, m.affinity_cpus, err, sizeof err) != 0)
         return gb_fail(GB_EXIT_IO, "info", "%s", err);

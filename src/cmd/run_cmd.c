@@ -19,6 +19,7 @@
 #include "sched_build.h"
 #include "sched_variant.h"
 #include "bandwidth.h"
+#include "calibrate.h"
 #include "variants.h"
 #include "peak.h"
 #include "roof.h"
@@ -196,6 +197,28 @@ static void explain_all(const gb_selection *sel, int threads)
                "(try --variant rule_based)\n");
 }
 
+
+/* packed's calibration (calibrate.h) at each of n thread counts, when a
+ * selected variant runs packed: cached, or measured now, before any timed
+ * call; into machine for the result file.  0, or the exit status. */
+static int calibrate_packed(const gb_selection *sel, gb_machine *machine, const int *counts,
+                            int n, int quiet)
+{
+    char err[GB_ERR_LEN];
+    int needed = 0;
+
+    for (int v = 0; v < sel->nvariants; v++)
+        needed |= gb_calibration_needed(sel->variants[v]);
+    machine->ncalib = 0;
+    for (int i = 0; needed && i < n && i < GB_MAX_CALIBRATIONS; i++) {
+        const int rc = gb_calibration_ensure(machine, counts[i], quiet,
+                                             &machine->calib[machine->ncalib], err, sizeof err);
+        if (rc != 0)
+            return gb_fail(rc == -1 ? GB_EXIT_USAGE : GB_EXIT_IO, NULL, "%s", err);
+        machine->ncalib++;
+    }
+    return GB_EXIT_OK;
+}
 
 /* ---- the sweep -------------------------------------------------------------- */
 
@@ -377,6 +400,8 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     if (o->lockstep && lockstep_begin(o, sel, plan) != 0)
         return gb_fail(GB_EXIT_INTERRUPTED, NULL, "gemmbench ab, which gives the turns, is gone");
     measure_peaks(o, machine, plan);
+    if ((status = calibrate_packed(sel, machine, plan->counts, plan->n, o->quiet)) != 0)
+        return status;
     note_single_thread(sel, plan, o->quiet);
     /* The table shows the threads column when there is more than one count. */
     memcpy(columns, gb_run_columns, sizeof columns);
@@ -548,6 +573,11 @@ int gb_cmd_run(int argc, char **argv)
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     }
+    for (int v = 0; v < sel.nvariants; v++)
+        if (gb_calibration_needed(sel.variants[v]) && gb_calibration_mode_check(err, sizeof err)) {
+            gb_selection_free(&sel);
+            return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+        }
     /* The OpenMP runtime read OMP_PROC_BIND and OMP_PLACES when it was
      * loaded: --bind sets them and starts this program again. */
     if (gb_bind_apply(o.bind, argv) != 0)
@@ -570,6 +600,10 @@ int gb_cmd_run(int argc, char **argv)
     }
     warn_unreadable_records(&sel);
     if (o.explain) {
+        if ((status = calibrate_packed(&sel, &machine, &threads, 1, 0)) != 0) {
+            gb_selection_free(&sel);
+            return status;
+        }
         explain_all(&sel, threads);
         gb_selection_free(&sel);
         return gb_finish_stdout(NULL);

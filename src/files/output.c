@@ -136,6 +136,38 @@ static cJSON *slurm_json(const gb_slurm *s)
     return o;
 }
 
+/* packed's calibration per thread count (results/FORMAT.md). */
+static cJSON *calibration_json(const gb_machine *m)
+{
+    cJSON *list = cJSON_CreateArray();
+
+    for (int i = 0; list != NULL && i < m->ncalib; i++) {
+        const gb_calibration *c = &m->calib[i];
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL)
+            continue;
+        cJSON_AddNumberToObject(o, "threads", c->threads);
+        cJSON_AddStringToObject(o, "source", c->source);
+        if (c->rounds > 0)
+            cJSON_AddNumberToObject(o, "rounds", c->rounds);
+        for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+            const gb_calib_answer *a = &c->answer[q];
+            cJSON *ans = cJSON_AddObjectToObject(o, gb_calib_questions[q].name);
+            if (ans == NULL)
+                continue;
+            cJSON_AddStringToObject(ans, "read", gb_read_names[a->read]);
+            if (a->ratio > 0.0) {
+                cJSON_AddNumberToObject(ans, "ratio", a->ratio);
+                cJSON_AddNumberToObject(ans, "ratio_p10", a->ratio_p10);
+                cJSON_AddNumberToObject(ans, "ratio_p90", a->ratio_p90);
+                cJSON_AddStringToObject(ans, "shapes", gb_calib_questions[q].shapes);
+            }
+        }
+        cJSON_AddItemToArray(list, o);
+    }
+    return list;
+}
+
 static cJSON *machine_json(const gb_machine *m)
 {
     cJSON *o = cJSON_CreateObject(), *isa, *caches;
@@ -177,6 +209,8 @@ static cJSON *machine_json(const gb_machine *m)
         cJSON_AddItemToObject(o, "bandwidth", bandwidth_json(&m->bw));
     if (m->slurm.present)
         cJSON_AddItemToObject(o, "slurm", slurm_json(&m->slurm));
+    if (m->ncalib > 0)
+        cJSON_AddItemToObject(o, "calibration", calibration_json(m));
     return o;
 }
 
@@ -514,7 +548,9 @@ int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, 
     size_t len, done = 0;
     int fd;
 
-    cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(complete));
+    /* A document without "complete" (a calibration file) keeps none. */
+    if (cJSON_GetObjectItemCaseSensitive(doc, "complete") != NULL)
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(complete));
     text = cJSON_Print(doc);
     if (text == NULL) {
         snprintf(err, errlen, "out of memory writing %s", path);

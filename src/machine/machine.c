@@ -26,25 +26,50 @@ static int read_line(const char *path, char *buf, size_t len)
     return 0;
 }
 
+/* The text after a /proc/cpuinfo line's colon, without the newline. */
+static const char *cpuinfo_value(char *line)
+{
+    char *colon = strchr(line, ':');
+
+    if (colon == NULL)
+        return NULL;
+    colon++;
+    while (*colon == ' ' || *colon == '\t')
+        colon++;
+    colon[strcspn(colon, "\n")] = '\0';
+    return colon;
+}
+
+/* The first processor's block: its model name, and the numbers that tell
+ * two cores of one marketing name apart (x86: family, model, stepping;
+ * aarch64, which has no model name: implementer, part, revision). */
 static void detect_cpu_model(gb_machine *m)
 {
+    static const char *const id_fields[] = { "cpu family", "model", "stepping",
+                                             "CPU implementer", "CPU part", "CPU revision" };
     FILE *f = fopen("/proc/cpuinfo", "r");
     char line[512];
+    size_t used = 0;
 
     if (f == NULL)
         return;
     while (fgets(line, sizeof line, f)) {
-        /* x86: "model name"; aarch64 has no model name, only CPU part. */
+        const char *value;
+        if (line[0] == '\n')
+            break;
+        value = cpuinfo_value(line);
+        if (value == NULL)
+            continue;
         if (strncmp(line, "model name", 10) == 0) {
-            char *colon = strchr(line, ':');
-            if (colon) {
-                colon++;
-                while (*colon == ' ' || *colon == '\t')
-                    colon++;
-                colon[strcspn(colon, "\n")] = '\0';
-                snprintf(m->cpu_model, sizeof m->cpu_model, "%s", colon);
-                break;
-            }
+            snprintf(m->cpu_model, sizeof m->cpu_model, "%s", value);
+            continue;
+        }
+        for (size_t i = 0; i < sizeof id_fields / sizeof id_fields[0]; i++) {
+            const size_t n = strlen(id_fields[i]);
+            if (strncmp(line, id_fields[i], n) == 0 && (line[n] == ' ' || line[n] == '\t') &&
+                used < sizeof m->cpu_id)
+                used += (size_t)snprintf(m->cpu_id + used, sizeof m->cpu_id - used, "%s%s %s",
+                                         used ? ", " : "", id_fields[i], value);
         }
     }
     fclose(f);
@@ -245,7 +270,8 @@ const char *gb_bw_level_name(int level)
 void gb_machine_print(FILE *out, const gb_machine *m)
 {
     fprintf(out, "hostname       %s\n", m->hostname);
-    fprintf(out, "cpu            %s\n", m->cpu_model);
+    fprintf(out, "cpu            %s%s%s%s\n", m->cpu_model, m->cpu_id[0] ? " (" : "", m->cpu_id,
+            m->cpu_id[0] ? ")" : "");
     fprintf(out, "arch           %s\n", m->arch);
     fprintf(out, "logical cpus   %d online, %d usable by this process\n", m->logical_cpus,
             m->affinity_cpus);

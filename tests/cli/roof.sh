@@ -28,6 +28,7 @@ check info_real_exit test $? -eq 0
 check info_real_l2 level_positive L2 "$WORK/info.txt"
 check info_real_memory level_positive memory "$WORK/info.txt"
 expect_grep info_real_method "best of at least 7 trials" "$WORK/info.txt"
+expect_grep info_calibration_1_thread "^calibration    packed at 1 thread, B rows a page or more apart: " "$WORK/info.txt"
 GEMMBENCH_BANDWIDTH=quick "$G" info >"$WORK/infoq.txt" 2>&1
 check info_quick_l2 level_positive L2 "$WORK/infoq.txt"
 expect_exit info_extra_argument 2 "$G" info --bogus

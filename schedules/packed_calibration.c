@@ -1,0 +1,208 @@
+/*
+ * packed_calibration.c - the cache of packed's calibration, which packed's
+ * plan reads (packed_plan.c): one small JSON file per key (CPU model, ISA,
+ * caches, thread count, method version; machine.h), named after the key's
+ * hash, in the schedule cache's directory, written atomically.  A file that
+ * does not parse, lacks a field, or was written for another key is refused
+ * (and measured again by src/measure/calibrate.c, which writes the files).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "calibration.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "output.h"
+#include "sched_build.h"
+#include "sha256.h"
+
+#define CALIB_SCHEMA "gemmbench-calibration/2"
+/* A calibration file is a few hundred bytes; more is not one. */
+#define CALIB_MAX_FILE 65536
+
+int gb_calibration_path(const char *key, char *path, size_t len, char *err, size_t errlen)
+{
+    char dir[4096], hex[65];
+    unsigned char digest[32];
+
+    if (gb_sched_cache_dir(dir, sizeof dir, err, errlen) != 0)
+        return -1;
+    gb_sha256(key, strlen(key), digest);
+    gb_sha256_hex(digest, hex);
+    hex[16] = '\0';
+    if ((size_t)snprintf(path, len, "%s/calibration-%s.json", dir, hex) >= len) {
+        snprintf(err, errlen, "cache directory '%s': path too long", dir);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_index(const char *name)
+{
+    for (int i = 0; gb_read_names[i]; i++)
+        if (strcmp(gb_read_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* The whole file, NUL-terminated, or NULL (errno ENOENT: none; EFBIG: too
+ * large to be one). */
+static char *read_small_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text;
+    size_t n;
+
+    if (f == NULL)
+        return NULL;
+    text = malloc(CALIB_MAX_FILE + 1);
+    if (text == NULL) {
+        fclose(f);
+        errno = ENOMEM;
+        return NULL;
+    }
+    n = fread(text, 1, CALIB_MAX_FILE + 1, f);
+    if (ferror(f) || n > CALIB_MAX_FILE) {
+        const int why = ferror(f) ? EIO : EFBIG;
+        fclose(f);
+        free(text);
+        errno = why;
+        return NULL;
+    }
+    fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+static int positive_number(const cJSON *doc, const char *name, double *out)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(doc, name);
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || !(item->valuedouble > 0.0))
+        return -1;
+    *out = item->valuedouble;
+    return 0;
+}
+
+/* The answer to one question from its object in a file: 0, or -1. */
+static int answer_from_json(const cJSON *o, gb_calib_answer *a)
+{
+    const cJSON *read = cJSON_GetObjectItemCaseSensitive(o, "read");
+
+    if (!cJSON_IsObject(o) || !cJSON_IsString(read) || read_index(read->valuestring) < 0 ||
+        positive_number(o, "ratio", &a->ratio) != 0 ||
+        positive_number(o, "ratio_p10", &a->ratio_p10) != 0 ||
+        positive_number(o, "ratio_p90", &a->ratio_p90) != 0)
+        return -1;
+    a->read = read_index(read->valuestring);
+    return 0;
+}
+
+int gb_calibration_load(const char *path, const char *key, gb_calibration *out, char *err,
+                        size_t errlen)
+{
+    char *text = read_small_file(path);
+    cJSON *doc;
+    const cJSON *schema, *file_key, *threads, *rounds;
+    int rc = -1, answers = 0;
+
+    memset(out, 0, sizeof *out);
+    if (text == NULL) {
+        if (errno == ENOENT)
+            return 1;
+        snprintf(err, errlen, "%s", errno == EFBIG ? "corrupt: larger than a calibration"
+                                                   : strerror(errno));
+        return -1;
+    }
+    doc = cJSON_Parse(text);
+    free(text);
+    if (doc == NULL) {
+        snprintf(err, errlen, "corrupt: not JSON");
+        return -1;
+    }
+    schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    file_key = cJSON_GetObjectItemCaseSensitive(doc, "key");
+    threads = cJSON_GetObjectItemCaseSensitive(doc, "threads");
+    rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds");
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
+        answers += answer_from_json(cJSON_GetObjectItemCaseSensitive(
+                                        doc, gb_calib_questions[q].name),
+                                    &out->answer[q]) == 0;
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, CALIB_SCHEMA) != 0) {
+        snprintf(err, errlen, "corrupt: schema is not %s", CALIB_SCHEMA);
+    } else if (!cJSON_IsString(file_key)) {
+        snprintf(err, errlen, "corrupt: no key");
+    } else if (strcmp(file_key->valuestring, key) != 0) {
+        /* The file name is the key's hash: another key here is another
+         * machine's file copied in. */
+        snprintf(err, errlen, "stale: measured for %.160s, not this machine and thread count",
+                 file_key->valuestring);
+    } else if (!cJSON_IsNumber(threads) || threads->valuedouble < 1 ||
+               threads->valuedouble > 1e6 || !cJSON_IsNumber(rounds) ||
+               rounds->valuedouble < 1 || rounds->valuedouble > 1e6 ||
+               answers != GB_CALIB_QUESTIONS) {
+        snprintf(err, errlen, "corrupt: a field is missing or out of range");
+    } else {
+        out->threads = (int)threads->valuedouble;
+        out->rounds = (int)rounds->valuedouble;
+        snprintf(out->source, sizeof out->source, "cached");
+        rc = 0;
+    }
+    cJSON_Delete(doc);
+    if (rc != 0)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+int gb_calibration_store(const char *path, const char *key, const gb_calibration *c,
+                         char *err, size_t errlen)
+{
+    cJSON *doc = cJSON_CreateObject();
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    int rc;
+
+    if (doc == NULL) {
+        snprintf(err, errlen, "out of memory writing %s", path);
+        return -1;
+    }
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    cJSON_AddStringToObject(doc, "schema", CALIB_SCHEMA);
+    cJSON_AddStringToObject(doc, "key", key);
+    cJSON_AddNumberToObject(doc, "threads", c->threads);
+    cJSON_AddNumberToObject(doc, "rounds", c->rounds);
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+        const gb_calib_answer *a = &c->answer[q];
+        cJSON *o = cJSON_AddObjectToObject(doc, gb_calib_questions[q].name);
+        if (o == NULL)
+            continue;
+        cJSON_AddStringToObject(o, "read", gb_read_names[a->read]);
+        cJSON_AddNumberToObject(o, "ratio", a->ratio);
+        cJSON_AddNumberToObject(o, "ratio_p10", a->ratio_p10);
+        cJSON_AddNumberToObject(o, "ratio_p90", a->ratio_p90);
+        cJSON_AddStringToObject(o, "shapes", gb_calib_questions[q].shapes);
+    }
+    cJSON_AddStringToObject(doc, "measured", when);
+    rc = gb_json_write_atomic(doc, path, 1, err, errlen);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+void gb_calibration_lookup(const gb_machine *m, int threads, gb_calibration *out)
+{
+    const int mode = gb_calibration_mode();
+    char key[1024], path[4200], err[256];
+
+    if (mode >= 0 && mode < GB_READ_CHOICES) {
+        gb_calibration_set(out, threads, mode, "forced");
+        return;
+    }
+    gb_calibration_key(m, threads, key, sizeof key);
+    if (mode == -2 || gb_calibration_path(key, path, sizeof path, err, sizeof err) != 0 ||
+        gb_calibration_load(path, key, out, err, sizeof err) != 0)
+        gb_calibration_set(out, threads, GB_READ_IN_PLACE, "default");
+}

@@ -1,0 +1,93 @@
+/*
+ * calibration.c - what packed's calibration asks and how its answers read:
+ * the questions (how an operand whose rows are a page or more apart is
+ * read, and the shapes that time it), the cache key of a machine, the
+ * GEMMBENCH_CALIBRATE mode, and the one-line description --explain, info
+ * and the run print.  The measurement is src/measure/calibrate.c's, the
+ * cache schedules/packed_calibration.c's.
+ */
+#include "machine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bump when what is measured, or how it decides, changes: the key changes
+ * with it, so older files are never read (and refused if copied in). */
+#define CALIB_METHOD 2
+
+const char *const gb_read_names[] = { "in_place", "copied", NULL };
+
+/* Per question, M = 16 (every pass reads the operand in place on
+ * AVX-512's 8-row micro-panels) and 64 (the first of 8 passes copies). */
+const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
+    [GB_CALIB_B] = { "b", "B", { 16, 64 }, 768, 3072, "bread",
+                     "mlp_expand M=16,64 (K 768, N 3072)" },
+    [GB_CALIB_A] = { "a", "A", { 16, 64 }, 3072, 768, "aread",
+                     "mlp_reduce M=16,64 (K 3072, N 768)" },
+};
+
+void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len)
+{
+    size_t used = 0;
+
+    used += (size_t)snprintf(key, len, "method=%d|cpu=%s|id=%s|isa=", CALIB_METHOD, m->cpu_model,
+                             m->cpu_id);
+    for (int i = 0; i < m->nisa && used < len; i++)
+        used += (size_t)snprintf(key + used, len - used, "%s%s", i ? "," : "", m->isa[i]);
+    if (used < len)
+        used += (size_t)snprintf(key + used, len - used, "|caches=");
+    for (int i = 0; i < m->ncaches && used < len; i++)
+        used += (size_t)snprintf(key + used, len - used, "%sL%d%c:%ld:%d", i ? "," : "",
+                                 m->caches[i].level, m->caches[i].type[0],
+                                 m->caches[i].size_bytes, m->caches[i].ways);
+    if (used < len)
+        snprintf(key + used, len - used, "|threads=%d", threads);
+}
+
+int gb_calibration_mode(void)
+{
+    const char *mode = getenv("GEMMBENCH_CALIBRATE");
+
+    if (mode == NULL || mode[0] == '\0')
+        return -1;
+    if (strcmp(mode, "quick") == 0)
+        return GB_READ_CHOICES;
+    for (int i = 0; gb_read_names[i]; i++)
+        if (strcmp(gb_read_names[i], mode) == 0)
+            return i;
+    return -2;
+}
+
+int gb_calibration_mode_check(char *err, size_t errlen)
+{
+    if (gb_calibration_mode() != -2)
+        return 0;
+    snprintf(err, errlen, "GEMMBENCH_CALIBRATE=%.64s: takes quick, in_place or copied",
+             getenv("GEMMBENCH_CALIBRATE"));
+    return -1;
+}
+
+void gb_calibration_set(gb_calibration *c, int threads, int read, const char *source)
+{
+    memset(c, 0, sizeof *c);
+    c->threads = threads;
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
+        c->answer[q].read = read;
+    snprintf(c->source, sizeof c->source, "%s", source);
+}
+
+void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len)
+{
+    const gb_calib_answer *a = &c->answer[question];
+    const char *choice = gb_read_names[a->read];
+
+    if (strcmp(c->source, "forced") == 0)
+        snprintf(buf, len, "%s (forced by GEMMBENCH_CALIBRATE)", choice);
+    else if (!(a->ratio > 0.0))
+        snprintf(buf, len, "%s (not calibrated: the default)", choice);
+    else
+        snprintf(buf, len, "%s: in place took %.2fx the time of copied (median of %d rounds, "
+                           "p10-p90 %.2f-%.2f, on %s; copied above %.2fx), %s",
+                 choice, a->ratio, c->rounds, a->ratio_p10, a->ratio_p90,
+                 gb_calib_questions[question].shapes, GB_CALIB_COPIED_RATIO, c->source);
+}

@@ -1,0 +1,198 @@
+/*
+ * calibrate.c - packed's regime choices that no machine report decides,
+ * measured on the machine: how it reads an operand whose rows are a page
+ * or more apart (machine.h's questions).
+ *
+ * B (mlp_expand's, N = 3072, rows 12 KiB apart):
+ *   in place - jr outside ir: every A micro-panel's pass reads the B
+ *              micro-panel where it is, software-prefetched (B fused; from
+ *              5 A micro-panels up the first pass copies it for the
+ *              others), or panel fused where fused would cut kc;
+ *   copied   - ir outside jr, B in kc x nc blocks in the pre-packed layout:
+ *              the first A micro-panel's pass over a block reads B in place
+ *              and copies it there, the others read the copy (panel fused
+ *              at every M).
+ * A (mlp_reduce's, K = 3072): in place (the kernel broadcasts from MR rows
+ * 12 KiB apart) or copied (each micro-panel packed on its first use, A
+ * fused).
+ * Which costs less depends on what reading rows a page apart costs the
+ * core: its prefetchers (none crosses a page), its TLB, what an L1d set
+ * conflict costs against an L2 hit, none of which a machine report
+ * settles.  On an AMD EPYC (Zen 4) guest, 32 KiB 8-way L1d, B in place took
+ * 0.96x the time of copied and A in place 0.85x, where the ways rule this
+ * replaced packed A; on an Intel Xeon guest, B read in place cost 1.7-2x
+ * what the same kernel took on packed B.  So both are measured, not
+ * derived.
+ *
+ * The measurement, per question: two of the BERT shapes that ask it (M =
+ * 16, where every pass reads the operand in place, and M = 64), each answer
+ * timed by the harness (gb_measure: CALIB_WARMUP warm-up calls, then the
+ * fastest of CALIB_REPS timed calls) in CALIB_ROUNDS rounds, the two
+ * answers in alternating order; a round's ratio is the geometric mean over
+ * the two shapes of in place / copied.  Copied is chosen when the median
+ * round's ratio exceeds GB_CALIB_COPIED_RATIO (machine.h).  A few hundred
+ * ms, before any timed call of a run.
+ *
+ * The cache is schedules/packed_calibration.c's; this file measures and
+ * writes it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "calibrate.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calibration.h"
+#include "harness.h"
+#include "stats.h"
+
+extern const gb_variant gb_variant_packed;
+
+#define CALIB_ROUNDS 5
+#define CALIB_ROUNDS_QUICK 3
+#define CALIB_WARMUP 1
+#define CALIB_REPS 3
+#define CALIB_REPS_QUICK 2
+#define CALIB_NSHAPES 2
+
+int gb_calibration_needed(const gb_variant *v)
+{
+    return v != NULL && (v == &gb_variant_packed || v->base == &gb_variant_packed);
+}
+
+/* One round of a question: each shape's fastest call per answer, in place
+ * first on even rounds; the geometric mean over the shapes of in place /
+ * copied. */
+static int measure_round(int round, int threads, gb_workspace *ws, const gb_params *read_as,
+                         const gb_measure_cfg *cfg, double *ratio, char *err, size_t errlen)
+{
+    volatile sig_atomic_t stop = 0;
+    double log_sum = 0.0;
+
+    for (int s = 0; s < CALIB_NSHAPES; s++) {
+        double t[GB_READ_CHOICES];
+        for (int k = 0; k < GB_READ_CHOICES; k++) {
+            const int r = (round + k) % GB_READ_CHOICES;
+            gb_result res;
+            if (gb_measure(&gb_variant_packed, &read_as[r], threads, 0, &ws[s], cfg, &stop,
+                           &res, err, errlen) != 0) {
+                gb_result_free(&res);
+                return -1;
+            }
+            /* The fastest call: on a shared machine another process only
+             * ever adds time, so the least is the regime's own. */
+            t[r] = res.stats.min;
+            gb_result_free(&res);
+        }
+        if (!(t[GB_READ_IN_PLACE] > 0.0) || !(t[GB_READ_COPIED] > 0.0)) {
+            snprintf(err, errlen, "calibration: a call took no measurable time");
+            return -1;
+        }
+        log_sum += log(t[GB_READ_IN_PLACE] / t[GB_READ_COPIED]);
+    }
+    *ratio = exp(log_sum / CALIB_NSHAPES);
+    return 0;
+}
+
+/* One question's rounds into its answer.  0, or -1 with err. */
+static int measure_question(int q, int threads, int rounds, const gb_measure_cfg *cfg,
+                            gb_calib_answer *out, char *err, size_t errlen)
+{
+    gb_workspace ws[CALIB_NSHAPES];
+    gb_params read_as[GB_READ_CHOICES];
+    double ratios[CALIB_ROUNDS];
+    gb_stats st;
+    int rc = -1;
+
+    memset(ws, 0, sizeof ws);
+    for (int r = 0; r < GB_READ_CHOICES; r++) {
+        char text[32];
+        snprintf(text, sizeof text, "%s=%s", gb_calib_questions[q].param, gb_read_names[r]);
+        if (gb_params_parse(&gb_variant_packed, text, &read_as[r], err, errlen) != 0)
+            return -1;
+    }
+    for (int s = 0; s < CALIB_NSHAPES; s++)
+        if (gb_workspace_init(&ws[s], gb_calib_questions[q].M[s], gb_calib_questions[q].K,
+                              gb_calib_questions[q].N, err,
+                              errlen) != 0)
+            goto cleanup;
+    for (int r = 0; r < rounds; r++)
+        if (measure_round(r, threads, ws, read_as, cfg, &ratios[r], err, errlen) != 0)
+            goto cleanup;
+    if (stats_compute(ratios, (size_t)rounds, &st) != 0) {
+        snprintf(err, errlen, "calibration: out of memory");
+        goto cleanup;
+    }
+    out->ratio = st.median;
+    out->ratio_p10 = st.p10;
+    out->ratio_p90 = st.p90;
+    out->read = st.median > GB_CALIB_COPIED_RATIO ? GB_READ_COPIED : GB_READ_IN_PLACE;
+    rc = 0;
+cleanup:
+    for (int s = 0; s < CALIB_NSHAPES; s++)
+        gb_workspace_free(&ws[s]);
+    return rc;
+}
+
+int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *err,
+                           size_t errlen)
+{
+    const int rounds = quick ? CALIB_ROUNDS_QUICK : CALIB_ROUNDS;
+    const int reps = quick ? CALIB_REPS_QUICK : CALIB_REPS;
+    const gb_measure_cfg cfg = { .warmup = CALIB_WARMUP, .reps = reps, .min_reps = reps,
+                                 .max_time = 10.0, .check = 0, .nthreads = threads };
+
+    memset(out, 0, sizeof *out);
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
+        if (measure_question(q, threads, rounds, &cfg, &out->answer[q], err, errlen) != 0)
+            return -1;
+    out->threads = threads;
+    out->rounds = rounds;
+    snprintf(out->source, sizeof out->source, "measured");
+    return 0;
+}
+
+int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibration *out,
+                          char *err, size_t errlen)
+{
+    const int mode = gb_calibration_mode();
+    char key[1024], path[4200], why[512], line[256];
+    int rc;
+
+    if (gb_calibration_mode_check(err, errlen) != 0)
+        return -1;
+    if (mode >= 0 && mode < GB_READ_CHOICES) {
+        gb_calibration_set(out, threads, mode, "forced");
+        return 0;
+    }
+    gb_calibration_key(m, threads, key, sizeof key);
+    if (gb_calibration_path(key, path, sizeof path, why, sizeof why) != 0) {
+        fprintf(stderr, "gemmbench: warning: packed's calibration cannot be cached (%s): "
+                        "A and B read by the default, in place\n", why);
+        gb_calibration_set(out, threads, GB_READ_IN_PLACE, "default");
+        return 0;
+    }
+    rc = gb_calibration_load(path, key, out, why, sizeof why);
+    if (rc == 0)
+        return 0;
+    if (rc < 0)
+        fprintf(stderr, "gemmbench: calibration cache %s refused: %s; measuring again\n", path,
+                why);
+    if (gb_calibration_measure(threads, mode == GB_READ_CHOICES, out, err, errlen) != 0)
+        return -2;
+    if (gb_calibration_store(path, key, out, why, sizeof why) != 0) {
+        fprintf(stderr, "gemmbench: warning: packed's calibration not cached (%s): A and B "
+                        "read by the default, in place\n", why);
+        gb_calibration_set(out, threads, GB_READ_IN_PLACE, "default");
+        return 0;
+    }
+    for (int q = 0; q < GB_CALIB_QUESTIONS && !quiet; q++) {
+        gb_calibration_describe(out, q, line, sizeof line);
+        fprintf(stderr, "gemmbench: packed calibrated at %d thread%s, %s read: %s\n", threads,
+                threads > 1 ? "s" : "", gb_calib_questions[q].operand, line);
+    }
+    return 0;
+}
+

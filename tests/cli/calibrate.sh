@@ -1,0 +1,106 @@
+# calibrate.sh - packed's calibration (src/measure/calibrate.c) from the
+# command line: measured once (the quick measurement) and cached, read back
+# by the next run, a corrupt file refused in one line and measured again;
+# the result file's machine block and effective parameters; --explain and
+# --param bread; a forced result; a value GEMMBENCH_CALIBRATE does not take.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+CACHE=$WORK/cache
+
+check() {
+    name=$1
+    shift
+    if "$@" >"$WORK/check.out" 2>&1; then
+        echo "ok $name"
+    else
+        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
+    fi
+}
+
+# The cache of this test alone; the quick measurement.
+calib() { XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=quick "$G" "$@"; }
+run() { calib --variant packed --shape 16x768x3072 --reps 2 --warmup 1 --threads 2 --force "$@"; }
+
+# JSON field PATH of FILE (python3), or "none".
+field() {
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d[int(k)] if isinstance(d, list) else d.get(k, "none") if isinstance(d, dict) else "none"
+print(d)' "$1" "$2"
+}
+
+# ---- measured once, then cached -------------------------------------------------
+run -o "$WORK/a.json" >/dev/null 2>"$WORK/a.err"
+check first_run test $? -eq 0
+expect_grep first_run_says_b '^gemmbench: packed calibrated at 2 threads, B read: \(in_place\|copied\): in place took' "$WORK/a.err"
+expect_grep first_run_says_a '^gemmbench: packed calibrated at 2 threads, A read: \(in_place\|copied\): in place took' "$WORK/a.err"
+files=$(ls "$CACHE"/gemmbench/calibration-*.json 2>/dev/null | wc -l)
+check one_cache_file test "$files" -eq 1
+run -o "$WORK/b.json" >/dev/null 2>"$WORK/b.err"
+check second_run test $? -eq 0
+check second_run_measures_nothing test "$(grep -c 'calibrated' "$WORK/b.err")" -eq 0
+
+if command -v python3 >/dev/null 2>&1; then
+    check json_first_measured test "$(field "$WORK/a.json" machine.calibration.0.source)" = measured
+    check json_second_cached test "$(field "$WORK/b.json" machine.calibration.0.source)" = cached
+    choice=$(field "$WORK/a.json" machine.calibration.0.b.read)
+    check json_same_choice test "$(field "$WORK/b.json" machine.calibration.0.b.read)" = "$choice"
+    check json_a_answer test "$(field "$WORK/b.json" machine.calibration.0.a.read)" = \
+        "$(field "$WORK/a.json" machine.calibration.0.a.read)"
+    check json_threads test "$(field "$WORK/a.json" machine.calibration.0.threads)" = 2
+    check json_rounds test "$(field "$WORK/a.json" machine.calibration.0.rounds)" = 3
+    check json_effective_bread test "$(field "$WORK/a.json" results.0.effective_params.bread)" = "$choice"
+    check json_validates python3 scripts/validate-json.py "$WORK/a.json" --complete
+else
+    skip json_fields "no python3"
+fi
+
+# ---- a corrupt file: one line, measured again -------------------------------------
+file=$(ls "$CACHE"/gemmbench/calibration-*.json)
+printf '{"schema": "gemmbench-calibration/1", "key": ' >"$file"
+run -o "$WORK/c.json" >/dev/null 2>"$WORK/c.err"
+check corrupt_run test $? -eq 0
+expect_grep corrupt_refused 'calibration cache .* refused: corrupt: not JSON; measuring again$' "$WORK/c.err"
+check corrupt_one_line test "$(grep -c refused "$WORK/c.err")" -eq 1
+expect_grep corrupt_measured_again 'packed calibrated at 2 threads' "$WORK/c.err"
+run -o "$WORK/d.json" >/dev/null 2>"$WORK/d.err"
+check corrupt_rewritten test "$(grep -c 'refused\|calibrated' "$WORK/d.err")" -eq 0
+
+# ---- --explain: the choice and its reason; forced; --param ---------------------------
+calib --variant packed --shape 16x768x3072 --threads 2 --explain >"$WORK/e.txt" 2>&1
+expect_grep explain_measured_reason 'B read        \(in_place\|copied\): in place took [0-9.]*x the time of copied (median of 3 rounds' "$WORK/e.txt"
+XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=copied "$G" --variant packed --shape 16x768x3072 \
+    --threads 2 --explain >"$WORK/f.txt" 2>&1
+expect_grep explain_forced_copied 'B read        copied (forced by GEMMBENCH_CALIBRATE)' "$WORK/f.txt"
+expect_grep explain_copied_is_ir_outer 'copies it into a packed block for the others; ir outside jr' "$WORK/f.txt"
+XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=copied "$G" --variant packed --shape 16x768x3072 \
+    --threads 2 --explain --param bread=in_place >"$WORK/g.txt" 2>&1
+expect_grep explain_param_in_place 'B read        in_place (--param; this machine.s calibration: copied' "$WORK/g.txt"
+expect_grep explain_param_jr_outer 'copies each B micro-panel for the others; jr outside ir' "$WORK/g.txt"
+# Rows under a page apart: no calibrated choice to show.
+calib --variant packed --shape 16x768x768 --threads 2 --explain >"$WORK/h.txt" 2>&1
+check explain_near_rows_no_choice test "$(grep -c ' read   ' "$WORK/h.txt")" -eq 0
+# A's rows a page apart (K = 3072): A's answer, forced either way.
+XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=copied "$G" --variant packed --shape 16x3072x768 \
+    --threads 2 --explain >"$WORK/k.txt" 2>&1
+expect_grep explain_a_forced_copied 'A read        copied (forced by GEMMBENCH_CALIBRATE)' "$WORK/k.txt"
+expect_grep explain_a_copied_is_fused 'A             packed micro-panel by micro-panel on its first use' "$WORK/k.txt"
+XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=copied "$G" --variant packed --shape 16x3072x768 \
+    --threads 2 --explain --param aread=in_place >"$WORK/l.txt" 2>&1
+expect_grep explain_a_param_in_place 'A             read in place' "$WORK/l.txt"
+
+# ---- not packed: nothing calibrated ------------------------------------------------
+rm -rf "$CACHE"
+calib --variant baseline --shape 8x8x8 --reps 2 --warmup 1 -o "$WORK/i.json" --force >/dev/null 2>&1
+check baseline_caches_nothing test ! -e "$CACHE/gemmbench/calibration-"*
+if command -v python3 >/dev/null 2>&1; then
+    check baseline_json_no_calibration test "$(field "$WORK/i.json" machine.calibration)" = none
+fi
+
+# ---- bad input -----------------------------------------------------------------
+expect_exit bad_mode 2 env XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=sideways "$G" \
+    --variant packed --shape 16x768x3072 --reps 2 --warmup 1 -o "$WORK/j.json" --force
+expect_grep bad_mode_named 'GEMMBENCH_CALIBRATE=sideways' "$WORK/err"
+expect_exit bad_mode_info 2 env GEMMBENCH_CALIBRATE=sideways "$G" info
+expect_exit bad_param 2 calib --variant packed --shape 16x768x3072 --param bread=sideways --explain

@@ -1,0 +1,321 @@
+/*
+ * test_calibrate.c - packed's calibration (src/measure/calibrate.c): the
+ * cache round-trips, a corrupt or stale file is refused, a machine change
+ * gives another key; a forced result flips packed's regime for B (in place,
+ * jr outer / copied, ir outer) and for A (in place / packed on first use),
+ * every branch exact; the quick measurement measures, caches and reads
+ * back.
+ */
+#define _GNU_SOURCE /* setenv, mkdtemp */
+#include "test.h"
+#include "variants.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "calibrate.h"
+#include "calibration.h"
+#include "gemmbench.h"
+#include "machine.h"
+#include "variant_check.h"
+
+/* The packed plan's b_mode and a_mode numbers (schedules/packed_plan.h). */
+#define BPACK_FUSED 3
+#define BPACK_PANEL_FUSED 4
+#define APACK_IN_PLACE 2
+#define APACK_FUSED 3
+
+typedef struct env_scratch {
+    char dir[64];
+    char *saved_xdg, *saved_mode;
+} env_scratch;
+
+static char *saved_value(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? strdup(v) : NULL;
+}
+
+static void put_back(const char *name, char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+    free(value);
+}
+
+/* A cache directory of the test's own, and GEMMBENCH_CALIBRATE as mode
+ * (NULL: unset); 0, or -1. */
+static int scratch_begin(env_scratch *s, const char *mode)
+{
+    memset(s, 0, sizeof *s);
+    strcpy(s->dir, "/tmp/gb-calib-test.XXXXXX");
+    if (mkdtemp(s->dir) == NULL)
+        return -1;
+    s->saved_xdg = saved_value("XDG_CACHE_HOME");
+    s->saved_mode = saved_value("GEMMBENCH_CALIBRATE");
+    setenv("XDG_CACHE_HOME", s->dir, 1);
+    if (mode)
+        setenv("GEMMBENCH_CALIBRATE", mode, 1);
+    else
+        unsetenv("GEMMBENCH_CALIBRATE");
+    return 0;
+}
+
+static void scratch_end(env_scratch *s)
+{
+    char cmd[128];
+    put_back("XDG_CACHE_HOME", s->saved_xdg);
+    put_back("GEMMBENCH_CALIBRATE", s->saved_mode);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "test_calibrate: could not remove %s\n", s->dir);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static long effective(const gb_variant *v, const gb_params *p, int M, int N, int K, int threads,
+                      const char *key)
+{
+    gb_ctx ctx = { threads, p, NULL, NULL, 0 };
+    gb_params eff;
+    v->resolve(M, N, K, &ctx, &eff);
+    return gb_param_get(&eff, key, -1);
+}
+
+TEST(calibration_cache_round_trips)
+{
+    env_scratch s;
+    gb_machine m;
+    gb_calibration c = { 0 }, back;
+    char key[1024], path[4200], err[512];
+
+    if (scratch_begin(&s, NULL) != 0)
+        SKIP("no scratch directory");
+    gb_machine_detect(&m);
+    gb_calibration_key(&m, 2, key, sizeof key);
+    CHECK_EQ_INT(gb_calibration_path(key, path, sizeof path, err, sizeof err), 0);
+    CHECK(strstr(path, s.dir) == path);
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 1);
+    c.threads = 2;
+    c.rounds = 7;
+    c.answer[GB_CALIB_B] = (gb_calib_answer){ GB_READ_COPIED, 1.375, 1.25, 1.5 };
+    c.answer[GB_CALIB_A] = (gb_calib_answer){ GB_READ_IN_PLACE, 0.875, 0.75, 1.0 };
+    CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
+    CHECK_EQ_INT(back.threads, 2);
+    CHECK_EQ_INT(back.rounds, 7);
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+        CHECK_EQ_INT(back.answer[q].read, c.answer[q].read);
+        CHECK(back.answer[q].ratio == c.answer[q].ratio);
+        CHECK(back.answer[q].ratio_p10 == c.answer[q].ratio_p10);
+        CHECK(back.answer[q].ratio_p90 == c.answer[q].ratio_p90);
+    }
+    CHECK_STR(back.source, "cached");
+    /* The plan's lookup finds it (nothing forced). */
+    gb_calibration_lookup(&m, 2, &back);
+    CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_COPIED);
+    CHECK_EQ_INT(back.answer[GB_CALIB_A].read, GB_READ_IN_PLACE);
+    CHECK_STR(back.source, "cached");
+    /* At another thread count there is none: the default. */
+    gb_calibration_lookup(&m, 3, &back);
+    CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_IN_PLACE);
+    CHECK_STR(back.source, "default");
+    scratch_end(&s);
+}
+
+TEST(calibration_cache_refuses_corrupt_and_stale_files)
+{
+#define ANSWER(read, ratio) "{\"read\": \"" read "\", \"ratio\": " ratio ", \"ratio_p10\": 0.5, " \
+                                "\"ratio_p90\": 2}"
+    static const char *const corrupt[] = {
+        "",
+        "{\"schema\": \"gemmbench-calibration/2\"",
+        "[1, 2]",
+        "{\"schema\": \"gemmbench-calibration/1\", \"key\": \"KEY\"}",
+        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 2, "
+        "\"rounds\": 3, \"b\": " ANSWER("sideways", "1") ", \"a\": " ANSWER("copied", "1") "}",
+        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 2, "
+        "\"rounds\": 3, \"b\": " ANSWER("copied", "-1") ", \"a\": " ANSWER("copied", "1") "}",
+        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 2, "
+        "\"rounds\": 3, \"b\": " ANSWER("copied", "1.2") "}",
+        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 0, "
+        "\"rounds\": 3, \"b\": " ANSWER("copied", "1.2") ", \"a\": " ANSWER("copied", "1") "}",
+    };
+#undef ANSWER
+    env_scratch s;
+    gb_machine m, other;
+    gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9 }, { 0, 0.9, 0.8, 1.0 } } },
+                   back;
+    char key[1024], other_key[1024], path[4200], other_path[4200], err[512], text[2048];
+
+    if (scratch_begin(&s, NULL) != 0)
+        SKIP("no scratch directory");
+    gb_machine_detect(&m);
+    gb_calibration_key(&m, 2, key, sizeof key);
+    CHECK_EQ_INT(gb_calibration_path(key, path, sizeof path, err, sizeof err), 0);
+    for (size_t i = 0; i < sizeof corrupt / sizeof corrupt[0]; i++) {
+        /* KEY: this machine's key, so that only the broken field refuses it. */
+        const char *at = strstr(corrupt[i], "KEY");
+        if (at)
+            snprintf(text, sizeof text, "%.*s%s%s", (int)(at - corrupt[i]), corrupt[i], key,
+                     at + 3);
+        else
+            snprintf(text, sizeof text, "%s", corrupt[i]);
+        write_text(path, text);
+        err[0] = '\0';
+        CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+        CHECK(strncmp(err, "corrupt", 7) == 0);
+        CHECK(strchr(err, '\n') == NULL);
+    }
+    /* A machine change: another CPU model, another core of the same name,
+     * other caches, another thread count each give another key, so another
+     * file; this machine's file copied there is refused as stale. */
+    other = m;
+    snprintf(other.cpu_model, sizeof other.cpu_model, "%s (another)", m.cpu_model);
+    gb_calibration_key(&other, 2, other_key, sizeof other_key);
+    CHECK(strcmp(key, other_key) != 0);
+    CHECK_EQ_INT(gb_calibration_path(other_key, other_path, sizeof other_path, err, sizeof err),
+                 0);
+    CHECK(strcmp(path, other_path) != 0);
+    CHECK_EQ_INT(gb_calibration_store(other_path, key, &c, err, sizeof err), 0);
+    CHECK_EQ_INT(gb_calibration_load(other_path, other_key, &back, err, sizeof err), -1);
+    CHECK(strncmp(err, "stale", 5) == 0);
+    other = m;
+    snprintf(other.cpu_id, sizeof other.cpu_id, "%s, another stepping", m.cpu_id);
+    gb_calibration_key(&other, 2, other_key, sizeof other_key);
+    CHECK(strcmp(key, other_key) != 0);
+    other = m;
+    if (other.ncaches > 0) {
+        other.caches[0].size_bytes *= 2;
+        gb_calibration_key(&other, 2, other_key, sizeof other_key);
+        CHECK(strcmp(key, other_key) != 0);
+    }
+    gb_calibration_key(&m, 1, other_key, sizeof other_key);
+    CHECK(strcmp(key, other_key) != 0);
+    /* The plan never uses a refused file: the default. */
+    write_text(path, "not json");
+    gb_calibration_lookup(&m, 2, &back);
+    CHECK_STR(back.source, "default");
+    CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_IN_PLACE);
+    CHECK_EQ_INT(back.answer[GB_CALIB_A].read, GB_READ_IN_PLACE);
+    scratch_end(&s);
+}
+
+/* The issue's case: the calibration says reading B in place is slower, and
+ * packed goes over to the pre-packed-like regime (panel fused, ir outer);
+ * it says the opposite, and B is read in place (fused, jr outer).  Both
+ * exact, at the shapes the calibration times, with tails, 1 and 2 threads. */
+TEST(calibration_result_decides_how_packed_reads_b)
+{
+    static const int shapes[][3] = { { 16, 3072, 768 }, { 64, 3072, 768 }, { 37, 1100, 70 } };
+    const gb_variant *v = gb_variant_find("packed");
+    gb_params none = { 0 }, asked = { 0 };
+    env_scratch s;
+
+    if (v == NULL)
+        return;
+    if (scratch_begin(&s, "in_place") != 0)
+        SKIP("no scratch directory");
+    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bread"), GB_READ_IN_PLACE);
+    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bpack"), BPACK_FUSED);
+    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "loop"), 1);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int t = 1; t <= 2; t++)
+            CHECK_EQ_INT(run_and_compare(v, &none, shapes[i][0], shapes[i][1], shapes[i][2], 3,
+                                         t, 0),
+                         0);
+
+    setenv("GEMMBENCH_CALIBRATE", "copied", 1);
+    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bread"), GB_READ_COPIED);
+    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "bpack"), BPACK_PANEL_FUSED);
+    CHECK_EQ_INT(effective(v, &none, 16, 3072, 768, 2, "loop"), 0);
+    CHECK_EQ_INT(effective(v, &none, 64, 3072, 768, 1, "bpack"), BPACK_PANEL_FUSED);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int t = 1; t <= 2; t++)
+            CHECK_EQ_INT(run_and_compare(v, &none, shapes[i][0], shapes[i][1], shapes[i][2], 3,
+                                         t, 0),
+                         0);
+    /* A: mlp_reduce's rows 12 KiB apart, packed on first use when copied,
+     * read in place when in place; both exact. */
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 3072, 2, "aread"), GB_READ_COPIED);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 3072, 2, "apack"), APACK_FUSED);
+    for (int t = 1; t <= 2; t++) {
+        CHECK_EQ_INT(run_and_compare(v, &none, 16, 768, 3072, 3, t, 0), 0);
+        CHECK_EQ_INT(run_and_compare(v, &none, 21, 70, 1100, 3, t, 0), 0);
+    }
+    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 3072, 2, "aread"), GB_READ_IN_PLACE);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 3072, 2, "apack"), APACK_IN_PLACE);
+    for (int t = 1; t <= 2; t++) {
+        CHECK_EQ_INT(run_and_compare(v, &none, 16, 768, 3072, 3, t, 0), 0);
+        CHECK_EQ_INT(run_and_compare(v, &none, 21, 70, 1100, 3, t, 0), 0);
+    }
+    /* K under a page: A in place, not asked. */
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "aread"), -1);
+    setenv("GEMMBENCH_CALIBRATE", "copied", 1);
+    /* Rows under a page apart are not the calibration's question. */
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bread"), -1);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bpack"), 1);
+    /* --param bread overrides the calibration, both ways. */
+    gb_param_set(&asked, "bread", GB_READ_IN_PLACE);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bpack"), BPACK_FUSED);
+    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
+    gb_param_set(&asked, "bread", GB_READ_COPIED);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bpack"), BPACK_PANEL_FUSED);
+    scratch_end(&s);
+}
+
+TEST(calibration_measures_caches_and_measures_again_when_refused)
+{
+    env_scratch s;
+    gb_machine m;
+    gb_calibration c, again;
+    char key[1024], path[4200], err[512];
+
+    if (scratch_begin(&s, "quick") != 0)
+        SKIP("no scratch directory");
+    gb_machine_detect(&m);
+    CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 1, &c, err, sizeof err), 0);
+    CHECK_STR(c.source, "measured");
+    CHECK_EQ_INT(c.threads, 2);
+    CHECK_EQ_INT(c.rounds, 3);
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+        const gb_calib_answer *a = &c.answer[q];
+        CHECK(a->ratio > 0.0 && a->ratio_p10 <= a->ratio && a->ratio <= a->ratio_p90);
+        /* The choice is the measurement's: copied above 1.10x, else in place. */
+        CHECK_EQ_INT(a->read, a->ratio > 1.10 ? GB_READ_COPIED : GB_READ_IN_PLACE);
+    }
+    gb_calibration_key(&m, 2, key, sizeof key);
+    CHECK_EQ_INT(gb_calibration_path(key, path, sizeof path, err, sizeof err), 0);
+    CHECK_EQ_INT(access(path, R_OK), 0);
+    CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 1, &again, err, sizeof err), 0);
+    CHECK_STR(again.source, "cached");
+    CHECK_EQ_INT(again.answer[GB_CALIB_B].read, c.answer[GB_CALIB_B].read);
+    /* cJSON writes 15 digits when they read back within an epsilon. */
+    CHECK(fabs(again.answer[GB_CALIB_A].ratio - c.answer[GB_CALIB_A].ratio) <=
+          1e-12 * c.answer[GB_CALIB_A].ratio);
+    write_text(path, "{\"schema\": \"gemmbench-calibration/2\"}");
+    CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 1, &again, err, sizeof err), 0);
+    CHECK_STR(again.source, "measured");
+    CHECK_EQ_INT(gb_calibration_load(path, key, &again, err, sizeof err), 0);
+    /* A value GEMMBENCH_CALIBRATE does not take is an input error. */
+    setenv("GEMMBENCH_CALIBRATE", "sideways", 1);
+    CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 1, &again, err, sizeof err), -1);
+    CHECK(strstr(err, "GEMMBENCH_CALIBRATE=sideways") != NULL);
+    /* Forced: nothing measured or read. */
+    setenv("GEMMBENCH_CALIBRATE", "copied", 1);
+    CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 1, &again, err, sizeof err), 0);
+    CHECK_STR(again.source, "forced");
+    CHECK_EQ_INT(again.answer[GB_CALIB_B].read, GB_READ_COPIED);
+    CHECK_EQ_INT(again.answer[GB_CALIB_A].read, GB_READ_COPIED);
+    scratch_end(&s);
+}
