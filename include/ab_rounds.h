@@ -46,8 +46,10 @@ int gb_ab_check_executable(const build *b, char *err, size_t errlen);
 /* 0 when b answers --version as a gemmbench that writes our schema; else -1
  * (or -3) with err. */
 int gb_ab_check_gemmbench(const build *b, char *err, size_t errlen);
-/* Seconds a build may take to answer `OPT --help` (gb_ab_accepts). */
+/* Seconds a build may take to answer `OPT --help` (gb_ab_accepts), unless
+ * $GEMMBENCH_AB_PROBE_TIMEOUT gives 1..600 (gb_ab_probe_timeout_s). */
 #define AB_PROBE_TIMEOUT_S 10
+int gb_ab_probe_timeout_s(void);
 
 /* Whether b takes opt (with val, NULL for a flag) without a usage error: 1
  * it does, 0 it does not, -1 it did not answer within AB_PROBE_TIMEOUT_S

@@ -68,7 +68,9 @@ static const char ab_outro[] =
     "one, or a verification failed in either build; 2 bad input (a missing or\n"
     "non-executable build, one that is not gemmbench or writes another schema,\n"
     "options a build refuses); 3 I/O error; 130 interrupted (what was measured is\n"
-    "kept in both files, \"complete\": false)\n";
+    "kept in both files, \"complete\": false)\n"
+    "environment: GEMMBENCH_AB_PROBE_TIMEOUT, the seconds a build may take to\n"
+    "answer the probe of its options (1-600; default 10)\n";
 
 
 /* ---- options ------------------------------------------------------------------ */
@@ -475,7 +477,7 @@ int gb_cmd_ab(int argc, char **argv)
                           ? gb_ab_accepts(&b[i], "--lockstep", NULL) : 0;
         if (takes_min_time[i] < 0 || takes_lockstep[i] < 0)
             return gb_fail(GB_EXIT_USAGE, "ab", "%s '%s' answered --version but not --help "
-                           "within %d s", b[i].name, b[i].shown, AB_PROBE_TIMEOUT_S);
+                           "within %d s", b[i].name, b[i].shown, gb_ab_probe_timeout_s());
     }
     for (int i = 0; i < 2 && o.by_entry; i++)
         if (takes_lockstep[i] != 1) {

@@ -103,6 +103,18 @@ int gb_ab_check_gemmbench(const build *b, char *err, size_t errlen)
 
 /* Whether b knows run option opt (with value val, or none): `BUILD OPT [VAL]
  * --help` exits 0; an older build refuses the option. */
+int gb_ab_probe_timeout_s(void)
+{
+    const char *env = getenv("GEMMBENCH_AB_PROBE_TIMEOUT");
+    char *end;
+    long s = env ? strtol(env, &end, 10) : 0;
+
+    /* 1..600 s from the environment (the tests' hung build: 2 s), else 10 */
+    if (env == NULL || end == env || *end != '\0' || s < 1 || s > 600)
+        return AB_PROBE_TIMEOUT_S;
+    return (int)s;
+}
+
 int gb_ab_accepts(const build *b, const char *opt, const char *val)
 {
     int status;
@@ -123,13 +135,14 @@ int gb_ab_accepts(const build *b, const char *opt, const char *val)
     }
     /* Bounded, as --version's read is: a build (or a wrapper) that hangs
      * here would hang ab before its first round. */
+    const int bound_ms = gb_ab_probe_timeout_s() * 1000;
     for (int waited_ms = 0;; waited_ms += 10) {
         pid_t got = waitpid(pid, &status, WNOHANG);
         if (got == pid)
             return WIFEXITED(status) && WEXITSTATUS(status) == 0;
         if (got < 0 && errno != EINTR)
             return 0;
-        if (waited_ms >= AB_PROBE_TIMEOUT_S * 1000) {
+        if (waited_ms >= bound_ms) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
