@@ -108,13 +108,10 @@ static int out_of_time(const search *s)
  * taken or was wrong (counted, the first reason kept), NAN when *stop. */
 static double measure(search *s, const gb_variant *v)
 {
-    gb_measure_cfg mc = { .warmup = s->cfg->warmup, .reps = s->cfg->reps, .min_reps = 3,
-                          .max_time = 0.25, .check = 1, .nthreads = s->cfg->threads };
-    gb_result r;
     char err[GB_ERR_LEN];
-    double median;
-    int rc = gb_measure(v, &no_overrides, s->cfg->threads, 0, &s->w, &mc, s->stop, &r, err,
-                        sizeof err);
+    double median, max_err;
+    int rc = gb_tune_measure(v, &no_overrides, s->cfg, &s->w, s->stop, &median, &max_err, err,
+                             sizeof err);
 
     if (rc == 1)
         return NAN;
@@ -123,15 +120,10 @@ static double measure(search *s, const gb_variant *v)
             snprintf(s->out->why, sizeof s->out->why, "%s", err);
         return INFINITY;
     }
-    median = r.stats.median;
-    if (r.check != GB_CHECK_PASS) {
-        if (s->out->wrong++ == 0)
-            snprintf(s->out->why, sizeof s->out->why,
-                     "%s failed verification on %dx%dx%d (max error %g): a lowering bug",
-                     v->name, s->M, s->K, s->N, r.max_abs_err);
-        median = INFINITY;
-    }
-    gb_result_free(&r);
+    if (isinf(median) && s->out->wrong++ == 0)
+        snprintf(s->out->why, sizeof s->out->why,
+                 "%s failed verification on %dx%dx%d (max error %g): a lowering bug", v->name,
+                 s->M, s->K, s->N, max_err);
     return median;
 }
 

@@ -144,32 +144,40 @@ static int out_of_time(const search *s)
            (s->cfg->budget_s > 0.0 && gb_now() - s->started > s->cfg->budget_s);
 }
 
+int gb_tune_measure(const gb_variant *v, const gb_params *p, const gb_tune_cfg *cfg,
+                    gb_workspace *w, volatile sig_atomic_t *stop, double *median,
+                    double *max_err, char *err, size_t errlen)
+{
+    gb_measure_cfg mc = { .warmup = cfg->warmup, .reps = cfg->reps, .min_reps = 3,
+                          .max_time = 0.25, .check = 1, .nthreads = cfg->threads };
+    gb_result r;
+    int rc = gb_measure(v, p, cfg->threads, 0, w, &mc, stop, &r, err, errlen);
+
+    if (rc != 0)
+        return rc == 1 ? 1 : -1;
+    *median = r.check == GB_CHECK_PASS ? r.stats.median : INFINITY;
+    *max_err = r.max_abs_err;
+    gb_result_free(&r);
+    return 0;
+}
+
 /* The median of one verified measurement of p: INFINITY when it failed
  * verification or could not run (rejected), NAN when *stop was raised. */
 static double measure(search *s, const gb_params *p)
 {
-    gb_measure_cfg mc = { .warmup = s->cfg->warmup, .reps = s->cfg->reps, .min_reps = 3,
-                          .max_time = 0.25, .check = 1, .nthreads = s->cfg->threads };
-    gb_result r;
     char err[GB_ERR_LEN];
-    double median;
-    int rc = gb_measure(s->base, p, s->cfg->threads, 0, &s->w, &mc, s->stop, &r, err,
-                        sizeof err);
+    double median, max_err;
+    int rc = gb_tune_measure(s->base, p, s->cfg, &s->w, s->stop, &median, &max_err, err,
+                             sizeof err);
 
     if (rc == 1) {
         s->interrupted = 1;
         return NAN;
     }
-    if (rc != 0) {
+    if (rc != 0 || isinf(median)) {
         s->rejected++;
         return INFINITY;
     }
-    median = r.stats.median;
-    if (r.check != GB_CHECK_PASS) {
-        s->rejected++;
-        median = INFINITY;
-    }
-    gb_result_free(&r);
     return median;
 }
 
