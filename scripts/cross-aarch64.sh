@@ -104,7 +104,8 @@ rule_based_large_tiles variants_exact_on_awkward_grid variants_exact_on_primes_a
 variants_honour_leading_dimensions bind_probe_sees_every_thread bandwidth_probe_positive cold_cache_every_variant_exact
 lockstep_same_plan_pairs_every_entry lockstep_entry_of_one_build_goes_alone
 lockstep_other_order_measures_everything lockstep_slices_alternate_within_an_entry
-sched_random_legal_schedules_are_exact sched_shipped_schedules_are_exact"
+sched_random_legal_schedules_are_exact sched_shipped_schedules_are_exact sched_row_blocks_are_exact
+calibration_result_decides_how_packed_reads_b calibration_measures_caches_and_measures_again_when_refused"
 # A name here that no test has any more would leave its successor in: refuse.
 for n in $NO_QEMU; do
     grep -q "^TEST($n)" tests/unit/*.c ||
