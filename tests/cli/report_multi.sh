@@ -101,7 +101,9 @@ for r in fast:
     m, t = int(r[1]), int(r[2])
     got = r[3].split(" ")[0] if r[3] else None
     cand = [(v, l) for (l, mm, tt), v in med[0].items() if mm == m and tt == t]
-    assert got == (min(cand)[1] if cand else None), (r, cand)
+    # any of the fastest: two medians can tie on a tiny shape (one timer tick)
+    fastest = {l for v, l in cand if v == min(cand)[0]} if cand else {None}
+    assert got in fastest, (r, cand)
 PY
 expect_exit multi_table 0 "$G" report "$WORK/a.json" "$WORK/b.json" "$WORK/c.json"
 expect_grep multi_fastest_heading 'fastest variant on each machine' "$WORK/out"
