@@ -60,8 +60,11 @@ typedef struct gb_slurm {
  * whose rows are a page or more apart, B (mlp_expand's, N = 3072) and A
  * (mlp_reduce's, K = 3072); each read in place, or copied (B into the
  * pre-packed layout by the first A micro-panel's pass, A packed micro-panel
- * by micro-panel on first use). */
-enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_QUESTIONS };
+ * by micro-panel on first use); and, where B is read in place and fused,
+ * whether the first A micro-panel's pass copies each B micro-panel for the
+ * later passes (from FUSED_COPY_FMAS up, packed_plan.c) or every pass reads
+ * it in place. */
+enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_BCOPY, GB_CALIB_QUESTIONS };
 enum { GB_READ_IN_PLACE = 0, GB_READ_COPIED, GB_READ_CHOICES };
 /* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
 #define GB_MAX_CALIBRATIONS 64
@@ -86,12 +89,17 @@ typedef struct gb_calibration {
 #define GB_CALIB_COPIED_RATIO 1.10
 
 /* What a question times: two BERT shapes (M[0], M[1] x K x N), and the
- * --param of packed that answers it. */
+ * --param of packed that answers it, with the params that put packed in
+ * the regime the question is about. */
 typedef struct gb_calib_question {
-    const char *name;        /* "b", "a": the JSON's */
-    const char *operand;     /* "B", "A" */
+    const char *name;        /* "b", "a", "bcopy": the JSON's */
+    const char *operand;     /* "B", "A", "B copy" */
+    const char *label;       /* --explain's: "B read", "A read", "B copy rule" */
+    const char *about;       /* info's: "B rows a page or more apart", ... */
     int M[2], K, N;
-    const char *param;       /* "bread", "aread" */
+    const char *param;       /* "bread", "aread", "bcopy" */
+    const char *fixed;       /* "" or params set for both answers, "bpack=fused" */
+    double copied_above;     /* copied when in place / copied exceeds this */
     const char *shapes;      /* "mlp_expand M=16,64 (K 768, N 3072)" */
 } gb_calib_question;
 extern const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS];

@@ -42,6 +42,11 @@
  *     fused at every M, the pre-packed layout and loop order);
  *   - A's rows a page or more apart, read in place or packed on first
  *     use: calibrated likewise (--param aread);
+ *   - B fused's copy (below): whether the first pass copies B for the
+ *     later ones at all, calibrated likewise (--param bcopy; copied when
+ *     in place measured slower at 8 and 16 A micro-panels: on one AMD EPYC
+ *     core it paid from 5, on a Zen 4 core in place was 2-5 % faster at
+ *     6-16), and if so from how many A micro-panels, FUSED_COPY_FMAS;
  *   - the prefetch distance, the L1d's ways and B's stride (packed_plan.c),
  *     with a second prefetch into L2 16 rows ahead where B's rows are a
  *     page apart (no hardware prefetcher crosses a page); which inner loop
@@ -58,7 +63,8 @@
  *     micro-panel's pass reads it in place (prefetched as above) and its
  *     kernel stores every B row it loaded into a contiguous kc x NR copy;
  *     the later passes read the copy.  B is read from memory once and the
- *     copy costs stores only, behind the FMAs.  It is made only when the
+ *     copy costs stores only, behind the FMAs.  It is made only where the
+ *     calibration says copied (above), and then only when the
  *     passes after the first do at least FUSED_COPY_FMAS (packed_plan.c)
  *     FMAs per copied element (5 A micro-panels per thread on AVX-512,
  *     M >= 40): below that, reading B in place again costs less than the

@@ -62,6 +62,7 @@
 #include "machine.h"
 #include "packed_plan.h"
 
+#include <limits.h>
 #include <string.h>
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
@@ -85,7 +86,10 @@
  * per-round ratios, 20 rounds): 2 A micro-panels 0.84 (1 thread) and 0.90
  * (2 threads), 3: 0.90 / 0.97, 4: 0.95 / 0.97, 6: 0.98 / 1.01, 12:
  * 1.03 / 1.02, 16: 1.04 / 1.05.  On AVX-512 (MR 8): copied from 5 A
- * micro-panels (M = 40) per thread up. */
+ * micro-panels (M = 40) per thread up.  Whether fused copies at all is
+ * calibrated (bcopy, src/measure/calibrate.c): on a Zen 4 guest in place
+ * was 2-5 % faster at 6 to 16 A micro-panels, and the calibration says in
+ * place there. */
 #define FUSED_COPY_FMAS 32
 
 /* ---- instruction sets ------------------------------------------------------ */
@@ -237,13 +241,14 @@ static int passes_per_block(const packed_plan *p, int M)
     return (int)ceil_div(rows < p->mc ? rows : p->mc, p->mr);
 }
 
-/* How the operand of a question (GB_CALIB_B, GB_CALIB_A), its rows a page
- * or more apart, is read: --param bread / aread, else this machine's
+/* The answer to a calibrated question (GB_CALIB_B, GB_CALIB_A: how the
+ * operand, its rows a page or more apart, is read; GB_CALIB_BCOPY: whether
+ * B fused copies): --param bread / aread / bcopy, else this machine's
  * calibration at the plan's thread count (calibrate.h: what reading rows
  * a page apart in place costs is measured, not derived). */
 static int read_as(packed_plan *p, int question, const gb_ctx *ctx, const gb_machine *m)
 {
-    const long forced = gb_param_get(ctx->params, question == GB_CALIB_B ? "bread" : "aread", -1);
+    const long forced = gb_param_get(ctx->params, gb_calib_questions[question].param, -1);
 
     if (p->calib.source[0] == '\0')
         gb_calibration_lookup(m, ctx->nthreads > 0 ? ctx->nthreads : 1, &p->calib);
@@ -277,7 +282,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
     p->bpf = (int)gb_param_get(ctx->params, "bpf", -1);
-    p->read[GB_CALIB_B] = p->read[GB_CALIB_A] = -1;
+    p->read[GB_CALIB_B] = p->read[GB_CALIB_A] = p->read[GB_CALIB_BCOPY] = -1;
 
     /* B in place when its rows are closer than a page, else fused: in place
      * for the first A micro-panel's pass, which copies it for the others
@@ -298,6 +303,9 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     /* B fused is jr outer by construction: the first A micro-panel's pass
      * copies the B micro-panel the later ones read; panel fused is ir outer:
      * the first A micro-panel's pass over the block copies all of it. */
+    /* B fused: its copy as calibrated (or --param bcopy); in place, never. */
+    if (p->b_mode == B_FUSED && read_as(p, GB_CALIB_BCOPY, ctx, &machine) == GB_READ_IN_PLACE)
+        p->fused_min_passes = INT_MAX;
     if (gb_param_get(ctx->params, "loop", -1) >= 0 && p->b_mode != B_FUSED &&
         p->b_mode != B_PANEL_FUSED)
         p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
@@ -394,7 +402,8 @@ void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effect
         gb_param_set(effective, "bread", p->read[GB_CALIB_B]);
     if (p->read[GB_CALIB_A] >= 0)
         gb_param_set(effective, "aread", p->read[GB_CALIB_A]);
-    /* B fused: 1 when the first pass copies B for the others, 0 copy-free. */
+    /* B fused: copied when, at this shape, the first pass copies B for the
+     * others (bcopy copied and enough A micro-panels), else in place. */
     if (p->b_mode == B_FUSED)
         gb_param_set(effective, "bcopy", fused_copies(p, passes_per_block(p, M)));
     gb_param_set(effective, "threads_m", p->tm);
@@ -410,10 +419,10 @@ static void explain_read(FILE *out, const packed_plan *p, int question)
         return;
     gb_calibration_describe(&p->calib, question, why, sizeof why);
     if (p->read_param[question])
-        fprintf(out, "  %s read        %s (--param; this machine's calibration: %s)\n",
-                gb_calib_questions[question].operand, gb_read_names[p->read[question]], why);
+        fprintf(out, "  %-13s %s (--param; this machine's calibration: %s)\n",
+                gb_calib_questions[question].label, gb_read_names[p->read[question]], why);
     else
-        fprintf(out, "  %s read        %s\n", gb_calib_questions[question].operand, why);
+        fprintf(out, "  %-13s %s\n", gb_calib_questions[question].label, why);
 }
 
 void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
@@ -449,10 +458,17 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
     explain_read(out, &p, GB_CALIB_B);
     if (p.b_mode == B_FUSED) {
         const int passes = passes_per_block(&p, M);
-        fprintf(out, "  B copy        %s (%d A micro-panel%s per B micro-panel; copied from %d "
-                     "up, when the later passes do >= %d FMAs per copied element)\n",
-                fused_copies(&p, passes) ? "by the first pass" : "none: every pass reads B in place",
-                passes, passes == 1 ? "" : "s", p.fused_min_passes, FUSED_COPY_FMAS);
+        if (p.read[GB_CALIB_BCOPY] == GB_READ_COPIED)
+            fprintf(out, "  B copy        %s (%d A micro-panel%s per B micro-panel; copied from "
+                         "%d up, when the later passes do >= %d FMAs per copied element)\n",
+                    fused_copies(&p, passes) ? "by the first pass"
+                                             : "none: every pass reads B in place",
+                    passes, passes == 1 ? "" : "s", p.fused_min_passes, FUSED_COPY_FMAS);
+        else
+            fprintf(out, "  B copy        none: every pass reads B in place (%d A micro-panel%s "
+                         "per B micro-panel)\n",
+                    passes, passes == 1 ? "" : "s");
+        explain_read(out, &p, GB_CALIB_BCOPY);
     }
     if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
         fprintf(out, "  B prefetch    %d rows ahead where read in place %s\n",
@@ -544,6 +560,11 @@ const gb_param_spec packed_params[] = {
                                     "machine's calibration (gemmbench info)" },
     { "aread", 0, 0, gb_read_names, "A with rows a page or more apart (K*4 >= 4096): in_place "
                                     "or copied (apack=fused); default: this machine's "
+                                    "calibration (gemmbench info)" },
+    { "bcopy", 0, 0, gb_read_names, "B fused: copied (the first pass copies each B "
+                                    "micro-panel for the others when 5 or more A "
+                                    "micro-panels read it, on AVX-512) or in_place (every "
+                                    "pass reads B where it is); default: this machine's "
                                     "calibration (gemmbench info)" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
                                     "fused: each micro-panel packed on first use (default: in "

@@ -32,14 +32,16 @@ typedef struct packed_plan {
     int ir_outer;            /* ir loop outside jr (A micro-panel in L1), else inside */
     int b_mode;              /* B_PANEL, B_IN_PLACE, B_PREPACKED, B_FUSED or B_PANEL_FUSED */
     int fused_min_passes;    /* B fused: A micro-panels per B micro-panel from which
-                              * the first one's pass copies it for the others */
+                              * the first one's pass copies it for the others
+                              * (INT_MAX: never, bcopy in place) */
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
     int l1_ways;             /* L1d associativity; 0 unknown */
     int bpf;                 /* --param bpf: rows B read in place is prefetched ahead, or -1 */
     /* Operands whose rows are a page or more apart, per call: how each is
      * read, GB_READ_IN_PLACE or GB_READ_COPIED (machine.h), from --param
-     * bread / aread or the machine's calibration; -1: not this plan's
+     * bread / aread or the machine's calibration; and read[GB_CALIB_BCOPY],
+     * B fused's copy (--param bcopy or the calibration); -1: not this plan's
      * question (rows closer, --prepack, or --param bpack / apack). */
     int read[GB_CALIB_QUESTIONS];
     int read_param[GB_CALIB_QUESTIONS]; /* from --param, not from calib */

@@ -127,8 +127,8 @@ int gb_cmd_info(int argc, char **argv)
             return gb_fail(rc == -1 ? GB_EXIT_USAGE : GB_EXIT_IO, "info", "%s", err);
         for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
             gb_calibration_describe(&c, q, why, sizeof why);
-            printf("calibration    packed at %d thread%s, %s rows a page or more apart: %s\n",
-                   threads, threads > 1 ? "s" : "", gb_calib_questions[q].operand, why);
+            printf("calibration    packed at %d thread%s, %s: %s\n", threads,
+                   threads > 1 ? "s" : "", gb_calib_questions[q].about, why);
         }
     }
     fflush(stdout);

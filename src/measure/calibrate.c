@@ -15,6 +15,13 @@
  * A (mlp_reduce's, K = 3072): in place (the kernel broadcasts from MR rows
  * 12 KiB apart) or copied (each micro-panel packed on its first use, A
  * fused).
+ * B's copy where B is fused (read in place, jr outer): copied (the first A
+ * micro-panel's pass stores each B micro-panel it loads into a contiguous
+ * copy the later passes read, from FUSED_COPY_FMAS up, packed_plan.c) or
+ * in place (every pass reads B where it is).  The copy buys the later
+ * passes a contiguous read from L2 for the first pass's stores; on the AMD
+ * EPYC (family 26) it paid from 5 A micro-panels, on a Zen 4 guest in
+ * place was 2-5 % faster at 6 to 16.
  * Which costs less depends on what reading rows a page apart costs the
  * core: its prefetchers (none crosses a page), its TLB, what an L1d set
  * conflict costs against an L2 hit, none of which a machine report
@@ -30,8 +37,9 @@
  * fastest of CALIB_REPS timed calls) in CALIB_ROUNDS rounds, the two
  * answers in alternating order; a round's ratio is the geometric mean over
  * the two shapes of in place / copied.  Copied is chosen when the median
- * round's ratio exceeds GB_CALIB_COPIED_RATIO (machine.h).  A few hundred
- * ms, before any timed call of a run.
+ * round's ratio exceeds the question's copied_above (machine.h: 1.10 for A
+ * and B, where in place copies nothing; 1.0 for B's copy, which costs
+ * nothing else).  A few hundred ms, before any timed call of a run.
  *
  * The cache is schedules/packed_calibration.c's; this file measures and
  * writes it.
@@ -108,8 +116,9 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
 
     memset(ws, 0, sizeof ws);
     for (int r = 0; r < GB_READ_CHOICES; r++) {
-        char text[32];
-        snprintf(text, sizeof text, "%s=%s", gb_calib_questions[q].param, gb_read_names[r]);
+        char text[64];
+        snprintf(text, sizeof text, "%s%s=%s", gb_calib_questions[q].fixed,
+                 gb_calib_questions[q].param, gb_read_names[r]);
         if (gb_params_parse(&gb_variant_packed, text, &read_as[r], err, errlen) != 0)
             return -1;
     }
@@ -128,7 +137,7 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
     out->ratio = st.median;
     out->ratio_p10 = st.p10;
     out->ratio_p90 = st.p90;
-    out->read = st.median > GB_CALIB_COPIED_RATIO ? GB_READ_COPIED : GB_READ_IN_PLACE;
+    out->read = st.median > gb_calib_questions[q].copied_above ? GB_READ_COPIED : GB_READ_IN_PLACE;
     rc = 0;
 cleanup:
     for (int s = 0; s < CALIB_NSHAPES; s++)
@@ -190,8 +199,8 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
     }
     for (int q = 0; q < GB_CALIB_QUESTIONS && !quiet; q++) {
         gb_calibration_describe(out, q, line, sizeof line);
-        fprintf(stderr, "gemmbench: packed calibrated at %d thread%s, %s read: %s\n", threads,
-                threads > 1 ? "s" : "", gb_calib_questions[q].operand, line);
+        fprintf(stderr, "gemmbench: packed calibrated at %d thread%s, %s: %s\n", threads,
+                threads > 1 ? "s" : "", gb_calib_questions[q].label, line);
     }
     return 0;
 }

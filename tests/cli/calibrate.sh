@@ -35,6 +35,7 @@ run -o "$WORK/a.json" >/dev/null 2>"$WORK/a.err"
 check first_run test $? -eq 0
 expect_grep first_run_says_b '^gemmbench: packed calibrated at 2 threads, B read: \(in_place\|copied\): in place took' "$WORK/a.err"
 expect_grep first_run_says_a '^gemmbench: packed calibrated at 2 threads, A read: \(in_place\|copied\): in place took' "$WORK/a.err"
+expect_grep first_run_says_bcopy '^gemmbench: packed calibrated at 2 threads, B copy rule: \(in_place\|copied\): in place took' "$WORK/a.err"
 files=$(ls "$CACHE"/gemmbench/calibration-*.json 2>/dev/null | wc -l)
 check one_cache_file test "$files" -eq 1
 run -o "$WORK/b.json" >/dev/null 2>"$WORK/b.err"
@@ -48,6 +49,8 @@ if command -v python3 >/dev/null 2>&1; then
     check json_same_choice test "$(field "$WORK/b.json" machine.calibration.0.b.read)" = "$choice"
     check json_a_answer test "$(field "$WORK/b.json" machine.calibration.0.a.read)" = \
         "$(field "$WORK/a.json" machine.calibration.0.a.read)"
+    check json_bcopy_answer test "$(field "$WORK/b.json" machine.calibration.0.bcopy.read)" = \
+        "$(field "$WORK/a.json" machine.calibration.0.bcopy.read)"
     check json_threads test "$(field "$WORK/a.json" machine.calibration.0.threads)" = 2
     check json_rounds test "$(field "$WORK/a.json" machine.calibration.0.rounds)" = 3
     check json_effective_bread test "$(field "$WORK/a.json" results.0.effective_params.bread)" = "$choice"
@@ -78,6 +81,16 @@ XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=copied "$G" --variant packed --shape 1
     --threads 2 --explain --param bread=in_place >"$WORK/g.txt" 2>&1
 expect_grep explain_param_in_place 'B read        in_place (--param; this machine.s calibration: copied' "$WORK/g.txt"
 expect_grep explain_param_jr_outer 'copies each B micro-panel for the others; jr outside ir' "$WORK/g.txt"
+# B fused's copy at 8 A micro-panels (M = 64): none when the calibration says
+# in place, by the first pass when copied or --param bcopy=copied.
+XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=in_place "$G" --variant packed --shape 64x768x3072 \
+    --threads 2 --explain >"$WORK/l.txt" 2>&1
+expect_grep explain_bcopy_in_place 'B copy        none: every pass reads B in place (8 A micro-panels' "$WORK/l.txt"
+expect_grep explain_bcopy_rule_forced 'B copy rule   in_place (forced by GEMMBENCH_CALIBRATE)' "$WORK/l.txt"
+XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=in_place "$G" --variant packed --shape 64x768x3072 \
+    --threads 2 --explain --param bcopy=copied >"$WORK/m.txt" 2>&1
+expect_grep explain_bcopy_param 'B copy        by the first pass (8 A micro-panels' "$WORK/m.txt"
+expect_grep explain_bcopy_param_says 'B copy rule   copied (--param; this machine.s calibration: in_place' "$WORK/m.txt"
 # Rows under a page apart: no calibrated choice to show.
 calib --variant packed --shape 16x768x768 --threads 2 --explain >"$WORK/h.txt" 2>&1
 check explain_near_rows_no_choice test "$(grep -c ' read   ' "$WORK/h.txt")" -eq 0

@@ -65,9 +65,9 @@ static const char *const block_settings[] = {
     "apack=in_place",
     "apack=in_place,mc=8,kc=5,nc=50",
     "apack=in_place,bpack=panel,loop=ir_jr,kc=7",
-    "bpack=fused,mc=8,kc=5,nc=50,bpf=3",
+    "bpack=fused,bcopy=copied,mc=8,kc=5,nc=50,bpf=3",
     "bpack=fused,apack=whole,kc=7",
-    "apack=fused,bpack=fused,mc=16,kc=5",
+    "apack=fused,bpack=fused,bcopy=copied,mc=16,kc=5",
     "apack=fused,bpack=panel,loop=ir_jr,mc=16,kc=7",
 };
 /* At most 16: scripts/cross-aarch64.sh passes them all as --param sets. */
@@ -254,19 +254,23 @@ TEST(packed_blocks_follow_the_cache_rule)
             }
         }
     }
-    /* B fused copies B only when the passes after the first do at least 32
-     * FMAs per copied element: (A micro-panels - 1) x MR >= 32; the A
-     * micro-panels of a block are its rows (all M at these sizes) over MR.
-     * Reported only in the fused regime. */
+    /* B fused, bcopy copied, copies B only when the passes after the first
+     * do at least 32 FMAs per copied element: (A micro-panels - 1) x MR >=
+     * 32; the A micro-panels of a block are its rows (all M at these sizes)
+     * over MR.  bcopy in place: never.  Reported only in the fused regime. */
     {
         int fused_rows = 0;
+        gb_params copied = { 0 }, in_place = { 0 };
+        gb_param_set(&copied, "bcopy", GB_READ_COPIED);
+        gb_param_set(&in_place, "bcopy", GB_READ_IN_PLACE);
         for (int rows = 1; rows <= 64; rows++) {
             const long panels = (rows + mr - 1) / mr;
             if (effective(v, &none, rows, 3072, 768, 1, "bpack") != 3)
                 continue;
             fused_rows++;
-            CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 1, "bcopy"),
+            CHECK_EQ_INT(effective(v, &copied, rows, 3072, 768, 1, "bcopy"),
                          (panels - 1) * mr >= 32);
+            CHECK_EQ_INT(effective(v, &in_place, rows, 3072, 768, 1, "bcopy"), 0);
         }
         /* Fused holds at least up to M = 8 MR on any L2 of 512 KiB or more. */
         if (gb_machine_cache_bytes(&m, 2) >= 512 * 1024)
