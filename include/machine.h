@@ -63,15 +63,19 @@ typedef struct gb_slurm {
  * by micro-panel on first use); and, where B is read in place and fused,
  * whether the first A micro-panel's pass copies each B micro-panel for the
  * later passes (from FUSED_COPY_FMAS up, packed_plan.c) or every pass reads
- * it in place. */
-enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_BCOPY, GB_CALIB_QUESTIONS };
+ * it in place; and where B's rows are a page or more apart and read in
+ * place, whether the kernel also prefetches them into L1 a few rows ahead
+ * (the distance of packed_plan.c's set rule) or into L2 only.  Answer 0 is
+ * the rule's (in place; L1), answer 1 the other (copied; L2 only). */
+enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_BCOPY, GB_CALIB_BPREFETCH, GB_CALIB_QUESTIONS };
 enum { GB_READ_IN_PLACE = 0, GB_READ_COPIED, GB_READ_CHOICES };
 /* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
 #define GB_MAX_CALIBRATIONS 64
 
 typedef struct gb_calib_answer {
-    int read;                /* GB_READ_IN_PLACE or GB_READ_COPIED */
-    double ratio;            /* time in place / time copied, the median round's;
+    int read;                /* GB_READ_IN_PLACE or GB_READ_COPIED: the question's
+                              * answers[0] or answers[1] */
+    double ratio;            /* time of answer 0 / time of answer 1, the median round's;
                               * 0: not measured (forced or default) */
     double ratio_p10, ratio_p90;
 } gb_calib_answer;
@@ -98,13 +102,17 @@ typedef struct gb_calib_question {
     const char *about;       /* info's: "B rows a page or more apart", ... */
     int M[2], K, N;
     const char *param;       /* "bread", "aread", "bcopy" */
-    const char *fixed;       /* "" or params set for both answers, "bpack=fused" */
-    double copied_above;     /* copied when in place / copied exceeds this */
+    const char *fixed;       /* "" or params set for both answers, "bpack=fused," */
+    double copied_above;     /* answer 1 when answer 0's time / answer 1's exceeds this */
+    const char *const *answers; /* the names, gb_read_names or gb_prefetch_names */
+    const char *words[2];    /* the answers in prose: "in place", "copied" */
     const char *shapes;      /* "mlp_expand M=16,64 (K 768, N 3072)" */
 } gb_calib_question;
 extern const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS];
-/* The answers' names, "in_place" and "copied" (--param bread, aread). */
+/* The answers' names, "in_place" and "copied" (--param bread, aread,
+ * bcopy), and "l1" and "l2" (--param bprefetch). */
 extern const char *const gb_read_names[];
+extern const char *const gb_prefetch_names[];
 
 
 

@@ -41,10 +41,10 @@ int gb_calibration_path(const char *key, char *path, size_t len, char *err, size
     return 0;
 }
 
-static int read_index(const char *name)
+static int read_index(const char *const *answers, const char *name)
 {
-    for (int i = 0; gb_read_names[i]; i++)
-        if (strcmp(gb_read_names[i], name) == 0)
+    for (int i = 0; answers[i]; i++)
+        if (strcmp(answers[i], name) == 0)
             return i;
     return -1;
 }
@@ -87,17 +87,19 @@ static int positive_number(const cJSON *doc, const char *name, double *out)
     return 0;
 }
 
-/* The answer to one question from its object in a file: 0, or -1. */
-static int answer_from_json(const cJSON *o, gb_calib_answer *a)
+/* The answer to question q from its object in a file: 0, or -1. */
+static int answer_from_json(const cJSON *o, int q, gb_calib_answer *a)
 {
     const cJSON *read = cJSON_GetObjectItemCaseSensitive(o, "read");
+    const char *const *answers = gb_calib_questions[q].answers;
 
-    if (!cJSON_IsObject(o) || !cJSON_IsString(read) || read_index(read->valuestring) < 0 ||
+    if (!cJSON_IsObject(o) || !cJSON_IsString(read) ||
+        read_index(answers, read->valuestring) < 0 ||
         positive_number(o, "ratio", &a->ratio) != 0 ||
         positive_number(o, "ratio_p10", &a->ratio_p10) != 0 ||
         positive_number(o, "ratio_p90", &a->ratio_p90) != 0)
         return -1;
-    a->read = read_index(read->valuestring);
+    a->read = read_index(answers, read->valuestring);
     return 0;
 }
 
@@ -130,7 +132,7 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
         answers += answer_from_json(cJSON_GetObjectItemCaseSensitive(
                                         doc, gb_calib_questions[q].name),
-                                    &out->answer[q]) == 0;
+                                    q, &out->answer[q]) == 0;
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, CALIB_SCHEMA) != 0) {
         snprintf(err, errlen, "corrupt: schema is not %s", CALIB_SCHEMA);
     } else if (!cJSON_IsString(file_key)) {
@@ -180,7 +182,7 @@ int gb_calibration_store(const char *path, const char *key, const gb_calibration
         cJSON *o = cJSON_AddObjectToObject(doc, gb_calib_questions[q].name);
         if (o == NULL)
             continue;
-        cJSON_AddStringToObject(o, "read", gb_read_names[a->read]);
+        cJSON_AddStringToObject(o, "read", gb_calib_questions[q].answers[a->read]);
         cJSON_AddNumberToObject(o, "ratio", a->ratio);
         cJSON_AddNumberToObject(o, "ratio_p10", a->ratio_p10);
         cJSON_AddNumberToObject(o, "ratio_p90", a->ratio_p90);

@@ -225,6 +225,10 @@ int packed_b_prefetch_rows(const packed_plan *p, long ld)
 
     if (p->bpf >= 0)
         return p->bpf;
+    /* Rows a page or more apart, calibrated to L2 only: none ahead into L1
+     * (the copy kernel's L2 prefetch, packed_b_far, still runs). */
+    if (p->read[GB_CALIB_BPREFETCH] == 1 && ld * (long)sizeof(float) >= PAGE_BYTES)
+        return 0;
     if (p->l1_ways <= 0 || p->l1_bytes % p->l1_ways != 0)
         return PACKED_B_PREFETCH_ROWS;
     way = p->l1_bytes / p->l1_ways;
@@ -282,7 +286,8 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
     p->bpf = (int)gb_param_get(ctx->params, "bpf", -1);
-    p->read[GB_CALIB_B] = p->read[GB_CALIB_A] = p->read[GB_CALIB_BCOPY] = -1;
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
+        p->read[q] = -1;
 
     /* B in place when its rows are closer than a page, else fused: in place
      * for the first A micro-panel's pass, which copies it for the others
@@ -300,12 +305,19 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
                             fused_cuts_kc(M, K, p)
                         ? B_PANEL_FUSED
                         : B_FUSED;
-    /* B fused is jr outer by construction: the first A micro-panel's pass
-     * copies the B micro-panel the later ones read; panel fused is ir outer:
-     * the first A micro-panel's pass over the block copies all of it. */
     /* B fused: its copy as calibrated (or --param bcopy); in place, never. */
     if (p->b_mode == B_FUSED && read_as(p, GB_CALIB_BCOPY, ctx, &machine) == GB_READ_IN_PLACE)
         p->fused_min_passes = INT_MAX;
+    /* B's rows a page or more apart, read in place (fused or panel fused):
+     * prefetched into L1 by the set rule's distance as well as into L2, or
+     * into L2 only, as calibrated (or --param bprefetch); --param bpf sets
+     * the distance itself. */
+    if ((p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED) && p->bpf < 0 &&
+        (long)N * (long)sizeof(float) >= PAGE_BYTES)
+        read_as(p, GB_CALIB_BPREFETCH, ctx, &machine);
+    /* B fused is jr outer by construction: the first A micro-panel's pass
+     * copies the B micro-panel the later ones read; panel fused is ir outer:
+     * the first A micro-panel's pass over the block copies all of it. */
     if (gb_param_get(ctx->params, "loop", -1) >= 0 && p->b_mode != B_FUSED &&
         p->b_mode != B_PANEL_FUSED)
         p->ir_outer = gb_param_get(ctx->params, "loop", -1) == 0;
@@ -402,6 +414,8 @@ void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effect
         gb_param_set(effective, "bread", p->read[GB_CALIB_B]);
     if (p->read[GB_CALIB_A] >= 0)
         gb_param_set(effective, "aread", p->read[GB_CALIB_A]);
+    if (p->read[GB_CALIB_BPREFETCH] >= 0)
+        gb_param_set(effective, "bprefetch", p->read[GB_CALIB_BPREFETCH]);
     /* B fused: copied when, at this shape, the first pass copies B for the
      * others (bcopy copied and enough A micro-panels), else in place. */
     if (p->b_mode == B_FUSED)
@@ -420,7 +434,8 @@ static void explain_read(FILE *out, const packed_plan *p, int question)
     gb_calibration_describe(&p->calib, question, why, sizeof why);
     if (p->read_param[question])
         fprintf(out, "  %-13s %s (--param; this machine's calibration: %s)\n",
-                gb_calib_questions[question].label, gb_read_names[p->read[question]], why);
+                gb_calib_questions[question].label,
+                gb_calib_questions[question].answers[p->read[question]], why);
     else
         fprintf(out, "  %-13s %s\n", gb_calib_questions[question].label, why);
 }
@@ -471,10 +486,15 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
         explain_read(out, &p, GB_CALIB_BCOPY);
     }
     if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
+    {
         fprintf(out, "  B prefetch    %d rows ahead where read in place %s\n",
                 packed_b_prefetch_rows(&p, N),
                 p.bpf >= 0 ? "(--param)"
-                           : "(the L1d set's spare ways for rows that share it, at most 16)");
+                : p.read[GB_CALIB_BPREFETCH] == 1
+                    ? "into L1 (into L2 only, 16 rows ahead: calibrated)"
+                    : "(the L1d set's spare ways for rows that share it, at most 16)");
+        explain_read(out, &p, GB_CALIB_BPREFETCH);
+    }
     fprintf(out, "  A             %s%s\n",
             p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart, or as "
                                      "calibrated; a fringe micro-panel packed)"
@@ -561,6 +581,11 @@ const gb_param_spec packed_params[] = {
     { "aread", 0, 0, gb_read_names, "A with rows a page or more apart (K*4 >= 4096): in_place "
                                     "or copied (apack=fused); default: this machine's "
                                     "calibration (gemmbench info)" },
+    { "bprefetch", 0, 0, gb_prefetch_names, "B with rows a page or more apart, read in "
+                                            "place: prefetched into l1 (the set rule's "
+                                            "distance) and L2, or into l2 only (none ahead "
+                                            "into L1); default: this machine's calibration "
+                                            "(gemmbench info); bpf sets the distance itself" },
     { "bcopy", 0, 0, gb_read_names, "B fused: copied (the first pass copies each B "
                                     "micro-panel for the others when 5 or more A "
                                     "micro-panels read it, on AVX-512) or in_place (every "

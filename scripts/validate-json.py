@@ -82,19 +82,22 @@ def calibration_problems(c):
             out.append(f"{where}.source is not measured, cached, forced or default")
             continue
         # copied exactly when in place took more than this over copied
-        for q, above in (("b", 1.10), ("a", 1.10), ("bcopy", 1.0)):
+        for q, above, answers in (("b", 1.10, ("in_place", "copied")),
+                                  ("a", 1.10, ("in_place", "copied")),
+                                  ("bcopy", 1.0, ("in_place", "copied")),
+                                  ("bprefetch", 1.0, ("l1", "l2"))):
             a = e.get(q)
-            if q == "bcopy" and a is None:
-                continue  # files of the method before it
-            if not isinstance(a, dict) or a.get("read") not in ("in_place", "copied"):
-                out.append(f"{where}.{q}.read is neither in_place nor copied")
+            if q in ("bcopy", "bprefetch") and a is None:
+                continue  # files of the method before them
+            if not isinstance(a, dict) or a.get("read") not in answers:
+                out.append(f"{where}.{q}.read is neither {answers[0]} nor {answers[1]}")
                 continue
             if source in ("measured", "cached"):
                 r = [a.get(k) for k in ("ratio_p10", "ratio", "ratio_p90")]
                 if not all(isinstance(x, (int, float)) and x > 0 for x in r) or not r[0] <= r[1] <= r[2]:
                     out.append(f"{where}.{q}: ratio_p10 <= ratio <= ratio_p90, all positive, does not hold")
-                elif (a["read"] == "copied") != (r[1] > above):
-                    out.append(f"{where}.{q}.read is not copied exactly when ratio > {above}")
+                elif (a["read"] == answers[1]) != (r[1] > above):
+                    out.append(f"{where}.{q}.read is not {answers[1]} exactly when ratio > {above}")
     return out
 
 

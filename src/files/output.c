@@ -155,7 +155,7 @@ static cJSON *calibration_json(const gb_machine *m)
             cJSON *ans = cJSON_AddObjectToObject(o, gb_calib_questions[q].name);
             if (ans == NULL)
                 continue;
-            cJSON_AddStringToObject(ans, "read", gb_read_names[a->read]);
+            cJSON_AddStringToObject(ans, "read", gb_calib_questions[q].answers[a->read]);
             if (a->ratio > 0.0) {
                 cJSON_AddNumberToObject(ans, "ratio", a->ratio);
                 cJSON_AddNumberToObject(ans, "ratio_p10", a->ratio_p10);

@@ -13,23 +13,35 @@
 
 /* Bump when what is measured, or how it decides, changes: the key changes
  * with it, so older files are never read (and refused if copied in). */
-#define CALIB_METHOD 3
+#define CALIB_METHOD 4
 
 const char *const gb_read_names[] = { "in_place", "copied", NULL };
+const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
 
 /* B and A: M = 16 (every pass reads the operand in place on AVX-512's
  * 8-row micro-panels) and 64 (the first of 8 passes copies).  B's copy in
  * the fused regime: M = 64 and 128, 8 and 16 A micro-panels per B
  * micro-panel, where the rule copies (from 5), B fused forced; the copy
- * costs nothing else, so copied as soon as in place is slower. */
+ * costs nothing else, so copied as soon as in place is slower.  B's
+ * prefetch where its rows are a page or more apart: M = 16 and 64, B
+ * fused without a copy (every pass reads B in place), L1 as soon as it is
+ * the faster. */
 const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
     [GB_CALIB_B] = { "b", "B", "B read", "B rows a page or more apart", { 16, 64 }, 768, 3072, "bread", "", GB_CALIB_COPIED_RATIO,
+                     gb_read_names, { "in place", "copied" },
                      "mlp_expand M=16,64 (K 768, N 3072)" },
     [GB_CALIB_A] = { "a", "A", "A read", "A rows a page or more apart", { 16, 64 }, 3072, 768, "aread", "", GB_CALIB_COPIED_RATIO,
+                     gb_read_names, { "in place", "copied" },
                      "mlp_reduce M=16,64 (K 3072, N 768)" },
     [GB_CALIB_BCOPY] = { "bcopy", "B copy", "B copy rule", "B fused, the first pass's copy",
                          { 64, 128 }, 768, 3072, "bcopy", "bpack=fused,", 1.0,
+                         gb_read_names, { "in place", "copied" },
                          "mlp_expand M=64,128 (K 768, N 3072), B fused" },
+    [GB_CALIB_BPREFETCH] = { "bprefetch", "B prefetch", "B prefetch to",
+                             "B rows a page or more apart, prefetched into", { 16, 64 }, 768,
+                             3072, "bprefetch", "bpack=fused,bcopy=in_place,", 1.0,
+                             gb_prefetch_names, { "L1 and L2", "L2 only" },
+                             "mlp_expand M=16,64 (K 768, N 3072), B fused, no copy" },
 };
 
 void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len)
@@ -85,16 +97,16 @@ void gb_calibration_set(gb_calibration *c, int threads, int read, const char *so
 void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len)
 {
     const gb_calib_answer *a = &c->answer[question];
-    const char *choice = gb_read_names[a->read];
+    const gb_calib_question *q = &gb_calib_questions[question];
+    const char *choice = q->answers[a->read];
 
     if (strcmp(c->source, "forced") == 0)
         snprintf(buf, len, "%s (forced by GEMMBENCH_CALIBRATE)", choice);
     else if (!(a->ratio > 0.0))
         snprintf(buf, len, "%s (not calibrated: the default)", choice);
     else
-        snprintf(buf, len, "%s: in place took %.2fx the time of copied (median of %d rounds, "
-                           "p10-p90 %.2f-%.2f, on %s; copied above %.2fx), %s",
-                 choice, a->ratio, c->rounds, a->ratio_p10, a->ratio_p90,
-                 gb_calib_questions[question].shapes, gb_calib_questions[question].copied_above,
-                 c->source);
+        snprintf(buf, len, "%s: %s took %.2fx the time of %s (median of %d rounds, "
+                           "p10-p90 %.2f-%.2f, on %s; %s above %.2fx), %s",
+                 choice, q->words[0], a->ratio, q->words[1], c->rounds, a->ratio_p10,
+                 a->ratio_p90, q->shapes, q->words[1], q->copied_above, c->source);
 }

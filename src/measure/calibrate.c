@@ -22,6 +22,11 @@
  * passes a contiguous read from L2 for the first pass's stores; on the AMD
  * EPYC (family 26) it paid from 5 A micro-panels, on a Zen 4 guest in
  * place was 2-5 % faster at 6 to 16.
+ * B's prefetch where its rows are a page or more apart and read in place:
+ * into L1 by the set rule's distance and into L2 16 rows ahead (l1), or
+ * into L2 only (l2).  The set rule counts ways; whether an L1 prefetch two
+ * rows ahead pays over the L2 one depends on the core's L2 latency and
+ * load queue: on a Zen 4 guest L2 only was 2.6 % faster on mlp_expand.
  * Which costs less depends on what reading rows a page apart costs the
  * core: its prefetchers (none crosses a page), its TLB, what an L1d set
  * conflict costs against an L2 hit, none of which a machine report
@@ -118,7 +123,7 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
     for (int r = 0; r < GB_READ_CHOICES; r++) {
         char text[64];
         snprintf(text, sizeof text, "%s%s=%s", gb_calib_questions[q].fixed,
-                 gb_calib_questions[q].param, gb_read_names[r]);
+                 gb_calib_questions[q].param, gb_calib_questions[q].answers[r]);
         if (gb_params_parse(&gb_variant_packed, text, &read_as[r], err, errlen) != 0)
             return -1;
     }

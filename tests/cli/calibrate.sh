@@ -35,6 +35,7 @@ run -o "$WORK/a.json" >/dev/null 2>"$WORK/a.err"
 check first_run test $? -eq 0
 expect_grep first_run_says_b '^gemmbench: packed calibrated at 2 threads, B read: \(in_place\|copied\): in place took' "$WORK/a.err"
 expect_grep first_run_says_a '^gemmbench: packed calibrated at 2 threads, A read: \(in_place\|copied\): in place took' "$WORK/a.err"
+expect_grep first_run_says_bprefetch '^gemmbench: packed calibrated at 2 threads, B prefetch to: l[12]: L1 and L2 took' "$WORK/a.err"
 expect_grep first_run_says_bcopy '^gemmbench: packed calibrated at 2 threads, B copy rule: \(in_place\|copied\): in place took' "$WORK/a.err"
 files=$(ls "$CACHE"/gemmbench/calibration-*.json 2>/dev/null | wc -l)
 check one_cache_file test "$files" -eq 1
@@ -51,6 +52,8 @@ if command -v python3 >/dev/null 2>&1; then
         "$(field "$WORK/a.json" machine.calibration.0.a.read)"
     check json_bcopy_answer test "$(field "$WORK/b.json" machine.calibration.0.bcopy.read)" = \
         "$(field "$WORK/a.json" machine.calibration.0.bcopy.read)"
+    check json_bprefetch_answer test "$(field "$WORK/b.json" machine.calibration.0.bprefetch.read)" = \
+        "$(field "$WORK/a.json" machine.calibration.0.bprefetch.read)"
     check json_threads test "$(field "$WORK/a.json" machine.calibration.0.threads)" = 2
     check json_rounds test "$(field "$WORK/a.json" machine.calibration.0.rounds)" = 3
     check json_effective_bread test "$(field "$WORK/a.json" results.0.effective_params.bread)" = "$choice"

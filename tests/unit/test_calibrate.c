@@ -110,6 +110,7 @@ TEST(calibration_cache_round_trips)
     c.answer[GB_CALIB_B] = (gb_calib_answer){ GB_READ_COPIED, 1.375, 1.25, 1.5 };
     c.answer[GB_CALIB_A] = (gb_calib_answer){ GB_READ_IN_PLACE, 0.875, 0.75, 1.0 };
     c.answer[GB_CALIB_BCOPY] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125 };
+    c.answer[GB_CALIB_BPREFETCH] = (gb_calib_answer){ 1, 1.5, 1.25, 1.75 };
     CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
     CHECK_EQ_INT(back.threads, 2);
@@ -126,6 +127,7 @@ TEST(calibration_cache_round_trips)
     CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_COPIED);
     CHECK_EQ_INT(back.answer[GB_CALIB_A].read, GB_READ_IN_PLACE);
     CHECK_EQ_INT(back.answer[GB_CALIB_BCOPY].read, GB_READ_COPIED);
+    CHECK_EQ_INT(back.answer[GB_CALIB_BPREFETCH].read, 1);
     CHECK_STR(back.source, "cached");
     /* At another thread count there is none: the default. */
     gb_calibration_lookup(&m, 3, &back);
@@ -286,8 +288,29 @@ TEST(calibration_result_decides_how_packed_reads_b)
     setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
     gb_param_set(&asked, "bcopy", GB_READ_COPIED);
     CHECK_EQ_INT(effective(v, &asked, 64, 3072, 768, 2, "bcopy"), GB_READ_COPIED);
+    /* B's prefetch, rows a page or more apart read in place: answer 0 the
+     * set rule's distance into L1, answer 1 none ahead (into L2 only); both
+     * exact; --param bprefetch overrides, --param bpf asks nothing. */
     asked = (gb_params){ 0 };
+    gb_param_set(&asked, "bpack", BPACK_FUSED);
+    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bprefetch"), 0);
+    CHECK(effective(v, &asked, 16, 3072, 768, 2, "bpf") > 0);
     setenv("GEMMBENCH_CALIBRATE", "copied", 1);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bprefetch"), 1);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bpf"), 0);
+    for (int t = 1; t <= 2; t++)
+        CHECK_EQ_INT(run_and_compare(v, &asked, 19, 1100, 70, 3, t, 0), 0);
+    /* Rows under a page apart: the set rule, nothing asked. */
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bprefetch"), -1);
+    CHECK(effective(v, &none, 16, 768, 768, 2, "bpf") > 0);
+    gb_param_set(&asked, "bprefetch", 0);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bprefetch"), 0);
+    CHECK(effective(v, &asked, 16, 3072, 768, 2, "bpf") > 0);
+    gb_param_set(&asked, "bpf", 5);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bprefetch"), -1);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bpf"), 5);
+    asked = (gb_params){ 0 };
     /* --param bread overrides the calibration, both ways. */
     gb_param_set(&asked, "bread", GB_READ_IN_PLACE);
     CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bpack"), BPACK_FUSED);
@@ -314,10 +337,10 @@ TEST(calibration_measures_caches_and_measures_again_when_refused)
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
         const gb_calib_answer *a = &c.answer[q];
         CHECK(a->ratio > 0.0 && a->ratio_p10 <= a->ratio && a->ratio <= a->ratio_p90);
-        /* The choice is the measurement's: copied above the question's
-         * ratio (1.10x for B and A, 1.0x for B's copy), else in place. */
-        CHECK_EQ_INT(a->read, a->ratio > (q == GB_CALIB_BCOPY ? 1.0 : 1.10) ? GB_READ_COPIED
-                                                                          : GB_READ_IN_PLACE);
+        /* The choice is the measurement's: answer 1 above the question's
+         * ratio (1.10x for B and A, 1.0x for B's copy and prefetch), else
+         * answer 0. */
+        CHECK_EQ_INT(a->read, a->ratio > (q == GB_CALIB_B || q == GB_CALIB_A ? 1.10 : 1.0));
     }
     gb_calibration_key(&m, 2, key, sizeof key);
     CHECK_EQ_INT(gb_calibration_path(key, path, sizeof path, err, sizeof err), 0);
