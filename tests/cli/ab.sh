@@ -8,6 +8,10 @@ cd "$WORK" || exit 1
 # --min-time 0: the tests below need not ab's default 20 ms of calls per round.
 entry="--variant k8 --kernel qkv --m 16 --reps 20 --warmup 1"
 tiny="$entry --min-time 0"
+# --rounds 8, ab's fewest, where a check needs not the default 20 rounds (a
+# process of each build per round: 8 take 1 s, 20 take 2.5 s); aa_exit
+# tests the defaults.
+few="--rounds 8"
 
 # A/A: the same build twice, at ab's defaults.
 expect_exit aa_exit 0 "$G" ab "$G" "$G" $entry -o aa --quiet
@@ -80,7 +84,7 @@ cat >passive.sh <<WRAP
 OMP_WAIT_POLICY=passive exec "$G" "\$@"
 WRAP
 chmod +x passive.sh
-"$G" ab "$G" ./passive.sh $tiny -o env --quiet >"$WORK/out" 2>"$WORK/err" </dev/null
+"$G" ab "$G" ./passive.sh $tiny $few -o env --quiet >"$WORK/out" 2>"$WORK/err" </dev/null
 rc=$?
 if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then echo "ok wrapper_ran"; else echo "FAIL wrapper_ran: exit $rc: $(head -c 300 "$WORK/err")"; fi
 expect_grep wrapper_env_diff "run.openmp.OMP_WAIT_POLICY .*(absent) | passive" "$WORK/out"
@@ -100,7 +104,7 @@ sed -i 's/"check":	"pass"/"check":	"fail"/' "\$out"
 exit 1
 WRAP
 chmod +x wrong.sh
-expect_exit check_fails 1 "$G" ab "$G" ./wrong.sh $tiny -o wrong --quiet
+expect_exit check_fails 1 "$G" ab "$G" ./wrong.sh $tiny $few -o wrong --quiet
 expect_grep check_named "NEW (./wrong.sh) failed verification" "$WORK/err"
 
 # Bad input: exit 2, one line.
@@ -138,9 +142,9 @@ cat >extra.sh <<WRAP
 exec "$G" "\$@" --variant k8,baseline
 WRAP
 chmod +x extra.sh
-expect_exit turns_extra_entry 0 "$G" ab "$G" ./extra.sh $tiny -o extra
+expect_exit turns_extra_entry 0 "$G" ab "$G" ./extra.sh $tiny $few -o extra
 expect_grep turns_extra_listed "0 entries measured by OLD only, 1 by NEW only" "$WORK/err"
-expect_grep turns_extra_paired "k8 .* 20r/20r" "$WORK/out"
+expect_grep turns_extra_paired "k8 .* 8r/8r" "$WORK/out"
 cat >old.sh <<WRAP
 #!/bin/sh
 for a in "\$@"; do [ "\$a" = --lockstep ] && { echo "unknown option --lockstep" >&2; exit 2; }; done
@@ -149,7 +153,7 @@ WRAP
 chmod +x old.sh
 # (Run one build after the other, a tiny sweep's gate may find an order
 # effect: the point is that ab runs it and says so, not the verdict.)
-"$G" ab ./old.sh "$G" $tiny -o oldb >"$WORK/out" 2>"$WORK/err" </dev/null
+"$G" ab ./old.sh "$G" $tiny $few -o oldb >"$WORK/out" 2>"$WORK/err" </dev/null
 rc=$?
 if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then echo "ok turns_old_build"; else echo "FAIL turns_old_build: exit $rc: $(head -c 300 "$WORK/err")"; fi
 expect_grep turns_old_build_said "OLD './old.sh' cannot take turns" "$WORK/err"
@@ -163,15 +167,15 @@ WRAP
 chmod +x oldmt.sh
 # (Its verdict is not the point: 1 call a round of an unchanged entry, on a
 # machine busy with other tests, may fail the gate now and then.)
-"$G" ab "$G" ./oldmt.sh $entry -o oldmt >"$WORK/out" 2>"$WORK/err" </dev/null
+"$G" ab "$G" ./oldmt.sh $entry $few -o oldmt >"$WORK/out" 2>"$WORK/err" </dev/null
 rc=$?
 if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then echo "ok min_time_old_build"; else echo "FAIL min_time_old_build: exit $rc: $(head -c 300 "$WORK/err")"; fi
 expect_grep min_time_old_said "NEW './oldmt.sh' is older than --min-time" "$WORK/err"
 expect_grep min_time_old_none '"min_time_s":	0,' oldmt-old.json
-expect_exit min_time_given 0 "$G" ab "$G" "$G" $entry --min-time 0.1 -o mtg --quiet
+expect_exit min_time_given 0 "$G" ab "$G" "$G" $entry $few --min-time 0.1 -o mtg --quiet
 expect_grep min_time_given_passed '"min_time_s":	0.1,' mtg-new.json
-expect_exit interleave_round 0 "$G" ab "$G" "$G" $tiny --interleave round -o ilr --quiet
-expect_grep interleave_round_rounds '"rounds":	20' ilr-new.json
+expect_exit interleave_round 0 "$G" ab "$G" "$G" $tiny $few --interleave round -o ilr --quiet
+expect_grep interleave_round_rounds '"rounds":	8' ilr-new.json
 expect_exit interleave_bad 2 "$G" ab "$G" "$G" $tiny --interleave sometimes -o ilb
 expect_exit lockstep_refused 2 "$G" ab "$G" "$G" $tiny --lockstep -o ilc
 # --lockstep is ab's: on its own, without ab's pipes, it is refused.

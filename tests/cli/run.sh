@@ -38,12 +38,13 @@ rm "$WORK/bench.conf"
 
 # Ctrl-C in the middle of a sweep: exit 130, a valid file with complete false
 # holding what was measured before the signal.  In one round, the signal
-# comes when baseline's first row is out (2 s of calls); baseline at M=384 (a
-# verification call, then calls of about 3 s each) is still ahead of it.
+# comes when baseline's first row is out (0.5 s of calls), most likely
+# during vec_j's 0.5 s; baseline at M=384 (a verification call, then calls
+# of about 3 s each) is still ahead of it.
 # (Ctrl-C between rounds: rounds_interrupt below.)
 expect_interrupted interrupt "^baseline" "$WORK/interrupt.out" \
-    "$G" --variant baseline,vec_j --kernel mlp_expand --m 16,384 --reps 50 --max-time 2 \
-    --rounds 1 --quiet -o "$WORK/int.json"
+    "$G" --variant baseline,vec_j --kernel mlp_expand --m 16,384 --reps 500 --max-time 0.5 \
+    --warmup 1 --rounds 1 --quiet -o "$WORK/int.json"
 expect_true interrupt_json_valid $V "$WORK/int.json" --min-results 1
 expect_grep interrupt_incomplete '"complete":	false' "$WORK/int.json"
 expect_grep interrupt_says_partial "partial results" "$WORK/interrupt.err"
@@ -83,7 +84,7 @@ expect_grep rounds_conf_recorded '"rounds":	2' "$WORK/rc.json"
 expect_true rounds_are_outer python3 - "$G" "$WORK/order.json" <<'PY'
 import json, subprocess, sys, time
 g, path = sys.argv[1], sys.argv[2]
-p = subprocess.Popen([g, "--variant", "baseline", "--kernel", "mlp_expand", "--m", "16,24,32",
+p = subprocess.Popen([g, "--variant", "baseline", "--kernel", "qkv", "--m", "16,24,32",
                       "--reps", "4", "--rounds", "2", "--warmup", "1", "--quiet", "-o", path],
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 seen = set()
@@ -102,9 +103,13 @@ PY
 
 # Ctrl-C before the last round: exit 130, a valid incomplete file whose
 # entries hold the rounds they had, and table rows for them all the same.
+# The signal comes once the first entry is in the file (a verification call
+# and 8 calls of about 0.15 s); over 40 more calls of baseline, each as
+# short, are still ahead of it (at M=384 a call took 3 s, and the signal
+# waited for two of them).
 expect_interrupted rounds_interrupt '"samples_us":' "$WORK/rint.json" \
-    "$G" --variant baseline,vec_j --kernel mlp_expand --m 16,384 --reps 6 --rounds 3 \
-    --max-time 20 --quiet -o "$WORK/rint.json"
+    "$G" --variant baseline,vec_j --kernel mlp_expand --m 16,17 --reps 24 --rounds 3 \
+    --warmup 1 --max-time 20 --quiet -o "$WORK/rint.json"
 expect_true rounds_interrupt_json_valid $V "$WORK/rint.json" --min-results 1
 expect_grep rounds_interrupt_incomplete '"complete":	false' "$WORK/rint.json"
 expect_grep rounds_interrupt_says_rounds "interrupted before the last of 3 rounds" "$WORK/rounds_interrupt.err"
