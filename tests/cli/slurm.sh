@@ -72,7 +72,8 @@ expect_true plain_job_file_validates python3 scripts/validate-json.py "$WORK/job
 # ---- more threads than Slurm allotted: one warning line ---------------------------
 expect_exit threads_above_allotment_runs 0 env SLURM_JOB_ID=5 SLURM_CPUS_ON_NODE=1 \
     "$G" $RUN --threads 2 -o "$WORK/over.json"
-if [ "$(grep -c 'warning' "$WORK/err")" -eq 1 ] &&
+# Counted by its own words: on a busy machine the peak's check may warn too.
+if [ "$(grep -c 'Slurm allotted' "$WORK/err")" -eq 1 ] &&
     grep -q '^gemmbench: warning: 2 threads is more than the 1 CPU Slurm allotted' "$WORK/err"; then
     echo "ok threads_above_allotment_warns_once"
 else
