@@ -326,7 +326,9 @@ TEST(packed_blocks_follow_the_cache_rule)
 TEST(packed_b_prefetch_follows_l1_sets)
 {
     const gb_variant *v = gb_variant_find("packed");
-    gb_params none = { 0 }, user = { 0 };
+    /* The set rule's distance (bprefetch l1), whatever this machine's
+     * calibration says; l2 below. */
+    gb_params none = { 0 }, user = { 0 }, l2 = { 0 };
     gb_machine m;
     static const int widths[] = { 768, 1000, 1024, 1536, 2048, 3072, 4100 };
     long l1;
@@ -337,6 +339,8 @@ TEST(packed_b_prefetch_follows_l1_sets)
     gb_machine_detect(&m);
     l1 = gb_machine_cache_bytes(&m, 1);
     ways = gb_machine_cache_ways(&m, 1);
+    gb_param_set(&none, "bprefetch", 0);
+    gb_param_set(&l2, "bprefetch", 1);
     for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
         const int n = widths[i];
         long want = 16;
@@ -350,6 +354,8 @@ TEST(packed_b_prefetch_follows_l1_sets)
         }
         CHECK_EQ_INT(effective(v, &none, 16, n, 768, 1, "bpf"), want);
         CHECK_EQ_INT(effective(v, &none, 384, n, 768, 2, "bpf"), want);
+        /* l2: none ahead into L1 where rows are a page or more apart. */
+        CHECK_EQ_INT(effective(v, &l2, 16, n, 768, 1, "bpf"), n * 4L >= 4096 ? 0 : want);
     }
     /* A 4 KiB way (48 KiB 12-way, 32 KiB 8-way): dense rows of 3072 floats
      * all fall into one set, rows of 768 into one in four: four times as
