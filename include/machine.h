@@ -97,7 +97,6 @@ typedef struct gb_calibration {
  * the regime the question is about. */
 typedef struct gb_calib_question {
     const char *name;        /* "b", "a", "bcopy": the JSON's */
-    const char *operand;     /* "B", "A", "B copy" */
     const char *label;       /* --explain's: "B read", "A read", "B copy rule" */
     const char *about;       /* info's: "B rows a page or more apart", ... */
     int M[2], K, N;
@@ -113,6 +112,9 @@ extern const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS];
  * bcopy), and "l1" and "l2" (--param bprefetch). */
 extern const char *const gb_read_names[];
 extern const char *const gb_prefetch_names[];
+/* bprefetch's answers by name (GB_READ_IN_PLACE and GB_READ_COPIED's
+ * indices). */
+enum { GB_PREFETCH_L1 = 0, GB_PREFETCH_L2 = 1 };
 
 
 

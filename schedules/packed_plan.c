@@ -227,7 +227,7 @@ int packed_b_prefetch_rows(const packed_plan *p, long ld)
         return p->bpf;
     /* Rows a page or more apart, calibrated to L2 only: none ahead into L1
      * (the copy kernel's L2 prefetch, packed_b_far, still runs). */
-    if (p->read[GB_CALIB_BPREFETCH] == 1 && ld * (long)sizeof(float) >= PAGE_BYTES)
+    if (p->read[GB_CALIB_BPREFETCH] == GB_PREFETCH_L2 && ld * (long)sizeof(float) >= PAGE_BYTES)
         return 0;
     if (p->l1_ways <= 0 || p->l1_bytes % p->l1_ways != 0)
         return PACKED_B_PREFETCH_ROWS;
@@ -247,7 +247,8 @@ static int passes_per_block(const packed_plan *p, int M)
 
 /* The answer to a calibrated question (GB_CALIB_B, GB_CALIB_A: how the
  * operand, its rows a page or more apart, is read; GB_CALIB_BCOPY: whether
- * B fused copies): --param bread / aread / bcopy, else this machine's
+ * B fused copies; GB_CALIB_BPREFETCH: L1 or L2 only): its --param (the
+ * question's), else this machine's
  * calibration at the plan's thread count (calibrate.h: what reading rows
  * a page apart in place costs is measured, not derived). */
 static int read_as(packed_plan *p, int question, const gb_ctx *ctx, const gb_machine *m)
@@ -409,13 +410,11 @@ void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effect
     /* Dense B (rows N floats apart), in the modes that read it in place. */
     if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED)
         gb_param_set(effective, "bpf", packed_b_prefetch_rows(p, N));
-    /* Rows a page or more apart: read in place or copied, as decided. */
-    if (p->read[GB_CALIB_B] >= 0)
-        gb_param_set(effective, "bread", p->read[GB_CALIB_B]);
-    if (p->read[GB_CALIB_A] >= 0)
-        gb_param_set(effective, "aread", p->read[GB_CALIB_A]);
-    if (p->read[GB_CALIB_BPREFETCH] >= 0)
-        gb_param_set(effective, "bprefetch", p->read[GB_CALIB_BPREFETCH]);
+    /* Rows a page or more apart: each calibrated answer the plan asked for,
+     * under its --param's name; bcopy, below, says what this shape does. */
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
+        if (q != GB_CALIB_BCOPY && p->read[q] >= 0)
+            gb_param_set(effective, gb_calib_questions[q].param, p->read[q]);
     /* B fused: copied when, at this shape, the first pass copies B for the
      * others (bcopy copied and enough A micro-panels), else in place. */
     if (p->b_mode == B_FUSED)
@@ -485,12 +484,11 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                     passes, passes == 1 ? "" : "s");
         explain_read(out, &p, GB_CALIB_BCOPY);
     }
-    if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED)
-    {
+    if (p.b_mode == B_IN_PLACE || p.b_mode == B_FUSED || p.b_mode == B_PANEL_FUSED) {
         fprintf(out, "  B prefetch    %d rows ahead where read in place %s\n",
                 packed_b_prefetch_rows(&p, N),
                 p.bpf >= 0 ? "(--param)"
-                : p.read[GB_CALIB_BPREFETCH] == 1
+                : p.read[GB_CALIB_BPREFETCH] == GB_PREFETCH_L2
                     ? "into L1 (into L2 only, 16 rows ahead: calibrated)"
                     : "(the L1d set's spare ways for rows that share it, at most 16)");
         explain_read(out, &p, GB_CALIB_BPREFETCH);

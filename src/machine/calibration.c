@@ -27,17 +27,17 @@ const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
  * fused without a copy (every pass reads B in place), L1 as soon as it is
  * the faster. */
 const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
-    [GB_CALIB_B] = { "b", "B", "B read", "B rows a page or more apart", { 16, 64 }, 768, 3072, "bread", "", GB_CALIB_COPIED_RATIO,
+    [GB_CALIB_B] = { "b", "B read", "B rows a page or more apart", { 16, 64 }, 768, 3072, "bread", "", GB_CALIB_COPIED_RATIO,
                      gb_read_names, { "in place", "copied" },
                      "mlp_expand M=16,64 (K 768, N 3072)" },
-    [GB_CALIB_A] = { "a", "A", "A read", "A rows a page or more apart", { 16, 64 }, 3072, 768, "aread", "", GB_CALIB_COPIED_RATIO,
+    [GB_CALIB_A] = { "a", "A read", "A rows a page or more apart", { 16, 64 }, 3072, 768, "aread", "", GB_CALIB_COPIED_RATIO,
                      gb_read_names, { "in place", "copied" },
                      "mlp_reduce M=16,64 (K 3072, N 768)" },
-    [GB_CALIB_BCOPY] = { "bcopy", "B copy", "B copy rule", "B fused, the first pass's copy",
+    [GB_CALIB_BCOPY] = { "bcopy", "B copy rule", "B fused, the first pass's copy",
                          { 64, 128 }, 768, 3072, "bcopy", "bpack=fused,", 1.0,
                          gb_read_names, { "in place", "copied" },
                          "mlp_expand M=64,128 (K 768, N 3072), B fused" },
-    [GB_CALIB_BPREFETCH] = { "bprefetch", "B prefetch", "B prefetch to",
+    [GB_CALIB_BPREFETCH] = { "bprefetch", "B prefetch to",
                              "B rows a page or more apart, prefetched into", { 16, 64 }, 768,
                              3072, "bprefetch", "bpack=fused,bcopy=in_place,", 1.0,
                              gb_prefetch_names, { "L1 and L2", "L2 only" },
