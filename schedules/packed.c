@@ -52,7 +52,19 @@
  *     page apart (no hardware prefetcher crosses a page); there, whether
  *     the L1 prefetch is issued at all is calibrated (--param bprefetch: on
  *     a Zen 4 core, L2 only was 2.6 % faster on mlp_expand, 0.92-1.01 per
- *     M); which inner loop is outer, the B regime (below).
+ *     M); which inner loop is outer, the B regime (below);
+ *   - wherever B is read in place, the next B micro-panel is prefetched
+ *     into L2 while the current one is read (--param bnext=0: not), so
+ *     that the pass that reads it first finds it in L2, not in L3: jr
+ *     outer, each A micro-panel's pass over the current micro-panel takes
+ *     an even share of the next one's rows (after the block's last, the
+ *     next k or column block's first); panel fused, the first pass
+ *     prefetches each next micro-panel whole.  A property, not a
+ *     threshold: kc puts MR rows of A in half the L1d, so a micro-panel
+ *     of B (kc x NR) is NR/MR times that, three L1ds with AVX-512's tile
+ *     (96 KiB on 32 KiB), a tenth of the L2 beside it.  (oneDNN's
+ *     jit_avx512_common_gemm_f32 walks the next panel likewise, a row
+ *     every eight k.)
  * The regimes:
  *   - in place (rows under a page apart, e.g. N = 768): jr outside ir.  The
  *     kernel reads a B micro-panel where it is (rows ldb apart, software
@@ -186,6 +198,9 @@ typedef struct b_view {
     float *panel;
     int first;
     int in_place;            /* base is B itself (not a packed copy) */
+    const float *after;      /* in place: the micro-panel read after the block's
+                              * last one (rows ld apart), or NULL */
+    int after_rows;          /* its k rows */
 } b_view;
 
 /* A fused: all of A packed into the shared whole layout (panel p, row k at
@@ -299,9 +314,33 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 a = a_fringe;
                 in_place = 0;
             }
-            if (copy || (b_in_place && b_ahead_rows != PACKED_B_PREFETCH_ROWS))
-                p->isa->kernel_copy_b(kc, a, in_place ? lda : 0, b, ldb, b_ahead, copy, out, ldo,
-                                      acc);
+            /* The next B micro-panel, prefetched into L2 while this one is
+             * read, so that its first pass finds it there and not in L3
+             * (packed_plan.h, b_next_share): jr outer, B in place, each A
+             * micro-panel's pass takes its share of the next one's rows;
+             * panel fused, the first pass reads the block's micro-panels
+             * one after the other, each prefetching all of the next. */
+            const float *b_next = NULL;
+            int b_next_rows = 0;
+            if (p->b_next && p->ir_outer && bv->first && o == 0 && in + 1 < inner &&
+                nc - (in + 1) * nr >= nr) {
+                b_next = bv->base + (size_t)(in + 1) * bv->panel_stride;
+                b_next_rows = kc;
+            } else if (p->b_next && !p->ir_outer && bv->in_place) {
+                const float *next = NULL;
+                int rows = kc, first;
+                if (o + 1 < outer && nc - (o + 1) * nr >= nr)
+                    next = bv->base + (size_t)(o + 1) * bv->panel_stride;
+                else if (o + 1 == outer)
+                    next = bv->after, rows = bv->after_rows;
+                b_next_rows = next != NULL ? b_next_share(rows, inner, in, &first) : 0;
+                if (b_next_rows > 0)
+                    b_next = next + (size_t)first * bv->ld;
+            }
+            if (copy || b_next_rows || (b_in_place && b_ahead_rows != PACKED_B_PREFETCH_ROWS))
+                p->isa->kernel_copy_b(kc, a, in_place ? lda : 0, b, ldb,
+                                      b_in_place ? b_ahead : PACKED_B_PREFETCH_ROWS * ldb, copy,
+                                      b_next, b_next_rows, out, ldo, acc);
             else if (in_place)
                 p->isa->kernel_a_in_place(kc, a, lda, b, ldb, out, ldo, acc);
             else
@@ -339,7 +378,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
         /* pc: k, one block at a time; C is stored by the first, added to after */
         for (int pc = 0; pc < K; pc += p->kc) {
             const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
-            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, 0, 0 };
+            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, 0, 0, NULL, 0 };
 
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
@@ -366,6 +405,13 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb, fringe);
                     bv.fringe = fringe;
                 }
+                /* After the block's last micro-panel: the next k block's
+                 * first, or the next column block's. */
+                if (pc + kc_cur < K)
+                    bv.after = bv.base + (size_t)kc_cur * ldb,
+                    bv.after_rows = K - pc - kc_cur < p->kc ? K - pc - kc_cur : p->kc;
+                else if (jc + nc_cur < n1 && n1 - jc - nc_cur >= p->nr)
+                    bv.after = B + jc + nc_cur, bv.after_rows = K < p->kc ? K : p->kc;
             } else {
                 p->isa->pack_b(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, buf->b_panel);
                 bv.base = buf->b_panel;
@@ -389,8 +435,13 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     a_block = buf->a_block;
                     a_stride = (size_t)kc_cur * p->mr;
                 }
+                /* In place with an A block still to come: its first
+                 * micro-panel is read after this block's last. */
+                b_view view = bv;
+                if (bv.in_place && ic + mc_cur < m1)
+                    view.after = nc_cur >= p->nr ? bv.base : NULL, view.after_rows = kc_cur;
                 macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, lda, buf->a_block,
-                             af, ic, pc, &bv, C + (size_t)ic * ldc + jc, ldc, pc > 0);
+                             af, ic, pc, &view, C + (size_t)ic * ldc + jc, ldc, pc > 0);
                 /* Panel fused: the block is packed now, for the next ic blocks. */
                 if (bv.panel != NULL && bv.first) {
                     bv.base = bv.panel;

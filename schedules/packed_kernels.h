@@ -40,10 +40,13 @@ typedef void (*packed_ukernel_a_fn)(int kc, const float *restrict a, long lda,
  * regimes).  It prefetches the B row b_ahead floats past the one it loads
  * (packed_plan.c's distance in rows times ldb; the two kernels above use
  * PACKED_B_PREFETCH_ROWS rows).  lda 0: a is a packed A micro-panel; else
- * A in place, rows lda apart. */
+ * A in place, rows lda apart.  b_next: rows of the B micro-panel the next
+ * passes will read in place (ldb apart), b_next_rows of them prefetched,
+ * one per k from the first (packed.c, macro_kernel), or b_next_rows 0. */
 typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda,
                                        const float *restrict b, long ldb, long b_ahead,
-                                       float *restrict b_copy, float *restrict c, long ldc,
+                                       float *restrict b_copy, const float *b_next,
+                                       int b_next_rows, float *restrict c, long ldc,
                                        int accumulate);
 
 /* Rows of B the kernels prefetch ahead of the one they load, at most: B read
@@ -51,6 +54,12 @@ typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda
  * follows, and a trip to L3 takes about as long as 16 rows of FMAs. */
 #ifndef PACKED_B_PREFETCH_ROWS
 #define PACKED_B_PREFETCH_ROWS 16
+#endif
+
+/* The next micro-panel's prefetch goes to L2: it is read a pass or more
+ * later, and L1 holds the A and B micro-panels of the pass in progress. */
+#ifndef PACKED_B_NEXT_HINT
+#define PACKED_B_NEXT_HINT _MM_HINT_T1
 #endif
 
 /* The page size the rules read strides against (packed_plan.c): rows this

@@ -27,6 +27,7 @@
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
           long ldb, long b_ahead, long b_far, float *restrict b_copy,
+          const float *b_next, int b_next_rows,
           float *restrict c, long ldc, int accumulate)
 {
     __m256 acc[MR][NV];
@@ -49,6 +50,13 @@ tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *re
         if (b_far) {
             _mm_prefetch(packed_b_ahead(b, b_far, 0), _MM_HINT_T1);
             _mm_prefetch(packed_b_ahead(b, b_far, 8 * NV - 1), _MM_HINT_T1);
+        }
+        /* The next B micro-panel, a row per k while rows are left. */
+        if (b_next_rows > 0) {
+            _mm_prefetch(packed_b_ahead(b_next, 0, 0), PACKED_B_NEXT_HINT);
+            _mm_prefetch(packed_b_ahead(b_next, 0, 8 * NV - 1), PACKED_B_NEXT_HINT);
+            b_next += ldb;
+            b_next_rows--;
         }
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
@@ -88,7 +96,7 @@ __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long ldb,
                   float *restrict c, long ldc, int accumulate)
 {
-    tile_4x24(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
+    tile_4x24(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
 }
 
 __attribute__((target("avx2,fma"))) static void
@@ -96,21 +104,24 @@ ukernel_avx2_4x24_a_in_place(int kc, const float *restrict a, long lda,
                              const float *restrict b, long ldb, float *restrict c, long ldc,
                              int accumulate)
 {
-    tile_4x24(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
+    tile_4x24(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
 }
 
 /* b_copy is 64-byte aligned and NR = 24 floats a row: every row 32-byte aligned. */
 __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
                          long ldb, long b_ahead, float *restrict b_copy,
+                         const float *b_next, int b_next_rows,
                          float *restrict c, long ldc, int accumulate)
 {
     const long b_far = packed_b_far(b_ahead, ldb);
 
     if (lda == 0)
-        tile_4x24(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
+        tile_4x24(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
+                  accumulate);
     else
-        tile_4x24(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
+        tile_4x24(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
+                  accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

@@ -31,6 +31,7 @@
 __attribute__((target("avx512f"), always_inline)) static inline void
 tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
           long ldb, long b_ahead, long b_far, float *restrict b_copy,
+          const float *b_next, int b_next_rows,
           float *restrict c, long ldc, int accumulate)
 {
     __m512 acc[MR][NV];
@@ -63,6 +64,16 @@ tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *re
 #pragma GCC unroll 3
             for (int v = 0; v < NV; v++)
                 _mm_prefetch(packed_b_ahead(b, b_far, 16 * v), _MM_HINT_T1);
+        }
+        /* The next B micro-panel, a row per k while rows are left: it
+         * waits in L2 when its first pass comes (packed.c, b_next). */
+        if (b_next_rows > 0) {
+#pragma GCC unroll 3
+            for (int v = 0; v < NV; v++)
+                _mm_prefetch(packed_b_ahead(b_next, 0, 16 * v), PACKED_B_NEXT_HINT);
+            _mm_prefetch(packed_b_ahead(b_next, 0, 16 * NV - 1), PACKED_B_NEXT_HINT);
+            b_next += ldb;
+            b_next_rows--;
         }
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
@@ -102,7 +113,7 @@ __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, long ldb,
                     float *restrict c, long ldc, int accumulate)
 {
-    tile_8x48(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
+    tile_8x48(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
 }
 
 __attribute__((target("avx512f"))) static void
@@ -110,21 +121,24 @@ ukernel_avx512_8x48_a_in_place(int kc, const float *restrict a, long lda,
                                const float *restrict b, long ldb, float *restrict c, long ldc,
                                int accumulate)
 {
-    tile_8x48(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
+    tile_8x48(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
 }
 
 /* b_copy is 64-byte aligned (packed.c's buffers), so its stores are aligned. */
 __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
                            long ldb, long b_ahead, float *restrict b_copy,
+                           const float *b_next, int b_next_rows,
                            float *restrict c, long ldc, int accumulate)
 {
     const long b_far = packed_b_far(b_ahead, ldb);
 
     if (lda == 0)
-        tile_8x48(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
+        tile_8x48(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
+                  accumulate);
     else
-        tile_8x48(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
+        tile_8x48(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
+                  accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

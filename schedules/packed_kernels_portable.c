@@ -31,6 +31,7 @@ typedef float v4f __attribute__((vector_size(VF * sizeof(float))));
 static inline __attribute__((always_inline)) void
 tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
          long ldb, long b_ahead, long b_far, float *restrict b_copy,
+          const float *b_next, int b_next_rows,
          float *restrict c, long ldc, int accumulate)
 {
     v4f acc[MR][NV];
@@ -44,6 +45,12 @@ tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *res
          * (packed_b_far; 0 in the plain kernels, where this folds away). */
         if (b_far)
             __builtin_prefetch(packed_b_ahead(b, b_far, 0), 0, 2);
+        /* The next B micro-panel, a row per k while rows are left. */
+        if (b_next_rows > 0) {
+            __builtin_prefetch(b_next, 0, 2);
+            b_next += ldb;
+            b_next_rows--;
+        }
         /* memcpy: a vector load without assuming alignment or aliasing. */
         memcpy(bv, b, sizeof bv);
         /* b_copy is NULL in the plain kernels, where the branch folds
@@ -78,27 +85,30 @@ tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *res
 static void ukernel_portable_4x8(int kc, const float *restrict a, const float *restrict b,
                                  long ldb, float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
+    tile_4x8(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
 }
 
 static void ukernel_portable_4x8_a_in_place(int kc, const float *restrict a, long lda,
                                             const float *restrict b, long ldb,
                                             float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, c, ldc, accumulate);
+    tile_4x8(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
 }
 
 static void ukernel_portable_4x8_copy_b(int kc, const float *restrict a, long lda,
                                         const float *restrict b, long ldb, long b_ahead,
-                                        float *restrict b_copy, float *restrict c, long ldc,
+                                        float *restrict b_copy, const float *b_next,
+                                        int b_next_rows, float *restrict c, long ldc,
                                         int accumulate)
 {
     const long b_far = packed_b_far(b_ahead, ldb);
 
     if (lda == 0)
-        tile_4x8(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
+        tile_4x8(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
+                  accumulate);
     else
-        tile_4x8(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, c, ldc, accumulate);
+        tile_4x8(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
+                  accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

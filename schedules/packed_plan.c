@@ -287,6 +287,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->l2_bytes <= 0)
         p->l2_bytes = FALLBACK_L2_BYTES;
     p->bpf = (int)gb_param_get(ctx->params, "bpf", -1);
+    p->b_next = (int)gb_param_get(ctx->params, "bnext", 1);
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
         p->read[q] = -1;
 
@@ -408,8 +409,10 @@ void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effect
     gb_param_set(effective, "loop", p->ir_outer ? 0 : 1);
     gb_param_set(effective, "bpack", p->b_mode);
     /* Dense B (rows N floats apart), in the modes that read it in place. */
-    if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED)
+    if (p->b_mode == B_IN_PLACE || p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED) {
         gb_param_set(effective, "bpf", packed_b_prefetch_rows(p, N));
+        gb_param_set(effective, "bnext", p->b_next);
+    }
     /* Rows a page or more apart: each calibrated answer the plan asked for,
      * under its --param's name; bcopy, below, says what this shape does. */
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
@@ -492,6 +495,14 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                     ? "into L1 (into L2 only, 16 rows ahead: calibrated)"
                     : "(the L1d set's spare ways for rows that share it, at most 16)");
         explain_read(out, &p, GB_CALIB_BPREFETCH);
+        fprintf(out, "  B next        %s%s\n",
+                !p.b_next ? "not prefetched"
+                : p.b_mode == B_PANEL_FUSED
+                    ? "the next micro-panel prefetched into L2 while the first pass reads "
+                      "the one before, all of it"
+                    : "the next micro-panel prefetched into L2 while the one before is "
+                      "read, a share of its rows per A micro-panel's pass",
+                gb_param_get(ctx->params, "bnext", -1) >= 0 ? " (--param)" : "");
     }
     fprintf(out, "  A             %s%s\n",
             p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart, or as "
@@ -571,6 +582,10 @@ const gb_param_spec packed_params[] = {
     { "bpf", 0, 64, NULL, "rows ahead the kernel prefetches B where it reads B in place, 0: "
                           "none ahead (default: from L1d's ways and B's row stride, at most "
                           "16)" },
+    { "bnext", 0, 1, NULL, "B read in place: 1, the next B micro-panel is prefetched into "
+                           "L2 while the current one is read (jr outer: a share of its "
+                           "rows per A micro-panel's pass; panel fused: all of it in the "
+                           "first pass); 0, not (default 1)" },
     { "bread", 0, 0, gb_read_names, "B with rows a page or more apart (N*4 >= 4096), per "
                                     "call: in_place (fused, or panel_fused where fused would "
                                     "cut kc) or copied (panel_fused at every M: ir outer, B "

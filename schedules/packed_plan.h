@@ -37,6 +37,8 @@ typedef struct packed_plan {
     int nthreads;
     long l1_bytes, l2_bytes; /* what the rule used */
     int l1_ways;             /* L1d associativity; 0 unknown */
+    int b_next;              /* jr outer, B in place: each pass prefetches its share
+                              * of the next B micro-panel into L2 (--param bnext) */
     int bpf;                 /* --param bpf: rows B read in place is prefetched ahead, or -1 */
     /* Operands whose rows are a page or more apart, per call: how each is
      * read, GB_READ_IN_PLACE or GB_READ_COPIED (machine.h), from --param
@@ -62,6 +64,19 @@ int packed_b_prefetch_rows(const packed_plan *p, long ld);
 static inline int fused_copies(const packed_plan *p, int passes)
 {
     return passes >= p->fused_min_passes;
+}
+
+/* The next B micro-panel's prefetch (packed.c's macro_kernel), jr outer:
+ * of its `rows` rows, those that pass `pass` of the `passes` over the
+ * current micro-panel prefetches, one per k: *first on, the count returned
+ * (0: none).  The passes' shares are consecutive and cover every row once,
+ * none over ceil(rows / passes), so the prefetches spread over all passes. */
+static inline int b_next_share(int rows, int passes, int pass, int *first)
+{
+    const int share = (rows + passes - 1) / passes;
+
+    *first = pass * share;
+    return *first >= rows ? 0 : rows - *first < share ? rows - *first : share;
 }
 
 static inline int round_up(long x, int unit)

@@ -55,6 +55,9 @@ expect_grep ablation_key_named "no selected variant has parameter 'frob'" "$WORK
 expect_exit explain_packed 0 "$G" --variant packed --shape 16x768x768 --explain
 expect_grep explain_packed_kc "^  kc " "$WORK/out"
 expect_grep explain_packed_prefetch "^  B prefetch  *[0-9][0-9]* rows ahead" "$WORK/out"
+expect_grep explain_packed_next "^  B next  *the next micro-panel prefetched into L2 .*a share of its rows per A micro-panel" "$WORK/out"
+expect_exit explain_packed_next_off 0 "$G" --variant packed --shape 16x768x768 --param bnext=0 --explain
+expect_grep explain_packed_next_off_shown "^  B next  *not prefetched (--param)" "$WORK/out"
 expect_exit explain_packed_bpf 0 "$G" --variant packed --shape 16x768x3072 --param bpf=5 --explain
 expect_grep explain_packed_bpf_shown "^  B prefetch  *5 rows ahead .*(--param)" "$WORK/out"
 

@@ -14,6 +14,7 @@
 #include "gemmbench.h"
 #include "machine.h"
 #include "options.h"
+#include "packed_plan.h"
 #include "variant_check.h"
 
 /* The isa choices this CPU runs, decided here independently of packed.c. */
@@ -63,7 +64,7 @@ static const char *const block_settings[] = {
     "bpack=panel,loop=jr_ir,mc=8,kc=5",
     "apack=whole,bpack=panel_fused,kc=7,bpf=64",
     "apack=in_place",
-    "apack=in_place,mc=8,kc=5,nc=50",
+    "apack=in_place,mc=8,kc=5,nc=50,bnext=0",
     "apack=in_place,bpack=panel,loop=ir_jr,kc=7",
     "bpack=fused,bcopy=copied,mc=8,kc=5,nc=50,bpf=3",
     "bpack=fused,apack=whole,kc=7",
@@ -317,6 +318,47 @@ TEST(packed_blocks_follow_the_cache_rule)
     else
         unsetenv("GEMMBENCH_CALIBRATE");
     free(mode);
+}
+
+/* The next B micro-panel's prefetch, jr outer: the passes over the current
+ * micro-panel share the next one's rows, consecutive, every row once, none
+ * more than its even share; a pass past the rows prefetches none. */
+TEST(packed_b_next_shares_cover_each_row_once)
+{
+    for (int rows = 1; rows <= 130; rows++)
+        for (int passes = 1; passes <= 70; passes++) {
+            int covered = 0, bad = 0;
+            for (int pass = 0; pass < passes; pass++) {
+                int first = -1;
+                const int n = b_next_share(rows, passes, pass, &first);
+                if (n < 0 || n > (rows + passes - 1) / passes || (n > 0 && first != covered))
+                    bad++;
+                covered += n;
+            }
+            if (bad || covered != rows) {
+                char msg[120];
+                snprintf(msg, sizeof msg, "rows %d passes %d: %d rows covered, %d bad shares",
+                         rows, passes, covered, bad);
+                gb_test_fail(__FILE__, __LINE__, msg);
+            }
+        }
+}
+
+/* bnext: reported (1 by default, 0 when asked) where B is read in place,
+ * in place (jr outer) and panel fused alike; absent where B is packed. */
+TEST(packed_b_next_reported_where_b_is_read_in_place)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    gb_params none = { 0 }, off = { 0 }, panel = { 0 };
+
+    if (v == NULL)
+        return;
+    gb_param_set(&off, "bnext", 0);
+    gb_param_set(&panel, "bpack", 0);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bnext"), 1);
+    CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "bnext"), 1);
+    CHECK_EQ_INT(effective(v, &off, 16, 768, 768, 2, "bnext"), 0);
+    CHECK_EQ_INT(effective(v, &panel, 16, 768, 768, 2, "bnext"), -1);
 }
 
 /* The rows of B a kernel prefetches ahead where it reads B in place: what
