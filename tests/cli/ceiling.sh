@@ -82,8 +82,11 @@ if command -v python3 >/dev/null 2>&1; then
     expect_grep report_against_sustained "% of the kernel-shaped loop" "$WORK/out"
     # Headroom, from made-up files: peak 100 GFLOP/s, onednn at 80 and 90
     # on two shapes: geomean share 0.849, so no code beats 0.849x and one
-    # share on every shape meets 0.95x at 89.3 %, 0.90x at 94.3 %; at one
-    # thread onednn at 80 of a burst peak of 100: 1.10x needs 88.0.
+    # share on every shape meets 1.00x at 84.9 % (and, on the Intel kind,
+    # packed+prepack's 0.90x at 94.3 %); at one thread onednn at 80 of a
+    # burst peak of 100: 1.00x needs 80.0.  No cpu_model: the AMD kind's
+    # targets; an Intel one: the Intel kind's (worst shape 1.15x, 70 % of
+    # the peak: packed at 0.9 x onednn's 84.9 % is 76.4 %).
     python3 - "$WORK" <<'PY'
 import json, sys
 work = sys.argv[1]
@@ -100,11 +103,23 @@ one = [entry("packed", "mlp_expand", 384, 85.0), entry("onednn", "mlp_expand", 3
 for name, results in (("h2", two), ("h1", one)):
     with open(f"{work}/{name}.json", "w") as f:
         json.dump({"complete": True, "machine": machine, "run": run, "results": results}, f)
+intel = dict(machine, cpu_model="Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz")
+with open(f"{work}/hi.json", "w") as f:
+    json.dump({"complete": True, "machine": intel, "run": run, "results": two}, f)
 PY
     expect_exit report_headroom 0 python3 "$REPORT" "$WORK/h2.json" "$WORK/h1.json"
+    expect_grep report_kind_other "^targets of the other kind (the AMD kind's)" "$WORK/out"
     expect_grep report_headroom_bound "no code can beat 0.849x" "$WORK/out"
-    expect_grep report_headroom_shares "0.95x at 89.3%, 0.90x at 94.3%" "$WORK/out"
-    expect_grep report_headroom_one_thread "target needs 88.0 GFLOP/s, 88.0% of the burst" "$WORK/out"
+    expect_grep report_headroom_shares "every shape: 1.00x at 84.9%$" "$WORK/out"
+    expect_grep report_headroom_one_thread "target needs 80.0 GFLOP/s, 80.0% of the burst" "$WORK/out"
+    expect_grep report_one_thread_met "target packed >= 1.00x onednn's GFLOP/s at mlp_expand M=384: 1.062x met" "$WORK/out"
+    expect_grep report_worst_amd "no shape above 1.10x onednn: worst mlp_expand M=384 1.111x.* NOT met" "$WORK/out"
+    expect_exit report_intel 0 python3 "$REPORT" "$WORK/hi.json"
+    expect_grep report_kind_intel "^targets of the intel kind: machine.cpu_model Intel" "$WORK/out"
+    expect_grep report_intel_shares "every shape: 1.00x at 84.9%, 0.90x at 94.3%" "$WORK/out"
+    expect_grep report_intel_prepack "^target packed+prepack <= 0.90x onednn: 1.000x, per-round .* NOT met" "$WORK/out"
+    expect_grep report_intel_worst "no shape above 1.15x onednn" "$WORK/out"
+    expect_grep report_intel_peak "^target packed >= 70% of the peak (geomean): 76.4% met" "$WORK/out"
     # The per-round estimator: packed 100, 130, 160 us in three rounds
     # against onednn's 100, 100, 200: the ratio of the medians is 1.30, the
     # median of the per-round ratios (1.0, 1.3, 0.8) is 1.00; a target is
@@ -124,7 +139,7 @@ doc = {"complete": True, "machine": {"peak_gflops": 100.0, "peak_isa": "avx512"}
 json.dump(doc, open(f"{sys.argv[1]}/pr.json", "w"))
 PY
     expect_exit report_per_round 0 python3 "$REPORT" "$WORK/pr.json"
-    expect_grep report_per_round_both "^target packed <= 0.95x onednn: 1.300x, per-round 1.000x NOT met" "$WORK/out"
+    expect_grep report_per_round_both "^target packed <= 1.00x onednn: 1.300x, per-round 1.000x NOT met" "$WORK/out"
     expect_grep report_per_round_row "^  per-round ratios  *1.000x" "$WORK/out"
     expect_grep report_per_round_worst "worst qkv M=16 1.300x, per-round qkv M=16 1.000x NOT met" "$WORK/out"
 else
