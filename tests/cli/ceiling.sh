@@ -137,11 +137,19 @@ doc = {"complete": True, "machine": {"peak_gflops": 100.0, "peak_isa": "avx512"}
        "run": {"threads": 2, "reps": 6, "warmup": 1, "rounds": 3},
        "results": [entry("packed", [100, 130, 160]), entry("onednn", [100, 100, 200])]}
 json.dump(doc, open(f"{sys.argv[1]}/pr.json", "w"))
+# 1.0004x prints 1.000x: met as printed; 1.0006x prints 1.001x: not.
+for name, us in (("near", 1000.4), ("over", 1000.6)):
+    doc["results"] = [entry("packed", [us, us]), entry("onednn", [1000.0, 1000.0])]
+    json.dump(doc, open(f"{sys.argv[1]}/{name}.json", "w"))
 PY
     expect_exit report_per_round 0 python3 "$REPORT" "$WORK/pr.json"
     expect_grep report_per_round_both "^target packed <= 1.00x onednn: 1.300x, per-round 1.000x NOT met" "$WORK/out"
     expect_grep report_per_round_row "^  per-round ratios  *1.000x" "$WORK/out"
     expect_grep report_per_round_worst "worst qkv M=16 1.300x, per-round qkv M=16 1.000x NOT met" "$WORK/out"
+    expect_exit report_as_printed 0 python3 "$REPORT" "$WORK/near.json"
+    expect_grep report_as_printed_met "^target packed <= 1.00x onednn: 1.000x, per-round 1.000x met" "$WORK/out"
+    expect_exit report_as_printed_over 0 python3 "$REPORT" "$WORK/over.json"
+    expect_grep report_as_printed_not "^target packed <= 1.00x onednn: 1.001x, per-round 1.001x NOT met" "$WORK/out"
 else
     skip report_rounds "no python3"
 fi
