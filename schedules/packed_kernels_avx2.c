@@ -55,8 +55,9 @@ tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *re
         if (b_next_rows > 0) {
             _mm_prefetch(packed_b_ahead(b_next, 0, 0), PACKED_B_NEXT_HINT);
             _mm_prefetch(packed_b_ahead(b_next, 0, 8 * NV - 1), PACKED_B_NEXT_HINT);
-            b_next += ldb;
-            b_next_rows--;
+            /* Advanced only to a row that exists: never past B. */
+            if (--b_next_rows > 0)
+                b_next += ldb;
         }
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)

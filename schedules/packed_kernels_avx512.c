@@ -80,8 +80,9 @@ tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *re
             for (int v = 0; v < NV; v++)
                 _mm_prefetch(packed_b_ahead(b_next, 0, 16 * v), PACKED_B_NEXT_HINT);
             _mm_prefetch(packed_b_ahead(b_next, 0, 16 * NV - 1), PACKED_B_NEXT_HINT);
-            b_next += ldb;
-            b_next_rows--;
+            /* Advanced only to a row that exists: never past B. */
+            if (--b_next_rows > 0)
+                b_next += ldb;
         }
         /* A in place: its MR rows, one per k in turn, two lines ahead
          * (packed A, a_k MR, is one stream the hardware follows; eight

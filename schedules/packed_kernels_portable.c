@@ -48,8 +48,9 @@ tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *res
         /* The next B micro-panel, a row per k while rows are left. */
         if (b_next_rows > 0) {
             __builtin_prefetch(b_next, 0, 2);
-            b_next += ldb;
-            b_next_rows--;
+            /* Advanced only to a row that exists: never past B. */
+            if (--b_next_rows > 0)
+                b_next += ldb;
         }
         /* memcpy: a vector load without assuming alignment or aliasing. */
         memcpy(bv, b, sizeof bv);
