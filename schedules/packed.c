@@ -407,11 +407,13 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                 }
                 /* After the block's last micro-panel: the next k block's
                  * first, or the next column block's. */
-                if (pc + kc_cur < K)
-                    bv.after = bv.base + (size_t)kc_cur * ldb,
+                if (pc + kc_cur < K) {
+                    bv.after = bv.base + (size_t)kc_cur * ldb;
                     bv.after_rows = K - pc - kc_cur < p->kc ? K - pc - kc_cur : p->kc;
-                else if (jc + nc_cur < n1 && n1 - jc - nc_cur >= p->nr)
-                    bv.after = B + jc + nc_cur, bv.after_rows = K < p->kc ? K : p->kc;
+                } else if (jc + nc_cur < n1 && n1 - jc - nc_cur >= p->nr) {
+                    bv.after = B + jc + nc_cur;
+                    bv.after_rows = K < p->kc ? K : p->kc;
+                }
             } else {
                 p->isa->pack_b(kc_cur, nc_cur, B + (size_t)pc * ldb + jc, ldb, buf->b_panel);
                 bv.base = buf->b_panel;
@@ -438,8 +440,10 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                 /* In place with an A block still to come: its first
                  * micro-panel is read after this block's last. */
                 b_view view = bv;
-                if (bv.in_place && ic + mc_cur < m1)
-                    view.after = nc_cur >= p->nr ? bv.base : NULL, view.after_rows = kc_cur;
+                if (bv.in_place && ic + mc_cur < m1) {
+                    view.after = nc_cur >= p->nr ? bv.base : NULL;
+                    view.after_rows = kc_cur;
+                }
                 macro_kernel(p, mc_cur, nc_cur, kc_cur, a_block, a_stride, lda, buf->a_block,
                              af, ic, pc, &view, C + (size_t)ic * ldc + jc, ldc, pc > 0);
                 /* Panel fused: the block is packed now, for the next ic blocks. */

@@ -82,9 +82,10 @@ static inline long packed_b_far(long b_ahead, long ldb)
                : 0;
 }
 
-/* The address b_ahead + offset floats past b, for a prefetch.  Computed as
- * an integer: near the end of B it points past the matrix, where a prefetch
- * is harmless but a C pointer is undefined. */
+/* The address b_ahead + offset floats past b, for a prefetch (of B, or of
+ * A read in place).  Computed as an integer: near the end of the matrix it
+ * points past it, where a prefetch is harmless but a C pointer is
+ * undefined. */
 static inline const char *packed_b_ahead(const float *b, long b_ahead, long offset)
 {
     return (const char *)((uintptr_t)b + (uintptr_t)(b_ahead + offset) * sizeof(float));

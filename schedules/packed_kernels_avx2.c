@@ -97,7 +97,8 @@ __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long ldb,
                   float *restrict c, long ldc, int accumulate)
 {
-    tile_4x24(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
+    tile_4x24(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
+              ldc, accumulate);
 }
 
 __attribute__((target("avx2,fma"))) static void
@@ -105,7 +106,8 @@ ukernel_avx2_4x24_a_in_place(int kc, const float *restrict a, long lda,
                              const float *restrict b, long ldb, float *restrict c, long ldc,
                              int accumulate)
 {
-    tile_4x24(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
+    tile_4x24(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
+              ldc, accumulate);
 }
 
 /* b_copy is 64-byte aligned and NR = 24 floats a row: every row 32-byte aligned. */

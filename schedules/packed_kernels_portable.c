@@ -86,14 +86,16 @@ tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *res
 static void ukernel_portable_4x8(int kc, const float *restrict a, const float *restrict b,
                                  long ldb, float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
+    tile_4x8(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
+             ldc, accumulate);
 }
 
 static void ukernel_portable_4x8_a_in_place(int kc, const float *restrict a, long lda,
                                             const float *restrict b, long ldb,
                                             float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc, accumulate);
+    tile_4x8(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
+             ldc, accumulate);
 }
 
 static void ukernel_portable_4x8_copy_b(int kc, const float *restrict a, long lda,
