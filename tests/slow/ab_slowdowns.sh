@@ -45,13 +45,28 @@ ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0 \\
 GB_CLOCK_SCALE=1.5 LD_PRELOAD=$WORK/scaleclock.so exec "$G" "\$@"
 WRAP
 chmod +x scaled.sh
+# Up to three tries, as above: a host that takes a CPU for a while moved one
+# run's estimate outside 1.4-1.6 (fresh-clone CI, 2026-11-26); an estimator
+# that cannot see 1.5x misses all three.
 if [ -s scaleclock.so ] && ./scaled.sh --version >/dev/null 2>&1; then
-    expect_exit scaled_fails 1 "$G" ab "$G" ./scaled.sh $tiny -o scaled --format json --quiet
-    expect_true scaled_estimate python3 -c "
+    for try in 1 2 3; do
+        "$G" ab "$G" ./scaled.sh $tiny -o scaled --format json --quiet --force \
+            >"$WORK/out" 2>"$WORK/err" </dev/null
+        rc=$?
+        ratio=$(python3 -c "
 import json
 e = json.load(open('$WORK/out'))['entries'][0]
-assert 1.4 < e['ratio'] < 1.6 and e['gate_fail'], e
-"
+print(e['ratio'] if e['gate_fail'] else 'gate passed')
+" 2>/dev/null)
+        [ $rc -eq 1 ] && python3 -c "import sys; sys.exit(not 1.4 < float(sys.argv[1]) < 1.6)" \
+            "$ratio" 2>/dev/null && break
+    done
+    if [ $rc -eq 1 ]; then echo "ok scaled_fails"; else echo "FAIL scaled_fails: exit $rc in 3 tries: $(head -c 300 "$WORK/err")"; fi
+    if python3 -c "import sys; sys.exit(not 1.4 < float(sys.argv[1]) < 1.6)" "$ratio" 2>/dev/null; then
+        echo "ok scaled_estimate (try $try: $ratio)"
+    else
+        echo "FAIL scaled_estimate: 1.5x estimated as $ratio in 3 tries"
+    fi
 else
     skip scaled_fails "no C compiler for the preload, or the build cannot run with one"
 fi
