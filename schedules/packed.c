@@ -158,6 +158,11 @@
  *
  * What each of these choices bought, and what was tried and dropped, with
  * the measurements: results/README.md, "packed: what was tried".
+ *
+ * One file, one concern: the execution of a plan (the loops, the buffers,
+ * the threads).  It is long because this header states every regime and
+ * what decides it, beside the loops that carry them out; the planning is
+ * packed_plan.c, the kernels packed_kernels_*.c, the packing packed_pack.h.
  */
 /* posix_memalign */
 #define _POSIX_C_SOURCE 200809L

@@ -48,6 +48,7 @@ chmod +x scaled.sh
 # Up to three tries, as above: a host that takes a CPU for a while moved one
 # run's estimate outside 1.4-1.6 (fresh-clone CI, 2026-11-26); an estimator
 # that cannot see 1.5x misses all three.
+in_band() { python3 -c "import sys; sys.exit(not 1.4 < float(sys.argv[1]) < 1.6)" "$1" 2>/dev/null; }
 if [ -s scaleclock.so ] && ./scaled.sh --version >/dev/null 2>&1; then
     for try in 1 2 3; do
         "$G" ab "$G" ./scaled.sh $tiny -o scaled --format json --quiet --force \
@@ -58,11 +59,10 @@ import json
 e = json.load(open('$WORK/out'))['entries'][0]
 print(e['ratio'] if e['gate_fail'] else 'gate passed')
 " 2>/dev/null)
-        [ $rc -eq 1 ] && python3 -c "import sys; sys.exit(not 1.4 < float(sys.argv[1]) < 1.6)" \
-            "$ratio" 2>/dev/null && break
+        [ $rc -eq 1 ] && in_band "$ratio" && break
     done
     if [ $rc -eq 1 ]; then echo "ok scaled_fails"; else echo "FAIL scaled_fails: exit $rc in 3 tries: $(head -c 300 "$WORK/err")"; fi
-    if python3 -c "import sys; sys.exit(not 1.4 < float(sys.argv[1]) < 1.6)" "$ratio" 2>/dev/null; then
+    if in_band "$ratio"; then
         echo "ok scaled_estimate (try $try: $ratio)"
     else
         echo "FAIL scaled_estimate: 1.5x estimated as $ratio in 3 tries"
