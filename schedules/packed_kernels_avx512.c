@@ -10,125 +10,246 @@
  *   a[7] -->  c70       c71       c72
  *
  * Per k: 3 loads of B, 8 broadcasts of A, 24 FMAs: 12 cycles on two FMA
- * units against 11 loads (and 4 or 5 prefetches) on two or three load ports, so
- * the FMA units set the pace; 24 independent
- * accumulators cover the 4-cycle FMA latency on both units three times.
- * 24 + 3 registers leave 5 of the 32 free, so nothing spills.
+ * units against 11 loads (and 4 to 13 prefetches) on two or three load
+ * ports, so the FMA units set the pace; 24 independent accumulators cover
+ * the 4-cycle FMA latency on both units three times.  24 + 3 + 1
+ * registers leave 4 of the 32 free, so nothing spills.
+ *
+ * The k loop is written in assembly (GCC extended asm, AT&T syntax).  The
+ * same loop in intrinsics (the AVX2 and portable kernels' form) left GCC 12
+ * short of general registers for A's eight row addresses, the prefetch
+ * offsets and the regime's pointers: it reloaded 11 of them from the stack
+ * per k and tested the copy, the next panel and the C prefetch per k too.
+ * Here A's rows are two base registers and the strides lda and 3 lda (x86
+ * addressing scales lda by 2), and each regime and each stretch of the k
+ * loop is its own loop with no test in it.  Measured against the intrinsics
+ * loop in one run, interleaved (Zen 4 guest, 20 rounds, per-round medians
+ * of time / oneDNN's, 5 M each of qkv, mlp_expand, mlp_reduce): 2 threads,
+ * 14 of 15 shapes faster by 0.2-2.5 %, one equal; 1 thread, 9 of 9 faster
+ * by 0.1-1.7 %.
  */
 #include "packed_kernels.h"
 #include "packed_pack.h"
 
+#include <stddef.h>
+
 #if defined(__x86_64__)
-#include <immintrin.h>
 
 #define MR 8
-#define NV 3 /* zmm vectors per row of the tile: NR = 48 */
+#define NR 48
 /* k before the end of the k loop at which the C tile is prefetched. */
-#ifndef C_AHEAD
 #define C_AHEAD 16
-#endif
 
-/* The tile's k loop.  Element (i, k) of the A micro-panel is at
- * a[i * a_row + k * a_k]: packed, a_row 1 and a_k MR (constants, so the
- * broadcasts are a[0..7] of a pointer that steps MR floats); read in place,
- * a_row is A's row stride and a_k 1. */
-__attribute__((target("avx512f"), always_inline)) static inline void
-tile_8x48(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
-          long ldb, long b_ahead, long b_far, float *restrict b_copy,
-          const float *b_next, int b_next_rows,
-          float *restrict c, long ldc, int accumulate)
+/* ---- the tile in assembly ------------------------------------------------------ */
+
+/* One call's operands, for the assembly tiles below (byte strides). */
+typedef struct tile_job {
+    const float *a, *b, *next;
+    float *copy, *c;
+    long lda, ldb, ldc;      /* bytes; lda 0: A packed */
+    long lda7;               /* 7 lda: the A prefetch's first row */
+    long b_ahead, b_far;     /* bytes past the B row loaded: prefetched into L1, L2 */
+    long n[4];               /* k steps of the four segments (tile_asm) */
+    int accumulate;
+} tile_job;
+
+/* Registers: accumulators zmm0-23 (row i, vector v in zmm 3i+v), the B row
+ * in zmm24-26, the broadcast in zmm27. */
+#define WHEN_0(...)
+#define WHEN_1(...) __VA_ARGS__
+#define WHEN(flag, ...) WHEN_##flag(__VA_ARGS__)
+
+/* B row k: prefetched b_ahead bytes on (four lines: a row not on a line
+ * boundary spans one more), and b_far on into L2 where asked. */
+#define B_PREFETCH                                                             \
+    "prefetcht0 (%[b],%[bpf])\n\t"                                             \
+    "prefetcht0 64(%[b],%[bpf])\n\t"                                           \
+    "prefetcht0 128(%[b],%[bpf])\n\t"                                          \
+    "prefetcht0 188(%[b],%[bpf])\n\t"
+#define B_FAR                                                                  \
+    "prefetcht1 (%[b],%[bfar])\n\t"                                            \
+    "prefetcht1 64(%[b],%[bfar])\n\t"                                          \
+    "prefetcht1 128(%[b],%[bfar])\n\t"                                         \
+    "prefetcht1 188(%[b],%[bfar])\n\t"
+/* A row of the next B micro-panel into L2 (packed.c, b_next). */
+#define B_NEXT                                                                 \
+    "prefetcht1 (%[nx])\n\t"                                                   \
+    "prefetcht1 64(%[nx])\n\t"                                                 \
+    "prefetcht1 128(%[nx])\n\t"                                                \
+    "prefetcht1 188(%[nx])\n\t"                                                \
+    "add %c[o_ldb](%[job]), %[nx]\n\t"
+#define B_LOAD                                                                 \
+    "vmovups (%[b]), %%zmm24\n\t"                                              \
+    "vmovups 64(%[b]), %%zmm25\n\t"                                            \
+    "vmovups 128(%[b]), %%zmm26\n\t"                                           \
+    "add %c[o_ldb](%[job]), %[b]\n\t"
+#define B_COPY                                                                 \
+    "vmovaps %%zmm24, (%[cp])\n\t"                                             \
+    "vmovaps %%zmm25, 64(%[cp])\n\t"                                           \
+    "vmovaps %%zmm26, 128(%[cp])\n\t"                                          \
+    "add $192, %[cp]\n\t"
+/* Row i of A times the B row into accumulators r0-r2. */
+#define FMA_ROW(addr, r0, r1, r2)                                              \
+    "vbroadcastss " addr ", %%zmm27\n\t"                                       \
+    "vfmadd231ps %%zmm24, %%zmm27, %%zmm" #r0 "\n\t"                           \
+    "vfmadd231ps %%zmm25, %%zmm27, %%zmm" #r1 "\n\t"                           \
+    "vfmadd231ps %%zmm26, %%zmm27, %%zmm" #r2 "\n\t"
+#define FMA_ROWS(a0, a1, a2, a3, a4, a5, a6, a7)                               \
+    FMA_ROW(a0, 0, 1, 2) FMA_ROW(a1, 3, 4, 5) FMA_ROW(a2, 6, 7, 8)             \
+    FMA_ROW(a3, 9, 10, 11) FMA_ROW(a4, 12, 13, 14) FMA_ROW(a5, 15, 16, 17)     \
+    FMA_ROW(a6, 18, 19, 20) FMA_ROW(a7, 21, 22, 23)
+/* A packed: MR floats per k at a.  In place: rows 0-3 from a, 4-7 from a4
+ * (a + 4 lda), lda and 3 lda apart; one row per k prefetched two lines
+ * ahead, rows 7 down to 0 in turn (ar: the row's offset).  (Packed A is one
+ * stream the hardware follows; eight streams a row stride apart it follows
+ * less well: the prefetch was 2.7 % of the call on a Zen 4 core, and one
+ * line ahead 2.3 % less.) */
+#define A_PACKED                                                               \
+    FMA_ROWS("(%[a])", "4(%[a])", "8(%[a])", "12(%[a])", "16(%[a])",           \
+             "20(%[a])", "24(%[a])", "28(%[a])")                               \
+    "add $32, %[a]\n\t"
+#define A_IN_PLACE                                                             \
+    "prefetcht0 128(%[a],%[ar])\n\t"                                           \
+    "sub %[lda], %[ar]\n\t"                                                    \
+    "cmovs %c[o_lda7](%[job]), %[ar]\n\t"                                      \
+    FMA_ROWS("(%[a])", "(%[a],%[lda])", "(%[a],%[lda],2)", "(%[a],%[lda3])",   \
+             "(%[a4])", "(%[a4],%[lda])", "(%[a4],%[lda],2)", "(%[a4],%[lda3])") \
+    "add $4, %[a]\n\t"                                                         \
+    "add $4, %[a4]\n\t"
+#define A_PACKED_OUT [a] "+r"(a)
+#define A_PACKED_IN [lda] "i"(0)
+#define A_IN_PLACE_OUT [a] "+r"(a), [a4] "+r"(a4), [ar] "+r"(ar)
+#define A_IN_PLACE_IN [lda] "r"(j->lda), [lda3] "r"(lda3)
+#define COPY_OUT , [cp] "+r"(cp)
+#define FAR_IN , [bfar] "r"(j->b_far)
+
+/* One k step, then a segment of n of them (labels L, L + 1). */
+#define STEP(A, FAR, COPY, NEXT)                                               \
+    B_PREFETCH WHEN(FAR, B_FAR) WHEN(NEXT, B_NEXT) B_LOAD WHEN(COPY, B_COPY) A
+#define SEGMENT(L, n, step)                                                    \
+    "mov " n ", %[cnt]\n\t"                                                    \
+    "test %[cnt], %[cnt]\n\t"                                                  \
+    "jz " #L "1f\n\t"                                                          \
+    #L "0:\n\t" step                                                           \
+    "dec %[cnt]\n\t"                                                           \
+    "jnz " #L "0b\n\t"                                                         \
+    #L "1:\n\t"
+/* C's rows, ldc bytes apart from c0: asked for, then stored or added to. */
+#define C_ROWS(op) op(0, 1, 2) op(3, 4, 5) op(6, 7, 8) op(9, 10, 11)           \
+    op(12, 13, 14) op(15, 16, 17) op(18, 19, 20) op(21, 22, 23)
+#define C_PREFETCH(r0, r1, r2)                                                 \
+    "prefetcht0 (%[c])\n\t"                                                    \
+    "prefetcht0 64(%[c])\n\t"                                                  \
+    "prefetcht0 128(%[c])\n\t"                                                 \
+    "prefetcht0 188(%[c])\n\t"                                                 \
+    "add %c[o_ldc](%[job]), %[c]\n\t"
+#define C_STORE(r0, r1, r2)                                                    \
+    "vmovups %%zmm" #r0 ", (%[c])\n\t"                                         \
+    "vmovups %%zmm" #r1 ", 64(%[c])\n\t"                                       \
+    "vmovups %%zmm" #r2 ", 128(%[c])\n\t"                                      \
+    "add %c[o_ldc](%[job]), %[c]\n\t"
+#define C_ADD(r0, r1, r2)                                                      \
+    "vaddps (%[c]), %%zmm" #r0 ", %%zmm" #r0 "\n\t"                            \
+    "vaddps 64(%[c]), %%zmm" #r1 ", %%zmm" #r1 "\n\t"                          \
+    "vaddps 128(%[c]), %%zmm" #r2 ", %%zmm" #r2 "\n\t"                         \
+    C_STORE(r0, r1, r2)
+#define ZERO(r0, r1, r2)                                                       \
+    "vpxord %%zmm" #r0 ", %%zmm" #r0 ", %%zmm" #r0 "\n\t"                      \
+    "vpxord %%zmm" #r1 ", %%zmm" #r1 ", %%zmm" #r1 "\n\t"                      \
+    "vpxord %%zmm" #r2 ", %%zmm" #r2 ", %%zmm" #r2 "\n\t"
+
+/* The tile for one way of reading A (A_PACKED or A_IN_PLACE), with or
+ * without B's L2 prefetch (FAR) and its copy (COPY), 0 or 1. */
+#define TILE_FN(NAME, A, FAR, COPY)                                            \
+    __attribute__((target("avx512f"))) static void NAME(const tile_job *j)     \
+    {                                                                          \
+        const float *a = j->a, *a4 = j->a + 4 * (j->lda / 4), *b = j->b;       \
+        const float *nx = j->next;                                             \
+        float *cp = j->copy, *c = j->c;                                        \
+        const long lda3 = 3 * j->lda;                                          \
+        long ar = j->lda7, cnt;                                                \
+        (void)a4, (void)ar, (void)lda3, (void)cp;                              \
+        __asm__ volatile(C_ROWS(ZERO)                                          \
+                         SEGMENT(1, "%c[o_n0](%[job])", STEP(A, FAR, COPY, 1)) \
+                         SEGMENT(2, "%c[o_n1](%[job])", STEP(A, FAR, COPY, 0)) \
+                         C_ROWS(C_PREFETCH)                                    \
+                         "mov %c[o_c](%[job]), %[c]\n\t"                       \
+                         SEGMENT(3, "%c[o_n2](%[job])", STEP(A, FAR, COPY, 1)) \
+                         SEGMENT(4, "%c[o_n3](%[job])", STEP(A, FAR, COPY, 0)) \
+                         "cmpl $0, %c[o_acc](%[job])\n\t"                      \
+                         "jne 51f\n\t"                                         \
+                         C_ROWS(C_STORE)                                       \
+                         "jmp 52f\n\t"                                         \
+                         "51:\n\t"                                             \
+                         C_ROWS(C_ADD)                                         \
+                         "52:\n\t"                                             \
+                         : A##_OUT, [b] "+r"(b), [nx] "+r"(nx), [c] "+r"(c),   \
+                           [cnt] "=&r"(cnt) WHEN(COPY, COPY_OUT)               \
+                         : A##_IN, [job] "r"(j), [bpf] "r"(j->b_ahead),        \
+                           [o_ldb] "i"(offsetof(tile_job, ldb)),               \
+                           [o_ldc] "i"(offsetof(tile_job, ldc)),               \
+                           [o_lda7] "i"(offsetof(tile_job, lda7)),             \
+                           [o_c] "i"(offsetof(tile_job, c)),                   \
+                           [o_acc] "i"(offsetof(tile_job, accumulate)),        \
+                           [o_n0] "i"(offsetof(tile_job, n[0])),               \
+                           [o_n1] "i"(offsetof(tile_job, n[1])),               \
+                           [o_n2] "i"(offsetof(tile_job, n[2])),               \
+                           [o_n3] "i"(offsetof(tile_job, n[3])) WHEN(FAR, FAR_IN) \
+                         : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", \
+                           "zmm7", "zmm8", "zmm9", "zmm10", "zmm11", "zmm12", "zmm13", \
+                           "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", \
+                           "zmm20", "zmm21", "zmm22", "zmm23", "zmm24", "zmm25", \
+                           "zmm26", "zmm27", "cc", "memory");                  \
+    }
+
+TILE_FN(tile_packed, A_PACKED, 0, 0)
+TILE_FN(tile_packed_far, A_PACKED, 1, 0)
+TILE_FN(tile_packed_copy, A_PACKED, 0, 1)
+TILE_FN(tile_packed_far_copy, A_PACKED, 1, 1)
+TILE_FN(tile_in_place, A_IN_PLACE, 0, 0)
+TILE_FN(tile_in_place_far, A_IN_PLACE, 1, 0)
+TILE_FN(tile_in_place_copy, A_IN_PLACE, 0, 1)
+TILE_FN(tile_in_place_far_copy, A_IN_PLACE, 1, 1)
+
+/* The tile: C[0:8][0:48] (+)= A's micro-panel (MR x kc; lda 0: packed,
+ * else in place, rows lda floats apart) times B's (kc x 48, rows ldb
+ * floats apart), with the prefetches of packed_kernels.h's copy kernel.
+ * Its k loop runs in four segments, so that no step tests a prefetch: the
+ * next B micro-panel's b_next_rows rows are prefetched one per k from
+ * k = 0 (never past the last, so never past B), and C's 24 lines are asked
+ * for C_AHEAD k before the end, behind the last FMAs.  (Asked for at the
+ * start, they were gone from L1 by the end where B streams through it: 2 %
+ * slower at 1 thread.) */
+static void tile_asm(int kc, const float *a, long lda, const float *b, long ldb, long b_ahead,
+                     long b_far, float *b_copy, const float *b_next, int b_next_rows,
+                     float *c, long ldc, int accumulate)
 {
-    __m512 acc[MR][NV];
-
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; i++)
-#pragma GCC unroll 3
-        for (int v = 0; v < NV; v++)
-            acc[i][v] = _mm512_setzero_ps();
-
-#pragma GCC unroll 4
-    for (int k = 0; k < kc; k++) {
-        __m512 bv[NV];
-        /* The C tile is read (or written) only after the k loop: its 24
-         * lines are asked for C_AHEAD k before the end, behind the last
-         * FMAs.  (Asked for at the start, they were gone from L1 by the
-         * end where B streams through it: 2 % slower at 1 thread.) */
-        if (k == (kc > C_AHEAD ? kc - C_AHEAD : 0)) {
-#pragma GCC unroll 8
-            for (int i = 0; i < MR; i++)
-#pragma GCC unroll 3
-                for (int v = 0; v < NV; v++)
-                    _mm_prefetch((const char *)(c + i * ldc + 16 * v), _MM_HINT_T0);
-        }
-        /* A row not on a line boundary spans one line more. */
-#pragma GCC unroll 3
-        for (int v = 0; v < NV; v++)
-            _mm_prefetch(packed_b_ahead(b, b_ahead, 16 * v), _MM_HINT_T0);
-        _mm_prefetch(packed_b_ahead(b, b_ahead, 16 * NV - 1), _MM_HINT_T0);
-        /* B in place with a short L1 distance: the row b_far ahead into L2
-         * (packed_b_far; 0 in the plain kernels, where this folds away). */
-        if (b_far) {
-#pragma GCC unroll 3
-            for (int v = 0; v < NV; v++)
-                _mm_prefetch(packed_b_ahead(b, b_far, 16 * v), _MM_HINT_T1);
-        }
-        /* The next B micro-panel, a row per k while rows are left: it
-         * waits in L2 when its first pass comes (packed.c, b_next). */
-        if (b_next_rows > 0) {
-#pragma GCC unroll 3
-            for (int v = 0; v < NV; v++)
-                _mm_prefetch(packed_b_ahead(b_next, 0, 16 * v), PACKED_B_NEXT_HINT);
-            _mm_prefetch(packed_b_ahead(b_next, 0, 16 * NV - 1), PACKED_B_NEXT_HINT);
-            /* Advanced only to a row that exists: never past B. */
-            if (--b_next_rows > 0)
-                b_next += ldb;
-        }
-        /* A in place: its MR rows, one per k in turn, two lines ahead
-         * (packed A, a_k MR, is one stream the hardware follows; eight
-         * streams a row stride apart it follows less well: measured
-         * 2.7 % of the call on a Zen 4 core, one line ahead 2.3 % less). */
-        if (a_k == 1)
-            _mm_prefetch(packed_b_ahead(a, (k & 7) * a_row, 32), _MM_HINT_T0);
-#pragma GCC unroll 3
-        for (int v = 0; v < NV; v++)
-            bv[v] = _mm512_loadu_ps(b + 16 * v);
-        /* b_copy is NULL in the plain kernels, where the branch folds
-         * away; the copy kernel tests it (once per k, always the same way). */
-        if (b_copy) {
-#pragma GCC unroll 3
-            for (int v = 0; v < NV; v++)
-                _mm512_store_ps(b_copy + (size_t)k * 16 * NV + 16 * v, bv[v]);
-        }
-#pragma GCC unroll 8
-        for (int i = 0; i < MR; i++) {
-            const __m512 ai = _mm512_set1_ps(a[i * a_row]);
-#pragma GCC unroll 3
-            for (int v = 0; v < NV; v++)
-                acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
-        }
-        a += a_k;
-        b += ldb;
-    }
-
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; i++) {
-        float *row = c + i * ldc;
-#pragma GCC unroll 3
-        for (int v = 0; v < NV; v++) {
-            __m512 out = acc[i][v];
-            if (accumulate)
-                out = _mm512_add_ps(out, _mm512_loadu_ps(row + 16 * v));
-            _mm512_storeu_ps(row + 16 * v, out);
-        }
-    }
+    const long c_at = kc > C_AHEAD ? kc - C_AHEAD : 0;
+    const long nn = b_next_rows < kc ? b_next_rows : kc;
+    tile_job j = {
+        .a = a, .b = b, .next = b_next, .copy = b_copy, .c = c,
+        .lda = lda * 4, .ldb = ldb * 4, .ldc = ldc * 4, .lda7 = 7 * lda * 4,
+        .b_ahead = b_ahead * 4, .b_far = b_far * 4,
+        .accumulate = accumulate,
+    };
+    j.n[0] = nn < c_at ? nn : c_at;
+    j.n[1] = c_at - j.n[0];
+    j.n[2] = nn > c_at ? nn - c_at : 0;
+    j.n[3] = kc - c_at - j.n[2];
+    if (lda == 0)
+        (b_far ? (b_copy ? tile_packed_far_copy : tile_packed_far)
+               : (b_copy ? tile_packed_copy : tile_packed))(&j);
+    else
+        (b_far ? (b_copy ? tile_in_place_far_copy : tile_in_place_far)
+               : (b_copy ? tile_in_place_copy : tile_in_place))(&j);
 }
 
 __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, long ldb,
                     float *restrict c, long ldc, int accumulate)
 {
-    tile_8x48(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
-              ldc, accumulate);
+    tile_asm(kc, a, 0, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc,
+             accumulate);
 }
 
 __attribute__((target("avx512f"))) static void
@@ -136,8 +257,8 @@ ukernel_avx512_8x48_a_in_place(int kc, const float *restrict a, long lda,
                                const float *restrict b, long ldb, float *restrict c, long ldc,
                                int accumulate)
 {
-    tile_8x48(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
-              ldc, accumulate);
+    tile_asm(kc, a, lda, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc,
+             accumulate);
 }
 
 /* b_copy is 64-byte aligned (packed.c's buffers), so its stores are aligned. */
@@ -147,14 +268,8 @@ ukernel_avx512_8x48_copy_b(int kc, const float *restrict a, long lda, const floa
                            const float *b_next, int b_next_rows,
                            float *restrict c, long ldc, int accumulate)
 {
-    const long b_far = packed_b_far(b_ahead, ldb);
-
-    if (lda == 0)
-        tile_8x48(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
-                  accumulate);
-    else
-        tile_8x48(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
-                  accumulate);
+    tile_asm(kc, a, lda, b, ldb, b_ahead, packed_b_far(b_ahead, ldb), b_copy, b_next,
+             b_next_rows, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
@@ -167,7 +282,7 @@ pack_a_avx512(int mc, int kc, const float *A, long lda, float *restrict dst)
 __attribute__((target("avx512f"))) static void
 pack_b_avx512(int kc, int nc, const float *B, long ldb, float *restrict dst)
 {
-    pk_pack_b_panel(kc, nc, B, ldb, dst, 16 * NV);
+    pk_pack_b_panel(kc, nc, B, ldb, dst, NR);
 }
 
 static int cpu_runs_avx512(void)
@@ -179,7 +294,7 @@ static int cpu_runs_avx512(void)
 const packed_isa packed_isa_avx512 = {
     .name = "avx512",
     .mr = MR,
-    .nr = 16 * NV,
+    .nr = NR,
     .vector_regs = 32,
     .vector_floats = 16,
     .kernel = ukernel_avx512_8x48,
