@@ -292,18 +292,30 @@ TEST(packed_blocks_follow_the_cache_rule)
             CHECK(fused_rows >= 8 * mr && fused_rows <= 64);
     }
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "bcopy"), -1);
-    /* jr outer: kc cut until all M rows x kc fit half of L2, so that one ic
-     * block (mc = M) reads B once, never below a quarter of the L1 figure. */
+    /* B in place (N = 768, jr outer): kc from L1's figure alone at every M,
+     * mc within half of L2 (more than one ic block where M rows do not fit).
+     * B fused (forced here): kc cut until all M rows x kc fit half of L2, so
+     * that one ic block (mc = M) reads B once, never below a quarter of the
+     * L1 figure. */
     if (l1 > 0 && gb_machine_cache_bytes(&m, 2) > 0) {
         const long l2 = gb_machine_cache_bytes(&m, 2), l1_kc = l1 / 2 / (mr * 4);
-        for (int rows = 16; rows <= 384; rows *= 2) {
-            long kc_m = effective(v, &none, rows, 768, 3072, 1, "kc");
-            long mc_m = effective(v, &none, rows, 768, 3072, 1, "mc");
-            CHECK(kc_m <= l1_kc && kc_m >= l1_kc / 8);
-            if ((long)rows * kc_m * 4 <= l2 / 2)
-                CHECK_EQ_INT(mc_m, rows);
+        const long blocks = (3072 + l1_kc - 1) / l1_kc;
+        gb_params fused = { 0 };
+        gb_param_set(&fused, "bpack", 3);
+        static const int rows_list[] = { 16, 64, 256, 384, 768, 1536 };
+        for (size_t i = 0; i < sizeof rows_list / sizeof rows_list[0]; i++) {
+            const int rows = rows_list[i];
+            const long kc_m = effective(v, &none, rows, 768, 3072, 1, "kc");
+            const long mc_m = effective(v, &none, rows, 768, 3072, 1, "mc");
+            const long kc_f = effective(v, &fused, rows, 3072, 768, 1, "kc");
+            const long mc_f = effective(v, &fused, rows, 3072, 768, 1, "mc");
+            CHECK_EQ_INT(kc_m, (3072 + blocks - 1) / blocks);
+            CHECK(mc_m * kc_m * 4 <= l2 / 2 || mc_m == mr);
+            CHECK(kc_f <= l1_kc && kc_f >= l1_kc / 8);
+            if ((long)rows * kc_f * 4 <= l2 / 2)
+                CHECK_EQ_INT(mc_f, rows);
             else
-                CHECK(kc_m <= l1_kc / 4);
+                CHECK(kc_f <= l1_kc / 4);
         }
     }
     /* Overrides: mc and nc rounded up to the register block, kc as given. */
