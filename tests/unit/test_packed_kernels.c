@@ -1,0 +1,151 @@
+/*
+ * test_packed_kernels.c - packed's micro-kernels called directly, one
+ * instruction set at a time, against a scalar product: every entry point
+ * (packed A and B, A in place, and the copy kernel), every way the copy
+ * kernel reads (A packed or in place; B's L2 prefetch on or off, which
+ * follows from its row stride; the copy on or off; the next micro-panel's
+ * rows none, some, or all, before and past the C prefetch point), k counts
+ * on both sides of that point, C stored or added to.  Inputs are small
+ * integers, so every sum is exact in any order: the tile must equal the
+ * reference bit for bit, the copy must equal B's rows, and nothing outside
+ * the tile may change.  The whole GEMM's tests (test_packed.c) reach these
+ * paths through the plans; this reaches each one on purpose.
+ */
+#include "test.h"
+
+#include "packed_kernels.h"
+
+#include <stdlib.h>
+
+#define MAX_K 100
+#define GUARD -7.0f
+
+/* Deterministic small integers in [-4, 4]. */
+static float small_int(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return (float)((int)((*state >> 16) % 9u) - 4);
+}
+
+static int checked, first_bad;
+static char first_what[200];
+
+/* One call of the copy kernel (or, with plain set, of the entry point that
+ * takes no prefetch arguments), checked against the reference. */
+static void check_call(const packed_isa *isa, int kc, int a_in_place, long ldb,
+                       long ahead_rows, int copy, int next_rows, int accumulate, int plain)
+{
+    const int mr = isa->mr, nr = isa->nr;
+    const long lda = a_in_place ? MAX_K + 3 : 0, ldc = nr + 5;
+    const size_t a_len = a_in_place ? (size_t)mr * lda : (size_t)kc * mr;
+    float *a = malloc(a_len * sizeof *a);
+    float *b = malloc(((size_t)kc * ldb + nr) * sizeof *b);
+    float *next = malloc(((size_t)kc * ldb + nr) * sizeof *next);
+    float *c = malloc((size_t)(mr + 1) * ldc * sizeof *c);
+    float *before = malloc((size_t)(mr + 1) * ldc * sizeof *before);
+    float *cp = aligned_alloc(64, (size_t)MAX_K * nr * sizeof *cp + 64);
+    unsigned state = (unsigned)(kc * 131 + ldb * 7 + next_rows * 3 + accumulate);
+    int bad = 0;
+
+    if (!a || !b || !next || !c || !before || !cp) {
+        CHECK(!"allocation");
+        goto out;
+    }
+    for (size_t i = 0; i < a_len; i++)
+        a[i] = small_int(&state);
+    for (size_t i = 0; i < (size_t)kc * ldb + nr; i++)
+        b[i] = small_int(&state), next[i] = 0.0f;
+    for (long i = 0; i < (mr + 1) * ldc; i++)
+        c[i] = before[i] = (i % ldc) < nr && i / ldc < mr ? small_int(&state) : GUARD;
+    for (long i = 0; i < (long)MAX_K * nr; i++)
+        cp[i] = GUARD;
+
+    if (plain && a_in_place)
+        isa->kernel_a_in_place(kc, a, lda, b, ldb, c, ldc, accumulate);
+    else if (plain)
+        isa->kernel(kc, a, b, ldb, c, ldc, accumulate);
+    else
+        isa->kernel_copy_b(kc, a, lda, b, ldb, ahead_rows * ldb, copy ? cp : NULL,
+                           next_rows ? next : NULL, next_rows, c, ldc, accumulate);
+
+    for (int i = 0; i <= mr; i++)
+        for (int j = 0; j < ldc; j++) {
+            float want = before[i * ldc + j];
+            if (i < mr && j < nr) {
+                double sum = accumulate ? want : 0.0;
+                for (int k = 0; k < kc; k++)
+                    sum += (double)(a_in_place ? a[i * lda + k] : a[k * mr + i]) *
+                           b[k * ldb + j];
+                want = (float)sum;
+            }
+            bad += c[i * ldc + j] != want;
+        }
+    for (int k = 0; k < MAX_K; k++)
+        for (int j = 0; j < nr; j++)
+            bad += cp[k * nr + j] != (copy && !plain && k < kc ? b[k * ldb + j] : GUARD);
+    checked++;
+    if (bad && !first_bad) {
+        first_bad = bad;
+        snprintf(first_what, sizeof first_what,
+                 "%s: %d wrong of kc %d, A %s, ldb %ld, %ld rows ahead, copy %d, next %d, "
+                 "accumulate %d%s",
+                 isa->name, bad, kc, a_in_place ? "in place" : "packed", ldb, ahead_rows, copy,
+                 next_rows, accumulate, plain ? ", plain entry point" : "");
+    }
+out:
+    free(a), free(b), free(next), free(c), free(before), free(cp);
+}
+
+/* Every combination above for one instruction set. */
+static void check_isa(const packed_isa *isa)
+{
+    static const int kcs[] = { 1, 5, 15, 16, 17, 33, MAX_K };
+    const long ldbs[] = { isa->nr, isa->nr + 13, 1100 }; /* 1100 floats: a page apart */
+    static const long aheads[] = { 0, 3, PACKED_B_PREFETCH_ROWS };
+
+    checked = first_bad = 0;
+    for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
+        const int kc = kcs[ki];
+        const int nexts[] = { 0, 1, kc / 2, kc > 1 ? kc - 1 : 1, kc };
+        for (int in_place = 0; in_place < 2; in_place++)
+            for (int li = 0; li < 3; li++)
+                for (int acc = 0; acc < 2; acc++) {
+                    check_call(isa, kc, in_place, ldbs[li], 0, 0, 0, acc, 1);
+                    for (int ai = 0; ai < 3; ai++)
+                        for (int copy = 0; copy < 2; copy++)
+                            for (int ni = 0; ni < 5; ni++)
+                                check_call(isa, kc, in_place, ldbs[li], aheads[ai], copy,
+                                           nexts[ni], acc, 0);
+                }
+    }
+    CHECK(checked == 7 * 2 * 3 * 2 * (1 + 3 * 2 * 5));
+    if (first_bad)
+        gb_test_fail(__FILE__, __LINE__, first_what);
+}
+
+TEST(packed_kernel_exact_portable)
+{
+    check_isa(&packed_isa_portable);
+}
+
+TEST(packed_kernel_exact_avx2)
+{
+#if defined(__x86_64__)
+    if (!packed_isa_avx2.cpu_runs())
+        SKIP("this CPU has no AVX2+FMA");
+    check_isa(&packed_isa_avx2);
+#else
+    SKIP("not an x86-64 build");
+#endif
+}
+
+TEST(packed_kernel_exact_avx512)
+{
+#if defined(__x86_64__)
+    if (!packed_isa_avx512.cpu_runs())
+        SKIP("this CPU has no AVX-512");
+    check_isa(&packed_isa_avx512);
+#else
+    SKIP("not an x86-64 build");
+#endif
+}
