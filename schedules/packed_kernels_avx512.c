@@ -117,9 +117,9 @@ typedef struct tile_job {
     "add $4, %[a]\n\t"                                                         \
     "add $4, %[a4]\n\t"
 #define A_PACKED_OUT [a] "+r"(a)
-#define A_PACKED_IN [lda] "i"(0)
+#define A_PACKED_IN
 #define A_IN_PLACE_OUT [a] "+r"(a), [a4] "+r"(a4), [ar] "+r"(ar)
-#define A_IN_PLACE_IN [lda] "r"(j->lda), [lda3] "r"(lda3)
+#define A_IN_PLACE_IN [lda] "r"(j->lda), [lda3] "r"(lda3),
 #define COPY_OUT , [cp] "+r"(cp)
 #define FAR_IN , [bfar] "r"(j->b_far)
 
@@ -185,7 +185,7 @@ typedef struct tile_job {
                          "52:\n\t"                                             \
                          : A##_OUT, [b] "+r"(b), [nx] "+r"(nx), [c] "+r"(c),   \
                            [cnt] "=&r"(cnt) WHEN(COPY, COPY_OUT)               \
-                         : A##_IN, [job] "r"(j), [bpf] "r"(j->b_ahead),        \
+                         : A##_IN [job] "r"(j), [bpf] "r"(j->b_ahead),         \
                            [o_ldb] "i"(offsetof(tile_job, ldb)),               \
                            [o_ldc] "i"(offsetof(tile_job, ldc)),               \
                            [o_lda7] "i"(offsetof(tile_job, lda7)),             \
