@@ -159,12 +159,18 @@ plots: $(BIN)
 
 # Unit tests (C) and command-line tests (shell), two at a time; ends with
 # `N passed, N failed, N skipped` (tests/run.sh).
-test: $(BIN) $(TEST_BIN)
+# What the tests need beyond the build (python3), installed or named once.
+TEST_DEPS_OK := $(BUILD)/.test-deps-ok
+$(TEST_DEPS_OK): scripts/setup.sh
+	@sh scripts/setup.sh test
+	@mkdir -p $(BUILD) && touch $@
+
+test: $(TEST_DEPS_OK) $(BIN) $(TEST_BIN)
 	@sh tests/run.sh $(BUILD) fast
 
 # The long timing tests (tests/slow/*.sh: two default sweeps compared, ...),
 # which CI runs after `make test`; same summary line.
-test-slow: $(BIN)
+test-slow: $(TEST_DEPS_OK) $(BIN)
 	@sh tests/run.sh $(BUILD) slow
 
 # The tests again under AddressSanitizer and UndefinedBehaviorSanitizer.

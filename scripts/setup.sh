@@ -3,9 +3,12 @@
 # or prints the exact command and fails.  The reference libraries and hwloc
 # are optional: without root they are only named, and the build goes on
 # without them (the Makefile notices when they appear later).
-# Usage: scripts/setup.sh [plots] [reference] [cross] [fuzz]
-#   (no argument) libcjson-dev: needed to build; libhwloc-dev: the machine
-#                 block's topology (optional to the build, which probes it)
+# Usage: scripts/setup.sh [test] [plots] [reference] [cross] [fuzz]
+#   (no argument) libcjson-dev and pkg-config: needed to build;
+#                 libhwloc-dev: the machine block's topology (optional to the
+#                 build, which probes it)
+#   test          python3 as well: needed by `make test` (the command-line
+#                 tests read the JSON they check with it)
 #   plots         gnuplot-nox as well: needed by scripts/plot.sh
 #   reference     libopenblas-dev libblis-dev libdnnl-dev as well: the optional
 #                 reference variants openblas, blis, onednn (rebuild afterwards)
@@ -26,6 +29,8 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 [ -f /usr/include/hwloc.h ] || want="libhwloc-dev"
 for arg in "$@"; do
     case $arg in
+    test)
+        command -v python3 >/dev/null 2>&1 || need="$need python3" ;;
     plots)
         command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox" ;;
     reference)
@@ -47,7 +52,7 @@ for arg in "$@"; do
             need="$need libclang-rt-14-dev"
         [ -f /usr/lib/llvm-14/lib/libomp.so ] || need="$need libomp-14-dev" ;;
     *)
-        echo "setup: unknown argument '$arg' (plots, reference, cross, fuzz)" >&2
+        echo "setup: unknown argument '$arg' (test, plots, reference, cross, fuzz)" >&2
         exit 2 ;;
     esac
 done

@@ -12,8 +12,16 @@
 # on this machine or build: counted apart, never as passed); the unit binary
 # ends with `unit: N passed, N failed, N skipped` (`--slow`: its TEST_SLOW
 # tests, the exhaustive ones, instead of the others).
+#
+# A part that does not run to its end is one more failure, `FAIL script
+# PART: ...`, whatever it printed before: a test script that exits non-zero
+# (`cd "$WORK" || exit 1`, a syntax error, a signal), the unit binary ending
+# without its summary or with an exit status that disagrees with it, and
+# any part still running after PART_SECONDS (default 600: the slowest part
+# takes about 60 s alone on 2 vCPUs), which is killed.
 BUILD=${1:-build}
 SUITE=${2:-fast}
+PART_SECONDS=${PART_SECONDS:-600}
 GEMMBENCH=$(cd "$BUILD" && pwd)/gemmbench
 export GEMMBENCH
 # Every run measures the bandwidth roofs and the peak; the tests use the
@@ -64,12 +72,23 @@ for part in $parts; do
     case $part in
         unit | unit-slow)
             [ "$part" = unit-slow ] && only=--slow || only=
-            "$BUILD/gemmbench-tests" $only >"$log" 2>&1
+            timeout -k 10 "$PART_SECONDS" "$BUILD/gemmbench-tests" $only >"$log" 2>&1
             status=$?
-            grep -q '^unit: [0-9]* passed, [0-9]* failed, [0-9]* skipped$' "$log" ||
-                echo "FAIL unit test binary ended without a summary (exit $status)" >>"$log"
+            if ! grep -q '^unit: [0-9]* passed, [0-9]* failed, [0-9]* skipped$' "$log"; then
+                echo "FAIL script $part: the unit test binary ended without a summary (exit $status)" >>"$log"
+            elif [ "$status" -ne 0 ] && grep -q '^unit: [0-9]* passed, 0 failed, ' "$log"; then
+                echo "FAIL script $part: the unit test binary exited $status after a summary of no failure" >>"$log"
+            fi
             ;;
-        *) sh "$part" >"$log" 2>&1 </dev/null ;;
+        *)
+            timeout -k 10 "$PART_SECONDS" sh "$part" >"$log" 2>&1 </dev/null
+            status=$?
+            case $status in
+            0) ;;
+            124 | 137) echo "FAIL script $part: still running after $PART_SECONDS s, killed" >>"$log" ;;
+            *) echo "FAIL script $part: exited $status before its end (the checks after that point did not run)" >>"$log" ;;
+            esac
+            ;;
     esac
     cat "$log"
 done
@@ -82,7 +101,7 @@ for part in $parts; do
         # no summary: the line appended above is the one failure counted
         set -- ${summary:-0 0 0}
         passed=$((passed + $1))
-        failed=$((failed + $2 + $(grep -c '^FAIL unit test binary' "$log")))
+        failed=$((failed + $2 + $(grep -c '^FAIL script ' "$log")))
         skipped=$((skipped + $3))
     else
         passed=$((passed + $(grep -c '^ok ' "$log")))
