@@ -73,6 +73,15 @@ doc = json.load(open(sys.argv[1]))
 got = sorted((r["variant"], r["params"].get("tm"), r["check"]) for r in doc["results"])
 assert got == [("rule_based", 32, "pass"), ("sched:rule_based", 32, "pass")], got
 PY
+# The printed geomean is the file's time(sched:rule_based) / time(rule_based).
+cp "$WORK/out" "$WORK/st.out"
+py sched_twins_ratio "$WORK/st/rule_based.json" "$WORK/st.out" <<'PY'
+import json, sys
+t = {r["variant"]: r["median_us"] for r in json.load(open(sys.argv[1]))["results"]}
+want = f'{t["sched:rule_based"] / t["rule_based"]:.3f}'
+row = [l for l in open(sys.argv[2]) if l.startswith("| rule_based |")]
+assert row and row[0].split("|")[2].strip() == want, (row, want)
+PY
 
 # space-search.sh: a 1 s structure search, 2 trials of rule_based's
 # parameters, one round of the final run, on 16x16x16 at one thread.
