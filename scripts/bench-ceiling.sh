@@ -27,7 +27,11 @@
 # "bpack=panel apack=whole": each runs as an entry of its own in the 2-thread
 # run, beside packed's defaults and the libraries, which run once), BENCH_BIND
 # (--bind for both runs: close, the default, spread or none; set but empty,
-# no --bind: the runtimes' own placement, or OMP_PROC_BIND's).
+# no --bind: the runtimes' own placement, or OMP_PROC_BIND's), SHAPES (the
+# 2-thread run's shapes, default the 24 BERT ones: --kernel
+# qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384), ONE_SHAPE (the
+# one-thread rounds' shape, default --kernel mlp_expand --m 384); e.g.
+# SHAPES="--shape 16x16x16" ONE_SHAPE="--shape 16x16x16" for a smoke test.
 set -e
 G=${GEMMBENCH:-build/gemmbench}
 OUTDIR=${OUTDIR:-results}
@@ -39,6 +43,8 @@ two="$OUTDIR/ceiling-$stamp-2t.json"
 ROUNDS=${ROUNDS:-5}
 bind_policy=${BENCH_BIND-close}
 bind=${bind_policy:+--bind=$bind_policy}
+shapes=${SHAPES:---kernel qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384}
+one_shape=${ONE_SHAPE:---kernel mlp_expand --m 384}
 case $ROUNDS in ''|*[!0-9]*|0) echo "bench-ceiling: ROUNDS must be a positive integer" >&2; exit 2;; esac
 
 refs=$("$G" --list | awk '$2 == "reference" { printf ",%s", $1 }')
@@ -53,14 +59,14 @@ fi
 # --max-time high enough that every measurement keeps all its repetitions.
 # No --cooldown: the one library whose threads spin after a call, OpenBLAS,
 # sleeps that off in its variant's release() (schedules/reference_openblas.c).
-"$G" --variant "packed$refs" --kernel qkv,mlp_expand,mlp_reduce --m 16,32,64,96,128,192,256,384 \
+"$G" --variant "packed$refs" $shapes \
     --threads 2 --warmup 5 --reps 50 --rounds 10 --max-time 60 --prepack \
     $bind --quiet $abl -o "$two" "$@" >/dev/null
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     one="$OUTDIR/ceiling-$stamp-1t-r$round.json"
     "$G" info >"${one%.json}.info"
-    "$G" --variant "packed$refs" --kernel mlp_expand --m 384 \
+    "$G" --variant "packed$refs" $one_shape \
         --threads 1 --warmup 5 --reps 10 --max-time 60 --prepack \
         $bind --quiet -o "$one" "$@" >/dev/null
     round=$((round + 1))

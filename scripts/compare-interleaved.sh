@@ -60,17 +60,26 @@ for side, name in (("A", "a.json"), ("B", "b.json")):
         doc = doc or d
         for r in d["results"]:
             key = (r["variant"], r["kernel"], r["M"])
+            # Each run's rounds follow the rounds pooled so far: the
+            # samples' round tags (sample_rounds) stay one per sample, as
+            # compare reads them.
+            tags = r.get("sample_rounds") or [1] * len(r["samples_us"])
             if key in pooled:
-                pooled[key]["samples_us"] += r["samples_us"]
+                p = pooled[key]
+                base = max(p["sample_rounds"])
+                p["samples_us"] += r["samples_us"]
+                p["sample_rounds"] += [base + t for t in tags]
             else:
-                pooled[key] = r
+                pooled[key] = dict(r, sample_rounds=list(tags))
                 order.append(key)
     for r in pooled.values():
         s = sorted(r["samples_us"])
         n = len(s)
         r["median_us"] = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
         r["reps"] = n
+        r["rounds"] = max(r["sample_rounds"])
     doc["results"] = [pooled[k] for k in order]
+    doc["run"]["rounds"] = max(r["rounds"] for r in doc["results"])
     doc["run"]["command"] = f"scripts/compare-interleaved.sh: side {side}, rounds pooled"
     with open(f"{out}/{name}", "w") as f:
         json.dump(doc, f, indent=1)

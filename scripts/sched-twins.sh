@@ -7,13 +7,16 @@
 #
 # usage: scripts/sched-twins.sh OUTDIR [NAME ...]   (default: every twin)
 # environment: GEMMBENCH (build/gemmbench); RUN_OPTS (default
-#   --rounds 5 --reps 15 --min-reps 5 --warmup 2 --max-time 2; about 8 minutes)
+#   --rounds 5 --reps 15 --min-reps 5 --warmup 2 --max-time 2; about 8 minutes);
+#   SHAPES (default --kernel all: the 24 BERT shapes; e.g. --shape 16x16x16
+#   for a smoke test)
 set -u
 out=${1:?usage: scripts/sched-twins.sh OUTDIR [NAME ...]}
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 G=${GEMMBENCH:-$here/../build/gemmbench}
 opts=${RUN_OPTS:---rounds 5 --reps 15 --min-reps 5 --warmup 2 --max-time 2}
+shapes=${SHAPES:---kernel all}
 names=${*:-k4 k8 k16 k32 k64 vec_j parallel parallel_vec_j vec_j_k16 full tvm_blocking tvm_vectorize tvm_permute tvm_packing tvm_cache_write tvm_parallel rule_based}
 mkdir -p "$out" || exit 3
 for n in $names; do
@@ -21,7 +24,7 @@ for n in $names; do
     # param cannot); --param tm=32 sets both to it, so they are one nest.
     extra=
     [ "$n" = rule_based ] && extra="--param tm=32"
-    "$G" --variant "$n" --schedule "$here/../schedules/$n.sched" --kernel all --threads 2 \
+    "$G" --variant "$n" --schedule "$here/../schedules/$n.sched" $shapes --threads 2 \
         $opts $extra --quiet -o "$out/$n.json" -f >"$out/$n.txt" 2>&1 ||
         { echo "sched-twins: $n: run failed: $(tail -n 1 "$out/$n.txt")" >&2; exit 1; }
 done

@@ -7,13 +7,14 @@
 # structure won where (the alternative each winner took, per block).
 #
 # usage: scripts/space-search.sh OUTDIR [SHAPESET]
-#   SHAPESET: six (default: qkv, mlp_expand, mlp_reduce at M = 32 and 256)
-#             or bert (the 24 BERT shapes)
+#   SHAPESET: six (default: qkv, mlp_expand, mlp_reduce at M = 32 and 256),
+#             bert (the 24 BERT shapes) or MxKxN[,MxKxN...] (custom shapes,
+#             e.g. 16x16x16 for a smoke test)
 # environment: GEMMBENCH (build/gemmbench), SPACE (schedules/cpu_gemm.space),
 #   BUDGET (seconds per shape, 120), SEED (1), THREADS (2), ROUNDS (5 rounds
 #   of the final run), TUNE_TRIALS (30, rule_based's parameter search)
 set -u
-out=${1:?usage: scripts/space-search.sh OUTDIR [six|bert]}
+out=${1:?usage: scripts/space-search.sh OUTDIR [six|bert|MxKxN,...]}
 set=${2:-six}
 here=$(cd "$(dirname "$0")" && pwd)
 G=${GEMMBENCH:-$here/../build/gemmbench}
@@ -24,13 +25,18 @@ THREADS=${THREADS:-2}
 ROUNDS=${ROUNDS:-5}
 TUNE_TRIALS=${TUNE_TRIALS:-30}
 case $set in
-    six) shapes="--kernel qkv --kernel mlp_expand --kernel mlp_reduce --m 32,256" ;;
-    bert) shapes="--kernel all" ;;
-    *) echo "space-search: SHAPESET is six or bert" >&2; exit 2 ;;
+    six) shapes="--kernel qkv --kernel mlp_expand --kernel mlp_reduce --m 32,256" nshapes=6 ;;
+    bert) shapes="--kernel all" nshapes=24 ;;
+    *[!0-9x,]* | '' | ,* | *, | *,,*)
+        echo "space-search: SHAPESET is six, bert or MxKxN[,MxKxN...]" >&2; exit 2 ;;
+    *)
+        shapes="" nshapes=0
+        for s in $(echo "$set" | tr , ' '); do
+            shapes="$shapes --shape $s" nshapes=$((nshapes + 1))
+        done ;;
 esac
 mkdir -p "$out" || exit 3
 rec=$out/records.json
-nshapes=$(case $set in six) echo 6 ;; bert) echo 24 ;; esac)
 export GEMMBENCH_RECORDS="$rec"
 "$G" tune --space "$SPACE" $shapes --threads "$THREADS" --budget $((BUDGET * nshapes)) \
     --seed "$SEED" --quiet >"$out/search.txt" 2>&1 ||
