@@ -1,12 +1,43 @@
 # slurm.sh - what of the Slurm path runs without a cluster: the argument
 # errors of scripts/slurm-sweep.sh (one line, exit 2), machine.slurm from the
 # SLURM_* variables of a run's environment, --threads all meaning Slurm's
-# allotment and the warning above it.  The cluster itself: scripts/slurm-ci.sh
-# (.ci/run).
+# allotment and the warning above it; slurm-sweep.sh's order (arguments, then
+# sbatch) with no sbatch and with a stand-in one.  The cluster itself:
+# scripts/slurm-ci.sh (.ci/run).
 . tests/cli/lib.sh
 G=$GEMMBENCH
 SW=scripts/slurm-sweep.sh
 RUN="--quiet --reps 3 --warmup 0 --rounds 1 --shape 13x21x9 --variant k16"
+ROOT=$(pwd)
+
+# path_without DIR NAME...: DIR gets a link to every program on $PATH (the
+# one PATH finds first) but the NAMEs; prints DIR, a PATH that lacks them
+# whether or not this machine has them.
+path_without() {
+    dir=$1
+    shift
+    skip_names=" $* "
+    mkdir -p "$dir"
+    IFS=:
+    for d in $PATH; do
+        [ -d "$d" ] || continue
+        for f in "$d"/*; do
+            n=${f##*/}
+            [ -x "$f" ] && [ ! -d "$f" ] && [ ! -e "$dir/$n" ] || continue
+            case $skip_names in *" $n "*) continue ;; esac
+            ln -s "$f" "$dir/$n"
+        done
+    done
+    unset IFS
+    echo "$dir"
+}
+# standin DIR NAME [BODY]: DIR/NAME, a shell script running BODY (default:
+# say so on stderr and exit 1).
+standin() {
+    mkdir -p "$1"
+    printf '#!/bin/sh\n%s\n' "${3:-echo \"stand-in $2 \$*\" >&2; exit 1}" >"$1/$2"
+    chmod +x "$1/$2"
+}
 
 # ---- slurm-sweep.sh: bad input --------------------------------------------------
 expect_exit sweep_help 0 sh $SW --help
@@ -32,6 +63,48 @@ expect_exit sweep_out_with_old_results 2 sh $SW --partitions a --out "$WORK/old"
 expect_grep sweep_out_with_old_results_says 'already holds result files' "$WORK/err"
 [ ! -e "$WORK/o" ] && echo "ok sweep_bad_input_creates_nothing" ||
     echo "FAIL sweep_bad_input_creates_nothing: $WORK/o exists"
+
+# ---- slurm-sweep.sh: its arguments first, sbatch only to submit ------------------
+# With no sbatch on PATH (a machine without Slurm) the arguments are still
+# checked, --out's earlier results first of all.
+NOSB=$(path_without "$WORK/no-sbatch" sbatch)
+if PATH=$NOSB command -v sbatch >/dev/null 2>&1 || ! PATH=$NOSB command -v find >/dev/null 2>&1; then
+    echo "FAIL sweep_no_sbatch_path: a PATH of links without sbatch could not be made in $NOSB"
+else
+    expect_exit sweep_no_sbatch_out_with_old_results 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/old"
+    expect_grep sweep_no_sbatch_out_with_old_results_says 'already holds result files' "$WORK/err"
+    expect_exit sweep_no_sbatch_bad_array 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/o" --array x
+    expect_grep sweep_no_sbatch_bad_array_says "'x' is not a positive" "$WORK/err"
+    expect_exit sweep_no_sbatch_output_refused 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/o" -- -o x.json
+    expect_grep sweep_no_sbatch_output_refused_says 'must not set the output' "$WORK/err"
+    # Good arguments: then sbatch is missed, in one line, and nothing is made.
+    expect_exit sweep_no_sbatch 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/fresh"
+    expect_grep sweep_no_sbatch_says 'sbatch not found' "$WORK/err"
+    [ ! -e "$WORK/fresh" ] && echo "ok sweep_no_sbatch_creates_nothing" ||
+        echo "FAIL sweep_no_sbatch_creates_nothing: $WORK/fresh exists"
+fi
+# A stand-in sbatch that notes its arguments and prints a job id: --out is
+# still refused before it is called; --no-wait prints KIND JOBID per job.
+FAKE=$WORK/fake-sbatch
+standin "$FAKE" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4242;cluster"'
+expect_exit sweep_standin_out_with_old_results 2 env PATH="$FAKE:$PATH" sh $SW --partitions a --out "$WORK/old"
+expect_grep sweep_standin_out_with_old_results_says 'already holds result files' "$WORK/err"
+[ ! -e "$FAKE/calls" ] && echo "ok sweep_standin_not_called_on_bad_input" ||
+    echo "FAIL sweep_standin_not_called_on_bad_input: sbatch was called: $(head -c 300 "$FAKE/calls")"
+expect_exit sweep_standin_no_wait 0 env PATH="$FAKE:$PATH" sh $SW --partitions a,b --out "$WORK/nw" \
+    --no-wait -- --quick
+expect_grep sweep_standin_no_wait_prints_a '^a 4242$' "$WORK/out"
+expect_grep sweep_standin_no_wait_prints_b '^b 4242$' "$WORK/out"
+if [ "$(grep -c -- '--exclusive' "$FAKE/calls" 2>/dev/null)" = 2 ] &&
+    grep -q -- '--partition=a .*--quick' "$FAKE/calls" && grep -q -- '--partition=b ' "$FAKE/calls"; then
+    echo "ok sweep_standin_one_job_per_partition"
+else
+    echo "FAIL sweep_standin_one_job_per_partition: $(head -c 300 "$FAKE/calls" 2>/dev/null)"
+fi
+# sbatch refusing a job: named, exit 1.
+standin "$WORK/refusing" sbatch 'echo "sbatch: error: invalid partition specified: a" >&2; exit 1'
+expect_exit sweep_standin_refused 1 env PATH="$WORK/refusing:$PATH" sh $SW --partitions a --out "$WORK/ref" --no-wait
+expect_grep sweep_standin_refused_says 'a not submitted: sbatch: error: invalid partition' "$WORK/err"
 
 # ---- machine.slurm ---------------------------------------------------------------
 expect_exit run_outside_slurm 0 env -u SLURM_JOB_ID "$G" $RUN --threads 1 -o "$WORK/plain.json"
