@@ -2,8 +2,9 @@
 # errors of scripts/slurm-sweep.sh (one line, exit 2), machine.slurm from the
 # SLURM_* variables of a run's environment, --threads all meaning Slurm's
 # allotment and the warning above it; slurm-sweep.sh's order (arguments, then
-# sbatch) with no sbatch and with a stand-in one.  The cluster itself:
-# scripts/slurm-ci.sh (.ci/run).
+# sbatch) with no sbatch and with a stand-in one; slurm-ci.sh's exit status
+# (77 skip, 1 failure) with stand-ins for Slurm's programs.  The cluster
+# itself: scripts/slurm-ci.sh (.ci/run).
 . tests/cli/lib.sh
 G=$GEMMBENCH
 SW=scripts/slurm-sweep.sh
@@ -105,6 +106,64 @@ fi
 standin "$WORK/refusing" sbatch 'echo "sbatch: error: invalid partition specified: a" >&2; exit 1'
 expect_exit sweep_standin_refused 1 env PATH="$WORK/refusing:$PATH" sh $SW --partitions a --out "$WORK/ref" --no-wait
 expect_grep sweep_standin_refused_says 'a not submitted: sbatch: error: invalid partition' "$WORK/err"
+
+have_python3() { command -v python3 >/dev/null 2>&1; }
+
+# ---- slurm-ci.sh: 77 only when Slurm cannot be installed, else 1 -----------------
+# Stand-ins for Slurm's programs (and id, apt-get) on PATH: nothing is
+# installed or started.  .ci/run reports 77 skipped and any other non-zero
+# exit failed.
+CI="$ROOT/scripts/slurm-ci.sh"
+ci_standins() { # DIR: every program slurm-ci.sh needs, failing; id says root
+    for t in munged mungekey slurmctld slurmd sbatch scontrol sinfo scancel apt-get; do
+        standin "$1" "$t"
+    done
+    standin "$1" id 'echo 0'
+}
+standin "$WORK/ci-user" id 'echo 1000'
+expect_exit ci_not_root_skips 77 env PATH="$WORK/ci-user:$PATH" sh "$CI"
+expect_grep ci_not_root_says 'SKIP: .*needs root' "$WORK/err"
+# No Slurm and no apt-get (a PATH that lacks them): cannot be installed, 77.
+NOSLURM=$(path_without "$WORK/no-slurm" munged mungekey slurmctld slurmd sbatch scontrol sinfo scancel apt-get id)
+standin "$NOSLURM" id 'echo 0'
+# (Never the real apt-get: with it on this PATH the script would install.)
+if PATH=$NOSLURM command -v apt-get >/dev/null 2>&1 || PATH=$NOSLURM command -v slurmctld >/dev/null 2>&1; then
+    echo "FAIL ci_no_apt_get_skips: a PATH without apt-get and Slurm could not be made in $NOSLURM"
+else
+    expect_exit ci_no_apt_get_skips 77 env PATH="$NOSLURM" sh "$CI"
+    expect_grep ci_no_apt_get_says 'SKIP: .*no apt-get' "$WORK/err"
+    # The install fails (no network, no package): 77.
+    standin "$NOSLURM" apt-get 'echo "E: Unable to locate package slurm-wlm"; exit 100'
+    expect_exit ci_install_fails_skips 77 env PATH="$NOSLURM" sh "$CI"
+    expect_grep ci_install_fails_says 'SKIP: .*apt-get install slurm-wlm munge failed: E: Unable' "$WORK/err"
+fi
+if [ ! -x build/gemmbench ]; then
+    skip ci_munged_fails_is_failure "needs build/gemmbench in this checkout (slurm-ci.sh runs it)"
+    skip ci_slurmd_c_empty_is_failure "needs build/gemmbench in this checkout (slurm-ci.sh runs it)"
+else
+    # Installed, but munged does not start: a failure, 1 (after its 5 s wait).
+    ci_standins "$WORK/ci-munged"
+    standin "$WORK/ci-munged" munged 'echo "munged: Error: stand-in refuses to start" >&2; exit 1'
+    expect_exit ci_munged_fails_is_failure 1 env PATH="$WORK/ci-munged:$PATH" sh "$CI"
+    expect_grep ci_munged_fails_says 'FAIL: munged did not start: .*stand-in refuses' "$WORK/err"
+    # munged up (a stand-in holding its socket), `slurmd -C` prints nothing: 1.
+    if have_python3; then
+        ci_standins "$WORK/ci-slurmd"
+        standin "$WORK/ci-slurmd" munged 'exec python3 -c "
+import socket, sys, time
+path = [a.split(\"=\", 1)[1] for a in sys.argv[1:] if a.startswith(\"--socket=\")][0]
+s = socket.socket(socket.AF_UNIX)
+s.bind(path)
+s.listen(1)
+time.sleep(60)
+" "$@"'
+        standin "$WORK/ci-slurmd" slurmd 'exit 0'
+        expect_exit ci_slurmd_c_empty_is_failure 1 env PATH="$WORK/ci-slurmd:$PATH" sh "$CI"
+        expect_grep ci_slurmd_c_empty_says 'FAIL: slurmd -C printed no node line' "$WORK/err"
+    else
+        skip ci_slurmd_c_empty_is_failure "needs python3 (the stand-in munged's socket)"
+    fi
+fi
 
 # ---- machine.slurm ---------------------------------------------------------------
 expect_exit run_outside_slurm 0 env -u SLURM_JOB_ID "$G" $RUN --threads 1 -o "$WORK/plain.json"
