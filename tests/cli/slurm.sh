@@ -39,6 +39,22 @@ standin() {
     printf '#!/bin/sh\n%s\n' "${3:-echo \"stand-in $2 \$*\" >&2; exit 1}" >"$1/$2"
     chmod +x "$1/$2"
 }
+have_python3() { command -v python3 >/dev/null 2>&1; }
+# py_check NAME ARG... <<PY: the python3 program on stdin succeeds on ARGs;
+# a named skip where python3 is missing (never an ok).
+py_check() {
+    name=$1
+    shift
+    if ! have_python3; then
+        skip "$name" "needs python3"
+        return
+    fi
+    if python3 - "$@" >"$WORK/py.out" 2>&1; then
+        echo "ok $name"
+    else
+        echo "FAIL $name: $(tail -c 300 "$WORK/py.out")"
+    fi
+}
 
 # ---- slurm-sweep.sh: bad input --------------------------------------------------
 expect_exit sweep_help 0 sh $SW --help
@@ -107,8 +123,6 @@ standin "$WORK/refusing" sbatch 'echo "sbatch: error: invalid partition specifie
 expect_exit sweep_standin_refused 1 env PATH="$WORK/refusing:$PATH" sh $SW --partitions a --out "$WORK/ref" --no-wait
 expect_grep sweep_standin_refused_says 'a not submitted: sbatch: error: invalid partition' "$WORK/err"
 
-have_python3() { command -v python3 >/dev/null 2>&1; }
-
 # ---- slurm-ci.sh: 77 only when Slurm cannot be installed, else 1 -----------------
 # Stand-ins for Slurm's programs (and id, apt-get) on PATH: nothing is
 # installed or started.  .ci/run reports 77 skipped and any other non-zero
@@ -167,15 +181,17 @@ fi
 
 # ---- machine.slurm ---------------------------------------------------------------
 expect_exit run_outside_slurm 0 env -u SLURM_JOB_ID "$G" $RUN --threads 1 -o "$WORK/plain.json"
-python3 -c "import json,sys; sys.exit('slurm' in json.load(open(sys.argv[1]))['machine'])" \
-    "$WORK/plain.json" && echo "ok no_slurm_object_outside_slurm" ||
-    echo "FAIL no_slurm_object_outside_slurm: machine.slurm in a run without SLURM_JOB_ID"
+py_check no_slurm_object_outside_slurm "$WORK/plain.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["machine"]
+assert "slurm" not in m, "machine.slurm in a run without SLURM_JOB_ID: %s" % m["slurm"]
+PY
 
-cpus=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['machine']['affinity_cpus'])" "$WORK/plain.json")
+cpus=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['machine']['affinity_cpus'])" "$WORK/plain.json" 2>/dev/null)
 expect_exit run_in_array_task 0 env SLURM_JOB_ID=1043 SLURM_ARRAY_JOB_ID=1041 SLURM_ARRAY_TASK_ID=2 \
     SLURMD_NODENAME=node-7 SLURM_JOB_PARTITION=epyc SLURM_CPUS_ON_NODE=1 \
     "$G" $RUN --threads all -o "$WORK/task.json"
-python3 - "$WORK/task.json" <<'PY' && echo "ok slurm_object_from_environment" || echo "FAIL slurm_object_from_environment"
+py_check slurm_object_from_environment "$WORK/task.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d["machine"]["slurm"]
@@ -185,21 +201,28 @@ assert s == want, s
 assert d["run"]["threads"] == 1, d["run"]["threads"]          # --threads all: the allotment
 assert all(r["threads"] == 1 for r in d["results"])
 PY
-expect_true slurm_file_validates python3 scripts/validate-json.py "$WORK/task.json" --complete
-[ -s "$WORK/err" ] && echo "FAIL threads_all_within_allotment_quiet: $(head -c 300 "$WORK/err")" ||
+cp "$WORK/err" "$WORK/task.err"
+py_check slurm_file_validates "$WORK/task.json" <<'PY'
+import subprocess, sys
+sys.exit(subprocess.call([sys.executable, "scripts/validate-json.py", sys.argv[1], "--complete"]))
+PY
+[ -s "$WORK/task.err" ] && echo "FAIL threads_all_within_allotment_quiet: $(head -c 300 "$WORK/task.err")" ||
     echo "ok threads_all_within_allotment_quiet"
 
 # Not an array task; SLURM_JOB_CPUS_PER_NODE when SLURM_CPUS_ON_NODE is unset;
 # an allotment above the affinity mask is capped by it.
 expect_exit run_in_plain_job 0 env -u SLURM_CPUS_ON_NODE -u SLURM_ARRAY_JOB_ID -u SLURM_ARRAY_TASK_ID \
     SLURM_JOB_ID=77 SLURM_JOB_CPUS_PER_NODE='4096(x2)' "$G" $RUN --threads 1 -o "$WORK/job.json"
-python3 - "$WORK/job.json" "$cpus" <<'PY' && echo "ok slurm_object_plain_job" || echo "FAIL slurm_object_plain_job"
+py_check slurm_object_plain_job "$WORK/job.json" "$cpus" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["machine"]["slurm"]
 assert s["job_id"] == 77 and s["array_job_id"] is None and s["array_task_id"] is None, s
 assert s["cpus"] == int(sys.argv[2]), s
 PY
-expect_true plain_job_file_validates python3 scripts/validate-json.py "$WORK/job.json"
+py_check plain_job_file_validates "$WORK/job.json" <<'PY'
+import subprocess, sys
+sys.exit(subprocess.call([sys.executable, "scripts/validate-json.py", sys.argv[1]]))
+PY
 
 # ---- more threads than Slurm allotted: one warning line ---------------------------
 expect_exit threads_above_allotment_runs 0 env SLURM_JOB_ID=5 SLURM_CPUS_ON_NODE=1 \
@@ -213,16 +236,22 @@ else
 fi
 
 # ---- validate-json.py on machine.slurm -------------------------------------------
-python3 - "$WORK/task.json" "$WORK/bad.json" <<'PY'
+if have_python3; then
+    py_check validate_bad_slurm_made "$WORK/task.json" "$WORK/bad.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["machine"]["slurm"]["cpus"] = 0
 d["machine"]["slurm"]["array_task_id"] = None
 json.dump(d, open(sys.argv[2], "w"))
 PY
-expect_exit validate_rejects_bad_slurm 1 python3 scripts/validate-json.py "$WORK/bad.json"
-expect_grep validate_names_cpus 'machine.slurm.cpus' "$WORK/out"
-expect_grep validate_names_array_pair 'array_job_id and array_task_id' "$WORK/out"
+    expect_exit validate_rejects_bad_slurm 1 python3 scripts/validate-json.py "$WORK/bad.json"
+    expect_grep validate_names_cpus 'machine.slurm.cpus' "$WORK/out"
+    expect_grep validate_names_array_pair 'array_job_id and array_task_id' "$WORK/out"
+else
+    for c in validate_rejects_bad_slurm validate_names_cpus validate_names_array_pair; do
+        skip $c "needs python3 (scripts/validate-json.py)"
+    done
+fi
 
 # ---- fleet-report.sh --by-dir over one file: a one-file report ----------------------
 mkdir -p "$WORK/one"
