@@ -12,8 +12,17 @@
 #      the exit status is 1;
 #   3. --no-wait prints the job id of a job Slurm knows, and returns.
 # Stops the daemons it started (by their pids) and removes its state.
-# Exit: 0 passed; 1 a check failed; 77 Slurm cannot run here (the reason,
-# with the daemon's log line, on stderr): CI reports the step skipped.
+# Exit: 0 passed; 1 a check failed, or the cluster did not come up; 77 Slurm
+# cannot be installed here: CI reports the step skipped.  The reason is on
+# stderr either way.
+#   77 (skip) only before anything of Slurm runs: not root, no apt-get, or
+#      `apt-get install slurm-wlm munge` failed (no network, no such
+#      package).  This machine cannot have Slurm.
+#   1 (fail) everything after Slurm is installed: a program missing after
+#      the install, munged not starting, `slurmd -C` printing no node line,
+#      the node not idle after 30 s (with the daemons' log lines), and every
+#      check of the sweeps.  Slurm is here and this script could not run it:
+#      a fault of the script, the configuration or the machine, to be seen.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 root=$(pwd)
@@ -24,23 +33,28 @@ fail() {
     echo "slurm-ci: FAIL: $*" >&2
     exit 1
 }
-cannot() { # Slurm cannot run here: say why, exit 77 (skip)
-    echo "slurm-ci: SKIP: Slurm cannot run here: $*" >&2
+cannot() { # Slurm cannot be installed here: say why, exit 77 (skip)
+    echo "slurm-ci: SKIP: Slurm cannot be installed here: $*" >&2
     exit 77
 }
 
+tools="munged mungekey slurmctld slurmd sbatch scontrol sinfo scancel"
+missing() { # the tools not on PATH
+    for t in $tools; do command -v "$t" >/dev/null 2>&1 || printf '%s ' "$t"; done
+}
 [ "$(id -u)" = 0 ] || cannot "needs root (to install slurm-wlm and run slurmd as root)"
 [ -x build/gemmbench ] || fail "build/gemmbench is not built (run make first)"
-if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
+if [ -n "$(missing)" ]; then
+    command -v apt-get >/dev/null 2>&1 ||
+        cannot "no apt-get to install slurm-wlm and munge (missing: $(missing))"
     say "installing slurm-wlm and munge"
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge; } \
         >/tmp/slurm-ci-apt.$$ 2>&1 ||
         cannot "apt-get install slurm-wlm munge failed: $(grep -E '^(E|W):' /tmp/slurm-ci-apt.$$ | head -n 1)"
     rm -f /tmp/slurm-ci-apt.$$
 fi
-for t in munged mungekey slurmctld slurmd sbatch scontrol sinfo; do
-    command -v "$t" >/dev/null 2>&1 || cannot "'$t' missing after installing slurm-wlm and munge"
-done
+# From here on Slurm is installed: what goes wrong is a failure, not a skip.
+[ -z "$(missing)" ] || fail "missing after installing slurm-wlm and munge: $(missing)"
 
 S=$(mktemp -d /tmp/gemmbench-slurm.XXXXXX) || fail "mktemp failed"
 pids=
@@ -97,14 +111,14 @@ munged -F --force --socket="$S/munge.socket" --key-file="$S/munge.key" \
 pids="$pids $!"
 i=0
 while [ ! -S "$S/munge.socket" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ -S "$S/munge.socket" ] || cannot "munged did not start: $(logline "$S/munged.log")"
+[ -S "$S/munge.socket" ] || fail "munged did not start: $(logline "$S/munged.log")"
 
 # slurm.conf for this host: the node line from `slurmd -C`, two partitions on
 # it, ports from the pid so that two runs on one machine do not meet.
 host=$(hostname -s)
 node=$(slurmd -C 2>/dev/null | head -n 1 | tr ' ' '\n' |
     grep -E '^(NodeName|CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore)=' | tr '\n' ' ')
-case $node in NodeName=*) ;; *) cannot "slurmd -C printed no node line: $(slurmd -C 2>&1 | head -n 1)" ;; esac
+case $node in NodeName=*) ;; *) fail "slurmd -C printed no node line: $(slurmd -C 2>&1 | head -n 1)" ;; esac
 nodename=$(echo "$node" | sed 's/^NodeName=\([^ ]*\).*/\1/')
 port=$((20000 + $$ % 20000))
 mkdir -p "$S/ctld" "$S/d"
@@ -163,7 +177,7 @@ idle*) ;;
         echo "slurm-ci: $d log: $(logline "$S/$d.log")" >&2
         echo "slurm-ci: $d stderr: $(tail -n 1 "$S/$d.out")" >&2
     done
-    cannot "node $nodename is '${state:-not known to sinfo}' after 30 s, not idle" ;;
+    fail "node $nodename is '${state:-not known to sinfo}' after 30 s, not idle" ;;
 esac
 say "cluster up in $(($(date +%s) - start)) s: $(sinfo -h -o '%P %D %c %T' | tr '\n' ';')"
 

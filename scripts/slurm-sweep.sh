@@ -81,10 +81,12 @@ for a in "$@"; do
     esac
 done
 [ -x "$GEMMBENCH" ] || die "$GEMMBENCH is not built (run make first)"
-command -v sbatch >/dev/null 2>&1 || die "sbatch not found: Slurm's client commands are not installed here"
 # Every *.json under OUT is combined: an earlier sweep's would be too.
 [ ! -d "$out" ] || [ -z "$(find "$out" -name '*.json' -type f | head -n 1)" ] ||
     die "--out '$out' already holds result files (*.json): give a new or empty directory"
+# Every argument is checked above, on any machine; sbatch is looked for only
+# now, before the first thing is written and submitted.
+command -v sbatch >/dev/null 2>&1 || die "sbatch not found: Slurm's client commands are not installed here"
 mkdir -p "$out/slurm" || die "cannot create '$out/slurm'"
 out=$(cd "$out" && pwd)
 case $GEMMBENCH in /*) ;; *) GEMMBENCH=$(cd "$(dirname "$GEMMBENCH")" && pwd)/$(basename "$GEMMBENCH") ;; esac

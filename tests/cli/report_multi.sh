@@ -5,6 +5,22 @@
 G=$GEMMBENCH
 RUN="--quiet --reps 3 --warmup 0 --rounds 1 --shape 13x21x9 --shape 20x21x9"
 
+# py_check NAME ARG... <<PY: the python3 program on stdin succeeds on ARGs;
+# a named skip where python3 is missing (never an ok).
+py_check() {
+    name=$1
+    shift
+    if ! command -v python3 >/dev/null 2>&1; then
+        skip "$name" "needs python3"
+        return
+    fi
+    if python3 - "$@" >"$WORK/py.out" 2>&1; then
+        echo "ok $name"
+    else
+        echo "FAIL $name: $(tail -c 300 "$WORK/py.out")"
+    fi
+}
+
 # A: two counts; B: another count; C: one variant on one shape (missing entries).
 "$G" $RUN --variant baseline,parallel,packed --threads 1,2 -o "$WORK/a.json" >/dev/null 2>&1 ||
     echo "FAIL multi_run_a"
@@ -13,7 +29,7 @@ RUN="--quiet --reps 3 --warmup 0 --rounds 1 --shape 13x21x9 --shape 20x21x9"
 "$G" --quiet --reps 3 --warmup 0 --rounds 1 --shape 13x21x9 --variant parallel --threads 1 \
     -o "$WORK/c.json" >/dev/null 2>&1 || echo "FAIL multi_run_c"
 # C also records a %roof, as a roofline-aware run would.
-python3 - "$WORK/c.json" <<'PY'
+py_check multi_roof_added "$WORK/c.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d["results"]:
@@ -24,7 +40,7 @@ PY
 # ---- scaling -------------------------------------------------------------------
 expect_exit scaling_runs 0 "$G" report "$WORK/a.json" --metric scaling --format csv
 cp "$WORK/out" "$WORK/scaling.csv"
-python3 - "$WORK/a.json" "$WORK/scaling.csv" <<'PY' && echo "ok scaling_numbers_are_the_files" || echo "FAIL scaling_numbers_are_the_files"
+py_check scaling_numbers_are_the_files "$WORK/a.json" "$WORK/scaling.csv" <<'PY'
 import csv, json, math, sys
 d = json.load(open(sys.argv[1]))
 med = {(r["label"], r["M"], r["threads"]): r["median_us"] for r in d["results"]}
@@ -56,7 +72,7 @@ expect_grep scaling_md_table '^| parallel ' "$WORK/out"
 # ---- several files ---------------------------------------------------------------
 expect_exit multi_three_files 0 "$G" report here="$WORK/a.json" "$WORK/b.json" third="$WORK/c.json" --format csv
 cp "$WORK/out" "$WORK/multi.csv"
-python3 - "$WORK/a.json" "$WORK/b.json" "$WORK/c.json" "$WORK/multi.csv" <<'PY' && echo "ok multi_numbers_are_the_files" || echo "FAIL multi_numbers_are_the_files"
+py_check multi_numbers_are_the_files "$WORK/a.json" "$WORK/b.json" "$WORK/c.json" "$WORK/multi.csv" <<'PY'
 import csv, json, sys
 files = [json.load(open(p)) for p in sys.argv[1:4]]
 med = [{(r["label"], r["M"], r["threads"]): r["median_us"] for r in d["results"]} for d in files]
@@ -118,18 +134,31 @@ expect_exit multi_variant_typo 2 "$G" report "$WORK/a.json" "$WORK/b.json" --var
 expect_exit multi_name_one_file 2 "$G" report x="$WORK/a.json"
 
 # ---- the scaling figure ----------------------------------------------------------
+# plot.sh must succeed: a figure missing because plot.sh failed proves nothing.
+is_png() { head -c 8 "$1" 2>/dev/null | od -c | grep -q 'P   N   G'; }
 if command -v gnuplot >/dev/null 2>&1; then
     GEMMBENCH="$G" sh scripts/plot.sh "$WORK/a.json" "$WORK/fig" >"$WORK/plot.out" 2>&1
-    if head -c 8 "$WORK/fig/scaling.png" 2>/dev/null | od -c | grep -q 'P   N   G'; then
+    rc=$?
+    if [ $rc -eq 0 ] && is_png "$WORK/fig/scaling.png"; then
         echo "ok plot_scaling_figure"
     else
-        echo "FAIL plot_scaling_figure: $(head -c 300 "$WORK/plot.out")"
+        echo "FAIL plot_scaling_figure: plot.sh exit $rc: $(head -c 300 "$WORK/plot.out")"
     fi
-    GEMMBENCH="$G" sh scripts/plot.sh "$WORK/b.json" "$WORK/figb" >/dev/null 2>&1
-    [ -e "$WORK/figb/scaling.png" ] && echo "FAIL plot_no_scaling_without_1_thread" ||
+    GEMMBENCH="$G" sh scripts/plot.sh "$WORK/b.json" "$WORK/figb" >"$WORK/plotb.out" 2>&1
+    rc=$?
+    others=$(ls "$WORK/figb" 2>/dev/null | grep -c '\.png$')
+    if [ $rc -ne 0 ]; then
+        echo "FAIL plot_no_scaling_without_1_thread: plot.sh exit $rc: $(head -c 300 "$WORK/plotb.out")"
+    elif [ "$others" -eq 0 ]; then
+        echo "FAIL plot_no_scaling_without_1_thread: plot.sh made no figure at all in $WORK/figb"
+    elif [ -e "$WORK/figb/scaling.png" ]; then
+        echo "FAIL plot_no_scaling_without_1_thread: scaling.png from a file without 1-thread results"
+    else
         echo "ok plot_no_scaling_without_1_thread"
+    fi
 else
-    skip plot_scaling_figure "no gnuplot"
+    skip plot_scaling_figure "needs gnuplot (apt-get install gnuplot-nox)"
+    skip plot_no_scaling_without_1_thread "needs gnuplot (apt-get install gnuplot-nox)"
 fi
 
 # ---- scripts/fleet-report.sh: a directory of result files -> one report ----------

@@ -60,6 +60,9 @@ if command -v python3 >/dev/null 2>&1; then
     check validate_warm python3 "$ROOT/scripts/validate-json.py" "$WORK/warm.json" --complete
     sed 's/"roof_pct":\t\([0-9]\)/"roof_pct":\t9\1/' "$WORK/warm.json" >"$WORK/badroof.json"
     expect_exit validate_bad_roof_pct 1 python3 "$ROOT/scripts/validate-json.py" "$WORK/badroof.json"
+else
+    skip validate_warm "needs python3 (scripts/validate-json.py)"
+    skip validate_bad_roof_pct "needs python3 (scripts/validate-json.py)"
 fi
 
 # ---- cold: exact, recorded, copies named --------------------------------------------
@@ -86,6 +89,11 @@ check bad_cache_no_file test ! -s "$WORK/x.json"
 expect_exit compare_warm_cold 2 "$G" compare "$WORK/warm.json" "$WORK/cold.json"
 expect_grep compare_warm_cold_says "prepack, cache" "$WORK/err"
 "$G" compare "$WORK/warm.json" "$WORK/warm2.json" >"$WORK/cmp.txt" 2>&1
+rc=$?
+# Two warm runs of one build: 0 or 1 is compare's verdict on noise; anything
+# else (2 a refused input, 3) and the two checks after it saw no comparison.
+if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then echo "ok compare_warm_runs"; else
+    echo "FAIL compare_warm_runs: exit $rc: $(head -c 300 "$WORK/cmp.txt")"; fi
 expect_grep compare_roof_column '%roof' "$WORK/cmp.txt"
 # The bandwidths are measured per run, as the peak: not a header difference.
 check compare_ignores_bandwidths test "$(grep -c 'machine.bandwidth' "$WORK/cmp.txt")" -eq 0
@@ -105,18 +113,29 @@ expect_exit report_bad_cache_field 2 "$G" report "$WORK/badcache.json"
 
 # ---- the roofline figure ------------------------------------------------------------
 png_ok() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ]; }
+nognuplot="needs gnuplot (apt-get install gnuplot-nox)"
 if command -v gnuplot >/dev/null 2>&1; then
     check plot_cold sh "$ROOT/scripts/plot.sh" "$WORK/cold.json" "$WORK/fig"
     check plot_roofline_made png_ok "$WORK/fig/roofline-custom.png"
-    # A file without a bandwidth block: the other figures, no roofline.
-    python3 -c "
+else
+    skip plot_cold "$nognuplot"
+    skip plot_roofline_made "$nognuplot"
+fi
+# A file without a bandwidth block: the other figures, no roofline.
+if ! command -v gnuplot >/dev/null 2>&1; then
+    skip plot_older_file "$nognuplot"
+    skip plot_older_file_no_roofline "$nognuplot"
+elif ! command -v python3 >/dev/null 2>&1; then
+    skip plot_older_file "needs python3 (to drop the bandwidth block)"
+    skip plot_older_file_no_roofline "needs python3 (to drop the bandwidth block)"
+else
+    check older_file_made python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 del d['machine']['bandwidth']
 json.dump(d, open(sys.argv[2], 'w'), indent=1)
 " "$WORK/old.json" "$WORK/older.json"
     check plot_older_file sh "$ROOT/scripts/plot.sh" "$WORK/older.json" "$WORK/fig-old"
-    check plot_older_file_no_roofline test ! -e "$WORK/fig-old/roofline-custom.png"
-else
-    skip plot "no gnuplot"
+    # Only where plot.sh succeeded does a missing figure say anything.
+    check plot_older_file_no_roofline sh -c "[ -d '$WORK/fig-old' ] && [ -n \"\$(ls '$WORK/fig-old')\" ] && [ ! -e '$WORK/fig-old/roofline-custom.png' ]"
 fi

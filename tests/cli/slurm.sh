@@ -1,12 +1,60 @@
 # slurm.sh - what of the Slurm path runs without a cluster: the argument
 # errors of scripts/slurm-sweep.sh (one line, exit 2), machine.slurm from the
 # SLURM_* variables of a run's environment, --threads all meaning Slurm's
-# allotment and the warning above it.  The cluster itself: scripts/slurm-ci.sh
-# (.ci/run).
+# allotment and the warning above it; slurm-sweep.sh's order (arguments, then
+# sbatch) with no sbatch and with a stand-in one; slurm-ci.sh's exit status
+# (77 skip, 1 failure) with stand-ins for Slurm's programs.  The cluster
+# itself: scripts/slurm-ci.sh (.ci/run).
 . tests/cli/lib.sh
 G=$GEMMBENCH
 SW=scripts/slurm-sweep.sh
 RUN="--quiet --reps 3 --warmup 0 --rounds 1 --shape 13x21x9 --variant k16"
+ROOT=$(pwd)
+
+# path_without DIR NAME...: DIR gets a link to every program on $PATH (the
+# one PATH finds first) but the NAMEs; prints DIR, a PATH that lacks them
+# whether or not this machine has them.
+path_without() {
+    dir=$1
+    shift
+    skip_names=" $* "
+    mkdir -p "$dir"
+    IFS=:
+    for d in $PATH; do
+        [ -d "$d" ] || continue
+        for f in "$d"/*; do
+            n=${f##*/}
+            [ -x "$f" ] && [ ! -d "$f" ] && [ ! -e "$dir/$n" ] || continue
+            case $skip_names in *" $n "*) continue ;; esac
+            ln -s "$f" "$dir/$n"
+        done
+    done
+    unset IFS
+    echo "$dir"
+}
+# standin DIR NAME [BODY]: DIR/NAME, a shell script running BODY (default:
+# say so on stderr and exit 1).
+standin() {
+    mkdir -p "$1"
+    printf '#!/bin/sh\n%s\n' "${3:-echo \"stand-in $2 \$*\" >&2; exit 1}" >"$1/$2"
+    chmod +x "$1/$2"
+}
+have_python3() { command -v python3 >/dev/null 2>&1; }
+# py_check NAME ARG... <<PY: the python3 program on stdin succeeds on ARGs;
+# a named skip where python3 is missing (never an ok).
+py_check() {
+    name=$1
+    shift
+    if ! have_python3; then
+        skip "$name" "needs python3"
+        return
+    fi
+    if python3 - "$@" >"$WORK/py.out" 2>&1; then
+        echo "ok $name"
+    else
+        echo "FAIL $name: $(tail -c 300 "$WORK/py.out")"
+    fi
+}
 
 # ---- slurm-sweep.sh: bad input --------------------------------------------------
 expect_exit sweep_help 0 sh $SW --help
@@ -33,17 +81,117 @@ expect_grep sweep_out_with_old_results_says 'already holds result files' "$WORK/
 [ ! -e "$WORK/o" ] && echo "ok sweep_bad_input_creates_nothing" ||
     echo "FAIL sweep_bad_input_creates_nothing: $WORK/o exists"
 
+# ---- slurm-sweep.sh: its arguments first, sbatch only to submit ------------------
+# With no sbatch on PATH (a machine without Slurm) the arguments are still
+# checked, --out's earlier results first of all.
+NOSB=$(path_without "$WORK/no-sbatch" sbatch)
+if PATH=$NOSB command -v sbatch >/dev/null 2>&1 || ! PATH=$NOSB command -v find >/dev/null 2>&1; then
+    echo "FAIL sweep_no_sbatch_path: a PATH of links without sbatch could not be made in $NOSB"
+else
+    expect_exit sweep_no_sbatch_out_with_old_results 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/old"
+    expect_grep sweep_no_sbatch_out_with_old_results_says 'already holds result files' "$WORK/err"
+    expect_exit sweep_no_sbatch_bad_array 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/o" --array x
+    expect_grep sweep_no_sbatch_bad_array_says "'x' is not a positive" "$WORK/err"
+    expect_exit sweep_no_sbatch_output_refused 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/o" -- -o x.json
+    expect_grep sweep_no_sbatch_output_refused_says 'must not set the output' "$WORK/err"
+    # Good arguments: then sbatch is missed, in one line, and nothing is made.
+    expect_exit sweep_no_sbatch 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/fresh"
+    expect_grep sweep_no_sbatch_says 'sbatch not found' "$WORK/err"
+    [ ! -e "$WORK/fresh" ] && echo "ok sweep_no_sbatch_creates_nothing" ||
+        echo "FAIL sweep_no_sbatch_creates_nothing: $WORK/fresh exists"
+fi
+# A stand-in sbatch that notes its arguments and prints a job id: --out is
+# still refused before it is called; --no-wait prints KIND JOBID per job.
+FAKE=$WORK/fake-sbatch
+standin "$FAKE" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4242;cluster"'
+expect_exit sweep_standin_out_with_old_results 2 env PATH="$FAKE:$PATH" sh $SW --partitions a --out "$WORK/old"
+expect_grep sweep_standin_out_with_old_results_says 'already holds result files' "$WORK/err"
+[ ! -e "$FAKE/calls" ] && echo "ok sweep_standin_not_called_on_bad_input" ||
+    echo "FAIL sweep_standin_not_called_on_bad_input: sbatch was called: $(head -c 300 "$FAKE/calls")"
+expect_exit sweep_standin_no_wait 0 env PATH="$FAKE:$PATH" sh $SW --partitions a,b --out "$WORK/nw" \
+    --no-wait -- --quick
+expect_grep sweep_standin_no_wait_prints_a '^a 4242$' "$WORK/out"
+expect_grep sweep_standin_no_wait_prints_b '^b 4242$' "$WORK/out"
+if [ "$(grep -c -- '--exclusive' "$FAKE/calls" 2>/dev/null)" = 2 ] &&
+    grep -q -- '--partition=a .*--quick' "$FAKE/calls" && grep -q -- '--partition=b ' "$FAKE/calls"; then
+    echo "ok sweep_standin_one_job_per_partition"
+else
+    echo "FAIL sweep_standin_one_job_per_partition: $(head -c 300 "$FAKE/calls" 2>/dev/null)"
+fi
+# sbatch refusing a job: named, exit 1.
+standin "$WORK/refusing" sbatch 'echo "sbatch: error: invalid partition specified: a" >&2; exit 1'
+expect_exit sweep_standin_refused 1 env PATH="$WORK/refusing:$PATH" sh $SW --partitions a --out "$WORK/ref" --no-wait
+expect_grep sweep_standin_refused_says 'a not submitted: sbatch: error: invalid partition' "$WORK/err"
+
+# ---- slurm-ci.sh: 77 only when Slurm cannot be installed, else 1 -----------------
+# Stand-ins for Slurm's programs (and id, apt-get) on PATH: nothing is
+# installed or started.  .ci/run reports 77 skipped and any other non-zero
+# exit failed.
+CI="$ROOT/scripts/slurm-ci.sh"
+ci_standins() { # DIR: every program slurm-ci.sh needs, failing; id says root
+    for t in munged mungekey slurmctld slurmd sbatch scontrol sinfo scancel apt-get; do
+        standin "$1" "$t"
+    done
+    standin "$1" id 'echo 0'
+}
+standin "$WORK/ci-user" id 'echo 1000'
+expect_exit ci_not_root_skips 77 env PATH="$WORK/ci-user:$PATH" sh "$CI"
+expect_grep ci_not_root_says 'SKIP: .*needs root' "$WORK/err"
+# No Slurm and no apt-get (a PATH that lacks them): cannot be installed, 77.
+NOSLURM=$(path_without "$WORK/no-slurm" munged mungekey slurmctld slurmd sbatch scontrol sinfo scancel apt-get id)
+standin "$NOSLURM" id 'echo 0'
+# (Never the real apt-get: with it on this PATH the script would install.)
+if PATH=$NOSLURM command -v apt-get >/dev/null 2>&1 || PATH=$NOSLURM command -v slurmctld >/dev/null 2>&1; then
+    echo "FAIL ci_no_apt_get_skips: a PATH without apt-get and Slurm could not be made in $NOSLURM"
+else
+    expect_exit ci_no_apt_get_skips 77 env PATH="$NOSLURM" sh "$CI"
+    expect_grep ci_no_apt_get_says 'SKIP: .*no apt-get' "$WORK/err"
+    # The install fails (no network, no package): 77.
+    standin "$NOSLURM" apt-get 'echo "E: Unable to locate package slurm-wlm"; exit 100'
+    expect_exit ci_install_fails_skips 77 env PATH="$NOSLURM" sh "$CI"
+    expect_grep ci_install_fails_says 'SKIP: .*apt-get install slurm-wlm munge failed: E: Unable' "$WORK/err"
+fi
+if [ ! -x build/gemmbench ]; then
+    skip ci_munged_fails_is_failure "needs build/gemmbench in this checkout (slurm-ci.sh runs it)"
+    skip ci_slurmd_c_empty_is_failure "needs build/gemmbench in this checkout (slurm-ci.sh runs it)"
+else
+    # Installed, but munged does not start: a failure, 1 (after its 5 s wait).
+    ci_standins "$WORK/ci-munged"
+    standin "$WORK/ci-munged" munged 'echo "munged: Error: stand-in refuses to start" >&2; exit 1'
+    expect_exit ci_munged_fails_is_failure 1 env PATH="$WORK/ci-munged:$PATH" sh "$CI"
+    expect_grep ci_munged_fails_says 'FAIL: munged did not start: .*stand-in refuses' "$WORK/err"
+    # munged up (a stand-in holding its socket), `slurmd -C` prints nothing: 1.
+    if have_python3; then
+        ci_standins "$WORK/ci-slurmd"
+        standin "$WORK/ci-slurmd" munged 'exec python3 -c "
+import socket, sys, time
+path = [a.split(\"=\", 1)[1] for a in sys.argv[1:] if a.startswith(\"--socket=\")][0]
+s = socket.socket(socket.AF_UNIX)
+s.bind(path)
+s.listen(1)
+time.sleep(60)
+" "$@"'
+        standin "$WORK/ci-slurmd" slurmd 'exit 0'
+        expect_exit ci_slurmd_c_empty_is_failure 1 env PATH="$WORK/ci-slurmd:$PATH" sh "$CI"
+        expect_grep ci_slurmd_c_empty_says 'FAIL: slurmd -C printed no node line' "$WORK/err"
+    else
+        skip ci_slurmd_c_empty_is_failure "needs python3 (the stand-in munged's socket)"
+    fi
+fi
+
 # ---- machine.slurm ---------------------------------------------------------------
 expect_exit run_outside_slurm 0 env -u SLURM_JOB_ID "$G" $RUN --threads 1 -o "$WORK/plain.json"
-python3 -c "import json,sys; sys.exit('slurm' in json.load(open(sys.argv[1]))['machine'])" \
-    "$WORK/plain.json" && echo "ok no_slurm_object_outside_slurm" ||
-    echo "FAIL no_slurm_object_outside_slurm: machine.slurm in a run without SLURM_JOB_ID"
+py_check no_slurm_object_outside_slurm "$WORK/plain.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["machine"]
+assert "slurm" not in m, "machine.slurm in a run without SLURM_JOB_ID: %s" % m["slurm"]
+PY
 
-cpus=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['machine']['affinity_cpus'])" "$WORK/plain.json")
+cpus=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['machine']['affinity_cpus'])" "$WORK/plain.json" 2>/dev/null)
 expect_exit run_in_array_task 0 env SLURM_JOB_ID=1043 SLURM_ARRAY_JOB_ID=1041 SLURM_ARRAY_TASK_ID=2 \
     SLURMD_NODENAME=node-7 SLURM_JOB_PARTITION=epyc SLURM_CPUS_ON_NODE=1 \
     "$G" $RUN --threads all -o "$WORK/task.json"
-python3 - "$WORK/task.json" <<'PY' && echo "ok slurm_object_from_environment" || echo "FAIL slurm_object_from_environment"
+py_check slurm_object_from_environment "$WORK/task.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d["machine"]["slurm"]
@@ -53,21 +201,28 @@ assert s == want, s
 assert d["run"]["threads"] == 1, d["run"]["threads"]          # --threads all: the allotment
 assert all(r["threads"] == 1 for r in d["results"])
 PY
-expect_true slurm_file_validates python3 scripts/validate-json.py "$WORK/task.json" --complete
-[ -s "$WORK/err" ] && echo "FAIL threads_all_within_allotment_quiet: $(head -c 300 "$WORK/err")" ||
+cp "$WORK/err" "$WORK/task.err"
+py_check slurm_file_validates "$WORK/task.json" <<'PY'
+import subprocess, sys
+sys.exit(subprocess.call([sys.executable, "scripts/validate-json.py", sys.argv[1], "--complete"]))
+PY
+[ -s "$WORK/task.err" ] && echo "FAIL threads_all_within_allotment_quiet: $(head -c 300 "$WORK/task.err")" ||
     echo "ok threads_all_within_allotment_quiet"
 
 # Not an array task; SLURM_JOB_CPUS_PER_NODE when SLURM_CPUS_ON_NODE is unset;
 # an allotment above the affinity mask is capped by it.
 expect_exit run_in_plain_job 0 env -u SLURM_CPUS_ON_NODE -u SLURM_ARRAY_JOB_ID -u SLURM_ARRAY_TASK_ID \
     SLURM_JOB_ID=77 SLURM_JOB_CPUS_PER_NODE='4096(x2)' "$G" $RUN --threads 1 -o "$WORK/job.json"
-python3 - "$WORK/job.json" "$cpus" <<'PY' && echo "ok slurm_object_plain_job" || echo "FAIL slurm_object_plain_job"
+py_check slurm_object_plain_job "$WORK/job.json" "$cpus" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["machine"]["slurm"]
 assert s["job_id"] == 77 and s["array_job_id"] is None and s["array_task_id"] is None, s
 assert s["cpus"] == int(sys.argv[2]), s
 PY
-expect_true plain_job_file_validates python3 scripts/validate-json.py "$WORK/job.json"
+py_check plain_job_file_validates "$WORK/job.json" <<'PY'
+import subprocess, sys
+sys.exit(subprocess.call([sys.executable, "scripts/validate-json.py", sys.argv[1]]))
+PY
 
 # ---- more threads than Slurm allotted: one warning line ---------------------------
 expect_exit threads_above_allotment_runs 0 env SLURM_JOB_ID=5 SLURM_CPUS_ON_NODE=1 \
@@ -81,16 +236,22 @@ else
 fi
 
 # ---- validate-json.py on machine.slurm -------------------------------------------
-python3 - "$WORK/task.json" "$WORK/bad.json" <<'PY'
+if have_python3; then
+    py_check validate_bad_slurm_made "$WORK/task.json" "$WORK/bad.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["machine"]["slurm"]["cpus"] = 0
 d["machine"]["slurm"]["array_task_id"] = None
 json.dump(d, open(sys.argv[2], "w"))
 PY
-expect_exit validate_rejects_bad_slurm 1 python3 scripts/validate-json.py "$WORK/bad.json"
-expect_grep validate_names_cpus 'machine.slurm.cpus' "$WORK/out"
-expect_grep validate_names_array_pair 'array_job_id and array_task_id' "$WORK/out"
+    expect_exit validate_rejects_bad_slurm 1 python3 scripts/validate-json.py "$WORK/bad.json"
+    expect_grep validate_names_cpus 'machine.slurm.cpus' "$WORK/out"
+    expect_grep validate_names_array_pair 'array_job_id and array_task_id' "$WORK/out"
+else
+    for c in validate_rejects_bad_slurm validate_names_cpus validate_names_array_pair; do
+        skip $c "needs python3 (scripts/validate-json.py)"
+    done
+fi
 
 # ---- fleet-report.sh --by-dir over one file: a one-file report ----------------------
 mkdir -p "$WORK/one"
