@@ -225,6 +225,7 @@ TEST(calibration_result_decides_how_packed_reads_b)
     gb_params none = { 0 }, asked = { 0 };
     env_scratch s;
 
+    CHECK(v != NULL); /* in every build */
     if (v == NULL)
         return;
     if (scratch_begin(&s, "in_place") != 0)
