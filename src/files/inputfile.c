@@ -21,7 +21,13 @@ int gb_open_regular(const char *path)
 
     if (fd < 0)
         return -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        const int why = errno;
+        close(fd);
+        errno = why;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
         close(fd);
         errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
         return -1;
@@ -85,7 +91,7 @@ char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
         snprintf(err, errlen, "%s: binary data (a NUL byte at offset %zu)", shown,
                  strlen(text));
         free(text);
-        errno = EINVAL;
+        errno = EILSEQ;
         return NULL;
     }
     return text;
