@@ -23,6 +23,7 @@
 
 #include "inputfile.h"
 #include "output.h"
+#include "parse.h"
 #include "sched_build.h"
 #include "sha256.h"
 
@@ -130,9 +131,12 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
         snprintf(err, errlen, "corrupt: no key");
     } else if (strcmp(file_key->valuestring, key) != 0) {
         /* The file name is the key's hash: another key here is another
-         * machine's file copied in. */
-        snprintf(err, errlen, "stale: measured for %.160s, not this machine and thread count",
-                 file_key->valuestring);
+         * machine's file copied in.  Its key is the file's text, which a
+         * run prints: escaped (gb_printable). */
+        char shown[700];
+        gb_printable(file_key->valuestring, 160, shown, sizeof shown);
+        snprintf(err, errlen, "stale: measured for %s, not this machine and thread count",
+                 shown);
     } else if (!cJSON_IsNumber(threads) || threads->valuedouble < 1 ||
                threads->valuedouble > 1e6 || !cJSON_IsNumber(rounds) ||
                rounds->valuedouble < 1 || rounds->valuedouble > 1e6 ||

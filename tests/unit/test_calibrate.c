@@ -211,6 +211,12 @@ TEST(calibration_cache_refuses_corrupt_and_stale_files)
     }
     gb_calibration_key(&m, 1, other_key, sizeof other_key);
     CHECK(strcmp(key, other_key) != 0);
+    /* A stale file's key is the file's text: shown escaped, never sent to
+     * the terminal as it is. */
+    write_text(path, "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"\\u001b[31mred\"}");
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+    CHECK(strncmp(err, "stale", 5) == 0 && strchr(err, '\033') == NULL &&
+          strstr(err, "\\x1b[31mred") != NULL);
     /* The plan never uses a refused file: the default. */
     write_text(path, "not json");
     gb_calibration_lookup(&m, 2, &back);
