@@ -121,8 +121,10 @@ static int unique_keys(const cJSON *obj, char *why, size_t whylen)
     qsort(members, (size_t)n, sizeof *members, by_name);
     for (i = 1; i < n && rc == 0; i++)
         if (strcmp(members[i - 1]->string, members[i]->string) == 0) {
-            snprintf(why, whylen, "key \"%.60s\" appears twice in one object",
-                     members[i]->string);
+            /* The key is the file's text: escaped, as a message shows it. */
+            char shown[256];
+            gb_printable(members[i]->string, 60, shown, sizeof shown);
+            snprintf(why, whylen, "key \"%s\" appears twice in one object", shown);
             rc = -1;
         }
     free(members);
