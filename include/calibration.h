@@ -16,9 +16,13 @@
  * with err. */
 int gb_calibration_path(const char *key, char *path, size_t len, char *err, size_t errlen);
 
-/* Reads a cache file written for key: 0 and out filled (source "cached");
+/* Reads a cache file written for key, a regular file of a few hundred
+ * bytes in strict JSON (inputfile.h): 0 and out filled (source "cached");
  * 1 when there is none; -1 when it is refused, err saying why in a few
- * words ("corrupt: ...", "stale: ..."). */
+ * words ("corrupt: ...", "stale: ..."), to be measured again and replaced;
+ * 2 when something else is at the path (a FIFO, device, socket or
+ * directory: nothing read, nothing waited for), err saying which: no cache
+ * can be kept there, and it is left alone. */
 int gb_calibration_load(const char *path, const char *key, gb_calibration *out, char *err,
                         size_t errlen);
 /* Writes c for key to path atomically (a temporary file renamed).  0, or

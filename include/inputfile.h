@@ -16,8 +16,9 @@
 int gb_open_regular(const char *path);
 
 /* Reads a regular file of at most max bytes and NUL-terminates it; the text
- * (free() it), or NULL with err ("PATH: problem") and errno as above.  A
- * file holding a NUL byte is refused: no text format of gemmbench has one. */
+ * (free() it), or NULL with err ("PATH: problem") and errno: as above when
+ * it cannot be opened, EFBIG when larger than max, EILSEQ when it holds a
+ * NUL byte (no text format of gemmbench has one), else EIO or ENOMEM. */
 char *gb_read_regular(const char *path, long max, char *err, size_t errlen);
 
 /* Parses text as exactly one JSON document and checks what cJSON lets

@@ -133,6 +133,8 @@ typedef struct gb_machine {
     double peak_gflops;     /* measured FP32 FMA peak at the run's threads; 0 unknown */
     double peak_gflops_1t;  /* the same for one thread; 0 unknown */
     char peak_isa[16];
+    char peak_method[8];    /* how it was measured: "full" (trials for PEAK_BUDGET_S) or
+                             * "quick" (GEMMBENCH_PEAK=quick); "": given (--peak) */
     gb_topology topo;       /* hwloc's view; topo.available 0 without it */
     gb_bandwidth bw;        /* measured bandwidths (src/measure/bandwidth.md); bw.measured 0: none */
     gb_slurm slurm;         /* slurm.present 0: not run by Slurm */

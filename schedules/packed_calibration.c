@@ -5,6 +5,11 @@
  * hash, in the schedule cache's directory, written atomically.  A file that
  * does not parse, lacks a field, or was written for another key is refused
  * (and measured again by src/measure/calibrate.c, which writes the files).
+ * It is read as every input file is (inputfile.h): a regular file of at
+ * most CALIB_MAX_FILE bytes, strict JSON.  Anything else at the path (a
+ * FIFO, which a plain open would wait on for a writer; a device; a
+ * directory) is no cache: packed's plan reads the default, in place, and a
+ * run says so in one line without measuring or replacing it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "calibration.h"
@@ -16,7 +21,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "inputfile.h"
 #include "output.h"
+#include "parse.h"
 #include "sched_build.h"
 #include "sha256.h"
 
@@ -49,35 +56,6 @@ static int read_index(const char *const *answers, const char *name)
     return -1;
 }
 
-/* The whole file, NUL-terminated, or NULL (errno ENOENT: none; EFBIG: too
- * large to be one). */
-static char *read_small_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *text;
-    size_t n;
-
-    if (f == NULL)
-        return NULL;
-    text = malloc(CALIB_MAX_FILE + 1);
-    if (text == NULL) {
-        fclose(f);
-        errno = ENOMEM;
-        return NULL;
-    }
-    n = fread(text, 1, CALIB_MAX_FILE + 1, f);
-    if (ferror(f) || n > CALIB_MAX_FILE) {
-        const int why = ferror(f) ? EIO : EFBIG;
-        fclose(f);
-        free(text);
-        errno = why;
-        return NULL;
-    }
-    fclose(f);
-    text[n] = '\0';
-    return text;
-}
-
 static int positive_number(const cJSON *doc, const char *name, double *out)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(doc, name);
@@ -106,7 +84,8 @@ static int answer_from_json(const cJSON *o, int q, gb_calib_answer *a)
 int gb_calibration_load(const char *path, const char *key, gb_calibration *out, char *err,
                         size_t errlen)
 {
-    char *text = read_small_file(path);
+    char why[256];
+    char *text = gb_read_regular(path, CALIB_MAX_FILE, why, sizeof why);
     cJSON *doc;
     const cJSON *schema, *file_key, *threads, *rounds;
     int rc = -1, answers = 0;
@@ -115,16 +94,29 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
     if (text == NULL) {
         if (errno == ENOENT)
             return 1;
-        snprintf(err, errlen, "%s", errno == EFBIG ? "corrupt: larger than a calibration"
-                                                   : strerror(errno));
+        if (errno == EINVAL || errno == EISDIR) {
+            snprintf(err, errlen, "%s",
+                     errno == EISDIR ? "a directory, not a file"
+                                     : "a FIFO, device or socket, not a regular file");
+            return 2;
+        }
+        snprintf(err, errlen, "%s", errno == EFBIG    ? "corrupt: larger than a calibration"
+                                    : errno == EILSEQ ? "corrupt: binary data (a NUL byte)"
+                                                      : strerror(errno));
         return -1;
     }
-    doc = cJSON_Parse(text);
-    free(text);
+    doc = gb_json_parse_strict(text, why, sizeof why);
     if (doc == NULL) {
-        snprintf(err, errlen, "corrupt: not JSON");
+        /* Not JSON at all says so in two words, as it always has; what only
+         * the strict reader refuses (more after the document, a key twice)
+         * says what. */
+        cJSON *lenient = cJSON_Parse(text);
+        snprintf(err, errlen, "corrupt: %s", lenient ? why : "not JSON");
+        cJSON_Delete(lenient);
+        free(text);
         return -1;
     }
+    free(text);
     schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     file_key = cJSON_GetObjectItemCaseSensitive(doc, "key");
     threads = cJSON_GetObjectItemCaseSensitive(doc, "threads");
@@ -139,9 +131,12 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
         snprintf(err, errlen, "corrupt: no key");
     } else if (strcmp(file_key->valuestring, key) != 0) {
         /* The file name is the key's hash: another key here is another
-         * machine's file copied in. */
-        snprintf(err, errlen, "stale: measured for %.160s, not this machine and thread count",
-                 file_key->valuestring);
+         * machine's file copied in.  Its key is the file's text, which a
+         * run prints: escaped (gb_printable). */
+        char shown[700];
+        gb_printable(file_key->valuestring, 160, shown, sizeof shown);
+        snprintf(err, errlen, "stale: measured for %s, not this machine and thread count",
+                 shown);
     } else if (!cJSON_IsNumber(threads) || threads->valuedouble < 1 ||
                threads->valuedouble > 1e6 || !cJSON_IsNumber(rounds) ||
                rounds->valuedouble < 1 || rounds->valuedouble > 1e6 ||

@@ -143,6 +143,9 @@ def main(argv):
     peak = doc["machine"].get("peak_gflops")
     if peak is not None and not (isinstance(peak, (int, float)) and peak > 0):
         problems.append("machine.peak_gflops is neither null nor a positive number")
+    method = doc["machine"].get("peak_method", "full")
+    if method not in ("full", "quick"):
+        problems.append("machine.peak_method is neither \"full\" nor \"quick\"")
     if len(doc["results"]) < min_results:
         problems.append(f"{len(doc['results'])} results, expected at least {min_results}")
     for i, r in enumerate(doc["results"]):

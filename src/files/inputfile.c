@@ -21,7 +21,13 @@ int gb_open_regular(const char *path)
 
     if (fd < 0)
         return -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        const int why = errno;
+        close(fd);
+        errno = why;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
         close(fd);
         errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
         return -1;
@@ -85,7 +91,7 @@ char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
         snprintf(err, errlen, "%s: binary data (a NUL byte at offset %zu)", shown,
                  strlen(text));
         free(text);
-        errno = EINVAL;
+        errno = EILSEQ;
         return NULL;
     }
     return text;
@@ -115,8 +121,10 @@ static int unique_keys(const cJSON *obj, char *why, size_t whylen)
     qsort(members, (size_t)n, sizeof *members, by_name);
     for (i = 1; i < n && rc == 0; i++)
         if (strcmp(members[i - 1]->string, members[i]->string) == 0) {
-            snprintf(why, whylen, "key \"%.60s\" appears twice in one object",
-                     members[i]->string);
+            /* The key is the file's text: escaped, as a message shows it. */
+            char shown[256];
+            gb_printable(members[i]->string, 60, shown, sizeof shown);
+            snprintf(why, whylen, "key \"%s\" appears twice in one object", shown);
             rc = -1;
         }
     free(members);

@@ -204,6 +204,8 @@ static cJSON *machine_json(const gb_machine *m)
         cJSON_AddNumberToObject(o, "peak_gflops_1thread", m->peak_gflops_1t);
     if (m->peak_isa[0])
         cJSON_AddStringToObject(o, "peak_isa", m->peak_isa);
+    if (m->peak_method[0])
+        cJSON_AddStringToObject(o, "peak_method", m->peak_method);
     cJSON_AddItemToObject(o, "topology", topology_json(&m->topo));
     if (m->bw.measured)
         cJSON_AddItemToObject(o, "bandwidth", bandwidth_json(&m->bw));

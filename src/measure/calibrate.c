@@ -191,6 +191,15 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
     rc = gb_calibration_load(path, key, out, why, sizeof why);
     if (rc == 0)
         return 0;
+    if (rc == 2) {
+        /* A FIFO, device or directory there: packed's plan cannot read a
+         * cache from it, so a measurement would be lost; nothing replaces
+         * what someone put there. */
+        fprintf(stderr, "gemmbench: warning: calibration cache %s is %s: packed's calibration "
+                        "not cached, A and B read by the default, in place\n", path, why);
+        gb_calibration_set(out, threads, GB_READ_IN_PLACE, "default");
+        return 0;
+    }
     if (rc < 0)
         fprintf(stderr, "gemmbench: calibration cache %s refused: %s; measuring again\n", path,
                 why);

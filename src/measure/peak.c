@@ -291,14 +291,20 @@ static double run_trial(fma_loop_fn loop, long iters, int threads)
     return t1 > t0 ? flops / (t1 - t0) * 1e-9 : 0.0;
 }
 
-/* PEAK_BUDGET_S, or none past PEAK_MIN_TRIALS with GEMMBENCH_PEAK=quick:
- * the tests' mode (tests/run.sh), as GEMMBENCH_BANDWIDTH=quick is the
- * bandwidths'; a run then spends 0.15 s less on its peak, the figure being
- * the best of 5 trials of 1 ms. */
-static double peak_budget_s(void)
+/* GEMMBENCH_PEAK=quick: the tests' mode (tests/run.sh), as
+ * GEMMBENCH_BANDWIDTH=quick is the bandwidths'. */
+static int peak_quick(void)
 {
     const char *mode = getenv("GEMMBENCH_PEAK");
-    return mode != NULL && strcmp(mode, "quick") == 0 ? 0.0 : PEAK_BUDGET_S;
+    return mode != NULL && strcmp(mode, "quick") == 0;
+}
+
+/* PEAK_BUDGET_S, or none past PEAK_MIN_TRIALS when quick: a run then
+ * spends 0.15 s less on its peak, the figure being the best of 5 trials of
+ * 1 ms. */
+static double peak_budget_s(void)
+{
+    return peak_quick() ? 0.0 : PEAK_BUDGET_S;
 }
 
 /* Best GFLOP/s over the trials at a thread count; the trial length comes
@@ -477,6 +483,9 @@ void gb_peak_for_run(gb_machine *m, int threads, int quiet)
             m->peak_gflops = again;
     }
     snprintf(m->peak_isa, sizeof m->peak_isa, "%s", isa);
+    /* The result file says which (machine.peak_method): a quick peak is
+     * the best of fewer trials, and may be lower. */
+    snprintf(m->peak_method, sizeof m->peak_method, "%s", peak_quick() ? "quick" : "full");
     /* A warning, so not silenced by --quiet (which drops the progress). */
     if (looks_busy(m, threads))
         busy_warning(stderr, m, threads);

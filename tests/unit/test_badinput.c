@@ -168,6 +168,12 @@ TEST(strict_json_refuses_what_cjson_lets_through)
     cJSON_Delete(doc);
     doc = gb_json_parse_strict("{\"a\": 1, \"a\": 2}", why, sizeof why);
     CHECK(doc == NULL && strstr(why, "twice") != NULL);
+    /* The key quoted is the file's: escaped, never a raw control byte. */
+    doc = gb_json_parse_strict("{\"\\u001b[2J\x0f\": 1, \"\\u001b[2J\x0f\": 2}", why,
+                               sizeof why);
+    CHECK(doc == NULL && strstr(why, "\\x1b[2J") != NULL);
+    for (const char *c = why; *c; c++)
+        CHECK(*c >= 0x20 && *c < 0x7f);
 }
 
 TEST(read_regular_refuses_fifo_directory_and_nul)

@@ -4,13 +4,19 @@
  * gives another key; a forced result flips packed's regime for B (in place,
  * jr outer / copied, ir outer) and for A (in place / packed on first use),
  * every branch exact; the quick measurement measures, caches and reads
- * back.
+ * back; only a small regular file in strict JSON is read, and a FIFO at the
+ * path is never waited on.
  */
 #define _GNU_SOURCE /* setenv, mkdtemp */
 #include "test.h"
 #include "variants.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "calibrate.h"
@@ -205,12 +211,195 @@ TEST(calibration_cache_refuses_corrupt_and_stale_files)
     }
     gb_calibration_key(&m, 1, other_key, sizeof other_key);
     CHECK(strcmp(key, other_key) != 0);
+    /* A stale file's key is the file's text: shown escaped, never sent to
+     * the terminal as it is. */
+    write_text(path, "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"\\u001b[31mred\"}");
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+    CHECK(strncmp(err, "stale", 5) == 0 && strchr(err, '\033') == NULL &&
+          strstr(err, "\\x1b[31mred") != NULL);
     /* The plan never uses a refused file: the default. */
     write_text(path, "not json");
     gb_calibration_lookup(&m, 2, &back);
     CHECK_STR(back.source, "default");
     CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_IN_PLACE);
     CHECK_EQ_INT(back.answer[GB_CALIB_A].read, GB_READ_IN_PLACE);
+    scratch_end(&s);
+}
+
+/* A file in the scratch directory for what a call prints: its path. */
+static const char *said_path(const env_scratch *s, char *path, size_t len)
+{
+    snprintf(path, len, "%s/said", s->dir);
+    return path;
+}
+
+/* The file as text: at most len - 1 bytes of path, NUL-terminated; its
+ * length, or -1. */
+static long read_text(const char *path, char *text, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n;
+
+    if (f == NULL)
+        return -1;
+    n = fread(text, 1, len - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return (long)n;
+}
+
+static void write_bytes(const char *path, const char *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(bytes, 1, n, f);
+        fclose(f);
+    }
+}
+
+/* gb_calibration_load of path for key, then packed's plan's lookup (m, 2
+ * threads), in a child process that must answer within 5 s: a reader that
+ * opens a FIFO without a writer waits for one forever.  The load's value,
+ * err and the lookup's source (32 bytes); or -9 when the child did not
+ * answer (it is killed). */
+static int load_in_time(const char *path, const char *key, const gb_machine *m, char *err,
+                        size_t errlen, char source[32])
+{
+    int fds[2], rc = -9;
+    struct pollfd in;
+    char msg[600];
+    ssize_t n;
+    pid_t pid;
+
+    if (pipe(fds) != 0)
+        return -9;
+    pid = fork();
+    if (pid == 0) {
+        gb_calibration back;
+        char why[512] = "";
+        int got;
+        close(fds[0]);
+        got = gb_calibration_load(path, key, &back, why, sizeof why);
+        gb_calibration_lookup(m, 2, &back);
+        n = snprintf(msg, sizeof msg, "%d %s %s", got, back.source, why);
+        _exit(write(fds[1], msg, (size_t)n) == n ? 0 : 1);
+    }
+    close(fds[1]);
+    in = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+    if (pid > 0 && poll(&in, 1, 5000) == 1 && (n = read(fds[0], msg, sizeof msg - 1)) > 0) {
+        int used = 0;
+        msg[n] = '\0';
+        if (sscanf(msg, "%d %31s %n", &rc, source, &used) == 2 && used > 0)
+            snprintf(err, errlen, "%s", msg + used);
+    } else if (pid > 0) {
+        kill(pid, SIGKILL);
+    }
+    close(fds[0]);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    return rc;
+}
+
+/* The cache is read as every input file is (inputfile.h): a FIFO at its
+ * path is not waited on, neither it nor a directory is read or replaced
+ * (the run reads the default, saying so in one line); a file larger than a
+ * calibration, one that is not JSON, or JSON that only a lenient parser
+ * takes (more after the document, a key twice, a NUL byte) is corrupt. */
+TEST(calibration_cache_reads_only_a_small_regular_file)
+{
+    env_scratch s;
+    gb_machine m;
+    gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9 }, { 0, 0.9, 0.8, 1.0 },
+                                             { 1, 1.2, 1.1, 1.3 }, { 0, 0.9, 0.8, 1.0 } } },
+                   back;
+    char key[1024], path[4200], err[512], source[32] = "", valid[4096], text[4200];
+    static char big[70000];
+    struct stat st;
+    long len;
+    int rc;
+
+    if (scratch_begin(&s, NULL) != 0)
+        SKIP("no scratch directory");
+    gb_machine_detect(&m);
+    gb_calibration_key(&m, 2, key, sizeof key);
+    CHECK_EQ_INT(gb_calibration_path(key, path, sizeof path, err, sizeof err), 0);
+    CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
+    len = read_text(path, valid, sizeof valid);
+    CHECK(len > 0 && (size_t)len < sizeof valid - 1);
+    CHECK_EQ_INT(load_in_time(path, key, &m, err, sizeof err, source), 0);
+    CHECK_STR(source, "cached");
+
+    /* A FIFO without a writer: answered at once, left where it is. */
+    CHECK_EQ_INT(unlink(path), 0);
+    CHECK_EQ_INT(mkfifo(path, 0600), 0);
+    rc = load_in_time(path, key, &m, err, sizeof err, source);
+    CHECK_EQ_INT(rc, 2);
+    CHECK(strstr(err, "FIFO") != NULL);
+    CHECK_STR(source, "default");
+    if (rc == 2) {
+        /* The run: one line on stderr, nothing measured, nothing written
+         * over the FIFO. */
+        char said[1024];
+        const int saved = dup(2),
+                  to = open(said_path(&s, said, sizeof said), O_WRONLY | O_CREAT, 0600);
+        setenv("GEMMBENCH_CALIBRATE", "quick", 1);
+        fflush(stderr);
+        dup2(to, 2);
+        CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 0, &back, err, sizeof err), 0);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        close(to);
+        unsetenv("GEMMBENCH_CALIBRATE");
+        CHECK_STR(back.source, "default");
+        CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_IN_PLACE);
+        const long said_len = read_text(said, text, sizeof text);
+        CHECK(said_len > 0 && strchr(text, '\n') == text + said_len - 1);
+        CHECK(strstr(text, "gemmbench: warning: calibration cache ") == text &&
+              strstr(text, "is a FIFO, device or socket, not a regular file") != NULL);
+    }
+    CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+    unlink(path);
+
+    /* A directory. */
+    CHECK_EQ_INT(mkdir(path, 0700), 0);
+    err[0] = '\0';
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 2);
+    CHECK(strstr(err, "directory") != NULL);
+    gb_calibration_lookup(&m, 2, &back);
+    CHECK_STR(back.source, "default");
+    rmdir(path);
+
+    /* Larger than a calibration: the valid file, blanks after it. */
+    memset(big, ' ', sizeof big);
+    memcpy(big, valid, (size_t)len);
+    write_bytes(path, big, sizeof big);
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+    CHECK(strncmp(err, "corrupt: larger", 15) == 0);
+
+    /* Not JSON; and what cJSON_Parse alone would take. */
+    write_text(path, "calibration: in place\n");
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+    CHECK_STR(err, "corrupt: not JSON");
+    snprintf(text, sizeof text, "%s garbage", valid);
+    write_text(path, text);
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+    CHECK(strncmp(err, "corrupt: more after", 19) == 0);
+    snprintf(text, sizeof text, "%.*s, \"threads\": 9}", (int)(strrchr(valid, '}') - valid),
+             valid);
+    write_text(path, text);
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+    CHECK(strstr(err, "twice") != NULL);
+    memcpy(text, valid, (size_t)len);
+    memcpy(text + len, "\0x", 2);
+    write_bytes(path, text, (size_t)len + 2);
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+    CHECK(strncmp(err, "corrupt: binary", 15) == 0);
+    gb_calibration_lookup(&m, 2, &back);
+    CHECK_STR(back.source, "default");
+    /* The valid file itself is still read. */
+    write_bytes(path, valid, (size_t)len);
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
     scratch_end(&s);
 }
 
@@ -225,6 +414,7 @@ TEST(calibration_result_decides_how_packed_reads_b)
     gb_params none = { 0 }, asked = { 0 };
     env_scratch s;
 
+    CHECK(v != NULL); /* in every build */
     if (v == NULL)
         return;
     if (scratch_begin(&s, "in_place") != 0)

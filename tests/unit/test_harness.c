@@ -16,14 +16,29 @@ static volatile sig_atomic_t no_stop;
 
 static int calls;
 
-/* Correct, slow on purpose (sleeps 2 ms), and counts its calls. */
-static int slow_kernel(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
-                       float *C, int ldc, const gb_ctx *ctx)
+/* Correct, slow on purpose (sleeps ns), and counts its calls. */
+static int sleep_then_run(long ns, int M, int N, int K, const float *A, int lda, const float *B,
+                          int ldb, float *C, int ldc, const gb_ctx *ctx)
 {
-    struct timespec ts = { 0, 2000000 };
+    struct timespec ts = { 0, ns };
     calls++;
     nanosleep(&ts, NULL);
     return gb_variants[0]->run(M, N, K, A, lda, B, ldb, C, ldc, ctx);
+}
+
+/* 2 ms a call: at least that, whatever the load (a sleep only overruns). */
+static int slow_kernel(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                       float *C, int ldc, const gb_ctx *ctx)
+{
+    return sleep_then_run(2000000, M, N, K, A, lda, B, ldb, C, ldc, ctx);
+}
+
+/* 0.5 ms a call: for a count that must reach a bound in time, which a
+ * sleep's overrun on a busy host (1 ms and more) would otherwise decide. */
+static int brief_kernel(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                        float *C, int ldc, const gb_ctx *ctx)
+{
+    return sleep_then_run(500000, M, N, K, A, lda, B, ldb, C, ldc, ctx);
 }
 
 /* Leaves the last column unwritten. */
@@ -44,6 +59,8 @@ static int off_by_one_kernel(int M, int N, int K, const float *A, int lda, const
 
 static const gb_variant slow = { .name = "slow", .family = "test", .description = "",
                                  .run = slow_kernel };
+static const gb_variant brief = { .name = "brief", .family = "test", .description = "",
+                                  .run = brief_kernel };
 static const gb_variant partial = { .name = "partial", .family = "test", .description = "",
                                     .run = partial_kernel };
 static const gb_variant off_by_one = { .name = "off", .family = "test", .description = "",
@@ -123,10 +140,12 @@ TEST(harness_min_time_extends_past_reps)
 
     CHECK(gb_workspace_init(&w, 2, 2, 2, err, sizeof err) == 0);
     calls = 0;
-    CHECK(gb_measure(&slow, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
-    /* Calls of 2 ms and a little more: up to 150 to reach 0.3 s, far past
-     * reps 2 (and past the 64 samples allocated first). */
-    CHECK(r.reps > 64 && r.reps <= 150);
+    CHECK(gb_measure(&brief, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    /* Calls of 0.5 ms and more: up to 600 to reach 0.3 s, far past reps 2,
+     * and past the 64 samples allocated first while a call averages under
+     * 0.3 s / 64 = 4.69 ms (over nine times its sleep: a loaded host's
+     * overrun fits). */
+    CHECK(r.reps > 64 && r.reps <= 600);
     CHECK_EQ_INT(calls, r.reps);
     for (int i = 0; i < r.reps; i++)
         sum += r.samples_us[i] * 1e-6;

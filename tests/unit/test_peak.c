@@ -1,9 +1,15 @@
 /* test_peak.c - the measured FP32 FMA peak (src/measure/peak.c): positive, within
- * what a CPU core can do, measured with the widest ISA the CPU has. */
+ * what a CPU core can do, measured with the widest ISA the CPU has; how it
+ * was measured is in the result file. */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include "test.h"
 
-#include "peak.h"
+#include <stdlib.h>
+
 #include "machine.h"
+#include "options.h"
+#include "output.h"
+#include "peak.h"
 
 TEST(peak_is_positive_and_plausible)
 {
@@ -56,4 +62,41 @@ TEST(sustained_peak_rejects_bad_arguments)
 
     CHECK_EQ_INT(gb_peak_sustained(0, 0.002, &sp), -1);
     CHECK_EQ_INT(gb_peak_sustained(3, 0.0, &sp), -1);
+}
+
+/* machine.peak_method of a run's file: "quick" under GEMMBENCH_PEAK=quick
+ * (5 trials), "full" without it, absent when the peak was given (--peak). */
+static const char *method_in_json(const gb_machine *m, char *out, size_t len)
+{
+    static gb_options o;
+    char *argv[] = { "gemmbench" };
+    cJSON *doc, *method;
+
+    gb_options_defaults(&o);
+    doc = gb_json_begin(m, &o, 1, "2026-01-01T00:00:00Z", 1, argv);
+    method = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(doc, "machine"),
+                                              "peak_method");
+    snprintf(out, len, "%s", method == NULL ? "(absent)"
+                             : cJSON_IsString(method) ? method->valuestring : "(not a string)");
+    cJSON_Delete(doc);
+    return out;
+}
+
+TEST(peak_method_is_recorded)
+{
+    const char *saved = getenv("GEMMBENCH_PEAK");
+    char *mode = saved ? strdup(saved) : NULL, said[32];
+    gb_machine m;
+
+    gb_machine_detect(&m);
+    CHECK_STR(method_in_json(&m, said, sizeof said), "(absent)");
+    setenv("GEMMBENCH_PEAK", "quick", 1);
+    gb_peak_for_run(&m, 1, 1);
+    CHECK_STR(method_in_json(&m, said, sizeof said), "quick");
+    unsetenv("GEMMBENCH_PEAK");
+    gb_peak_for_run(&m, 1, 1);
+    CHECK_STR(method_in_json(&m, said, sizeof said), "full");
+    if (mode)
+        setenv("GEMMBENCH_PEAK", mode, 1);
+    free(mode);
 }

@@ -154,9 +154,11 @@ TEST(tuned_lookup_fallback_order)
     gb_tuned_free(&set);
 }
 
-/* A schedule with one parameter x in 1..5: the cost is |x - 4| + 1 ms, so 4 is
- * the fastest correct value; 5 is fastest of all and wrong.  Without an
- * override it runs x = 1 (its "rule"). */
+/* A schedule with one parameter x in 1..5: 4 costs 1 ms, the others
+ * |x - 4| + 4 ms (a slope to climb), so 4 is the fastest correct value by
+ * 5x at least (a sleep's overrun on a busy host is a millisecond or two);
+ * 5 is fastest of all and wrong.  Without an override it runs x = 1 (its
+ * "rule"). */
 static int trap_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                     float *C, int ldc, const gb_ctx *ctx)
 {
@@ -167,7 +169,7 @@ static int trap_run(int M, int N, int K, const float *A, int lda, const float *B
                 C[(size_t)i * ldc + j] = 1.0f; /* wrong, and instant */
         return 0;
     }
-    struct timespec ts = { 0, (long)((labs(x - 4) + 1) * 1000000L) };
+    struct timespec ts = { 0, (x == 4 ? 1 : labs(x - 4) + 4) * 1000000L };
     nanosleep(&ts, NULL);
     return gb_variants[0]->run(M, N, K, A, lda, B, ldb, C, ldc, ctx);
 }
