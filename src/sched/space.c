@@ -370,6 +370,9 @@ int gb_space_text(const gb_space *s, const gb_space_point *p, int keep_lines, ch
 {
     size_t at = 0;
 
+    if (len == 0)
+        return -1;
+    out[0] = '\0';  /* a space of no line (or comments only) is the empty text */
     for (int l = 0; l < s->nlines; l++) {
         const char *line = s->text + s->start[l];
         int n = s->len[l], wrote;

@@ -112,6 +112,18 @@ TEST(space_makes_the_text_of_a_point)
     CHECK(gb_space_check(&space_buf, &p, &nest, err, sizeof err) == 0);
     CHECK(gb_space_text(&space_buf, &p, 0, text, 20) == -1); /* does not fit */
 
+    /* A space of comments only (or nothing) is the empty text, not what the
+     * buffer held before. */
+    for (int keep = 0; keep <= 1; keep++) {
+        memset(text, 'x', sizeof text);
+        CHECK(parse(keep ? "" : "# comments only\n\n", err, sizeof err) == 0);
+        gb_space_initial(&space_buf, &p);
+        CHECK(gb_space_text(&space_buf, &p, 0, text, sizeof text) == 0);
+        CHECK(memchr(text, '\0', sizeof text) != NULL && strspn(text, "\n") == strlen(text));
+    }
+    CHECK(parse(small, err, sizeof err) == 0);
+    gb_space_initial(&space_buf, &p);
+
     /* A refused point names the space's line: ii is not the outer loop of a
      * split it could be parallel in... it is legal; vectorize of the parallel
      * loop is not. */
