@@ -33,9 +33,12 @@ path_without() {
     echo "$dir"
 }
 # standin DIR NAME [BODY]: DIR/NAME, a shell script running BODY (default:
-# say so on stderr and exit 1).
+# say so on stderr and exit 1).  What DIR/NAME was is removed first: were it
+# a symlink of path_without's, writing through it would replace the real
+# program (/usr/bin/id, apt-get) for the whole machine.
 standin() {
     mkdir -p "$1"
+    rm -f "$1/$2"
     printf '#!/bin/sh\n%s\n' "${3:-echo \"stand-in $2 \$*\" >&2; exit 1}" >"$1/$2"
     chmod +x "$1/$2"
 }
