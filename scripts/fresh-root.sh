@@ -148,8 +148,8 @@ esac
 
 case $steps in *2*)
     say "2. root installs what the line names ($line); the user runs make run, make test"
-    in_root sh -c "apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $line >/dev/null" ||
-        fail "apt-get install $line"
+    in_root sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $line" >"$log" 2>&1 ||
+        { tail -n 20 "$log"; fail "apt-get install $line"; }
     as_user "make run" >"$log" 2>&1 || { tail -n 40 "$log"; fail "make run as a user, after the install"; }
     say "ok: make run"
     as_user "make test" >"$log" 2>&1
