@@ -69,6 +69,7 @@ trap 'exit 130' INT TERM
 # beside the command-line tests, 52 s alone), and timing tests fail then.
 for part in $parts; do
     log="$logs/$(printf '%s' "$part" | tr '/.' '__').log"
+    began=$(date +%s)
     case $part in
         unit | unit-slow)
             [ "$part" = unit-slow ] && only=--slow || only=
@@ -91,6 +92,8 @@ for part in $parts; do
             ;;
     esac
     cat "$log"
+    # Each part's wall time, so that the suite's budget is watched.
+    echo "time $part: $(($(date +%s) - began)) s"
 done
 
 passed=0 failed=0 skipped=0
