@@ -28,13 +28,28 @@
 # submitted (named on stderr, the others still reported); 2 bad input.
 # Task states come from `scontrol show job` (no accounting database needed),
 # or from the task's exit file once Slurm has forgotten the job (MinJobAge).
+# Bad input (exit 2, one line, nothing created or submitted): besides the
+# above, partition or constraint names with blanks or control bytes.  User
+# text in a message is shown as gemmbench shows it (bytes outside printable
+# ASCII, and '\', as \xNN: no escape reaches the terminal).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 GEMMBENCH=${GEMMBENCH:-$(dirname "$here")/build/gemmbench}
 
+# TEXT as gemmbench shows user text in a message (gb_printable in
+# src/base/parse.c, as scripts/fleet-report.sh does): bytes outside printable
+# ASCII, and the backslash, as \xNN.  Every message naming user text names
+# it through this.
+shown() {
+    printf '%s' "$1" | od -An -v -tu1 | awk '{
+        for (i = 1; i <= NF; i++)
+            if ($i < 32 || $i > 126 || $i == 92) printf "\\x%02x", $i
+            else printf "%c", $i + 0
+    }'
+}
 die() {
-    echo "gemmbench: slurm-sweep: $*" >&2
+    printf 'gemmbench: slurm-sweep: %s\n' "$*" >&2
     exit 2
 }
 usage="usage: scripts/slurm-sweep.sh --partitions P1,P2,... --out DIR [--constraint C,...] [--array N] [--time T] [--no-wait] [-- RUN OPTIONS]"
@@ -43,7 +58,7 @@ partitions='' constraints='' out='' array='' time='' wait=1 rformat=''
 while [ $# -gt 0 ]; do
     case $1 in
     -h | --help)
-        sed -n '2,30s/^# \{0,1\}//p' "$0"
+        sed -n -e '/^# ---/q' -e '/^[^#]/q' -e '2,$s/^# \{0,1\}//p' "$0"
         exit 0 ;;
     --partitions | --constraint | --out | --array | --time | --report-format)
         [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value ($usage)"
@@ -62,32 +77,38 @@ while [ $# -gt 0 ]; do
         set -- "$opt" "$val" "$@" ;;
     --no-wait) wait=0; shift ;;
     --) shift; break ;;
-    *) die "unknown option '$1' ($usage)" ;;
+    *) die "unknown option '$(shown "$1")' ($usage)" ;;
     esac
 done
 [ -n "$partitions" ] || die "no partitions: --partitions P1,P2,... is required ($usage)"
 [ -n "$out" ] || die "no output directory: --out DIR is required ($usage)"
-case ,$partitions, in *,,*) die "--partitions '$partitions' has an empty name" ;; esac
-case $partitions$constraints in *[[:space:]]*) die "a partition or constraint name has a blank" ;; esac
-[ -z "$constraints" ] || case ,$constraints, in *,,*) die "--constraint '$constraints' has an empty element" ;; esac
-case $array in
-"") ;;
-*[!0-9]* | 0*) die "--array '$array' is not a positive whole number" ;;
-esac
-case $rformat in "" | table | md | csv) ;; *) die "--report-format '$rformat' is not table, md or csv" ;; esac
-for a in "$@"; do
-    case $a in
-    -o | --output | --output=* | -o?*) die "RUN OPTIONS must not set the output ('$a'): each task writes DIR/KIND.json" ;;
+case ,$partitions, in *,,*) die "--partitions '$(shown "$partitions")' has an empty name" ;; esac
+[ -z "$constraints" ] || case ,$constraints, in *,,*) die "--constraint '$(shown "$constraints")' has an empty element" ;; esac
+# Slurm's names are printable ASCII; a blank would also split the job list.
+for v in "$partitions" "$constraints"; do
+    case $v in
+    *[[:space:]]* | *[![:print:]]*)
+        die "a partition or constraint name has a blank or control byte ('$(shown "$v")')" ;;
     esac
 done
-[ -x "$GEMMBENCH" ] || die "$GEMMBENCH is not built (run make first)"
+case $array in
+"") ;;
+*[!0-9]* | 0*) die "--array '$(shown "$array")' is not a positive whole number" ;;
+esac
+case $rformat in "" | table | md | csv) ;; *) die "--report-format '$(shown "$rformat")' is not table, md or csv" ;; esac
+for a in "$@"; do
+    case $a in
+    -o | --output | --output=* | -o?*) die "RUN OPTIONS must not set the output ('$(shown "$a")'): each task writes DIR/KIND.json" ;;
+    esac
+done
+[ -x "$GEMMBENCH" ] || die "$(shown "$GEMMBENCH") is not built (run make first)"
 # Every *.json under OUT is combined: an earlier sweep's would be too.
 [ ! -d "$out" ] || [ -z "$(find "$out" -name '*.json' -type f | head -n 1)" ] ||
-    die "--out '$out' already holds result files (*.json): give a new or empty directory"
+    die "--out '$(shown "$out")' already holds result files (*.json): give a new or empty directory"
 # Every argument is checked above, on any machine; sbatch is looked for only
 # now, before the first thing is written and submitted.
 command -v sbatch >/dev/null 2>&1 || die "sbatch not found: Slurm's client commands are not installed here"
-mkdir -p "$out/slurm" || die "cannot create '$out/slurm'"
+mkdir -p "$out/slurm" || die "cannot create '$(shown "$out")/slurm'"
 out=$(cd "$out" && pwd)
 case $GEMMBENCH in /*) ;; *) GEMMBENCH=$(cd "$(dirname "$GEMMBENCH")" && pwd)/$(basename "$GEMMBENCH") ;; esac
 
@@ -132,7 +153,7 @@ for p in $partitions; do
             id=${id%%;*}
             echo "$name $p ${c:--} $id" >>"$jobs"
         else
-            echo "gemmbench: slurm-sweep: $name not submitted: $(head -n 1 "$out/slurm/sbatch.err")" >&2
+            echo "gemmbench: slurm-sweep: $name not submitted: $(shown "$(head -n 1 "$out/slurm/sbatch.err")")" >&2
             echo "$name $p ${c:--} -" >>"$jobs"
             failed=$((failed + 1))
         fi

@@ -84,6 +84,31 @@ expect_grep sweep_out_with_old_results_says 'already holds result files' "$WORK/
 [ ! -e "$WORK/o" ] && echo "ok sweep_bad_input_creates_nothing" ||
     echo "FAIL sweep_bad_input_creates_nothing: $WORK/o exists"
 
+# User text in a message: escaped as gemmbench escapes it (\xNN), never a raw
+# ESC byte to the terminal; a name with a control byte is refused, named.
+ESC=$(printf '\033')
+# no_raw_escape NAME FILE: FILE holds no ESC byte, and shows it as \x1b.
+no_raw_escape() {
+    if LC_ALL=C grep -q "$ESC" "$2"; then
+        echo "FAIL $1: a raw ESC byte in $2"
+    elif ! grep -q 'x1b' "$2"; then
+        echo "FAIL $1: ESC not shown as \\x1b: $(head -c 300 "$2")"
+    else
+        echo "ok $1"
+    fi
+}
+expect_exit sweep_escape_partition 2 sh $SW --partitions "a,b${ESC}[31mX" --out "$WORK/o"
+expect_grep sweep_escape_partition_says 'control byte' "$WORK/err"
+no_raw_escape sweep_escape_partition_shown "$WORK/err"
+expect_exit sweep_escape_constraint 2 sh $SW --partitions a --constraint "c${ESC}]0;t" --out "$WORK/o"
+no_raw_escape sweep_escape_constraint_shown "$WORK/err"
+expect_exit sweep_escape_unknown_option 2 sh $SW --partitions a --out "$WORK/o" "--x${ESC}[2J"
+no_raw_escape sweep_escape_unknown_option_shown "$WORK/err"
+expect_exit sweep_escape_array 2 sh $SW --partitions a --out "$WORK/o" --array "1${ESC}"
+no_raw_escape sweep_escape_array_shown "$WORK/err"
+[ ! -e "$WORK/o" ] && echo "ok sweep_escape_creates_nothing" ||
+    echo "FAIL sweep_escape_creates_nothing: $WORK/o exists"
+
 # ---- slurm-sweep.sh: its arguments first, sbatch only to submit ------------------
 # With no sbatch on PATH (a machine without Slurm) the arguments are still
 # checked, --out's earlier results first of all.
