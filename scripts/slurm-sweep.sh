@@ -29,7 +29,8 @@
 # Task states come from `scontrol show job` (no accounting database needed),
 # or from the task's exit file once Slurm has forgotten the job (MinJobAge).
 # Bad input (exit 2, one line, nothing created or submitted): besides the
-# above, partition or constraint names with blanks or control bytes.  User
+# above, an --out that starts with '-' or names something not a directory,
+# partition or constraint names with blanks or control bytes.  User
 # text in a message is shown as gemmbench shows it (bytes outside printable
 # ASCII, and '\', as \xNN: no escape reaches the terminal).
 set -u
@@ -82,6 +83,14 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$partitions" ] || die "no partitions: --partitions P1,P2,... is required ($usage)"
 [ -n "$out" ] || die "no output directory: --out DIR is required ($usage)"
+# Before find and mkdir see it: '-x' would be read as their option, and a
+# file (or a path through one) would give their message, not one line.
+case $out in
+-*) die "--out '$(shown "$out")' starts with '-': give it as ./$(shown "$out")" ;;
+esac
+if [ -e "$out" ] || [ -L "$out" ]; then
+    [ -d "$out" ] || die "--out '$(shown "$out")' exists and is not a directory"
+fi
 case ,$partitions, in *,,*) die "--partitions '$(shown "$partitions")' has an empty name" ;; esac
 [ -z "$constraints" ] || case ,$constraints, in *,,*) die "--constraint '$(shown "$constraints")' has an empty element" ;; esac
 # Slurm's names are printable ASCII; a blank would also split the job list.
@@ -108,7 +117,9 @@ done
 # Every argument is checked above, on any machine; sbatch is looked for only
 # now, before the first thing is written and submitted.
 command -v sbatch >/dev/null 2>&1 || die "sbatch not found: Slurm's client commands are not installed here"
-mkdir -p "$out/slurm" || die "cannot create '$(shown "$out")/slurm'"
+# mkdir's own message (a parent that is a file, no permission) in die's line.
+why=$(LC_ALL=C mkdir -p "$out/slurm" 2>&1) ||
+    die "cannot create '$(shown "$out")/slurm': $(shown "${why##*: }")"
 out=$(cd "$out" && pwd)
 case $GEMMBENCH in /*) ;; *) GEMMBENCH=$(cd "$(dirname "$GEMMBENCH")" && pwd)/$(basename "$GEMMBENCH") ;; esac
 

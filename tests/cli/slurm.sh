@@ -146,6 +146,28 @@ if [ "$(grep -c -- '--exclusive' "$FAKE/calls" 2>/dev/null)" = 2 ] &&
 else
     echo "FAIL sweep_standin_one_job_per_partition: $(head -c 300 "$FAKE/calls" 2>/dev/null)"
 fi
+# --out naming a file, or starting with '-': refused in one line before
+# find or mkdir see it (with sbatch there, so the old order would reach
+# them); nothing is made, nothing submitted, the file is as it was.
+in_dir() { # DIR CMD...: CMD run in DIR
+    (d=$1 && shift && cd "$d" && "$@")
+}
+OUTSB=$WORK/out-sbatch
+standin "$OUTSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4243;cluster"'
+echo 'precious' >"$WORK/afile"
+expect_exit sweep_out_is_file 2 env PATH="$OUTSB:$PATH" sh $SW --partitions a --out "$WORK/afile" --no-wait
+expect_grep sweep_out_is_file_says 'not a directory' "$WORK/err"
+[ "$(cat "$WORK/afile")" = precious ] && echo "ok sweep_out_is_file_untouched" ||
+    echo "FAIL sweep_out_is_file_untouched: $(head -c 100 "$WORK/afile")"
+expect_exit sweep_out_under_file 2 env PATH="$OUTSB:$PATH" sh $SW --partitions a --out "$WORK/afile/sub" --no-wait
+mkdir -p "$WORK/cwd"
+expect_exit sweep_out_dash 2 in_dir "$WORK/cwd" env PATH="$OUTSB:$PATH" sh "$ROOT/$SW" --partitions a --out -x --no-wait
+expect_grep sweep_out_dash_says "'-x' starts with '-'" "$WORK/err"
+expect_exit sweep_out_dash_equals 2 in_dir "$WORK/cwd" env PATH="$OUTSB:$PATH" sh "$ROOT/$SW" --partitions a --out=-p --no-wait
+[ -z "$(ls -A "$WORK/cwd")" ] && echo "ok sweep_out_dash_creates_nothing" ||
+    echo "FAIL sweep_out_dash_creates_nothing: $(ls -A "$WORK/cwd" | head -c 200)"
+[ ! -e "$OUTSB/calls" ] && echo "ok sweep_out_bad_not_submitted" ||
+    echo "FAIL sweep_out_bad_not_submitted: sbatch was called: $(head -c 300 "$OUTSB/calls")"
 # sbatch refusing a job: named, exit 1.
 standin "$WORK/refusing" sbatch 'echo "sbatch: error: invalid partition specified: a" >&2; exit 1'
 expect_exit sweep_standin_refused 1 env PATH="$WORK/refusing:$PATH" sh $SW --partitions a --out "$WORK/ref" --no-wait
