@@ -16,7 +16,8 @@
 #                 each task's exit file)
 #   --constraint  node features (sbatch --constraint), one job per
 #                 partition and constraint
-#   --array N     N tasks per kind (a job array: N nodes of that kind)
+#   --array N     N tasks per kind (a job array: N nodes of that kind), at
+#                 most 1001 (Slurm's default MaxArraySize: indices 0-1000)
 #   --time T      each job's time limit (sbatch --time, e.g. 30 or 1:00:00)
 #   --no-wait     print KIND JOBID per job and exit; report later with
 #                 scripts/fleet-report.sh --by-dir DIR
@@ -103,6 +104,10 @@ done
 case $array in
 "") ;;
 *[!0-9]* | 0*) die "--array '$(shown "$array")' is not a positive whole number" ;;
+# Bounded before any arithmetic (the shell's integers overflow) and any loop
+# over the tasks: Slurm's default MaxArraySize, 1001, allows indices 0-1000.
+?????*) die "--array $array is more than 1001 tasks (Slurm's default MaxArraySize)" ;;
+*) [ "$array" -le 1001 ] || die "--array $array is more than 1001 tasks (Slurm's default MaxArraySize)" ;;
 esac
 case $rformat in "" | table | md | csv) ;; *) die "--report-format '$(shown "$rformat")' is not table, md or csv" ;; esac
 for a in "$@"; do

@@ -168,6 +168,20 @@ expect_exit sweep_out_dash_equals 2 in_dir "$WORK/cwd" env PATH="$OUTSB:$PATH" s
     echo "FAIL sweep_out_dash_creates_nothing: $(ls -A "$WORK/cwd" | head -c 200)"
 [ ! -e "$OUTSB/calls" ] && echo "ok sweep_out_bad_not_submitted" ||
     echo "FAIL sweep_out_bad_not_submitted: sbatch was called: $(head -c 300 "$OUTSB/calls")"
+# --array past Slurm's default MaxArraySize (1001), or past the shell's
+# integers: one line, before any loop or arithmetic, nothing submitted
+# (--no-wait: were it submitted, the check must not wait on a million tasks).
+ARRSB=$WORK/array-sbatch
+standin "$ARRSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4244;cluster"'
+expect_exit sweep_array_million 2 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array 1000000 --no-wait
+expect_grep sweep_array_million_says 'more than 1001' "$WORK/err"
+expect_exit sweep_array_overflow 2 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array 99999999999999999999999 --no-wait
+expect_grep sweep_array_overflow_says 'more than 1001' "$WORK/err"
+expect_exit sweep_array_1002 2 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array=1002 --no-wait
+[ ! -e "$ARRSB/calls" ] && [ ! -e "$WORK/arr" ] && echo "ok sweep_array_too_big_not_submitted" ||
+    echo "FAIL sweep_array_too_big_not_submitted: sbatch: $(head -c 200 "$ARRSB/calls" 2>/dev/null)"
+expect_exit sweep_array_1001 0 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array 1001 --no-wait
+expect_grep sweep_array_1001_indices '--array=0-1000 ' "$ARRSB/calls"
 # sbatch refusing a job: named, exit 1.
 standin "$WORK/refusing" sbatch 'echo "sbatch: error: invalid partition specified: a" >&2; exit 1'
 expect_exit sweep_standin_refused 1 env PATH="$WORK/refusing:$PATH" sh $SW --partitions a --out "$WORK/ref" --no-wait
