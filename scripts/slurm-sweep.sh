@@ -31,7 +31,10 @@
 # or from the task's exit file once Slurm has forgotten the job (MinJobAge).
 # Bad input (exit 2, one line, nothing created or submitted): besides the
 # above, an --out that starts with '-' or names something not a directory,
-# partition or constraint names with blanks or control bytes.  User
+# partition or constraint names with blanks or control bytes, and kinds
+# whose names make the same file name (partitions a/b and a_b, or a-b and a
+# with constraint b, are all ..._b.json or a-b.json: one result would be
+# lost, every task COMPLETED).  User
 # text in a message is shown as gemmbench shows it (bytes outside printable
 # ASCII, and '\', as \xNN: no escape reaches the terminal).
 set -u
@@ -109,6 +112,41 @@ case $array in
 ?????*) die "--array $array is more than 1001 tasks (Slurm's default MaxArraySize)" ;;
 *) [ "$array" -le 1001 ] || die "--array $array is more than 1001 tasks (Slurm's default MaxArraySize)" ;;
 esac
+# kind_name PARTITION CONSTRAINT: the kind's name, that of its files
+# (DIR/KIND.json, DIR/slurm/KIND*).
+kind_name() {
+    printf '%s' "$1${2:+-$2}" | tr -c 'A-Za-z0-9_.-' '_'
+}
+# kind_shown PARTITION CONSTRAINT: the kind as the user gave it.
+kind_shown() {
+    printf "partition '%s'" "$(shown "$1")"
+    [ -z "$2" ] || printf ", constraint '%s'" "$(shown "$2")"
+}
+# Distinct kinds, distinct files: two kinds of one name would write the same
+# DIR/KIND.json (and array tasks NAME-I: equal only when the names are).
+# $seen: a line "NAME^APARTITION^ACONSTRAINT" per kind (^A: no name has one).
+us=$(printf '\001')
+seen=
+set -f
+IFS=,
+for p in $partitions; do
+    for c in ${constraints:--}; do
+        [ "$c" != - ] || c=
+        name=$(kind_name "$p" "$c")
+        IFS=$us
+        while read -r kn kp kc; do
+            [ "$kn" = "$name" ] &&
+                die "$(kind_shown "$kp" "$kc") and $(kind_shown "$p" "$c") both make the result file $name.json: give kinds whose names differ in letters, digits, '_', '.' or '-'"
+        done <<EOF
+$seen
+EOF
+        seen="$seen$name$us$p$us$c
+"
+        IFS=,
+    done
+done
+unset IFS
+set +f
 case $rformat in "" | table | md | csv) ;; *) die "--report-format '$(shown "$rformat")' is not table, md or csv" ;; esac
 for a in "$@"; do
     case $a in
@@ -159,7 +197,7 @@ for p in $partitions; do
     for c in ${constraints:--}; do
         IFS=' '
         [ "$c" != - ] || c=
-        name=$(printf '%s' "$p${c:+-$c}" | tr -c 'A-Za-z0-9_.-' '_')
+        name=$(kind_name "$p" "$c")
         log=$out/slurm/$name-%j.log
         [ -z "$array" ] || log=$out/slurm/$name-%A_%a.log
         if id=$(sbatch --parsable --job-name="gemmbench-$name" --partition="$p" \

@@ -182,6 +182,18 @@ expect_exit sweep_array_1002 2 env PATH="$ARRSB:$PATH" sh $SW --partitions a --o
     echo "FAIL sweep_array_too_big_not_submitted: sbatch: $(head -c 200 "$ARRSB/calls" 2>/dev/null)"
 expect_exit sweep_array_1001 0 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array 1001 --no-wait
 expect_grep sweep_array_1001_indices '--array=0-1000 ' "$ARRSB/calls"
+# Kinds whose names make one file name (a/b and a_b; a-b with constraint c
+# and a with b-c; a twice): one line naming both, nothing submitted.
+KINDSB=$WORK/kind-sbatch
+standin "$KINDSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4245;cluster"'
+expect_exit sweep_kinds_same_file 2 env PATH="$KINDSB:$PATH" sh $SW --partitions x,a/b,a_b --out "$WORK/kinds" --no-wait
+expect_grep sweep_kinds_same_file_names_both "partition 'a/b' and partition 'a_b' both make the result file a_b.json" "$WORK/err"
+expect_exit sweep_kinds_constraint_same_file 2 env PATH="$KINDSB:$PATH" sh $SW --partitions a-b,a \
+    --constraint c,b-c --out "$WORK/kinds" --no-wait
+expect_grep sweep_kinds_constraint_same_file_names_both "partition 'a-b', constraint 'c' and partition 'a', constraint 'b-c'" "$WORK/err"
+expect_exit sweep_kinds_twice 2 env PATH="$KINDSB:$PATH" sh $SW --partitions a,b,a --out "$WORK/kinds" --no-wait --array 2
+[ ! -e "$KINDSB/calls" ] && [ ! -e "$WORK/kinds" ] && echo "ok sweep_kinds_same_file_not_submitted" ||
+    echo "FAIL sweep_kinds_same_file_not_submitted: sbatch: $(head -c 200 "$KINDSB/calls" 2>/dev/null)"
 # sbatch refusing a job: named, exit 1.
 standin "$WORK/refusing" sbatch 'echo "sbatch: error: invalid partition specified: a" >&2; exit 1'
 expect_exit sweep_standin_refused 1 env PATH="$WORK/refusing:$PATH" sh $SW --partitions a --out "$WORK/ref" --no-wait
