@@ -21,7 +21,10 @@
 #   --time T      each job's time limit (sbatch --time, e.g. 30 or 1:00:00)
 #   --no-wait     print KIND JOBID per job and exit; report later with
 #                 scripts/fleet-report.sh --by-dir DIR
-#   RUN OPTIONS   passed to every `gemmbench` run (not -o/--output)
+#   RUN OPTIONS   passed to every `gemmbench` run: options only (no
+#                 operands, no `--`), none that sets the output
+#                 (-o/--output in any spelling: each task writes
+#                 DIR/KIND.json)
 # Environment: GEMMBENCH (default: build/gemmbench of this checkout; it must
 # be on a path every node sees); SBATCH_* variables (account, QOS) as sbatch
 # reads them.
@@ -32,11 +35,26 @@
 # Bad input (exit 2, one line, nothing created or submitted): besides the
 # above, an --out that starts with '-' or names something not a directory,
 # partition or constraint names with blanks or control bytes, and kinds
-# whose names make the same file name (partitions a/b and a_b, or a-b and a
-# with constraint b, are all ..._b.json or a-b.json: one result would be
-# lost, every task COMPLETED).  User
-# text in a message is shown as gemmbench shows it (bytes outside printable
-# ASCII, and '\', as \xNN: no escape reaches the terminal).
+# whose names make one file name (partitions a/b and a_b are both a_b.json;
+# a-b with constraint c and a with b-c both a-b-c.json: one result would be
+# lost while every task reports COMPLETED).  User text in a message is shown
+# as gemmbench shows it (bytes outside printable ASCII, and '\', as \xNN:
+# no escape reaches the terminal).
+# ---
+# Why a task's output path cannot be overridden, twice over:
+# 1. RUN OPTIONS are read as gemmbench's getopt_long reads them, from a
+#    table of its run options made at run time from `gemmbench --help` (the
+#    help is written from the same settings table getopt_long is built from,
+#    so the two cannot drift): unique abbreviations (--outp F, --out=F) and
+#    grouped letters (-fo F, -qoF, -output) are found as what they are and
+#    refused; so are unknown and ambiguous options, a missing value,
+#    operands and `--` (gemmbench would refuse those on every node).  An
+#    option hidden from --help (ab's internals) counts as unknown.
+# 2. Each task puts its own `-o DIR/KIND.json` after the user's options:
+#    gemmbench takes the last -o, and after a complete set of options (1.)
+#    nothing can take it as a value or an operand.  Nothing else a run reads
+#    writes a file the user names (bench.conf has no output key; --config
+#    and --schedule read; the compile and calibration caches are gemmbench's).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -148,12 +166,108 @@ done
 unset IFS
 set +f
 case $rformat in "" | table | md | csv) ;; *) die "--report-format '$(shown "$rformat")' is not table, md or csv" ;; esac
-for a in "$@"; do
-    case $a in
-    -o | --output | --output=* | -o?*) die "RUN OPTIONS must not set the output ('$(shown "$a")'): each task writes DIR/KIND.json" ;;
-    esac
-done
 [ -x "$GEMMBENCH" ] || die "$(shown "$GEMMBENCH") is not built (run make first)"
+
+# gemmbench's run options, from its --help: a line "LETTER NAME ARG" each
+# (LETTER - when it has none, ARG 1 when it takes a value: "  -o, --output
+# FILE", "      --quiet").  src/settings/help.c writes those lines.
+runopts=$("$GEMMBENCH" --help 2>/dev/null </dev/null | awk '
+    /^  -[A-Za-z0-9], --[a-z0-9]/ { l = substr($0, 4, 1); rest = substr($0, 9) }
+    /^      --[a-z0-9]/ { l = "-"; rest = substr($0, 9) }
+    l != "" {
+        n = rest; sub(/ .*/, "", n)
+        print l, n, (substr(rest, length(n) + 1) ~ /^ [^ ]/) ? 1 : 0
+        l = ""
+    }')
+case $runopts in
+*"o output 1"*) ;;
+*) die "cannot read the run options from '$(shown "$GEMMBENCH") --help' (no -o, --output FILE there)" ;;
+esac
+# RUN OPTIONS as getopt_long reads them (permuting, a leading ':' in its
+# letters): each is refused when it is, or holds, -o/--output.
+run_die() {
+    die "RUN OPTIONS: $*"
+}
+# runopt_long ARG: "LETTER NAME ARG" of the long option ARG (--NAME[=V])
+# names: the one spelt exactly, else the only one it abbreviates.
+runopt_long() {
+    want=${1#--}
+    want=${want%%=*}
+    hit='' hits=0
+    while read -r l n t; do
+        if [ "$n" = "$want" ]; then
+            hit="$l $n $t" hits=1
+            break
+        fi
+        case $n in "$want"*) hit="$l $n $t" hits=$((hits + 1)) ;; esac
+    done <<EOF
+$runopts
+EOF
+    [ "$hits" -gt 0 ] || run_die "unknown option '$(shown "$1")' (gemmbench --help lists a run's options)"
+    [ "$hits" = 1 ] || run_die "option '$(shown "$1")' is ambiguous (gemmbench --help)"
+    echo "$hit"
+}
+# runopt_short C: "LETTER NAME ARG" of the letter C.
+runopt_short() {
+    case $1 in
+    [A-Za-z0-9])
+        while read -r l n t; do
+            [ "$l" != "$1" ] || { echo "$l $n $t"; return; }
+        done <<EOF
+$runopts
+EOF
+        ;;
+    esac
+    run_die "unknown option '-$(shown "$1")' (gemmbench --help lists a run's options)"
+}
+output_refused() { # ARG: the option ARG sets the output
+    run_die "'$(shown "$1")' sets the output (it is -o/--output): each task writes DIR/KIND.json"
+}
+check_run_options() {
+    while [ $# -gt 0 ]; do
+        a=$1
+        shift
+        case $a in
+        --) run_die "'--': gemmbench takes no operands" ;;
+        --*)
+            o=$(runopt_long "$a") || exit 2
+            set -f
+            # shellcheck disable=SC2086 # LETTER NAME ARG, three words
+            set -- $o "$@"
+            set +f
+            [ "$2" != output ] || output_refused "$a"
+            t=$3
+            shift 3
+            case $a in
+            *=*) [ "$t" = 1 ] || run_die "option '$(shown "${a%%=*}")' takes no value" ;;
+            *)
+                if [ "$t" = 1 ]; then
+                    [ $# -gt 0 ] || run_die "option '$(shown "$a")' needs a value"
+                    shift
+                fi ;;
+            esac ;;
+        -?*)
+            rest=${a#-}
+            while [ -n "$rest" ]; do
+                c=${rest%"${rest#?}"}
+                rest=${rest#?}
+                o=$(runopt_short "$c") || exit 2
+                case $o in "o "*) output_refused "$a" ;; esac
+                case $o in
+                *" 1")
+                    # The rest of the word is its value, else the next word.
+                    if [ -z "$rest" ]; then
+                        [ $# -gt 0 ] || run_die "option '$(shown "$a")' needs a value"
+                        shift
+                    fi
+                    rest= ;;
+                esac
+            done ;;
+        *) run_die "unexpected argument '$(shown "$a")': options only (gemmbench takes no operands)" ;;
+        esac
+    done
+}
+check_run_options "$@"
 # Every *.json under OUT is combined: an earlier sweep's would be too.
 [ ! -d "$out" ] || [ -z "$(find "$out" -name '*.json' -type f | head -n 1)" ] ||
     die "--out '$(shown "$out")' already holds result files (*.json): give a new or empty directory"
@@ -180,7 +294,8 @@ else
 fi
 echo "gemmbench sweep $tag: job ${SLURM_JOB_ID:-?} on ${SLURMD_NODENAME:-?}, partition ${SLURM_JOB_PARTITION:-?}, ${SLURM_CPUS_ON_NODE:-?} CPUs"
 rm -f "$out/slurm/$tag.exit"
-"$gemmbench" --quiet -f -o "$out/$tag.json" "$@"
+# The output last: gemmbench takes the last -o.
+"$gemmbench" --quiet -f "$@" -o "$out/$tag.json"
 rc=$?
 echo "$rc" >"$out/slurm/$tag.exit"
 exit "$rc"

@@ -74,7 +74,23 @@ expect_exit sweep_empty_partition 2 sh $SW --partitions a,,b --out "$WORK/o"
 expect_exit sweep_bad_array 2 sh $SW --partitions a --out "$WORK/o" --array 0
 expect_exit sweep_bad_report_format 2 sh $SW --partitions a --out "$WORK/o" --report-format xml
 expect_exit sweep_output_refused 2 sh $SW --partitions a --out "$WORK/o" -- --quick -o x.json
-expect_grep sweep_output_refused_says 'must not set the output' "$WORK/err"
+expect_grep sweep_output_refused_says 'sets the output' "$WORK/err"
+# RUN OPTIONS read as gemmbench's getopt_long reads them (its table from
+# `gemmbench --help`): every spelling of -o/--output is refused, abbreviated
+# (--o, --outp, --out=F) or grouped after letters that take no value (-fo F,
+# -qoF, -output: each writes a file, checked by hand on gemmbench itself).
+# A stand-in sbatch: were a spelling let through, it would be submitted.
+OUTOPT=$WORK/outopt-sbatch
+standin "$OUTOPT" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4247;cluster"'
+for spelling in '--outp x.json' '--out=x.json' '--o x.json' '-fo x.json' '-qox.json' '-output' \
+    '--quick -fqo x.json' '--format=csv --ou=x.json'; do
+    n=sweep_output_refused_$(printf '%s' "$spelling" | tr -cs 'a-z0-9' _)
+    # shellcheck disable=SC2086 # the spelling's words
+    expect_exit "$n" 2 env PATH="$OUTOPT:$PATH" sh $SW --partitions a --out "$WORK/o" --no-wait -- $spelling
+    expect_grep "${n}_says" "sets the output" "$WORK/err"
+done
+[ ! -e "$OUTOPT/calls" ] && echo "ok sweep_output_spellings_not_submitted" ||
+    echo "FAIL sweep_output_spellings_not_submitted: sbatch: $(head -c 200 "$OUTOPT/calls")"
 expect_exit sweep_option_equals_form 2 sh $SW --partitions=a --out="$WORK/o" --array=x
 expect_grep sweep_option_equals_form_value "'x' is not a positive" "$WORK/err"
 mkdir -p "$WORK/old/sub"
@@ -92,7 +108,7 @@ no_raw_escape() {
     if LC_ALL=C grep -q "$ESC" "$2"; then
         echo "FAIL $1: a raw ESC byte in $2"
     elif ! grep -q 'x1b' "$2"; then
-        echo "FAIL $1: ESC not shown as \\x1b: $(head -c 300 "$2")"
+        printf 'FAIL %s: ESC not shown as \\x1b: %s\n' "$1" "$(head -c 300 "$2")"
     else
         echo "ok $1"
     fi
@@ -121,7 +137,7 @@ else
     expect_exit sweep_no_sbatch_bad_array 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/o" --array x
     expect_grep sweep_no_sbatch_bad_array_says "'x' is not a positive" "$WORK/err"
     expect_exit sweep_no_sbatch_output_refused 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/o" -- -o x.json
-    expect_grep sweep_no_sbatch_output_refused_says 'must not set the output' "$WORK/err"
+    expect_grep sweep_no_sbatch_output_refused_says 'sets the output' "$WORK/err"
     # Good arguments: then sbatch is missed, in one line, and nothing is made.
     expect_exit sweep_no_sbatch 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/fresh"
     expect_grep sweep_no_sbatch_says 'sbatch not found' "$WORK/err"
@@ -194,6 +210,41 @@ expect_grep sweep_kinds_constraint_same_file_names_both "partition 'a-b', constr
 expect_exit sweep_kinds_twice 2 env PATH="$KINDSB:$PATH" sh $SW --partitions a,b,a --out "$WORK/kinds" --no-wait --array 2
 [ ! -e "$KINDSB/calls" ] && [ ! -e "$WORK/kinds" ] && echo "ok sweep_kinds_same_file_not_submitted" ||
     echo "FAIL sweep_kinds_same_file_not_submitted: sbatch: $(head -c 200 "$KINDSB/calls" 2>/dev/null)"
+# What getopt_long would refuse on every node is refused here, in one line:
+# ambiguous and unknown options, a missing value, operands, `--`.
+RUNSB=$WORK/runopt-sbatch
+standin "$RUNSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4246;cluster"'
+expect_exit sweep_runopt_ambiguous 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --fo json
+expect_grep sweep_runopt_ambiguous_says "'--fo' is ambiguous" "$WORK/err"
+expect_exit sweep_runopt_operand 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --quick -- -o x.json
+expect_exit sweep_runopt_needs_value 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --quick --config
+expect_grep sweep_runopt_needs_value_says "'--config' needs a value" "$WORK/err"
+[ ! -e "$RUNSB/calls" ] && echo "ok sweep_runopt_bad_not_submitted" ||
+    echo "FAIL sweep_runopt_bad_not_submitted: sbatch: $(head -c 200 "$RUNSB/calls")"
+# A value is a value: -c's file named -o.conf is no output option.
+expect_exit sweep_runopt_value_not_option 0 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait \
+    -- --quick -c -o.conf
+# The table is the binary's: a gemmbench whose --help lists no -o, --output
+# cannot be read, and is refused rather than guessed at.
+standin "$WORK/oddgb" gemmbench 'echo "usage: gemmbench [options]"; echo "  -q, --quick            fast"'
+expect_exit sweep_runopt_unreadable_help 2 env PATH="$RUNSB:$PATH" GEMMBENCH="$WORK/oddgb/gemmbench" \
+    sh $SW --partitions a --out "$WORK/ro2" --no-wait -- --quick
+expect_grep sweep_runopt_unreadable_help_says 'cannot read the run options' "$WORK/err"
+# The task's own -o comes last (gemmbench takes the last one): the job
+# script run by hand with an -o among its options writes DIR/KIND.json and
+# nothing else.
+if [ -f "$WORK/ro/slurm/job.sh" ]; then
+    mkdir -p "$WORK/jobrun"
+    env -u SLURM_ARRAY_TASK_ID sh "$WORK/ro/slurm/job.sh" k "$WORK/jobrun" "$G" $RUN --threads 1 \
+        -o "$WORK/victim.json" >"$WORK/job.out" 2>&1
+    if [ ! -e "$WORK/victim.json" ] && [ -f "$WORK/jobrun/k.json" ]; then
+        echo "ok sweep_job_output_last"
+    else
+        echo "FAIL sweep_job_output_last: victim.json $([ -e "$WORK/victim.json" ] && echo written || echo absent), k.json $([ -f "$WORK/jobrun/k.json" ] && echo written || echo absent): $(head -c 200 "$WORK/job.out")"
+    fi
+else
+    echo "FAIL sweep_job_output_last: no job script in $WORK/ro/slurm"
+fi
 # sbatch refusing a job: named, exit 1.
 standin "$WORK/refusing" sbatch 'echo "sbatch: error: invalid partition specified: a" >&2; exit 1'
 expect_exit sweep_standin_refused 1 env PATH="$WORK/refusing:$PATH" sh $SW --partitions a --out "$WORK/ref" --no-wait
