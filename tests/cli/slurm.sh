@@ -78,11 +78,11 @@ expect_grep sweep_output_refused_says 'sets the output' "$WORK/err"
 # RUN OPTIONS read as gemmbench's getopt_long reads them (its table from
 # `gemmbench --help`): every spelling of -o/--output is refused, abbreviated
 # (--o, --outp, --out=F) or grouped after letters that take no value (-fo F,
-# -qoF, -output: each writes a file, checked by hand on gemmbench itself).
+# -qoF, -qoutput: each writes a file, checked by hand on gemmbench itself).
 # A stand-in sbatch: were a spelling let through, it would be submitted.
 OUTOPT=$WORK/outopt-sbatch
 standin "$OUTOPT" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4247;cluster"'
-for spelling in '--outp x.json' '--out=x.json' '--o x.json' '-fo x.json' '-qox.json' '-output' \
+for spelling in '--outp x.json' '--out=x.json' '--o x.json' '-fo x.json' '-qox.json' '-qoutput' \
     '--quick -fqo x.json' '--format=csv --ou=x.json'; do
     n=sweep_output_refused_$(printf '%s' "$spelling" | tr -cs 'a-z0-9' _)
     # shellcheck disable=SC2086 # the spelling's words
@@ -97,33 +97,33 @@ mkdir -p "$WORK/old/sub"
 echo '{}' >"$WORK/old/sub/earlier.json"
 expect_exit sweep_out_with_old_results 2 sh $SW --partitions a --out "$WORK/old"
 expect_grep sweep_out_with_old_results_says 'already holds result files' "$WORK/err"
-[ ! -e "$WORK/o" ] && echo "ok sweep_bad_input_creates_nothing" ||
-    echo "FAIL sweep_bad_input_creates_nothing: $WORK/o exists"
-
 # User text in a message: escaped as gemmbench escapes it (\xNN), never a raw
 # ESC byte to the terminal; a name with a control byte is refused, named.
 ESC=$(printf '\033')
-# no_raw_escape NAME FILE: FILE holds no ESC byte, and shows it as \x1b.
-no_raw_escape() {
-    if LC_ALL=C grep -q "$ESC" "$2"; then
-        echo "FAIL $1: a raw ESC byte in $2"
-    elif ! grep -q 'x1b' "$2"; then
-        printf 'FAIL %s: ESC not shown as \\x1b: %s\n' "$1" "$(head -c 300 "$2")"
+# refused_escaped NAME CMD...: CMD exits 2 with one 'gemmbench' line on
+# stderr that holds no raw ESC byte and shows it as \x1b.
+refused_escaped() {
+    name=$1
+    shift
+    "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
+    got=$?
+    if [ "$got" -ne 2 ] || [ "$(wc -l <"$WORK/err")" -ne 1 ] || ! grep -q '^gemmbench' "$WORK/err"; then
+        echo "FAIL $name: exit $got, expected 2 and one line: $(head -c 300 "$WORK/err" | tr -d '\033')"
+    elif LC_ALL=C grep -q "$ESC" "$WORK/err"; then
+        echo "FAIL $name: a raw ESC byte on stderr"
+    elif ! grep -q 'x1b' "$WORK/err"; then
+        echo "FAIL $name: ESC not shown as \\x1b: $(head -c 300 "$WORK/err")"
     else
-        echo "ok $1"
+        echo "ok $name"
     fi
 }
-expect_exit sweep_escape_partition 2 sh $SW --partitions "a,b${ESC}[31mX" --out "$WORK/o"
+refused_escaped sweep_escape_partition sh $SW --partitions "a,b${ESC}[31mX" --out "$WORK/o"
 expect_grep sweep_escape_partition_says 'control byte' "$WORK/err"
-no_raw_escape sweep_escape_partition_shown "$WORK/err"
-expect_exit sweep_escape_constraint 2 sh $SW --partitions a --constraint "c${ESC}]0;t" --out "$WORK/o"
-no_raw_escape sweep_escape_constraint_shown "$WORK/err"
-expect_exit sweep_escape_unknown_option 2 sh $SW --partitions a --out "$WORK/o" "--x${ESC}[2J"
-no_raw_escape sweep_escape_unknown_option_shown "$WORK/err"
-expect_exit sweep_escape_array 2 sh $SW --partitions a --out "$WORK/o" --array "1${ESC}"
-no_raw_escape sweep_escape_array_shown "$WORK/err"
-[ ! -e "$WORK/o" ] && echo "ok sweep_escape_creates_nothing" ||
-    echo "FAIL sweep_escape_creates_nothing: $WORK/o exists"
+refused_escaped sweep_escape_constraint sh $SW --partitions a --constraint "c${ESC}]0;t" --out "$WORK/o"
+refused_escaped sweep_escape_unknown_option sh $SW --partitions a --out "$WORK/o" "--x${ESC}[2J"
+refused_escaped sweep_escape_array sh $SW --partitions a --out "$WORK/o" --array "1${ESC}"
+[ ! -e "$WORK/o" ] && echo "ok sweep_bad_input_creates_nothing" ||
+    echo "FAIL sweep_bad_input_creates_nothing: $WORK/o exists"
 
 # ---- slurm-sweep.sh: its arguments first, sbatch only to submit ------------------
 # With no sbatch on PATH (a machine without Slurm) the arguments are still
@@ -165,25 +165,31 @@ fi
 # --out naming a file, or starting with '-': refused in one line before
 # find or mkdir see it (with sbatch there, so the old order would reach
 # them); nothing is made, nothing submitted, the file is as it was.
-in_dir() { # DIR CMD...: CMD run in DIR
-    (d=$1 && shift && cd "$d" && "$@")
-}
 OUTSB=$WORK/out-sbatch
 standin "$OUTSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4243;cluster"'
 echo 'precious' >"$WORK/afile"
-expect_exit sweep_out_is_file 2 env PATH="$OUTSB:$PATH" sh $SW --partitions a --out "$WORK/afile" --no-wait
-expect_grep sweep_out_is_file_says 'not a directory' "$WORK/err"
-[ "$(cat "$WORK/afile")" = precious ] && echo "ok sweep_out_is_file_untouched" ||
-    echo "FAIL sweep_out_is_file_untouched: $(head -c 100 "$WORK/afile")"
-expect_exit sweep_out_under_file 2 env PATH="$OUTSB:$PATH" sh $SW --partitions a --out "$WORK/afile/sub" --no-wait
 mkdir -p "$WORK/cwd"
-expect_exit sweep_out_dash 2 in_dir "$WORK/cwd" env PATH="$OUTSB:$PATH" sh "$ROOT/$SW" --partitions a --out -x --no-wait
-expect_grep sweep_out_dash_says "'-x' starts with '-'" "$WORK/err"
-expect_exit sweep_out_dash_equals 2 in_dir "$WORK/cwd" env PATH="$OUTSB:$PATH" sh "$ROOT/$SW" --partitions a --out=-p --no-wait
-[ -z "$(ls -A "$WORK/cwd")" ] && echo "ok sweep_out_dash_creates_nothing" ||
-    echo "FAIL sweep_out_dash_creates_nothing: $(ls -A "$WORK/cwd" | head -c 200)"
-[ ! -e "$OUTSB/calls" ] && echo "ok sweep_out_bad_not_submitted" ||
-    echo "FAIL sweep_out_bad_not_submitted: sbatch was called: $(head -c 300 "$OUTSB/calls")"
+# out_refused NAME PATTERN ARG...: the sweep with ARGs, run in an empty
+# directory, exits 2 with one line matching PATTERN, makes nothing there,
+# calls no sbatch and leaves $WORK/afile as it was.
+out_refused() {
+    name=$1 pattern=$2
+    shift 2
+    (cd "$WORK/cwd" && env PATH="$OUTSB:$PATH" sh "$ROOT/$SW" --partitions a --no-wait "$@") \
+        >"$WORK/out" 2>"$WORK/err" </dev/null
+    got=$?
+    if [ "$got" -ne 2 ] || [ "$(wc -l <"$WORK/err")" -ne 1 ] || ! grep -q -- "$pattern" "$WORK/err"; then
+        echo "FAIL $name: exit $got, expected 2 and one line with '$pattern': $(head -c 300 "$WORK/err")"
+    elif [ -n "$(ls -A "$WORK/cwd")" ] || [ -e "$OUTSB/calls" ] || [ "$(cat "$WORK/afile")" != precious ]; then
+        echo "FAIL $name: something made, submitted or changed: $(ls -A "$WORK/cwd" "$OUTSB" | head -c 200)"
+    else
+        echo "ok $name"
+    fi
+}
+out_refused sweep_out_is_file 'not a directory' --out "$WORK/afile"
+out_refused sweep_out_under_file "cannot create '$WORK/afile/sub/slurm': Not a directory" --out "$WORK/afile/sub"
+out_refused sweep_out_dash "'-x' starts with '-'" --out -x
+out_refused sweep_out_dash_equals "'-p' starts with '-'" --out=-p
 # --array past Slurm's default MaxArraySize (1001), or past the shell's
 # integers: one line, before any loop or arithmetic, nothing submitted
 # (--no-wait: were it submitted, the check must not wait on a million tasks).
@@ -196,6 +202,7 @@ expect_grep sweep_array_overflow_says 'more than 1001' "$WORK/err"
 expect_exit sweep_array_1002 2 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array=1002 --no-wait
 [ ! -e "$ARRSB/calls" ] && [ ! -e "$WORK/arr" ] && echo "ok sweep_array_too_big_not_submitted" ||
     echo "FAIL sweep_array_too_big_not_submitted: sbatch: $(head -c 200 "$ARRSB/calls" 2>/dev/null)"
+# (A control: the bound is not one too tight.)
 expect_exit sweep_array_1001 0 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array 1001 --no-wait
 expect_grep sweep_array_1001_indices '--array=0-1000 ' "$ARRSB/calls"
 # Kinds whose names make one file name (a/b and a_b; a-b with constraint c
@@ -216,7 +223,8 @@ RUNSB=$WORK/runopt-sbatch
 standin "$RUNSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4246;cluster"'
 expect_exit sweep_runopt_ambiguous 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --fo json
 expect_grep sweep_runopt_ambiguous_says "'--fo' is ambiguous" "$WORK/err"
-expect_exit sweep_runopt_operand 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --quick -- -o x.json
+expect_exit sweep_runopt_operand 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --quick -- x.json
+expect_grep sweep_runopt_operand_says "'--': gemmbench takes no operands" "$WORK/err"
 expect_exit sweep_runopt_needs_value 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --quick --config
 expect_grep sweep_runopt_needs_value_says "'--config' needs a value" "$WORK/err"
 [ ! -e "$RUNSB/calls" ] && echo "ok sweep_runopt_bad_not_submitted" ||
