@@ -74,13 +74,54 @@ expect_exit sweep_empty_partition 2 sh $SW --partitions a,,b --out "$WORK/o"
 expect_exit sweep_bad_array 2 sh $SW --partitions a --out "$WORK/o" --array 0
 expect_exit sweep_bad_report_format 2 sh $SW --partitions a --out "$WORK/o" --report-format xml
 expect_exit sweep_output_refused 2 sh $SW --partitions a --out "$WORK/o" -- --quick -o x.json
-expect_grep sweep_output_refused_says 'must not set the output' "$WORK/err"
+expect_grep sweep_output_refused_says 'sets the output' "$WORK/err"
+# RUN OPTIONS read as gemmbench's getopt_long reads them (its table from
+# `gemmbench --help`): every spelling of -o/--output is refused, abbreviated
+# (--o, --outp, --out=F) or grouped after letters that take no value (-fo F,
+# -qoF, -qoutput: each writes a file, checked by hand on gemmbench itself).
+# A stand-in sbatch: were a spelling let through, it would be submitted.
+OUTOPT=$WORK/outopt-sbatch
+standin "$OUTOPT" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4247;cluster"'
+for spelling in '--outp x.json' '--out=x.json' '--o x.json' '-fo x.json' '-qox.json' '-qoutput' \
+    '--quick -fqo x.json' '--format=csv --ou=x.json'; do
+    n=sweep_output_refused_$(printf '%s' "$spelling" | tr -cs 'a-z0-9' _)
+    # shellcheck disable=SC2086 # the spelling's words
+    expect_exit "$n" 2 env PATH="$OUTOPT:$PATH" sh $SW --partitions a --out "$WORK/o" --no-wait -- $spelling
+    expect_grep "${n}_says" "sets the output" "$WORK/err"
+done
+[ ! -e "$OUTOPT/calls" ] && echo "ok sweep_output_spellings_not_submitted" ||
+    echo "FAIL sweep_output_spellings_not_submitted: sbatch: $(head -c 200 "$OUTOPT/calls")"
 expect_exit sweep_option_equals_form 2 sh $SW --partitions=a --out="$WORK/o" --array=x
 expect_grep sweep_option_equals_form_value "'x' is not a positive" "$WORK/err"
 mkdir -p "$WORK/old/sub"
 echo '{}' >"$WORK/old/sub/earlier.json"
 expect_exit sweep_out_with_old_results 2 sh $SW --partitions a --out "$WORK/old"
 expect_grep sweep_out_with_old_results_says 'already holds result files' "$WORK/err"
+# User text in a message: escaped as gemmbench escapes it (\xNN), never a raw
+# ESC byte to the terminal; a name with a control byte is refused, named.
+ESC=$(printf '\033')
+# refused_escaped NAME CMD...: CMD exits 2 with one 'gemmbench' line on
+# stderr that holds no raw ESC byte and shows it as \x1b.
+refused_escaped() {
+    name=$1
+    shift
+    "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
+    got=$?
+    if [ "$got" -ne 2 ] || [ "$(wc -l <"$WORK/err")" -ne 1 ] || ! grep -q '^gemmbench' "$WORK/err"; then
+        echo "FAIL $name: exit $got, expected 2 and one line: $(head -c 300 "$WORK/err" | tr -d '\033')"
+    elif LC_ALL=C grep -q "$ESC" "$WORK/err"; then
+        echo "FAIL $name: a raw ESC byte on stderr"
+    elif ! grep -q 'x1b' "$WORK/err"; then
+        echo "FAIL $name: ESC not shown as \\x1b: $(head -c 300 "$WORK/err")"
+    else
+        echo "ok $name"
+    fi
+}
+refused_escaped sweep_escape_partition sh $SW --partitions "a,b${ESC}[31mX" --out "$WORK/o"
+expect_grep sweep_escape_partition_says 'control byte' "$WORK/err"
+refused_escaped sweep_escape_constraint sh $SW --partitions a --constraint "c${ESC}]0;t" --out "$WORK/o"
+refused_escaped sweep_escape_unknown_option sh $SW --partitions a --out "$WORK/o" "--x${ESC}[2J"
+refused_escaped sweep_escape_array sh $SW --partitions a --out "$WORK/o" --array "1${ESC}"
 [ ! -e "$WORK/o" ] && echo "ok sweep_bad_input_creates_nothing" ||
     echo "FAIL sweep_bad_input_creates_nothing: $WORK/o exists"
 
@@ -96,7 +137,7 @@ else
     expect_exit sweep_no_sbatch_bad_array 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/o" --array x
     expect_grep sweep_no_sbatch_bad_array_says "'x' is not a positive" "$WORK/err"
     expect_exit sweep_no_sbatch_output_refused 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/o" -- -o x.json
-    expect_grep sweep_no_sbatch_output_refused_says 'must not set the output' "$WORK/err"
+    expect_grep sweep_no_sbatch_output_refused_says 'sets the output' "$WORK/err"
     # Good arguments: then sbatch is missed, in one line, and nothing is made.
     expect_exit sweep_no_sbatch 2 env PATH="$NOSB" sh $SW --partitions a --out "$WORK/fresh"
     expect_grep sweep_no_sbatch_says 'sbatch not found' "$WORK/err"
@@ -120,6 +161,97 @@ if [ "$(grep -c -- '--exclusive' "$FAKE/calls" 2>/dev/null)" = 2 ] &&
     echo "ok sweep_standin_one_job_per_partition"
 else
     echo "FAIL sweep_standin_one_job_per_partition: $(head -c 300 "$FAKE/calls" 2>/dev/null)"
+fi
+# --out naming a file, or starting with '-': refused in one line before
+# find or mkdir see it (with sbatch there, so the old order would reach
+# them); nothing is made, nothing submitted, the file is as it was.
+OUTSB=$WORK/out-sbatch
+standin "$OUTSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4243;cluster"'
+echo 'precious' >"$WORK/afile"
+mkdir -p "$WORK/cwd"
+# out_refused NAME PATTERN ARG...: the sweep with ARGs, run in an empty
+# directory, exits 2 with one line matching PATTERN, makes nothing there,
+# calls no sbatch and leaves $WORK/afile as it was.
+out_refused() {
+    name=$1 pattern=$2
+    shift 2
+    (cd "$WORK/cwd" && env PATH="$OUTSB:$PATH" sh "$ROOT/$SW" --partitions a --no-wait "$@") \
+        >"$WORK/out" 2>"$WORK/err" </dev/null
+    got=$?
+    if [ "$got" -ne 2 ] || [ "$(wc -l <"$WORK/err")" -ne 1 ] || ! grep -q -- "$pattern" "$WORK/err"; then
+        echo "FAIL $name: exit $got, expected 2 and one line with '$pattern': $(head -c 300 "$WORK/err")"
+    elif [ -n "$(ls -A "$WORK/cwd")" ] || [ -e "$OUTSB/calls" ] || [ "$(cat "$WORK/afile")" != precious ]; then
+        echo "FAIL $name: something made, submitted or changed: $(ls -A "$WORK/cwd" "$OUTSB" | head -c 200)"
+    else
+        echo "ok $name"
+    fi
+}
+out_refused sweep_out_is_file 'not a directory' --out "$WORK/afile"
+out_refused sweep_out_under_file "cannot create '$WORK/afile/sub/slurm': Not a directory" --out "$WORK/afile/sub"
+out_refused sweep_out_dash "'-x' starts with '-'" --out -x
+out_refused sweep_out_dash_equals "'-p' starts with '-'" --out=-p
+# --array past Slurm's default MaxArraySize (1001), or past the shell's
+# integers: one line, before any loop or arithmetic, nothing submitted
+# (--no-wait: were it submitted, the check must not wait on a million tasks).
+ARRSB=$WORK/array-sbatch
+standin "$ARRSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4244;cluster"'
+expect_exit sweep_array_million 2 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array 1000000 --no-wait
+expect_grep sweep_array_million_says 'more than 1001' "$WORK/err"
+expect_exit sweep_array_overflow 2 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array 99999999999999999999999 --no-wait
+expect_grep sweep_array_overflow_says 'more than 1001' "$WORK/err"
+expect_exit sweep_array_1002 2 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array=1002 --no-wait
+[ ! -e "$ARRSB/calls" ] && [ ! -e "$WORK/arr" ] && echo "ok sweep_array_too_big_not_submitted" ||
+    echo "FAIL sweep_array_too_big_not_submitted: sbatch: $(head -c 200 "$ARRSB/calls" 2>/dev/null)"
+# (A control: the bound is not one too tight.)
+expect_exit sweep_array_1001 0 env PATH="$ARRSB:$PATH" sh $SW --partitions a --out "$WORK/arr" --array 1001 --no-wait
+expect_grep sweep_array_1001_indices '--array=0-1000 ' "$ARRSB/calls"
+# Kinds whose names make one file name (a/b and a_b; a-b with constraint c
+# and a with b-c; a twice): one line naming both, nothing submitted.
+KINDSB=$WORK/kind-sbatch
+standin "$KINDSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4245;cluster"'
+expect_exit sweep_kinds_same_file 2 env PATH="$KINDSB:$PATH" sh $SW --partitions x,a/b,a_b --out "$WORK/kinds" --no-wait
+expect_grep sweep_kinds_same_file_names_both "partition 'a/b' and partition 'a_b' both make the result file a_b.json" "$WORK/err"
+expect_exit sweep_kinds_constraint_same_file 2 env PATH="$KINDSB:$PATH" sh $SW --partitions a-b,a \
+    --constraint c,b-c --out "$WORK/kinds" --no-wait
+expect_grep sweep_kinds_constraint_same_file_names_both "partition 'a-b', constraint 'c' and partition 'a', constraint 'b-c'" "$WORK/err"
+expect_exit sweep_kinds_twice 2 env PATH="$KINDSB:$PATH" sh $SW --partitions a,b,a --out "$WORK/kinds" --no-wait --array 2
+[ ! -e "$KINDSB/calls" ] && [ ! -e "$WORK/kinds" ] && echo "ok sweep_kinds_same_file_not_submitted" ||
+    echo "FAIL sweep_kinds_same_file_not_submitted: sbatch: $(head -c 200 "$KINDSB/calls" 2>/dev/null)"
+# What getopt_long would refuse on every node is refused here, in one line:
+# ambiguous and unknown options, a missing value, operands, `--`.
+RUNSB=$WORK/runopt-sbatch
+standin "$RUNSB" sbatch 'echo "$*" >>"$(dirname "$0")/calls"; echo "4246;cluster"'
+expect_exit sweep_runopt_ambiguous 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --fo json
+expect_grep sweep_runopt_ambiguous_says "'--fo' is ambiguous" "$WORK/err"
+expect_exit sweep_runopt_operand 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --quick -- x.json
+expect_grep sweep_runopt_operand_says "'--': gemmbench takes no operands" "$WORK/err"
+expect_exit sweep_runopt_needs_value 2 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait -- --quick --config
+expect_grep sweep_runopt_needs_value_says "'--config' needs a value" "$WORK/err"
+[ ! -e "$RUNSB/calls" ] && echo "ok sweep_runopt_bad_not_submitted" ||
+    echo "FAIL sweep_runopt_bad_not_submitted: sbatch: $(head -c 200 "$RUNSB/calls")"
+# A value is a value: -c's file named -o.conf is no output option.
+expect_exit sweep_runopt_value_not_option 0 env PATH="$RUNSB:$PATH" sh $SW --partitions a --out "$WORK/ro" --no-wait \
+    -- --quick -c -o.conf
+# The table is the binary's: a gemmbench whose --help lists no -o, --output
+# cannot be read, and is refused rather than guessed at.
+standin "$WORK/oddgb" gemmbench 'echo "usage: gemmbench [options]"; echo "  -q, --quick            fast"'
+expect_exit sweep_runopt_unreadable_help 2 env PATH="$RUNSB:$PATH" GEMMBENCH="$WORK/oddgb/gemmbench" \
+    sh $SW --partitions a --out "$WORK/ro2" --no-wait -- --quick
+expect_grep sweep_runopt_unreadable_help_says 'cannot read the run options' "$WORK/err"
+# The task's own -o comes last (gemmbench takes the last one): the job
+# script run by hand with an -o among its options writes DIR/KIND.json and
+# nothing else.
+if [ -f "$WORK/ro/slurm/job.sh" ]; then
+    mkdir -p "$WORK/jobrun"
+    env -u SLURM_ARRAY_TASK_ID sh "$WORK/ro/slurm/job.sh" k "$WORK/jobrun" "$G" $RUN --threads 1 \
+        -o "$WORK/victim.json" >"$WORK/job.out" 2>&1
+    if [ ! -e "$WORK/victim.json" ] && [ -f "$WORK/jobrun/k.json" ]; then
+        echo "ok sweep_job_output_last"
+    else
+        echo "FAIL sweep_job_output_last: victim.json $([ -e "$WORK/victim.json" ] && echo written || echo absent), k.json $([ -f "$WORK/jobrun/k.json" ] && echo written || echo absent): $(head -c 200 "$WORK/job.out")"
+    fi
+else
+    echo "FAIL sweep_job_output_last: no job script in $WORK/ro/slurm"
 fi
 # sbatch refusing a job: named, exit 1.
 standin "$WORK/refusing" sbatch 'echo "sbatch: error: invalid partition specified: a" >&2; exit 1'
