@@ -60,12 +60,14 @@ int gb_sched_cache_dir(char *out, size_t len, char *err, size_t errlen);
 /* Compiles source (C text) into a shared object and loads symbol from it
  * (NULL: loads only).  The cache first (KEY.so in the cache directory; key:
  * sha256 of the source, the compiler's identity, the flags and this host's
- * CPU); else the compiler runs in a private directory made in the cache
- * directory (mkdtemp, 0700) and the object is renamed into the cache
- * atomically, so processes may share it.  An object is loaded
- * (dlopen RTLD_NOW | RTLD_LOCAL) only when it is a regular file (not a
- * symlink) owned by the effective user, not writable by group or others,
- * and an ELF object for this process's machine.  0 with *out filled, or -1
+ * CPU), loaded (dlopen RTLD_NOW | RTLD_LOCAL) only when it is a regular
+ * file (not a symlink) owned by the effective user, not writable by group
+ * or others, an ELF object for this process's machine, and its SHA-256 is
+ * the one in its record KEY.sha256; else the compiler runs in a private
+ * directory made in the cache directory (mkdtemp, 0700), the object is
+ * loaded and its symbol found there, and then its record and the object are
+ * renamed into the cache atomically, so processes may share it (cache.c
+ * says the trust model).  0 with *out filled, or -1
  * with one line in err: *out then holds no handle, and its compiler, flags
  * and key as far as the build got before failing. */
 int gb_sched_build(const char *source, const char *symbol, gb_sched_so *out, char *err, size_t errlen);
