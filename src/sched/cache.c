@@ -447,7 +447,7 @@ static void remove_private_dir(const char *path)
  * Two processes building one key at once each load their own object; the
  * last renames win, and a record and object of different builds (a
  * compiler whose output varies) only mean one more compile later.  0 with
- * out->handle and out->fn, or the compiler's failure with err. */
+ * out->handle and out->fn, or -1 or GB_SCHED_INTERRUPTED with err. */
 static int compile_into_cache(const char *source, const char *symbol, const char *cc,
                               const char *cache_dir, const char *record_path, gb_sched_so *out,
                               char *err, size_t errlen)

@@ -1,6 +1,6 @@
 /* test_sched_build.c - SHA-256 against the FIPS 180-4 examples, and the
  * schedule compiler: build, cache, key, the records that objects are loaded
- * against, and each refusal.  Every test has its own
+ * against, each refusal, and an interrupt's stop.  Every test has its own
  * XDG_CACHE_HOME under /tmp, removed at its end; the compiler runs about a
  * dozen times in all, on a one-line source (30-50 ms each here). */
 #define _GNU_SOURCE /* nftw, setenv, mkdtemp, symlink */
@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -659,5 +660,112 @@ TEST(sched_build_kills_compiler_at_timeout)
     CHECK(state == 0 || state == 'Z');
     if (state != 0 && state != 'Z')
         kill((pid_t)pid, SIGKILL);
+    scratch_end(&s);
+}
+
+static volatile sig_atomic_t test_stop;
+
+static void raise_test_stop(int sig)
+{
+    (void)sig;
+    test_stop = 1;
+}
+
+/* Raises test_stop from a SIGALRM handler after ms, as ^C raises the run's
+ * flag; ms 0 puts SIGALRM back. */
+static void stop_after(int ms)
+{
+    struct sigaction sa;
+    struct itimerval at = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000 } };
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ms > 0 ? raise_test_stop : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    setitimer(ITIMER_REAL, &at, NULL);
+}
+
+/* Waits up to a second for pid to be gone or a zombie; 1 when it is. */
+static int ended(long pid)
+{
+    char state = 'R';
+    for (int i = 0; i < 100 && (state = process_state(pid)) != 0 && state != 'Z'; i++) {
+        struct timespec pause = { 0, 10 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    if (state != 0 && state != 'Z')
+        kill((pid_t)pid, SIGKILL);
+    return state == 0 || state == 'Z';
+}
+
+/* The stop flag raised while `$CC --version` or the compile runs: the
+ * compiler's process group is killed at once, its files removed, and the
+ * outcome is GB_SCHED_INTERRUPTED; an interrupted probe is not kept. */
+TEST(sched_build_stops_at_interrupt)
+{
+    scratch s;
+    gb_sched_so so;
+    char err[512] = "", fake[128], pids[128], hang[128];
+    long shell = 0, child = 0;
+
+    if (scratch_begin(&s) != 0)
+        SKIP("no scratch directory under /tmp");
+    snprintf(fake, sizeof fake, "%s/hang-cc", s.dir);
+    snprintf(pids, sizeof pids, "%s/pids", s.dir);
+    snprintf(hang, sizeof hang, "%s/hang-version", s.dir);
+    FILE *f = fopen(fake, "w");
+    if (f == NULL) {
+        scratch_end(&s);
+        SKIP("cannot write a script under /tmp");
+    }
+    /* sleep is the compiler's child (as cc1 is gcc's): it must die too. */
+    fprintf(f, "#!/bin/sh\n"
+               "if [ \"$1\" = --version ] && [ ! -e '%s' ]; then echo 'fake-cc 1.0'; exit 0; fi\n"
+               "sleep 30 &\necho $$ $! > '%s'\nwait\n", hang, pids);
+    fclose(f);
+    chmod(fake, 0700);
+    f = fopen(hang, "w");
+    if (f)
+        fclose(f);
+    setenv("CC", fake, 1);
+    gb_sched_compiler_reset();
+    gb_sched_set_compile_stop(&test_stop);
+
+    for (int step = 0; step < 2; step++) { /* the probe, then the compile */
+        if (step == 1)
+            unlink(hang);
+        unlink(pids);
+        test_stop = 0;
+        stop_after(300);
+        double start = now_ms();
+        int rc = gb_sched_build(PROBE_SOURCE, "gb_probe", &so, err, sizeof err);
+        double ms = now_ms() - start;
+        stop_after(0);
+        if (rc == -1 && strncmp(err, "CC '", 4) == 0 && strstr(err, "stopped") == NULL) {
+            gb_sched_set_compile_stop(NULL);
+            scratch_end(&s);
+            SKIP("cannot run a script under /tmp (noexec?)");
+        }
+        CHECK_EQ_INT(rc, GB_SCHED_INTERRUPTED);
+        CHECK(strstr(err, step == 0 ? " --version' stopped: the run was interrupted"
+                                    : ": stopped: the run was interrupted") != NULL);
+        CHECK(ms >= 290 && ms < 2000);
+        CHECK(so.handle == NULL);
+        f = fopen(pids, "r");
+        CHECK(f != NULL && fscanf(f, "%ld %ld", &shell, &child) == 2);
+        if (f)
+            fclose(f);
+        CHECK(shell > 0 && child > 0 && ended(shell) && ended(child));
+        CHECK(count_entries(s.cache, "tmp.") <= 0);
+    }
+    /* Raised before the start: nothing runs. */
+    unlink(pids);
+    test_stop = 1;
+    CHECK_EQ_INT(gb_sched_build(PROBE_SOURCE, "gb_probe", &so, err, sizeof err),
+                 GB_SCHED_INTERRUPTED);
+    CHECK(access(pids, F_OK) != 0);
+    CHECK_EQ_INT(count_entries(s.cache, ""), 0);
+    gb_sched_set_compile_stop(NULL);
+    test_stop = 0;
     scratch_end(&s);
 }
