@@ -3,7 +3,8 @@
 # and checked (a compile without the kernel symbol, a truncated object and a
 # planted one are compiled again, never loaded); SIGINT and SIGTERM during a
 # compile or the `$CC --version` probe, in a run and in tune --schedule,
-# kill the compiler's process group, leave no temporary files and exit 130.
+# kill the compiler's process group, leave no temporary files and exit 130;
+# ab gives up on a build whose --version hangs within the probes' bound.
 . tests/cli/lib.sh
 G=$GEMMBENCH
 ROOT=$(pwd)
@@ -166,3 +167,16 @@ interrupt tune_int_compile INT "$G" $tune
 interrupt tune_term_compile TERM "$G" $tune
 HANG_VERSION=1 interrupt tune_int_version INT "$G" $tune
 expect_true tune_writes_no_record test ! -e "$WORK/rec.json"
+
+# ab: a build that hangs on --version is given up within the probes' bound
+# (10 s; 2 here), in one line naming it.
+cat >"$WORK/hangver.sh" <<EOF
+#!/bin/sh
+exec sleep 60
+EOF
+chmod +x "$WORK/hangver.sh"
+started=$(date +%s)
+GEMMBENCH_AB_PROBE_TIMEOUT=2 expect_exit ab_version_hang_refused 2 timeout 60 "$G" ab "$WORK/hangver.sh" "$G" --variant k8 --kernel qkv --m 16 --quiet -o "$WORK/hv"
+expect_grep ab_version_hang_says "^gemmbench: ab: .* '$WORK/hangver.sh' did not answer --version within 2 s$" "$WORK/err"
+took=$(($(date +%s) - started))
+if [ "$took" -lt 6 ]; then echo "ok ab_version_hang_bounded"; else echo "FAIL ab_version_hang_bounded: ${took} s"; fi
