@@ -43,10 +43,11 @@ typedef struct build {
 
 /* 0 when b->path is an executable file; else -1 with err. */
 int gb_ab_check_executable(const build *b, char *err, size_t errlen);
-/* 0 when b answers --version as a gemmbench that writes our schema; else -1
- * (or -3) with err. */
+/* 0 when b answers --version as a gemmbench that writes our schema, within
+ * the probes' bound (gb_ab_probe_timeout_s); else -1 (or -3) with err. */
 int gb_ab_check_gemmbench(const build *b, char *err, size_t errlen);
-/* Seconds a build may take to answer `OPT --help` (gb_ab_accepts), unless
+/* Seconds a build may take to answer `--version` (gb_ab_check_gemmbench)
+ * and `OPT --help` (gb_ab_accepts), unless
  * $GEMMBENCH_AB_PROBE_TIMEOUT gives 1..600 (gb_ab_probe_timeout_s). */
 #define AB_PROBE_TIMEOUT_S 10
 int gb_ab_probe_timeout_s(void);

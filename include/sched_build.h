@@ -19,10 +19,17 @@ typedef struct gb_sched_so {
     char flags[512];       /* the flags used, in the order passed */
 } gb_sched_so;
 
+/* What gb_sched_compiler, gb_sched_compile and gb_sched_build return when
+ * the stop flag (gb_sched_set_compile_stop) was raised while the compiler
+ * ran: it was killed, its process group too, and its files removed; the
+ * caller exits as interrupted rather than report a failed build. */
+#define GB_SCHED_INTERRUPTED (-2)
+
 /* The compiler ($CC, default "cc" when unset or empty; one program name or
  * path, never split into words) and its identity, the first line of
  * `$CC --version`.  0, or -1 with err starting "CC '<value>': " when it
- * cannot be run.  Cached per process for each value of $CC. */
+ * cannot be run, or GB_SCHED_INTERRUPTED.  Cached per process for each
+ * value of $CC (an interrupted probe is not). */
 int gb_sched_compiler(char *cc, size_t cclen, char *identity, size_t idlen, char *err, size_t errlen);
 /* Forgets the cached compiler, so that the next call runs `$CC --version`
  * again (a test changing $CC; a compiler upgraded under a long run). */
@@ -37,16 +44,18 @@ const char *gb_sched_flags(void);
  * ms <= 0 restores the default. */
 void gb_sched_set_compile_timeout(int ms);
 
-/* A flag (raised by a signal handler) that kills a compile under way, or
- * NULL: an interrupted search does not wait out its candidate's compile. */
+/* A flag (raised by a signal handler) that kills a compile or a
+ * `$CC --version` under way, or NULL: an interrupted run or search does not
+ * wait out the compiler, nor leave it running. */
 void gb_sched_set_compile_stop(volatile sig_atomic_t *stop);
 
 /* Runs the compiler cc on source_path with gb_sched_flags() into
  * object_path, stdin from /dev/null, stdout and stderr into log_path,
- * LC_ALL=C, bounded by the timeout.  *ms gets its wall time.  0, or -1 with
- * one line in err: the log's first error line with the directory of
- * source_path left out, trimmed to about 200 characters.  The part of
- * gb_sched_build that runs the compiler (used by cache.c). */
+ * LC_ALL=C, bounded by the timeout.  *ms gets its wall time.  0,
+ * GB_SCHED_INTERRUPTED, or -1 with one line in err: the log's first error
+ * line with the directory of source_path left out, trimmed to about 200
+ * characters.  The part of gb_sched_build that runs the compiler (used by
+ * cache.c). */
 int gb_sched_compile(const char *cc, const char *source_path, const char *object_path,
                      const char *log_path, double *ms, char *err, size_t errlen);
 
@@ -60,12 +69,14 @@ int gb_sched_cache_dir(char *out, size_t len, char *err, size_t errlen);
 /* Compiles source (C text) into a shared object and loads symbol from it
  * (NULL: loads only).  The cache first (KEY.so in the cache directory; key:
  * sha256 of the source, the compiler's identity, the flags and this host's
- * CPU); else the compiler runs in a private directory made in the cache
- * directory (mkdtemp, 0700) and the object is renamed into the cache
- * atomically, so processes may share it.  An object is loaded
- * (dlopen RTLD_NOW | RTLD_LOCAL) only when it is a regular file (not a
- * symlink) owned by the effective user, not writable by group or others,
- * and an ELF object for this process's machine.  0 with *out filled, or -1
+ * CPU), loaded (dlopen RTLD_NOW | RTLD_LOCAL) only when it is a regular
+ * file (not a symlink) owned by the effective user, not writable by group
+ * or others, an ELF object for this process's machine, and its SHA-256 is
+ * the one in its record KEY.sha256; else the compiler runs in a private
+ * directory made in the cache directory (mkdtemp, 0700), the object is
+ * loaded and its symbol found there, and then its record and the object are
+ * renamed into the cache atomically, so processes may share it (cache.c
+ * says the trust model).  0 with *out filled, or -1 or GB_SCHED_INTERRUPTED
  * with one line in err: *out then holds no handle, and its compiler, flags
  * and key as far as the build got before failing. */
 int gb_sched_build(const char *source, const char *symbol, gb_sched_so *out, char *err, size_t errlen);

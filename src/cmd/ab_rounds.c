@@ -42,19 +42,26 @@ int gb_ab_check_executable(const build *b, char *err, size_t errlen)
     return 0;
 }
 
-/* Reads one line from fd into buf within timeout_ms.  0, or -1 at end of
- * file, on an error or at the timeout. */
+/* Reads one line from fd into buf within timeout_ms in all (a build that
+ * writes a byte now and then does not stretch the bound).  0; -1 at end of
+ * file or on an error; -2 at the timeout. */
 static int read_line(int fd, char *buf, size_t len, int timeout_ms)
 {
+    double deadline = gb_now() + timeout_ms / 1e3;
     size_t n = 0;
 
     while (n < len - 1) {
+        int left_ms = (int)((deadline - gb_now()) * 1e3);
+        if (left_ms <= 0)
+            return -2;
         struct pollfd p = { fd, POLLIN, 0 };
-        int ready = poll(&p, 1, timeout_ms);
+        int ready = poll(&p, 1, left_ms);
         ssize_t got;
         if (ready < 0 && errno == EINTR)
             continue;
-        if (ready <= 0 || (got = read(fd, buf + n, 1)) <= 0)
+        if (ready == 0)
+            return -2;
+        if (ready < 0 || (got = read(fd, buf + n, 1)) <= 0)
             return -1;
         if (buf[n] == '\n')
             break;
@@ -64,10 +71,10 @@ static int read_line(int fd, char *buf, size_t len, int timeout_ms)
     return 0;
 }
 
-/* `BUILD --version` must say it is gemmbench. */
+/* `BUILD --version` must say it is gemmbench, within the probes' bound. */
 int gb_ab_check_gemmbench(const build *b, char *err, size_t errlen)
 {
-    int fd[2], status;
+    int fd[2], status, got;
     char line[128] = "";
     pid_t pid;
 
@@ -85,15 +92,19 @@ int gb_ab_check_gemmbench(const build *b, char *err, size_t errlen)
         _exit(127);
     }
     close(fd[1]);
-    if (read_line(fd[0], line, sizeof line, 30000) != 0)
+    got = read_line(fd[0], line, sizeof line, gb_ab_probe_timeout_s() * 1000);
+    if (got != 0)
         line[0] = '\0';
     close(fd[0]);
     kill(pid, SIGKILL);   /* done with it whatever it was */
     waitpid(pid, &status, 0);
+    /* Both are the user's text: escaped as every message shows it. */
+    char path[4200], said[256];
+    gb_printable(b->path, sizeof path, path, sizeof path);
+    if (got == -2)
+        return snprintf(err, errlen, "%s '%s' did not answer --version within %d s", b->name,
+                        path, gb_ab_probe_timeout_s()), -1;
     if (strncmp(line, "gemmbench ", 10) != 0) {
-        /* Both are the user's text: escaped as every message shows it. */
-        char path[4200], said[256];
-        gb_printable(b->path, sizeof path, path, sizeof path);
         gb_printable(line, 60, said, sizeof said);
         return snprintf(err, errlen, "%s '%s' is not gemmbench (--version printed '%s')",
                         b->name, path, said), -1;

@@ -522,8 +522,16 @@ static int load_schedules(const gb_options *o)
             return GB_EXIT_USAGE;
         }
     if (!o->emit_c) {
-        if (!o->explain && gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err,
-                                             sizeof err) != 0)
+        if (o->explain)
+            return -1;
+        /* From the probe on, an interrupt kills the compiler under way (its
+         * process group) and ends the run as interrupted. */
+        gb_catch_interrupts();
+        gb_sched_set_compile_stop(&gb_interrupted);
+        int rc = gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err);
+        if (rc == GB_SCHED_INTERRUPTED)
+            return gb_fail(GB_EXIT_INTERRUPTED, NULL, "interrupted");
+        if (rc != 0)
             return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
         return -1;
     }
@@ -617,6 +625,10 @@ int gb_cmd_run(int argc, char **argv)
     /* From here an interrupt is caught: the sweep writes what it has (a
      * document with "complete": false) rather than leave an empty file. */
     gb_catch_interrupts();
+    if (gb_interrupted) { /* since the compiler's probe: nothing claimed yet */
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_INTERRUPTED, NULL, "interrupted");
+    }
     rc = o.output[0] ? claim_output(output, o.force, &created, err, sizeof err)
                      : claim_default_output(output, sizeof output, &created, err, sizeof err);
     if (rc != 0) {

@@ -457,6 +457,7 @@ int gb_cmd_tune(int argc, char **argv)
         return status;
     }
     gb_catch_interrupts();
+    gb_sched_set_compile_stop(&gb_interrupted); /* the compiler too: killed at once */
     started = gb_now();
     /* Records are per thread count (the fingerprint has it): each count is
      * a search of its own. */

@@ -1,12 +1,22 @@
 /* cache.c - the compiled schedules: a directory of KEY.so objects named by
  * the SHA-256 of everything that decides their code, built through
- * compile.c when missing, and loaded only when they are this user's own.
+ * compile.c when missing, and loaded only when they are this user's own and
+ * exactly what this program compiled.
  *
  * Trust: the cache directory must be the effective user's and closed to
  * writes by group and others, so that no one else can place, replace or
- * rename an object in it between the checks below and dlopen; the checks
- * of each object (regular file, not a symlink, owner, mode, ELF machine)
- * refuse what a mistake or another tool may have left there. */
+ * rename a file in it.  Within it, an object is loaded only when its
+ * SHA-256 matches its record, KEY.sha256, which is written (a temporary
+ * file renamed) only after that object was compiled here, loaded from its
+ * private directory and found to hold the symbol asked for; the object then
+ * takes its name by rename, so a failed compile never leaves a KEY.so.  A
+ * KEY.so without a record, or whose bytes do not match it (truncated by a
+ * full disk, planted, damaged), is never mapped: it is read, not dlopen'ed,
+ * and compiled again over it, so none of its constructors runs.  A symbolic
+ * link, another owner's file or one writable by group or others is refused
+ * by name and left as found.  The record guards against damage and against
+ * files this program did not make; it is no defence against someone with
+ * the user's own rights, who can write a record as well. */
 #define _GNU_SOURCE /* mkdtemp, lstat, O_NOFOLLOW under -std=c11 */
 #include "sched_build.h"
 #include "sha256.h"
@@ -43,8 +53,8 @@
 #define PROCESS_ELF_MACHINE 0
 #endif
 
-/* What load_object found, so that a cached object that cannot be loaded is
- * compiled again while one that must not be loaded is refused. */
+/* What the checks and the load found, so that a cached object that cannot
+ * be loaded is compiled again while one that must not be loaded is refused. */
 enum { LOAD_OK = 0, LOAD_REFUSED = -1, LOAD_FAILED = -2, LOAD_NO_SYMBOL = -3 };
 
 /* Creates every missing directory of path, each 0700 as the XDG spec asks
@@ -227,15 +237,42 @@ static int check_object_file(const char *path, struct stat *st, char *err, size_
     return LOAD_OK;
 }
 
-/* Same inode, and an ELF object of this process's class and machine? Else
- * LOAD_FAILED (truncated, foreign: compile again) or LOAD_REFUSED (swapped). */
-static int check_elf_header(const char *path, const struct stat *checked, char *err, size_t errlen)
+/* The SHA-256 of everything fd reads from where it is, in hex; 0, or -1
+ * (errno set).  read(2), never mmap: a file cut short is an error here, not
+ * a SIGBUS. */
+static int hash_file(int fd, char hex[65])
+{
+    unsigned char buf[65536], digest[32];
+    gb_sha256_ctx ctx;
+    ssize_t got;
+
+    gb_sha256_init(&ctx);
+    for (;;) {
+        got = read(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+        gb_sha256_update(&ctx, buf, (size_t)got);
+    }
+    gb_sha256_final(&ctx, digest);
+    gb_sha256_hex(digest, hex);
+    return 0;
+}
+
+/* Same inode, and an ELF object of this process's class and machine?  Then
+ * hex gets the SHA-256 of the whole file.  Else LOAD_FAILED (truncated,
+ * foreign: compile again) or LOAD_REFUSED (swapped). */
+static int check_object_bytes(const char *path, const struct stat *checked, char hex[65],
+                              char *err, size_t errlen)
 {
     unsigned char header[64];
     struct stat st;
     ssize_t got;
 
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "object '%s': %s", path, strerror(errno));
         return LOAD_FAILED;
@@ -248,10 +285,10 @@ static int check_elf_header(const char *path, const struct stat *checked, char *
     do
         got = read(fd, header, sizeof header);
     while (got < 0 && errno == EINTR);
-    close(fd);
 
     int wanted_class = sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32;
     if (got < 20 || memcmp(header, ELFMAG, SELFMAG) != 0 || header[EI_CLASS] != wanted_class) {
+        close(fd);
         snprintf(err, errlen, "object '%s': not an ELF object of this process's class", path);
         return LOAD_FAILED;
     }
@@ -259,26 +296,64 @@ static int check_elf_header(const char *path, const struct stat *checked, char *
     unsigned machine = header[EI_DATA] == ELFDATA2MSB ? (unsigned)header[18] << 8 | header[19]
                                                       : (unsigned)header[19] << 8 | header[18];
     if (PROCESS_ELF_MACHINE != 0 && machine != PROCESS_ELF_MACHINE) {
+        close(fd);
         snprintf(err, errlen,
                  "object '%s': built for ELF machine %u, this process is machine %u "
                  "(a compiler for another architecture?)",
                  path, machine, (unsigned)PROCESS_ELF_MACHINE);
         return LOAD_FAILED;
     }
+    if (lseek(fd, 0, SEEK_SET) != 0 || hash_file(fd, hex) != 0) {
+        snprintf(err, errlen, "object '%s': %s", path, strerror(errno));
+        close(fd);
+        return LOAD_FAILED;
+    }
+    close(fd);
     return LOAD_OK;
 }
 
-/* Checks out->path, loads it and resolves symbol into out; LOAD_* with err. */
-static int load_object(gb_sched_so *out, const char *symbol, char *err, size_t errlen)
+/* The object's record: 64 hex digits and a newline in KEY.sha256, a regular
+ * file of the effective user (never through a link, never a FIFO's wait).
+ * 0 with hex, or -1 when there is no such record: the object is then
+ * compiled again, whatever else the file holds. */
+static int read_record(const char *path, char hex[65])
 {
+    char text[66];
     struct stat st;
-    int rc = check_object_file(out->path, &st, err, errlen);
-    if (rc == LOAD_OK)
-        rc = check_elf_header(out->path, &st, err, errlen);
-    if (rc != LOAD_OK)
-        return rc;
+    size_t used = 0;
 
-    void *handle = dlopen(out->path, RTLD_NOW | RTLD_LOCAL);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size != 65) {
+        close(fd);
+        return -1;
+    }
+    while (used < sizeof text) {
+        ssize_t got = read(fd, text + used, sizeof text - used);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        used += (size_t)got;
+    }
+    close(fd);
+    if (used != 65 || text[64] != '\n')
+        return -1;
+    for (int i = 0; i < 64; i++)
+        if (!((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f')))
+            return -1;
+    memcpy(hex, text, 64);
+    hex[64] = '\0';
+    return 0;
+}
+
+/* dlopen's path and resolves symbol (NULL: none) into out; LOAD_* with err. */
+static int open_object(const char *path, gb_sched_so *out, const char *symbol, char *err,
+                       size_t errlen)
+{
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         const char *why = dlerror();
         snprintf(err, errlen, "dlopen: %s", why ? why : "failed");
@@ -297,6 +372,26 @@ static int load_object(gb_sched_so *out, const char *symbol, char *err, size_t e
     out->handle = handle;
     out->fn = fn;
     return LOAD_OK;
+}
+
+/* Checks the cached out->path against its record at record_path, and only
+ * then loads it and resolves symbol into out; LOAD_* with err.  LOAD_FAILED
+ * (no record, another hash, cut short): compile again. */
+static int load_cached(gb_sched_so *out, const char *record_path, const char *symbol,
+                       char *err, size_t errlen)
+{
+    char hex[65], recorded[65];
+    struct stat st;
+    int rc = check_object_file(out->path, &st, err, errlen);
+    if (rc == LOAD_OK)
+        rc = check_object_bytes(out->path, &st, hex, err, errlen);
+    if (rc != LOAD_OK)
+        return rc;
+    if (read_record(record_path, recorded) != 0 || strcmp(hex, recorded) != 0) {
+        snprintf(err, errlen, "object '%s': not the object recorded for it", out->path);
+        return LOAD_FAILED;
+    }
+    return open_object(out->path, out, symbol, err, errlen);
 }
 
 /* Writes text to a new file (never an existing one, never through a
@@ -329,7 +424,8 @@ static int write_new_file(const char *path, const char *text, char *err, size_t 
 }
 
 /* Removes the private directory and the files in it (the source, the log,
- * an object left by a failure): nothing of a build stays but KEY.so. */
+ * an object or record left by a failure): nothing of a build stays but
+ * KEY.so and KEY.sha256. */
 static void remove_private_dir(const char *path)
 {
     DIR *dir = opendir(path);
@@ -343,12 +439,22 @@ static void remove_private_dir(const char *path)
     rmdir(path);
 }
 
-/* Compiles in a private directory in the cache directory (rename(2) within
- * one file system), then renames the object over out->path; 0, or -1. */
-static int compile_into_cache(const char *source, const char *cc, const char *cache_dir,
-                              gb_sched_so *out, char *err, size_t errlen)
+/* Compiles in a private directory in the cache directory and checks the
+ * object there: an ELF object for this machine, loaded, holding symbol.
+ * Only then its record goes to record_path and the object over out->path,
+ * each by rename(2) within one file system, so that a process sharing the
+ * cache sees a whole file or none, and a failed build leaves no KEY.so.
+ * Two processes building one key at once each load their own object; the
+ * last renames win, and a record and object of different builds (a
+ * compiler whose output varies) only mean one more compile later.  0 with
+ * out->handle and out->fn, or -1 or GB_SCHED_INTERRUPTED with err. */
+static int compile_into_cache(const char *source, const char *symbol, const char *cc,
+                              const char *cache_dir, const char *record_path, gb_sched_so *out,
+                              char *err, size_t errlen)
 {
     char dir[4096], source_path[4096 + 16], object_path[4096 + 80], log_path[4096 + 16];
+    char record_temp[4096 + 16], hex[65], line[66];
+    struct stat st;
     int rc = -1;
 
     if ((size_t)snprintf(dir, sizeof dir, "%s/tmp.XXXXXX", cache_dir) >= sizeof dir) {
@@ -363,16 +469,36 @@ static int compile_into_cache(const char *source, const char *cc, const char *ca
     snprintf(source_path, sizeof source_path, "%s/source.c", dir);
     snprintf(object_path, sizeof object_path, "%s/%s.so", dir, out->key);
     snprintf(log_path, sizeof log_path, "%s/compiler.log", dir);
+    snprintf(record_temp, sizeof record_temp, "%s/record", dir);
 
     if (write_new_file(source_path, source, err, errlen) != 0)
         goto done;
-    if (gb_sched_compile(cc, source_path, object_path, log_path, &out->compile_ms, err,
-                         errlen) != 0)
+    rc = gb_sched_compile(cc, source_path, object_path, log_path, &out->compile_ms, err, errlen);
+    if (rc != 0)
         goto done;
+    rc = -1;
     /* The linker's mode follows the umask; 002 would leave a group-writable
      * object that the check before dlopen refuses. */
-    if (chmod(object_path, 0700) != 0) {
+    if (chmod(object_path, 0700) != 0 || lstat(object_path, &st) != 0) {
         snprintf(err, errlen, "%s: no object '%s' (%s)", cc, object_path, strerror(errno));
+        goto done;
+    }
+    if (check_object_bytes(object_path, &st, hex, err, errlen) != LOAD_OK)
+        goto done;
+    /* Loaded where it was made (its constructors are the compiler's work,
+     * which runs at any load): a missing symbol is seen before the object
+     * has a name in the cache. */
+    int loaded = open_object(object_path, out, symbol, err, errlen);
+    if (loaded == LOAD_NO_SYMBOL)
+        snprintf(err, errlen, "%s: its object has no symbol '%s' (not cached)", cc, symbol);
+    if (loaded != LOAD_OK)
+        goto done;
+    snprintf(line, sizeof line, "%s\n", hex);
+    if (write_new_file(record_temp, line, err, errlen) != 0)
+        goto done;
+    if (rename(record_temp, record_path) != 0) {
+        snprintf(err, errlen, "cannot rename the record to '%s' (%s)", record_path,
+                 strerror(errno));
         goto done;
     }
     if (rename(object_path, out->path) != 0) {
@@ -382,52 +508,56 @@ static int compile_into_cache(const char *source, const char *cc, const char *ca
     }
     rc = 0;
 done:
+    if (rc != 0 && out->handle) {
+        dlclose(out->handle);
+        out->handle = out->fn = NULL;
+    }
     remove_private_dir(dir);
     return rc;
 }
 
 int gb_sched_build(const char *source, const char *symbol, gb_sched_so *out, char *err, size_t errlen)
 {
-    char cc[256], cache_dir[4096], host[4096];
+    char cc[256], cache_dir[4096], host[4096], record_path[4096];
     struct stat st;
+    int rc;
 
     memset(out, 0, sizeof *out);
     if (source == NULL) {
         snprintf(err, errlen, "no source to compile");
         return -1;
     }
-    if (gb_sched_compiler(cc, sizeof cc, out->compiler, sizeof out->compiler, err, errlen) != 0)
-        return -1;
+    rc = gb_sched_compiler(cc, sizeof cc, out->compiler, sizeof out->compiler, err, errlen);
+    if (rc != 0)
+        return rc;
     snprintf(out->flags, sizeof out->flags, "%s", gb_sched_flags());
     host_cpu(host, sizeof host);
     make_key(source, out->compiler, out->flags, host, out->key);
     if (gb_sched_cache_dir(cache_dir, sizeof cache_dir, err, errlen) != 0)
         return -1;
     if ((size_t)snprintf(out->path, sizeof out->path, "%s/%s.so", cache_dir, out->key) >=
-        sizeof out->path) {
+            sizeof out->path ||
+        (size_t)snprintf(record_path, sizeof record_path, "%s/%s.sha256", cache_dir,
+                         out->key) >= sizeof record_path) {
         snprintf(err, errlen, "cache directory '%s': path too long", cache_dir);
         return -1;
     }
 
     if (lstat(out->path, &st) == 0) {
-        int rc = load_object(out, symbol, err, errlen);
+        rc = load_cached(out, record_path, symbol, err, errlen);
         if (rc == LOAD_OK) {
             out->cached = 1;
             return 0;
         }
         if (rc != LOAD_FAILED)
             return -1;
-        /* Truncated, foreign or otherwise unloadable: made again below. */
+        /* Unrecorded, truncated, foreign or otherwise unloadable: made
+         * again below, over it. */
     } else if (errno != ENOENT) {
         snprintf(err, errlen, "object '%s': %s", out->path, strerror(errno));
         return -1;
     }
-
-    if (compile_into_cache(source, cc, cache_dir, out, err, errlen) != 0)
-        return -1;
-    if (load_object(out, symbol, err, errlen) != LOAD_OK)
-        return -1;
-    return 0;
+    return compile_into_cache(source, symbol, cc, cache_dir, record_path, out, err, errlen);
 }
 
 void gb_sched_so_close(gb_sched_so *so)

@@ -216,6 +216,10 @@ static void run_program(char *const argv[], int output_fd, int timeout_ms, run_r
     int rc;
 
     memset(r, 0, sizeof *r);
+    if (stopped()) { /* raised before the start: not started */
+        r->timed_out = r->stopped = 1;
+        return;
+    }
     char **env = environment_in_c_locale();
     if (env == NULL) {
         r->spawn_error = ENOMEM;
@@ -371,7 +375,7 @@ static FILE *scratch_file(void)
 }
 
 /* Runs `cc --version` and keeps the first line of its output in identity;
- * 0, or -1 with err starting "CC 'cc': ". */
+ * 0, or -1 or GB_SCHED_INTERRUPTED with err starting "CC 'cc': ". */
 static int find_identity(const char *cc, char *identity, size_t idlen, char *err, size_t errlen)
 {
     char *argv[] = { (char *)cc, "--version", NULL };
@@ -384,6 +388,12 @@ static int find_identity(const char *cc, char *identity, size_t idlen, char *err
         return -1;
     }
     run_program(argv, fileno(out), compile_timeout_ms, &r);
+    if (r.stopped) {
+        snprintf(err, errlen, "CC '%s': '%s --version' stopped: the run was interrupted", cc,
+                 cc);
+        fclose(out);
+        return GB_SCHED_INTERRUPTED;
+    }
     if (r.spawn_error) {
         snprintf(err, errlen, "CC '%s': cannot be run (%s)", cc, strerror(r.spawn_error));
         fclose(out);
@@ -432,7 +442,8 @@ int gb_sched_compiler(char *cc, size_t cclen, char *identity, size_t idlen, char
         compiler_found.status = find_identity(value, compiler_found.identity,
                                               sizeof compiler_found.identity,
                                               compiler_found.err, sizeof compiler_found.err);
-        compiler_found.known = 1;
+        /* An interrupted probe says nothing of the compiler: asked again. */
+        compiler_found.known = compiler_found.status != GB_SCHED_INTERRUPTED;
     }
     int status = compiler_found.status;
     if (status == 0 && (strlen(compiler_found.cc) >= cclen ||
@@ -497,5 +508,5 @@ int gb_sched_compile(const char *cc, const char *source_path, const char *object
     memcpy(drop, source_path, dir_len);
     drop[dir_len] = '\0';
     describe_failure(cc, &r, log_path, dir_len ? drop : NULL, err, errlen);
-    return -1;
+    return r.stopped ? GB_SCHED_INTERRUPTED : -1;
 }

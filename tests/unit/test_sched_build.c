@@ -1,7 +1,8 @@
 /* test_sched_build.c - SHA-256 against the FIPS 180-4 examples, and the
- * schedule compiler: build, cache, key, and each refusal.  Every test has
- * its own XDG_CACHE_HOME under /tmp, removed at its end; the compiler runs
- * six times in all, on a one-line source (30-50 ms each here). */
+ * schedule compiler: build, cache, key, the records that objects are loaded
+ * against, each refusal, and an interrupt's stop.  Every test has its own
+ * XDG_CACHE_HOME under /tmp, removed at its end; the compiler runs about a
+ * dozen times in all, on a one-line source (30-50 ms each here). */
 #define _GNU_SOURCE /* nftw, setenv, mkdtemp, symlink */
 #include "test.h"
 
@@ -15,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,7 +225,7 @@ TEST(sched_build_loads_caches_and_keys_the_source)
     CHECK(strcmp(b.key, a.key) != 0);
     CHECK_EQ_INT(b.cached, 0);
     CHECK(b.fn != NULL && call_probe(&b, 1) == 3);
-    CHECK_EQ_INT(count_entries(s.cache, ""), 2);
+    CHECK_EQ_INT(count_entries(s.cache, ""), 4); /* two objects, two records */
 
     /* A symbol the object does not have. */
     gb_sched_so none;
@@ -245,6 +247,175 @@ TEST(sched_build_loads_caches_and_keys_the_source)
     CHECK_EQ_INT(b.cached, 0);
     CHECK(b.fn != NULL && call_probe(&b, 2) == 4);
     gb_sched_so_close(&b);
+    scratch_end(&s);
+}
+
+/* Writes an executable shell script standing in for the compiler: it says
+ * "fake-cc 1.0" to --version and runs body otherwise.  0, or -1. */
+static int write_fake_cc(const char *path, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    fprintf(f, "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'fake-cc 1.0'; exit 0; fi\n%s\n",
+            body);
+    return fclose(f) == 0 && chmod(path, 0700) == 0 ? 0 : -1;
+}
+
+/* The record beside an object: its SHA-256 in hex and a newline. */
+static int read_text(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(out, 1, len - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    return 0;
+}
+
+/* The SHA-256 of a file's bytes, in hex; 0, or -1. */
+static int hash_of_file(const char *path, char hex[65])
+{
+    static char data[1 << 20];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(data, 1, sizeof data, f);
+    fclose(f);
+    hex_of(data, n, hex);
+    return 0;
+}
+
+/* Copies a file's bytes over another (kept: its inode, owner and mode). */
+static int copy_over(const char *from, const char *to)
+{
+    static char data[1 << 20];
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "r+b");
+    size_t n = in ? fread(data, 1, sizeof data, in) : 0;
+    int ok = in && out && fwrite(data, 1, n, out) == n;
+    if (in)
+        fclose(in);
+    if (out && (fclose(out) != 0 || truncate(to, (off_t)n) != 0))
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* An object is loaded only when its bytes match the record written after
+ * it was compiled and checked; anything else is compiled again over it. */
+TEST(sched_cache_loads_only_recorded_objects)
+{
+    scratch s;
+    gb_sched_so a, b, again;
+    char err[512] = "", record[4200], text[128], hex[65], a_path[4096], b_path[4096];
+    struct stat st;
+
+    if (scratch_begin(&s) != 0)
+        SKIP("no scratch directory under /tmp");
+    int rc = gb_sched_build(PROBE_SOURCE, "gb_probe", &a, err, sizeof err);
+    if (rc != 0 && foreign_objects(err)) {
+        scratch_end(&s);
+        SKIP("the compiler's objects are for another machine");
+    }
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(gb_sched_build(PROBE_SOURCE_2, "gb_probe", &b, err, sizeof err), 0);
+    if (rc != 0 || b.handle == NULL) {
+        scratch_end(&s);
+        return;
+    }
+    snprintf(a_path, sizeof a_path, "%s", a.path);
+    snprintf(b_path, sizeof b_path, "%s", b.path);
+    snprintf(record, sizeof record, "%s/%s.sha256", s.cache, a.key);
+    CHECK(lstat(record, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077) == 0);
+    CHECK_EQ_INT(read_text(record, text, sizeof text), 0);
+    CHECK_EQ_INT(hash_of_file(a_path, hex), 0);
+    CHECK_EQ_INT(strlen(text), 65);
+    CHECK(strncmp(text, hex, 64) == 0 && text[64] == '\n');
+    gb_sched_so_close(&a);
+    gb_sched_so_close(&b);
+
+    /* Cut in half (its ELF header whole): compiled again, never mapped. */
+    CHECK_EQ_INT(stat(a_path, &st), 0);
+    CHECK_EQ_INT(truncate(a_path, st.st_size / 2), 0);
+    CHECK_EQ_INT(gb_sched_build(PROBE_SOURCE, "gb_probe", &again, err, sizeof err), 0);
+    CHECK_EQ_INT(again.cached, 0);
+    CHECK(again.fn != NULL && call_probe(&again, 41) == 42);
+    gb_sched_so_close(&again);
+
+    /* Another object under its name (a planted one; here b's): not loaded,
+     * compiled again, so the probe is a's. */
+    CHECK_EQ_INT(copy_over(b_path, a_path), 0);
+    CHECK_EQ_INT(gb_sched_build(PROBE_SOURCE, "gb_probe", &again, err, sizeof err), 0);
+    CHECK_EQ_INT(again.cached, 0);
+    CHECK(again.fn != NULL && call_probe(&again, 41) == 42);
+    gb_sched_so_close(&again);
+
+    /* No record, or one that is not a's hash: compiled again. */
+    CHECK_EQ_INT(unlink(record), 0);
+    CHECK_EQ_INT(gb_sched_build(PROBE_SOURCE, "gb_probe", &again, err, sizeof err), 0);
+    CHECK_EQ_INT(again.cached, 0);
+    gb_sched_so_close(&again);
+    CHECK_EQ_INT(read_text(record, text, sizeof text), 0);
+    text[0] = text[0] == '0' ? '1' : '0';
+    FILE *f = fopen(record, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    CHECK_EQ_INT(gb_sched_build(PROBE_SOURCE, "gb_probe", &again, err, sizeof err), 0);
+    CHECK_EQ_INT(again.cached, 0);
+    gb_sched_so_close(&again);
+    /* ... and after each, the object and record agree again: a hit. */
+    CHECK_EQ_INT(gb_sched_build(PROBE_SOURCE, "gb_probe", &again, err, sizeof err), 0);
+    CHECK_EQ_INT(again.cached, 1);
+    gb_sched_so_close(&again);
+    CHECK_EQ_INT(count_entries(s.cache, "tmp."), 0);
+    scratch_end(&s);
+}
+
+/* A compiler whose object lacks the symbol leaves nothing under the key:
+ * the next build, by a compiler that makes it, succeeds. */
+TEST(sched_cache_not_poisoned_by_object_without_symbol)
+{
+    scratch s;
+    gb_sched_so so;
+    char err[512] = "", fake[128], other[128], body[512];
+
+    if (scratch_begin(&s) != 0)
+        SKIP("no scratch directory under /tmp");
+    snprintf(fake, sizeof fake, "%s/nosym-cc", s.dir);
+    snprintf(other, sizeof other, "%s/other.c", s.dir);
+    FILE *f = fopen(other, "w");
+    if (f == NULL || fputs("int gb_other;\n", f) < 0 || fclose(f) != 0) {
+        scratch_end(&s);
+        SKIP("cannot write under /tmp");
+    }
+    /* the same identity ("fake-cc 1.0"), so the same key, as the next */
+    snprintf(body, sizeof body,
+             "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+             "exec cc -shared -fPIC -o \"$out\" '%s'", other);
+    if (write_fake_cc(fake, body) != 0) {
+        scratch_end(&s);
+        SKIP("cannot write a script under /tmp");
+    }
+    setenv("CC", fake, 1);
+    gb_sched_compiler_reset();
+    int rc = gb_sched_build(PROBE_SOURCE, "gb_probe", &so, err, sizeof err);
+    if (rc != 0 && (strncmp(err, "CC '", 4) == 0 || foreign_objects(err))) {
+        scratch_end(&s);
+        SKIP("cannot run a script under /tmp (noexec?), or foreign objects");
+    }
+    CHECK_EQ_INT(rc, -1);
+    CHECK(strstr(err, "no symbol 'gb_probe' (not cached)") != NULL);
+    CHECK(so.handle == NULL);
+    CHECK_EQ_INT(count_entries(s.cache, ""), 0);
+
+    CHECK_EQ_INT(write_fake_cc(fake, "exec cc \"$@\""), 0);
+    CHECK_EQ_INT(gb_sched_build(PROBE_SOURCE, "gb_probe", &so, err, sizeof err), 0);
+    CHECK_EQ_INT(so.cached, 0);
+    CHECK(so.fn != NULL && call_probe(&so, 1) == 2);
+    gb_sched_so_close(&so);
     scratch_end(&s);
 }
 
@@ -296,18 +467,6 @@ TEST(sched_cache_dir_made_private_or_refused)
     CHECK_EQ_INT(gb_sched_cache_dir(dir, sizeof dir, err, sizeof err), -1);
     CHECK(strstr(err, "not a directory") != NULL);
     scratch_end(&s);
-}
-
-/* Writes an executable shell script standing in for the compiler: it says
- * "fake-cc 1.0" to --version and runs body otherwise.  0, or -1. */
-static int write_fake_cc(const char *path, const char *body)
-{
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return -1;
-    fprintf(f, "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'fake-cc 1.0'; exit 0; fi\n%s\n",
-            body);
-    return fclose(f) == 0 && chmod(path, 0700) == 0 ? 0 : -1;
 }
 
 /* The key is computed before the cache directory is looked at: with the
@@ -501,5 +660,112 @@ TEST(sched_build_kills_compiler_at_timeout)
     CHECK(state == 0 || state == 'Z');
     if (state != 0 && state != 'Z')
         kill((pid_t)pid, SIGKILL);
+    scratch_end(&s);
+}
+
+static volatile sig_atomic_t test_stop;
+
+static void raise_test_stop(int sig)
+{
+    (void)sig;
+    test_stop = 1;
+}
+
+/* Raises test_stop from a SIGALRM handler after ms, as ^C raises the run's
+ * flag; ms 0 puts SIGALRM back. */
+static void stop_after(int ms)
+{
+    struct sigaction sa;
+    struct itimerval at = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000 } };
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ms > 0 ? raise_test_stop : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    setitimer(ITIMER_REAL, &at, NULL);
+}
+
+/* Waits up to a second for pid to be gone or a zombie; 1 when it is. */
+static int ended(long pid)
+{
+    char state = 'R';
+    for (int i = 0; i < 100 && (state = process_state(pid)) != 0 && state != 'Z'; i++) {
+        struct timespec pause = { 0, 10 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    if (state != 0 && state != 'Z')
+        kill((pid_t)pid, SIGKILL);
+    return state == 0 || state == 'Z';
+}
+
+/* The stop flag raised while `$CC --version` or the compile runs: the
+ * compiler's process group is killed at once, its files removed, and the
+ * outcome is GB_SCHED_INTERRUPTED; an interrupted probe is not kept. */
+TEST(sched_build_stops_at_interrupt)
+{
+    scratch s;
+    gb_sched_so so;
+    char err[512] = "", fake[128], pids[128], hang[128];
+    long shell = 0, child = 0;
+
+    if (scratch_begin(&s) != 0)
+        SKIP("no scratch directory under /tmp");
+    snprintf(fake, sizeof fake, "%s/hang-cc", s.dir);
+    snprintf(pids, sizeof pids, "%s/pids", s.dir);
+    snprintf(hang, sizeof hang, "%s/hang-version", s.dir);
+    FILE *f = fopen(fake, "w");
+    if (f == NULL) {
+        scratch_end(&s);
+        SKIP("cannot write a script under /tmp");
+    }
+    /* sleep is the compiler's child (as cc1 is gcc's): it must die too. */
+    fprintf(f, "#!/bin/sh\n"
+               "if [ \"$1\" = --version ] && [ ! -e '%s' ]; then echo 'fake-cc 1.0'; exit 0; fi\n"
+               "sleep 30 &\necho $$ $! > '%s'\nwait\n", hang, pids);
+    fclose(f);
+    chmod(fake, 0700);
+    f = fopen(hang, "w");
+    if (f)
+        fclose(f);
+    setenv("CC", fake, 1);
+    gb_sched_compiler_reset();
+    gb_sched_set_compile_stop(&test_stop);
+
+    for (int step = 0; step < 2; step++) { /* the probe, then the compile */
+        if (step == 1)
+            unlink(hang);
+        unlink(pids);
+        test_stop = 0;
+        stop_after(300);
+        double start = now_ms();
+        int rc = gb_sched_build(PROBE_SOURCE, "gb_probe", &so, err, sizeof err);
+        double ms = now_ms() - start;
+        stop_after(0);
+        if (rc == -1 && strncmp(err, "CC '", 4) == 0 && strstr(err, "stopped") == NULL) {
+            gb_sched_set_compile_stop(NULL);
+            scratch_end(&s);
+            SKIP("cannot run a script under /tmp (noexec?)");
+        }
+        CHECK_EQ_INT(rc, GB_SCHED_INTERRUPTED);
+        CHECK(strstr(err, step == 0 ? " --version' stopped: the run was interrupted"
+                                    : ": stopped: the run was interrupted") != NULL);
+        CHECK(ms >= 290 && ms < 2000);
+        CHECK(so.handle == NULL);
+        f = fopen(pids, "r");
+        CHECK(f != NULL && fscanf(f, "%ld %ld", &shell, &child) == 2);
+        if (f)
+            fclose(f);
+        CHECK(shell > 0 && child > 0 && ended(shell) && ended(child));
+        CHECK(count_entries(s.cache, "tmp.") <= 0);
+    }
+    /* Raised before the start: nothing runs. */
+    unlink(pids);
+    test_stop = 1;
+    CHECK_EQ_INT(gb_sched_build(PROBE_SOURCE, "gb_probe", &so, err, sizeof err),
+                 GB_SCHED_INTERRUPTED);
+    CHECK(access(pids, F_OK) != 0);
+    CHECK_EQ_INT(count_entries(s.cache, ""), 0);
+    gb_sched_set_compile_stop(NULL);
+    test_stop = 0;
     scratch_end(&s);
 }

@@ -1,0 +1,182 @@
+# sched_cache.sh - issue 41, classes 2 and 4: the schedule cache loads only
+# an object whose SHA-256 matches the record written after it was compiled
+# and checked (a compile without the kernel symbol, a truncated object and a
+# planted one are compiled again, never loaded); SIGINT and SIGTERM during a
+# compile or the `$CC --version` probe, in a run and in tune --schedule,
+# kill the compiler's process group, leave no temporary files and exit 130;
+# ab gives up on a build whose --version hangs within the probes' bound.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+ROOT=$(pwd)
+XDG_CACHE_HOME=$WORK/cache
+export XDG_CACHE_HOME
+C=$XDG_CACHE_HOME/gemmbench
+tiny="--schedule $ROOT/schedules/vec_j.sched --shape 33x17x7 --threads 1 --quick --quiet"
+
+# cached_flag FILE: the results' "schedule": {"cached": ...}, comma-separated.
+cached_flag() {
+    python3 -c "import json,sys; print(','.join(str(x['schedule']['cached']) for x in json.load(open(sys.argv[1]))['results']))" "$1" 2>/dev/null
+}
+
+# A compiler that says it is cc but makes an object without the kernel's
+# symbol: the same key as cc's, so the bad object, if cached, would be found.
+printf 'int gb_unrelated;\n' >"$WORK/nosym.c"
+cat >"$WORK/nosym" <<EOF
+#!/bin/sh
+[ "\$1" = --version ] && exec cc --version
+while [ \$# -gt 0 ]; do [ "\$1" = -o ] && out=\$2; shift; done
+exec cc -shared -fPIC -o "\$out" "$WORK/nosym.c"
+EOF
+chmod +x "$WORK/nosym"
+CC=$WORK/nosym expect_exit cache_nosym_fails 3 "$G" $tiny -o "$WORK/n1.json"
+expect_grep cache_nosym_says "no symbol 'gb_sched_kernel' (not cached)" "$WORK/err"
+expect_true cache_nosym_not_cached test -z "$(ls "$C" | grep -v '^calibration')"
+expect_exit cache_nosym_then_cc_runs 0 "$G" $tiny -o "$WORK/n2.json"
+[ "$(cached_flag "$WORK/n2.json")" = False ] && echo "ok cache_nosym_then_cc_compiles" ||
+    echo "FAIL cache_nosym_then_cc_compiles: cached=$(cached_flag "$WORK/n2.json")"
+[ "$(ls "$C"/*.so | wc -l)" -eq 1 ] && [ "$(ls "$C"/*.sha256 | wc -l)" -eq 1 ] &&
+    echo "ok cache_object_and_record" || echo "FAIL cache_object_and_record: $(ls "$C")"
+expect_exit cache_hit 0 "$G" $tiny -o "$WORK/n3.json"
+[ "$(cached_flag "$WORK/n3.json")" = True ] && echo "ok cache_hit_cached" ||
+    echo "FAIL cache_hit_cached: cached=$(cached_flag "$WORK/n3.json")"
+
+# A cached object cut in half (ELF header intact): read, found not to match
+# its record, and compiled again; never mapped (that was a SIGBUS).
+for f in "$C"/*.so; do truncate -s $(($(wc -c <"$f") / 2)) "$f"; done
+expect_exit cache_truncated_rebuilt 0 "$G" $tiny -o "$WORK/t.json"
+[ "$(cached_flag "$WORK/t.json")" = False ] && echo "ok cache_truncated_compiled" ||
+    echo "FAIL cache_truncated_compiled: cached=$(cached_flag "$WORK/t.json")"
+
+# An object planted under the right name, whose constructor writes a file:
+# never loaded, so the file never appears; compiled again over it.
+cat >"$WORK/planted.c" <<EOF
+#include <stdio.h>
+__attribute__((constructor)) static void planted(void)
+{
+    FILE *f = fopen("$WORK/planted-ran", "w");
+    if (f)
+        fclose(f);
+}
+void gb_sched_kernel(void) {}
+EOF
+if cc -shared -fPIC -o "$WORK/planted.so" "$WORK/planted.c" 2>/dev/null; then
+    for f in "$C"/*.so; do cp "$WORK/planted.so" "$f"; done
+    expect_exit cache_planted_rebuilt 0 "$G" $tiny -o "$WORK/p.json"
+    expect_true cache_planted_never_loaded test ! -e "$WORK/planted-ran"
+    [ "$(cached_flag "$WORK/p.json")" = False ] && echo "ok cache_planted_compiled" ||
+        echo "FAIL cache_planted_compiled: cached=$(cached_flag "$WORK/p.json")"
+    # ... and with a record of its own hash, which only the user can write:
+    # loaded, as the trust model says (SCHED.md), so not tested further.
+else
+    for n in cache_planted_rebuilt cache_planted_never_loaded cache_planted_compiled; do
+        skip $n "cc cannot build a shared object here"
+    done
+fi
+
+# A compiler that hangs (in the compile, or in --version), writing its pid,
+# which leads its process group, into $WORK/slow.pid first.
+cat >"$WORK/slowcc" <<EOF
+#!/bin/sh
+if [ "\$1" = --version ]; then
+    [ -n "\$HANG_VERSION" ] || exec cc --version
+fi
+echo \$\$ >"$WORK/slow.pid"
+sleep 20 &
+wait
+EOF
+chmod +x "$WORK/slowcc"
+
+# group_left PGID: the processes of group PGID that are neither gone nor
+# zombies (waiting for a parent to reap them), as "PID STATE" words.
+group_left() {
+    for stat in /proc/[0-9]*/stat; do
+        line=$(cat "$stat" 2>/dev/null) || continue
+        rest=${line##*) }
+        # rest: STATE PPID PGRP ...
+        state=${rest%% *}
+        rest=${rest#* }
+        rest=${rest#* }
+        [ "${rest%% *}" = "$1" ] && [ "$state" != Z ] && printf '%s ' "${stat#/proc/}"
+    done
+}
+
+# interrupt NAME SIG CMD...: runs CMD with CC=slowcc, sends SIG once the
+# stand-in compiler has started, and checks the exit (130) and its time, the
+# compiler's process group, and the cache's temporary directories.
+interrupt() {
+    name=$1 sig=$2
+    shift 2
+    rm -f "$WORK/slow.pid"
+    CC=$WORK/slowcc "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null &
+    pid=$!
+    i=0
+    while [ $i -lt 200 ] && [ ! -s "$WORK/slow.pid" ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    pgid=$(cat "$WORK/slow.pid" 2>/dev/null)
+    started=$(date +%s%N)
+    kill -"$sig" $pid
+    wait $pid
+    rc=$?
+    ms=$((($(date +%s%N) - started) / 1000000))
+    if [ -z "$pgid" ]; then
+        echo "FAIL ${name}_exit_130: the stand-in compiler never started: $(head -c 300 "$WORK/$name.err")"
+    elif [ $rc -eq 130 ] && [ $ms -lt 3000 ]; then
+        echo "ok ${name}_exit_130"
+    else
+        echo "FAIL ${name}_exit_130: exit $rc after ${ms} ms: $(head -c 300 "$WORK/$name.err")"
+    fi
+    left=
+    [ -n "$pgid" ] && left=$(group_left "$pgid")
+    if [ -z "$left" ]; then echo "ok ${name}_compiler_killed"; else
+        echo "FAIL ${name}_compiler_killed: group $pgid still has $left"
+        kill -KILL -"$pgid" 2>/dev/null
+    fi
+    tmp=$(ls -d "$C"/tmp.* 2>/dev/null)
+    if [ -z "$tmp" ]; then echo "ok ${name}_no_temporary_files"; else
+        echo "FAIL ${name}_no_temporary_files: $tmp"
+        rm -rf "$C"/tmp.*
+    fi
+}
+
+# incomplete_or_absent NAME FILE: FILE is absent, or a result document with
+# "complete": false (never empty).
+incomplete_or_absent() {
+    if [ ! -e "$2" ] || python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["complete"] is not False)' "$2" 2>/dev/null; then
+        echo "ok $1"
+    else
+        echo "FAIL $1: $2 is $(wc -c <"$2") bytes and not an incomplete result file"
+    fi
+}
+
+# A source no one compiled yet: the compiler runs (not the cache).
+printf 'split j 16 -> jo ji\nvectorize ji\n' >"$WORK/fresh.sched"
+fresh="--schedule $WORK/fresh.sched --shape 33x17x7 --threads 1 --quick --quiet"
+interrupt run_int_compile INT "$G" $fresh -o "$WORK/ri.json"
+incomplete_or_absent run_int_compile_file "$WORK/ri.json"
+interrupt run_term_compile TERM "$G" $fresh -o "$WORK/rt.json"
+incomplete_or_absent run_term_compile_file "$WORK/rt.json"
+HANG_VERSION=1 interrupt run_int_version INT "$G" $fresh -o "$WORK/vi.json"
+expect_true run_int_version_no_file test ! -e "$WORK/vi.json"
+HANG_VERSION=1 interrupt run_term_version TERM "$G" $fresh -o "$WORK/vt.json"
+expect_true run_term_version_no_file test ! -e "$WORK/vt.json"
+printf 'param bn = 16 in 8,16\ntile i j bn bn -> io jo ii ji\nvectorize ji\n' >"$WORK/tune.sched"
+tune="tune --schedule $WORK/tune.sched --shape 33x17x7 --threads 1 --trials 2 --reps 3 --quiet --records $WORK/rec.json"
+interrupt tune_int_compile INT "$G" $tune
+interrupt tune_term_compile TERM "$G" $tune
+HANG_VERSION=1 interrupt tune_int_version INT "$G" $tune
+expect_true tune_writes_no_record test ! -e "$WORK/rec.json"
+
+# ab: a build that hangs on --version is given up within the probes' bound
+# (10 s; 2 here), in one line naming it.
+cat >"$WORK/hangver.sh" <<EOF
+#!/bin/sh
+exec sleep 60
+EOF
+chmod +x "$WORK/hangver.sh"
+started=$(date +%s)
+GEMMBENCH_AB_PROBE_TIMEOUT=2 expect_exit ab_version_hang_refused 2 timeout 60 "$G" ab "$WORK/hangver.sh" "$G" --variant k8 --kernel qkv --m 16 --quiet -o "$WORK/hv"
+expect_grep ab_version_hang_says "^gemmbench: ab: .* '$WORK/hangver.sh' did not answer --version within 2 s$" "$WORK/err"
+took=$(($(date +%s) - started))
+if [ "$took" -lt 6 ]; then echo "ok ab_version_hang_bounded"; else echo "FAIL ab_version_hang_bounded: ${took} s"; fi
