@@ -517,28 +517,44 @@ static int load_schedules(const gb_options *o)
     int nshapes;
 
     for (int i = 0; i < o->nschedules; i++)
-        if (gb_sched_variant_add(o->schedules[i], err, sizeof err) == NULL) {
-            fprintf(stderr, "%s\n", err);
-            return GB_EXIT_USAGE;
-        }
-    if (!o->emit_c) {
-        if (!o->explain && gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err,
-                                             sizeof err) != 0)
+        if (gb_sched_variant_add(o->schedules[i], err, sizeof err) == NULL)
             return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    if (!o->emit_c && !o->explain &&
+        gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    if ((nshapes = gb_shapes_build(o, shapes, GB_MAX_SHAPES, err, sizeof err)) < 0)
+        return o->emit_c ? gb_fail(GB_EXIT_USAGE, NULL, "%s", err) : -1;
+    if (!o->emit_c) {
+        /* Each schedule resolved for every shape and --param set before the
+         * sweep: one that does not fit (a tile or pack over its limit) is
+         * an input error, not a failed measurement.  (A set this variant
+         * cannot take is the sweep's to say.) */
+        for (int set = 0; set < (o->nparam_sets ? o->nparam_sets : 1); set++)
+            for (int i = 0; i < gb_sched_variant_count(); i++)
+                for (int s = 0; s < nshapes; s++) {
+                    const gb_variant *v = gb_sched_variant_at(i);
+                    static gb_sched_shape fit;
+                    gb_params p;
+                    if (gb_params_parse(v, o->nparam_sets ? o->param_sets[set] : "", &p, err,
+                                        sizeof err) == 0 &&
+                        gb_sched_resolve(gb_sched_variant_nest(v), &p, shapes[s].M, shapes[s].N,
+                                         shapes[s].K, &fit, err, sizeof err) != 0)
+                        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+                }
         return -1;
     }
-    if ((nshapes = gb_shapes_build(o, shapes, GB_MAX_SHAPES, err, sizeof err)) < 0)
-        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
-    for (int i = 0; i < gb_sched_variant_count(); i++)
-        for (int s = 0; s < nshapes; s++) {
-            const gb_variant *v = gb_sched_variant_at(i);
-            gb_params p;
-            if (gb_params_parse(v, o->nparam_sets ? o->param_sets[0] : "", &p, err,
-                                sizeof err) != 0 ||
-                gb_sched_emit_c(v, &p, shapes[s].M, shapes[s].N, shapes[s].K, stdout, err,
-                                sizeof err) != 0)
-                return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
-        }
+    /* Every --param set, as a sweep would run them (none: the defaults). */
+    for (int set = 0; set < (o->nparam_sets ? o->nparam_sets : 1); set++)
+        for (int i = 0; i < gb_sched_variant_count(); i++)
+            for (int s = 0; s < nshapes; s++) {
+                const gb_variant *v = gb_sched_variant_at(i);
+                gb_params p;
+                if (gb_params_parse(v, o->nparam_sets ? o->param_sets[set] : "", &p, err,
+                                    sizeof err) != 0 ||
+                    gb_sched_emit_c(v, &p, shapes[s].M, shapes[s].N, shapes[s].K, stdout, err,
+                                    sizeof err) != 0)
+                    return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+            }
     return gb_finish_stdout(NULL);
 }
 
@@ -567,6 +583,11 @@ int gb_cmd_run(int argc, char **argv)
         print_list(stdout);
         return gb_finish_stdout(NULL);
     }
+    /* --emit-c prints a schedule's C and runs nothing: without a schedule
+     * it would have fallen through to a whole sweep. */
+    if (o.emit_c && o.nschedules == 0)
+        return gb_fail(GB_EXIT_USAGE, NULL, "--emit-c prints the C of a schedule: give "
+                                            "--schedule FILE");
     if (o.nschedules > 0 && (rc = load_schedules(&o)) >= 0)
         return rc;
     if (gb_selection_build(&o, &sel, err, sizeof err) != 0) {

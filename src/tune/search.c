@@ -348,7 +348,7 @@ static int run_steps(search *s, char *err, size_t errlen)
         snprintf(err, errlen, "%s: no legal schedule for %dx%dx%d in %d points drawn "
                  "(%d refused by the checker)", s->space->file, s->M, s->K, s->N, MAX_DRAWS,
                  s->out->illegal);
-        return -1;
+        return -2; /* the space's fault: an input error */
     }
     if (*s->stop) {
         s->out->interrupted = 1;
