@@ -260,6 +260,14 @@ static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ct
     gb_sched_explain(out, "tuned_sched", &sh);
 }
 
+int gb_tuned_sched_compiles(int M, int N, int K, int threads)
+{
+    gb_tuned_source source;
+    const gb_tuned_record *rec = choose(M, N, K, threads, &source);
+
+    return rec != NULL && rec->schedule[0] != '\0';
+}
+
 cJSON *gb_tuned_sched_json(int M, int N, int K, int threads)
 {
     const replayed *p = NULL;

@@ -34,6 +34,7 @@
 #include "settings.h"
 #include "table.h"
 #include "tune.h"
+#include "tuned_records.h"
 
 /* After the commands and run's options (settings.h) in --help. */
 static const char help_outro[] =
@@ -558,13 +559,30 @@ static int load_schedules(const gb_options *o)
     return gb_finish_stdout(NULL);
 }
 
+/* Whether the sweep compiles: a tuned_sched that replays a record's
+ * schedule for one of its shapes and thread counts (at 1 thread too: a
+ * single-thread variant runs there). */
+static int sweep_compiles(const gb_selection *sel, const thread_plan *plan)
+{
+    for (int v = 0; v < sel->nvariants; v++) {
+        if (strcmp(sel->variants[v]->name, GB_TUNED_SCHED_BASE) != 0)
+            continue;
+        for (int s = 0; s < sel->nshapes; s++)
+            for (int t = -1; t < plan->n; t++)
+                if (gb_tuned_sched_compiles(sel->shapes[s].M, sel->shapes[s].N,
+                                            sel->shapes[s].K, t < 0 ? 1 : plan->counts[t]))
+                    return 1;
+    }
+    return 0;
+}
+
 int gb_cmd_run(int argc, char **argv)
 {
     static gb_options o;
     static thread_plan plan;
     gb_selection sel;
     gb_machine machine;
-    char err[GB_ERR_LEN], output[PATH_MAX + 64];
+    char err[GB_ERR_LEN], output[PATH_MAX + 64], cc[256], identity[256];
     int threads, rc, status, created = 0;
     struct stat st;
 
@@ -620,6 +638,13 @@ int gb_cmd_run(int argc, char **argv)
                                             "sizes, so the copies to rotate cannot be sized");
     }
     warn_unreadable_records(&sel);
+    /* No compiler for a record's schedule: exit 2 naming CC (SCHED.md), as
+     * for --schedule, not a failed measurement. */
+    if (!o.explain && sweep_compiles(&sel, &plan) &&
+        gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err) != 0) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    }
     if (o.explain) {
         if ((status = calibrate_packed(&sel, &machine, &threads, 1, 0)) != 0) {
             gb_selection_free(&sel);

@@ -108,6 +108,10 @@ if "$G" tune --space fit.space --shape 8x4x4 --threads 1 --trials 2 --reps 1 --q
     R="--variant tuned_sched --threads 1 --reps 1 --warmup 0 --quiet"
     GEMMBENCH_RECORDS=$WORK/rec.json expect_exit nearest_no_fit_falls_back 0 "$G" $R --shape 70000x4x4 -o nearest.json
     expect_grep nearest_no_fit_rule "^tuned_sched(rule) " "$WORK/out"
+    # No compiler for a record's schedule: exit 2 naming CC, as SCHED.md says.
+    CC=/nonexistent GEMMBENCH_RECORDS=$WORK/rec.json expect_exit nocc_tuned_sched_replay 2 "$G" $R --shape 8x4x4 -o nocc.json
+    expect_grep nocc_tuned_sched_replay_says "CC '/nonexistent'" "$WORK/err"
+    CC=/nonexistent GEMMBENCH_RECORDS=$WORK/rec.json expect_exit nocc_tuned_sched_rule 0 "$G" $R --shape 70000x4x4 -o nocc-rule.json
     sed 's/"schedule":\(.*\)\\n"$/"schedule":\1\\n\\u0000split i 2 -> a b\\n"/' rec.json >recnul.json
     GEMMBENCH_RECORDS=$WORK/recnul.json expect_exit record_nul_refused 0 "$G" $R --shape 8x4x4 -o recnul.out.json
     expect_grep record_nul_says 'u0000' "$WORK/err"
