@@ -520,30 +520,14 @@ static int load_schedules(const gb_options *o)
     for (int i = 0; i < o->nschedules; i++)
         if (gb_sched_variant_add(o->schedules[i], err, sizeof err) == NULL)
             return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
-    if (!o->emit_c && !o->explain &&
-        gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err) != 0)
-        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
-    if ((nshapes = gb_shapes_build(o, shapes, GB_MAX_SHAPES, err, sizeof err)) < 0)
-        return o->emit_c ? gb_fail(GB_EXIT_USAGE, NULL, "%s", err) : -1;
     if (!o->emit_c) {
-        /* Each schedule resolved for every shape and --param set before the
-         * sweep: one that does not fit (a tile or pack over its limit) is
-         * an input error, not a failed measurement.  (A set this variant
-         * cannot take is the sweep's to say.) */
-        for (int set = 0; set < (o->nparam_sets ? o->nparam_sets : 1); set++)
-            for (int i = 0; i < gb_sched_variant_count(); i++)
-                for (int s = 0; s < nshapes; s++) {
-                    const gb_variant *v = gb_sched_variant_at(i);
-                    static gb_sched_shape fit;
-                    gb_params p;
-                    if (gb_params_parse(v, o->nparam_sets ? o->param_sets[set] : "", &p, err,
-                                        sizeof err) == 0 &&
-                        gb_sched_resolve(gb_sched_variant_nest(v), &p, shapes[s].M, shapes[s].N,
-                                         shapes[s].K, &fit, err, sizeof err) != 0)
-                        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
-                }
+        if (!o->explain && gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err,
+                                             sizeof err) != 0)
+            return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
         return -1;
     }
+    if ((nshapes = gb_shapes_build(o, shapes, GB_MAX_SHAPES, err, sizeof err)) < 0)
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     /* Every --param set, as a sweep would run them (none: the defaults). */
     for (int set = 0; set < (o->nparam_sets ? o->nparam_sets : 1); set++)
         for (int i = 0; i < gb_sched_variant_count(); i++)
@@ -557,6 +541,23 @@ static int load_schedules(const gb_options *o)
                     return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
             }
     return gb_finish_stdout(NULL);
+}
+
+/* Each schedule of the selection resolved for every shape with its params
+ * before the sweep: one that does not fit (a tile or pack over its limit
+ * there) is an input error, not a failed measurement.  0, or -1 with err. */
+static int schedules_fit(const gb_selection *sel, char *err, size_t errlen)
+{
+    static gb_sched_shape fit;
+
+    for (int v = 0; v < sel->nvariants; v++) {
+        const gb_sched *nest = gb_sched_variant_nest(sel->variants[v]);
+        for (int s = 0; nest && s < sel->nshapes; s++)
+            if (gb_sched_resolve(nest, &sel->params[v], sel->shapes[s].M, sel->shapes[s].N,
+                                 sel->shapes[s].K, &fit, err, errlen) != 0)
+                return -1;
+    }
+    return 0;
 }
 
 /* Whether the sweep compiles: a tuned_sched that replays a record's
@@ -617,6 +618,10 @@ int gb_cmd_run(int argc, char **argv)
             gb_selection_free(&sel);
             return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
         }
+    if (schedules_fit(&sel, err, sizeof err) != 0) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    }
     /* The OpenMP runtime read OMP_PROC_BIND and OMP_PLACES when it was
      * loaded: --bind sets them and starts this program again. */
     if (gb_bind_apply(o.bind, argv) != 0)
