@@ -122,3 +122,13 @@ if "$G" tune --space fit.space --shape 8x4x4 --threads 1 --trials 2 --reps 1 --q
 else
     echo "FAIL tuned_setup: tune --space made no record: $(head -c 300 rec.json)"
 fi
+
+# An empty winning schedule (here the only legal point: the other
+# alternative is refused) prints its row and is recorded; a record's empty
+# text would mean rule_based, so it is written as a comment.
+printf 'choose\nor\n  vectorize k\nend\n' >empty.space
+expect_exit empty_winner 0 "$G" tune --space empty.space --shape 8x4x4 --threads 1 --trials 2 --reps 1 --quiet --records "$WORK/empty-rec.json"
+expect_grep empty_winner_row "^custom  *8  *4  *4 " "$WORK/out"
+if grep -q '"schedule":' "$WORK/empty-rec.json" 2>/dev/null; then echo "ok empty_winner_recorded"; else echo "FAIL empty_winner_recorded: no record"; fi
+GEMMBENCH_RECORDS=$WORK/empty-rec.json expect_exit empty_winner_replayed 0 "$G" --variant tuned_sched --threads 1 --shape 8x4x4 --reps 1 --warmup 0 --quiet -o empty-run.json
+expect_grep empty_winner_replayed_record "^tuned_sched  *custom  *8 .*pass" "$WORK/out"
