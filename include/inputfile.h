@@ -25,7 +25,9 @@ char *gb_read_regular(const char *path, long max, char *err, size_t errlen);
  * through: anything but blanks after the document (a second document,
  * garbage), an object with the same key twice (other JSON readers keep the
  * last, cJSON's lookups the first), a number too large for a double (cJSON
- * reads 1e999 as inf).  The tree, or NULL with why ("problem"). */
+ * reads 1e999 as inf), a string holding \u0000 (cJSON's strings end at a
+ * NUL: the rest would be cut off unseen).  The tree, or NULL with why
+ * ("problem"). */
 cJSON *gb_json_parse_strict(const char *text, char *why, size_t whylen);
 
 #endif

@@ -23,6 +23,7 @@
 #define GB_SCHED_MAX_CHOICES 16    /* values of a param's `in` list */
 #define GB_SCHED_MAX_FACTOR 65536  /* a split factor or param value */
 #define GB_SCHED_MAX_UNROLL 512
+#define GB_SCHED_MAX_UNROLLED 512   /* copies of the body all unrolls make together */
 #define GB_SCHED_MAX_TILE 65536    /* floats of a cache_write tile */
 #define GB_SCHED_MAX_PACK (16L << 20) /* floats of a pack buffer */
 #define GB_SCHED_ROOT (-2)         /* pack ... at root */

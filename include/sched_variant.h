@@ -14,6 +14,7 @@
 #include "sched_lang.h"
 
 #define GB_SCHED_MAX_FILES 16 /* --schedule files in one run */
+#define GB_SCHED_MAX_STEM 40  /* characters of a file name without .sched */
 
 /* Loads and checks the schedule at path and adds it as sched:STEM.  The
  * variant, or NULL with err "FILE:LINE: STATEMENT: reason" (a refused

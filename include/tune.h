@@ -95,7 +95,8 @@ typedef struct gb_space_outcome {
  * interleaved with rule_based over three rounds; the winner is the fastest
  * median of round medians, and rule_based itself (rule_won, an empty text)
  * when no finalist beats it there.  cfg->seed makes it repeatable.  0 (out->
- * interrupted set when *stop was raised), or -1 with err. */
+ * interrupted set when *stop was raised), -2 with err when the space has no
+ * legal point for the shape (an input error), or -1 with err. */
 int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tune_cfg *cfg,
                         volatile sig_atomic_t *stop,
                         void (*progress)(void *arg, int trial, double best_us, double rule_us),

@@ -5,6 +5,7 @@
 #include "machine.h"
 #include "output.h"
 #include "inputfile.h"
+#include "parse.h"
 #include "sched_lang.h"
 #include "sched_space.h"
 
@@ -114,12 +115,14 @@ static int param_from_json(const gb_variant *v, const cJSON *item, gb_params *p,
 {
     const gb_param_spec *spec = NULL;
     long value = -1;
+    char key[256]; /* the file's key, as messages show it */
 
     for (const gb_param_spec *s = v->params; s && s->key; s++)
         if (strcmp(s->key, item->string) == 0)
             spec = s;
     if (spec == NULL || spec->min > spec->max) {
-        snprintf(why, whylen, "params.%.40s: %s", item->string,
+        gb_printable(item->string, 40, key, sizeof key);
+        snprintf(why, whylen, "params.%s: %s", key,
                  spec ? "reported, not a parameter" : "not a parameter of the variant");
         return -1;
     }
@@ -359,26 +362,27 @@ int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen)
     char *text;
     cJSON *doc = NULL;
     const cJSON *records, *item, *schema;
-    char why[256];
+    char why[256], shown[256]; /* shown: path as messages show it */
     int i = 0, rc = -1;
 
     memset(set, 0, sizeof *set);
+    gb_printable(path, 200, shown, sizeof shown);
     text = gb_read_regular(path, 64L * 1024 * 1024, err, errlen);
     if (text == NULL)
         return errno == ENOENT ? 0 : -1;
     doc = gb_json_parse_strict(text, why, sizeof why);
     if (doc == NULL) {
-        snprintf(err, errlen, "%s: %s", path, why);
+        snprintf(err, errlen, "%s: %s", shown, why);
         goto out;
     }
     schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, GB_TUNED_SCHEMA) != 0) {
-        snprintf(err, errlen, "%s: schema is not \"%s\"", path, GB_TUNED_SCHEMA);
+        snprintf(err, errlen, "%s: schema is not \"%s\"", shown, GB_TUNED_SCHEMA);
         goto out;
     }
     records = cJSON_GetObjectItemCaseSensitive(doc, "records");
     if (!cJSON_IsArray(records)) {
-        snprintf(err, errlen, "%s: \"records\" is not an array", path);
+        snprintf(err, errlen, "%s: \"records\" is not an array", shown);
         goto out;
     }
     /* A bad record is skipped and counted (the first one described), never
@@ -389,20 +393,20 @@ int gb_tuned_load(const char *path, gb_tuned_set *set, char *err, size_t errlen)
         if (record_from_json(item, &r, why, sizeof why) != 0) {
             if (set->skipped++ == 0)
                 snprintf(set->skipped_why, sizeof set->skipped_why, "%s: records[%d]: %s",
-                         path, i, why);
+                         shown, i, why);
             if (keep_skipped(set, item) != 0) {
-                snprintf(err, errlen, "%s: out of memory", path);
+                snprintf(err, errlen, "%s: out of memory", shown);
                 goto out;
             }
         } else if (append(set, &r) != 0) {
             free_strings(&r);
-            snprintf(err, errlen, "%s: out of memory", path);
+            snprintf(err, errlen, "%s: out of memory", shown);
             goto out;
         }
         i++;
     }
     if (dedupe(set) != 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        snprintf(err, errlen, "%s: out of memory", shown);
         goto out;
     }
     rc = 0;

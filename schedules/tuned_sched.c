@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gemmbench.h"
+#include "parse.h"
 #include "sched_lang.h"
 #include "sched_variant.h"
 #include "sha256.h"
@@ -55,7 +56,24 @@ typedef struct replayed {
 static replayed played[MAX_REPLAYED];
 static int nplayed;
 
-/* The record for a shape, or NULL; *source says where the schedule comes from. */
+static int nest_of(const gb_tuned_record *rec, gb_sched *nest, char *why, size_t whylen);
+
+/* Whether a record's schedule resolves for M x N x K (its tiles and packs
+ * within their limits at this size). */
+static int fits(const gb_tuned_record *rec, int M, int N, int K)
+{
+    static gb_sched nest;
+    static gb_sched_shape sh;
+    static const gb_params none;
+    char why[512];
+
+    return nest_of(rec, &nest, why, sizeof why) == 0 &&
+           gb_sched_resolve(&nest, &none, M, N, K, &sh, why, sizeof why) == 0;
+}
+
+/* The record for a shape, or NULL; *source says where the schedule comes
+ * from.  The nearest shape's schedule that does not fit this shape is
+ * passed over for rule_based, as when there is no record (SCHED.md). */
 static const gb_tuned_record *choose(int M, int N, int K, int threads, gb_tuned_source *source)
 {
     const gb_tuned_set *set = gb_tuned_records();
@@ -69,6 +87,8 @@ static const gb_tuned_record *choose(int M, int N, int K, int threads, gb_tuned_
     }
     gb_tuned_fingerprint(threads, fingerprint, sizeof fingerprint);
     rec = gb_tuned_find(set, GB_TUNED_SCHED_BASE, fingerprint, M, K, N, &exact);
+    if (rec != NULL && !exact && rec->schedule[0] != '\0' && !fits(rec, M, N, K))
+        rec = NULL;
     *source = rec == NULL ? GB_TUNED_RULE : exact ? GB_TUNED_RECORD : GB_TUNED_NEAREST;
     return rec;
 }
@@ -206,7 +226,7 @@ static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ct
     gb_tuned_source source;
     const gb_tuned_record *rec = choose(M, N, K, ctx->nthreads, &source);
     gb_sched_shape sh;
-    char why[512];
+    char why[512], path[256], space[256], tuned_at[256]; /* as messages show them */
 
     if (rec == NULL) {
         fprintf(out, "tuned_sched  M=%d K=%d N=%d\n  no record of `tune --space` for this "
@@ -215,12 +235,13 @@ static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ct
                                                               : "");
         return;
     }
+    gb_printable(gb_tuned_path(), 200, path, sizeof path);
+    gb_printable(rec->space && rec->space[0] ? rec->space : "?", 200, space, sizeof space);
+    gb_printable(rec->tuned_at, 60, tuned_at, sizeof tuned_at);
     fprintf(out, "tuned_sched  M=%d K=%d N=%d\n  %s of %dx%dx%d in %s (space %s, tuned %s: "
             "%.1f us against rule_based's %.1f us)\n", M, K, N,
             source == GB_TUNED_RECORD ? "the record" : "the record of the nearest shape",
-            rec->M, rec->K, rec->N, gb_tuned_path(), rec->space && rec->space[0] ? rec->space
-                                                                                  : "?",
-            rec->tuned_at, rec->median_us, rec->rule_median_us);
+            rec->M, rec->K, rec->N, path, space, tuned_at, rec->median_us, rec->rule_median_us);
     if (rec->schedule[0] == '\0') {
         fprintf(out, "  rule_based won that search (no schedule beat it when measured again): "
                 "rule_based with its own rules\n");
@@ -237,6 +258,14 @@ static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ct
         return;
     }
     gb_sched_explain(out, "tuned_sched", &sh);
+}
+
+int gb_tuned_sched_compiles(int M, int N, int K, int threads)
+{
+    gb_tuned_source source;
+    const gb_tuned_record *rec = choose(M, N, K, threads, &source);
+
+    return rec != NULL && rec->schedule[0] != '\0';
 }
 
 cJSON *gb_tuned_sched_json(int M, int N, int K, int threads)

@@ -34,6 +34,7 @@
 #include "settings.h"
 #include "table.h"
 #include "tune.h"
+#include "tuned_records.h"
 
 /* After the commands and run's options (settings.h) in --help. */
 static const char help_outro[] =
@@ -517,10 +518,8 @@ static int load_schedules(const gb_options *o)
     int nshapes;
 
     for (int i = 0; i < o->nschedules; i++)
-        if (gb_sched_variant_add(o->schedules[i], err, sizeof err) == NULL) {
-            fprintf(stderr, "%s\n", err);
-            return GB_EXIT_USAGE;
-        }
+        if (gb_sched_variant_add(o->schedules[i], err, sizeof err) == NULL)
+            return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     if (!o->emit_c) {
         if (o->explain)
             return -1;
@@ -537,17 +536,53 @@ static int load_schedules(const gb_options *o)
     }
     if ((nshapes = gb_shapes_build(o, shapes, GB_MAX_SHAPES, err, sizeof err)) < 0)
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
-    for (int i = 0; i < gb_sched_variant_count(); i++)
-        for (int s = 0; s < nshapes; s++) {
-            const gb_variant *v = gb_sched_variant_at(i);
-            gb_params p;
-            if (gb_params_parse(v, o->nparam_sets ? o->param_sets[0] : "", &p, err,
-                                sizeof err) != 0 ||
-                gb_sched_emit_c(v, &p, shapes[s].M, shapes[s].N, shapes[s].K, stdout, err,
-                                sizeof err) != 0)
-                return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
-        }
+    /* Every --param set, as a sweep would run them (none: the defaults). */
+    for (int set = 0; set < (o->nparam_sets ? o->nparam_sets : 1); set++)
+        for (int i = 0; i < gb_sched_variant_count(); i++)
+            for (int s = 0; s < nshapes; s++) {
+                const gb_variant *v = gb_sched_variant_at(i);
+                gb_params p;
+                if (gb_params_parse(v, o->nparam_sets ? o->param_sets[set] : "", &p, err,
+                                    sizeof err) != 0 ||
+                    gb_sched_emit_c(v, &p, shapes[s].M, shapes[s].N, shapes[s].K, stdout, err,
+                                    sizeof err) != 0)
+                    return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+            }
     return gb_finish_stdout(NULL);
+}
+
+/* Each schedule of the selection resolved for every shape with its params
+ * before the sweep: one that does not fit (a tile or pack over its limit
+ * there) is an input error, not a failed measurement.  0, or -1 with err. */
+static int schedules_fit(const gb_selection *sel, char *err, size_t errlen)
+{
+    static gb_sched_shape fit;
+
+    for (int v = 0; v < sel->nvariants; v++) {
+        const gb_sched *nest = gb_sched_variant_nest(sel->variants[v]);
+        for (int s = 0; nest && s < sel->nshapes; s++)
+            if (gb_sched_resolve(nest, &sel->params[v], sel->shapes[s].M, sel->shapes[s].N,
+                                 sel->shapes[s].K, &fit, err, errlen) != 0)
+                return -1;
+    }
+    return 0;
+}
+
+/* Whether the sweep compiles: a tuned_sched that replays a record's
+ * schedule for one of its shapes and thread counts (at 1 thread too: a
+ * single-thread variant runs there). */
+static int sweep_compiles(const gb_selection *sel, const thread_plan *plan)
+{
+    for (int v = 0; v < sel->nvariants; v++) {
+        if (strcmp(sel->variants[v]->name, GB_TUNED_SCHED_BASE) != 0)
+            continue;
+        for (int s = 0; s < sel->nshapes; s++)
+            for (int t = -1; t < plan->n; t++)
+                if (gb_tuned_sched_compiles(sel->shapes[s].M, sel->shapes[s].N,
+                                            sel->shapes[s].K, t < 0 ? 1 : plan->counts[t]))
+                    return 1;
+    }
+    return 0;
 }
 
 int gb_cmd_run(int argc, char **argv)
@@ -556,7 +591,7 @@ int gb_cmd_run(int argc, char **argv)
     static thread_plan plan;
     gb_selection sel;
     gb_machine machine;
-    char err[GB_ERR_LEN], output[PATH_MAX + 64];
+    char err[GB_ERR_LEN], output[PATH_MAX + 64], cc[256], identity[256];
     int threads, rc, status, created = 0;
     struct stat st;
 
@@ -575,6 +610,11 @@ int gb_cmd_run(int argc, char **argv)
         print_list(stdout);
         return gb_finish_stdout(NULL);
     }
+    /* --emit-c prints a schedule's C and runs nothing: without a schedule
+     * it would have fallen through to a whole sweep. */
+    if (o.emit_c && o.nschedules == 0)
+        return gb_fail(GB_EXIT_USAGE, NULL, "--emit-c prints the C of a schedule: give "
+                                            "--schedule FILE");
     if (o.nschedules > 0 && (rc = load_schedules(&o)) >= 0)
         return rc;
     if (gb_selection_build(&o, &sel, err, sizeof err) != 0) {
@@ -586,6 +626,10 @@ int gb_cmd_run(int argc, char **argv)
             gb_selection_free(&sel);
             return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
         }
+    if (schedules_fit(&sel, err, sizeof err) != 0) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    }
     /* The OpenMP runtime read OMP_PROC_BIND and OMP_PLACES when it was
      * loaded: --bind sets them and starts this program again. */
     if (gb_bind_apply(o.bind, argv) != 0)
@@ -607,6 +651,13 @@ int gb_cmd_run(int argc, char **argv)
                                             "sizes, so the copies to rotate cannot be sized");
     }
     warn_unreadable_records(&sel);
+    /* No compiler for a record's schedule: exit 2 naming CC (SCHED.md), as
+     * for --schedule, not a failed measurement. */
+    if (!o.explain && sweep_compiles(&sel, &plan) &&
+        gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err) != 0) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    }
     if (o.explain) {
         if ((status = calibrate_packed(&sel, &machine, &threads, 1, 0)) != 0) {
             gb_selection_free(&sel);

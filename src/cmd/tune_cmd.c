@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "machine.h"
 #include "options.h"
+#include "sched_build.h"
 #include "sched_space.h"
 #include "sched_variant.h"
 #include "settings.h"
@@ -184,9 +185,12 @@ static int schedule_space(tune_job *job)
  * status (said). */
 static int resolve_job(tune_job *job)
 {
-    char err[GB_ERR_LEN];
+    char err[GB_ERR_LEN], cc[256], identity[256];
     int cpus = 1;
 
+    /* A bad GEMMBENCH_CALIBRATE is an input error here as in a run. */
+    if (gb_calibration_mode_check(err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
     if (job->schedule) {
         int status = schedule_space(job);
         if (status != GB_EXIT_OK)
@@ -201,6 +205,12 @@ static int resolve_job(tune_job *job)
         if (job->base == NULL || job->space == NULL)
             return gb_usage("tune", "cannot tune '%s' (rule_based or packed)", job->base_name);
     }
+    /* A schedule or a space is compiled: with no compiler, exit 2 naming CC
+     * (SCHED.md) before any search, as a run does, rather than every
+     * candidate failing one by one. */
+    if ((job->schedule || job->space_file) &&
+        gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
     job->shapes = malloc(GB_MAX_SHAPES * sizeof *job->shapes);
     if (job->shapes == NULL)
         return gb_fail(GB_EXIT_IO, "tune", "out of memory");
@@ -365,7 +375,7 @@ static int search_shape(const tune_job *job, gb_tuned_set *set, const char *fing
     if (tty)
         fprintf(stderr, "\r\033[K");
     if (rc != 0)
-        return gb_fail(GB_EXIT_IO, "tune", "%s", err);
+        return gb_fail(rc == -2 ? GB_EXIT_USAGE : GB_EXIT_IO, "tune", "%s", err);
     if (res.wrong > 0)
         fprintf(stderr, "gemmbench: tune: error: %d candidate(s) failed verification: %s\n",
                 res.wrong, res.why);

@@ -147,6 +147,25 @@ static int check_tree(const cJSON *node, char *why, size_t whylen)
     return 0;
 }
 
+/* The byte offset of the first \u0000 inside a string of text, or -1: the
+ * escapes read as JSON does (a backslash escapes the next character). */
+static long escaped_nul(const char *text)
+{
+    int in_string = 0;
+
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            in_string = !in_string;
+        else if (in_string && *c == '\\') {
+            if (c[1] == 'u' && strncmp(c + 2, "0000", 4) == 0)
+                return (long)(c - text);
+            if (c[1] != '\0')
+                c++;
+        }
+    }
+    return -1;
+}
+
 cJSON *gb_json_parse_strict(const char *text, char *why, size_t whylen)
 {
     const char *end = NULL;
@@ -165,6 +184,12 @@ cJSON *gb_json_parse_strict(const char *text, char *why, size_t whylen)
         return NULL;
     }
     if (check_tree(doc, why, whylen) != 0) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    if (escaped_nul(text) >= 0) {
+        snprintf(why, whylen, "a string holds \\u0000 (byte %ld): a NUL would cut it short",
+                 escaped_nul(text));
         cJSON_Delete(doc);
         return NULL;
     }

@@ -6,6 +6,7 @@
 #include "machine.h"
 #include "sweep.h"
 #include "parse.h"
+#include "sha256.h"
 
 #include <errno.h>
 #include <math.h>
@@ -314,11 +315,10 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
         return -1;
     e->peak_pct = optional_number(o, "peak_pct");
     e->speedup = optional_number(o, "speedup_vs_baseline");
-    if (field(o, "schedule") != NULL) {
-        const cJSON *sha = field(field(o, "schedule"), "sha256");
-        e->schedule_sha256 = cJSON_GetStringValue(sha);
-        if (e->schedule_sha256 == NULL || strlen(e->schedule_sha256) != 64) {
-            snprintf(err, errlen, "%s: field \"schedule.sha256\" is not a SHA-256 in hex", where);
+    if (field(o, "schedule") != NULL) { /* its hash checked on load (check_schedules) */
+        e->schedule_sha256 = cJSON_GetStringValue(field(field(o, "schedule"), "sha256"));
+        if (e->schedule_sha256 == NULL) {
+            snprintf(err, errlen, "%s: field \"schedule.sha256\" is missing", where);
             return -1;
         }
     }
@@ -404,6 +404,54 @@ static void blank_controls(cJSON *node)
         blank_controls(child);
 }
 
+/* A schedule object's sha256 (results/FORMAT.md): 64 lowercase hex digits,
+ * the SHA-256 of the object's text, so that pairing two results by hash
+ * (compare, ab) is pairing them by the text they ran. */
+static int check_schedule(const cJSON *sched, const char *where, char *err, size_t errlen)
+{
+    const char *text = cJSON_GetStringValue(field(sched, "text"));
+    const char *sha = cJSON_GetStringValue(field(sched, "sha256"));
+    unsigned char digest[32];
+    char hex[65];
+
+    if (sha == NULL || strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64) {
+        snprintf(err, errlen, "%s: field \"schedule.sha256\" is not a SHA-256 in lowercase hex",
+                 where);
+        return -1;
+    }
+    if (text == NULL) {
+        snprintf(err, errlen, "%s: field \"schedule.text\" is %s", where,
+                 field(sched, "text") ? "not a string" : "missing");
+        return -1;
+    }
+    gb_sha256(text, strlen(text), digest);
+    gb_sha256_hex(digest, hex);
+    if (strcmp(hex, sha) != 0) {
+        snprintf(err, errlen, "%s: field \"schedule.sha256\" is not the SHA-256 of "
+                 "\"schedule.text\"", where);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every result's schedule object checked (check_schedule) as the file has
+ * it: before blank_controls, which turns the text's newlines into '?'. */
+static int check_schedules(const cJSON *doc, const char *path, char *err, size_t errlen)
+{
+    const cJSON *results = field(doc, "results"), *o;
+    char where[4200];
+    int i = 0;
+
+    if (!cJSON_IsArray(results))
+        return 0; /* said when the entries are read */
+    cJSON_ArrayForEach(o, results) {
+        snprintf(where, sizeof where, "%s: results[%d]", path, i++);
+        if (field(o, "schedule") != NULL && check_schedule(field(o, "schedule"), where, err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
 static void free_entries(gb_result_file *f)
 {
     for (int i = 0; i < f->nentries && f->entries; i++) {
@@ -439,6 +487,8 @@ int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t e
         return -1;
     }
     free(text);
+    if (check_schedules(f->doc, path, err, errlen) != 0)
+        goto fail;
     blank_controls(f->doc);
     if (!cJSON_IsObject(f->doc)) {
         snprintf(err, errlen, "%s: not a JSON object", path);

@@ -7,6 +7,7 @@
  * cache schedules/packed_calibration.c's.
  */
 #include "machine.h"
+#include "parse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,10 +79,12 @@ int gb_calibration_mode(void)
 
 int gb_calibration_mode_check(char *err, size_t errlen)
 {
+    char shown[256];
+
     if (gb_calibration_mode() != -2)
         return 0;
-    snprintf(err, errlen, "GEMMBENCH_CALIBRATE=%.64s: takes quick, in_place or copied",
-             getenv("GEMMBENCH_CALIBRATE"));
+    gb_printable(getenv("GEMMBENCH_CALIBRATE"), 64, shown, sizeof shown);
+    snprintf(err, errlen, "GEMMBENCH_CALIBRATE=%s: takes quick, in_place or copied", shown);
     return -1;
 }
 

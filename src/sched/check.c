@@ -6,6 +6,7 @@
  * checked at the end and reported at the statement that placed them. */
 #include "sched_lang.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -409,9 +410,44 @@ static int inner_of_small_split(const gb_sched *s, int loop, long max)
     return f->value <= max;
 }
 
+/* The most iterations a loop can have at any shape, as far as the nest
+ * says: the inner loop of a split at most its factor (a param's largest
+ * value), every piece at most its parent, a fused loop its parts' product;
+ * i, j and k are unbounded (LONG_MAX). */
+static long max_extent(const gb_sched *s, int loop)
+{
+    const gb_sched_loop *l = &s->loops[loop];
+    long n;
+
+    if (l->axis == GB_AXIS_FUSED) {
+        long a = max_extent(s, l->fused_outer), b = max_extent(s, l->fused_inner);
+        return a > LONG_MAX / b ? LONG_MAX : a * b;
+    }
+    if (l->parent < 0)
+        return LONG_MAX;
+    n = max_extent(s, l->parent);
+    if (s->loops[l->parent].split_inner == loop) {
+        const gb_sched_factor *f = &s->loops[l->parent].factor;
+        long fmax = f->param[0] ? s->params[find_param(s, f->param)].max : f->value;
+        if (fmax < n)
+            n = fmax;
+    }
+    return n;
+}
+
+/* The copies of its body an unroll makes: its count, or the whole loop,
+ * never more than the loop's iterations. */
+static long unroll_copies(const gb_sched *s, int loop)
+{
+    long n = max_extent(s, loop);
+
+    return s->unroll[loop] > 0 && s->unroll[loop] < n ? s->unroll[loop] : n;
+}
+
 static int apply_unroll(checker *c)
 {
     gb_sched *s = c->s;
+    long copies = 1;
     int loop;
 
     if (live_loop(c, c->st->loops[0], &loop))
@@ -430,6 +466,15 @@ static int apply_unroll(checker *c)
                        "(or give a count)", s->loops[loop].name, GB_SCHED_MAX_UNROLL);
     s->unroll[loop] = c->st->count ? (int)c->st->count : -1;
     c->unroll_line[loop] = c->st->line;
+    /* Unrolled loops are nested (the nest is one), so their copies multiply:
+     * three loops of 512 would be 2^27 bodies for the compiler. */
+    for (int l = 0; l < s->nloops; l++)
+        if (s->unroll[l] && l != loop)
+            copies *= unroll_copies(s, l);
+    if (copies * unroll_copies(s, loop) > GB_SCHED_MAX_UNROLLED)
+        return FAIL(c, "'%s' unrolled %ld times within loops unrolled %ld times is %ld copies "
+                       "of the body, over %d", s->loops[loop].name, unroll_copies(s, loop),
+                    copies, copies * unroll_copies(s, loop), GB_SCHED_MAX_UNROLLED);
     return 0;
 }
 

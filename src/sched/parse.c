@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L /* ssize_t, read */
 #include "sched_lang.h"
 #include "inputfile.h"
+#include "parse.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -399,13 +400,15 @@ int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text
 
     memset(out, 0, sizeof *out);
     memset(&ls, 0, sizeof ls);
-    snprintf(out->file, sizeof out->file, "%s", file);
+    /* The name as every message shows it: escaped, so that a file name
+     * cannot send escapes to the terminal (check, resolve and lower too). */
+    gb_printable(file, 200, out->file, sizeof out->file);
     ls.file = out->file;
     ls.err = err;
     ls.errlen = errlen;
     err[0] = '\0';
     if (len > GB_SCHED_MAX_FILE) {
-        snprintf(err, errlen, "%s:1: the file is over %d bytes", file, GB_SCHED_MAX_FILE);
+        snprintf(err, errlen, "%s:1: the file is over %d bytes", out->file, GB_SCHED_MAX_FILE);
         return -1;
     }
     while (at < len) {
@@ -452,15 +455,17 @@ char *gb_sched_read(const char *path, size_t *len_out, char *err, size_t errlen)
     char *buf = malloc(GB_SCHED_MAX_FILE + 2);
     size_t len = 0;
     ssize_t got = 1;
+    char shown[256]; /* path as messages show it */
     int fd;
 
+    gb_printable(path, 200, shown, sizeof shown);
     if (buf == NULL) {
-        snprintf(err, errlen, "%s:1: out of memory", path);
+        snprintf(err, errlen, "%s:1: out of memory", shown);
         return NULL;
     }
     fd = gb_open_regular(path);
     if (fd < 0) {
-        snprintf(err, errlen, "%s:1: %s", path,
+        snprintf(err, errlen, "%s:1: %s", shown,
                  errno == EINVAL ? "not a regular file" : strerror(errno));
         free(buf);
         return NULL;
@@ -474,7 +479,7 @@ char *gb_sched_read(const char *path, size_t *len_out, char *err, size_t errlen)
     }
     close(fd);
     if (got < 0) {
-        snprintf(err, errlen, "%s:1: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s:1: %s", shown, strerror(errno));
         free(buf);
         return NULL;
     }

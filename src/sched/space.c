@@ -2,6 +2,7 @@
  * (its params' `in` sets, and `choose ... or ... end` blocks of alternative
  * statements), the points of it and the schedule text of each. */
 #include "sched_space.h"
+#include "parse.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -174,7 +175,7 @@ int gb_space_parse(const char *file, const char *text, size_t len, gb_space *out
     int bad_line, rc;
 
     memset(out, 0, sizeof *out);
-    snprintf(out->file, sizeof out->file, "%s", file);
+    gb_printable(file, 200, out->file, sizeof out->file); /* as messages show it */
     if (len > GB_SCHED_MAX_FILE) /* the parser's message */
         return gb_sched_parse(file, text, len, &stmts, err, errlen);
     out->text = malloc(len + 1);
@@ -183,7 +184,7 @@ int gb_space_parse(const char *file, const char *text, size_t len, gb_space *out
         free(out->text);
         free(flat);
         out->text = NULL;
-        snprintf(err, errlen, "%s:1: out of memory", file);
+        snprintf(err, errlen, "%s:1: out of memory", out->file);
         return -1;
     }
     memcpy(out->text, text, len);

@@ -7,6 +7,7 @@
 #include "sched_lang.h"
 #include "sched_build.h"
 #include "sha256.h"
+#include "parse.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -296,17 +297,19 @@ static void set_text(sched_entry *e, char *text)
 /* A new slot for sched:STEM, or NULL with err (path names it). */
 static sched_entry *new_entry(const char *stem, const char *path, char *err, size_t errlen)
 {
+    char shown[256], other[256]; /* the paths as messages show them */
     sched_entry *e;
 
+    gb_printable(path, 200, shown, sizeof shown);
     if (nentries == GB_SCHED_MAX_FILES) {
-        snprintf(err, errlen, "%s:1: more than %d schedules in one run", path,
+        snprintf(err, errlen, "%s:1: more than %d schedules in one run", shown,
                  GB_SCHED_MAX_FILES);
         return NULL;
     }
     for (int i = 0; i < nentries; i++)
         if (strcmp(entries[i]->name + 6, stem) == 0) {
-            snprintf(err, errlen, "%s:1: sched:%s is given twice (%s)", path, stem,
-                     entries[i]->path);
+            gb_printable(entries[i]->path, 200, other, sizeof other);
+            snprintf(err, errlen, "%s:1: sched:%s is given twice (%s)", shown, stem, other);
             return NULL;
         }
     if ((e = calloc(1, sizeof *e)) == NULL) {
@@ -341,11 +344,12 @@ static const gb_variant *add_entry(sched_entry *e)
 const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errlen)
 {
     sched_entry *e;
-    char stem[48], *text;
+    char stem[GB_SCHED_MAX_STEM + 1], *text, shown[256];
 
     if (stem_of(path, stem, sizeof stem) != 0) {
+        gb_printable(path, 200, shown, sizeof shown);
         snprintf(err, errlen, "%s:1: the file name makes no variant name (letters, digits, "
-                              "_ - . only, at most 40)", path);
+                              "_ - . only, at most %d)", shown, GB_SCHED_MAX_STEM);
         return NULL;
     }
     if ((e = new_entry(stem, path, err, errlen)) == NULL)

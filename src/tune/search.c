@@ -46,6 +46,10 @@
  * unroll of a long k step around a row block made GCC run for minutes
  * (cpu_gemm.space, tk=256), the budget of many candidates. */
 #define COMPILE_LIMIT_MS 15000
+/* A winner of no statements (the nest i, j, k) as its text: a record's empty
+ * text means rule_based won, so the empty schedule is written as a comment,
+ * printed, recorded and replayed like any other. */
+#define EMPTY_SCHEDULE "# the empty schedule: the nest i, j, k\n"
 
 typedef struct measured {
     gb_space_point point;
@@ -293,7 +297,8 @@ static int confirm(search *s, char *err, size_t errlen)
             double us = confirmed_time(&runner.entries[2 * (1 + f)], rounds);
             if (us < best) {
                 best = us;
-                snprintf(s->out->text, sizeof s->out->text, "%s", texts[f]);
+                snprintf(s->out->text, sizeof s->out->text, "%s",
+                         texts[f][0] ? texts[f] : EMPTY_SCHEDULE);
             }
         }
         s->out->best_us = best;
@@ -317,6 +322,8 @@ static int keep_fastest(search *s)
     s->out->text[0] = '\0';
     if (s->ndone > 0 && isfinite(s->done[0].us) &&
         gb_space_text(s->space, &s->done[0].point, 0, s->out->text, sizeof s->out->text) == 0) {
+        if (s->out->text[0] == '\0')
+            snprintf(s->out->text, sizeof s->out->text, "%s", EMPTY_SCHEDULE);
         s->out->best_us = s->done[0].us;
         s->out->rule_us = s->rule_us;
     }
@@ -348,7 +355,7 @@ static int run_steps(search *s, char *err, size_t errlen)
         snprintf(err, errlen, "%s: no legal schedule for %dx%dx%d in %d points drawn "
                  "(%d refused by the checker)", s->space->file, s->M, s->K, s->N, MAX_DRAWS,
                  s->out->illegal);
-        return -1;
+        return -2; /* the space's fault: an input error */
     }
     if (*s->stop) {
         s->out->interrupted = 1;

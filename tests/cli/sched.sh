@@ -53,13 +53,14 @@ expect_grep sched_emit_c_specialised 'if (M != 9 || N != 11 || K != 10)' "$WORK/
 expect_exit sched_explain 0 "$G" --schedule "$ROOT/schedules/full.sched" --shape 9x10x11 --explain
 expect_grep sched_explain_nest 'vectorized for j1 in 0..8' "$WORK/out"
 
-# Illegal and hostile schedules: exit 2, one line FILE:LINE: ..., no compiler.
+# Illegal and hostile schedules: exit 2, one line gemmbench: FILE:LINE: ...,
+# no compiler.
 : >"$WORK/cc.log"
 refuse() { # NAME TEXT EXPECTED-LINE
     printf "$2" >"$WORK/$1.sched"
     CC=$WORK/cc "$G" --schedule "$WORK/$1.sched" $tiny -o "$WORK/r.json" >/dev/null 2>"$WORK/$1.err" </dev/null
     rc=$?
-    if [ $rc -eq 2 ] && [ "$(wc -l <"$WORK/$1.err")" -eq 1 ] && [ "$(cat "$WORK/$1.err")" = "$WORK/$1.sched:$3" ]; then
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$WORK/$1.err")" -eq 1 ] && [ "$(cat "$WORK/$1.err")" = "gemmbench: $WORK/$1.sched:$3" ]; then
         echo "ok sched_refuses_$1"
     else
         echo "FAIL sched_refuses_$1: exit $rc: $(head -c 300 "$WORK/$1.err")"
@@ -81,7 +82,7 @@ mkdir "$WORK/dir.sched"
 for f in "$WORK/dir.sched" /dev/zero; do
     "$G" --schedule "$f" $tiny >/dev/null 2>"$WORK/nf.err"
     rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l <"$WORK/nf.err")" -eq 1 ] && grep -q "^$f:1: " "$WORK/nf.err" &&
+    [ $rc -eq 2 ] && [ "$(wc -l <"$WORK/nf.err")" -eq 1 ] && grep -q "^gemmbench: $f:1: " "$WORK/nf.err" &&
         echo "ok sched_refuses_not_a_file_$(basename "$f")" ||
         echo "FAIL sched_refuses_not_a_file_$(basename "$f"): exit $rc: $(cat "$WORK/nf.err")"
 done

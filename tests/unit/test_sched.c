@@ -68,6 +68,13 @@ static const struct {
     { "unroll k 0\n", "t.sched:1: unroll: count 0 is not in 1..512" },
     { "parallel i\nunroll i 4\n", "t.sched:2: unroll: 'i' is parallel (line 1)" },
     { "unroll i 4\nparallel i\n", "t.sched:2: parallel: 'i' is unrolled (line 1)" },
+    /* nested unrolls multiply: their product is bounded, counted as each
+     * loop can iterate (a count over a split's factor makes the factor) */
+    { "split i 512 -> io ii\nsplit j 512 -> jo ji\nsplit k 512 -> ko ki\n"
+      "reorder io jo ko ii ji ki\nunroll ii\nunroll ji\nunroll ki\n",
+      "t.sched:6: unroll: 'ji' unrolled 512 times within loops unrolled 512 times is 262144 copies of the body, over 512" },
+    { "param t = 4 in 4,8,16\nsplit k t -> ko ki\nsplit i 8 -> io ii\nunroll ki\nunroll ii\nunroll j 5\n",
+      "t.sched:6: unroll: 'j' unrolled 5 times within loops unrolled 128 times is 640 copies of the body, over 512" },
     /* cache_write */
     { "cache_write C at k\n", "t.sched:1: cache_write: 'k' is a reduction loop: the tile would be written before its sums are complete" },
     { "reorder k i j\ncache_write C at i\n", "t.sched:2: cache_write: reduction loop 'k' is at or outside 'i': the tile would be written before its sums are complete" },
