@@ -4,6 +4,7 @@
  * shell, so nothing in $CC or a path is interpreted. */
 #define _GNU_SOURCE /* environ; posix_spawn and the POSIX calls under -std=c11 */
 #include "sched_build.h"
+#include "parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +34,10 @@ extern char **environ;
 #define ALL_FLAGS "-std=c11 " GB_SCHED_OPT " -fPIC -shared -fopenmp " GB_SCHED_FLAGS
 
 #define DEFAULT_TIMEOUT_MS 120000
+/* $CC as messages show it: escaped and cut (gb_printable), so that a name
+ * holding escape bytes or a page of text stays one readable line. */
+#define CC_SHOWN_CHARS 80
+#define CC_SHOWN (4 * CC_SHOWN_CHARS + 8)
 #define MAX_FLAGS 64
 #define ERROR_LINE_MAX 200
 
@@ -379,34 +384,37 @@ static FILE *scratch_file(void)
 static int find_identity(const char *cc, char *identity, size_t idlen, char *err, size_t errlen)
 {
     char *argv[] = { (char *)cc, "--version", NULL };
+    char shown[CC_SHOWN];
     run_result r;
     FILE *out = scratch_file();
 
+    gb_printable(cc, CC_SHOWN_CHARS, shown, sizeof shown);
+
     if (out == NULL) {
-        snprintf(err, errlen, "CC '%s': no temporary file for its --version (%s)", cc,
+        snprintf(err, errlen, "CC '%s': no temporary file for its --version (%s)", shown,
                  strerror(errno));
         return -1;
     }
     run_program(argv, fileno(out), compile_timeout_ms, &r);
     if (r.stopped) {
-        snprintf(err, errlen, "CC '%s': '%s --version' stopped: the run was interrupted", cc,
-                 cc);
+        snprintf(err, errlen, "CC '%s': '%s --version' stopped: the run was interrupted", shown,
+                 shown);
         fclose(out);
         return GB_SCHED_INTERRUPTED;
     }
     if (r.spawn_error) {
-        snprintf(err, errlen, "CC '%s': cannot be run (%s)", cc, strerror(r.spawn_error));
+        snprintf(err, errlen, "CC '%s': cannot be run (%s)", shown, strerror(r.spawn_error));
         fclose(out);
         return -1;
     }
     /* 127: the exec failed where posix_spawnp could not tell (qemu-user). */
     if (!r.timed_out && WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 127) {
-        snprintf(err, errlen, "CC '%s': cannot be run (exit status 127)", cc);
+        snprintf(err, errlen, "CC '%s': cannot be run (exit status 127)", shown);
         fclose(out);
         return -1;
     }
     if (r.timed_out || !WIFEXITED(r.wait_status) || WEXITSTATUS(r.wait_status) != 0) {
-        snprintf(err, errlen, "CC '%s': '%s --version' %s", cc, cc,
+        snprintf(err, errlen, "CC '%s': '%s --version' %s", shown, shown,
                  r.timed_out ? "did not finish" : "failed");
         fclose(out);
         return -1;
@@ -418,7 +426,7 @@ static int find_identity(const char *cc, char *identity, size_t idlen, char *err
     fclose(out);
     one_line(identity, idlen, first, strcspn(first, "\r\n"), NULL);
     if (identity[0] == '\0') {
-        snprintf(err, errlen, "CC '%s': '%s --version' printed nothing", cc, cc);
+        snprintf(err, errlen, "CC '%s': '%s --version' printed nothing", shown, shown);
         return -1;
     }
     return 0;
@@ -429,8 +437,10 @@ int gb_sched_compiler(char *cc, size_t cclen, char *identity, size_t idlen, char
     const char *value = getenv("CC");
     if (value == NULL || value[0] == '\0')
         value = "cc";
+    char shown[CC_SHOWN];
+    gb_printable(value, CC_SHOWN_CHARS, shown, sizeof shown);
     if (strlen(value) >= sizeof compiler_found.cc) {
-        snprintf(err, errlen, "CC '%.40s...': longer than %zu characters", value,
+        snprintf(err, errlen, "CC '%s': longer than %zu characters", shown,
                  sizeof compiler_found.cc - 1);
         return -1;
     }
@@ -448,7 +458,7 @@ int gb_sched_compiler(char *cc, size_t cclen, char *identity, size_t idlen, char
     int status = compiler_found.status;
     if (status == 0 && (strlen(compiler_found.cc) >= cclen ||
                         strlen(compiler_found.identity) >= idlen)) {
-        snprintf(err, errlen, "CC '%s': its name or identity does not fit the buffer", value);
+        snprintf(err, errlen, "CC '%s': its name or identity does not fit the buffer", shown);
         status = -1;
     } else if (status == 0) {
         strcpy(cc, compiler_found.cc);
@@ -471,9 +481,11 @@ int gb_sched_compile(const char *cc, const char *source_path, const char *object
                      const char *log_path, double *ms, char *err, size_t errlen)
 {
     char *argv[MAX_FLAGS + 5];
+    char shown[CC_SHOWN];
     int n = 0;
 
     *ms = 0;
+    gb_printable(cc, CC_SHOWN_CHARS, shown, sizeof shown);
     gb_sched_flags();
     argv[n++] = (char *)cc;
     for (int i = 0; flag_words[i]; i++)
@@ -485,7 +497,8 @@ int gb_sched_compile(const char *cc, const char *source_path, const char *object
 
     int log_fd = open(log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (log_fd < 0) {
-        snprintf(err, errlen, "%s: cannot create its log '%s' (%s)", cc, log_path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot create its log '%s' (%s)", shown, log_path,
+                 strerror(errno));
         return -1;
     }
     run_result r;
@@ -493,7 +506,7 @@ int gb_sched_compile(const char *cc, const char *source_path, const char *object
     close(log_fd);
     *ms = r.ms;
     if (r.spawn_error) {
-        snprintf(err, errlen, "CC '%s': cannot be run (%s)", cc, strerror(r.spawn_error));
+        snprintf(err, errlen, "CC '%s': cannot be run (%s)", shown, strerror(r.spawn_error));
         return -1;
     }
     if (!r.timed_out && WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 0)
@@ -507,6 +520,6 @@ int gb_sched_compile(const char *cc, const char *source_path, const char *object
         dir_len = 0;
     memcpy(drop, source_path, dir_len);
     drop[dir_len] = '\0';
-    describe_failure(cc, &r, log_path, dir_len ? drop : NULL, err, errlen);
+    describe_failure(shown, &r, log_path, dir_len ? drop : NULL, err, errlen);
     return r.stopped ? GB_SCHED_INTERRUPTED : -1;
 }

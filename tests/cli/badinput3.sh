@@ -63,6 +63,14 @@ expect_exit esc_space_name 2 "$G" tune --space "sp${E}.space" --shape 8x8x8
 if grep -q "$(printf '\033')" "$WORK/err"; then echo "FAIL esc_space_name_escaped: raw ESC"; else echo "ok esc_space_name_escaped"; fi
 GEMMBENCH_CALIBRATE="x${E}" expect_exit esc_calibrate_value 2 "$G" --variant packed $T
 if grep -q "$(printf '\033')" "$WORK/err"; then echo "FAIL esc_calibrate_escaped: raw ESC"; else echo "ok esc_calibrate_escaped"; fi
+# The compiler's name ($CC) in every message of the compile driver: one
+# that cannot be run, and one that runs and fails (describe_failure).
+CC="/no/cc${E}" expect_exit esc_cc_missing 2 "$G" --schedule "d${E}/ok.sched" $T
+if grep -q "$(printf '\033')" "$WORK/err"; then echo "FAIL esc_cc_missing_escaped: raw ESC"; else expect_grep esc_cc_missing_escaped "CC '/no/cc\\\\x1b\\[31m': cannot be run" "$WORK/err"; fi
+printf '#!/bin/sh\n[ "$1" = --version ] && exec cc --version\necho "cc: internal error" >&2\nexit 1\n' >"failcc${E}"
+chmod +x "failcc${E}"
+CC="$WORK/failcc${E}" "$G" --schedule "d${E}/ok.sched" $T -o failcc.json >"$WORK/out" 2>"$WORK/err"
+if grep -q "$(printf '\033')" "$WORK/err"; then echo "FAIL esc_cc_failing_escaped: raw ESC"; else expect_grep esc_cc_failing_escaped 'failcc\\x1b\[31m: ' "$WORK/err"; fi
 
 # 6. Exit codes.  A run's schedule refusal carries the gemmbench: prefix
 # (checked by expect_exit above); the stem limit is the 40 its message says.
