@@ -208,9 +208,13 @@ static int resolve_job(tune_job *job)
     /* A schedule or a space is compiled: with no compiler, exit 2 naming CC
      * (SCHED.md) before any search, as a run does, rather than every
      * candidate failing one by one. */
-    if ((job->schedule || job->space_file) &&
-        gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err) != 0)
-        return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
+    if (job->schedule || job->space_file) {
+        int rc = gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err);
+        if (rc == GB_SCHED_INTERRUPTED)
+            return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted");
+        if (rc != 0)
+            return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
+    }
     job->shapes = malloc(GB_MAX_SHAPES * sizeof *job->shapes);
     if (job->shapes == NULL)
         return gb_fail(GB_EXIT_IO, "tune", "out of memory");
@@ -458,6 +462,10 @@ int gb_cmd_tune(int argc, char **argv)
     status = parse_args(argc, argv, &job);
     if (status != GO_ON)
         return status;
+    /* From the compiler's probe in resolve_job on, an interrupt kills the
+     * compiler at once and ends the command with 130. */
+    gb_catch_interrupts();
+    gb_sched_set_compile_stop(&gb_interrupted);
     status = resolve_job(&job);
     memset(&set, 0, sizeof set);
     if (status == GB_EXIT_OK && job.schedule == NULL)
@@ -466,8 +474,6 @@ int gb_cmd_tune(int argc, char **argv)
         free(job.shapes);
         return status;
     }
-    gb_catch_interrupts();
-    gb_sched_set_compile_stop(&gb_interrupted); /* the compiler too: killed at once */
     started = gb_now();
     /* Records are per thread count (the fingerprint has it): each count is
      * a search of its own. */

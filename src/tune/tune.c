@@ -170,7 +170,9 @@ static double measure(search *s, const gb_params *p)
     int rc = gb_tune_measure(s->base, p, s->cfg, &s->w, s->stop, &median, &max_err, err,
                              sizeof err);
 
-    if (rc == 1) {
+    /* Raised during the measurement: whatever it returned (a compile the
+     * interrupt cut short fails), the search stops without a verdict. */
+    if (rc == 1 || *s->stop) {
         s->interrupted = 1;
         return NAN;
     }

@@ -164,6 +164,13 @@ expect_true run_term_version_no_file test ! -e "$WORK/vt.json"
 printf 'param bn = 16 in 8,16\ntile i j bn bn -> io jo ii ji\nvectorize ji\n' >"$WORK/tune.sched"
 tune="tune --schedule $WORK/tune.sched --shape 33x17x7 --threads 1 --trials 2 --reps 3 --quiet --records $WORK/rec.json"
 interrupt tune_int_compile INT "$G" $tune
+# An interrupted compile is no verdict on the schedule: not "fails
+# verification", which tune said before it looked at the interrupt.
+if grep -q 'fails verification' "$WORK/tune_int_compile.err"; then
+    echo "FAIL tune_int_compile_no_verdict: $(head -c 300 "$WORK/tune_int_compile.err")"
+else
+    echo "ok tune_int_compile_no_verdict"
+fi
 interrupt tune_term_compile TERM "$G" $tune
 HANG_VERSION=1 interrupt tune_int_version INT "$G" $tune
 expect_true tune_writes_no_record test ! -e "$WORK/rec.json"
