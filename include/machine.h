@@ -36,6 +36,7 @@ typedef struct gb_bandwidth {
     int threads;             /* the "all threads" count */
     int trials;              /* per figure, at least (src/measure/bandwidth.md) */
     int capped;              /* memory's working set was capped by MemAvailable */
+    int quick;               /* GEMMBENCH_BANDWIDTH=quick: the tests' probe */
     gb_bw_level level[GB_BW_LEVELS];
 } gb_bandwidth;
 

@@ -146,6 +146,9 @@ def main(argv):
     method = doc["machine"].get("peak_method", "full")
     if method not in ("full", "quick"):
         problems.append("machine.peak_method is neither \"full\" nor \"quick\"")
+    bw_method = (doc["machine"].get("bandwidth") or {}).get("method", "full")
+    if bw_method not in ("full", "quick"):
+        problems.append("machine.bandwidth.method is neither \"full\" nor \"quick\"")
     if len(doc["results"]) < min_results:
         problems.append(f"{len(doc['results'])} results, expected at least {min_results}")
     for i, r in enumerate(doc["results"]):

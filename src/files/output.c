@@ -98,6 +98,7 @@ static cJSON *bandwidth_json(const gb_bandwidth *bw)
     cJSON_AddNumberToObject(o, "threads", bw->threads);
     cJSON_AddNumberToObject(o, "trials", bw->trials);
     cJSON_AddBoolToObject(o, "memory_capped", bw->capped);
+    cJSON_AddStringToObject(o, "method", bw->quick ? "quick" : "full");
     for (int l = 0; l < GB_BW_LEVELS; l++) {
         const gb_bw_level *lv = &bw->level[l];
         cJSON *level;

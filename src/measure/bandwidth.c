@@ -34,6 +34,10 @@
 #define BW_CACHE_FRACTION 2
 #define BW_MEM_FACTOR 4
 #define BW_MEM_FACTOR_QUICK 2
+/* ... and at most this much: the quick probe is the tests' (every run of
+ * `make test` measures it), and twice a 300 MiB last level took 0.7 s of
+ * each tiny run on a Xeon guest, most of it the kernel zeroing pages. */
+#define BW_MEM_MAX_QUICK ((size_t)64 << 20)
 /* A slice's floats are a multiple of this (one pass step of the read loop). */
 #define BW_STEP 128
 /* Streams one thread reads side by side (read_pass). */
@@ -169,6 +173,9 @@ static void plan_sizes(const gb_bw_plan *p, int threads, size_t *bytes)
     long llc = p->l3_bytes > 0 ? p->l3_bytes : p->l2_bytes;
     size_t mem = (size_t)llc * (p->quick ? BW_MEM_FACTOR_QUICK : BW_MEM_FACTOR);
 
+    if (p->quick && mem > BW_MEM_MAX_QUICK)
+        mem = BW_MEM_MAX_QUICK;
+
     /* L2 is per core: every thread gets half of its own. */
     bytes[GB_BW_L2] = (size_t)p->l2_bytes / BW_CACHE_FRACTION * (size_t)threads;
     /* L3 is shared: half of it over all threads, only when each thread's
@@ -215,6 +222,7 @@ int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errle
 
     bw->threads = p->threads;
     bw->trials = p->trials;
+    bw->quick = p->quick;
     for (int l = 0; l < GB_BW_LEVELS; l++)
         for (int c = 0; c < 2; c++) {
             gb_bw_level *lv = &bw->level[l];

@@ -41,6 +41,14 @@ check warm_run test $? -eq 0
 expect_grep warm_table_roof_column '%roof' "$WORK/warm.txt"
 expect_grep warm_run_cache '"cache":	"warm"' "$WORK/warm.json"
 expect_grep warm_bandwidth_block '"bandwidth":' "$WORK/warm.json"
+# The tests' quick probe says so, and keeps memory's working set at 64 MiB
+# or less whatever the last level's size (0.7 s of every run, uncapped, on a
+# 300 MiB L3).
+expect_grep warm_bandwidth_quick '"method":	"quick"' "$WORK/warm.json"
+check warm_quick_memory_capped awk -F '\t' '
+    /"memory":/ { mem = 1 } mem && /"bytes":/ { gsub(/,/, "", $NF); n++
+        if ($NF + 0 <= 0 || $NF + 0 > 64 * 1048576) bad = 1 }
+    END { exit bad || n == 0 }' "$WORK/warm.json"
 check warm_roof_fields test "$(grep -c '"roof_pct":	[0-9]' "$WORK/warm.json")" -eq 4
 # 7x33x100: 2*7*33*100 = 46200 flop over 4*(7*33 + 33*100 + 7*100) = 16924 bytes.
 check warm_intensity awk -F '\t' '/"intensity":/ { gsub(/,/, "", $NF); v = $NF + 0
