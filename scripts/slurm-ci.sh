@@ -108,9 +108,15 @@ chmod 600 "$S/munge.key"
 munged -F --force --socket="$S/munge.socket" --key-file="$S/munge.key" \
     --pid-file="$S/munged.pid" --log-file="$S/munged.log" --seed-file="$S/munged.seed" \
     >>"$S/munged.log" 2>&1 &
-pids="$pids $!"
+munged_pid=$!
+pids="$pids $munged_pid"
+# Up to 5 s for its socket; no longer than munged lives (-F: it stays in
+# the foreground, so its exit is a failure to start).
 i=0
-while [ ! -S "$S/munge.socket" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -S "$S/munge.socket" ] && [ $i -lt 50 ] && kill -0 "$munged_pid" 2>/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+done
 [ -S "$S/munge.socket" ] || fail "munged did not start: $(logline "$S/munged.log")"
 
 # slurm.conf for this host: the node line from `slurmd -C`, two partitions on
