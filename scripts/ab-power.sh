@@ -33,6 +33,7 @@ cc -O2 -shared -fPIC -o "$out/scaleclock.so" "$here/scaleclock.c" -ldl || exit 3
 for s in $scales; do
     cat >"$out/new-$s.sh" <<WRAP
 #!/bin/sh
+ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0 \\
 GB_CLOCK_SCALE=$s LD_PRELOAD="$out/scaleclock.so" exec "$G" "\$@"
 WRAP
     chmod +x "$out/new-$s.sh"
