@@ -1,4 +1,6 @@
-/* resultfile.c - load and validate a gemmbench/1 result file. */
+/* resultfile.c - load and validate a gemmbench/1 result file.  One file,
+ * over 700 lines: the reader follows the schema (results/FORMAT.md) from the
+ * document down to an entry, and each check sits beside the field it reads. */
 #include "resultfile.h"
 #include "stats.h"
 #include "output.h"

@@ -32,6 +32,22 @@ expect_exit() {
     echo "ok $name"
 }
 
+# py_check NAME ARG... <<PY: the python3 program on stdin succeeds on ARGs;
+# a named skip where python3 is missing (never an ok).
+py_check() {
+    name=$1
+    shift
+    if ! command -v python3 >/dev/null 2>&1; then
+        skip "$name" "needs python3"
+        return
+    fi
+    if python3 - "$@" >"$WORK/py.out" 2>&1; then
+        echo "ok $name"
+    else
+        echo "FAIL $name: $(tail -c 300 "$WORK/py.out")"
+    fi
+}
+
 # expect_grep NAME PATTERN FILE: FILE has a line matching PATTERN.
 expect_grep() {
     if grep -q -- "$2" "$3"; then

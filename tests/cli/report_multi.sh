@@ -5,22 +5,6 @@
 G=$GEMMBENCH
 RUN="--quiet --reps 3 --warmup 0 --rounds 1 --shape 13x21x9 --shape 20x21x9"
 
-# py_check NAME ARG... <<PY: the python3 program on stdin succeeds on ARGs;
-# a named skip where python3 is missing (never an ok).
-py_check() {
-    name=$1
-    shift
-    if ! command -v python3 >/dev/null 2>&1; then
-        skip "$name" "needs python3"
-        return
-    fi
-    if python3 - "$@" >"$WORK/py.out" 2>&1; then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(tail -c 300 "$WORK/py.out")"
-    fi
-}
-
 # A: two counts; B: another count; C: one variant on one shape (missing entries).
 "$G" $RUN --variant baseline,parallel,packed --threads 1,2 -o "$WORK/a.json" >/dev/null 2>&1 ||
     echo "FAIL multi_run_a"

@@ -43,21 +43,6 @@ standin() {
     chmod +x "$1/$2"
 }
 have_python3() { command -v python3 >/dev/null 2>&1; }
-# py_check NAME ARG... <<PY: the python3 program on stdin succeeds on ARGs;
-# a named skip where python3 is missing (never an ok).
-py_check() {
-    name=$1
-    shift
-    if ! have_python3; then
-        skip "$name" "needs python3"
-        return
-    fi
-    if python3 - "$@" >"$WORK/py.out" 2>&1; then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(tail -c 300 "$WORK/py.out")"
-    fi
-}
 
 # ---- slurm-sweep.sh: bad input --------------------------------------------------
 expect_exit sweep_help 0 sh $SW --help
