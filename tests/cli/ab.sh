@@ -17,26 +17,6 @@ tiny="$entry --min-time 0"
 # tests the defaults.
 few="--rounds 8"
 
-# expect_verdict NAME CMD...: CMD (gemmbench ab or compare) gives a verdict,
-# whichever: exit 0 with "gate: pass" or exit 1 with "gate: FAIL" (stdout in
-# $WORK/out, stderr in $WORK/err).  For runs of one build against itself,
-# whose verdict is the machine's noise: an A/A run fails the gate now and
-# then, so that it passes is tests/slow/ab_aa.sh's check, not this suite's.
-# Anything else (2 refused, 3 I/O, a crash, a verdict that contradicts the
-# exit status) is a FAIL.
-expect_verdict() {
-    name=$1
-    shift
-    "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
-    rc=$?
-    if { [ $rc -eq 0 ] && grep -q 'gate: pass' "$WORK/out"; } ||
-        { [ $rc -eq 1 ] && grep -q 'gate: FAIL' "$WORK/out"; }; then
-        echo "ok $name"
-    else
-        echo "FAIL $name: exit $rc, gate line '$(grep 'gate:' "$WORK/out" | head -c 100)': $(head -c 300 "$WORK/err")"
-    fi
-}
-
 # py_true NAME CODE: the python3 program CODE succeeds; a named skip where
 # python3 is missing (never an ok, never a FAIL for want of a tool).
 py_true() {
