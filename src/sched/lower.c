@@ -226,7 +226,8 @@ static void open_loop(emitter *e, int l, int with_pragmas)
     else
         bound_of(pl, l, bound, sizeof bound);
     if (with_pragmas && s->parallel == l)
-        line(e->b, "#pragma omp parallel for num_threads(nthreads) schedule(static)");
+        line(e->b, pl->team ? "#pragma omp for schedule(static)"
+                            : "#pragma omp parallel for num_threads(nthreads) schedule(static)");
     if (with_pragmas && s->vectorize == l)
         line(e->b, "#pragma omp simd");
     if (with_pragmas && s->unroll[l])
@@ -294,8 +295,11 @@ static void emit_pack(emitter *e, int op)
         int l = pl->pack_dim[op][d];
         char bound[4096];
         bound_of(pl, l, bound, sizeof bound);
-        /* At root every thread of the run packs a share (the tutorial). */
-        if (d == 0 && s->pack[op] == GB_SCHED_ROOT)
+        /* At root every thread of the run packs a share (the tutorial),
+         * and so does the team at a loop outside the parallel loop. */
+        if (d == 0 && (pl->pack_team[op] || (s->pack[op] == GB_SCHED_ROOT && pl->team)))
+            line(e->b, "#pragma omp for schedule(static)");
+        else if (d == 0 && s->pack[op] == GB_SCHED_ROOT)
             line(e->b, "#pragma omp parallel for num_threads(nthreads) schedule(static)");
         else if (d == pl->npack[op] - 1) /* a copy: its innermost loop is SIMD */
             line(e->b, "#pragma omp simd");
@@ -306,6 +310,23 @@ static void emit_pack(emitter *e, int op)
     line(e->b, "%s[%s] = %s;", name, idx, src);
     for (int d = 0; d < pl->npack[op]; d++)
         close_loop(e);
+}
+
+/* Where C's init is folded into the run at p: gb_first, whether every k
+ * loop outside the run is at its first iteration. */
+static void emit_first(emitter *e, int p)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    char cond[1024];
+    size_t used = 0;
+
+    cond[0] = '\0';
+    for (int q = pl->init_at; q < p; q++)
+        if (s->loops[pl->order[q]].axis == GB_AXIS_K)
+            used += (size_t)snprintf(cond + used, sizeof cond - used, "%sl_%s == 0",
+                                     used ? " && " : "", s->loops[pl->order[q]].name);
+    line(e->b, "const int gb_first = %s;", used ? cond : "1");
 }
 
 /* The register run of a row block from position p: rows x lanes sums in
@@ -332,6 +353,9 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     line(e->b, "    for (int p = 0; p < GB_NP(%d); p++)", lanes);
     if (zero)
         line(e->b, "        acc[l_%s][p] = (gb_v%d){ 0 };", r, lanes);
+    else if (pl->fold_init)
+        line(e->b, "        acc[l_%s][p] = gb_first ? (gb_v%d){ 0 } : gb_v%d_load(&%s + p * GB_PW(%d));",
+             r, lanes, lanes, t, lanes);
     else
         line(e->b, "        acc[l_%s][p] = gb_v%d_load(&%s + p * GB_PW(%d));", r, lanes, t,
              lanes);
@@ -380,10 +404,14 @@ static void emit_run(emitter *e, int p, int lanes)
         line(e->b, "for (int p = 0; p < GB_NP(%d); p++)", lanes);
         if (zero)
             line(e->b, "    acc[p] = (gb_v%d){ 0 };", lanes);
+        else if (pl->fold_init)
+            line(e->b, "    acc[p] = gb_first ? (gb_v%d){ 0 } : gb_v%d_load(&%s + p * GB_PW(%d));",
+                 lanes, lanes, t, lanes);
         else
             line(e->b, "    acc[p] = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, t, lanes);
     } else {
-        line(e->b, zero ? "float acc = 0.0f;" : "float acc = %s;", t);
+        line(e->b, zero ? "float acc = 0.0f;" : pl->fold_init ? "float acc = gb_first ? 0.0f : %s;"
+                                                             : "float acc = %s;", t);
     }
     for (int q = p; q < last; q++)
         open_loop(e, pl->order[q], 1);
@@ -410,9 +438,11 @@ static void emit_from(emitter *e, int p)
     const plan *pl = e->pl;
     const gb_sched *s = pl->s;
 
-    if (p == pl->init_at && s->cache_write < 0 && p != pl->run_at)
+    if (p == pl->init_at && s->cache_write < 0 && p != pl->run_at && !pl->fold_init)
         emit_init(e, p);
     if (p == pl->run_at) {
+        if (pl->fold_init)
+            emit_first(e, p);
         if (pl->vec_width == 0) {
             emit_run(e, p, 0);
             return;
@@ -442,6 +472,12 @@ static void emit_from(emitter *e, int p)
         e->b->indent++;
         if (p == pl->init_at && s->cache_write < 0)
             emit_init(e, p);
+        if (pl->fold_init) {
+            line(e->b, "if (gb_first) {");
+            e->b->indent++;
+            emit_init(e, p);
+            close_loop(e);
+        }
         for (int q = p; q < pl->n; q++)
             open_loop(e, pl->order[q], 1);
         {
@@ -564,7 +600,14 @@ char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol)
         line(&b, "float *restrict pb%s = scratch + (size_t)%ld * %s;",
              pl->pack_per_thread[1] ? "_all" : "", pl->pack_floats[0],
              pl->pack_per_thread[0] ? "nthreads" : "1");
+    if (pl->team) {
+        line(&b, "#pragma omp parallel num_threads(nthreads)");
+        line(&b, "{");
+        b.indent++;
+    }
     emit_body(&e, GB_SCHED_ROOT);
+    if (pl->team)
+        close_loop(&e);
     line(&b, "return 0;");
     put(&b, "}\n");
     free(pl);

@@ -82,6 +82,14 @@ static int power_of_two(long v)
     return v > 0 && (v & (v - 1)) == 0;
 }
 
+/* Lanes a register run holds as GCC vectors: a power of two from 2 to 16,
+ * or a multiple of 16 up to 64 (48: BLIS's NR on AVX-512), so that W splits
+ * into whole vectors of 16, 8 or 4 lanes on every x86 target (GB_PW). */
+static int register_width(long w)
+{
+    return (w >= 2 && w <= 16 && power_of_two(w)) || (w > 16 && w <= 64 && w % 16 == 0);
+}
+
 void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
 {
     const gb_sched *s = sh->s;
@@ -144,7 +152,7 @@ void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
         int v = s->vectorize;
         long w = sh->extent[v];
         if (pl->run_at < 0 || s->loops[v].axis != GB_AXIS_J || sh->stride[v] != 1 ||
-            !power_of_two(w) || w < 2 || w > 64)
+            !register_width(w))
             pl->run_at = -1; /* the omp simd form, accumulating in memory */
         else
             pl->vec_width = (int)w;
@@ -166,6 +174,13 @@ void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
      * simd j loop) it saves half the loads and stores of C, and those ran
      * 1.2-1.4x slower without it.  A jam of a spatial loop into another
      * spatial loop puts independent sums side by side. */
+    /* C's init folded into the run: a run below the init starts from zero
+     * where every k loop outside it is at its first iteration and from C
+     * elsewhere, so C is not zeroed in a pass of its own (each element's
+     * first run is the one at those k iterations).  Not with cache_write,
+     * whose tile has its own init. */
+    pl->fold_init = pl->run_at > pl->init_at && s->cache_write < 0;
+
     pl->no_jam = pl->run_at >= 2 && s->loops[pl->order[pl->run_at - 1]].axis != GB_AXIS_K &&
                  s->loops[pl->order[pl->run_at - 2]].axis == GB_AXIS_K;
 
@@ -200,7 +215,19 @@ void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
             }
         pl->pack_per_thread[op] =
             site >= 0 && s->parallel >= 0 && pl->pos[s->parallel] <= site_pos;
+        pl->pack_team[op] = site >= 0 && s->parallel >= 0 && pl->pos[s->parallel] > site_pos;
     }
+    /* A pack outside the parallel loop (BLIS's B at pc, above the ic loop
+     * the threads share) is filled by all the threads, each a share, with
+     * a barrier before it is read and another before it is filled again:
+     * one parallel region around the nest, omp for at the pack and at the
+     * parallel loop (both end in a barrier).  Not with a cache_write tile
+     * outside the parallel loop, which the threads share and the region
+     * would make one per thread: then one thread packs, as before. */
+    pl->team = (pl->pack_team[0] || pl->pack_team[1]) &&
+               (s->cache_write < 0 || pl->pos[s->cache_write] >= pl->pos[s->parallel]);
+    if (!pl->team)
+        pl->pack_team[0] = pl->pack_team[1] = 0;
 }
 
 int gb_sched_limits(const gb_sched_shape *sh, char *err, size_t errlen)

@@ -7,10 +7,10 @@
 
 #define MAXL GB_SCHED_MAX_LOOPS
 /* At most this many rows of vectors held in registers by one run, and at
- * most this many lanes in all (16 AVX-512 vectors; the run's B vectors and
- * the broadcast of A take the rest of the 32 registers). */
+ * most this many lanes in all (24 AVX-512 vectors, BLIS's 8 x 48; the run's
+ * 3 B vectors and the broadcast of A take 4 more of the 32 registers). */
 #define GB_SCHED_MAX_ROWS 8
-#define GB_SCHED_MAX_ROW_LANES 256
+#define GB_SCHED_MAX_ROW_LANES 384
 
 /* A tail condition: sum over its loops of coef * loop < limit. */
 typedef struct tail {
@@ -37,6 +37,11 @@ typedef struct plan {
     int rows_loop;          /* an i loop between the run and the vectorized loop whose
                                rows' sums the run holds together, or -1 */
     int rows;               /* its extent (the rows held), or 1 */
+    int fold_init;          /* C's init is the run's: zero when every k loop outside
+                               the run is at 0, else C (no zeroing pass) */
+    int team;               /* one parallel region: the loops outside the parallel
+                               loop run on every thread, a pack there is filled by
+                               the team (omp for) and the parallel loop is an omp for */
     int no_jam;             /* a k loop holds the spatial loop holding the run:
                              * GCC's unroll-and-jam is kept off (plan.c) */
     long tile_h, tile_w;    /* cache_write's tile */
@@ -44,6 +49,7 @@ typedef struct plan {
     int pack_dim[2][MAXL];
     long pack_floats[2];
     int pack_per_thread[2]; /* the site is inside the parallel loop */
+    int pack_team[2];       /* the site is outside it (not root): filled by the team */
 } plan;
 
 /* Fills pl for the resolved nest sh. */
