@@ -27,6 +27,8 @@
 #define GB_SCHED_MAX_TILE 65536    /* floats of a cache_write tile */
 #define GB_SCHED_MAX_PACK (16L << 20) /* floats of a pack buffer */
 #define GB_SCHED_ROOT (-2)         /* pack ... at root */
+#define GB_SCHED_MAX_DISTANCE 1024 /* a prefetch's iterations ahead */
+#define GB_SCHED_MAX_PREFETCH_LINES 64 /* cache lines one prefetch asks for per iteration */
 
 typedef enum gb_sched_op {
     GB_SCHED_PARAM,
@@ -38,7 +40,8 @@ typedef enum gb_sched_op {
     GB_SCHED_VECTORIZE,
     GB_SCHED_UNROLL,
     GB_SCHED_CACHE_WRITE,
-    GB_SCHED_PACK
+    GB_SCHED_PACK,
+    GB_SCHED_PREFETCH
 } gb_sched_op;
 
 /* A split factor as written: a number, or the name of a param. */
@@ -55,10 +58,10 @@ typedef struct gb_sched_stmt {
     char loops[GB_SCHED_MAX_LOOPS][GB_SCHED_NAME_LEN];
     int nnew;                      /* the names after -> (split 2, tile 4, fuse 1) */
     char names[4][GB_SCHED_NAME_LEN];
-    int nfactors;                  /* split 1, tile 2 */
+    int nfactors;                  /* split 1, tile 2, prefetch 0 or 1 */
     gb_sched_factor factors[2];
     long count;                    /* unroll's N (0: whole loop); param's value */
-    char operand;                  /* cache_write 'C', pack 'A' or 'B' */
+    char operand;                  /* cache_write 'C', pack 'A' or 'B', prefetch any */
     int at_root;                   /* pack ... at root */
     /* param: its name in names[0]; its set, when `in` was given */
     int nchoices;                  /* 0: no set; -1: a range lo..hi */
@@ -107,6 +110,8 @@ typedef struct gb_sched {
     int unroll[GB_SCHED_MAX_LOOPS];/* per loop: 0 none, -1 whole, else N */
     int cache_write;               /* loop id, or -1 */
     int pack[2];                   /* [0] A, [1] B: loop id, GB_SCHED_ROOT, or -1 */
+    int prefetch[3];               /* [0] A, [1] B, [2] C: loop id, or -1 */
+    gb_sched_factor distance[3];   /* each prefetch's iterations ahead */
 } gb_sched;
 
 /* Parses text (len bytes; it need not end in NUL) into statements.  file
@@ -143,6 +148,7 @@ typedef struct gb_sched_shape {
     long extent[GB_SCHED_MAX_LOOPS];   /* every loop's trip count */
     long stride[GB_SCHED_MAX_LOOPS];   /* its step in its axis's index */
     long factor[GB_SCHED_MAX_LOOPS];   /* a split loop's factor, resolved */
+    long distance[3];                  /* each prefetch's distance, resolved */
 } gb_sched_shape;
 
 /* Resolves s for M x N x K with the values params sets (the rest default):

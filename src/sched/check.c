@@ -17,6 +17,7 @@ typedef struct checker {
     const gb_sched_stmt *st;  /* the statement being applied */
     int line_of[4];           /* parallel, vectorize, cache_write, pack A/B: their lines */
     int pack_line[2];
+    int prefetch_line[3];
     int unroll_line[GB_SCHED_MAX_LOOPS];
     int param_line[GB_SCHED_MAX_PARAMS];
     char *err;
@@ -128,6 +129,9 @@ static const char *annotation(const checker *c, int loop, int *line)
     for (int op = 0; op < 2; op++)
         if (s->pack[op] == loop)
             return *line = c->pack_line[op], op ? "the pack B site" : "the pack A site";
+    for (int op = 0; op < 3; op++)
+        if (s->prefetch[op] == loop)
+            return *line = c->prefetch_line[op], "a prefetch site";
     return NULL;
 }
 
@@ -510,6 +514,50 @@ static int apply_pack(checker *c)
     return 0;
 }
 
+/* The distance: 1 unless given, at most GB_SCHED_MAX_DISTANCE (a param's
+ * largest value too). */
+static int check_distance(checker *c, gb_sched_factor *d)
+{
+    const gb_sched *s = c->s;
+
+    if (c->st->nfactors == 0) {
+        memset(d, 0, sizeof *d);
+        d->value = 1;
+        return 0;
+    }
+    *d = c->st->factors[0];
+    if (d->param[0] == '\0') {
+        if (d->value < 1 || d->value > GB_SCHED_MAX_DISTANCE)
+            return FAIL(c, "distance %ld is not in 1..%d", d->value, GB_SCHED_MAX_DISTANCE);
+        return 0;
+    }
+    if (check_factor(c, d))
+        return -1;
+    if (s->params[find_param(s, d->param)].max > GB_SCHED_MAX_DISTANCE)
+        return FAIL(c, "param '%s' reaches %ld, over the distance's %d", d->param,
+                    s->params[find_param(s, d->param)].max, GB_SCHED_MAX_DISTANCE);
+    return 0;
+}
+
+static int apply_prefetch(checker *c)
+{
+    gb_sched *s = c->s;
+    const int which = c->st->operand - 'A';
+    int loop;
+
+    if (s->prefetch[which] != -1)
+        return FAIL(c, "%c is prefetched already (line %d)", c->st->operand,
+                    c->prefetch_line[which]);
+    if (live_loop(c, c->st->loops[0], &loop) || check_distance(c, &s->distance[which]))
+        return -1;
+    if (s->loops[loop].axis == GB_AXIS_FUSED)
+        return FAIL(c, "'%s' is a fused loop: its next iterations are no step along one axis",
+                    s->loops[loop].name);
+    s->prefetch[which] = loop;
+    c->prefetch_line[which] = c->st->line;
+    return 0;
+}
+
 /* ---- rules of the finished nest ----------------------------------------- */
 
 /* The loop of the order that runs base loop b: b, or the fused loop that
@@ -588,6 +636,11 @@ static int check_pack_sites(checker *c)
         if (s->pack[op] >= 0 && s->pack[op] == s->vectorize)
             return fail_at(c, c->pack_line[op], GB_SCHED_PACK, "'%s' is the vectorized loop",
                            s->loops[s->pack[op]].name);
+    for (int op = 0; op < 3; op++)
+        if (s->prefetch[op] >= 0 && s->prefetch[op] == s->vectorize)
+            return fail_at(c, c->prefetch_line[op], GB_SCHED_PREFETCH,
+                           "'%s' is the vectorized loop: its iterations are lanes",
+                           s->loops[s->prefetch[op]].name);
     return 0;
 }
 
@@ -607,6 +660,7 @@ int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t e
     snprintf(out->file, sizeof out->file, "%s", text->file);
     out->parallel = out->vectorize = out->cache_write = -1;
     out->pack[0] = out->pack[1] = -1;
+    out->prefetch[0] = out->prefetch[1] = out->prefetch[2] = -1;
     for (int a = 0; a < 3; a++)
         out->order[out->norder++] = add_loop(&c, axes[a], a, -1);
     for (int i = 0; i < text->nstmts; i++) {
@@ -616,6 +670,7 @@ int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t e
             [GB_SCHED_FUSE] = apply_fuse,           [GB_SCHED_PARALLEL] = apply_parallel,
             [GB_SCHED_VECTORIZE] = apply_vectorize, [GB_SCHED_UNROLL] = apply_unroll,
             [GB_SCHED_CACHE_WRITE] = apply_cache_write, [GB_SCHED_PACK] = apply_pack,
+            [GB_SCHED_PREFETCH] = apply_prefetch,
         };
         c.st = &text->stmts[i];
         if (apply[c.st->op](&c) != 0)

@@ -119,6 +119,58 @@ static void operand(const plan *pl, int op, char *out, size_t len)
              cols);
 }
 
+/* A loop's value in a prefetch of the iteration `distance` after this one
+ * of site: the site ahead, the loops inside it at 0, the rest as they are;
+ * NULL for a loop that adds nothing. */
+static const char *at_prefetch(const plan *pl, int l, int site, long distance, char *buf,
+                               size_t len)
+{
+    if (l == site) {
+        snprintf(buf, len, "(l_%s + %ld)", pl->s->loops[l].name, distance);
+        return buf;
+    }
+    if (pl->base_pos[l] > pl->pos[site])
+        return NULL;
+    snprintf(buf, len, "l_%s", pl->s->loops[l].name);
+    return buf;
+}
+
+/* The first float of the box a prefetch asks for, as an index of the
+ * operand (in place: row and column apart) or of its pack buffer. */
+static void prefetch_index(const plan *pl, int op, char *rows, char *cols, size_t len)
+{
+    static const int row_axis[3] = { GB_AXIS_I, GB_AXIS_K, GB_AXIS_I };
+    static const int col_axis[3] = { GB_AXIS_K, GB_AXIS_J, GB_AXIS_J };
+    const gb_sched *s = pl->s;
+    const int site = s->prefetch[op];
+    const long dist = pl->sh->distance[op];
+    char v[64];
+    size_t ur, uc;
+
+    if (pl->pf_packed[op]) {
+        snprintf(rows, len, "0");
+        for (int d = 0; d < pl->npack[op]; d++) {
+            const int l = pl->pack_dim[op][d];
+            const char *x = at_prefetch(pl, l, site, dist, v, sizeof v);
+            char prev[2048];
+            snprintf(prev, sizeof prev, "%s", rows);
+            snprintf(rows, len, "(%s) * %ld + %s", prev, pl->sh->extent[l], x ? x : "0");
+        }
+        return;
+    }
+    ur = (size_t)snprintf(rows, len, "0");
+    uc = (size_t)snprintf(cols, len, "0");
+    for (int l = 0; l < s->nloops; l++) {
+        const char *x;
+        if (!gb_sched_plan_is_base(s, l) || (x = at_prefetch(pl, l, site, dist, v, sizeof v)) == NULL)
+            continue;
+        if (s->loops[l].axis == row_axis[op])
+            ur += (size_t)snprintf(rows + ur, len - ur, " + %s * %ld", x, pl->sh->stride[l]);
+        else if (s->loops[l].axis == col_axis[op])
+            uc += (size_t)snprintf(cols + uc, len - uc, " + %s * %ld", x, pl->sh->stride[l]);
+    }
+}
+
 /* Where C's sums go: the cache_write tile, or C. */
 static void target(const plan *pl, char *out, size_t len)
 {
@@ -246,6 +298,50 @@ static void close_loop(emitter *e)
     line(e->b, "}");
 }
 
+/* The prefetches at loop l, first in its body: for each operand
+ * prefetched there, the lines of the box the iteration `distance` ahead
+ * reads, its address an integer (it may lie past the operand's end, which
+ * a prefetch may; a pointer may not), each row's lines one a cache line and
+ * its last float. */
+static void emit_prefetches(emitter *e, int l)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    static const char *const base[3] = { "A", "B", "C" }, *const ld[3] = { "lda", "ldb", "ldc" };
+
+    for (int op = 0; op < 3; op++) {
+        char rows[2048], cols[2048], step[64] = "";
+        const long span = pl->pf_span[op];
+        if (s->prefetch[op] != l)
+            continue;
+        prefetch_index(pl, op, rows, cols, sizeof rows);
+        line(e->b, "{");
+        e->b->indent++;
+        if (pl->pf_packed[op])
+            line(e->b, "const size_t gb_pf = (size_t)%s + 4 * (size_t)(%s);", op ? "pb" : "pa",
+                 rows);
+        else
+            line(e->b, "const size_t gb_pf = (size_t)%s + 4 * ((size_t)(%s) * %s + (%s));",
+                 base[op], rows, ld[op], cols);
+        if (pl->pf_rows[op] > 1) {
+            snprintf(step, sizeof step, " + gb_r * 4 * (size_t)%s", ld[op]);
+            line(e->b, "#pragma GCC unroll %ld", pl->pf_rows[op]);
+            line(e->b, "for (size_t gb_r = 0; gb_r < %ld; gb_r++) {", pl->pf_rows[op]);
+            e->b->indent++;
+        }
+        /* read (0) or write (1, C), kept in every level of the cache (3) */
+        for (long f = 0; f < span; f += 16)
+            line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, 3);", step, 4 * f,
+                 op == 2);
+        if ((span - 1) % 16 != 0)
+            line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, 3);", step,
+                 4 * (span - 1), op == 2);
+        if (pl->pf_rows[op] > 1)
+            close_loop(e);
+        close_loop(e);
+    }
+}
+
 /* The spatial loops from position p on, innermost a statement: C's init
  * (tile = 0) and the cache_write copy (C = tile). */
 static void emit_spatial_nest(emitter *e, int p, const char *stmt)
@@ -359,19 +455,23 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     else
         line(e->b, "        acc[l_%s][p] = gb_v%d_load(&%s + p * GB_PW(%d));", r, lanes, t,
              lanes);
-    for (int q = p; q < last; q++)
+    for (int q = p; q < last; q++) {
         open_loop(e, pl->order[q], 1);
+        emit_prefetches(e, pl->order[q]);
+    }
     line(e->b, "gb_v%d bv[GB_NP(%d)];", lanes, lanes);
     line(e->b, "#pragma GCC unroll 16");
     line(e->b, "for (int p = 0; p < GB_NP(%d); p++)", lanes);
     line(e->b, "    bv[p] = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, b, lanes);
     line(e->b, "#pragma GCC unroll %d", pl->rows);
     line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++) {", r, r, pl->rows, r);
-    line(e->b, "    const float a = %s;", a);
-    line(e->b, "    #pragma GCC unroll 16");
-    line(e->b, "    for (int p = 0; p < GB_NP(%d); p++)", lanes);
-    line(e->b, "        acc[l_%s][p] += a * bv[p];", r);
-    line(e->b, "}");
+    e->b->indent++;
+    emit_prefetches(e, pl->rows_loop);
+    line(e->b, "const float a = %s;", a);
+    line(e->b, "#pragma GCC unroll 16");
+    line(e->b, "for (int p = 0; p < GB_NP(%d); p++)", lanes);
+    line(e->b, "    acc[l_%s][p] += a * bv[p];", r);
+    close_loop(e);
     for (int q = p; q < last; q++)
         close_loop(e);
     line(e->b, "#pragma GCC unroll %d", pl->rows);
@@ -413,8 +513,10 @@ static void emit_run(emitter *e, int p, int lanes)
         line(e->b, zero ? "float acc = 0.0f;" : pl->fold_init ? "float acc = gb_first ? 0.0f : %s;"
                                                              : "float acc = %s;", t);
     }
-    for (int q = p; q < last; q++)
+    for (int q = p; q < last; q++) {
         open_loop(e, pl->order[q], 1);
+        emit_prefetches(e, pl->order[q]);
+    }
     if (lanes) {
         line(e->b, "const float a = %s;", a);
         line(e->b, "#pragma GCC unroll 16");
@@ -478,8 +580,10 @@ static void emit_from(emitter *e, int p)
             emit_init(e, p);
             close_loop(e);
         }
-        for (int q = p; q < pl->n; q++)
+        for (int q = p; q < pl->n; q++) {
             open_loop(e, pl->order[q], 1);
+            emit_prefetches(e, pl->order[q]);
+        }
         {
             char t[2048], a[2048], b[2048];
             target(pl, t, sizeof t);
@@ -501,6 +605,7 @@ static void emit_from(emitter *e, int p)
         return;
     }
     open_loop(e, pl->order[p], 1);
+    emit_prefetches(e, pl->order[p]);
     emit_body(e, pl->order[p]);
     close_loop(e);
 }

@@ -40,6 +40,7 @@ static const char *const statement_names[] = {
     [GB_SCHED_FUSE] = "fuse",           [GB_SCHED_PARALLEL] = "parallel",
     [GB_SCHED_VECTORIZE] = "vectorize", [GB_SCHED_UNROLL] = "unroll",
     [GB_SCHED_CACHE_WRITE] = "cache_write", [GB_SCHED_PACK] = "pack",
+    [GB_SCHED_PREFETCH] = "prefetch",
 };
 #define NSTATEMENTS (sizeof statement_names / sizeof statement_names[0])
 
@@ -308,7 +309,8 @@ static int parse_operand_at(line_state *ls, gb_sched_stmt *st, const char *allow
 
     if (t == NULL || t->kind != TOK_OPERAND || strchr(allowed, t->text[0]) == NULL)
         return fail(ls, "expected %s, found '%s'",
-                    strlen(allowed) == 1 ? "C" : "A or B", t ? shown(t) : "the end of the line");
+                    strlen(allowed) == 1 ? "C" : strlen(allowed) == 2 ? "A or B" : "A, B or C",
+                    t ? shown(t) : "the end of the line");
     st->operand = t->text[0];
     ls->pos++;
     if (expect_word(ls, "at"))
@@ -323,6 +325,11 @@ static int parse_operand_at(line_state *ls, gb_sched_stmt *st, const char *allow
     }
     if (parse_loops(ls, st, 1))
         return -1;
+    if (st->op == GB_SCHED_PREFETCH && peek(ls)) { /* the distance; else 1 */
+        if (expect_factor(ls, &st->factors[0]))
+            return -1;
+        st->nfactors = 1;
+    }
     return expect_end(ls);
 }
 
@@ -388,6 +395,8 @@ static int parse_statement(line_state *ls, gb_sched_stmt *st)
         return parse_operand_at(ls, st, "C");
     case GB_SCHED_PACK:
         return parse_operand_at(ls, st, "AB");
+    case GB_SCHED_PREFETCH:
+        return parse_operand_at(ls, st, "ABC");
     }
     return fail(ls, "unknown statement");
 }

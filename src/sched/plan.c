@@ -90,6 +90,51 @@ static int register_width(long w)
     return (w >= 2 && w <= 16 && power_of_two(w)) || (w > 16 && w <= 64 && w % 16 == 0);
 }
 
+/* Prefetches of a row of n floats at an unknown alignment: one a line
+ * from its first float, and its last when that starts another line. */
+long gb_sched_plan_row_lines(long n)
+{
+    return (n - 1) / 16 + 1 + ((n - 1) % 16 != 0);
+}
+
+/* The box of operand op that one iteration of the prefetch site reads:
+ * the loops inside the site vary, the site and the loops outside it do
+ * not.  In the pack buffer when the operand is packed outside the site
+ * (its copy is then what the loops read), else in the matrix. */
+static void plan_prefetch(plan *pl, int op)
+{
+    const gb_sched *s = pl->s;
+    const gb_sched_shape *sh = pl->sh;
+    static const int row_axis[3] = { GB_AXIS_I, GB_AXIS_K, GB_AXIS_I };
+    static const int col_axis[3] = { GB_AXIS_K, GB_AXIS_J, GB_AXIS_J };
+    const int site = s->prefetch[op];
+
+    if (site < 0)
+        return;
+    pl->pf_rows[op] = 1;
+    pl->pf_span[op] = 1;
+    pl->pf_packed[op] = op < 2 && s->pack[op] != -1 &&
+                        (s->pack[op] == GB_SCHED_ROOT || pl->pos[s->pack[op]] < pl->pos[site]);
+    if (pl->pf_packed[op]) {
+        long weight = 1;
+        for (int d = pl->npack[op] - 1; d >= 0; d--) {
+            const int l = pl->pack_dim[op][d];
+            if (pl->base_pos[l] > pl->pos[site])
+                pl->pf_span[op] += weight * (sh->extent[l] - 1);
+            weight *= sh->extent[l];
+        }
+    } else {
+        for (int l = 0; l < s->nloops; l++)
+            if (gb_sched_plan_is_base(s, l) && pl->base_pos[l] > pl->pos[site]) {
+                if (s->loops[l].axis == row_axis[op])
+                    pl->pf_rows[op] += sh->stride[l] * (sh->extent[l] - 1);
+                else if (s->loops[l].axis == col_axis[op])
+                    pl->pf_span[op] += sh->stride[l] * (sh->extent[l] - 1);
+            }
+    }
+    pl->pf_lines[op] = pl->pf_rows[op] * gb_sched_plan_row_lines(pl->pf_span[op]);
+}
+
 void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
 {
     const gb_sched *s = sh->s;
@@ -224,6 +269,8 @@ void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
      * parallel loop (both end in a barrier).  Not with a cache_write tile
      * outside the parallel loop, which the threads share and the region
      * would make one per thread: then one thread packs, as before. */
+    for (int op = 0; op < 3; op++)
+        plan_prefetch(pl, op);
     pl->team = (pl->pack_team[0] || pl->pack_team[1]) &&
                (s->cache_write < 0 || pl->pos[s->cache_write] >= pl->pos[s->parallel]);
     if (!pl->team)
@@ -246,6 +293,14 @@ int gb_sched_limits(const gb_sched_shape *sh, char *err, size_t errlen)
                  GB_SCHED_MAX_TILE);
         rc = -1;
     }
+    for (int op = 0; op < 3 && rc == 0; op++)
+        if (sh->s->prefetch[op] >= 0 && pl->pf_lines[op] > GB_SCHED_MAX_PREFETCH_LINES) {
+            snprintf(err, errlen, "%s: prefetch %c at %s: %ld rows x %ld floats, %ld lines an "
+                     "iteration, over %d", sh->s->file, 'A' + op,
+                     sh->s->loops[sh->s->prefetch[op]].name, pl->pf_rows[op], pl->pf_span[op],
+                     pl->pf_lines[op], GB_SCHED_MAX_PREFETCH_LINES);
+            rc = -1;
+        }
     for (int op = 0; op < 2 && rc == 0; op++)
         if (pl->pack_floats[op] > GB_SCHED_MAX_PACK) {
             snprintf(err, errlen, "%s: pack %c: %ld floats, over %ld", sh->s->file,

@@ -50,6 +50,11 @@ typedef struct plan {
     long pack_floats[2];
     int pack_per_thread[2]; /* the site is inside the parallel loop */
     int pack_team[2];       /* the site is outside it (not root): filled by the team */
+    /* prefetch A, B, C: per iteration of the site, the box that iteration
+     * + distance reads: rows of it (in place), each `span` floats from its
+     * first to its last, as `lines` prefetches in all */
+    int pf_packed[3];       /* the box is in the pack buffer (packed outside the site) */
+    long pf_rows[3], pf_span[3], pf_lines[3];
 } plan;
 
 /* Fills pl for the resolved nest sh. */
@@ -59,5 +64,7 @@ int gb_sched_plan_is_base(const gb_sched *s, int l);
 /* The loop of the final order that runs loop l: l, or the fused loop that
  * took it in. */
 int gb_sched_plan_carrier(const gb_sched *s, int l);
+/* Prefetches that cover a row of n floats at an unknown alignment. */
+long gb_sched_plan_row_lines(long n);
 
 #endif

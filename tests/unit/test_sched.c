@@ -87,6 +87,21 @@ static const struct {
     { "pack B at root\npack B at i\n", "t.sched:2: pack: B is packed already (line 1)" },
     { "pack C at root\n", "t.sched:1: pack: expected A or B, found 'C'" },
     { "vectorize j\npack B at j\n", "t.sched:2: pack: 'j' is the vectorized loop" },
+    /* prefetch */
+    { "prefetch B at k\nprefetch B at j 4\n", "t.sched:2: prefetch: B is prefetched already (line 1)" },
+    { "prefetch x at k\n", "t.sched:1: prefetch: expected A, B or C, found 'x'" },
+    { "prefetch B at root\n", "t.sched:1: prefetch: expected a loop, found 'root'" },
+    { "prefetch B k\n", "t.sched:1: prefetch: expected 'at', found 'k'" },
+    { "prefetch B at k 0\n", "t.sched:1: prefetch: distance 0 is not in 1..1024" },
+    { "prefetch B at k 1025\n", "t.sched:1: prefetch: distance 1025 is not in 1..1024" },
+    { "prefetch B at k d\n", "t.sched:1: prefetch: no param 'd'" },
+    { "prefetch B at k i\n", "t.sched:1: prefetch: 'i' is a loop, not a param" },
+    { "param d = 8 in 8..2048\nprefetch B at k d\n", "t.sched:2: prefetch: param 'd' reaches 2048, over the distance's 1024" },
+    { "prefetch B at k 4 4\n", "t.sched:1: prefetch: unexpected '4' after the statement" },
+    { "vectorize j\nprefetch B at j\n", "t.sched:2: prefetch: 'j' is the vectorized loop: its iterations are lanes" },
+    { "prefetch B at j\nvectorize j\n", "t.sched:1: prefetch: 'j' is the vectorized loop: its iterations are lanes" },
+    { "fuse i j -> f\nprefetch A at f\n", "t.sched:2: prefetch: 'f' is a fused loop: its next iterations are no step along one axis" },
+    { "prefetch C at i\nsplit i 4 -> io ii\n", "t.sched:2: split: 'i' is a prefetch site (line 1); split and fuse come before annotations" },
     /* annotations come after split and fuse */
     { "parallel i\nsplit i 4 -> io ii\n", "t.sched:2: split: 'i' is parallel (line 1); split and fuse come before annotations" },
     /* form */
@@ -167,6 +182,30 @@ TEST(sched_refuses_a_tile_or_pack_too_large_for_the_shape)
     gb_param_set(&p, "t", 5);
     CHECK(gb_sched_resolve(&nest_buf, &p, 4, 4, 4, &sh, err, sizeof err) == -1);
     CHECK(strcmp(err, "t.sched: --param t=5 is not in the param's set") == 0);
+}
+
+/* A prefetch asks for at most 64 lines an iteration: the box its loop's
+ * next iteration reads, checked for each shape. */
+TEST(sched_refuses_a_prefetch_too_large_for_the_shape)
+{
+    char err[512];
+    gb_sched_shape sh;
+    gb_params none = { 0 };
+
+    /* at k: one row of B, the j loop inside it */
+    CHECK(check_text("reorder i k j\nprefetch B at k 2\n", err, sizeof err) == 0);
+    /* one row of N floats, a prefetch every 16 and one at the last float:
+     * N = 1009 is 64 lines, 1010 a 65th */
+    CHECK(gb_sched_resolve(&nest_buf, &none, 4, 1009, 8, &sh, err, sizeof err) == 0);
+    CHECK(gb_sched_resolve(&nest_buf, &none, 4, 1010, 8, &sh, err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched: prefetch B at k: 1 rows x 1010 floats, 65 lines an iteration, "
+                      "over 64") == 0);
+    /* C at io: 8 rows of 48 floats, 4 lines each */
+    CHECK(check_text("split i 8 -> io ii\nprefetch C at io\n", err, sizeof err) == 0);
+    CHECK(gb_sched_resolve(&nest_buf, &none, 64, 48, 8, &sh, err, sizeof err) == 0);
+    CHECK(gb_sched_resolve(&nest_buf, &none, 64, 128, 8, &sh, err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched: prefetch C at io: 8 rows x 128 floats, 72 lines an iteration, "
+                      "over 64") == 0);
 }
 
 /* The nest a legal schedule makes: the tutorial's cache_write step. */

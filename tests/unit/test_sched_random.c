@@ -47,10 +47,10 @@ static const char *live(const gb_sched *s)
 /* One random statement about the nest s, with fresh names from *fresh. */
 static void random_statement(const gb_sched *s, int *fresh, char *out, size_t len)
 {
-    static const int factors[] = { 1, 2, 3, 4, 5, 8, 16, 33 };
-    const int f1 = factors[rnd(8)], f2 = factors[rnd(8)], n = (*fresh += 4);
+    static const int factors[] = { 1, 2, 3, 4, 5, 8, 16, 33, 48 };
+    const int f1 = factors[rnd(9)], f2 = factors[rnd(9)], n = (*fresh += 4);
 
-    switch (rnd(11)) {
+    switch (rnd(12)) {
     case 0:
     case 1:
         snprintf(out, len, "split %s %d -> n%d n%d\n", live(s), f1, n, n + 1);
@@ -87,6 +87,12 @@ static void random_statement(const gb_sched *s, int *fresh, char *out, size_t le
         break;
     case 8:
         snprintf(out, len, "cache_write C at %s\n", live(s));
+        break;
+    case 9:
+        if (rnd(2))
+            snprintf(out, len, "prefetch %c at %s\n", "ABC"[rnd(3)], live(s));
+        else
+            snprintf(out, len, "prefetch %c at %s %d\n", "ABC"[rnd(3)], live(s), 1 + (int)rnd(20));
         break;
     default:
         snprintf(out, len, "pack %c at %s\n", rnd(2) ? 'B' : 'A', rnd(3) ? live(s) : "root");
@@ -211,12 +217,16 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
         gb_sched_shape sh;
         gb_params none = { 0 };
         c->text[0] = '\0';
+        c->M = dims[rnd(5)], c->N = dims[rnd(5)], c->K = dims[rnd(5)];
+        c->threads = 1 + (int)rnd(2);
         legal("r.sched", "", &nest);
         for (int attempt = 0; attempt < 40 && kept < 7; attempt++) {
             char stmt[256], trial[2048];
             random_statement(&nest, &fresh, stmt, sizeof stmt);
             snprintf(trial, sizeof trial, "%s%s", c->text, stmt);
-            if (legal("r.sched", trial, &nest)) {
+            /* legal, and within the per-shape limits (a prefetch's box) */
+            if (legal("r.sched", trial, &nest) &&
+                gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) == 0) {
                 strcpy(c->text, trial);
                 kept++;
             } else {
@@ -225,8 +235,6 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
             }
         }
         statements += kept;
-        c->M = dims[rnd(5)], c->N = dims[rnd(5)], c->K = dims[rnd(5)];
-        c->threads = 1 + (int)rnd(2);
         if (!legal("r.sched", c->text, &nest) ||
             gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) != 0) {
             gb_test_fail(__FILE__, __LINE__, c->text);
@@ -374,6 +382,17 @@ TEST(sched_row_blocks_are_exact)
         "split i 8 -> io ir\nsplit j 16 -> jo jl\nsplit k 32 -> k1 k2\nsplit k2 4 -> k3 k4\n"
         "reorder jo io k1 k3 k4 ir jl\nparallel jo\nvectorize jl\nunroll ir\nunroll k4\n"
         "pack A at io\n",
+        /* BLIS's loops: B packed at pc by the team in micro-panels
+         * [jr][kk][48], A per thread at ic, an 8 x 48 block, prefetches */
+        "split j 96 -> jc jn\nsplit k 40 -> pc kk\nsplit i 24 -> ic im\n"
+        "split jn 48 -> jr jv\nsplit im 8 -> ir ii\n"
+        "reorder jc pc ic jr ir kk ii jv\nvectorize jv\nunroll ii\nparallel ic\n"
+        "pack B at pc\npack A at ic\nprefetch B at kk 4\nprefetch A at kk 8\n"
+        "prefetch C at ir\n",
+        /* in place, C's init folded into a run below two k loops */
+        "split k 16 -> k1 k2\nsplit k2 4 -> k3 k4\nsplit j 48 -> jr jv\nsplit i 8 -> ir ii\n"
+        "reorder jr k1 ir k3 k4 ii jv\nvectorize jv\nunroll ii\nparallel jr\n"
+        "prefetch B at k4 2\nprefetch C at ii\n",
         /* not a block: the row loop is unrolled by less than its extent */
         "split i 4 -> io ir\nsplit j 16 -> jo jl\nreorder io jo k ir jl\nvectorize jl\n"
         "unroll ir 2\n",
