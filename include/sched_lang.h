@@ -63,6 +63,7 @@ typedef struct gb_sched_stmt {
     long count;                    /* unroll's N (0: whole loop); param's value */
     char operand;                  /* cache_write 'C', pack 'A' or 'B', prefetch any */
     int at_root;                   /* pack ... at root */
+    int fused;                     /* pack ... at LOOP fused */
     /* param: its name in names[0]; its set, when `in` was given */
     int nchoices;                  /* 0: no set; -1: a range lo..hi */
     long choices[GB_SCHED_MAX_CHOICES];
@@ -110,6 +111,7 @@ typedef struct gb_sched {
     int unroll[GB_SCHED_MAX_LOOPS];/* per loop: 0 none, -1 whole, else N */
     int cache_write;               /* loop id, or -1 */
     int pack[2];                   /* [0] A, [1] B: loop id, GB_SCHED_ROOT, or -1 */
+    int pack_fused[2];             /* the copy made by the first pass that reads it */
     int prefetch[3];               /* [0] A, [1] B, [2] C: loop id, or -1 */
     gb_sched_factor distance[3];   /* each prefetch's iterations ahead */
 } gb_sched;
@@ -118,6 +120,10 @@ typedef struct gb_sched {
  * names it in messages.  0, or -1 with err "FILE:LINE: ...: reason". */
 int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text *out,
                    char *err, size_t errlen);
+
+/* The loop whose first iteration makes a fused pack's copy (check.c), pos
+ * the final positions per loop id; -1 when there is none. */
+int gb_sched_fused_pass(const gb_sched *s, int op, const int *pos);
 
 /* A statement's name ("split"); whether a name is a word of the grammar. */
 const char *gb_sched_op_name(gb_sched_op op);

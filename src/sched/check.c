@@ -510,6 +510,7 @@ static int apply_pack(checker *c)
     if (!c->st->at_root && live_loop(c, c->st->loops[0], &loop))
         return -1;
     s->pack[which] = loop;
+    s->pack_fused[which] = c->st->fused;
     c->pack_line[which] = c->st->line;
     return 0;
 }
@@ -628,7 +629,54 @@ static int check_cache_write_site(checker *c, const int *pos)
     return 0;
 }
 
-static int check_pack_sites(checker *c)
+/* The pass of a fused pack: the outermost loop inside the site along the
+ * axis the operand lacks (i for B, j for A), or -1.  The loops that read
+ * the operand must all lie inside it, so that its first iteration reads
+ * all of the site's part once. */
+int gb_sched_fused_pass(const gb_sched *s, int op, const int *pos)
+{
+    const int other = op ? GB_AXIS_I : GB_AXIS_J, site = s->pack[op];
+    int pass = -1;
+
+    for (int l = 0; l < s->nloops; l++)
+        if (s->loops[l].split_outer < 0 && s->loops[l].fused_into < 0 &&
+            s->loops[l].axis == other && pos[l] > pos[site] && (pass < 0 || pos[l] < pos[pass]))
+            pass = l;
+    return pass;
+}
+
+static int check_fused_pack(checker *c, int op, const int *pos)
+{
+    const gb_sched *s = c->s;
+    const int site = s->pack[op], line = c->pack_line[op];
+    const char *other = op ? "i" : "j";
+    int pass;
+
+    if (site == GB_SCHED_ROOT)
+        return fail_at(c, line, GB_SCHED_PACK, "a fused pack needs a loop, not root: its copy "
+                       "is made in the first pass of a loop inside it");
+    pass = gb_sched_fused_pass(s, op, pos);
+    if (pass < 0)
+        return fail_at(c, line, GB_SCHED_PACK, "fused: no unfused %s loop inside '%s' to make "
+                       "the copy in its first pass", other, s->loops[site].name);
+    if (s->parallel >= 0 && pos[s->parallel] > pos[site])
+        return fail_at(c, line, GB_SCHED_PACK, "fused: parallel loop '%s' is inside '%s': "
+                       "threads would read the copy before its pass wrote it",
+                       s->loops[s->parallel].name, s->loops[site].name);
+    for (int l = 0; l < s->nloops; l++) {
+        const int axis = s->loops[l].axis;
+        if (s->loops[l].split_outer >= 0 || s->loops[l].axis == GB_AXIS_FUSED ||
+            axis == (op ? GB_AXIS_I : GB_AXIS_J))
+            continue;
+        if (pos[carrier(s, l)] > pos[site] && pos[carrier(s, l)] <= pos[pass])
+            return fail_at(c, line, GB_SCHED_PACK, "fused: '%s' reads %c outside the pass "
+                           "loop '%s': the first pass would not copy all of it",
+                           s->loops[l].name, op ? 'B' : 'A', s->loops[pass].name);
+    }
+    return 0;
+}
+
+static int check_pack_sites(checker *c, const int *pos)
 {
     const gb_sched *s = c->s;
 
@@ -636,6 +684,9 @@ static int check_pack_sites(checker *c)
         if (s->pack[op] >= 0 && s->pack[op] == s->vectorize)
             return fail_at(c, c->pack_line[op], GB_SCHED_PACK, "'%s' is the vectorized loop",
                            s->loops[s->pack[op]].name);
+    for (int op = 0; op < 2; op++)
+        if (s->pack_fused[op] && check_fused_pack(c, op, pos))
+            return -1;
     for (int op = 0; op < 3; op++)
         if (s->prefetch[op] >= 0 && s->prefetch[op] == s->vectorize)
             return fail_at(c, c->prefetch_line[op], GB_SCHED_PREFETCH,
@@ -677,7 +728,7 @@ int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t e
             return -1;
     }
     final_positions(out, pos);
-    if (check_cache_write_site(&c, pos) || check_pack_sites(&c))
+    if (check_cache_write_site(&c, pos) || check_pack_sites(&c, pos))
         return -1;
     return 0;
 }

@@ -30,7 +30,10 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_shape *sh)
         const int l = pl->order[p];
         const char *kind = s->parallel == l ? "parallel " : s->vectorize == l ? "vectorized "
                          : s->unroll[l] ? "unrolled " : "";
-        if (p == pl->init_at && s->cache_write < 0)
+        if (p == pl->init_at && s->cache_write < 0 && pl->fold_init)
+            fprintf(out, "%*sC = 0 folded into the run below: its sums start from 0 in the "
+                         "first iteration of the k loops outside it, else from C\n", 2 * p + 2, "");
+        else if (p == pl->init_at && s->cache_write < 0)
             fprintf(out, "%*sC = 0 over the spatial loops inside%s\n", 2 * p + 2, "",
                      p == pl->run_at ? " (in a register)" : "");
         fprintf(out, "%*s%sfor %s in 0..%ld", 2 * p + 2, "", kind, s->loops[l].name,
@@ -62,8 +65,17 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_shape *sh)
                 for (int d = 0; d < pl->npack[op]; d++)
                     fprintf(out, "%s%s %ld", d ? "][" : "", s->loops[pl->pack_dim[op][d]].name,
                             sh->extent[pl->pack_dim[op][d]]);
-                fprintf(out, "]%s\n", pl->pack_per_thread[op] ? " per thread" : "");
+                fprintf(out, "]%s\n", pl->pack_per_thread[op] ? " per thread"
+                                       : pl->pack_team[op] ? ", filled by all the threads"
+                                                           : "");
             }
+        for (int op = 0; op < 3; op++)
+            if (s->prefetch[op] == l)
+                fprintf(out, "%*sprefetch %c, %ld iteration%s ahead: %ld row%s x %ld floats%s, "
+                             "%ld lines\n", 2 * p + 4, "", 'A' + op, sh->distance[op],
+                        sh->distance[op] == 1 ? "" : "s", pl->pf_rows[op],
+                        pl->pf_rows[op] == 1 ? "" : "s", pl->pf_span[op],
+                        pl->pf_packed[op] ? op ? " of pb" : " of pa" : "", pl->pf_lines[op]);
     }
     fprintf(out, "%*s%s[i, j] += %s[i, k] * %s[k, j]\n", 2 * pl->n + 2, "",
             s->cache_write >= 0 ? "C.local" : "C", s->pack[0] != -1 ? "pa" : "A",

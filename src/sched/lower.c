@@ -102,21 +102,46 @@ static void pack_index(const plan *pl, int op, char *out, size_t len)
     (void)used;
 }
 
-/* Operand op (0: A[i, k], 1: B[k, j]) where all its loops are in scope:
- * its pack buffer when packed, else the matrix itself. */
-static void operand(const plan *pl, int op, char *out, size_t len)
+/* Operand op (0: A[i, k], 1: B[k, j]) in place, where all its loops are
+ * in scope. */
+static void source(const plan *pl, int op, char *out, size_t len)
 {
-    char rows[512], cols[512], idx[2048];
+    char rows[512], cols[512];
 
-    if (pl->s->pack[op] != -1) {
-        pack_index(pl, op, idx, sizeof idx);
-        snprintf(out, len, "%s[%s]", op ? "pb" : "pa", idx);
-        return;
-    }
     axis_index(pl, op ? GB_AXIS_K : GB_AXIS_I, rows, sizeof rows);
     axis_index(pl, op ? GB_AXIS_J : GB_AXIS_K, cols, sizeof cols);
     snprintf(out, len, "%s[(size_t)(%s) * %s + (%s)]", op ? "B" : "A", rows, op ? "ldb" : "lda",
              cols);
+}
+
+/* How an operand with a fused pack is read: in the pass's first iteration
+ * from the matrix, writing the buffer as it goes (COPY), in the others
+ * from the buffer (READ), or, where one piece of code serves both, as a
+ * condition per element (EITHER). */
+enum { EITHER, COPY, READ };
+
+/* Operand op where all its loops are in scope: its pack buffer when
+ * packed, else the matrix itself; a fused pack's as the mode says. */
+static void operand(const plan *pl, int op, int mode, char *out, size_t len)
+{
+    char idx[2048], src[1200];
+
+    if (pl->s->pack[op] == -1) {
+        source(pl, op, out, len);
+        return;
+    }
+    pack_index(pl, op, idx, sizeof idx);
+    if (pl->pass[op] < 0 || mode == READ) {
+        snprintf(out, len, "%s[%s]", op ? "pb" : "pa", idx);
+        return;
+    }
+    source(pl, op, src, sizeof src);
+    if (mode == COPY)
+        snprintf(out, len, "(%s[%s] = %s)", op ? "pb" : "pa", idx, src);
+    else
+        snprintf(out, len, "(l_%s == 0 ? (%s[%s] = %s) : %s[%s])",
+                 pl->s->loops[pl->pass[op]].name, op ? "pb" : "pa", idx, src, op ? "pb" : "pa",
+                 idx);
 }
 
 /* A loop's value in a prefetch of the iteration `distance` after this one
@@ -137,7 +162,8 @@ static const char *at_prefetch(const plan *pl, int l, int site, long distance, c
 
 /* The first float of the box a prefetch asks for, as an index of the
  * operand (in place: row and column apart) or of its pack buffer. */
-static void prefetch_index(const plan *pl, int op, char *rows, char *cols, size_t len)
+static void prefetch_index(const plan *pl, int op, int packed, char *rows, char *cols,
+                           size_t len)
 {
     static const int row_axis[3] = { GB_AXIS_I, GB_AXIS_K, GB_AXIS_I };
     static const int col_axis[3] = { GB_AXIS_K, GB_AXIS_J, GB_AXIS_J };
@@ -147,7 +173,7 @@ static void prefetch_index(const plan *pl, int op, char *rows, char *cols, size_
     char v[64];
     size_t ur, uc;
 
-    if (pl->pf_packed[op]) {
+    if (packed) {
         snprintf(rows, len, "0");
         for (int d = 0; d < pl->npack[op]; d++) {
             const int l = pl->pack_dim[op][d];
@@ -236,6 +262,7 @@ static void bound_of(const plan *pl, int l, char *out, size_t len)
 typedef struct emitter {
     const plan *pl;
     sbuf *b;
+    int mode;  /* how the run reads operands with a fused pack: EITHER, COPY, READ */
 } emitter;
 
 static void emit_body(emitter *e, int site);
@@ -311,22 +338,25 @@ static void emit_prefetches(emitter *e, int l)
 
     for (int op = 0; op < 3; op++) {
         char rows[2048], cols[2048], step[64] = "";
-        const long span = pl->pf_span[op];
+        /* a fused pack's first pass reads the matrix, not the copy */
+        const int packed = pl->pf_packed[op] && !(e->mode == COPY && pl->pass[op] >= 0);
+        const long span = packed ? pl->pf_span[op] : pl->pf_src_span[op];
+        const long nrows = packed ? pl->pf_rows[op] : pl->pf_src_rows[op];
         if (s->prefetch[op] != l)
             continue;
-        prefetch_index(pl, op, rows, cols, sizeof rows);
+        prefetch_index(pl, op, packed, rows, cols, sizeof rows);
         line(e->b, "{");
         e->b->indent++;
-        if (pl->pf_packed[op])
+        if (packed)
             line(e->b, "const size_t gb_pf = (size_t)%s + 4 * (size_t)(%s);", op ? "pb" : "pa",
                  rows);
         else
             line(e->b, "const size_t gb_pf = (size_t)%s + 4 * ((size_t)(%s) * %s + (%s));",
                  base[op], rows, ld[op], cols);
-        if (pl->pf_rows[op] > 1) {
+        if (nrows > 1) {
             snprintf(step, sizeof step, " + gb_r * 4 * (size_t)%s", ld[op]);
-            line(e->b, "#pragma GCC unroll %ld", pl->pf_rows[op]);
-            line(e->b, "for (size_t gb_r = 0; gb_r < %ld; gb_r++) {", pl->pf_rows[op]);
+            line(e->b, "#pragma GCC unroll %ld", nrows);
+            line(e->b, "for (size_t gb_r = 0; gb_r < %ld; gb_r++) {", nrows);
             e->b->indent++;
         }
         /* read (0) or write (1, C), kept in every level of the cache (3) */
@@ -336,7 +366,7 @@ static void emit_prefetches(emitter *e, int l)
         if ((span - 1) % 16 != 0)
             line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, 3);", step,
                  4 * (span - 1), op == 2);
-        if (pl->pf_rows[op] > 1)
+        if (nrows > 1)
             close_loop(e);
         close_loop(e);
     }
@@ -387,6 +417,8 @@ static void emit_pack(emitter *e, int op)
     if (pl->pack_per_thread[op])
         line(e->b, "float *restrict %s = %s_all + (size_t)omp_get_thread_num() * %ld;", name,
              name, pl->pack_floats[op]);
+    if (pl->pass[op] >= 0) /* fused: the pass's first iteration copies */
+        return;
     for (int d = 0; d < pl->npack[op]; d++) {
         int l = pl->pack_dim[op][d];
         char bound[4096];
@@ -439,8 +471,8 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     char t[2048], a[2048], b[2048];
 
     target(pl, t, sizeof t);
-    operand(pl, 0, a, sizeof a);
-    operand(pl, 1, b, sizeof b);
+    operand(pl, 0, e->mode, a, sizeof a);
+    operand(pl, 1, READ, b, sizeof b);
     line(e->b, "const int l_%s = 0;", s->loops[s->vectorize].name);
     line(e->b, "gb_v%d acc[%d][GB_NP(%d)];", lanes, pl->rows, lanes);
     line(e->b, "#pragma GCC unroll %d", pl->rows);
@@ -461,8 +493,16 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     }
     line(e->b, "gb_v%d bv[GB_NP(%d)];", lanes, lanes);
     line(e->b, "#pragma GCC unroll 16");
-    line(e->b, "for (int p = 0; p < GB_NP(%d); p++)", lanes);
-    line(e->b, "    bv[p] = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, b, lanes);
+    line(e->b, "for (int p = 0; p < GB_NP(%d); p++) {", lanes);
+    if (e->mode == COPY && pl->pass[1] >= 0) { /* from B, into its copy */
+        char src[1200];
+        source(pl, 1, src, sizeof src);
+        line(e->b, "    bv[p] = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, src, lanes);
+        line(e->b, "    gb_v%d_store(&%s + p * GB_PW(%d), bv[p]);", lanes, b, lanes);
+    } else {
+        line(e->b, "    bv[p] = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, b, lanes);
+    }
+    line(e->b, "}");
     line(e->b, "#pragma GCC unroll %d", pl->rows);
     line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++) {", r, r, pl->rows, r);
     e->b->indent++;
@@ -492,8 +532,8 @@ static void emit_run(emitter *e, int p, int lanes)
     const int last = pl->n - (s->vectorize >= 0);
 
     target(pl, t, sizeof t);
-    operand(pl, 0, a, sizeof a);
-    operand(pl, 1, b, sizeof b);
+    operand(pl, 0, e->mode, a, sizeof a);
+    operand(pl, 1, lanes ? READ : e->mode, b, sizeof b);
     if (lanes) {
         /* W lanes as W / GB_PW(W) vectors of the machine's width at most:
          * GCC splats a scalar into a wider generic vector through memory,
@@ -520,8 +560,18 @@ static void emit_run(emitter *e, int p, int lanes)
     if (lanes) {
         line(e->b, "const float a = %s;", a);
         line(e->b, "#pragma GCC unroll 16");
-        line(e->b, "for (int p = 0; p < GB_NP(%d); p++)", lanes);
-        line(e->b, "    acc[p] += a * gb_v%d_load(&%s + p * GB_PW(%d));", lanes, b, lanes);
+        line(e->b, "for (int p = 0; p < GB_NP(%d); p++) {", lanes);
+        if (e->mode == COPY && pl->pass[1] >= 0) { /* from B, into its copy */
+            char src[1200];
+            source(pl, 1, src, sizeof src);
+            line(e->b, "    const gb_v%d bv = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, lanes,
+                 src, lanes);
+            line(e->b, "    gb_v%d_store(&%s + p * GB_PW(%d), bv);", lanes, b, lanes);
+            line(e->b, "    acc[p] += a * bv;");
+        } else {
+            line(e->b, "    acc[p] += a * gb_v%d_load(&%s + p * GB_PW(%d));", lanes, b, lanes);
+        }
+        line(e->b, "}");
     } else
         line(e->b, "acc += %s * %s;", a, b);
     for (int q = p; q < last; q++)
@@ -534,6 +584,65 @@ static void emit_run(emitter *e, int p, int lanes)
         line(e->b, "%s = acc;", t);
 }
 
+/* The register run at p in the form this shape takes: whole vectors, or
+ * (a tail bounds the vector) whole vectors where they fit and the memory
+ * form elsewhere. */
+static void emit_run_forms(emitter *e, int p)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+
+    if (pl->vec_width == 0) {
+        emit_run(e, p, 0);
+        return;
+    }
+    /* the vector of lanes is whole unless a tail bounds it */
+    char bound[4096];
+    const int v = s->vectorize;
+    bound_of(pl, v, bound, sizeof bound);
+    if (strchr(bound, '(') == NULL) {
+        line(e->b, "{");
+        e->b->indent++;
+        if (pl->rows_loop >= 0)
+            emit_rows_run(e, p, pl->vec_width);
+        else
+            emit_run(e, p, pl->vec_width);
+        close_loop(e);
+        return;
+    }
+    line(e->b, "if (%s == %d) {", bound, pl->vec_width);
+    e->b->indent++;
+    if (pl->rows_loop >= 0)
+        emit_rows_run(e, p, pl->vec_width);
+    else
+        emit_run(e, p, pl->vec_width);
+    e->b->indent--;
+    line(e->b, "} else {");
+    e->b->indent++;
+    if (p == pl->init_at && s->cache_write < 0)
+        emit_init(e, p);
+    if (pl->fold_init) {
+        line(e->b, "if (gb_first) {");
+        e->b->indent++;
+        emit_init(e, p);
+        close_loop(e);
+    }
+    for (int q = p; q < pl->n; q++) {
+        open_loop(e, pl->order[q], 1);
+        emit_prefetches(e, pl->order[q]);
+    }
+    {
+        char t[2048], a[2048], b[2048];
+        target(pl, t, sizeof t);
+        operand(pl, 0, e->mode, a, sizeof a);
+        operand(pl, 1, e->mode, b, sizeof b);
+        line(e->b, "%s += %s * %s;", t, a, b);
+    }
+    for (int q = p; q < pl->n; q++)
+        close_loop(e);
+    close_loop(e);
+}
+
 /* The loops from position p on, and what sits between them. */
 static void emit_from(emitter *e, int p)
 {
@@ -543,64 +652,39 @@ static void emit_from(emitter *e, int p)
     if (p == pl->init_at && s->cache_write < 0 && p != pl->run_at && !pl->fold_init)
         emit_init(e, p);
     if (p == pl->run_at) {
+        char cond[256];
+        size_t used = 0;
         if (pl->fold_init)
             emit_first(e, p);
-        if (pl->vec_width == 0) {
-            emit_run(e, p, 0);
+        /* A fused pack: the run twice, copying where a pass is at its first
+         * iteration (an operand copied again there rewrites the values its
+         * copy holds), reading the copies elsewhere. */
+        for (int op = 0; op < 2; op++)
+            if (pl->pass[op] >= 0)
+                used += (size_t)snprintf(cond + used, sizeof cond - used, "%sl_%s == 0",
+                                         used ? " || " : "", s->loops[pl->pass[op]].name);
+        if (used == 0) {
+            emit_run_forms(e, p);
             return;
         }
-        /* the vector of lanes is whole unless a tail bounds it */
-        char bound[4096];
-        const int v = s->vectorize;
-        bound_of(pl, v, bound, sizeof bound);
-        if (strchr(bound, '(') == NULL) {
-            line(e->b, "{");
-            e->b->indent++;
-            if (pl->rows_loop >= 0)
-                emit_rows_run(e, p, pl->vec_width);
-            else
-                emit_run(e, p, pl->vec_width);
-            close_loop(e);
-            return;
-        }
-        line(e->b, "if (%s == %d) {", bound, pl->vec_width);
+        line(e->b, "if (%s) {", cond);
         e->b->indent++;
-        if (pl->rows_loop >= 0)
-            emit_rows_run(e, p, pl->vec_width);
-        else
-            emit_run(e, p, pl->vec_width);
+        e->mode = COPY;
+        emit_run_forms(e, p);
         e->b->indent--;
         line(e->b, "} else {");
         e->b->indent++;
-        if (p == pl->init_at && s->cache_write < 0)
-            emit_init(e, p);
-        if (pl->fold_init) {
-            line(e->b, "if (gb_first) {");
-            e->b->indent++;
-            emit_init(e, p);
-            close_loop(e);
-        }
-        for (int q = p; q < pl->n; q++) {
-            open_loop(e, pl->order[q], 1);
-            emit_prefetches(e, pl->order[q]);
-        }
-        {
-            char t[2048], a[2048], b[2048];
-            target(pl, t, sizeof t);
-            operand(pl, 0, a, sizeof a);
-            operand(pl, 1, b, sizeof b);
-            line(e->b, "%s += %s * %s;", t, a, b);
-        }
-        for (int q = p; q < pl->n; q++)
-            close_loop(e);
+        e->mode = READ;
+        emit_run_forms(e, p);
         close_loop(e);
+        e->mode = EITHER;
         return;
     }
     if (p == pl->n) {
         char t[2048], a[2048], b[2048];
         target(pl, t, sizeof t);
-        operand(pl, 0, a, sizeof a);
-        operand(pl, 1, b, sizeof b);
+        operand(pl, 0, EITHER, a, sizeof a);
+        operand(pl, 1, EITHER, b, sizeof b);
         line(e->b, "%s += %s * %s;", t, a, b);
         return;
     }
@@ -653,6 +737,7 @@ char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol)
     gb_sched_plan(sh, pl);
     e.pl = pl;
     e.b = &b;
+    e.mode = EITHER;
     put(&b, "/* generated by the gemmbench schedule language for M=%d N=%d K=%d */\n", sh->M,
         sh->N, sh->K);
     /* Guarded, so that kernels of several shapes can share one file. */

@@ -321,10 +321,20 @@ static int parse_operand_at(line_state *ls, gb_sched_stmt *st, const char *allow
             return fail(ls, "expected a loop, found 'root'");
         st->at_root = 1;
         ls->pos++;
+        if (st->op == GB_SCHED_PACK && peek(ls)) { /* check.c says why not at root */
+            if (expect_word(ls, "fused"))
+                return -1;
+            st->fused = 1;
+        }
         return expect_end(ls);
     }
     if (parse_loops(ls, st, 1))
         return -1;
+    if (st->op == GB_SCHED_PACK && peek(ls)) { /* pack ... at LOOP fused */
+        if (expect_word(ls, "fused"))
+            return -1;
+        st->fused = 1;
+    }
     if (st->op == GB_SCHED_PREFETCH && peek(ls)) { /* the distance; else 1 */
         if (expect_factor(ls, &st->factors[0]))
             return -1;

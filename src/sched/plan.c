@@ -115,6 +115,14 @@ static void plan_prefetch(plan *pl, int op)
     pl->pf_span[op] = 1;
     pl->pf_packed[op] = op < 2 && s->pack[op] != -1 &&
                         (s->pack[op] == GB_SCHED_ROOT || pl->pos[s->pack[op]] < pl->pos[site]);
+    pl->pf_src_rows[op] = pl->pf_src_span[op] = 1;
+    for (int l = 0; l < s->nloops; l++)
+        if (gb_sched_plan_is_base(s, l) && pl->base_pos[l] > pl->pos[site]) {
+            if (s->loops[l].axis == row_axis[op])
+                pl->pf_src_rows[op] += sh->stride[l] * (sh->extent[l] - 1);
+            else if (s->loops[l].axis == col_axis[op])
+                pl->pf_src_span[op] += sh->stride[l] * (sh->extent[l] - 1);
+        }
     if (pl->pf_packed[op]) {
         long weight = 1;
         for (int d = pl->npack[op] - 1; d >= 0; d--) {
@@ -124,15 +132,16 @@ static void plan_prefetch(plan *pl, int op)
             weight *= sh->extent[l];
         }
     } else {
-        for (int l = 0; l < s->nloops; l++)
-            if (gb_sched_plan_is_base(s, l) && pl->base_pos[l] > pl->pos[site]) {
-                if (s->loops[l].axis == row_axis[op])
-                    pl->pf_rows[op] += sh->stride[l] * (sh->extent[l] - 1);
-                else if (s->loops[l].axis == col_axis[op])
-                    pl->pf_span[op] += sh->stride[l] * (sh->extent[l] - 1);
-            }
+        pl->pf_rows[op] = pl->pf_src_rows[op];
+        pl->pf_span[op] = pl->pf_src_span[op];
     }
     pl->pf_lines[op] = pl->pf_rows[op] * gb_sched_plan_row_lines(pl->pf_span[op]);
+    /* a fused pack's first pass asks for the matrix's box: the larger counts */
+    if (pl->pf_packed[op] && pl->pass[op] >= 0) {
+        long src = pl->pf_src_rows[op] * gb_sched_plan_row_lines(pl->pf_src_span[op]);
+        if (src > pl->pf_lines[op])
+            pl->pf_lines[op] = src;
+    }
 }
 
 void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
@@ -269,6 +278,8 @@ void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
      * parallel loop (both end in a barrier).  Not with a cache_write tile
      * outside the parallel loop, which the threads share and the region
      * would make one per thread: then one thread packs, as before. */
+    for (int op = 0; op < 2; op++)
+        pl->pass[op] = s->pack_fused[op] ? gb_sched_fused_pass(s, op, pl->pos) : -1;
     for (int op = 0; op < 3; op++)
         plan_prefetch(pl, op);
     pl->team = (pl->pack_team[0] || pl->pack_team[1]) &&

@@ -50,11 +50,14 @@ typedef struct plan {
     long pack_floats[2];
     int pack_per_thread[2]; /* the site is inside the parallel loop */
     int pack_team[2];       /* the site is outside it (not root): filled by the team */
+    int pass[2];            /* a fused pack's pass loop (its first iteration copies), or -1 */
     /* prefetch A, B, C: per iteration of the site, the box that iteration
      * + distance reads: rows of it (in place), each `span` floats from its
      * first to its last, as `lines` prefetches in all */
     int pf_packed[3];       /* the box is in the pack buffer (packed outside the site) */
     long pf_rows[3], pf_span[3], pf_lines[3];
+    /* the box in the matrix, where a fused pack's first pass reads it */
+    long pf_src_rows[3], pf_src_span[3];
 } plan;
 
 /* Fills pl for the resolved nest sh. */

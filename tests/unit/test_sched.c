@@ -87,6 +87,12 @@ static const struct {
     { "pack B at root\npack B at i\n", "t.sched:2: pack: B is packed already (line 1)" },
     { "pack C at root\n", "t.sched:1: pack: expected A or B, found 'C'" },
     { "vectorize j\npack B at j\n", "t.sched:2: pack: 'j' is the vectorized loop" },
+    /* pack ... fused */
+    { "pack B at root fused\n", "t.sched:1: pack: a fused pack needs a loop, not root: its copy is made in the first pass of a loop inside it" },
+    { "pack B at j fused\n", "t.sched:1: pack: fused: no unfused i loop inside 'j' to make the copy in its first pass" },
+    { "pack B at i fusedd\n", "t.sched:1: pack: expected 'fused', found 'fusedd'" },
+    { "reorder k i j\nparallel i\npack B at k fused\n", "t.sched:3: pack: fused: parallel loop 'i' is inside 'k': threads would read the copy before its pass wrote it" },
+    { "split i 4 -> io ii\nreorder io k ii j\npack B at io fused\n", "t.sched:3: pack: fused: 'k' reads B outside the pass loop 'ii': the first pass would not copy all of it" },
     /* prefetch */
     { "prefetch B at k\nprefetch B at j 4\n", "t.sched:2: prefetch: B is prefetched already (line 1)" },
     { "prefetch x at k\n", "t.sched:1: prefetch: expected A, B or C, found 'x'" },

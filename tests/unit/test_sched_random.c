@@ -95,7 +95,8 @@ static void random_statement(const gb_sched *s, int *fresh, char *out, size_t le
             snprintf(out, len, "prefetch %c at %s %d\n", "ABC"[rnd(3)], live(s), 1 + (int)rnd(20));
         break;
     default:
-        snprintf(out, len, "pack %c at %s\n", rnd(2) ? 'B' : 'A', rnd(3) ? live(s) : "root");
+        snprintf(out, len, "pack %c at %s%s\n", rnd(2) ? 'B' : 'A', rnd(3) ? live(s) : "root",
+                 rnd(3) ? "" : " fused");
         break;
     }
 }
@@ -393,6 +394,14 @@ TEST(sched_row_blocks_are_exact)
         "split k 16 -> k1 k2\nsplit k2 4 -> k3 k4\nsplit j 48 -> jr jv\nsplit i 8 -> ir ii\n"
         "reorder jr k1 ir k3 k4 ii jv\nvectorize jv\nunroll ii\nparallel jr\n"
         "prefetch B at k4 2\nprefetch C at ii\n",
+        /* B's micro-panel copied by the first ir pass that reads it */
+        "split k 40 -> pc kk\nsplit j 48 -> jr jv\nsplit i 8 -> ir ii\n"
+        "reorder jr pc ir kk ii jv\nvectorize jv\nunroll ii\nparallel jr\n"
+        "pack B at pc fused\nprefetch B at kk 8\n",
+        /* A's block copied by the first jr pass, per thread */
+        "split i 24 -> ic im\nsplit im 8 -> ir ii\nsplit j 48 -> jr jv\nsplit k 40 -> pc kk\n"
+        "reorder pc ic jr ir kk ii jv\nvectorize jv\nunroll ii\nparallel ic\n"
+        "pack A at ic fused\nprefetch A at kk 4\n",
         /* not a block: the row loop is unrolled by less than its extent */
         "split i 4 -> io ir\nsplit j 16 -> jo jl\nreorder io jo k ir jl\nvectorize jl\n"
         "unroll ir 2\n",
