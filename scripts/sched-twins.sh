@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 G=${GEMMBENCH:-$here/../build/gemmbench}
 opts=${RUN_OPTS:---rounds 5 --reps 15 --min-reps 5 --warmup 2 --max-time 2}
 shapes=${SHAPES:---kernel all}
-names=${*:-k4 k8 k16 k32 k64 vec_j parallel parallel_vec_j vec_j_k16 full tvm_blocking tvm_vectorize tvm_permute tvm_packing tvm_cache_write tvm_parallel rule_based}
+names=${*:-k4 k8 k16 k32 k64 vec_j parallel parallel_vec_j vec_j_k16 full tvm_blocking tvm_vectorize tvm_permute tvm_packing tvm_cache_write tvm_parallel rule_based packed}
 mkdir -p "$out" || exit 3
 for n in $names; do
     # rule_based.sched states the rules at tm=32 (R7 picks tm from M, which a

@@ -147,3 +147,25 @@ PY
 expect_exit sched_long_lines_verified 0 "$G" --schedule "$WORK/longnames.sched" --shape 20x2050x9 \
     --threads 1 --quick --quiet -o "$WORK/long.json"
 expect_grep sched_long_lines_pass '^sched:longnames .* pass' "$WORK/out"
+
+# schedules/packed.sched is generated code only: its compiled object calls
+# no hand-written kernel and no library but libc, libm and OpenMP (nm's
+# undefined symbols, weak ones aside).  Verified on awkward shapes at 2
+# threads (every result is checked exactly).
+rm -rf "$WORK/pcache"
+if ! command -v nm >/dev/null 2>&1; then
+    skip sched_packed_twin_calls_only_libc_and_openmp "needs nm (binutils)"
+elif XDG_CACHE_HOME=$WORK/pcache "$G" --schedule "$ROOT/schedules/packed.sched" \
+        --shape 100x77x131 --shape 17x33x200 --threads 2 --quick --quiet \
+        -o "$WORK/pk.json" >"$WORK/pk.out" 2>&1; then
+    bad=$(for so in "$WORK"/pcache/gemmbench/*.so; do nm -D --undefined-only "$so"; done |
+          awk '$1 == "U" && $2 !~ /@(GLIBC|GOMP|OMP)_/ { print $2 }')
+    n=$(ls "$WORK"/pcache/gemmbench/*.so 2>/dev/null | wc -l)
+    if [ "$n" -ge 2 ] && [ -z "$bad" ]; then
+        echo "ok sched_packed_twin_calls_only_libc_and_openmp"
+    else
+        echo "FAIL sched_packed_twin_calls_only_libc_and_openmp: $n objects; undefined: $bad"
+    fi
+else
+    echo "FAIL sched_packed_twin_calls_only_libc_and_openmp: the run failed: $(tail -n 2 "$WORK/pk.out")"
+fi

@@ -298,7 +298,7 @@ TEST(sched_shipped_schedules_are_exact)
     static const char *const names[] = {
         "k4", "k8", "k16", "k32", "k64", "vec_j", "parallel", "parallel_vec_j", "vec_j_k16",
         "full", "tvm_blocking", "tvm_vectorize", "tvm_permute", "tvm_packing",
-        "tvm_cache_write", "tvm_parallel", "rule_based",
+        "tvm_cache_write", "tvm_parallel", "rule_based", "packed",
     };
     enum { NNAMES = sizeof names / sizeof names[0], NSHAPES = sizeof shapes / sizeof shapes[0] };
     static one_case cases[NNAMES][NSHAPES];
