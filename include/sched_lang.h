@@ -114,13 +114,23 @@ typedef struct gb_sched {
 int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text *out,
                    char *err, size_t errlen);
 
-/* A statement's name ("split"); whether a name is a word of the grammar. */
+/* The words of the grammar (words.c): a statement's name ("split"); the
+ * statement a word names, or -1; whether a name is a word of the grammar. */
 const char *gb_sched_op_name(gb_sched_op op);
+int gb_sched_op_of(const char *word);
 int gb_sched_is_reserved(const char *name);
 
 /* Applies the statements in order to the nest i, j, k, checking every rule
  * of SCHED.md.  0, or -1 with err. */
 int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen);
+
+/* ---- text to a checked nest (load.c) ----------------------------------------- */
+
+/* Parses and checks text (len bytes; it need not end in NUL) as a schedule
+ * named file in messages: what every reader of a schedule text calls.
+ * 0 with *out, or -1 with err "FILE:LINE: ...: reason". */
+int gb_sched_from_text(const char *file, const char *text, size_t len, gb_sched *out,
+                       char *err, size_t errlen);
 
 /* Reads a regular file of at most GB_SCHED_MAX_FILE bytes (one more is read,
  * so that the parser can say it is too long), NUL-terminated; *len gets its

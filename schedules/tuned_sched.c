@@ -128,11 +128,8 @@ static void note(int M, int N, int K, int threads, gb_tuned_source source,
 /* The record's text as a nest: 0, or -1 with why. */
 static int nest_of(const gb_tuned_record *rec, gb_sched *nest, char *why, size_t whylen)
 {
-    static gb_sched_text stmts; /* 40 KiB: off the stack */
-
-    if (gb_sched_parse(gb_tuned_path(), rec->schedule, strlen(rec->schedule), &stmts, why, whylen) != 0)
-        return -1;
-    return gb_sched_check(&stmts, nest, why, whylen);
+    return gb_sched_from_text(gb_tuned_path(), rec->schedule, strlen(rec->schedule), nest, why,
+                              whylen);
 }
 
 static void say(const gb_ctx *ctx, const char *why)
@@ -242,11 +239,6 @@ static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ct
             "%.1f us against rule_based's %.1f us)\n", M, K, N,
             source == GB_TUNED_RECORD ? "the record" : "the record of the nearest shape",
             rec->M, rec->K, rec->N, path, space, tuned_at, rec->median_us, rec->rule_median_us);
-    if (rec->schedule[0] == '\0') {
-        fprintf(out, "  rule_based won that search (no schedule beat it when measured again): "
-                "rule_based with its own rules\n");
-        return;
-    }
     if (rec->schedule[0] == '\0') {
         fprintf(out, "  rule_based won that search (no schedule beat it when measured again): "
                 "rule_based with its own rules\n");

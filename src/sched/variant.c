@@ -362,16 +362,14 @@ const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errle
     return add_entry(e);
 }
 
-/* Parses and checks text as a schedule named file into nest; a copy of the
- * text, or NULL with err. */
+/* Checks text as a schedule named file into nest; a copy of the text, or
+ * NULL with err. */
 static char *check_text(const char *file, const char *text, gb_sched *nest, char *err,
                         size_t errlen)
 {
-    static gb_sched_text stmts; /* 40 KiB: off the stack */
     char *copy;
 
-    if (gb_sched_parse(file, text, strlen(text), &stmts, err, errlen) != 0 ||
-        gb_sched_check(&stmts, nest, err, errlen) != 0)
+    if (gb_sched_from_text(file, text, strlen(text), nest, err, errlen) != 0)
         return NULL;
     if ((copy = strdup(text)) == NULL)
         snprintf(err, errlen, "%s:1: out of memory", file);
@@ -399,7 +397,7 @@ static sched_entry *entry_of(const gb_variant *v);
 int gb_sched_variant_retext(const gb_variant *v, const char *file, const char *text, char *err,
                             size_t errlen)
 {
-    static gb_sched nest;
+    gb_sched nest; /* e's stays as it was when the text is refused */
     sched_entry *e = entry_of(v);
     char *copy;
 

@@ -14,9 +14,7 @@ static gb_sched nest_buf;
 /* Parses and checks text as the file t.sched: 0, or -1 with err. */
 static int check_text(const char *text, char *err, size_t errlen)
 {
-    if (gb_sched_parse("t.sched", text, strlen(text), &text_buf, err, errlen) != 0)
-        return -1;
-    return gb_sched_check(&text_buf, &nest_buf, err, errlen);
+    return gb_sched_from_text("t.sched", text, strlen(text), &nest_buf, err, errlen);
 }
 
 /* Each illegal schedule and the message it must give (the whole line). */

@@ -29,14 +29,11 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rng_state % n);
 }
 
-static gb_sched_text text_buf;
-
 static int legal(const char *file, const char *text, gb_sched *out)
 {
     char err[512];
 
-    return gb_sched_parse(file, text, strlen(text), &text_buf, err, sizeof err) == 0 &&
-           gb_sched_check(&text_buf, out, err, sizeof err) == 0;
+    return gb_sched_from_text(file, text, strlen(text), out, err, sizeof err) == 0;
 }
 
 static const char *live(const gb_sched *s)
