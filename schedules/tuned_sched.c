@@ -62,13 +62,15 @@ static int nest_of(const gb_tuned_record *rec, gb_sched *nest, char *why, size_t
  * within their limits at this size). */
 static int fits(const gb_tuned_record *rec, int M, int N, int K)
 {
-    static gb_sched nest;
-    static gb_sched_shape sh;
     static const gb_params none;
+    gb_sched nest;
+    gb_sched_plan *pl = NULL;
     char why[512];
 
-    return nest_of(rec, &nest, why, sizeof why) == 0 &&
-           gb_sched_resolve(&nest, &none, M, N, K, &sh, why, sizeof why) == 0;
+    if (nest_of(rec, &nest, why, sizeof why) == 0)
+        pl = gb_sched_plan_new(&nest, &none, M, N, K, why, sizeof why);
+    gb_sched_plan_free(pl);
+    return pl != NULL;
 }
 
 /* The record for a shape, or NULL; *source says where the schedule comes
@@ -218,11 +220,11 @@ static void tuned_sched_resolve(int M, int N, int K, const gb_ctx *ctx, gb_param
 
 static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
-    static gb_sched nest;
     static const gb_params none;
+    gb_sched nest;
+    gb_sched_plan *pl;
     gb_tuned_source source;
     const gb_tuned_record *rec = choose(M, N, K, ctx->nthreads, &source);
-    gb_sched_shape sh;
     char why[512], path[256], space[256], tuned_at[256]; /* as messages show them */
 
     if (rec == NULL) {
@@ -245,11 +247,12 @@ static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ct
         return;
     }
     if (nest_of(rec, &nest, why, sizeof why) != 0 ||
-        gb_sched_resolve(&nest, &none, M, N, K, &sh, why, sizeof why) != 0) {
+        (pl = gb_sched_plan_new(&nest, &none, M, N, K, why, sizeof why)) == NULL) {
         fprintf(out, "  %s\n", why);
         return;
     }
-    gb_sched_explain(out, "tuned_sched", &sh);
+    gb_sched_explain(out, "tuned_sched", pl);
+    gb_sched_plan_free(pl);
 }
 
 int gb_tuned_sched_compiles(int M, int N, int K, int threads)

@@ -91,27 +91,23 @@ int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, in
                         int nthreads, void **state, gb_sched_so *built, char *why,
                         size_t whylen)
 {
-    static gb_sched_shape sh; /* one prepare at a time: the harness's thread */
-    sched_state *st;
-    char *source;
+    gb_sched_plan *pl;
+    sched_state *st = NULL;
+    char *source = NULL;
     long floats;
+    int rc = -1;
 
     *state = NULL;
-    if (gb_sched_resolve(nest, params, M, N, K, &sh, why, whylen) != 0)
+    if ((pl = gb_sched_plan_new(nest, params, M, N, K, why, whylen)) == NULL)
         return -1;
-    source = gb_sched_lower(&sh, "gb_sched_kernel");
+    source = gb_sched_lower(pl, "gb_sched_kernel");
     if (source == NULL || (st = calloc(1, sizeof *st)) == NULL) {
-        free(source);
         snprintf(why, whylen, "out of memory");
-        return -1;
+        goto done;
     }
-    if (gb_sched_build(source, "gb_sched_kernel", &st->so, why, whylen) != 0) {
-        free(source);
-        free(st);
-        return -1;
-    }
-    free(source);
-    floats = gb_sched_scratch_floats(&sh, nthreads);
+    if (gb_sched_build(source, "gb_sched_kernel", &st->so, why, whylen) != 0)
+        goto done;
+    floats = gb_sched_scratch_floats(pl, nthreads);
     /* On a cache line, as TVM aligns its buffers (64 bytes): a malloc'd
      * pack buffer sits 16 bytes past a page, and every vector load of it
      * then spans two lines (tvm_cache_write, M=256 N=3072: 20 ms, not 15). */
@@ -119,14 +115,19 @@ int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, in
         (st->scratch = aligned_alloc(64, ((size_t)floats * sizeof(float) + 63) & ~(size_t)63)) ==
             NULL) {
         gb_sched_so_close(&st->so);
-        free(st);
         snprintf(why, whylen, "out of memory for %ld floats of pack buffers", floats);
-        return -1;
+        goto done;
     }
     if (built)
         *built = st->so;
     *state = st;
-    return 0;
+    st = NULL;
+    rc = 0;
+done:
+    free(st);
+    free(source);
+    gb_sched_plan_free(pl);
+    return rc;
 }
 
 static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx, void **state)
@@ -179,14 +180,15 @@ void gb_sched_state_free(void *state)
 
 static void explain_entry(sched_entry *e, FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
-    gb_sched_shape sh;
     char err[512];
+    gb_sched_plan *pl = gb_sched_plan_new(&e->nest, ctx->params, M, N, K, err, sizeof err);
 
-    if (gb_sched_resolve(&e->nest, ctx->params, M, N, K, &sh, err, sizeof err) != 0) {
+    if (pl == NULL) {
         fprintf(out, "%s  M=%d K=%d N=%d\n  %s\n", e->name, M, K, N, err);
         return;
     }
-    gb_sched_explain(out, e->name, &sh);
+    gb_sched_explain(out, e->name, pl);
+    gb_sched_plan_free(pl);
 }
 
 /* The params' values for a run: --param's, else the file's defaults. */
@@ -441,12 +443,14 @@ int gb_sched_emit_c(const gb_variant *v, const gb_params *p, int M, int N, int K
                     char *err, size_t errlen)
 {
     sched_entry *e = entry_of(v);
-    gb_sched_shape sh;
+    gb_sched_plan *pl;
     char *source;
 
-    if (e == NULL || gb_sched_resolve(&e->nest, p, M, N, K, &sh, err, errlen) != 0)
+    if (e == NULL || (pl = gb_sched_plan_new(&e->nest, p, M, N, K, err, errlen)) == NULL)
         return -1;
-    if ((source = gb_sched_lower(&sh, "gb_sched_kernel")) == NULL) {
+    source = gb_sched_lower(pl, "gb_sched_kernel");
+    gb_sched_plan_free(pl);
+    if (source == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }

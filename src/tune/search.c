@@ -143,18 +143,20 @@ static int seen(const search *s, unsigned long long hash)
  * An illegal point is counted. */
 static int usable_point(search *s, const gb_space_point *p)
 {
-    static gb_sched nest;
-    gb_sched_shape sh;
+    gb_sched nest;
+    gb_sched_plan *pl = NULL;
     char err[GB_ERR_LEN];
 
     if (gb_space_text(s->space, p, 0, s->text, sizeof s->text) != 0 ||
         seen(s, text_hash(s->text)))
         return 0;
-    if (gb_space_check(s->space, p, &nest, err, sizeof err) != 0 ||
-        gb_sched_resolve(&nest, &no_overrides, s->M, s->N, s->K, &sh, err, sizeof err) != 0) {
+    if (gb_space_check(s->space, p, &nest, err, sizeof err) == 0)
+        pl = gb_sched_plan_new(&nest, &no_overrides, s->M, s->N, s->K, err, sizeof err);
+    if (pl == NULL) {
         s->out->illegal++;
         return 0;
     }
+    gb_sched_plan_free(pl);
     return 1;
 }
 
