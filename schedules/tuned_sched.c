@@ -20,7 +20,6 @@
 #include "parse.h"
 #include "sched_lang.h"
 #include "sched_variant.h"
-#include "sha256.h"
 #include "tuned_records.h"
 #include "variants.h"
 
@@ -49,7 +48,7 @@ typedef struct replayed {
     char *text;               /* the record's schedule (owned), or NULL */
     char space[256], tuned_at[32];
     double median_us, rule_median_us;
-    gb_sched_so build;
+    gb_sched_built build;
 } replayed;
 
 #define MAX_REPLAYED 256
@@ -124,7 +123,7 @@ static void note(int M, int N, int K, int threads, gb_tuned_source source,
     p->median_us = rec ? rec->median_us : 0.0;
     p->rule_median_us = rec ? rec->rule_median_us : 0.0;
     if (build)
-        p->build = *build;
+        gb_sched_built_from(&p->build, build);
 }
 
 /* The record's text as a nest: 0, or -1 with why. */
@@ -266,26 +265,15 @@ int gb_tuned_sched_compiles(int M, int N, int K, int threads)
 cJSON *gb_tuned_sched_json(int M, int N, int K, int threads)
 {
     const replayed *p = NULL;
-    unsigned char digest[32];
-    char hex[65];
     cJSON *o;
 
     for (int i = 0; i < nplayed; i++)
         if (played[i].M == M && played[i].N == N && played[i].K == K &&
             played[i].threads == threads)
             p = &played[i];
-    if (p == NULL || p->text == NULL || (o = cJSON_CreateObject()) == NULL)
+    if (p == NULL || p->text == NULL ||
+        (o = gb_sched_json_object(gb_tuned_path(), p->text, NULL, NULL, &p->build)) == NULL)
         return NULL;
-    gb_sha256(p->text, strlen(p->text), digest);
-    gb_sha256_hex(digest, hex);
-    cJSON_AddStringToObject(o, "file", gb_tuned_path());
-    cJSON_AddStringToObject(o, "text", p->text);
-    cJSON_AddStringToObject(o, "sha256", hex);
-    cJSON_AddObjectToObject(o, "params");
-    cJSON_AddStringToObject(o, "compiler", p->build.compiler);
-    cJSON_AddStringToObject(o, "flags", p->build.flags);
-    cJSON_AddNumberToObject(o, "compile_ms", p->build.compile_ms);
-    cJSON_AddBoolToObject(o, "cached", p->build.cached);
     cJSON_AddStringToObject(o, "space", p->space);
     cJSON_AddStringToObject(o, "tuned_at", p->tuned_at);
     return o;

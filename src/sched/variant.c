@@ -19,10 +19,7 @@
 typedef struct build_record {
     int M, N, K;
     char params[256];
-    int cached;
-    double compile_ms;
-    char compiler[256];
-    char flags[512];
+    gb_sched_built built;
 } build_record;
 
 #define MAX_RECORDS 256
@@ -31,7 +28,6 @@ typedef struct sched_entry {
     gb_sched nest;
     char path[4096];
     char *text;               /* the file, for the JSON */
-    char sha256[65];          /* of the text */
     char name[64];            /* sched:STEM */
     char description[160];
     gb_param_spec spec[GB_SCHED_MAX_PARAMS + 1];
@@ -145,10 +141,7 @@ static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx,
         build_record *r = &e->records[e->nrecords++];
         r->M = M, r->N = N, r->K = K;
         snprintf(r->params, sizeof r->params, "%s", params);
-        r->cached = so.cached;
-        r->compile_ms = so.compile_ms;
-        snprintf(r->compiler, sizeof r->compiler, "%s", so.compiler);
-        snprintf(r->flags, sizeof r->flags, "%s", so.flags);
+        gb_sched_built_from(&r->built, &so);
     }
     return 0;
 }
@@ -280,15 +273,11 @@ static int stem_of(const char *path, char *out, size_t len)
     return 0;
 }
 
-/* Sets e's text (taken over), its digest and its params as --param keys. */
+/* Sets e's text (taken over) and its params as --param keys. */
 static void set_text(sched_entry *e, char *text)
 {
-    unsigned char digest[32];
-
     free(e->text);
     e->text = text;
-    gb_sha256(e->text, strlen(e->text), digest);
-    gb_sha256_hex(digest, e->sha256);
     memset(e->spec, 0, sizeof e->spec);
     for (int p = 0; p < e->nest.nparams; p++)
         e->spec[p] = (gb_param_spec){ e->nest.params[p].name, e->nest.params[p].min,
@@ -461,32 +450,53 @@ int gb_sched_emit_c(const gb_variant *v, const gb_params *p, int M, int N, int K
     return 0;
 }
 
+void gb_sched_built_from(gb_sched_built *out, const gb_sched_so *so)
+{
+    snprintf(out->compiler, sizeof out->compiler, "%s", so->compiler);
+    snprintf(out->flags, sizeof out->flags, "%s", so->flags);
+    out->compile_ms = so->compile_ms;
+    out->cached = so->cached;
+}
+
+cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *nest,
+                            const gb_params *p, const gb_sched_built *built)
+{
+    unsigned char digest[32];
+    char hex[65];
+    cJSON *o = cJSON_CreateObject(), *params;
+
+    if (o == NULL)
+        return NULL;
+    gb_sha256(text, strlen(text), digest);
+    gb_sha256_hex(digest, hex);
+    cJSON_AddStringToObject(o, "file", file);
+    cJSON_AddStringToObject(o, "text", text);
+    cJSON_AddStringToObject(o, "sha256", hex);
+    params = cJSON_AddObjectToObject(o, "params");
+    for (int i = 0; nest && i < nest->nparams && params; i++)
+        cJSON_AddNumberToObject(params, nest->params[i].name,
+                                (double)gb_param_get(p, nest->params[i].name,
+                                                     nest->params[i].value));
+    if (built) {
+        cJSON_AddStringToObject(o, "compiler", built->compiler);
+        cJSON_AddStringToObject(o, "flags", built->flags);
+        cJSON_AddNumberToObject(o, "compile_ms", built->compile_ms);
+        cJSON_AddBoolToObject(o, "cached", built->cached);
+    }
+    return o;
+}
+
 cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K)
 {
     sched_entry *e = entry_of(v);
-    cJSON *o, *params;
     char text[256];
     const build_record *r;
 
-    if (e == NULL || (o = cJSON_CreateObject()) == NULL)
+    if (e == NULL)
         return NULL;
     params_text(e, p, text, sizeof text);
     r = find_record(e, M, N, K, text);
-    cJSON_AddStringToObject(o, "file", e->path);
-    cJSON_AddStringToObject(o, "text", e->text);
-    cJSON_AddStringToObject(o, "sha256", e->sha256);
-    params = cJSON_AddObjectToObject(o, "params");
-    for (int i = 0; i < e->nest.nparams && params; i++)
-        cJSON_AddNumberToObject(params, e->nest.params[i].name,
-                                (double)gb_param_get(p, e->nest.params[i].name,
-                                                     e->nest.params[i].value));
-    if (r) {
-        cJSON_AddStringToObject(o, "compiler", r->compiler);
-        cJSON_AddStringToObject(o, "flags", r->flags);
-        cJSON_AddNumberToObject(o, "compile_ms", r->compile_ms);
-        cJSON_AddBoolToObject(o, "cached", r->cached);
-    }
-    return o;
+    return gb_sched_json_object(e->path, e->text, &e->nest, p, r ? &r->built : NULL);
 }
 
 int gb_sched_variant_last_build(const gb_variant *v, double *compile_ms, int *cached)
@@ -495,8 +505,8 @@ int gb_sched_variant_last_build(const gb_variant *v, double *compile_ms, int *ca
 
     if (e == NULL || e->nrecords == 0)
         return -1;
-    *compile_ms = e->records[e->nrecords - 1].compile_ms;
-    *cached = e->records[e->nrecords - 1].cached;
+    *compile_ms = e->records[e->nrecords - 1].built.compile_ms;
+    *cached = e->records[e->nrecords - 1].built.cached;
     return 0;
 }
 
