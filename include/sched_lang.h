@@ -125,13 +125,23 @@ int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text
  * the final positions per loop id; -1 when there is none. */
 int gb_sched_fused_pass(const gb_sched *s, int op, const int *pos);
 
-/* A statement's name ("split"); whether a name is a word of the grammar. */
+/* The words of the grammar (words.c): a statement's name ("split"); the
+ * statement a word names, or -1; whether a name is a word of the grammar. */
 const char *gb_sched_op_name(gb_sched_op op);
+int gb_sched_op_of(const char *word);
 int gb_sched_is_reserved(const char *name);
 
 /* Applies the statements in order to the nest i, j, k, checking every rule
  * of SCHED.md.  0, or -1 with err. */
 int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen);
+
+/* ---- text to a checked nest (load.c) ----------------------------------------- */
+
+/* Parses and checks text (len bytes; it need not end in NUL) as a schedule
+ * named file in messages: what every reader of a schedule text calls.
+ * 0 with *out, or -1 with err "FILE:LINE: ...: reason". */
+int gb_sched_from_text(const char *file, const char *text, size_t len, gb_sched *out,
+                       char *err, size_t errlen);
 
 /* Reads a regular file of at most GB_SCHED_MAX_FILE bytes (one more is read,
  * so that the parser can say it is too long), NUL-terminated; *len gets its
@@ -144,7 +154,7 @@ char *gb_sched_read(const char *path, size_t *len, char *err, size_t errlen);
  * so that what is recorded is what was checked. */
 int gb_sched_load(const char *path, gb_sched *out, char **text, char *err, size_t errlen);
 
-/* ---- one shape (lower.c) ---------------------------------------------------- */
+/* ---- one shape: resolve, plan, lower ------------------------------------- */
 
 /* The nest resolved for a shape and the params' values. */
 typedef struct gb_sched_shape {
@@ -158,25 +168,36 @@ typedef struct gb_sched_shape {
 } gb_sched_shape;
 
 /* Resolves s for M x N x K with the values params sets (the rest default):
- * every factor, extent and stride, and the per-shape limits (tile and pack
- * sizes, unroll of a whole loop).  0, or -1 with err. */
+ * every factor, extent and stride (resolve.c).  0, or -1 with err when a
+ * value is outside its param's set or a whole unroll is too long. */
 int gb_sched_resolve(const gb_sched *s, const gb_params *params, int M, int N, int K,
                      gb_sched_shape *out, char *err, size_t errlen);
 
-/* The per-shape limits of SCHED.md (cache_write tile, pack buffers):
- * 0, or -1 with err.  gb_sched_resolve checks them. */
-int gb_sched_limits(const gb_sched_shape *sh, char *err, size_t errlen);
+/* The nest for one shape, planned for lowering (src/sched/plan.h): made
+ * once, then read by whatever the shape needs (scratch, C, explanation). */
+typedef struct gb_sched_plan gb_sched_plan;
+
+/* Resolves s for M x N x K (gb_sched_resolve), plans it and checks the
+ * per-shape limits of SCHED.md (cache_write tile, pack buffers).  The plan
+ * (gb_sched_plan_free it) keeps a pointer to s, or NULL with err. */
+gb_sched_plan *gb_sched_plan_new(const gb_sched *s, const gb_params *params, int M, int N,
+                                 int K, char *err, size_t errlen);
+void gb_sched_plan_free(gb_sched_plan *pl);
+/* The resolved nest the plan was made for. */
+const gb_sched_shape *gb_sched_plan_shape(const gb_sched_plan *pl);
+
 /* Floats of scratch the kernel takes in ctx->state for nthreads threads
  * (its pack buffers); 0 when it needs none. */
-long gb_sched_scratch_floats(const gb_sched_shape *sh, int nthreads);
+long gb_sched_scratch_floats(const gb_sched_plan *pl, int nthreads);
 
-/* The C of the resolved nest: one function `symbol` with the kernel
- * signature of gemmbench.h.  The text is malloc'ed (the caller frees it);
- * NULL when out of memory. */
-char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol);
+/* The C of the planned nest (lower.c): one function `symbol` with the
+ * kernel signature of gemmbench.h.  The text is malloc'ed (the caller
+ * frees it); NULL when out of memory. */
+char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol);
 
-/* The nest as --explain prints it under the heading name (TVM's `lower`
- * style): loops with their extents, annotations and the statement bodies. */
-void gb_sched_explain(FILE *out, const char *name, const gb_sched_shape *sh);
+/* The nest as --explain prints it under the heading name (explain.c, TVM's
+ * `lower` style): loops with their extents, annotations and the statement
+ * bodies. */
+void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl);
 
 #endif

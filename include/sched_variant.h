@@ -47,9 +47,24 @@ const gb_sched *gb_sched_variant_nest(const gb_variant *v);
 int gb_sched_emit_c(const gb_variant *v, const gb_params *p, int M, int N, int K, FILE *out,
                     char *err, size_t errlen);
 
-/* A result's "schedule" object (results/FORMAT.md): file, text, sha256,
- * params, and the first build of the shape: compiler, flags, compile_ms,
- * cached.  NULL when v is no schedule or out of memory. */
+/* What one build of a schedule did, as a result's "schedule" object says. */
+typedef struct gb_sched_built {
+    char compiler[256];
+    char flags[512];
+    double compile_ms;
+    int cached;
+} gb_sched_built;
+void gb_sched_built_from(gb_sched_built *out, const gb_sched_so *so);
+
+/* The one writer of a result's "schedule" object (results/FORMAT.md):
+ * file, text, its sha256, params (each of nest's at its value in p; an
+ * empty object without a nest) and, when built is not NULL, compiler,
+ * flags, compile_ms, cached.  A caller adds what is its own (tuned_sched:
+ * space, tuned_at).  NULL when out of memory. */
+cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *nest,
+                            const gb_params *p, const gb_sched_built *built);
+/* That object for schedule variant v, with the first build of the shape.
+ * NULL when v is no schedule or out of memory. */
 cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K);
 
 /* A nest compiled for one shape, as a schedule variant's prepare() makes it:

@@ -45,15 +45,6 @@ typedef struct gb_tune_outcome {
     int interrupted;
 } gb_tune_outcome;
 
-/* One verified measurement for a search (the harness; cfg's warm-up and
- * calls, at most 0.25 s past 3): 0 with *median (INFINITY when it failed
- * verification) and *max_err, 1 when *stop was raised, -1 when it could
- * not run (err). */
-struct gb_workspace;
-int gb_tune_measure(const gb_variant *v, const gb_params *p, const gb_tune_cfg *cfg,
-                    struct gb_workspace *w, volatile sig_atomic_t *stop, double *median,
-                    double *max_err, char *err, size_t errlen);
-
 /* The search space for a base variant, or NULL. */
 const gb_tune_space *gb_tune_space_for(const char *base);
 

@@ -206,8 +206,7 @@ static int get_num(const cJSON *obj, const char *key, double min, double max, in
  * 0, or -1 with why. */
 static int schedule_from_json(const cJSON *item, gb_tuned_record *r, char *why, size_t whylen)
 {
-    static gb_sched_text stmts; /* 40 KiB: off the stack */
-    static gb_sched nest;
+    gb_sched nest;
     const cJSON *text = cJSON_GetObjectItemCaseSensitive(item, "schedule");
     const cJSON *space = cJSON_GetObjectItemCaseSensitive(item, "space");
     char err[512];
@@ -219,9 +218,8 @@ static int schedule_from_json(const cJSON *item, gb_tuned_record *r, char *why, 
     }
     /* "" is rule_based's win: nothing to check. */
     if (text->valuestring[0] != '\0' &&
-        (gb_sched_parse("schedule", text->valuestring, strlen(text->valuestring), &stmts, err,
-                        sizeof err) != 0 ||
-         gb_sched_check(&stmts, &nest, err, sizeof err) != 0)) {
+        gb_sched_from_text("schedule", text->valuestring, strlen(text->valuestring), &nest, err,
+                           sizeof err) != 0) {
         snprintf(why, whylen, "%s", err);
         return -1;
     }

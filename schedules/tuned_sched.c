@@ -20,7 +20,6 @@
 #include "parse.h"
 #include "sched_lang.h"
 #include "sched_variant.h"
-#include "sha256.h"
 #include "tuned_records.h"
 #include "variants.h"
 
@@ -49,7 +48,7 @@ typedef struct replayed {
     char *text;               /* the record's schedule (owned), or NULL */
     char space[256], tuned_at[32];
     double median_us, rule_median_us;
-    gb_sched_so build;
+    gb_sched_built build;
 } replayed;
 
 #define MAX_REPLAYED 256
@@ -62,13 +61,15 @@ static int nest_of(const gb_tuned_record *rec, gb_sched *nest, char *why, size_t
  * within their limits at this size). */
 static int fits(const gb_tuned_record *rec, int M, int N, int K)
 {
-    static gb_sched nest;
-    static gb_sched_shape sh;
     static const gb_params none;
+    gb_sched nest;
+    gb_sched_plan *pl = NULL;
     char why[512];
 
-    return nest_of(rec, &nest, why, sizeof why) == 0 &&
-           gb_sched_resolve(&nest, &none, M, N, K, &sh, why, sizeof why) == 0;
+    if (nest_of(rec, &nest, why, sizeof why) == 0)
+        pl = gb_sched_plan_new(&nest, &none, M, N, K, why, sizeof why);
+    gb_sched_plan_free(pl);
+    return pl != NULL;
 }
 
 /* The record for a shape, or NULL; *source says where the schedule comes
@@ -122,17 +123,14 @@ static void note(int M, int N, int K, int threads, gb_tuned_source source,
     p->median_us = rec ? rec->median_us : 0.0;
     p->rule_median_us = rec ? rec->rule_median_us : 0.0;
     if (build)
-        p->build = *build;
+        gb_sched_built_from(&p->build, build);
 }
 
 /* The record's text as a nest: 0, or -1 with why. */
 static int nest_of(const gb_tuned_record *rec, gb_sched *nest, char *why, size_t whylen)
 {
-    static gb_sched_text stmts; /* 40 KiB: off the stack */
-
-    if (gb_sched_parse(gb_tuned_path(), rec->schedule, strlen(rec->schedule), &stmts, why, whylen) != 0)
-        return -1;
-    return gb_sched_check(&stmts, nest, why, whylen);
+    return gb_sched_from_text(gb_tuned_path(), rec->schedule, strlen(rec->schedule), nest, why,
+                              whylen);
 }
 
 static void say(const gb_ctx *ctx, const char *why)
@@ -221,11 +219,11 @@ static void tuned_sched_resolve(int M, int N, int K, const gb_ctx *ctx, gb_param
 
 static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
-    static gb_sched nest;
     static const gb_params none;
+    gb_sched nest;
+    gb_sched_plan *pl;
     gb_tuned_source source;
     const gb_tuned_record *rec = choose(M, N, K, ctx->nthreads, &source);
-    gb_sched_shape sh;
     char why[512], path[256], space[256], tuned_at[256]; /* as messages show them */
 
     if (rec == NULL) {
@@ -247,17 +245,13 @@ static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ct
                 "rule_based with its own rules\n");
         return;
     }
-    if (rec->schedule[0] == '\0') {
-        fprintf(out, "  rule_based won that search (no schedule beat it when measured again): "
-                "rule_based with its own rules\n");
-        return;
-    }
     if (nest_of(rec, &nest, why, sizeof why) != 0 ||
-        gb_sched_resolve(&nest, &none, M, N, K, &sh, why, sizeof why) != 0) {
+        (pl = gb_sched_plan_new(&nest, &none, M, N, K, why, sizeof why)) == NULL) {
         fprintf(out, "  %s\n", why);
         return;
     }
-    gb_sched_explain(out, "tuned_sched", &sh);
+    gb_sched_explain(out, "tuned_sched", pl);
+    gb_sched_plan_free(pl);
 }
 
 int gb_tuned_sched_compiles(int M, int N, int K, int threads)
@@ -271,26 +265,15 @@ int gb_tuned_sched_compiles(int M, int N, int K, int threads)
 cJSON *gb_tuned_sched_json(int M, int N, int K, int threads)
 {
     const replayed *p = NULL;
-    unsigned char digest[32];
-    char hex[65];
     cJSON *o;
 
     for (int i = 0; i < nplayed; i++)
         if (played[i].M == M && played[i].N == N && played[i].K == K &&
             played[i].threads == threads)
             p = &played[i];
-    if (p == NULL || p->text == NULL || (o = cJSON_CreateObject()) == NULL)
+    if (p == NULL || p->text == NULL ||
+        (o = gb_sched_json_object(gb_tuned_path(), p->text, NULL, NULL, &p->build)) == NULL)
         return NULL;
-    gb_sha256(p->text, strlen(p->text), digest);
-    gb_sha256_hex(digest, hex);
-    cJSON_AddStringToObject(o, "file", gb_tuned_path());
-    cJSON_AddStringToObject(o, "text", p->text);
-    cJSON_AddStringToObject(o, "sha256", hex);
-    cJSON_AddObjectToObject(o, "params");
-    cJSON_AddStringToObject(o, "compiler", p->build.compiler);
-    cJSON_AddStringToObject(o, "flags", p->build.flags);
-    cJSON_AddNumberToObject(o, "compile_ms", p->build.compile_ms);
-    cJSON_AddBoolToObject(o, "cached", p->build.cached);
     cJSON_AddStringToObject(o, "space", p->space);
     cJSON_AddStringToObject(o, "tuned_at", p->tuned_at);
     return o;

@@ -556,14 +556,15 @@ static int load_schedules(const gb_options *o)
  * there) is an input error, not a failed measurement.  0, or -1 with err. */
 static int schedules_fit(const gb_selection *sel, char *err, size_t errlen)
 {
-    static gb_sched_shape fit;
-
     for (int v = 0; v < sel->nvariants; v++) {
         const gb_sched *nest = gb_sched_variant_nest(sel->variants[v]);
-        for (int s = 0; nest && s < sel->nshapes; s++)
-            if (gb_sched_resolve(nest, &sel->params[v], sel->shapes[s].M, sel->shapes[s].N,
-                                 sel->shapes[s].K, &fit, err, errlen) != 0)
+        for (int s = 0; nest && s < sel->nshapes; s++) {
+            gb_sched_plan *fit = gb_sched_plan_new(nest, &sel->params[v], sel->shapes[s].M,
+                                                   sel->shapes[s].N, sel->shapes[s].K, err, errlen);
+            if (fit == NULL)
                 return -1;
+            gb_sched_plan_free(fit);
+        }
     }
     return 0;
 }

@@ -4,16 +4,12 @@
 #include "plan.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
-void gb_sched_explain(FILE *out, const char *name, const gb_sched_shape *sh)
+void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
 {
-    plan *pl = malloc(sizeof *pl);
+    const gb_sched_shape *sh = pl->sh;
     const gb_sched *s = sh->s;
 
-    if (pl == NULL)
-        return;
-    gb_sched_plan(sh, pl);
     fprintf(out, "%s  M=%d K=%d N=%d", name, sh->M, sh->K, sh->N);
     for (int p = 0; p < s->nparams; p++)
         fprintf(out, "%s%s=%ld", p ? " " : "  ", s->params[p].name, sh->param[p]);
@@ -80,5 +76,4 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_shape *sh)
     fprintf(out, "%*s%s[i, j] += %s[i, k] * %s[k, j]\n", 2 * pl->n + 2, "",
             s->cache_write >= 0 ? "C.local" : "C", s->pack[0] != -1 ? "pa" : "A",
             s->pack[1] != -1 ? "pb" : "B");
-    free(pl);
 }

@@ -723,18 +723,14 @@ static void emit_body(emitter *e, int site)
     }
 }
 
-char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol)
+char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
 {
-    plan *pl = malloc(sizeof *pl);
+    const gb_sched_shape *sh = pl->sh;
     sbuf b = { malloc(8192), 0, 8192, 0, 0 };
     emitter e;
 
-    if (pl == NULL || b.text == NULL) {
-        free(pl);
-        free(b.text);
+    if (b.text == NULL)
         return NULL;
-    }
-    gb_sched_plan(sh, pl);
     e.pl = pl;
     e.b = &b;
     e.mode = EITHER;
@@ -800,7 +796,6 @@ char *gb_sched_lower(const gb_sched_shape *sh, const char *symbol)
         close_loop(&e);
     line(&b, "return 0;");
     put(&b, "}\n");
-    free(pl);
     if (b.failed) {
         free(b.text);
         return NULL;

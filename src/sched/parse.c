@@ -1,17 +1,12 @@
 /* parse.c - a schedule file's text to statements (SCHED.md, "Grammar").
  * Only the form is checked here: characters, tokens, each statement's
  * arguments; what the names refer to is check.c's. */
-#define _POSIX_C_SOURCE 200809L /* ssize_t, read */
 #include "sched_lang.h"
-#include "inputfile.h"
 #include "parse.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define TOKEN_LEN 64 /* longer tokens are refused before they are stored */
 
@@ -34,50 +29,19 @@ typedef struct line_state {
     size_t errlen;
 } line_state;
 
-static const char *const statement_names[] = {
-    [GB_SCHED_PARAM] = "param",         [GB_SCHED_SPLIT] = "split",
-    [GB_SCHED_TILE] = "tile",           [GB_SCHED_REORDER] = "reorder",
-    [GB_SCHED_FUSE] = "fuse",           [GB_SCHED_PARALLEL] = "parallel",
-    [GB_SCHED_VECTORIZE] = "vectorize", [GB_SCHED_UNROLL] = "unroll",
-    [GB_SCHED_CACHE_WRITE] = "cache_write", [GB_SCHED_PACK] = "pack",
-    [GB_SCHED_PREFETCH] = "prefetch",
-};
-#define NSTATEMENTS (sizeof statement_names / sizeof statement_names[0])
-
-/* Words of the grammar: never a loop or param name (check.c refuses them
- * as new names; a loop named `in` would make `param` lines ambiguous). */
-static const char *const reserved_words[] = { "in", "at", "root" };
-
-int gb_sched_is_reserved(const char *name)
-{
-    for (size_t i = 0; i < NSTATEMENTS; i++)
-        if (strcmp(name, statement_names[i]) == 0)
-            return 1;
-    for (size_t i = 0; i < sizeof reserved_words / sizeof reserved_words[0]; i++)
-        if (strcmp(name, reserved_words[i]) == 0)
-            return 1;
-    return 0;
-}
-
-const char *gb_sched_op_name(gb_sched_op op)
-{
-    return (size_t)op < NSTATEMENTS ? statement_names[op] : "?";
-}
-
 /* "FILE:LINE: STATEMENT: reason" (no STATEMENT before one is known). */
 static int fail(line_state *ls, const char *fmt, ...)
 {
+    /* a bad token after a statement's name: name the statement */
+    int op = ls->ntok > 0 && ls->tok[0].kind == TOK_NAME ? gb_sched_op_of(ls->tok[0].text) : -1;
     char reason[256];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    /* a bad token after a statement's name: name the statement */
-    for (size_t i = 0; ls->stmt == NULL && ls->ntok > 0 && ls->tok[0].kind == TOK_NAME &&
-                       i < NSTATEMENTS; i++)
-        if (strcmp(ls->tok[0].text, statement_names[i]) == 0)
-            ls->stmt = statement_names[i];
+    if (ls->stmt == NULL && op >= 0)
+        ls->stmt = gb_sched_op_name((gb_sched_op)op);
     if (ls->stmt)
         snprintf(ls->err, ls->errlen, "%s:%d: %s: %s", ls->file, ls->line, ls->stmt, reason);
     else
@@ -346,19 +310,16 @@ static int parse_operand_at(line_state *ls, gb_sched_stmt *st, const char *allow
 static int parse_statement(line_state *ls, gb_sched_stmt *st)
 {
     const token *t = peek(ls);
-    size_t op;
+    int op;
 
     if (t->kind != TOK_NAME)
         return fail(ls, "expected a statement, found '%s'", shown(t));
-    for (op = 0; op < NSTATEMENTS; op++)
-        if (strcmp(t->text, statement_names[op]) == 0)
-            break;
-    if (op == NSTATEMENTS)
+    if ((op = gb_sched_op_of(t->text)) < 0)
         return fail(ls, "unknown statement '%s'", t->text);
     memset(st, 0, sizeof *st);
     st->op = (gb_sched_op)op;
     st->line = ls->line;
-    ls->stmt = statement_names[op];
+    ls->stmt = gb_sched_op_name(st->op);
     ls->pos++;
     switch (st->op) {
     case GB_SCHED_PARAM:
@@ -467,63 +428,4 @@ int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text
         at = end + 1;
     }
     return 0;
-}
-
-char *gb_sched_read(const char *path, size_t *len_out, char *err, size_t errlen)
-{
-    char *buf = malloc(GB_SCHED_MAX_FILE + 2);
-    size_t len = 0;
-    ssize_t got = 1;
-    char shown[256]; /* path as messages show it */
-    int fd;
-
-    gb_printable(path, 200, shown, sizeof shown);
-    if (buf == NULL) {
-        snprintf(err, errlen, "%s:1: out of memory", shown);
-        return NULL;
-    }
-    fd = gb_open_regular(path);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s:1: %s", shown,
-                 errno == EINVAL ? "not a regular file" : strerror(errno));
-        free(buf);
-        return NULL;
-    }
-    while (len <= GB_SCHED_MAX_FILE && got > 0) {
-        got = read(fd, buf + len, GB_SCHED_MAX_FILE + 1 - len);
-        if (got < 0 && errno == EINTR)
-            got = 1;
-        else if (got > 0)
-            len += (size_t)got;
-    }
-    close(fd);
-    if (got < 0) {
-        snprintf(err, errlen, "%s:1: %s", shown, strerror(errno));
-        free(buf);
-        return NULL;
-    }
-    buf[len] = '\0';
-    *len_out = len;
-    return buf;
-}
-
-int gb_sched_load(const char *path, gb_sched *out, char **text_out, char *err, size_t errlen)
-{
-    static gb_sched_text text; /* 40 KiB: off the stack (not re-entrant; one
-                                * load at a time, from the command line) */
-    size_t len;
-    char *buf = gb_sched_read(path, &len, err, errlen);
-    int rc;
-
-    if (buf == NULL)
-        return -1;
-    rc = gb_sched_parse(path, buf, len, &text, err, errlen);
-    if (rc == 0)
-        rc = gb_sched_check(&text, out, err, errlen);
-    if (rc == 0 && text_out) { /* a text the parser took holds no NUL */
-        *text_out = buf;
-        return 0;
-    }
-    free(buf);
-    return rc;
 }

@@ -2,7 +2,8 @@
  * final order (the vectorized loop innermost), the tails and the loop that
  * carries each, where C's init falls, the register run, the cache_write
  * tile and the pack buffers; and the per-shape limits and scratch they
- * imply. */
+ * imply.  Made once per shape (gb_sched_plan_new), then read by the limits,
+ * the scratch, lower.c and explain.c. */
 #include "plan.h"
 
 #include <stdio.h>
@@ -144,12 +145,13 @@ static void plan_prefetch(plan *pl, int op)
     }
 }
 
-void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
+/* Fills pl for the nest resolved in pl->shape. */
+static void fill_plan(plan *pl)
 {
+    const gb_sched_shape *sh = &pl->shape;
     const gb_sched *s = sh->s;
     int last;
 
-    memset(pl, 0, sizeof *pl);
     pl->sh = sh;
     pl->s = s;
     for (int l = 0; l < MAXL; l++)
@@ -288,50 +290,71 @@ void gb_sched_plan(const gb_sched_shape *sh, plan *pl)
         pl->pack_team[0] = pl->pack_team[1] = 0;
 }
 
-int gb_sched_limits(const gb_sched_shape *sh, char *err, size_t errlen)
+/* The per-shape limits of SCHED.md: the cache_write tile and the pack
+ * buffers.  0, or -1 with err. */
+static int check_limits(const plan *pl, char *err, size_t errlen)
 {
-    plan *pl = malloc(sizeof *pl);
-    int rc = 0;
+    const gb_sched *s = pl->s;
+
+    if (pl->tile_h * pl->tile_w > GB_SCHED_MAX_TILE) {
+        snprintf(err, errlen, "%s: cache_write at %s: a tile of %ld x %ld floats, over %d",
+                 s->file, s->loops[s->cache_write].name, pl->tile_h, pl->tile_w,
+                 GB_SCHED_MAX_TILE);
+        return -1;
+    }
+    for (int op = 0; op < 2; op++)
+        if (pl->pack_floats[op] > GB_SCHED_MAX_PACK) {
+            snprintf(err, errlen, "%s: pack %c: %ld floats, over %ld", s->file, op ? 'B' : 'A',
+                     pl->pack_floats[op], GB_SCHED_MAX_PACK);
+            return -1;
+        }
+    for (int op = 0; op < 3; op++)
+        if (s->prefetch[op] >= 0 && pl->pf_lines[op] > GB_SCHED_MAX_PREFETCH_LINES) {
+            snprintf(err, errlen, "%s: prefetch %c at %s: %ld rows x %ld floats, %ld lines an "
+                     "iteration, over %d", s->file, 'A' + op, s->loops[s->prefetch[op]].name,
+                     pl->pf_rows[op], pl->pf_span[op], pl->pf_lines[op],
+                     GB_SCHED_MAX_PREFETCH_LINES);
+            return -1;
+        }
+    return 0;
+}
+
+gb_sched_plan *gb_sched_plan_new(const gb_sched *s, const gb_params *params, int M, int N,
+                                 int K, char *err, size_t errlen)
+{
+    plan *pl = calloc(1, sizeof *pl); /* tens of KiB (the tails): off the stack */
 
     if (pl == NULL) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return NULL;
     }
-    gb_sched_plan(sh, pl);
-    if (pl->tile_h * pl->tile_w > GB_SCHED_MAX_TILE) {
-        snprintf(err, errlen, "%s: cache_write at %s: a tile of %ld x %ld floats, over %d",
-                 sh->s->file, sh->s->loops[sh->s->cache_write].name, pl->tile_h, pl->tile_w,
-                 GB_SCHED_MAX_TILE);
-        rc = -1;
+    if (gb_sched_resolve(s, params, M, N, K, &pl->shape, err, errlen) != 0) {
+        free(pl);
+        return NULL;
     }
-    for (int op = 0; op < 3 && rc == 0; op++)
-        if (sh->s->prefetch[op] >= 0 && pl->pf_lines[op] > GB_SCHED_MAX_PREFETCH_LINES) {
-            snprintf(err, errlen, "%s: prefetch %c at %s: %ld rows x %ld floats, %ld lines an "
-                     "iteration, over %d", sh->s->file, 'A' + op,
-                     sh->s->loops[sh->s->prefetch[op]].name, pl->pf_rows[op], pl->pf_span[op],
-                     pl->pf_lines[op], GB_SCHED_MAX_PREFETCH_LINES);
-            rc = -1;
-        }
-    for (int op = 0; op < 2 && rc == 0; op++)
-        if (pl->pack_floats[op] > GB_SCHED_MAX_PACK) {
-            snprintf(err, errlen, "%s: pack %c: %ld floats, over %ld", sh->s->file,
-                     op ? 'B' : 'A', pl->pack_floats[op], GB_SCHED_MAX_PACK);
-            rc = -1;
-        }
-    free(pl);
-    return rc;
+    fill_plan(pl);
+    if (check_limits(pl, err, errlen) != 0) {
+        free(pl);
+        return NULL;
+    }
+    return pl;
 }
 
-long gb_sched_scratch_floats(const gb_sched_shape *sh, int nthreads)
+void gb_sched_plan_free(gb_sched_plan *pl)
 {
-    plan *pl = malloc(sizeof *pl);
+    free(pl);
+}
+
+const gb_sched_shape *gb_sched_plan_shape(const gb_sched_plan *pl)
+{
+    return pl->sh;
+}
+
+long gb_sched_scratch_floats(const gb_sched_plan *pl, int nthreads)
+{
     long total = 0;
 
-    if (pl == NULL)
-        return -1;
-    gb_sched_plan(sh, pl);
     for (int op = 0; op < 2; op++)
         total += pl->pack_floats[op] * (pl->pack_per_thread[op] ? nthreads : 1);
-    free(pl);
     return total;
 }

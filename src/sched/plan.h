@@ -1,5 +1,7 @@
 /* plan.h - inside src/sched: a resolved nest planned for lowering, what
- * lower.c turns into C and explain.c into text (plan.c makes it). */
+ * lower.c turns into C and explain.c into text (plan.c makes it, once per
+ * shape: gb_sched_plan_new).  A new statement's decisions for one shape
+ * go here, where both emitters read them. */
 #ifndef GB_SCHED_PLAN_H
 #define GB_SCHED_PLAN_H
 
@@ -21,8 +23,10 @@ typedef struct tail {
     int carrier; /* the loop, innermost of them, that bounds it */
 } tail;
 
-/* What the emitters need to know about the nest for this shape. */
-typedef struct plan {
+/* What the emitters need to know about the nest for this shape
+ * (gb_sched_plan of sched_lang.h). */
+typedef struct gb_sched_plan {
+    gb_sched_shape shape;   /* the nest resolved for the shape: sh points here */
     const gb_sched_shape *sh;
     const gb_sched *s;
     int n;                  /* loops in the final order */
@@ -60,8 +64,6 @@ typedef struct plan {
     long pf_src_rows[3], pf_src_span[3];
 } plan;
 
-/* Fills pl for the resolved nest sh. */
-void gb_sched_plan(const gb_sched_shape *sh, plan *pl);
 /* Whether loop l is a piece no split divided, not a fused loop. */
 int gb_sched_plan_is_base(const gb_sched *s, int l);
 /* The loop of the final order that runs loop l: l, or the fused loop that

@@ -104,43 +104,59 @@ static int read_blocks(gb_space *s, char *flat, char *err, size_t errlen)
     return 0;
 }
 
+/* Each param's values, in the order a search walks them, and where the
+ * file's own value sits among them. */
+static void param_values(gb_space *s, const gb_sched_text *only, const gb_sched *nest)
+{
+    s->nparams = nest->nparams;
+    for (int p = 0; p < nest->nparams; p++) {
+        gb_space_param *sp = &s->params[p];
+        memset(sp, 0, sizeof *sp);
+        snprintf(sp->name, sizeof sp->name, "%s", nest->params[p].name);
+        sp->line = only->stmts[p].line;
+        s->param[sp->line - 1] = (signed char)p;
+        sp->nvalues = gb_sched_param_values(&nest->params[p], sp->values);
+        if (sp->nvalues == 0) {
+            sp->nvalues = 1;
+            sp->values[0] = nest->params[p].value;
+        }
+        for (int v = 0; v < sp->nvalues; v++)
+            if (sp->values[v] == nest->params[p].value)
+                sp->initial = v;
+    }
+}
+
 /* The params: each one's values, from the language's own check of the
  * param statements alone (each at its line). */
 static int read_params(gb_space *s, const gb_sched_text *stmts, char *err, size_t errlen)
 {
-    static gb_sched_text only;   /* 40 KiB: off the stack */
-    static gb_sched nest;
+    gb_sched_text *only = malloc(sizeof *only); /* tens of KiB: off the stack */
+    gb_sched nest;
+    int rc = 0;
 
-    only = *stmts;
-    only.nstmts = 0;
+    if (only == NULL) {
+        snprintf(err, errlen, "%s:1: out of memory", s->file);
+        return -1;
+    }
+    memcpy(only->file, stmts->file, sizeof only->file);
+    only->nstmts = 0;
     for (int i = 0; i < stmts->nstmts; i++) {
         const gb_sched_stmt *st = &stmts->stmts[i];
         if (st->op != GB_SCHED_PARAM)
             continue;
-        if (s->block[st->line - 1] >= 0)
-            return fail_at(err, errlen, s->file, st->line, "param",
-                           "inside a choose block (state params before the blocks)");
-        only.stmts[only.nstmts++] = *st;
-    }
-    if (gb_sched_check(&only, &nest, err, errlen) != 0)
-        return -1;
-    s->nparams = nest.nparams;
-    for (int p = 0; p < nest.nparams; p++) {
-        gb_space_param *sp = &s->params[p];
-        memset(sp, 0, sizeof *sp);
-        snprintf(sp->name, sizeof sp->name, "%s", nest.params[p].name);
-        sp->line = only.stmts[p].line;
-        s->param[sp->line - 1] = (signed char)p;
-        sp->nvalues = gb_sched_param_values(&nest.params[p], sp->values);
-        if (sp->nvalues == 0) {
-            sp->nvalues = 1;
-            sp->values[0] = nest.params[p].value;
+        if (s->block[st->line - 1] >= 0) {
+            rc = fail_at(err, errlen, s->file, st->line, "param",
+                         "inside a choose block (state params before the blocks)");
+            break;
         }
-        for (int v = 0; v < sp->nvalues; v++)
-            if (sp->values[v] == nest.params[p].value)
-                sp->initial = v;
+        only->stmts[only->nstmts++] = *st;
     }
-    return 0;
+    if (rc == 0)
+        rc = gb_sched_check(only, &nest, err, errlen);
+    if (rc == 0)
+        param_values(s, only, &nest);
+    free(only);
+    return rc;
 }
 
 /* What a statement says on its own, whichever alternatives are chosen: a
@@ -170,17 +186,21 @@ static int check_factors(const gb_space *s, const gb_sched_text *stmts, char *er
 int gb_space_parse(const char *file, const char *text, size_t len, gb_space *out, char *err,
                    size_t errlen)
 {
-    static gb_sched_text stmts;  /* 40 KiB: off the stack */
+    gb_sched_text *stmts = malloc(sizeof *stmts); /* tens of KiB: off the stack */
     char *flat;
     int bad_line, rc;
 
     memset(out, 0, sizeof *out);
     gb_printable(file, 200, out->file, sizeof out->file); /* as messages show it */
-    if (len > GB_SCHED_MAX_FILE) /* the parser's message */
-        return gb_sched_parse(file, text, len, &stmts, err, errlen);
+    if (stmts != NULL && len > GB_SCHED_MAX_FILE) { /* the parser's message */
+        rc = gb_sched_parse(file, text, len, stmts, err, errlen);
+        free(stmts);
+        return rc;
+    }
     out->text = malloc(len + 1);
     flat = malloc(len + 1);
-    if (out->text == NULL || flat == NULL) {
+    if (stmts == NULL || out->text == NULL || flat == NULL) {
+        free(stmts);
         free(out->text);
         free(flat);
         out->text = NULL;
@@ -206,16 +226,17 @@ int gb_space_parse(const char *file, const char *text, size_t len, gb_space *out
         char saved[512];
         size_t upto = (size_t)out->start[bad_line - 1];
         snprintf(saved, sizeof saved, "%s", err);
-        rc = gb_sched_parse(file, flat, upto, &stmts, err, errlen) != 0 ? -1 : -2;
+        rc = gb_sched_parse(file, flat, upto, stmts, err, errlen) != 0 ? -1 : -2;
         if (rc == -2)
             snprintf(err, errlen, "%s", saved);
     } else {
-        rc = gb_sched_parse(file, flat, len, &stmts, err, errlen);
+        rc = gb_sched_parse(file, flat, len, stmts, err, errlen);
         if (rc == 0)
-            rc = read_params(out, &stmts, err, errlen);
+            rc = read_params(out, stmts, err, errlen);
         if (rc == 0)
-            rc = check_factors(out, &stmts, err, errlen);
+            rc = check_factors(out, stmts, err, errlen);
     }
+    free(stmts);
     free(flat);
     if (rc != 0) {
         gb_space_free(out);
@@ -404,15 +425,16 @@ int gb_space_text(const gb_space *s, const gb_space_point *p, int keep_lines, ch
 int gb_space_check(const gb_space *s, const gb_space_point *p, gb_sched *nest, char *err,
                    size_t errlen)
 {
-    static gb_sched_text stmts;  /* 40 KiB: off the stack */
-    static char text[GB_SPACE_MAX_TEXT];
+    char *text = malloc(GB_SPACE_MAX_TEXT);
+    int rc = -1;
 
-    if (gb_space_text(s, p, 1, text, sizeof text) != 0) {
+    if (text == NULL)
+        snprintf(err, errlen, "%s:1: out of memory", s->file);
+    else if (gb_space_text(s, p, 1, text, GB_SPACE_MAX_TEXT) != 0)
         snprintf(err, errlen, "%s:1: a point's text is over %d bytes", s->file,
                  GB_SPACE_MAX_TEXT);
-        return -1;
-    }
-    if (gb_sched_parse(s->file, text, strlen(text), &stmts, err, errlen) != 0)
-        return -1;
-    return gb_sched_check(&stmts, nest, err, errlen);
+    else
+        rc = gb_sched_from_text(s->file, text, strlen(text), nest, err, errlen);
+    free(text);
+    return rc;
 }

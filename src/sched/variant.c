@@ -19,10 +19,7 @@
 typedef struct build_record {
     int M, N, K;
     char params[256];
-    int cached;
-    double compile_ms;
-    char compiler[256];
-    char flags[512];
+    gb_sched_built built;
 } build_record;
 
 #define MAX_RECORDS 256
@@ -31,7 +28,6 @@ typedef struct sched_entry {
     gb_sched nest;
     char path[4096];
     char *text;               /* the file, for the JSON */
-    char sha256[65];          /* of the text */
     char name[64];            /* sched:STEM */
     char description[160];
     gb_param_spec spec[GB_SCHED_MAX_PARAMS + 1];
@@ -91,27 +87,23 @@ int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, in
                         int nthreads, void **state, gb_sched_so *built, char *why,
                         size_t whylen)
 {
-    static gb_sched_shape sh; /* one prepare at a time: the harness's thread */
-    sched_state *st;
-    char *source;
+    gb_sched_plan *pl;
+    sched_state *st = NULL;
+    char *source = NULL;
     long floats;
+    int rc = -1;
 
     *state = NULL;
-    if (gb_sched_resolve(nest, params, M, N, K, &sh, why, whylen) != 0)
+    if ((pl = gb_sched_plan_new(nest, params, M, N, K, why, whylen)) == NULL)
         return -1;
-    source = gb_sched_lower(&sh, "gb_sched_kernel");
+    source = gb_sched_lower(pl, "gb_sched_kernel");
     if (source == NULL || (st = calloc(1, sizeof *st)) == NULL) {
-        free(source);
         snprintf(why, whylen, "out of memory");
-        return -1;
+        goto done;
     }
-    if (gb_sched_build(source, "gb_sched_kernel", &st->so, why, whylen) != 0) {
-        free(source);
-        free(st);
-        return -1;
-    }
-    free(source);
-    floats = gb_sched_scratch_floats(&sh, nthreads);
+    if (gb_sched_build(source, "gb_sched_kernel", &st->so, why, whylen) != 0)
+        goto done;
+    floats = gb_sched_scratch_floats(pl, nthreads);
     /* On a cache line, as TVM aligns its buffers (64 bytes): a malloc'd
      * pack buffer sits 16 bytes past a page, and every vector load of it
      * then spans two lines (tvm_cache_write, M=256 N=3072: 20 ms, not 15). */
@@ -119,14 +111,19 @@ int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, in
         (st->scratch = aligned_alloc(64, ((size_t)floats * sizeof(float) + 63) & ~(size_t)63)) ==
             NULL) {
         gb_sched_so_close(&st->so);
-        free(st);
         snprintf(why, whylen, "out of memory for %ld floats of pack buffers", floats);
-        return -1;
+        goto done;
     }
     if (built)
         *built = st->so;
     *state = st;
-    return 0;
+    st = NULL;
+    rc = 0;
+done:
+    free(st);
+    free(source);
+    gb_sched_plan_free(pl);
+    return rc;
 }
 
 static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx, void **state)
@@ -144,10 +141,7 @@ static int prepare_entry(sched_entry *e, int M, int N, int K, const gb_ctx *ctx,
         build_record *r = &e->records[e->nrecords++];
         r->M = M, r->N = N, r->K = K;
         snprintf(r->params, sizeof r->params, "%s", params);
-        r->cached = so.cached;
-        r->compile_ms = so.compile_ms;
-        snprintf(r->compiler, sizeof r->compiler, "%s", so.compiler);
-        snprintf(r->flags, sizeof r->flags, "%s", so.flags);
+        gb_sched_built_from(&r->built, &so);
     }
     return 0;
 }
@@ -179,14 +173,15 @@ void gb_sched_state_free(void *state)
 
 static void explain_entry(sched_entry *e, FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
-    gb_sched_shape sh;
     char err[512];
+    gb_sched_plan *pl = gb_sched_plan_new(&e->nest, ctx->params, M, N, K, err, sizeof err);
 
-    if (gb_sched_resolve(&e->nest, ctx->params, M, N, K, &sh, err, sizeof err) != 0) {
+    if (pl == NULL) {
         fprintf(out, "%s  M=%d K=%d N=%d\n  %s\n", e->name, M, K, N, err);
         return;
     }
-    gb_sched_explain(out, e->name, &sh);
+    gb_sched_explain(out, e->name, pl);
+    gb_sched_plan_free(pl);
 }
 
 /* The params' values for a run: --param's, else the file's defaults. */
@@ -278,15 +273,11 @@ static int stem_of(const char *path, char *out, size_t len)
     return 0;
 }
 
-/* Sets e's text (taken over), its digest and its params as --param keys. */
+/* Sets e's text (taken over) and its params as --param keys. */
 static void set_text(sched_entry *e, char *text)
 {
-    unsigned char digest[32];
-
     free(e->text);
     e->text = text;
-    gb_sha256(e->text, strlen(e->text), digest);
-    gb_sha256_hex(digest, e->sha256);
     memset(e->spec, 0, sizeof e->spec);
     for (int p = 0; p < e->nest.nparams; p++)
         e->spec[p] = (gb_param_spec){ e->nest.params[p].name, e->nest.params[p].min,
@@ -362,16 +353,14 @@ const gb_variant *gb_sched_variant_add(const char *path, char *err, size_t errle
     return add_entry(e);
 }
 
-/* Parses and checks text as a schedule named file into nest; a copy of the
- * text, or NULL with err. */
+/* Checks text as a schedule named file into nest; a copy of the text, or
+ * NULL with err. */
 static char *check_text(const char *file, const char *text, gb_sched *nest, char *err,
                         size_t errlen)
 {
-    static gb_sched_text stmts; /* 40 KiB: off the stack */
     char *copy;
 
-    if (gb_sched_parse(file, text, strlen(text), &stmts, err, errlen) != 0 ||
-        gb_sched_check(&stmts, nest, err, errlen) != 0)
+    if (gb_sched_from_text(file, text, strlen(text), nest, err, errlen) != 0)
         return NULL;
     if ((copy = strdup(text)) == NULL)
         snprintf(err, errlen, "%s:1: out of memory", file);
@@ -399,7 +388,7 @@ static sched_entry *entry_of(const gb_variant *v);
 int gb_sched_variant_retext(const gb_variant *v, const char *file, const char *text, char *err,
                             size_t errlen)
 {
-    static gb_sched nest;
+    gb_sched nest; /* e's stays as it was when the text is refused */
     sched_entry *e = entry_of(v);
     char *copy;
 
@@ -443,12 +432,14 @@ int gb_sched_emit_c(const gb_variant *v, const gb_params *p, int M, int N, int K
                     char *err, size_t errlen)
 {
     sched_entry *e = entry_of(v);
-    gb_sched_shape sh;
+    gb_sched_plan *pl;
     char *source;
 
-    if (e == NULL || gb_sched_resolve(&e->nest, p, M, N, K, &sh, err, errlen) != 0)
+    if (e == NULL || (pl = gb_sched_plan_new(&e->nest, p, M, N, K, err, errlen)) == NULL)
         return -1;
-    if ((source = gb_sched_lower(&sh, "gb_sched_kernel")) == NULL) {
+    source = gb_sched_lower(pl, "gb_sched_kernel");
+    gb_sched_plan_free(pl);
+    if (source == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -459,32 +450,53 @@ int gb_sched_emit_c(const gb_variant *v, const gb_params *p, int M, int N, int K
     return 0;
 }
 
+void gb_sched_built_from(gb_sched_built *out, const gb_sched_so *so)
+{
+    snprintf(out->compiler, sizeof out->compiler, "%s", so->compiler);
+    snprintf(out->flags, sizeof out->flags, "%s", so->flags);
+    out->compile_ms = so->compile_ms;
+    out->cached = so->cached;
+}
+
+cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *nest,
+                            const gb_params *p, const gb_sched_built *built)
+{
+    unsigned char digest[32];
+    char hex[65];
+    cJSON *o = cJSON_CreateObject(), *params;
+
+    if (o == NULL)
+        return NULL;
+    gb_sha256(text, strlen(text), digest);
+    gb_sha256_hex(digest, hex);
+    cJSON_AddStringToObject(o, "file", file);
+    cJSON_AddStringToObject(o, "text", text);
+    cJSON_AddStringToObject(o, "sha256", hex);
+    params = cJSON_AddObjectToObject(o, "params");
+    for (int i = 0; nest && i < nest->nparams && params; i++)
+        cJSON_AddNumberToObject(params, nest->params[i].name,
+                                (double)gb_param_get(p, nest->params[i].name,
+                                                     nest->params[i].value));
+    if (built) {
+        cJSON_AddStringToObject(o, "compiler", built->compiler);
+        cJSON_AddStringToObject(o, "flags", built->flags);
+        cJSON_AddNumberToObject(o, "compile_ms", built->compile_ms);
+        cJSON_AddBoolToObject(o, "cached", built->cached);
+    }
+    return o;
+}
+
 cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K)
 {
     sched_entry *e = entry_of(v);
-    cJSON *o, *params;
     char text[256];
     const build_record *r;
 
-    if (e == NULL || (o = cJSON_CreateObject()) == NULL)
+    if (e == NULL)
         return NULL;
     params_text(e, p, text, sizeof text);
     r = find_record(e, M, N, K, text);
-    cJSON_AddStringToObject(o, "file", e->path);
-    cJSON_AddStringToObject(o, "text", e->text);
-    cJSON_AddStringToObject(o, "sha256", e->sha256);
-    params = cJSON_AddObjectToObject(o, "params");
-    for (int i = 0; i < e->nest.nparams && params; i++)
-        cJSON_AddNumberToObject(params, e->nest.params[i].name,
-                                (double)gb_param_get(p, e->nest.params[i].name,
-                                                     e->nest.params[i].value));
-    if (r) {
-        cJSON_AddStringToObject(o, "compiler", r->compiler);
-        cJSON_AddStringToObject(o, "flags", r->flags);
-        cJSON_AddNumberToObject(o, "compile_ms", r->compile_ms);
-        cJSON_AddBoolToObject(o, "cached", r->cached);
-    }
-    return o;
+    return gb_sched_json_object(e->path, e->text, &e->nest, p, r ? &r->built : NULL);
 }
 
 int gb_sched_variant_last_build(const gb_variant *v, double *compile_ms, int *cached)
@@ -493,8 +505,8 @@ int gb_sched_variant_last_build(const gb_variant *v, double *compile_ms, int *ca
 
     if (e == NULL || e->nrecords == 0)
         return -1;
-    *compile_ms = e->records[e->nrecords - 1].compile_ms;
-    *cached = e->records[e->nrecords - 1].cached;
+    *compile_ms = e->records[e->nrecords - 1].built.compile_ms;
+    *cached = e->records[e->nrecords - 1].built.cached;
     return 0;
 }
 

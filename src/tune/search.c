@@ -20,20 +20,19 @@
  *                  beats rule_based there, rule_based is the record.
  * A point the checker refuses (or that does not fit the shape: a tile or a
  * pack buffer too large) is counted as illegal and never compiled; a point
- * already measured is not measured again (its text's hash).
+ * already measured is not measured again (its text's hash).  The clock, the
+ * measurement and the confirmation are trial.c's, shared with the
+ * parameter search (tune.c); this file is the strategy.
  */
 #define _GNU_SOURCE
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "runner.h"
 #include "sched_build.h"
 #include "sched_variant.h"
-#include "stats.h"
+#include "trial.h"
 #include "tune.h"
 #include "variants.h"
 
@@ -59,13 +58,9 @@ typedef struct measured {
 
 typedef struct search {
     const gb_space *space;
-    const gb_tune_cfg *cfg;
-    int M, K, N;
-    gb_workspace w;
-    volatile sig_atomic_t *stop;
+    gb_trials t;              /* the shape, the clock, the operands */
     void (*progress)(void *arg, int trial, double best_us, double rule_us);
     void *progress_arg;
-    double started;
     unsigned rng;
     measured *done;           /* every point measured, in order */
     int ndone;
@@ -104,8 +99,7 @@ static int slot_text(int i, const char *file, const char *text, char *err, size_
 
 static int out_of_time(const search *s)
 {
-    return *s->stop || s->out->trials >= s->cfg->max_trials ||
-           (s->cfg->budget_s > 0.0 && gb_now() - s->started > s->cfg->budget_s);
+    return gb_trials_over(&s->t, s->out->trials);
 }
 
 /* One verified measurement of v: its median, INFINITY when it could not be
@@ -113,22 +107,24 @@ static int out_of_time(const search *s)
 static double measure(search *s, const gb_variant *v)
 {
     char err[GB_ERR_LEN];
-    double median, max_err;
-    int rc = gb_tune_measure(v, &no_overrides, s->cfg, &s->w, s->stop, &median, &max_err, err,
-                             sizeof err);
+    double us, max_err;
 
-    if (rc == 1)
-        return NAN;
-    if (rc != 0) {
+    switch (gb_trials_measure(&s->t, v, &no_overrides, &us, &max_err, err, sizeof err)) {
+    case GB_TRIAL_FAILED:
         if (s->out->failed++ == 0)
             snprintf(s->out->why, sizeof s->out->why, "%s", err);
-        return INFINITY;
+        break;
+    case GB_TRIAL_WRONG:
+        if (s->out->wrong++ == 0)
+            snprintf(s->out->why, sizeof s->out->why,
+                     "%s failed verification on %dx%dx%d (max error %g): a lowering bug",
+                     v->name, s->t.M, s->t.K, s->t.N, max_err);
+        break;
+    case GB_TRIAL_TIMED:
+    case GB_TRIAL_INTERRUPTED:
+        break;
     }
-    if (isinf(median) && s->out->wrong++ == 0)
-        snprintf(s->out->why, sizeof s->out->why,
-                 "%s failed verification on %dx%dx%d (max error %g): a lowering bug", v->name,
-                 s->M, s->K, s->N, max_err);
-    return median;
+    return us;
 }
 
 static int seen(const search *s, unsigned long long hash)
@@ -143,18 +139,20 @@ static int seen(const search *s, unsigned long long hash)
  * An illegal point is counted. */
 static int usable_point(search *s, const gb_space_point *p)
 {
-    static gb_sched nest;
-    gb_sched_shape sh;
+    gb_sched nest;
+    gb_sched_plan *pl = NULL;
     char err[GB_ERR_LEN];
 
     if (gb_space_text(s->space, p, 0, s->text, sizeof s->text) != 0 ||
         seen(s, text_hash(s->text)))
         return 0;
-    if (gb_space_check(s->space, p, &nest, err, sizeof err) != 0 ||
-        gb_sched_resolve(&nest, &no_overrides, s->M, s->N, s->K, &sh, err, sizeof err) != 0) {
+    if (gb_space_check(s->space, p, &nest, err, sizeof err) == 0)
+        pl = gb_sched_plan_new(&nest, &no_overrides, s->t.M, s->t.N, s->t.K, err, sizeof err);
+    if (pl == NULL) {
         s->out->illegal++;
         return 0;
     }
+    gb_sched_plan_free(pl);
     return 1;
 }
 
@@ -238,80 +236,49 @@ static int next_point(search *s, gb_space_point *p)
     return -1;
 }
 
-/* A confirmed entry's time: the median of its round medians, or INFINITY. */
-static double confirmed_time(const gb_run_entry *e, int rounds)
-{
-    double runs[8];
-    gb_stats st;
-
-    if (!e->measured || e->result.check != GB_CHECK_PASS)
-        return INFINITY;
-    for (int r = 0; r < rounds; r++)
-        runs[r] = fmin(gb_result_round_median(&e->result, r + 1), DBL_MAX);
-    if (stats_compute(runs, rounds, &st) != 0 || st.median == DBL_MAX)
-        return INFINITY;
-    return st.median;
-}
-
-/* The finalists and rule_based, interleaved over three rounds. */
+/* The finalists and rule_based, interleaved over three rounds (trial.c). */
 static int confirm(search *s, char *err, size_t errlen)
 {
-    const int rounds = 3;
-    gb_shape shape = { "tune", s->M, s->K, s->N };
-    gb_selection sel;
-    gb_runner_cfg rc;
-    gb_runner runner;
-    int nfinal = 0, status;
+    const gb_variant *variants[1 + FINALISTS];
+    gb_params params[1 + FINALISTS] = { { 0 } };
+    double us[1 + FINALISTS], best = INFINITY;
+    int nfinal = 0;
     char texts[FINALISTS][GB_SPACE_MAX_TEXT];
 
     qsort(s->done, (size_t)s->ndone, sizeof *s->done, by_time);
-    memset(&sel, 0, sizeof sel);
-    sel.variants[0] = gb_variant_find("rule_based");
+    variants[0] = gb_variant_find("rule_based");
     for (int i = 0; i < s->ndone && nfinal < FINALISTS && isfinite(s->done[i].us); i++) {
         if (gb_space_text(s->space, &s->done[i].point, 0, texts[nfinal], sizeof texts[0]) != 0 ||
             slot_text(1 + nfinal, s->space->file, texts[nfinal], err, errlen) != 0)
             return -1;
-        sel.variants[1 + nfinal] = slot[1 + nfinal];
+        variants[1 + nfinal] = slot[1 + nfinal];
         nfinal++;
     }
     s->out->rule_us = s->rule_us;
     if (nfinal == 0)
         return 0;
-    sel.nvariants = 1 + nfinal;
-    sel.shapes = &shape;
-    sel.nshapes = 1;
-    memset(&rc, 0, sizeof rc);
-    rc.measure = (gb_measure_cfg){ .warmup = s->cfg->warmup, .reps = rounds * s->cfg->reps,
-                                   .min_reps = 3 * rounds, .max_time = 0.75, .check = 1,
-                                   .nthreads = s->cfg->threads };
-    rc.threads = s->cfg->threads;
-    rc.rounds = rounds;
-    status = gb_runner_run(&runner, &sel, &rc, NULL, s->stop, err, errlen);
-    if (status == 0 && *s->stop)
+    if (gb_trials_confirm(&s->t, variants, params, 1 + nfinal, us, err, errlen) != 0)
+        return -1;
+    if (s->t.interrupted) {
         s->out->interrupted = 1;
-    if (status == 0 && !s->out->interrupted) {
-        double best = INFINITY;
-        /* entries: (shape, variant, per call / prepacked): variant v at 2 v */
-        s->out->rule_us = confirmed_time(&runner.entries[0], rounds);
-        for (int f = 0; f < nfinal; f++) {
-            double us = confirmed_time(&runner.entries[2 * (1 + f)], rounds);
-            if (us < best) {
-                best = us;
-                snprintf(s->out->text, sizeof s->out->text, "%s",
-                         texts[f][0] ? texts[f] : EMPTY_SCHEDULE);
-            }
-        }
-        s->out->best_us = best;
-        /* No finalist beat rule_based here: the record says so (an empty
-         * schedule), and tuned_sched runs rule_based on this shape. */
-        if (!(best < s->out->rule_us)) {
-            s->out->text[0] = '\0';
-            s->out->rule_won = 1;
-            s->out->best_us = s->out->rule_us;
-        }
+        return 0;
     }
-    gb_runner_free(&runner);
-    return status;
+    s->out->rule_us = us[0];
+    for (int f = 0; f < nfinal; f++)
+        if (us[1 + f] < best) {
+            best = us[1 + f];
+            snprintf(s->out->text, sizeof s->out->text, "%s",
+                     texts[f][0] ? texts[f] : EMPTY_SCHEDULE);
+        }
+    s->out->best_us = best;
+    /* No finalist beat rule_based here: the record says so (an empty
+     * schedule), and tuned_sched runs rule_based on this shape. */
+    if (!(best < s->out->rule_us)) {
+        s->out->text[0] = '\0';
+        s->out->rule_won = 1;
+        s->out->best_us = s->out->rule_us;
+    }
+    return 0;
 }
 
 /* Interrupted: the fastest point measured so far, unconfirmed (the user
@@ -353,11 +320,11 @@ static int run_steps(search *s, char *err, size_t errlen)
     }
     if (s->ndone == 0) {
         snprintf(err, errlen, "%s: no legal schedule for %dx%dx%d in %d points drawn "
-                 "(%d refused by the checker)", s->space->file, s->M, s->K, s->N, MAX_DRAWS,
+                 "(%d refused by the checker)", s->space->file, s->t.M, s->t.K, s->t.N, MAX_DRAWS,
                  s->out->illegal);
         return -2; /* the space's fault: an input error */
     }
-    if (*s->stop) {
+    if (*s->t.stop) {
         s->out->interrupted = 1;
         return keep_fastest(s);
     }
@@ -381,20 +348,14 @@ int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tun
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (gb_workspace_init(&s->w, M, K, N, err, errlen) != 0) {
+    if (gb_trials_init(&s->t, cfg, M, K, N, stop, err, errlen) != 0) {
         free(s->done);
         free(s);
         return -1;
     }
     s->space = space;
-    s->cfg = cfg;
-    s->M = M;
-    s->K = K;
-    s->N = N;
-    s->stop = stop;
     s->progress = progress;
     s->progress_arg = progress_arg;
-    s->started = gb_now();
     s->best_us = INFINITY;
     s->out = out;
     /* Each shape draws its own sequence, the same on every run with a seed. */
@@ -405,8 +366,8 @@ int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tun
     rc = run_steps(s, err, errlen);
     gb_sched_set_compile_stop(NULL);
     gb_sched_set_compile_timeout(0);
-    out->seconds = gb_now() - s->started;
-    gb_workspace_free(&s->w);
+    out->seconds = gb_now() - s->t.started;
+    gb_trials_free(&s->t);
     free(s->done);
     free(s);
     return rc;

@@ -20,19 +20,18 @@
  *                 kept only if the median of its round medians still
  *                 beats the rule's, so noise in one measurement cannot make
  *                 a record slower than the rule.
- * Every candidate is verified; one that fails is never chosen.
+ * Every candidate is verified; one that fails is never chosen.  The clock,
+ * the measurement and the confirmation are trial.c's, shared with the
+ * structure search (search.c); this file is the strategy.
  */
 #define _GNU_SOURCE /* PATH_MAX, which options.h uses */
-#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "stats.h"
-#include "runner.h"
+#include "trial.h"
 #include "tune.h"
 
 /* The searched grids: values a tuner would try, around each rule's choice. */
@@ -80,20 +79,15 @@ typedef void (*progress_fn)(void *arg, int trial, double best_us, double rule_us
 typedef struct search {
     const gb_variant *base;
     const gb_tune_space *space;
-    const gb_tune_cfg *cfg;
-    int M, K, N;
-    gb_workspace w;
-    volatile sig_atomic_t *stop;
+    gb_trials t;                  /* the shape, the clock, the operands */
     progress_fn progress;
     void *progress_arg;
-    double started;               /* gb_now() when the search began */
     unsigned rng;                 /* the random points' generator */
 
     double rule_us;               /* the rule's median */
     int best[GB_TUNE_MAX_DIMS];   /* grid indices of the best point so far */
     double best_us;               /* its median; INFINITY before one is measured */
     int have_best;                /* best is a candidate for confirm */
-    int interrupted;              /* *stop was raised during a measurement */
 
     unsigned long visited[MAX_VISITED];
     int nvisited;
@@ -129,36 +123,16 @@ static void point_params(const search *s, const int *idx, gb_params *p)
 /* The values the rule itself resolves for this shape. */
 static void rule_values(const search *s, gb_params *eff)
 {
-    gb_ctx ctx = { s->cfg->threads, &no_overrides, NULL, NULL, 0 };
+    gb_ctx ctx = { s->t.cfg->threads, &no_overrides, NULL, NULL, 0 };
 
     memset(eff, 0, sizeof *eff);
     if (s->base->resolve)
-        s->base->resolve(s->M, s->N, s->K, &ctx, eff);
+        s->base->resolve(s->t.M, s->t.N, s->t.K, &ctx, eff);
 }
 
-/* The search ends at an interrupt, at the trial count, or past its share of
- * the time budget. */
 static int out_of_time(const search *s)
 {
-    return *s->stop || s->trials >= s->cfg->max_trials ||
-           (s->cfg->budget_s > 0.0 && gb_now() - s->started > s->cfg->budget_s);
-}
-
-int gb_tune_measure(const gb_variant *v, const gb_params *p, const gb_tune_cfg *cfg,
-                    gb_workspace *w, volatile sig_atomic_t *stop, double *median,
-                    double *max_err, char *err, size_t errlen)
-{
-    gb_measure_cfg mc = { .warmup = cfg->warmup, .reps = cfg->reps, .min_reps = 3,
-                          .max_time = 0.25, .check = 1, .nthreads = cfg->threads };
-    gb_result r;
-    int rc = gb_measure(v, p, cfg->threads, 0, w, &mc, stop, &r, err, errlen);
-
-    if (rc != 0)
-        return rc == 1 ? 1 : -1;
-    *median = r.check == GB_CHECK_PASS ? r.stats.median : INFINITY;
-    *max_err = r.max_abs_err;
-    gb_result_free(&r);
-    return 0;
+    return gb_trials_over(&s->t, s->trials);
 }
 
 /* The median of one verified measurement of p: INFINITY when it failed
@@ -166,21 +140,18 @@ int gb_tune_measure(const gb_variant *v, const gb_params *p, const gb_tune_cfg *
 static double measure(search *s, const gb_params *p)
 {
     char err[GB_ERR_LEN];
-    double median, max_err;
-    int rc = gb_tune_measure(s->base, p, s->cfg, &s->w, s->stop, &median, &max_err, err,
-                             sizeof err);
+    double us, max_err;
 
-    /* Raised during the measurement: whatever it returned (a compile the
-     * interrupt cut short fails), the search stops without a verdict. */
-    if (rc == 1 || *s->stop) {
-        s->interrupted = 1;
-        return NAN;
-    }
-    if (rc != 0 || isinf(median)) {
+    switch (gb_trials_measure(&s->t, s->base, p, &us, &max_err, err, sizeof err)) {
+    case GB_TRIAL_WRONG:
+    case GB_TRIAL_FAILED:
         s->rejected++;
-        return INFINITY;
+        break;
+    case GB_TRIAL_TIMED:
+    case GB_TRIAL_INTERRUPTED:
+        break;
     }
-    return median;
+    return us;
 }
 
 /* Measures a grid point as one trial, and remembers it as visited. */
@@ -217,7 +188,7 @@ static int measure_rule(search *s, char *err, size_t errlen)
     s->rule_us = measure(s, &no_overrides);
     if (isinf(s->rule_us)) {
         snprintf(err, errlen, "%s fails verification with its own rules on %dx%dx%d",
-                 s->base->name, s->M, s->K, s->N);
+                 s->base->name, s->t.M, s->t.K, s->t.N);
         return -1;
     }
     return 0;
@@ -264,7 +235,7 @@ static int climb_step(search *s)
             if (cand[d] < 0 || cand[d] >= s->space->dims[d].nvalues || visited(s, cand))
                 continue;
             us = measure_point(s, cand);
-            if (s->interrupted)
+            if (s->t.interrupted)
                 return 0;
             show_progress(s, us);
             if (us < next_us * IMPROVEMENT) {
@@ -288,7 +259,7 @@ static void climb(search *s, const int *start)
         us = measure_point(s, start);
     else
         us = s->have_best ? s->best_us : s->rule_us;
-    if (s->interrupted)
+    if (s->t.interrupted)
         return;
     if (us < s->best_us) {
         set_best(s, start, us);
@@ -327,7 +298,7 @@ static int random_point(search *s, int *start)
     if (!draw_unvisited(s, start) || out_of_time(s))
         return 0;
     us = measure_point(s, start);
-    if (s->interrupted)
+    if (s->t.interrupted)
         return 0;
     show_progress(s, us);
     if (us < s->best_us * IMPROVEMENT) {
@@ -337,22 +308,6 @@ static int random_point(search *s, int *start)
         memcpy(start, s->best, sizeof s->best);
     }
     return 1;
-}
-
-/* The median of three runs.  A rejected run is INFINITY, which the stats
- * module's interpolation would turn into NAN (0 * inf): it enters as the
- * largest finite time, and a median that is one comes back as INFINITY. */
-static int median3(const double runs[3], double *median)
-{
-    double v[3];
-    gb_stats st;
-
-    for (int i = 0; i < 3; i++)
-        v[i] = fmin(runs[i], DBL_MAX);
-    if (stats_compute(v, 3, &st) != 0)
-        return -1;
-    *median = st.median == DBL_MAX ? INFINITY : st.median;
-    return 0;
 }
 
 /* No winner: the record keeps the rule's own values of the searched keys, so
@@ -371,70 +326,32 @@ static void keep_rule(const search *s, gb_tune_outcome *out)
     out->best_us = out->rule_us;
 }
 
-/* A confirmed entry's time: the median of its three round medians, or
- * INFINITY when it failed verification or could not run. */
-static int confirmed_time(const gb_run_entry *e, double *us)
-{
-    double runs[3];
-
-    if (!e->measured || e->result.check != GB_CHECK_PASS) {
-        *us = INFINITY;
-        return 0;
-    }
-    for (int round = 0; round < 3; round++)
-        runs[round] = fmin(gb_result_round_median(&e->result, round + 1), INFINITY);
-    return median3(runs, us);
-}
-
-/* Measures the rule and the best point again with the runner: three rounds,
- * the two interleaved in each so that both see the same states of the
- * machine; each keeps the median of its round medians. */
+/* Measures the rule and the best point again (trial.c): the winner is kept
+ * only when it still beats the rule there. */
 static int confirm(search *s, gb_tune_outcome *out, char *err, size_t errlen)
 {
-    gb_shape shape = { "tune", s->M, s->K, s->N };
-    gb_selection sel;
-    gb_runner_cfg rc;
-    gb_runner runner;
-    double best_us;
-    int status;
+    const gb_variant *both[2] = { s->base, s->base };
+    gb_params params[2] = { { 0 } };
+    double us[2];
 
     out->rule_us = s->rule_us;
     if (!s->have_best) {
         keep_rule(s, out);
         return 0;
     }
-    memset(&sel, 0, sizeof sel);
-    sel.variants[0] = sel.variants[1] = s->base;
-    point_params(s, s->best, &sel.params[1]);
-    sel.nvariants = 2;
-    sel.shapes = &shape;
-    sel.nshapes = 1;
-    memset(&rc, 0, sizeof rc);
-    rc.measure = (gb_measure_cfg){ .warmup = s->cfg->warmup, .reps = 3 * s->cfg->reps,
-                                   .min_reps = 9, .max_time = 0.75, .check = 1,
-                                   .nthreads = s->cfg->threads };
-    rc.threads = s->cfg->threads;
-    rc.rounds = 3;
-    status = gb_runner_run(&runner, &sel, &rc, NULL, s->stop, err, errlen);
-    if (status == 0 && *s->stop)
-        s->interrupted = 1;
-    /* Entries are (shape, variant, per call/prepacked): 0 the rule, 2 the winner. */
-    if (status == 0 && !s->interrupted &&
-        (confirmed_time(&runner.entries[0], &out->rule_us) != 0 ||
-         confirmed_time(&runner.entries[2], &best_us) != 0)) {
-        snprintf(err, errlen, "out of memory");
-        status = -1;
+    point_params(s, s->best, &params[1]);
+    if (gb_trials_confirm(&s->t, both, params, 2, us, err, errlen) != 0)
+        return -1;
+    if (s->t.interrupted)
+        return 0;
+    out->rule_us = us[0];
+    if (us[1] < out->rule_us) {
+        out->best = params[1];
+        out->best_us = us[1];
+    } else {
+        keep_rule(s, out);
     }
-    if (status == 0 && !s->interrupted) {
-        if (best_us < out->rule_us) {
-            out->best = sel.params[1];
-            out->best_us = best_us;
-        } else {
-            keep_rule(s, out);
-        }
-    }
-    gb_runner_free(&runner);
-    return status;
+    return 0;
 }
 
 /* The steps in order.  0 (when interrupted too), or -1 with err. */
@@ -444,16 +361,16 @@ static int run_steps(search *s, gb_tune_outcome *out, char *err, size_t errlen)
 
     if (measure_rule(s, err, errlen) != 0)
         return -1;
-    if (s->interrupted)
+    if (s->t.interrupted)
         return 0;
     snap_rule_to_grid(s, start);
     memcpy(s->best, start, sizeof s->best);
     while (!out_of_time(s)) {
         climb(s, start);
-        if (s->interrupted || !random_point(s, start))
+        if (s->t.interrupted || !random_point(s, start))
             break;
     }
-    if (s->interrupted)
+    if (s->t.interrupted)
         return 0;
     return confirm(s, out, err, errlen);
 }
@@ -484,7 +401,6 @@ int gb_tune_shape(const gb_variant *base, const gb_tune_space *space, int M, int
                   void (*progress)(void *arg, int trial, double best_us, double rule_us),
                   void *progress_arg, gb_tune_outcome *out, char *err, size_t errlen)
 {
-    double started = gb_now();
     search *s;
     int rc;
 
@@ -496,20 +412,14 @@ int gb_tune_shape(const gb_variant *base, const gb_tune_space *space, int M, int
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (gb_workspace_init(&s->w, M, K, N, err, errlen) != 0) {
+    if (gb_trials_init(&s->t, cfg, M, K, N, stop, err, errlen) != 0) {
         free(s);
         return -1;
     }
     s->base = base;
     s->space = space;
-    s->cfg = cfg;
-    s->M = M;
-    s->K = K;
-    s->N = N;
-    s->stop = stop;
     s->progress = progress;
     s->progress_arg = progress_arg;
-    s->started = started;
     /* Each shape draws its own sequence, the same on every run with a seed. */
     s->rng = cfg->seed ^ (unsigned)(M * 2654435761u) ^ (unsigned)(K * 40503u + N);
     s->best_us = INFINITY;
@@ -517,9 +427,9 @@ int gb_tune_shape(const gb_variant *base, const gb_tune_space *space, int M, int
     rc = run_steps(s, out, err, errlen);
     out->trials = s->trials;
     out->rejected = s->rejected;
-    out->seconds = gb_now() - started;
-    out->interrupted = s->interrupted;
-    gb_workspace_free(&s->w);
+    out->seconds = gb_now() - s->t.started;
+    out->interrupted = s->t.interrupted;
+    gb_trials_free(&s->t);
     free(s);
     return rc;
 }

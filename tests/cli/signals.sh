@@ -82,7 +82,14 @@ signal.signal(signal.SIGHUP, signal.SIG_IGN)
 os.execv(sys.argv[1], sys.argv[1:])' "$G" --variant baseline --shape 8x8x8 --reps 1 --quiet \
     -o "$WORK/nohup.json" >/dev/null 2>&1 </dev/null &
 pid=$!
-sleep 0.3
+# The HUP must reach gemmbench, not python3 before it has ignored HUP (on a
+# busy machine python3 took over 0.3 s to start, and died of the HUP, 129):
+# wait for the exec, up to 10 s.
+exe=$(readlink -f "$G")
+for _ in $(seq 100); do
+    [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$exe" ] && break
+    sleep 0.1
+done
 kill -HUP $pid 2>/dev/null
 wait $pid
 rc=$?

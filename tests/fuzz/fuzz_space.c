@@ -90,12 +90,14 @@ static void lower(const gb_sched *nest)
     char err[512];
 
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        gb_sched_shape sh;
+        gb_sched_plan *pl = gb_sched_plan_new(nest, &none, shapes[i][0], shapes[i][1],
+                                              shapes[i][2], err, sizeof err);
         char *c;
-        if (gb_sched_resolve(nest, &none, shapes[i][0], shapes[i][1], shapes[i][2], &sh, err,
-                             sizeof err) != 0)
+        if (pl == NULL)
             continue;
-        if ((c = gb_sched_lower(&sh, "gb_sched_kernel")) == NULL)
+        c = gb_sched_lower(pl, "gb_sched_kernel");
+        gb_sched_plan_free(pl);
+        if (c == NULL)
             abort();
         for (char *q = strstr(c, no_jam); q; q = strstr(q, no_jam))
             memset(q, ' ', sizeof no_jam - 1);

@@ -14,9 +14,7 @@ static gb_sched nest_buf;
 /* Parses and checks text as the file t.sched: 0, or -1 with err. */
 static int check_text(const char *text, char *err, size_t errlen)
 {
-    if (gb_sched_parse("t.sched", text, strlen(text), &text_buf, err, errlen) != 0)
-        return -1;
-    return gb_sched_check(&text_buf, &nest_buf, err, errlen);
+    return gb_sched_from_text("t.sched", text, strlen(text), &nest_buf, err, errlen);
 }
 
 /* Each illegal schedule and the message it must give (the whole line). */
@@ -175,18 +173,19 @@ TEST(sched_refuses_deep_splitting_at_the_loop_limit)
 TEST(sched_refuses_a_tile_or_pack_too_large_for_the_shape)
 {
     char err[512];
-    gb_sched_shape sh;
+    gb_sched_plan *pl;
     gb_params none = { 0 };
 
     CHECK(check_text("cache_write C at i\n", err, sizeof err) == 0);
     /* the tile is one row of C: 65536 floats fit, 65537 do not */
-    CHECK(gb_sched_resolve(&nest_buf, &none, 4, 65536, 8, &sh, err, sizeof err) == 0);
-    CHECK(gb_sched_resolve(&nest_buf, &none, 4, 65537, 8, &sh, err, sizeof err) == -1);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 4, 65536, 8, err, sizeof err)) != NULL);
+    gb_sched_plan_free(pl);
+    CHECK(gb_sched_plan_new(&nest_buf, &none, 4, 65537, 8, err, sizeof err) == NULL);
     CHECK(strcmp(err, "t.sched: cache_write at i: a tile of 1 x 65537 floats, over 65536") == 0);
     CHECK(check_text("param t = 4 in 4,8\nsplit k t -> ko ki\n", err, sizeof err) == 0);
     gb_params p = { 0 };
     gb_param_set(&p, "t", 5);
-    CHECK(gb_sched_resolve(&nest_buf, &p, 4, 4, 4, &sh, err, sizeof err) == -1);
+    CHECK(gb_sched_plan_new(&nest_buf, &p, 4, 4, 4, err, sizeof err) == NULL);
     CHECK(strcmp(err, "t.sched: --param t=5 is not in the param's set") == 0);
 }
 
@@ -195,21 +194,23 @@ TEST(sched_refuses_a_tile_or_pack_too_large_for_the_shape)
 TEST(sched_refuses_a_prefetch_too_large_for_the_shape)
 {
     char err[512];
-    gb_sched_shape sh;
+    gb_sched_plan *pl;
     gb_params none = { 0 };
 
     /* at k: one row of B, the j loop inside it */
     CHECK(check_text("reorder i k j\nprefetch B at k 2\n", err, sizeof err) == 0);
     /* one row of N floats, a prefetch every 16 and one at the last float:
      * N = 1009 is 64 lines, 1010 a 65th */
-    CHECK(gb_sched_resolve(&nest_buf, &none, 4, 1009, 8, &sh, err, sizeof err) == 0);
-    CHECK(gb_sched_resolve(&nest_buf, &none, 4, 1010, 8, &sh, err, sizeof err) == -1);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 4, 1009, 8, err, sizeof err)) != NULL);
+    gb_sched_plan_free(pl);
+    CHECK(gb_sched_plan_new(&nest_buf, &none, 4, 1010, 8, err, sizeof err) == NULL);
     CHECK(strcmp(err, "t.sched: prefetch B at k: 1 rows x 1010 floats, 65 lines an iteration, "
                       "over 64") == 0);
     /* C at io: 8 rows of 48 floats, 4 lines each */
     CHECK(check_text("split i 8 -> io ii\nprefetch C at io\n", err, sizeof err) == 0);
-    CHECK(gb_sched_resolve(&nest_buf, &none, 64, 48, 8, &sh, err, sizeof err) == 0);
-    CHECK(gb_sched_resolve(&nest_buf, &none, 64, 128, 8, &sh, err, sizeof err) == -1);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 64, 48, 8, err, sizeof err)) != NULL);
+    gb_sched_plan_free(pl);
+    CHECK(gb_sched_plan_new(&nest_buf, &none, 64, 128, 8, err, sizeof err) == NULL);
     CHECK(strcmp(err, "t.sched: prefetch C at io: 8 rows x 128 floats, 72 lines an iteration, "
                       "over 64") == 0);
 }
@@ -227,7 +228,8 @@ TEST(sched_checks_the_tutorials_nest)
                               "cache_write C at no\n";
     static const char *order[] = { "mo", "no", "ko", "mi", "ki", "ni" };
     char err[512];
-    gb_sched_shape sh;
+    const gb_sched_shape *sh;
+    gb_sched_plan *pl;
     gb_params none = { 0 };
 
     CHECK(check_text(text, err, sizeof err) == 0);
@@ -238,31 +240,38 @@ TEST(sched_checks_the_tutorials_nest)
           nest_buf.params[0].nchoices == 4);
     CHECK(nest_buf.pack[1] == GB_SCHED_ROOT && nest_buf.pack[0] == -1);
     CHECK(strcmp(nest_buf.loops[nest_buf.cache_write].name, "no") == 0);
-    CHECK(gb_sched_resolve(&nest_buf, &none, 33, 100, 7, &sh, err, sizeof err) == 0);
+    pl = gb_sched_plan_new(&nest_buf, &none, 33, 100, 7, err, sizeof err);
+    CHECK(pl != NULL);
+    if (pl == NULL)
+        return;
+    sh = gb_sched_plan_shape(pl);
     for (int l = 0; l < nest_buf.nloops; l++) {
         const char *n = nest_buf.loops[l].name;
         if (strcmp(n, "mo") == 0)
-            CHECK(sh.extent[l] == 2 && sh.stride[l] == 32);
+            CHECK(sh->extent[l] == 2 && sh->stride[l] == 32);
         if (strcmp(n, "ni") == 0)
-            CHECK(sh.extent[l] == 32 && sh.stride[l] == 1);
+            CHECK(sh->extent[l] == 32 && sh->stride[l] == 1);
         if (strcmp(n, "ko") == 0)
-            CHECK(sh.extent[l] == 2 && sh.stride[l] == 4);
+            CHECK(sh->extent[l] == 2 && sh->stride[l] == 4);
     }
     /* B packed as pb[no][ko][ki][ni]: 4 x 2 x 4 x 32 floats */
-    CHECK(gb_sched_scratch_floats(&sh, 2) == 4 * 2 * 4 * 32);
+    CHECK(gb_sched_scratch_floats(pl, 2) == 4 * 2 * 4 * 32);
+    gb_sched_plan_free(pl);
 }
 
 /* Lowers text for M = K = 64 and N: the C (the caller frees it), or NULL. */
 static char *lowered(const char *text, int N)
 {
-    char err[512];
-    gb_sched_shape sh;
+    char err[512], *c;
+    gb_sched_plan *pl;
     gb_params none = { 0 };
 
     if (check_text(text, err, sizeof err) != 0 ||
-        gb_sched_resolve(&nest_buf, &none, 64, N, 64, &sh, err, sizeof err) != 0)
+        (pl = gb_sched_plan_new(&nest_buf, &none, 64, N, 64, err, sizeof err)) == NULL)
         return NULL;
-    return gb_sched_lower(&sh, "gb_k");
+    c = gb_sched_lower(pl, "gb_k");
+    gb_sched_plan_free(pl);
+    return c;
 }
 
 /* GCC's unroll-and-jam is off for a kernel exactly where a k loop directly

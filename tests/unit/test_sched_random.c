@@ -29,14 +29,11 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rng_state % n);
 }
 
-static gb_sched_text text_buf;
-
 static int legal(const char *file, const char *text, gb_sched *out)
 {
     char err[512];
 
-    return gb_sched_parse(file, text, strlen(text), &text_buf, err, sizeof err) == 0 &&
-           gb_sched_check(&text_buf, out, err, sizeof err) == 0;
+    return gb_sched_from_text(file, text, strlen(text), out, err, sizeof err) == 0;
 }
 
 static const char *live(const gb_sched *s)
@@ -167,15 +164,16 @@ static int append_source(char **buf, size_t *cap, size_t *used, const char *text
     return 0;
 }
 
-/* Lowers the resolved nest sh as symbol and appends it to the source:
- * 0, or -1 (out of memory, recorded as a failure). */
-static int add_kernel(const gb_sched_shape *sh, const char *symbol, char **source, size_t *cap,
+/* Lowers the planned nest pl as symbol and appends it to the source:
+ * 0, or -1 (out of memory, recorded as a failure).  Frees pl. */
+static int add_kernel(gb_sched_plan *pl, const char *symbol, char **source, size_t *cap,
                       size_t *used)
 {
-    char *kernel = gb_sched_lower(sh, symbol);
+    char *kernel = gb_sched_lower(pl, symbol);
     int rc = kernel ? append_source(source, cap, used, kernel) : -1;
 
     free(kernel);
+    gb_sched_plan_free(pl);
     CHECK(rc == 0);
     return rc;
 }
@@ -215,7 +213,7 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
     for (int n = 0; n < NSCHEDULES; n++) {
         one_case *c = &cases[n];
         int fresh = 0, kept = 0;
-        gb_sched_shape sh;
+        gb_sched_plan *pl = NULL;
         gb_params none = { 0 };
         c->text[0] = '\0';
         c->M = dims[rnd(5)], c->N = dims[rnd(5)], c->K = dims[rnd(5)];
@@ -226,8 +224,10 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
             random_statement(&nest, &fresh, stmt, sizeof stmt);
             snprintf(trial, sizeof trial, "%s%s", c->text, stmt);
             /* legal, and within the per-shape limits (a prefetch's box) */
+            gb_sched_plan *probe = NULL;
             if (legal("r.sched", trial, &nest) &&
-                gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) == 0) {
+                (probe = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err))) {
+                gb_sched_plan_free(probe);
                 strcpy(c->text, trial);
                 kept++;
             } else {
@@ -237,14 +237,14 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
         }
         statements += kept;
         if (!legal("r.sched", c->text, &nest) ||
-            gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) != 0) {
+            (pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err)) == NULL) {
             gb_test_fail(__FILE__, __LINE__, c->text);
             continue;
         }
-        c->scratch = gb_sched_scratch_floats(&sh, c->threads);
+        c->scratch = gb_sched_scratch_floats(pl, c->threads);
         char symbol[32];
         snprintf(symbol, sizeof symbol, "kernel_%d", n);
-        if (add_kernel(&sh, symbol, &source, &cap, &used) != 0)
+        if (add_kernel(pl, symbol, &source, &cap, &used) != 0)
             return;
     }
     /* most statements drawn are legal; the checker refuses the rest */
@@ -319,16 +319,19 @@ TEST(sched_shipped_schedules_are_exact)
         }
         for (int s = 0; s < NSHAPES; s++) {
             one_case *c = &cases[n][s];
-            gb_sched_shape sh;
+            gb_sched_plan *pl;
             gb_params none = { 0 };
             char symbol[64];
             c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
             c->threads = 2;
             snprintf(c->text, sizeof c->text, "%s", path);
-            CHECK(gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) == 0);
-            c->scratch = gb_sched_scratch_floats(&sh, 2);
+            pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err);
+            CHECK(pl != NULL);
+            if (pl == NULL)
+                return;
+            c->scratch = gb_sched_scratch_floats(pl, 2);
             snprintf(symbol, sizeof symbol, "twin_%d_%d", n, s);
-            if (add_kernel(&sh, symbol, &source, &cap, &used) != 0)
+            if (add_kernel(pl, symbol, &source, &cap, &used) != 0)
                 return;
         }
     }
@@ -424,18 +427,18 @@ TEST(sched_row_blocks_are_exact)
     for (int n = 0; n < NT; n++)
         for (int s = 0; s < NS; s++) {
             one_case *c = &cases[n][s];
-            gb_sched_shape sh;
+            gb_sched_plan *pl = NULL;
             gb_params none = { 0 };
             char symbol[64], *kernel;
             snprintf(c->text, sizeof c->text, "%s", texts[n]);
             c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
             if (!legal("rows.sched", texts[n], &nest) ||
-                gb_sched_resolve(&nest, &none, c->M, c->N, c->K, &sh, err, sizeof err) != 0) {
+                (pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err)) == NULL) {
                 gb_test_fail(__FILE__, __LINE__, texts[n]);
                 return;
             }
-            c->scratch = gb_sched_scratch_floats(&sh, 2);
-            kernel = gb_sched_lower(&sh, "probe");
+            c->scratch = gb_sched_scratch_floats(pl, 2);
+            kernel = gb_sched_lower(pl, "probe");
             CHECK(kernel != NULL);
             if (kernel && strstr(kernel, "bv[p] = "))
                 blocks++;
@@ -443,7 +446,7 @@ TEST(sched_row_blocks_are_exact)
                 fallbacks++;
             free(kernel);
             snprintf(symbol, sizeof symbol, "rows_%d_%d", n, s);
-            if (add_kernel(&sh, symbol, &source, &cap, &used) != 0)
+            if (add_kernel(pl, symbol, &source, &cap, &used) != 0)
                 return;
         }
     CHECK(blocks >= 8);   /* the block is what most of these shapes run */
