@@ -237,14 +237,22 @@ static int entry_noise(const gb_entry *e, double *lo, double *hi, double *se2)
     *lo = *hi = e->median_us;
     *se2 = 0.0;
     if (n >= 2) {
-        double mean = 0.0, ss = 0.0;
+        double *dev = malloc((size_t)n * sizeof *dev), med, mad;
+        if (dev == NULL) {
+            free(v);
+            return -1;
+        }
         qsort(v, (size_t)n, sizeof *v, by_double);
+        med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
         for (int i = 0; i < n; i++)
-            mean += v[i];
-        mean /= n;
-        for (int i = 0; i < n; i++)
-            ss += (v[i] - mean) * (v[i] - mean);
-        *se2 = ss / (n - 1) / n;
+            dev[i] = fabs(v[i] - med);
+        qsort(dev, (size_t)n, sizeof *dev, by_double);
+        mad = n % 2 ? dev[n / 2] : 0.5 * (dev[n / 2 - 1] + dev[n / 2]);
+        free(dev);
+        /* The median's variance, pi/2 sigma^2 / n, sigma from the MAD
+         * (1.4826 MAD for normal noise): one slow round (the first, warming
+         * caches) moves it no more than it moves the median. */
+        *se2 = 1.5707963 * (1.4826 * mad) * (1.4826 * mad) / n;
         if (from_rounds) {
             *lo = exp(v[0]);
             *hi = exp(v[n - 1]);
