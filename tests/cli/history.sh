@@ -134,3 +134,66 @@ else
     skip history_html_browser_charts "needs chromium (sh scripts/setup.sh browser)"
     skip history_html_browser_console "needs chromium (sh scripts/setup.sh browser)"
 fi
+
+# ---- CI: scripts/ci-sweep.sh --history DIR ----
+tiny="--variant vec_j --shape 8x8x8 --threads 1 --no-check"
+if command -v bash >/dev/null 2>&1; then
+    expect_exit history_ci_sweep 0 env GEMMBENCH="$G" bash "$ROOT/scripts/ci-sweep.sh" --history ci $tiny
+    expect_grep history_ci_sweep_gate "^gate: pass" "$WORK/out"
+    expect_true history_ci_sweep_stored test -s ci/index.jsonl
+    expect_exit history_ci_sweep_no_dir 2 env GEMMBENCH="$G" bash "$ROOT/scripts/ci-sweep.sh" --history
+else
+    skip history_ci_sweep "needs bash"
+fi
+
+# ---- confirm and bisect: a tiny git repository whose builds wrap $G ----
+# Commits 0..8; from commit 5 on, its "build" runs $G with the monotonic
+# clock 1.5 times as fast (scripts/scaleclock.c): every call times 1.5x.
+# The store holds points for commits 0-3 and 7-10 (the step between 3 and
+# 7, commits 4-6 never measured): bisect must name commit 5.
+${CC:-cc} -O2 -shared -fPIC -o scaleclock.so "$ROOT/scripts/scaleclock.c" -ldl >cc.out 2>&1
+if ! command -v git >/dev/null 2>&1 || ! [ -s scaleclock.so ]; then
+    for c in history_confirm history_confirm_says history_bisect history_bisect_names \
+        history_no_worktrees_left; do
+        skip $c "needs git and a C compiler for scripts/scaleclock.c"
+    done
+    exit 0
+fi
+mkdir repo
+(
+    cd repo && git init -q && git config user.email t@t && git config user.name t &&
+        for i in 0 1 2 3 4 5 6 7 8 9 10; do
+            scale=1
+            [ "$i" -ge 5 ] && scale=1.5
+            printf '# commit %s\nall:\n\tmkdir -p build && printf "%%s\\n" "#!/bin/sh" "GB_CLOCK_SCALE=%s LD_PRELOAD=%s exec %s \\"\\$$@\\"" >build/gemmbench && chmod +x build/gemmbench\n' \
+                "$i" "$scale" "$WORK/scaleclock.so" "$G" >Makefile
+            git add Makefile && git commit -qm "commit $i" || exit 1
+        done
+) || echo "FAIL history_repo: cannot make the test repository"
+hashes=$(git -C repo rev-list --reverse HEAD)
+mkdir pts
+set -- $hashes
+i=0
+for h in "$@"; do
+    case $i in 4 | 5 | 6) ;; *)
+        python3 "$ROOT/tests/data/history_series.py" base.json pts 1 0.001 \
+            "$([ $i -ge 5 ] && echo 1.5 || echo 1)" 1 $i 0.01
+        "$G" history add --store hc --commit "$h" --date "2026-02-01T00:$(printf %02d $i):00Z" pts/run01.json >/dev/null ||
+            echo "FAIL history_confirm_store: $h"
+        ;;
+    esac
+    i=$((i + 1))
+done
+before=$4 after=$8 first_slow=$6
+# 12 rounds: with 8, the smallest signed-rank p (2/256) adjusted over 4
+# entries is 0.016, never below 0.01.
+ab="--reps 24 --warmup 1 --min-time 0 --rounds 12"
+(cd repo && expect_exit history_confirm 1 "$G" history confirm --store ../hc "$before..$after" -- $ab)
+
+expect_grep history_confirm_says "confirmed: AFTER is slower" "$WORK/out"
+(cd repo && expect_exit history_bisect 1 "$G" history bisect --store ../hc "$before..$after" -- $ab)
+expect_grep history_bisect_names "first slow commit: $first_slow" "$WORK/out"
+n=$(git -C repo worktree list | wc -l)
+[ "$n" -eq 1 ] && echo "ok history_no_worktrees_left" || echo "FAIL history_no_worktrees_left: $n"
+(cd repo && expect_exit history_confirm_unknown 2 "$G" history confirm --store ../hc "$after..$before")
+(cd repo && expect_exit history_confirm_bad 2 "$G" history confirm --store ../hc "nodots")
