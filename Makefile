@@ -10,15 +10,22 @@ WARN      = -Wall -Wextra -Wshadow -Wno-unknown-pragmas -Wno-format-truncation
 CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null)
 CJSON_LIBS   := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
 GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The full hash and the commit's date (strict ISO 8601), for `history add`'s
+# defaults; "" outside a git tree.  Dirty: GIT_REV's -dirty suffix.
+GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+GIT_DATE   := $(shell git log -1 --format=%cI 2>/dev/null)
+GIT_DIRTY  := $(if $(filter %-dirty,$(GIT_REV)),1,0)
+GIT_STAMP  := $(GIT_REV) $(GIT_COMMIT) $(GIT_DATE)
 CPPFLAGS += -Iinclude -Ischedules $(CJSON_CFLAGS)
 CFLAGS   += -std=c11 $(OPT) $(WARN) -fopenmp -MMD -MP
-DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA)) (schedules/: $(SCHED_FLAGS))"' \
+DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' -DGB_GIT_DATE='"$(GIT_DATE)"' \
+            -DGB_GIT_DIRTY=$(GIT_DIRTY) -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA)) (schedules/: $(SCHED_FLAGS))"' \
             -DGB_SCHED_OPT='"$(OPT)"' -DGB_SCHED_FLAGS='"$(SCHED_FLAGS)"'
 # output.c writes the revision into every JSON (tool.git): rebuild it when
 # the revision changes (a commit, or a clean tree becoming dirty), which no
 # source dependency would notice.  The stamp is rewritten only then.
 VERSION_STAMP := $(BUILD)/.git-rev
-$(shell mkdir -p $(BUILD); printf '%s\n' '$(GIT_REV)' | cmp -s - $(VERSION_STAMP) || printf '%s\n' '$(GIT_REV)' >$(VERSION_STAMP))
+$(shell mkdir -p $(BUILD); printf '%s\n' '$(GIT_STAMP)' | cmp -s - $(VERSION_STAMP) || printf '%s\n' '$(GIT_STAMP)' >$(VERSION_STAMP))
 LDLIBS   += $(CJSON_LIBS) -lm
 LDFLAGS  += -fopenmp
 

@@ -68,5 +68,6 @@ int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_ab(int argc, char **argv);
 int gb_cmd_report(int argc, char **argv);
 int gb_cmd_tune(int argc, char **argv);
+int gb_cmd_history(int argc, char **argv);
 
 #endif

@@ -58,6 +58,9 @@ typedef struct gb_result_file {
     const cJSON *tool, *machine, *run;
     /* Strings point into the document; NULL when absent or not a string. */
     const char *cpu_model, *hostname, *peak_isa, *version, *git, *started, *cache;
+    /* tool.git_commit, git_date (NULL in older files) and git_dirty (0 then). */
+    const char *git_commit, *git_date;
+    int git_dirty;
     int logical_cpus;        /* 0 when unknown */
     int run_threads;         /* run.threads; 0 when absent (a thread list) */
     int run_rounds;          /* run.rounds; 1 in files from before --rounds */

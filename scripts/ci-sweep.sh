@@ -7,6 +7,14 @@
 #
 # usage: scripts/ci-sweep.sh BASELINE.json [gemmbench args...] [-- compare args...]
 #        scripts/ci-sweep.sh --base REV [gemmbench args...] [-- ab args...]
+#        scripts/ci-sweep.sh --history DIR [gemmbench args...] [-- changes args...]
+#
+#   --history DIR   the sweep below is added to the history store DIR
+#                   (`gemmbench history add`, keyed by this build's commit
+#                   and date) and `gemmbench history changes --store DIR`
+#                   judges every series over the commits kept there: exit 1
+#                   on an unannotated slowdown past --threshold (5%); commit
+#                   DIR to a branch to keep it (src/analysis/history.md)
 #
 #   --base REV      a git revision (e.g. origin/main, HEAD~1): checked out in
 #                   a temporary worktree, built there with this Makefile's
@@ -104,6 +112,24 @@ if [ "$1" = --base ]; then
     "$GEMMBENCH" ab "$tmp/build/gemmbench" "$GEMMBENCH" --all --quick --reps 60 --min-reps 20 \
         --output "${CI_SWEEP_OUT:-results/ci-ab}" --force --quiet "${sweep_args[@]}" "${tail_args[@]}"
     exit $?
+fi
+if [ "$1" = --history ]; then
+    [ $# -ge 2 ] || { echo "gemmbench: ci-sweep: --history needs a store directory" >&2; exit 2; }
+    store=$2
+    shift 2
+    [ -x "$GEMMBENCH" ] || { echo "gemmbench: ci-sweep: $GEMMBENCH is not built (run make first)" >&2; exit 2; }
+    split_args "$@"
+    tmp=$(mktemp -d) || exit 3
+    trap 'rm -rf "$tmp"' EXIT
+    "$GEMMBENCH" --all --quick --reps 20 --rounds 5 --min-reps 5 --quiet --output "$tmp/sweep.json" \
+        "${sweep_args[@]}" >/dev/null
+    sweep_status=$?
+    [ -s "$tmp/sweep.json" ] || exit $((sweep_status ? sweep_status : 3))
+    "$GEMMBENCH" history add --store "$store" "$tmp/sweep.json" || exit $?
+    "$GEMMBENCH" history changes --store "$store" "${tail_args[@]}"
+    changes_status=$?
+    [ "$sweep_status" -ne 0 ] && exit "$sweep_status"
+    exit "$changes_status"
 fi
 baseline=$1
 shift

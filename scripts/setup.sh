@@ -3,7 +3,7 @@
 # or prints the exact command and fails.  The reference libraries and hwloc
 # are optional: without root they are only named, and the build goes on
 # without them (the Makefile notices when they appear later).
-# Usage: scripts/setup.sh [test] [plots] [reference] [cross] [fuzz]
+# Usage: scripts/setup.sh [test] [plots] [reference] [cross] [fuzz] [browser]
 #   (no argument) libcjson-dev and pkg-config: needed to build;
 #                 libhwloc-dev: the machine block's topology (optional to the
 #                 build, which probes it)
@@ -17,6 +17,8 @@
 #                 adds dpkg's arm64 architecture first
 #   fuzz          clang-14, libclang-rt-14-dev (libFuzzer, the sanitizers) and
 #                 libomp-14-dev: `make fuzz` (tests/fuzz/README.md)
+#   browser       chromium: tests/cli/history.sh renders `gemmbench history
+#                 html`'s page headless (skipped, never passed, without it)
 set -e
 
 need=""
@@ -51,8 +53,10 @@ for arg in "$@"; do
         ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
             need="$need libclang-rt-14-dev"
         [ -f /usr/lib/llvm-14/lib/libomp.so ] || need="$need libomp-14-dev" ;;
+    browser)
+        command -v chromium >/dev/null 2>&1 || need="$need chromium" ;;
     *)
-        echo "setup: unknown argument '$arg' (test, plots, reference, cross, fuzz)" >&2
+        echo "setup: unknown argument '$arg' (test, plots, reference, cross, fuzz, browser)" >&2
         exit 2 ;;
     esac
 done

@@ -128,6 +128,17 @@ def main(argv):
         for key in keys:
             if key not in doc[block]:
                 problems.append(f"{block}.{key} missing")
+    # The build's commit (optional: absent outside a git tree and in older files).
+    tool = doc["tool"]
+    if "git_commit" in tool:
+        commit, date = tool.get("git_commit"), tool.get("git_date")
+        if not (isinstance(commit, str) and len(commit) in (40, 64)
+                and all(c in "0123456789abcdef" for c in commit)):
+            problems.append("tool.git_commit is not a full hexadecimal commit hash")
+        if not isinstance(date, str) or len(date) < 20 or date[4] != "-" or date[10] != "T":
+            problems.append("tool.git_date is not an ISO 8601 date and time")
+        if not isinstance(tool.get("git_dirty"), bool):
+            problems.append("tool.git_dirty is not a boolean")
     libs = doc["tool"].get("libraries")
     if libs is not None:
         if not isinstance(libs, dict):

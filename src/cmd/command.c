@@ -57,6 +57,8 @@ const gb_command gb_commands[] = {
       gb_cmd_report },
     { "tune", GB_CMD_TUNE, "[options]", "search schedule parameters, record the best",
       gb_cmd_tune },
+    { "history", GB_CMD_HISTORY, "ACTION --store DIR ...",
+      "a store of runs over commits: add, changes, html, confirm, bisect", gb_cmd_history },
 };
 const size_t gb_command_count = sizeof gb_commands / sizeof gb_commands[0];
 

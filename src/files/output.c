@@ -14,6 +14,15 @@
 #ifndef GB_GIT
 #define GB_GIT "unknown"
 #endif
+#ifndef GB_GIT_COMMIT
+#define GB_GIT_COMMIT ""
+#endif
+#ifndef GB_GIT_DATE
+#define GB_GIT_DATE ""
+#endif
+#ifndef GB_GIT_DIRTY
+#define GB_GIT_DIRTY 0
+#endif
 #ifndef GB_CFLAGS
 #define GB_CFLAGS "unknown"
 #endif
@@ -300,6 +309,14 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     tool = cJSON_AddObjectToObject(doc, "tool");
     cJSON_AddStringToObject(tool, "version", GB_VERSION);
     cJSON_AddStringToObject(tool, "git", GB_GIT);
+    /* The build's commit in full, its committer date and whether the tree
+     * had changes: `history add` keys a file by them (results/FORMAT.md);
+     * absent outside a git tree. */
+    if (GB_GIT_COMMIT[0] != '\0') {
+        cJSON_AddStringToObject(tool, "git_commit", GB_GIT_COMMIT);
+        cJSON_AddStringToObject(tool, "git_date", GB_GIT_DATE);
+        cJSON_AddBoolToObject(tool, "git_dirty", GB_GIT_DIRTY);
+    }
     cJSON_AddStringToObject(tool, "compiler", "gcc-compatible " __VERSION__);
     cJSON_AddStringToObject(tool, "cflags", GB_CFLAGS);
 

@@ -255,6 +255,9 @@ static int load_header(gb_result_file *f, char *err, size_t errlen)
     f->peak_isa = cJSON_GetStringValue(field(f->machine, "peak_isa"));
     f->version = cJSON_GetStringValue(field(f->tool, "version"));
     f->git = cJSON_GetStringValue(field(f->tool, "git"));
+    f->git_commit = cJSON_GetStringValue(field(f->tool, "git_commit"));
+    f->git_date = cJSON_GetStringValue(field(f->tool, "git_date"));
+    f->git_dirty = cJSON_IsTrue(field(f->tool, "git_dirty"));
     f->started = cJSON_GetStringValue(field(f->run, "started"));
     f->cache = cJSON_GetStringValue(field(f->run, "cache"));
     f->logical_cpus = count_or(f->machine, "logical_cpus", 0);

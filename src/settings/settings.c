@@ -5,6 +5,7 @@
  */
 #include "settings.h"
 #include "compare.h"
+#include "history.h"
 #include "parse.h"
 
 #include <stdio.h>
@@ -27,7 +28,8 @@
  * subcommands that share an entry. */
 #define RUN_AB (GB_CMD_RUN | GB_CMD_AB_BUILDS)
 #define FILTERS (GB_CMD_COMPARE | GB_CMD_REPORT)
-#define SUBCOMMANDS (GB_CMD_INFO | GB_CMD_COMPARE | GB_CMD_AB | GB_CMD_REPORT | GB_CMD_TUNE)
+#define SUBCOMMANDS \
+    (GB_CMD_INFO | GB_CMD_COMPARE | GB_CMD_AB | GB_CMD_REPORT | GB_CMD_TUNE | GB_CMD_HISTORY)
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -39,6 +41,7 @@ static const char *const cache_names[] = { "warm", "cold", NULL };
 static const char *const run_formats[] = { "table", "json", "csv", "md", NULL };
 static const char *const compare_formats[] = { "table", "md", "json", NULL };
 static const char *const report_formats[] = { "table", "md", "csv", NULL };
+static const char *const history_formats[] = { "table", "json", NULL };
 /* report.c's metric names (gb_report_metric_parse), then scaling. */
 static const char *const metric_names[] = { "median", "min", "gflops", "speedup", "peak",
                                             "roof", "scaling", NULL };
@@ -179,6 +182,25 @@ const gb_setting gb_settings[] = {
       .value_name = "PCT", .initial = STR(GB_AB_THRESHOLD_PCT),
       .help = "an entry fails when NEW is more than PCT percent slower (estimate above 1 + "
               "PCT/100) ..." },
+    { .id = GB_SET_THRESHOLD, .commands = GB_CMD_HISTORY, .flag = "threshold",
+      NUMBER(0, 1e6, 0), .value_name = "PCT", .initial = STR(GB_HISTORY_THRESHOLD_PCT),
+      .help = "changes: exit 1 when a change point not annotated as known is more than PCT "
+              "percent slower (after/before > 1 + PCT/100); confirm: ab's threshold" },
+    { .id = GB_SET_ALPHA, .commands = GB_CMD_HISTORY, .flag = "alpha",
+      NUMBER(0, 1, GB_OPEN_MIN | GB_OPEN_MAX), .value_name = "A", .initial = STR(GB_CP_ALPHA),
+      .help = "a change point is kept when its p, adjusted over the series "
+              "(Benjamini-Hochberg), is below A (src/analysis/history.md)" },
+    { .id = GB_SET_STORE, .commands = GB_CMD_HISTORY, .flag = "store", TEXT,
+      .value_name = "DIR", .help = "the history store (made by the first add)" },
+    { .id = GB_SET_COMMIT, .commands = GB_CMD_HISTORY, .flag = "commit", TEXT,
+      .value_name = "REV", .default_note = "the file's tool.git_commit (else tool.git)",
+      .help = "add: the commit (any label) the files measured" },
+    { .id = GB_SET_DATE, .commands = GB_CMD_HISTORY, .flag = "date", TEXT,
+      .value_name = "ISO8601", .default_note = "the commit's date (tool.git_date), else run.started",
+      .help = "add: the date that orders the files' points in their series" },
+    { .id = GB_SET_MACHINE, .commands = GB_CMD_HISTORY, .flag = "machine", TEXT,
+      .value_name = "NAME", .default_note = "machine.hostname",
+      .help = "add: the machine the files are kept under; changes, html: only its series" },
     { .id = GB_SET_ALPHA, .commands = GB_CMD_COMPARE, .flag = "alpha",
       NUMBER(0, 1, GB_OPEN_MIN | GB_OPEN_MAX), .value_name = "A",
       .initial = STR(GB_COMPARE_ALPHA), .help = "... and the U test gives p < A" },
@@ -223,6 +245,13 @@ const gb_setting gb_settings[] = {
     { .id = GB_SET_FORMAT, .commands = GB_CMD_COMPARE | GB_CMD_AB, .flag = "format",
       FORMAT(compare_formats), .value_name = "F", .initial = "table",
       .help = "the output: table, md or json" },
+    { .id = GB_SET_FORMAT, .commands = GB_CMD_HISTORY, .flag = "format",
+      FORMAT(history_formats), .value_name = "F", .initial = "table",
+      .help = "changes: the output, table or json" },
+    { .id = GB_SET_OUTPUT, .commands = GB_CMD_HISTORY, .flag = "output", .letter = 'o', TEXT,
+      .value_name = "FILE", .help = "html: the page to write (never over a file without --force)" },
+    { .id = GB_SET_FORCE, .commands = GB_CMD_HISTORY, .flag = "force", .letter = 'f', SWITCH,
+      .help = "html: replace --output" },
     { .id = GB_SET_FORMAT, .commands = GB_CMD_REPORT, .flag = "format", FORMAT(report_formats),
       .value_name = "F", .initial = "table",
       .help = "the output: table, md or csv (CSV: '#' lines are comments)" },

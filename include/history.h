@@ -1,0 +1,80 @@
+/*
+ * history.h - a store's series as points per commit, their change points
+ * (changepoint.h) with the store's annotations, and the two ways to show
+ * them: the table or JSON of `history changes` and the offline HTML page of
+ * `history html`.  Method and defaults: src/analysis/history.md.
+ */
+#ifndef GB_HISTORY_H
+#define GB_HISTORY_H
+
+#include <stdio.h>
+
+#include "changepoint.h"
+#include "history_store.h"
+
+#define GB_HISTORY_ANNOTATIONS_SCHEMA "gemmbench-history-annotations/1"
+#define GB_HISTORY_THRESHOLD_PCT 5.0   /* the gate: a slowdown past 5 % */
+
+/* The store's annotations.json: changes known (a commit, optionally only
+ * in series matching a glob) and ranges of commits to leave out. */
+typedef struct gb_history_note {
+    char *commit, *to;     /* known: commit; ignore: commit (from) .. to */
+    char *series;          /* a glob over series keys; NULL: every series */
+    char *note;
+} gb_history_note;
+
+typedef struct gb_history_annotations {
+    gb_history_note *known, *ignore;
+    int nknown, nignore;
+} gb_history_annotations;
+
+/* Reads DIR/annotations.json (none: empty).  0, or -1 with err. */
+int gb_history_annotations_read(const char *dir, gb_history_annotations *a, char *err,
+                                size_t errlen);
+void gb_history_annotations_free(gb_history_annotations *a);
+
+/* One commit of a series: its files' measurements pooled. */
+typedef struct gb_history_point {
+    const char *commit, *date;   /* point into the store */
+    double median_us;            /* the median of its files' medians */
+    double lo_us, hi_us;         /* the widest round spread of its files */
+    double se2;                  /* noise of log(median_us) */
+    int nfiles;
+} gb_history_point;
+
+typedef struct gb_history_change {
+    int series;
+    int at;                      /* its first point after the change */
+    gb_cp_test test;             /* ratio after / before, interval, p */
+    double p_adjusted;           /* Benjamini-Hochberg over the sweep */
+    const char *note;            /* the annotation that knows it, or NULL */
+    int gate;                    /* an unannotated slowdown past the threshold */
+} gb_history_change;
+
+typedef struct gb_history_opts {
+    double threshold_pct, alpha;
+    const char *only_machine;    /* NULL: every machine */
+} gb_history_opts;
+
+typedef struct gb_history_view {
+    const gb_history_store *store;
+    gb_history_opts opts;
+    gb_history_point **points;   /* per series, in date order */
+    int *npoints;
+    int *ignored;                /* per series: points left out by annotations */
+    gb_history_change *changes;  /* ordered by series, then point */
+    int nchanges, ngate;
+} gb_history_view;
+
+/* Points, change points and verdicts of every series in s.  0, or -1 with
+ * err (-2 out of memory). */
+int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *a,
+                       const gb_history_opts *o, gb_history_view *v, char *err, size_t errlen);
+void gb_history_view_free(gb_history_view *v);
+
+/* `history changes`: json 1, else the table.  0, or -1 when out of memory. */
+int gb_history_write_changes(FILE *out, int json, const gb_history_view *v);
+/* `history html`: one self-contained page.  0, or -1. */
+int gb_history_write_html(FILE *out, const gb_history_view *v);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * history_store.h - a store of result files kept over commits (`gemmbench
+ * history`): the files as they were written, one folder per machine, and an
+ * index beside them (index.jsonl, one line per file: its key and, per entry,
+ * the median, the round spread and the noise) so that reading a store reads
+ * one file, not thousands.  Layout and index: src/analysis/history.md.
+ * Library code: fills err and returns -1 (or -2 when memory runs out).
+ */
+#ifndef GB_HISTORY_STORE_H
+#define GB_HISTORY_STORE_H
+
+#include <stddef.h>
+
+#define GB_HISTORY_SCHEMA "gemmbench-history/1"
+#define GB_HISTORY_LABEL_MAX 128    /* a machine or commit label, at most */
+
+/* One stored file (a line of the index). */
+typedef struct gb_history_file {
+    char *file;          /* relative to the store: runs/MACHINE/DATE-COMMIT-HASH.json */
+    char *machine, *commit;
+    char date[24];       /* UTC, YYYY-MM-DDThh:mm:ssZ: sorts as it reads */
+    char sha256[65];
+    int dirty;
+} gb_history_file;
+
+/* One measurement of a series in one file. */
+typedef struct gb_history_obs {
+    int series, file;
+    double median_us;    /* the entry's median */
+    double lo_us, hi_us; /* the spread of its rounds' medians (one round: its calls' p10, p90) */
+    double se2;          /* squared standard error of log(median) from the same */
+} gb_history_obs;
+
+/* A series: one entry's measurements over the files of one machine. */
+typedef struct gb_history_series {
+    char *key;           /* MACHINE/LABEL/KERNEL/MxKxN/tT/CACHE */
+    char *machine, *label, *kernel;
+    int M, K, N, threads, cold;
+} gb_history_series;
+
+typedef struct gb_history_store {
+    gb_history_file *files;
+    int nfiles;
+    gb_history_series *series;
+    int nseries;
+    gb_history_obs *obs;
+    int nobs;
+} gb_history_store;
+
+/* Reads DIR's index.  0, or -1 with err ("DIR: not a history store",
+ * "DIR/index.jsonl:LINE: problem"). */
+int gb_history_store_read(const char *dir, gb_history_store *s, char *err, size_t errlen);
+void gb_history_store_free(gb_history_store *s);
+
+/* What `history add` takes for one file: each NULL means "from the file"
+ * (commit: tool.git_commit, "-dirty" appended for a dirty tree, else
+ * tool.git; date: tool.git_date for a clean commit, else run.started;
+ * machine: machine.hostname). */
+typedef struct gb_history_add_opts {
+    const char *commit, *date, *machine;
+} gb_history_add_opts;
+
+/* The outcome of adding one file. */
+typedef struct gb_history_added {
+    char stored_as[512];   /* relative to the store */
+    int duplicate;         /* 1: its content was already there (nothing done) */
+} gb_history_added;
+
+/* Adds paths[0..n) to the store in dir (created when absent), under a
+ * lock: every file is read and checked first (resultfile.c), and one that
+ * fails stops the whole add before anything is written; then each is
+ * copied in (a temporary file, renamed) and the index rewritten once (the
+ * same).  out[i] tells what became of paths[i].  0, or -1 with err. */
+int gb_history_add(const char *dir, char *const *paths, int n, const gb_history_add_opts *o,
+                   gb_history_added *out, char *err, size_t errlen);
+
+/* Parses an ISO 8601 date (YYYY-MM-DD, or with Thh:mm[:ss[.frac]] and Z or
+ * +hh:mm / -hh:mm; no zone: UTC) into UTC "YYYY-MM-DDThh:mm:ssZ".  0, or -1. */
+int gb_history_date(const char *text, char out[24]);
+
+/* Writes text to path through a temporary file in the same folder and a
+ * rename (a reader never sees half of it).  0, or -1 with err. */
+int gb_write_file_atomic(const char *path, const char *text, size_t len, char *err,
+                         size_t errlen);
+
+#endif

@@ -1,0 +1,480 @@
+/* history.c - a store's series as per-commit points, their change points,
+ * the annotations that explain or hide them, and the changes' table and
+ * JSON; see history.h and history.md. */
+#define _GNU_SOURCE
+#include "history.h"
+#include "inputfile.h"
+
+#include <cjson/cJSON.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- annotations ------------------------------------------------------------------ */
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* One list of annotations ("known" or "ignore"); 0, or -1 with why. */
+static int read_notes(const cJSON *doc, const char *name, int ranges, gb_history_note **out,
+                      int *n, char *why, size_t whylen)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, name), *item;
+    int i = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (list == NULL)
+        return 0;
+    if (!cJSON_IsArray(list)) {
+        snprintf(why, whylen, "\"%s\" is not an array", name);
+        return -1;
+    }
+    *out = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof **out);
+    if (*out == NULL) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    cJSON_ArrayForEach(item, list) {
+        const char *commit = cJSON_GetStringValue(
+            cJSON_GetObjectItemCaseSensitive(item, ranges ? "from" : "commit"));
+        const char *to = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(item, "to"));
+        const cJSON *series = cJSON_GetObjectItemCaseSensitive(item, "series");
+        const cJSON *note = cJSON_GetObjectItemCaseSensitive(item, "note");
+        if (!cJSON_IsObject(item) || commit == NULL || commit[0] == '\0' ||
+            (ranges && (to == NULL || to[0] == '\0')) ||
+            (series && !cJSON_IsString(series)) || (note && !cJSON_IsString(note))) {
+            snprintf(why, whylen, "\"%s\"[%d] needs %s (strings; \"series\" and \"note\" "
+                                  "optional)", name, i, ranges ? "\"from\" and \"to\"" : "\"commit\"");
+            return -1;
+        }
+        gb_history_note *a = &(*out)[i++];
+        a->commit = strdup(commit);
+        a->to = dup_or_null(to);
+        a->series = dup_or_null(cJSON_GetStringValue(series));
+        a->note = strdup(note ? note->valuestring : "");
+        (*n)++;
+    }
+    return 0;
+}
+
+int gb_history_annotations_read(const char *dir, gb_history_annotations *a, char *err,
+                                size_t errlen)
+{
+    char path[4200], why[256];
+    char *text;
+    cJSON *doc;
+    const char *schema;
+    int rc = -1;
+
+    memset(a, 0, sizeof *a);
+    snprintf(path, sizeof path, "%s/annotations.json", dir);
+    if (access(path, F_OK) != 0)
+        return 0;
+    text = gb_read_regular(path, 16L << 20, err, errlen);
+    if (text == NULL)
+        return -1;
+    doc = gb_json_parse_strict(text, why, sizeof why);
+    free(text);
+    if (doc == NULL) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "schema"));
+    if (schema == NULL || strcmp(schema, GB_HISTORY_ANNOTATIONS_SCHEMA) != 0)
+        snprintf(err, errlen, "%s: \"schema\" is not \"%s\"", path,
+                 GB_HISTORY_ANNOTATIONS_SCHEMA);
+    else if (read_notes(doc, "known", 0, &a->known, &a->nknown, why, sizeof why) != 0 ||
+             read_notes(doc, "ignore", 1, &a->ignore, &a->nignore, why, sizeof why) != 0)
+        snprintf(err, errlen, "%s: %s", path, why);
+    else
+        rc = 0;
+    cJSON_Delete(doc);
+    if (rc != 0)
+        gb_history_annotations_free(a);
+    return rc;
+}
+
+static void free_notes(gb_history_note *list, int n)
+{
+    for (int i = 0; list && i < n; i++) {
+        free(list[i].commit);
+        free(list[i].to);
+        free(list[i].series);
+        free(list[i].note);
+    }
+    free(list);
+}
+
+void gb_history_annotations_free(gb_history_annotations *a)
+{
+    free_notes(a->known, a->nknown);
+    free_notes(a->ignore, a->nignore);
+    memset(a, 0, sizeof *a);
+}
+
+/* A commit label matches an annotation's commit when equal, or when the
+ * annotation gives an abbreviated hash (7 characters or more) it begins with. */
+static int commit_matches(const char *label, const char *given)
+{
+    size_t n = strlen(given);
+    return strcmp(label, given) == 0 || (n >= 7 && strncmp(label, given, n) == 0);
+}
+
+static int series_matches(const gb_history_note *a, const char *key)
+{
+    return a->series == NULL || fnmatch(a->series, key, 0) == 0;
+}
+
+/* ---- points ------------------------------------------------------------------------ */
+
+/* qsort has no context: the store the comparisons below read. */
+static const gb_history_store *sorting_store;
+
+/* Observations by series, then commit, then date. */
+static int by_series_commit(const void *pa, const void *pb)
+{
+    const gb_history_obs *a = &sorting_store->obs[*(const int *)pa];
+    const gb_history_obs *b = &sorting_store->obs[*(const int *)pb];
+    const gb_history_file *fa = &sorting_store->files[a->file];
+    const gb_history_file *fb = &sorting_store->files[b->file];
+    int c;
+
+    if (a->series != b->series)
+        return a->series < b->series ? -1 : 1;
+    if ((c = strcmp(fa->commit, fb->commit)) != 0)
+        return c;
+    return strcmp(fa->date, fb->date);
+}
+
+static int by_date(const void *pa, const void *pb)
+{
+    const gb_history_point *a = pa, *b = pb;
+    int c = strcmp(a->date, b->date);
+    return c ? c : strcmp(a->commit, b->commit);
+}
+
+static int by_value(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* The points of the series whose observations are idx[0..n) (one series,
+ * by commit then date): one per commit, dated by its earliest file. */
+static int make_points(const gb_history_store *s, const int *idx, int n, gb_history_point **out,
+                       int *count)
+{
+    gb_history_point *pts = malloc((size_t)(n > 0 ? n : 1) * sizeof *pts);
+    double *medians = malloc((size_t)(n > 0 ? n : 1) * sizeof *medians);
+    int np = 0;
+
+    if (pts == NULL || medians == NULL) {
+        free(pts);
+        free(medians);
+        return -1;
+    }
+    for (int i = 0; i < n;) {
+        const gb_history_file *f = &s->files[s->obs[idx[i]].file];
+        gb_history_point *p = &pts[np++];
+        int j = i, k = 0;
+        double se2 = 0.0;
+
+        p->commit = f->commit;
+        p->date = f->date;
+        p->lo_us = INFINITY;
+        p->hi_us = 0.0;
+        for (; j < n && strcmp(s->files[s->obs[idx[j]].file].commit, f->commit) == 0; j++) {
+            const gb_history_obs *o = &s->obs[idx[j]];
+            medians[k++] = o->median_us;
+            se2 += o->se2;
+            p->lo_us = fmin(p->lo_us, o->lo_us);
+            p->hi_us = fmax(p->hi_us, o->hi_us);
+        }
+        qsort(medians, (size_t)k, sizeof *medians, by_value);
+        p->median_us = k % 2 ? medians[k / 2] : 0.5 * (medians[k / 2 - 1] + medians[k / 2]);
+        /* k files of one commit: the mean of their noises over k. */
+        p->se2 = se2 / k / k;
+        p->nfiles = k;
+        i = j;
+    }
+    qsort(pts, (size_t)np, sizeof *pts, by_date);
+    free(medians);
+    *out = pts;
+    *count = np;
+    return 0;
+}
+
+/* Leaves out the points the store's "ignore" ranges name; how many. */
+static int apply_ignore(const gb_history_annotations *a, const char *key, gb_history_point *pts,
+                        int *n)
+{
+    int dropped = 0;
+
+    for (int r = 0; r < a->nignore; r++) {
+        const gb_history_note *note = &a->ignore[r];
+        int from = -1, to = -1;
+        if (!series_matches(note, key))
+            continue;
+        for (int i = 0; i < *n; i++) {
+            if (from < 0 && commit_matches(pts[i].commit, note->commit))
+                from = i;
+            if (commit_matches(pts[i].commit, note->to))
+                to = i;
+        }
+        if (from < 0 || to < from)
+            continue;
+        memmove(&pts[from], &pts[to + 1], (size_t)(*n - to - 1) * sizeof *pts);
+        *n -= to - from + 1;
+        dropped += to - from + 1;
+    }
+    return dropped;
+}
+
+/* ---- the analysis --------------------------------------------------------------- */
+
+/* The candidates of every series, before the false discovery rate. */
+typedef struct candidate {
+    int series, at;
+    gb_cp_test test;
+} candidate;
+
+int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *a,
+                       const gb_history_opts *o, gb_history_view *v, char *err, size_t errlen)
+{
+    int *idx = malloc((size_t)(s->nobs > 0 ? s->nobs : 1) * sizeof *idx);
+    candidate *cand = NULL;
+    double *p = NULL, *adj = NULL;
+    int ncand = 0, cap = 0, np = 0, rc = -2;
+    gb_cp_opts cp = { GB_CP_MIN_SEGMENT, GB_CP_P_CANDIDATE };
+
+    memset(v, 0, sizeof *v);
+    v->store = s;
+    v->opts = *o;
+    v->points = calloc((size_t)s->nseries + 1, sizeof *v->points);
+    v->npoints = calloc((size_t)s->nseries + 1, sizeof *v->npoints);
+    v->ignored = calloc((size_t)s->nseries + 1, sizeof *v->ignored);
+    /* One p per hypothesis: each candidate's, and each series without one
+     * its best split's. */
+    p = malloc(((size_t)s->nseries + 1) * (GB_CP_MAX_CHANGES + 1) * sizeof *p);
+    if (idx == NULL || v->points == NULL || v->npoints == NULL || v->ignored == NULL || !p)
+        goto out;
+    for (int i = 0; i < s->nobs; i++)
+        idx[i] = i;
+    sorting_store = s;
+    qsort(idx, (size_t)s->nobs, sizeof *idx, by_series_commit);
+    for (int i = 0; i < s->nobs;) {
+        int series = s->obs[idx[i]].series, j = i;
+        while (j < s->nobs && s->obs[idx[j]].series == series)
+            j++;
+        if (make_points(s, idx + i, j - i, &v->points[series], &v->npoints[series]) != 0)
+            goto out;
+        i = j;
+    }
+    for (int si = 0; si < s->nseries; si++) {
+        const gb_history_series *se = &s->series[si];
+        int at[GB_CP_MAX_CHANGES], n;
+        gb_cp_test tests[GB_CP_MAX_CHANGES];
+        gb_cp_point *pts;
+        double best_p;
+
+        if (o->only_machine && strcmp(se->machine, o->only_machine) != 0)
+            continue;
+        v->ignored[si] = apply_ignore(a, se->key, v->points[si], &v->npoints[si]);
+        pts = malloc((size_t)(v->npoints[si] + 1) * sizeof *pts);
+        if (pts == NULL)
+            goto out;
+        for (int i = 0; i < v->npoints[si]; i++) {
+            pts[i].y = log(v->points[si][i].median_us);
+            pts[i].se2 = v->points[si][i].se2;
+        }
+        n = gb_cp_detect(pts, v->npoints[si], &cp, at, tests, GB_CP_MAX_CHANGES, &best_p);
+        free(pts);
+        if (n < 0)
+            goto out;
+        if (n == 0)
+            p[np++] = best_p;
+        for (int j = 0; j < n; j++) {
+            if (ncand == cap) {
+                cap = cap ? cap * 2 : 64;
+                candidate *grown = realloc(cand, (size_t)cap * sizeof *cand);
+                if (grown == NULL)
+                    goto out;
+                cand = grown;
+            }
+            cand[ncand].series = si;
+            cand[ncand].at = at[j];
+            cand[ncand].test = tests[j];
+            ncand++;
+            p[np++] = tests[j].p;
+        }
+    }
+    /* The candidates' p come after the series' own: adjust all at once. */
+    adj = malloc((size_t)(np > 0 ? np : 1) * sizeof *adj);
+    v->changes = calloc((size_t)ncand + 1, sizeof *v->changes);
+    if (adj == NULL || v->changes == NULL || gb_bh_adjust(p, np, adj) != 0)
+        goto out;
+    for (int c = 0, k = np - ncand; c < ncand; c++, k++) {
+        const candidate *cd = &cand[c];
+        gb_history_change *ch;
+        if (!(adj[k] < o->alpha) || fabs(cd->test.ratio - 1.0) < GB_CP_MIN_CHANGE)
+            continue;
+        ch = &v->changes[v->nchanges++];
+        ch->series = cd->series;
+        ch->at = cd->at;
+        ch->test = cd->test;
+        ch->p_adjusted = adj[k];
+        const char *key = s->series[cd->series].key;
+        const char *after = v->points[cd->series][cd->at].commit;
+        for (int k2 = 0; k2 < a->nknown && ch->note == NULL; k2++)
+            if (series_matches(&a->known[k2], key) && commit_matches(after, a->known[k2].commit))
+                ch->note = a->known[k2].note;
+        ch->gate = ch->note == NULL && cd->test.ratio > 1.0 + o->threshold_pct / 100.0;
+        v->ngate += ch->gate;
+    }
+    rc = 0;
+out:
+    if (rc != 0) {
+        snprintf(err, errlen, "out of memory");
+        gb_history_view_free(v);
+    }
+    free(idx);
+    free(cand);
+    free(p);
+    free(adj);
+    return rc;
+}
+
+void gb_history_view_free(gb_history_view *v)
+{
+    for (int i = 0; v->points && v->store && i < v->store->nseries; i++)
+        free(v->points[i]);
+    free(v->points);
+    free(v->npoints);
+    free(v->ignored);
+    free(v->changes);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- the changes, as a table or JSON --------------------------------------------- */
+
+static int write_json(FILE *out, const gb_history_view *v)
+{
+    cJSON *doc = cJSON_CreateObject(), *method, *list;
+    char *text;
+    int npoints = 0, nseries = 0;
+
+    if (doc == NULL)
+        return -1;
+    for (int i = 0; i < v->store->nseries; i++)
+        if (v->npoints[i] > 0 && (!v->opts.only_machine ||
+                                  strcmp(v->store->series[i].machine, v->opts.only_machine) == 0)) {
+            nseries++;
+            npoints += v->npoints[i];
+        }
+    cJSON_AddStringToObject(doc, "schema", "gemmbench-history-changes/1");
+    cJSON_AddNumberToObject(doc, "files", v->store->nfiles);
+    cJSON_AddNumberToObject(doc, "series", nseries);
+    cJSON_AddNumberToObject(doc, "points", npoints);
+    method = cJSON_AddObjectToObject(doc, "method");
+    cJSON_AddStringToObject(method, "split", "E-divisive means (alpha = 1)");
+    cJSON_AddStringToObject(method, "test", "Welch t on per-commit log medians, variance "
+                                            "floored by the rounds' noise");
+    cJSON_AddNumberToObject(method, "min_segment", GB_CP_MIN_SEGMENT);
+    cJSON_AddNumberToObject(method, "p_candidate", GB_CP_P_CANDIDATE);
+    cJSON_AddStringToObject(method, "fdr", "Benjamini-Hochberg over the series");
+    cJSON_AddNumberToObject(method, "alpha", v->opts.alpha);
+    cJSON_AddNumberToObject(method, "min_change", GB_CP_MIN_CHANGE);
+    cJSON_AddNumberToObject(method, "threshold_pct", v->opts.threshold_pct);
+    list = cJSON_AddArrayToObject(doc, "changes");
+    for (int c = 0; list && c < v->nchanges; c++) {
+        const gb_history_change *ch = &v->changes[c];
+        const gb_history_series *se = &v->store->series[ch->series];
+        const gb_history_point *pts = v->points[ch->series];
+        cJSON *o = cJSON_CreateObject(), *ci;
+        if (o == NULL || !cJSON_AddItemToArray(list, o))
+            break;
+        cJSON_AddStringToObject(o, "series", se->key);
+        cJSON_AddStringToObject(o, "machine", se->machine);
+        cJSON_AddStringToObject(o, "label", se->label);
+        cJSON_AddStringToObject(o, "kernel", se->kernel);
+        cJSON_AddNumberToObject(o, "M", se->M);
+        cJSON_AddNumberToObject(o, "K", se->K);
+        cJSON_AddNumberToObject(o, "N", se->N);
+        cJSON_AddNumberToObject(o, "threads", se->threads);
+        cJSON_AddStringToObject(o, "cache", se->cold ? "cold" : "warm");
+        cJSON_AddStringToObject(o, "before", pts[ch->at - 1].commit);
+        cJSON_AddStringToObject(o, "after", pts[ch->at].commit);
+        cJSON_AddStringToObject(o, "before_date", pts[ch->at - 1].date);
+        cJSON_AddStringToObject(o, "after_date", pts[ch->at].date);
+        cJSON_AddNumberToObject(o, "points_before", ch->at);
+        cJSON_AddNumberToObject(o, "points_after", v->npoints[ch->series] - ch->at);
+        cJSON_AddNumberToObject(o, "ratio", ch->test.ratio);
+        ci = cJSON_AddArrayToObject(o, "ci95");
+        cJSON_AddItemToArray(ci, cJSON_CreateNumber(ch->test.lo));
+        cJSON_AddItemToArray(ci, cJSON_CreateNumber(ch->test.hi));
+        cJSON_AddNumberToObject(o, "p", ch->test.p);
+        cJSON_AddNumberToObject(o, "p_adjusted", ch->p_adjusted);
+        cJSON_AddStringToObject(o, "direction", ch->test.ratio > 1.0 ? "slower" : "faster");
+        if (ch->note)
+            cJSON_AddStringToObject(o, "known", ch->note);
+        else
+            cJSON_AddNullToObject(o, "known");
+        cJSON_AddBoolToObject(o, "gate", ch->gate);
+    }
+    cJSON_AddNumberToObject(doc, "gate_failures", v->ngate);
+    text = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    if (text == NULL)
+        return -1;
+    fprintf(out, "%s\n", text);
+    free(text);
+    return 0;
+}
+
+int gb_history_write_changes(FILE *out, int json, const gb_history_view *v)
+{
+    int npoints = 0, nseries = 0, ignored = 0;
+
+    if (json)
+        return write_json(out, v);
+    for (int i = 0; i < v->store->nseries; i++)
+        if (v->npoints[i] > 0 && (!v->opts.only_machine ||
+                                  strcmp(v->store->series[i].machine, v->opts.only_machine) == 0)) {
+            nseries++;
+            npoints += v->npoints[i];
+            ignored += v->ignored[i];
+        }
+    fprintf(out, "%d files, %d series, %d points", v->store->nfiles, nseries, npoints);
+    if (ignored)
+        fprintf(out, " (%d left out by annotations)", ignored);
+    fprintf(out, "; E-divisive + Welch t, BH-adjusted p < %g\n\n", v->opts.alpha);
+    if (v->nchanges == 0) {
+        fprintf(out, "no change point\n");
+    } else {
+        fprintf(out, "%-52s %-25s %7s %17s %9s %9s  %s\n", "series", "before..after", "ratio",
+                "95% CI", "p", "adj. p", "verdict");
+        for (int c = 0; c < v->nchanges; c++) {
+            const gb_history_change *ch = &v->changes[c];
+            const gb_history_point *pts = v->points[ch->series];
+            char range[64], ci[40];
+            snprintf(range, sizeof range, "%.12s..%.12s", pts[ch->at - 1].commit,
+                     pts[ch->at].commit);
+            snprintf(ci, sizeof ci, "[%.3f, %.3f]", ch->test.lo, ch->test.hi);
+            fprintf(out, "%-52s %-25s %7.3f %17s %9.2g %9.2g  %s%s\n",
+                    v->store->series[ch->series].key, range, ch->test.ratio, ci, ch->test.p,
+                    ch->p_adjusted,
+                    ch->note ? "known: " : ch->gate ? "SLOWER (gate)"
+                               : ch->test.ratio > 1.0 ? "slower"
+                                                      : "faster",
+                    ch->note ? ch->note : "");
+        }
+    }
+    fprintf(out, "\ngate: %s (%d unannotated slowdowns past %g%%)\n",
+            v->ngate ? "FAIL" : "pass", v->ngate, v->opts.threshold_pct);
+    return 0;
+}

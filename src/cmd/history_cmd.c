@@ -1,0 +1,239 @@
+/*
+ * history_cmd.c - `gemmbench history ACTION --store DIR ...`: add result
+ * files to a store, find the change points of its series, draw them into
+ * one offline page; confirm and bisect a change (history_confirm.c).  The
+ * store is history_store.c's, the statistics changepoint.c's, the output
+ * history.c's and history_html.c's.
+ */
+#define _GNU_SOURCE
+#include "command.h"
+#include "history.h"
+#include "history_cmd.h"
+#include "parse.h"
+#include "settings.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char history_intro[] =
+    "usage: gemmbench history add --store DIR [--commit REV] [--date ISO8601] FILE...\n"
+    "       gemmbench history changes --store DIR [--format table|json] [--threshold PCT]\n"
+    "       gemmbench history html --store DIR -o FILE.html\n"
+    "       gemmbench history confirm --store DIR BEFORE..AFTER [-- ab options]\n"
+    "       gemmbench history bisect --store DIR BEFORE..AFTER [-- ab options]\n"
+    "\n"
+    "Keeps result files over commits and finds where a series changed.  add copies\n"
+    "files into the store (runs/MACHINE/DATE-COMMIT-HASH.json, a line each in\n"
+    "index.jsonl); a file already there is left as it is.  changes splits every\n"
+    "series (machine, variant, shape, threads, cache) at its change points: E-divisive\n"
+    "means, a t-test on the per-commit medians with the rounds as each point's noise,\n"
+    "the false discovery rate over the series (src/analysis/history.md); the store's\n"
+    "annotations.json marks known changes and ranges to leave out.  html draws every\n"
+    "series into one page that needs no network.  confirm builds BEFORE and AFTER in\n"
+    "git worktrees outside this tree and measures the affected entries with\n"
+    "gemmbench ab; bisect does it along the commits between them and names the\n"
+    "first slow one.\n"
+    "\n";
+
+static const char history_outro[] =
+    "\n"
+    "exit status: 0 done (changes: no unannotated slowdown past --threshold; confirm:\n"
+    "not confirmed), 1 changes: such a slowdown, confirm: ab found AFTER slower, bisect:\n"
+    "a first slow commit named, 2 usage or input error (one line naming it), 3 I/O\n"
+    "error, 130 interrupted\n";
+
+static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,
+                         char *err, size_t errlen)
+{
+    gb_history_args *a = target;
+
+    switch (s->id) {
+    case GB_SET_STORE: a->store = v->text; break;
+    case GB_SET_COMMIT: a->commit = v->text; break;
+    case GB_SET_DATE: a->date = v->text; break;
+    case GB_SET_MACHINE: a->machine = v->text; break;
+    case GB_SET_THRESHOLD: a->threshold_pct = v->real; break;
+    case GB_SET_ALPHA: a->alpha = v->real; break;
+    case GB_SET_FORMAT: a->json = v->format == GB_FMT_JSON; break;
+    case GB_SET_OUTPUT: a->output = v->text; break;
+    case GB_SET_FORCE: a->force = 1; break;
+    case GB_SET_HELP: a->help = 1; break;
+    default:
+        snprintf(err, errlen, "%s is not an option of history", v->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* The store, its annotations and the analysis, for changes, html, confirm
+ * and bisect; the exit status (GB_EXIT_OK: all three filled). */
+int gb_history_load(const gb_history_args *a, const char *cmd, gb_history_store *s,
+                    gb_history_annotations *notes, gb_history_view *v)
+{
+    char err[GB_ERR_LEN + 4200];
+    gb_history_opts o = { a->threshold_pct, a->alpha, a->machine };
+    int rc;
+
+    if (gb_history_store_read(a->store, s, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, cmd, "%s", err);
+    if (gb_history_annotations_read(a->store, notes, err, sizeof err) != 0) {
+        gb_history_store_free(s);
+        return gb_fail(GB_EXIT_USAGE, cmd, "%s", err);
+    }
+    if ((rc = gb_history_analyse(s, notes, &o, v, err, sizeof err)) != 0) {
+        gb_history_annotations_free(notes);
+        gb_history_store_free(s);
+        return gb_fail(GB_EXIT_IO, cmd, "%s", err);
+    }
+    return GB_EXIT_OK;
+}
+
+void gb_history_unload(gb_history_store *s, gb_history_annotations *notes, gb_history_view *v)
+{
+    gb_history_view_free(v);
+    gb_history_annotations_free(notes);
+    gb_history_store_free(s);
+}
+
+static int action_add(const gb_history_args *a, char **files, int n)
+{
+    gb_history_add_opts o = { a->commit, a->date, a->machine };
+    gb_history_added *out = calloc((size_t)(n > 0 ? n : 1), sizeof *out);
+    char err[GB_ERR_LEN + 4200], shown[600];
+    int rc;
+
+    if (n == 0)
+        return gb_usage("history add", "expected one or more result files");
+    if (out == NULL)
+        return gb_fail(GB_EXIT_IO, "history add", "out of memory");
+    rc = gb_history_add(a->store, files, n, &o, out, err, sizeof err);
+    if (rc != 0) {
+        free(out);
+        /* A file refused, or the store malformed, is input; else the disk. */
+        return gb_fail(rc == -2 || errno == ENOSPC || errno == EIO ? GB_EXIT_IO : GB_EXIT_USAGE,
+                       "history add", "%s", err);
+    }
+    for (int i = 0; i < n; i++) {
+        gb_printable(files[i], 512, shown, sizeof shown);
+        printf("%s %s as %s\n", out[i].duplicate ? "unchanged (already stored):" : "added",
+               shown, out[i].stored_as);
+    }
+    free(out);
+    return gb_finish_stdout("history add");
+}
+
+static int action_changes(const gb_history_args *a)
+{
+    gb_history_store s;
+    gb_history_annotations notes;
+    gb_history_view v;
+    int status = gb_history_load(a, "history changes", &s, &notes, &v);
+
+    if (status != GB_EXIT_OK)
+        return status;
+    if (gb_history_write_changes(stdout, a->json, &v) != 0)
+        status = gb_fail(GB_EXIT_IO, "history changes", "out of memory");
+    else
+        status = gb_finish_stdout("history changes");
+    if (status == GB_EXIT_OK && v.ngate)
+        status = GB_EXIT_CHECK_FAILED;
+    gb_history_unload(&s, &notes, &v);
+    return status;
+}
+
+static int action_html(const gb_history_args *a)
+{
+    gb_history_store s;
+    gb_history_annotations notes;
+    gb_history_view v;
+    char tmp[4200], shown[600];
+    FILE *out;
+    int fd, status;
+
+    if (a->output == NULL || a->output[0] == '\0')
+        return gb_usage("history html", "expected -o FILE.html");
+    gb_printable(a->output, 512, shown, sizeof shown);
+    if (!a->force && access(a->output, F_OK) == 0)
+        return gb_fail(GB_EXIT_USAGE, "history html", "%s exists (--force replaces it)", shown);
+    if ((status = gb_history_load(a, "history html", &s, &notes, &v)) != GB_EXIT_OK)
+        return status;
+    /* A temporary file beside the page, renamed over it when whole. */
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", a->output);
+    fd = mkstemp(tmp);
+    out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (out == NULL) {
+        status = gb_fail(GB_EXIT_IO, "history html", "cannot write %s: %s", shown,
+                         strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+    } else {
+        int failed = gb_history_write_html(out, &v) != 0;
+        failed |= fflush(out) != 0 || fsync(fileno(out)) != 0;
+        failed |= fclose(out) != 0;
+        if (failed || chmod(tmp, 0644) != 0 || rename(tmp, a->output) != 0) {
+            unlink(tmp);
+            status = gb_fail(GB_EXIT_IO, "history html", "cannot write %s", shown);
+        } else {
+            printf("wrote %s\n", shown);
+            status = gb_finish_stdout("history html");
+        }
+    }
+    gb_history_unload(&s, &notes, &v);
+    return status;
+}
+
+int gb_cmd_history(int argc, char **argv)
+{
+    static gb_history_args a;
+    char err[GB_ERR_LEN + 4200];
+    int first, tail = argc, nops;
+    const char *action;
+
+    memset(&a, 0, sizeof a);
+    gb_settings_defaults(GB_CMD_HISTORY, store_setting, &a, err, sizeof err);
+    /* What follows `--` is ab's (confirm, bisect): kept from getopt. */
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) {
+            tail = i;
+            break;
+        }
+    a.ab_args = argv + (tail < argc ? tail + 1 : argc);
+    a.nab_args = tail < argc ? argc - tail - 1 : 0;
+    first = gb_settings_parse_args(GB_CMD_HISTORY, tail - 1, argv + 1, 0, store_setting, &a,
+                                   err, sizeof err);
+    if (first < 0)
+        return gb_usage("history", "%s", err);
+    if (a.help)
+        return gb_help_command("history", GB_CMD_HISTORY, history_intro, history_outro);
+    first++;   /* back to argv's numbering */
+    nops = tail - first;
+    if (nops < 1)
+        return gb_usage("history", "expected an action: add, changes, html, confirm or bisect");
+    action = argv[first];
+    if (a.store == NULL || a.store[0] == '\0')
+        return gb_usage("history", "%s needs --store DIR", action);
+    if (a.nab_args && strcmp(action, "confirm") != 0 && strcmp(action, "bisect") != 0)
+        return gb_usage("history", "options after -- are ab's: confirm and bisect only");
+    if (strcmp(action, "add") == 0)
+        return action_add(&a, argv + first + 1, nops - 1);
+    if ((a.commit || a.date) )
+        return gb_usage("history", "--commit and --date are add's");
+    if (strcmp(action, "changes") == 0 || strcmp(action, "html") == 0) {
+        if (nops != 1)
+            return gb_usage("history", "%s takes no operand", action);
+        return action[0] == 'c' ? action_changes(&a) : action_html(&a);
+    }
+    if (strcmp(action, "confirm") == 0 || strcmp(action, "bisect") == 0) {
+        if (nops != 2)
+            return gb_usage("history", "%s takes one change, BEFORE..AFTER", action);
+        return gb_history_confirm(&a, argv[first + 1], action[0] == 'b');
+    }
+    gb_printable(action, 64, err, sizeof err);
+    return gb_usage("history", "unknown action '%s' (add, changes, html, confirm, bisect)", err);
+}

@@ -1,0 +1,815 @@
+/* history_store.c - the store of `gemmbench history`: result files kept as
+ * they are, and the index that lets a reader skip them; see
+ * history_store.h and src/analysis/history.md. */
+#define _GNU_SOURCE
+#include "history_store.h"
+#include "inputfile.h"
+#include "parse.h"
+#include "resultfile.h"
+#include "sha256.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define INDEX_NAME "index.jsonl"
+#define MARKER_NAME "store.json"
+#define LOCK_NAME ".lock"
+/* The index of 10,000 full sweeps is some 100 MB; refuse what no store holds. */
+#define INDEX_MAX (4L * 1024 * 1024 * 1024)
+#define RESULT_MAX (512L * 1024 * 1024)
+/* Every index line begins so, its hash at a fixed place: adding a file
+ * finds duplicates without parsing the index. */
+#define LINE_HEAD "{\"sha256\":\""
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+int gb_write_file_atomic(const char *path, const char *text, size_t len, char *err,
+                         size_t errlen)
+{
+    char tmp[4200];
+    size_t done = 0;
+    int fd;
+
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "path too long: %s", path);
+        return -1;
+    }
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    while (done < len) {
+        ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    if (done < len || fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* mkdir -p of a folder inside the store (the store's own path included). */
+static int make_dirs(const char *path, char *err, size_t errlen)
+{
+    char buf[4200];
+    size_t len = strlen(path);
+
+    if (len >= sizeof buf) {
+        snprintf(err, errlen, "path too long: %s", path);
+        return -1;
+    }
+    memcpy(buf, path, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create %s: %s", buf, strerror(errno));
+            return -1;
+        }
+        buf[i] = saved;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a directory", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* A label as a path component: letters, digits, '.', '-', '_' kept, the
+ * rest '_'; never empty, never "." or "..". */
+static void path_safe(const char *label, char *out, size_t len)
+{
+    size_t n = 0;
+
+    for (; *label && n + 1 < len && n < 64; label++)
+        out[n++] = (isalnum((unsigned char)*label) || *label == '-' || *label == '_' ||
+                    *label == '.')
+                       ? *label
+                       : '_';
+    out[n] = '\0';
+    if (n == 0 || strspn(out, ".") == n)
+        snprintf(out, len, "_");
+}
+
+/* A label the store keeps (a machine, a commit): printable, no tab or
+ * newline, at most GB_HISTORY_LABEL_MAX bytes, not empty. */
+static int label_ok(const char *label)
+{
+    size_t n = strlen(label);
+
+    if (n == 0 || n > GB_HISTORY_LABEL_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)label[i] < 0x20 || label[i] == 0x7f)
+            return 0;
+    return 1;
+}
+
+static int digits(const char *s, int n, int *out)
+{
+    int v = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+int gb_history_date(const char *text, char out[24])
+{
+    struct tm tm;
+    int y, mo, d, h = 0, mi = 0, s = 0, offset = 0;
+    const char *p = text;
+    time_t t;
+
+    memset(&tm, 0, sizeof tm);
+    if (strlen(text) < 10 || digits(p, 4, &y) || p[4] != '-' || digits(p + 5, 2, &mo) ||
+        p[7] != '-' || digits(p + 8, 2, &d))
+        return -1;
+    p += 10;
+    if (*p == 'T' || *p == ' ') {
+        if (digits(p + 1, 2, &h) || p[3] != ':' || digits(p + 4, 2, &mi))
+            return -1;
+        p += 6;
+        if (*p == ':') {
+            if (digits(p + 1, 2, &s))
+                return -1;
+            p += 3;
+            if (*p == '.' || *p == ',') {
+                p++;
+                if (!isdigit((unsigned char)*p))
+                    return -1;
+                while (isdigit((unsigned char)*p))
+                    p++;
+            }
+        }
+        if (*p == 'Z') {
+            p++;
+        } else if (*p == '+' || *p == '-') {
+            int oh, om, sign = *p == '-' ? -1 : 1;
+            if (digits(p + 1, 2, &oh) || p[3] != ':' || digits(p + 4, 2, &om) || oh > 23 ||
+                om > 59)
+                return -1;
+            offset = sign * (oh * 3600 + om * 60);
+            p += 6;
+        }
+    }
+    if (*p != '\0' || y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+        h > 23 || mi > 59 || s > 60)
+        return -1;
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = s;
+    t = timegm(&tm);
+    /* timegm normalizes 31 February into March: a date that moved was wrong. */
+    struct tm back;
+    if (t == (time_t)-1 || gmtime_r(&t, &back) == NULL || back.tm_mday != d ||
+        back.tm_mon != mo - 1)
+        return -1;
+    t -= offset;
+    if (gmtime_r(&t, &back) == NULL || strftime(out, 24, "%Y-%m-%dT%H:%M:%SZ", &back) == 0)
+        return -1;
+    return 0;
+}
+
+/* ---- one entry's figures for the index ------------------------------------------- */
+
+static int by_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* The spread and noise of e: from its rounds' medians when it has two or
+ * more, else from its calls (a --rounds 1 file); -1 when out of memory. */
+static int entry_noise(const gb_entry *e, double *lo, double *hi, double *se2)
+{
+    const double *src = e->round_medians;
+    int n = 0, from_rounds = 0;
+    double *v;
+
+    for (int r = 0; r < e->nrounds; r++)
+        from_rounds += isfinite(e->round_medians[r]) && e->round_medians[r] > 0.0;
+    if (from_rounds < 2) {
+        src = e->samples_us;
+        from_rounds = 0;
+    }
+    int count = from_rounds ? e->nrounds : e->nsamples;
+    v = malloc((size_t)(count > 0 ? count : 1) * sizeof *v);
+    if (v == NULL)
+        return -1;
+    for (int i = 0; i < count; i++)
+        if (isfinite(src[i]) && src[i] > 0.0)
+            v[n++] = log(src[i]);
+    *lo = *hi = e->median_us;
+    *se2 = 0.0;
+    if (n >= 2) {
+        double *dev = malloc((size_t)n * sizeof *dev), med, mad;
+        if (dev == NULL) {
+            free(v);
+            return -1;
+        }
+        qsort(v, (size_t)n, sizeof *v, by_double);
+        med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+        for (int i = 0; i < n; i++)
+            dev[i] = fabs(v[i] - med);
+        qsort(dev, (size_t)n, sizeof *dev, by_double);
+        mad = n % 2 ? dev[n / 2] : 0.5 * (dev[n / 2 - 1] + dev[n / 2]);
+        free(dev);
+        /* The median's variance, pi/2 sigma^2 / n, sigma from the MAD
+         * (1.4826 MAD for normal noise): one slow round (the first, warming
+         * caches) moves it no more than it moves the median. */
+        *se2 = 1.5707963 * (1.4826 * mad) * (1.4826 * mad) / n;
+        if (from_rounds) {
+            *lo = exp(v[0]);
+            *hi = exp(v[n - 1]);
+        } else {
+            *lo = exp(v[(int)floor(0.1 * (n - 1))]);
+            *hi = exp(v[(int)ceil(0.9 * (n - 1))]);
+        }
+    }
+    free(v);
+    return 0;
+}
+
+/* The index line of a loaded file (no newline); NULL when out of memory. */
+static char *index_line(const gb_result_file *f, const char *sha, const char *stored,
+                        const char *machine, const char *commit, const char *date, int dirty)
+{
+    cJSON *line = cJSON_CreateObject(), *entries;
+    char *text = NULL;
+
+    if (line == NULL)
+        return NULL;
+    cJSON_AddStringToObject(line, "sha256", sha);
+    cJSON_AddStringToObject(line, "file", stored);
+    cJSON_AddStringToObject(line, "machine", machine);
+    cJSON_AddStringToObject(line, "commit", commit);
+    cJSON_AddStringToObject(line, "date", date);
+    cJSON_AddBoolToObject(line, "dirty", dirty);
+    entries = cJSON_AddArrayToObject(line, "entries");
+    for (int i = 0; entries && i < f->nentries; i++) {
+        const gb_entry *e = &f->entries[i];
+        double lo, hi, se2;
+        cJSON *row = cJSON_CreateArray();
+        if (row == NULL || entry_noise(e, &lo, &hi, &se2) != 0) {
+            cJSON_Delete(row);
+            goto out;
+        }
+        cJSON_AddItemToArray(row, cJSON_CreateString(e->label));
+        cJSON_AddItemToArray(row, cJSON_CreateString(e->kernel));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->M));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->K));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->N));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->threads));
+        cJSON_AddItemToArray(row, cJSON_CreateString(e->cold ? "cold" : "warm"));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->median_us));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(lo));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(hi));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(se2));
+        cJSON_AddItemToArray(entries, row);
+    }
+    text = cJSON_PrintUnformatted(line);
+out:
+    cJSON_Delete(line);
+    return text;
+}
+
+/* ---- adding ---------------------------------------------------------------------- */
+
+static int by_hash(const void *a, const void *b)
+{
+    return memcmp(a, b, 64);
+}
+
+/* The hashes of the index's lines, sorted (64 bytes each, no terminator). */
+static char *index_hashes(const char *index, size_t len, int *count)
+{
+    size_t cap = 64, n = 0;
+    char *h = malloc(cap * 64);
+    const char *p = index, *end = index + len;
+    size_t head = strlen(LINE_HEAD);
+
+    while (h && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL)
+            nl = end;
+        if ((size_t)(nl - p) > head + 64 && memcmp(p, LINE_HEAD, head) == 0) {
+            if (n == cap) {
+                char *grown = realloc(h, cap * 2 * 64);
+                if (grown == NULL) {
+                    free(h);
+                    return NULL;
+                }
+                h = grown;
+                cap *= 2;
+            }
+            memcpy(h + n * 64, p + head, 64);
+            n++;
+        }
+        p = nl + 1;
+    }
+    if (h)
+        qsort(h, n, 64, by_hash);
+    *count = (int)n;
+    return h;
+}
+
+/* The store's marker and lock: created in a new store, checked in an old
+ * one.  Returns the lock's descriptor, or -1 with err. */
+static int open_store(const char *dir, int create, char *err, size_t errlen)
+{
+    char path[4200], *text;
+    int fd;
+
+    snprintf(path, sizeof path, "%s/%s", dir, MARKER_NAME);
+    if (access(path, F_OK) != 0) {
+        if (!create) {
+            snprintf(err, errlen, "%s: not a history store (no %s; make one with gemmbench "
+                                  "history add)", dir, MARKER_NAME);
+            return -1;
+        }
+        static const char marker[] = "{\n  \"schema\": \"" GB_HISTORY_SCHEMA "\"\n}\n";
+        if (make_dirs(dir, err, errlen) != 0 ||
+            gb_write_file_atomic(path, marker, sizeof marker - 1, err, errlen) != 0)
+            return -1;
+    }
+    text = gb_read_regular(path, 1 << 20, err, errlen);
+    if (text == NULL)
+        return -1;
+    cJSON *doc = cJSON_Parse(text);
+    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "schema"));
+    int ok = schema != NULL && strcmp(schema, GB_HISTORY_SCHEMA) == 0;
+    cJSON_Delete(doc);
+    free(text);
+    if (!ok) {
+        snprintf(err, errlen, "%s/%s: not a %s store marker", dir, MARKER_NAME,
+                 GB_HISTORY_SCHEMA);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, LOCK_NAME);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The index's text ("" in a new store); NULL with err. */
+static char *read_index(const char *dir, size_t *len, char *err, size_t errlen)
+{
+    char path[4200];
+    char *text;
+
+    snprintf(path, sizeof path, "%s/%s", dir, INDEX_NAME);
+    if (access(path, F_OK) != 0) {
+        *len = 0;
+        return calloc(1, 1);
+    }
+    text = gb_read_regular(path, INDEX_MAX, err, errlen);
+    if (text)
+        *len = strlen(text);
+    return text;
+}
+
+/* One file to add, read and keyed. */
+typedef struct pending {
+    char *text;          /* the bytes, as they are stored */
+    size_t len;
+    char sha[65];
+    char *line;          /* its index line */
+    int skip;            /* a duplicate */
+} pending;
+
+static int key_file(const char *path, const gb_history_add_opts *o, pending *pf,
+                    gb_history_added *out, char *err, size_t errlen)
+{
+    gb_result_file f;
+    unsigned char digest[32];
+    char commit[GB_HISTORY_LABEL_MAX + 16], date[24], machine_dir[80], commit_dir[80];
+    const char *machine, *date_text;
+    int dirty, rc = -1;
+
+    pf->text = gb_read_regular(path, RESULT_MAX, err, errlen);
+    if (pf->text == NULL)
+        return -1;
+    pf->len = strlen(pf->text);
+    gb_sha256(pf->text, pf->len, digest);
+    gb_sha256_hex(digest, pf->sha);
+    if (gb_result_file_load(path, &f, err, errlen) != 0)
+        return -1;
+    dirty = f.git_dirty;
+    machine = o->machine ? o->machine : f.hostname;
+    if (o->commit)
+        snprintf(commit, sizeof commit, "%s", o->commit);
+    else if (f.git_commit)
+        snprintf(commit, sizeof commit, "%s%s", f.git_commit, dirty ? "-dirty" : "");
+    else
+        snprintf(commit, sizeof commit, "%s", f.git ? f.git : "");
+    /* A dirty tree's code is of no commit: its date is the run's. */
+    date_text = o->date ? o->date : (f.git_date && !dirty) ? f.git_date : f.started;
+    if (machine == NULL || !label_ok(machine)) {
+        snprintf(err, errlen, "%s: no usable machine name (give --machine NAME)", f.path);
+        goto out;
+    }
+    if (!label_ok(commit)) {
+        snprintf(err, errlen, "%s: no usable commit (give --commit REV: 1 to %d printable "
+                              "characters)", f.path, GB_HISTORY_LABEL_MAX);
+        goto out;
+    }
+    if (date_text == NULL || gb_history_date(date_text, date) != 0) {
+        snprintf(err, errlen, "%s: no ISO 8601 date (give --date, e.g. 2026-11-26T14:03:11Z)",
+                 f.path);
+        goto out;
+    }
+    if (f.nentries == 0) {
+        snprintf(err, errlen, "%s: no results to keep", f.path);
+        goto out;
+    }
+    path_safe(machine, machine_dir, sizeof machine_dir);
+    path_safe(commit, commit_dir, sizeof commit_dir);
+    /* runs/MACHINE/YYYYMMDDThhmmssZ-COMMIT-HASH12.json: by machine, then
+     * in date order in a listing, unique by content. */
+    snprintf(out->stored_as, sizeof out->stored_as, "runs/%s/%.4s%.2s%.2sT%.2s%.2s%.2sZ-%s-%.12s.json",
+             machine_dir, date, date + 5, date + 8, date + 11, date + 14, date + 17,
+             commit_dir, pf->sha);
+    pf->line = index_line(&f, pf->sha, out->stored_as, machine, commit, date, dirty);
+    if (pf->line == NULL) {
+        snprintf(err, errlen, "%s: out of memory", f.path);
+        rc = -2;
+        goto out;
+    }
+    rc = 0;
+out:
+    gb_result_file_free(&f);
+    return rc;
+}
+
+int gb_history_add(const char *dir, char *const *paths, int n, const gb_history_add_opts *o,
+                   gb_history_added *out, char *err, size_t errlen)
+{
+    pending *pf = calloc((size_t)(n > 0 ? n : 1), sizeof *pf);
+    char *index = NULL, *hashes = NULL, *text = NULL, path[4200];
+    size_t index_len = 0, used, cap;
+    int lock = -1, nhashes = 0, rc = -1, added = 0;
+
+    if (pf == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -2;
+    }
+    if (o->date) {
+        char check[24];
+        if (gb_history_date(o->date, check) != 0) {
+            snprintf(err, errlen, "--date '%s' is not an ISO 8601 date", o->date);
+            goto out;
+        }
+    }
+    /* Every file checked before the store is touched. */
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        if ((rc = key_file(paths[i], o, &pf[i], &out[i], err, errlen)) != 0)
+            goto out;
+    }
+    rc = -1;
+    if ((lock = open_store(dir, 1, err, errlen)) < 0)
+        goto out;
+    if ((index = read_index(dir, &index_len, err, errlen)) == NULL)
+        goto out;
+    if ((hashes = index_hashes(index, index_len, &nhashes)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        rc = -2;
+        goto out;
+    }
+    cap = index_len + 2;
+    for (int i = 0; i < n; i++) {
+        pf[i].skip = bsearch(pf[i].sha, hashes, (size_t)nhashes, 64, by_hash) != NULL;
+        for (int j = 0; j < i && !pf[i].skip; j++)
+            pf[i].skip = !pf[j].skip && strcmp(pf[i].sha, pf[j].sha) == 0;
+        out[i].duplicate = pf[i].skip;
+        if (!pf[i].skip)
+            cap += strlen(pf[i].line) + 1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (pf[i].skip)
+            continue;
+        char folder[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, out[i].stored_as);
+        snprintf(folder, sizeof folder, "%s", path);
+        *strrchr(folder, '/') = '\0';
+        if (make_dirs(folder, err, errlen) != 0 ||
+            gb_write_file_atomic(path, pf[i].text, pf[i].len, err, errlen) != 0)
+            goto out;
+        added++;
+    }
+    if (added == 0) {
+        rc = 0;
+        goto out;
+    }
+    /* The index: the old lines as they were, the new ones after. */
+    text = malloc(cap);
+    if (text == NULL) {
+        snprintf(err, errlen, "out of memory");
+        rc = -2;
+        goto out;
+    }
+    memcpy(text, index, index_len);
+    used = index_len;
+    if (used > 0 && text[used - 1] != '\n')
+        text[used++] = '\n';
+    for (int i = 0; i < n; i++) {
+        if (pf[i].skip)
+            continue;
+        size_t l = strlen(pf[i].line);
+        memcpy(text + used, pf[i].line, l);
+        used += l;
+        text[used++] = '\n';
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, INDEX_NAME);
+    rc = gb_write_file_atomic(path, text, used, err, errlen);
+out:
+    for (int i = 0; i < n; i++) {
+        free(pf[i].text);
+        free(pf[i].line);
+    }
+    free(pf);
+    free(index);
+    free(hashes);
+    free(text);
+    if (lock >= 0)
+        close(lock);
+    return rc;
+}
+
+/* ---- reading --------------------------------------------------------------------- */
+
+typedef struct series_table {
+    int *slot;           /* series index + 1, 0 empty */
+    size_t size;         /* a power of two */
+} series_table;
+
+static uint64_t hash_key(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int grow(void **p, int *cap, int need, size_t each)
+{
+    if (need <= *cap)
+        return 0;
+    int want = *cap ? *cap * 2 : 64;
+    while (want < need)
+        want *= 2;
+    void *q = realloc(*p, (size_t)want * each);
+    if (q == NULL)
+        return -1;
+    *p = q;
+    *cap = want;
+    return 0;
+}
+
+/* The series of key, made when new; its index, or -1 when out of memory. */
+static int series_for(gb_history_store *s, series_table *t, int *cap, const char *key,
+                      const char *machine, const char *label, const char *kernel,
+                      const int dims[4], int cold)
+{
+    if ((size_t)s->nseries * 2 >= t->size) {
+        size_t size = t->size ? t->size * 2 : 1024;
+        int *slot = calloc(size, sizeof *slot);
+        if (slot == NULL)
+            return -1;
+        for (int i = 0; i < s->nseries; i++) {
+            size_t h = hash_key(s->series[i].key) & (size - 1);
+            while (slot[h])
+                h = (h + 1) & (size - 1);
+            slot[h] = i + 1;
+        }
+        free(t->slot);
+        t->slot = slot;
+        t->size = size;
+    }
+    size_t h = hash_key(key) & (t->size - 1);
+    while (t->slot[h]) {
+        if (strcmp(s->series[t->slot[h] - 1].key, key) == 0)
+            return t->slot[h] - 1;
+        h = (h + 1) & (t->size - 1);
+    }
+    if (grow((void **)&s->series, cap, s->nseries + 1, sizeof *s->series) != 0)
+        return -1;
+    gb_history_series *se = &s->series[s->nseries];
+    memset(se, 0, sizeof *se);
+    se->key = strdup(key);
+    se->machine = strdup(machine);
+    se->label = strdup(label);
+    se->kernel = strdup(kernel);
+    se->M = dims[0];
+    se->K = dims[1];
+    se->N = dims[2];
+    se->threads = dims[3];
+    se->cold = cold;
+    if (!se->key || !se->machine || !se->label || !se->kernel) {
+        free(se->key);
+        free(se->machine);
+        free(se->label);
+        free(se->kernel);
+        return -1;
+    }
+    t->slot[h] = ++s->nseries;
+    return s->nseries - 1;
+}
+
+static const char *string_of(const cJSON *o, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static int read_line(gb_history_store *s, series_table *t, int caps[3], const char *text,
+                     size_t len, char *why, size_t whylen)
+{
+    cJSON *line = cJSON_ParseWithLength(text, len), *entries, *row;
+    const char *sha, *file, *machine, *commit, *date;
+    gb_history_file *f;
+    int rc = -1;
+
+    if (line == NULL) {
+        snprintf(why, whylen, "not JSON");
+        return -1;
+    }
+    sha = string_of(line, "sha256");
+    file = string_of(line, "file");
+    machine = string_of(line, "machine");
+    commit = string_of(line, "commit");
+    date = string_of(line, "date");
+    entries = cJSON_GetObjectItemCaseSensitive(line, "entries");
+    char normal[24];
+    if (!sha || strlen(sha) != 64 || !file || !machine || !label_ok(machine) || !commit ||
+        !label_ok(commit) || !date || gb_history_date(date, normal) != 0 ||
+        !cJSON_IsArray(entries)) {
+        snprintf(why, whylen, "a field of sha256, file, machine, commit, date, entries is "
+                              "missing or malformed");
+        goto out;
+    }
+    if (grow((void **)&s->files, &caps[0], s->nfiles + 1, sizeof *s->files) != 0)
+        goto oom;
+    f = &s->files[s->nfiles];
+    memset(f, 0, sizeof *f);
+    f->file = strdup(file);
+    f->machine = strdup(machine);
+    f->commit = strdup(commit);
+    if (!f->file || !f->machine || !f->commit) {
+        free(f->file);
+        free(f->machine);
+        free(f->commit);
+        goto oom;
+    }
+    memcpy(f->date, normal, sizeof normal);
+    memcpy(f->sha256, sha, 65);
+    f->dirty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(line, "dirty"));
+    s->nfiles++;
+    cJSON_ArrayForEach(row, entries) {
+        const cJSON *c[11];
+        int i = 0, dims[4];
+        char key[1024];
+        cJSON *item;
+
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != 11) {
+            snprintf(why, whylen, "an entry is not an array of 11 values");
+            goto out;
+        }
+        cJSON_ArrayForEach(item, row) c[i++] = item;
+        for (i = 0; i < 11; i++) {
+            int want_string = i <= 1 || i == 6;
+            if (want_string ? !cJSON_IsString(c[i])
+                            : !cJSON_IsNumber(c[i]) || !isfinite(c[i]->valuedouble) ||
+                                  c[i]->valuedouble < 0.0) {
+                snprintf(why, whylen, "an entry's value %d is malformed", i + 1);
+                goto out;
+            }
+        }
+        for (i = 0; i < 4; i++) {
+            double d = c[2 + i]->valuedouble;
+            if (d < 1 || d > 1e9 || d != floor(d)) {
+                snprintf(why, whylen, "an entry's M, K, N or threads is not a count");
+                goto out;
+            }
+            dims[i] = (int)d;
+        }
+        if (!(c[7]->valuedouble > 0.0)) {
+            snprintf(why, whylen, "an entry's median is not above 0");
+            goto out;
+        }
+        int cold = strcmp(c[6]->valuestring, "cold") == 0;
+        snprintf(key, sizeof key, "%s/%s/%s/%dx%dx%d/t%d/%s", machine, c[0]->valuestring,
+                 c[1]->valuestring, dims[0], dims[1], dims[2], dims[3], cold ? "cold" : "warm");
+        int si = series_for(s, t, &caps[1], key, machine, c[0]->valuestring,
+                            c[1]->valuestring, dims, cold);
+        if (si < 0 || grow((void **)&s->obs, &caps[2], s->nobs + 1, sizeof *s->obs) != 0)
+            goto oom;
+        gb_history_obs *ob = &s->obs[s->nobs++];
+        ob->series = si;
+        ob->file = s->nfiles - 1;
+        ob->median_us = c[7]->valuedouble;
+        ob->lo_us = c[8]->valuedouble;
+        ob->hi_us = c[9]->valuedouble;
+        ob->se2 = c[10]->valuedouble;
+    }
+    rc = 0;
+    goto out;
+oom:
+    snprintf(why, whylen, "out of memory");
+    rc = -2;
+out:
+    cJSON_Delete(line);
+    return rc;
+}
+
+int gb_history_store_read(const char *dir, gb_history_store *s, char *err, size_t errlen)
+{
+    char *index, path[4200], why[256];
+    size_t len;
+    int lock, caps[3] = { 0, 0, 0 }, lineno = 0, rc = 0;
+    series_table t = { NULL, 0 };
+    const char *p, *end;
+
+    memset(s, 0, sizeof *s);
+    /* The lock: a reader never sees an add half done (the index is renamed
+     * whole anyway; this keeps the files it names in place). */
+    if ((lock = open_store(dir, 0, err, errlen)) < 0)
+        return -1;
+    index = read_index(dir, &len, err, errlen);
+    close(lock);
+    if (index == NULL)
+        return -1;
+    snprintf(path, sizeof path, "%s/%s", dir, INDEX_NAME);
+    for (p = index, end = index + len; p < end && rc == 0;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL)
+            nl = end;
+        lineno++;
+        if (nl > p && (rc = read_line(s, &t, caps, p, (size_t)(nl - p), why, sizeof why)) != 0)
+            snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
+        p = nl + 1;
+    }
+    free(t.slot);
+    free(index);
+    if (rc != 0)
+        gb_history_store_free(s);
+    return rc;
+}
+
+void gb_history_store_free(gb_history_store *s)
+{
+    for (int i = 0; i < s->nfiles; i++) {
+        free(s->files[i].file);
+        free(s->files[i].machine);
+        free(s->files[i].commit);
+    }
+    for (int i = 0; i < s->nseries; i++) {
+        free(s->series[i].key);
+        free(s->series[i].machine);
+        free(s->series[i].label);
+        free(s->series[i].kernel);
+    }
+    free(s->files);
+    free(s->series);
+    free(s->obs);
+    memset(s, 0, sizeof *s);
+}

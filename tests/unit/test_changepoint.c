@@ -1,0 +1,152 @@
+/*
+ * test_changepoint.c - the history detector's statistics: Student's t
+ * against published table values, E-divisive on a known step and on
+ * constant noise, the detector end to end, Benjamini-Hochberg by hand.
+ */
+#include "test.h"
+
+#include "changepoint.h"
+
+#include <math.h>
+
+/* df = 1 is Cauchy: P(|T| > 1) = 1/2 exactly.  The others are the 0.05
+ * and 0.01 two-sided critical values of any t table (2.228139 at df 10,
+ * 2.845340 at 20) and p = 0.073388 for t = 2 at df 10 (scipy's t.sf). */
+TEST(student_t_against_tables)
+{
+    CHECK_NEAR(gb_student_p(1.0, 1.0), 0.5, 1e-12);
+    CHECK_NEAR(gb_student_p(2.228139, 10.0), 0.05, 1e-6);
+    CHECK_NEAR(gb_student_p(2.845340, 20.0), 0.01, 1e-6);
+    CHECK_NEAR(gb_student_p(2.0, 10.0), 0.073388, 1e-6);
+    CHECK_NEAR(gb_student_p(0.0, 5.0), 1.0, 1e-12);
+    CHECK_NEAR(gb_student_quantile(0.05, 10.0), 2.228139, 1e-5);
+    CHECK_NEAR(gb_student_quantile(0.01, 20.0), 2.845340, 1e-5);
+}
+
+/* A fixed pseudo-random normal sequence (an LCG and Box-Muller), so that
+ * the tests are the same on every machine. */
+static double next_normal(unsigned long long *state)
+{
+    double u[2];
+    for (int i = 0; i < 2; i++) {
+        *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+        u[i] = ((*state >> 11) + 0.5) / 9007199254740992.0;
+    }
+    return sqrt(-2.0 * log(u[0])) * cos(6.283185307179586 * u[1]);
+}
+
+/* 30 points of 2 % noise, 6 % slower from the 21st on: the step found at
+ * point 20 (0-based), its ratio near 1.06 inside its interval. */
+TEST(edivisive_finds_a_known_step)
+{
+    gb_cp_point pts[30];
+    unsigned long long seed = 42;
+    gb_cp_opts o = { GB_CP_MIN_SEGMENT, GB_CP_P_CANDIDATE };
+    int at[GB_CP_MAX_CHANGES], n;
+    gb_cp_test tests[GB_CP_MAX_CHANGES];
+    double best_p;
+
+    for (int i = 0; i < 30; i++) {
+        pts[i].y = log(100.0) + 0.01 * next_normal(&seed) + (i >= 20 ? log(1.06) : 0.0);
+        pts[i].se2 = 0.0001;
+    }
+    CHECK_EQ_INT(gb_edivisive_best(pts, 0, 30, 3, NULL), 20);
+    /* A candidate at p < 0.01 may also split the after side (its first
+     * five points run high by chance); only the step passes 0.001. */
+    n = gb_cp_detect(pts, 30, &o, at, tests, GB_CP_MAX_CHANGES, &best_p);
+    CHECK(n >= 1);
+    for (int j = 1; j < n; j++)
+        CHECK(tests[j].p > GB_CP_ALPHA);
+    if (n >= 1) {
+        CHECK_EQ_INT(at[0], 20);
+        CHECK(tests[0].p < 0.001);
+        /* The step measured between the whole sides: 1.06 inside. */
+        gb_cp_test whole;
+        gb_cp_compare(pts, 0, 20, 30, &whole);
+        CHECK(whole.lo < 1.06 && whole.hi > 1.06);
+        CHECK(fabs(whole.ratio - 1.06) < 0.02);
+    }
+}
+
+/* Constant noise, 20 seeds of 30 points: at most one candidate at 0.01
+ * over all of them (1 % each, by chance, if the test were exact; the
+ * split is the best of 25, so a few would be tolerable, none is expected
+ * at the default level after the false discovery rate). */
+TEST(edivisive_no_change_on_constant_noise)
+{
+    gb_cp_opts o = { GB_CP_MIN_SEGMENT, GB_CP_P_CANDIDATE };
+    int found = 0, strong = 0;
+
+    for (unsigned long long s = 1; s <= 20; s++) {
+        gb_cp_point pts[30];
+        int at[GB_CP_MAX_CHANGES], n;
+        gb_cp_test tests[GB_CP_MAX_CHANGES];
+        double best_p;
+        unsigned long long seed = s * 7919;
+
+        for (int i = 0; i < 30; i++) {
+            pts[i].y = log(100.0) + 0.03 * next_normal(&seed);
+            pts[i].se2 = 0.0009 / 5;
+        }
+        n = gb_cp_detect(pts, 30, &o, at, tests, GB_CP_MAX_CHANGES, &best_p);
+        found += n;
+        for (int j = 0; j < n; j++)
+            strong += tests[j].p < GB_CP_ALPHA;
+    }
+    CHECK(found <= 2);
+    CHECK_EQ_INT(strong, 0);
+}
+
+/* Two steps (up 10 %, then back down) in 40 points: both found. */
+TEST(edivisive_finds_two_steps)
+{
+    gb_cp_point pts[40];
+    unsigned long long seed = 5;
+    gb_cp_opts o = { GB_CP_MIN_SEGMENT, GB_CP_P_CANDIDATE };
+    int at[GB_CP_MAX_CHANGES], n;
+    gb_cp_test tests[GB_CP_MAX_CHANGES];
+    double best_p;
+
+    for (int i = 0; i < 40; i++) {
+        pts[i].y = 0.01 * next_normal(&seed) + (i >= 15 && i < 28 ? log(1.10) : 0.0);
+        pts[i].se2 = 0.0;
+    }
+    n = gb_cp_detect(pts, 40, &o, at, tests, GB_CP_MAX_CHANGES, &best_p);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK_EQ_INT(at[0], 15);
+        CHECK_EQ_INT(at[1], 28);
+        CHECK(tests[0].ratio > 1.05 && tests[1].ratio < 0.95);
+    }
+}
+
+/* Too short a series, and a flat one: nothing, p 1. */
+TEST(edivisive_short_and_flat)
+{
+    gb_cp_point pts[8] = { { 0 } };
+    gb_cp_opts o = { GB_CP_MIN_SEGMENT, GB_CP_P_CANDIDATE };
+    int at[4];
+    gb_cp_test tests[4];
+    double best_p;
+
+    CHECK_EQ_INT(gb_edivisive_best(pts, 0, 5, 3, NULL), -1);
+    CHECK_EQ_INT(gb_cp_detect(pts, 5, &o, at, tests, 4, &best_p), 0);
+    CHECK_NEAR(best_p, 1.0, 0.0);
+    CHECK_EQ_INT(gb_cp_detect(pts, 8, &o, at, tests, 4, &best_p), 0);
+    CHECK_NEAR(best_p, 1.0, 0.0);
+}
+
+/* p = 0.01, 0.04, 0.03, 0.20 (m = 4), sorted 0.01 0.03 0.04 0.20:
+ * 0.04, 0.06, 0.0533, 0.20, made monotone from the top: 0.04, 0.0533,
+ * 0.0533, 0.20; back in the input order. */
+TEST(bh_by_hand)
+{
+    const double p[] = { 0.01, 0.04, 0.03, 0.20 };
+    double q[4];
+
+    CHECK(gb_bh_adjust(p, 4, q) == 0);
+    CHECK_NEAR(q[0], 0.04, 1e-12);
+    CHECK_NEAR(q[1], 0.04 * 4 / 3, 1e-12);
+    CHECK_NEAR(q[2], 0.04 * 4 / 3, 1e-12);
+    CHECK_NEAR(q[3], 0.20, 1e-12);
+}
