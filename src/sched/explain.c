@@ -61,9 +61,11 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
                 for (int d = 0; d < pl->npack[op]; d++)
                     fprintf(out, "%s%s %ld", d ? "][" : "", s->loops[pl->pack_dim[op][d]].name,
                             sh->extent[pl->pack_dim[op][d]]);
-                fprintf(out, "]%s\n", pl->pack_per_thread[op] ? " per thread"
-                                       : pl->pack_team[op] ? ", filled by all the threads"
-                                                           : "");
+                fprintf(out, "]%s%s\n", pl->pack_per_thread[op] ? " per thread"
+                                         : pl->pack_team[op] ? ", filled by all the threads"
+                                                             : "",
+                        pl->pass[op] >= 0 ? ", copied by the first iteration of the pass loop"
+                                            " that reads it (fused)" : "");
             }
         for (int op = 0; op < 3; op++)
             if (s->prefetch[op] == l)

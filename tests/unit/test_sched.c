@@ -319,3 +319,32 @@ TEST(sched_lowered_c_turns_off_unroll_and_jam_where_it_lengthens_a_run)
         free(src);
     }
 }
+
+/* A tail whose innermost loop only ever runs whole moves out to the next
+ * loop: M = 40 by blocks of 16 and rows of 8 is `ic*16 + ir*8 < 40` at ir,
+ * so the 8 rows stay a register block; M = 36 leaves 4 rows, and ii keeps
+ * the tail (the memory form for this shape). */
+TEST(sched_tail_leaves_whole_row_blocks_whole)
+{
+    static const char *text = "split i 16 -> ic im\nsplit im 8 -> ir ii\nsplit j 16 -> jr jv\n"
+                              "reorder ic jr ir k ii jv\nvectorize jv\nunroll ii\n";
+    char err[512], *c;
+    gb_params none = { 0 };
+    gb_sched_plan *pl;
+
+    CHECK(check_text(text, err, sizeof err) == 0);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 40, 32, 8, err, sizeof err)) != NULL);
+    if (pl) {
+        c = gb_sched_lower(pl, "k40");
+        CHECK(c && strstr(c, "l_ir < gb_min(2, (40 - l_ic * 16 + 7) / 8)") && strstr(c, "bv[p] = "));
+        free(c);
+        gb_sched_plan_free(pl);
+    }
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 36, 32, 8, err, sizeof err)) != NULL);
+    if (pl) {
+        c = gb_sched_lower(pl, "k36");
+        CHECK(c && strstr(c, "bv[p] = ") == NULL);
+        free(c);
+        gb_sched_plan_free(pl);
+    }
+}
