@@ -348,3 +348,66 @@ TEST(sched_tail_leaves_whole_row_blocks_whole)
         gb_sched_plan_free(pl);
     }
 }
+
+/* The model (model.c): BLIS's register block and cache blocks from a
+ * machine's registers and caches, balanced over the shape. */
+TEST(sched_model_gives_blis_blocks_for_each_machine)
+{
+    const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20 };
+    const gb_sched_machine epyc = { 16, 32, 32L << 10, 1L << 20, 32L << 20 };
+    const gb_sched_machine avx2 = { 8, 16, 32L << 10, 256L << 10, 8L << 20 };
+    const gb_sched_machine neon = { 4, 32, 64L << 10, 1L << 20, 0 + (8L << 20) };
+    long v[GB_MODEL_COUNT];
+
+    /* 8 x 48: 24 sums, 3 B vectors and a broadcast in 32 registers;
+     * kc: an 8 x kc A micro-panel in half of 48 KiB is 768 */
+    gb_sched_model_values(&xeon, 384, 3072, 768, v);
+    CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 768);
+    /* mc: 1 MiB / (4 x 768) = 341, 336 in rows of 8, 384 as two of 192 */
+    CHECK(v[GB_MODEL_MC] == 192 && v[GB_MODEL_NC] == 3072);
+    gb_sched_model_values(&xeon, 256, 768, 3072, v);
+    CHECK(v[GB_MODEL_KC] == 768 && v[GB_MODEL_MC] == 256);
+    /* 32 KiB: kc at most 512, K = 768 as two of 384 */
+    gb_sched_model_values(&epyc, 64, 768, 768, v);
+    CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 384);
+    /* 16 registers of 8 lanes: BLIS's Haswell 6 x 16 (12 sums, 2 + 1 more) */
+    gb_sched_model_values(&avx2, 64, 768, 768, v);
+    CHECK(v[GB_MODEL_MR] == 6 && v[GB_MODEL_NR] == 16);
+    CHECK(v[GB_MODEL_MC] % 6 == 0 && v[GB_MODEL_NC] % 16 == 0);
+    /* 4 lanes: 16 lanes wide (a width the lowering holds), 6 rows */
+    gb_sched_model_values(&neon, 64, 768, 768, v);
+    CHECK(v[GB_MODEL_MR] == 6 && v[GB_MODEL_NR] == 16);
+}
+
+/* `param NAME = model`: the model's value per shape unless --param sets
+ * one (then in the set, when there is one); only the model's names. */
+TEST(sched_model_params_resolve_per_shape)
+{
+    char err[512];
+    gb_params none = { 0 }, set = { 0 };
+    gb_sched_plan *pl;
+    long v[GB_MODEL_COUNT];
+
+    CHECK(check_text("param x = model\n", err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:1: param: 'x' = model: the model gives mr, nr, kc, mc and nc") == 0);
+    CHECK(check_text("param kc = modl\n", err, sizeof err) == -1);
+    CHECK(check_text("param kc = model in 128,256\nsplit k kc -> ko ki\n", err, sizeof err) == 0);
+    gb_sched_model_values(NULL, 8, 8, 3000, v);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 8, 8, 3000, err, sizeof err)) != NULL);
+    if (pl) {
+        char *c = gb_sched_lower(pl, "m");
+        char want[64];
+        snprintf(want, sizeof want, "l_ki < %ld", v[GB_MODEL_KC]);
+        CHECK(c && strstr(c, want));
+        free(c);
+        gb_sched_plan_free(pl);
+    }
+    gb_param_set(&set, "kc", 256);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &set, 8, 8, 3000, err, sizeof err)) != NULL);
+    gb_sched_plan_free(pl);
+    gb_param_set(&set, "kc", 300);
+    CHECK(gb_sched_plan_new(&nest_buf, &set, 8, 8, 3000, err, sizeof err) == NULL);
+    CHECK(strcmp(err, "t.sched: --param kc=300 is not in the param's set") == 0);
+    /* unroll's bound reads the model's largest rows */
+    CHECK(check_text("param mr = model\nsplit i mr -> io ii\nunroll ii\n", err, sizeof err) == 0);
+}
