@@ -64,6 +64,7 @@ typedef struct gb_sched_stmt {
     char operand;                  /* cache_write 'C', pack 'A' or 'B', prefetch any */
     int at_root;                   /* pack ... at root */
     int fused;                     /* pack ... at LOOP fused */
+    int model;                     /* param NAME = model */
     /* param: its name in names[0]; its set, when `in` was given */
     int nchoices;                  /* 0: no set; -1: a range lo..hi */
     long choices[GB_SCHED_MAX_CHOICES];
@@ -79,6 +80,8 @@ enum { GB_AXIS_I, GB_AXIS_J, GB_AXIS_K, GB_AXIS_FUSED };
 
 typedef struct gb_sched_param {
     char name[GB_SCHED_NAME_LEN];
+    int model;                     /* `= model`: GB_MODEL_* + 1 (the value, per shape,
+                                      is the model's); 0: value is the default */
     long value;                    /* the default */
     long min, max;                 /* the `in` set's bounds, or the value's */
     int nchoices;                  /* 0: no set, -1: range, else the list */
@@ -120,6 +123,27 @@ typedef struct gb_sched {
  * names it in messages.  0, or -1 with err "FILE:LINE: ...: reason". */
 int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text *out,
                    char *err, size_t errlen);
+
+/* Param p's value for M x N x K: params' (--param), else the model's for
+ * a param `= model`, else the file's. */
+long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M, int N, int K);
+
+/* ---- the model (model.c) --------------------------------------------------- */
+
+enum { GB_MODEL_MR, GB_MODEL_NR, GB_MODEL_KC, GB_MODEL_MC, GB_MODEL_NC, GB_MODEL_COUNT };
+
+/* What the model reads of a machine. */
+typedef struct gb_sched_machine {
+    int lanes, registers;   /* fp32 lanes of the widest vector, vector registers */
+    long l1, l2, l3;        /* data cache bytes */
+} gb_sched_machine;
+
+/* The quantity a param name is (mr, nr, kc, mc, nc), or -1; its name. */
+int gb_sched_model_of(const char *name);
+const char *gb_sched_model_name(int q);
+/* The model's mr, nr, kc, mc and nc for M x N x K on m (NULL: this machine,
+ * read once), in out[GB_MODEL_COUNT]. */
+void gb_sched_model_values(const gb_sched_machine *m, int M, int N, int K, long out[]);
 
 /* The loop whose first iteration makes a fused pack's copy (check.c), pos
  * the final positions per loop id; -1 when there is none. */

@@ -57,12 +57,14 @@ typedef struct gb_sched_built {
 void gb_sched_built_from(gb_sched_built *out, const gb_sched_so *so);
 
 /* The one writer of a result's "schedule" object (results/FORMAT.md):
- * file, text, its sha256, params (each of nest's at its value in p; an
+ * file, text, its sha256, params (each of nest's at its value in p for M x N
+ * x K, a model's the model's there; an
  * empty object without a nest) and, when built is not NULL, compiler,
  * flags, compile_ms, cached.  A caller adds what is its own (tuned_sched:
  * space, tuned_at).  NULL when out of memory. */
 cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *nest,
-                            const gb_params *p, const gb_sched_built *built);
+                            const gb_params *p, int M, int N, int K,
+                            const gb_sched_built *built);
 /* That object for schedule variant v, with the first build of the shape.
  * NULL when v is no schedule or out of memory. */
 cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K);

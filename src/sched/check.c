@@ -216,13 +216,20 @@ static int apply_param(checker *c)
         return -1;
     if (c->s->nparams == GB_SCHED_MAX_PARAMS)
         return FAIL(c, "more than %d params", GB_SCHED_MAX_PARAMS);
-    if (st->count < 1 || st->count > GB_SCHED_MAX_FACTOR)
+    if (st->model && gb_sched_model_of(st->names[0]) < 0)
+        return FAIL(c, "'%s' = model: the model gives mr, nr, kc, mc and nc", st->names[0]);
+    if (!st->model && (st->count < 1 || st->count > GB_SCHED_MAX_FACTOR))
         return FAIL(c, "value %ld is not in 1..%d", st->count, GB_SCHED_MAX_FACTOR);
     p = &c->s->params[c->s->nparams];
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "%s", st->names[0]);
     p->value = p->min = p->max = st->count;
     p->nchoices = st->nchoices;
+    if (st->model) { /* any value for --param, the set's when there is one */
+        p->model = gb_sched_model_of(st->names[0]) + 1;
+        p->value = p->min = 1;
+        p->max = GB_SCHED_MAX_FACTOR;
+    }
     if (st->nchoices == -1) {
         if (st->choices[0] < 1 || st->choices[1] > GB_SCHED_MAX_FACTOR ||
             st->choices[0] > st->choices[1])
@@ -248,8 +255,20 @@ static int apply_param(checker *c)
     } else {
         found = 1;
     }
-    if (!found)
+    if (!found && !st->model)
         return FAIL(c, "value %ld is not in its own set", st->count);
+    if (st->model) {
+        /* the model's values reach 8 rows and 64 lanes (model.c); unroll's
+         * bound reads the largest */
+        const long cap[GB_MODEL_COUNT] = { 8, 64, GB_SCHED_MAX_FACTOR, GB_SCHED_MAX_FACTOR,
+                                           GB_SCHED_MAX_FACTOR };
+        const long most = cap[p->model - 1];
+        if (st->nchoices == 0)
+            p->min = 1, p->max = most;
+        else if (p->max < most)
+            p->max = most;
+        p->value = p->min; /* a start for a range's values; the model's value is per shape */
+    }
     c->param_line[c->s->nparams] = st->line;
     c->s->nparams++;
     return 0;

@@ -10,10 +10,21 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
     const gb_sched_shape *sh = pl->sh;
     const gb_sched *s = sh->s;
 
+    long model[GB_MODEL_COUNT];
+    int from_model = 0;
+
+    gb_sched_model_values(NULL, sh->M, sh->N, sh->K, model);
     fprintf(out, "%s  M=%d K=%d N=%d", name, sh->M, sh->K, sh->N);
-    for (int p = 0; p < s->nparams; p++)
-        fprintf(out, "%s%s=%ld", p ? " " : "  ", s->params[p].name, sh->param[p]);
+    for (int p = 0; p < s->nparams; p++) {
+        const int m = s->params[p].model && sh->param[p] == model[s->params[p].model - 1];
+        fprintf(out, "%s%s=%ld%s", p ? " " : "  ", s->params[p].name, sh->param[p],
+                m ? "*" : "");
+        from_model |= m;
+    }
     fprintf(out, "  (%s)\n", s->file);
+    if (from_model)
+        fprintf(out, "  *: the model's (BLIS's): mr x nr from the vector registers and two FMA "
+                     "units' latency, kc from L1d, mc from L2, nc from L3\n");
     for (int op = 0; op < 2; op++)
         if (s->pack[op] == GB_SCHED_ROOT) {
             fprintf(out, "  pack %c at root: %s[", op ? 'B' : 'A', op ? "pb" : "pa");
@@ -61,9 +72,11 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
                 for (int d = 0; d < pl->npack[op]; d++)
                     fprintf(out, "%s%s %ld", d ? "][" : "", s->loops[pl->pack_dim[op][d]].name,
                             sh->extent[pl->pack_dim[op][d]]);
-                fprintf(out, "]%s\n", pl->pack_per_thread[op] ? " per thread"
-                                       : pl->pack_team[op] ? ", filled by all the threads"
-                                                           : "");
+                fprintf(out, "]%s%s\n", pl->pack_per_thread[op] ? " per thread"
+                                         : pl->pack_team[op] ? ", filled by all the threads"
+                                                             : "",
+                        pl->pass[op] >= 0 ? ", copied by the first iteration of the pass loop"
+                                            " that reads it (fused)" : "");
             }
         for (int op = 0; op < 3; op++)
             if (s->prefetch[op] == l)

@@ -221,9 +221,14 @@ static int parse_param(line_state *ls, gb_sched_stmt *st)
 {
     const token *t;
 
-    if (expect_name(ls, "the param's name", st->names[0]) || expect_kind(ls, TOK_EQ, "=") ||
-        expect_int(ls, "the param's value", &st->count))
+    if (expect_name(ls, "the param's name", st->names[0]) || expect_kind(ls, TOK_EQ, "="))
         return -1;
+    if ((t = peek(ls)) && t->kind == TOK_NAME && strcmp(t->text, "model") == 0) {
+        ls->pos++; /* the value is the model's, per shape */
+        st->model = 1;
+    } else if (expect_int(ls, "the param's value (an integer or `model`)", &st->count)) {
+        return -1;
+    }
     st->nnew = 1;
     if ((t = peek(ls)) == NULL)
         return 0;

@@ -49,6 +49,40 @@ static long base_rank(const plan *pl, int l)
     return (long)pl->pos[c] * 1024 + rank;
 }
 
+/* A carrier that never runs partly leaves the tail to the next loop out:
+ * when its whole span (coef x extent) divides the limit and every other
+ * coefficient, what the others leave of the limit is a multiple of it,
+ * so it runs whole or not at all (M = 384 by blocks of 256 and rows of 8:
+ * 256 ic + 8 ir + ii < 384 is ir's bound, and ii's 8 rows stay a register
+ * block).  Whether it runs at all the others' condition decides.  1 when
+ * it dropped one. */
+static int drop_whole_carrier(const plan *pl, tail *t)
+{
+    int at = -1;
+    long span, best = -1;
+
+    for (int i = 0; i < t->n; i++)
+        if (t->loop[i] == t->carrier)
+            at = i;
+    if (at < 0 || t->n < 2)
+        return 0;
+    span = t->coef[at] * pl->sh->extent[t->carrier];
+    if (t->limit % span != 0)
+        return 0;
+    for (int i = 0; i < t->n; i++)
+        if (i != at && t->coef[i] % span != 0)
+            return 0;
+    t->n--;
+    t->loop[at] = t->loop[t->n];
+    t->coef[at] = t->coef[t->n];
+    for (int i = 0; i < t->n; i++)
+        if (base_rank(pl, t->loop[i]) > best) {
+            best = base_rank(pl, t->loop[i]);
+            t->carrier = t->loop[i];
+        }
+    return 1;
+}
+
 static void add_tails(plan *pl, int loop)
 {
     const gb_sched *s = pl->s;
@@ -73,6 +107,8 @@ static void add_tails(plan *pl, int loop)
                 t->carrier = leaves[i];
             }
         }
+        while (drop_whole_carrier(pl, t))
+            ;
     }
     add_tails(pl, l->split_outer);
     add_tails(pl, l->split_inner);

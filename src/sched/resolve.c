@@ -3,6 +3,7 @@
  * that depend on them (SCHED.md, "Lowering"). */
 #include "sched_lang.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,19 @@ static void resolve_tree(gb_sched_shape *sh, int loop)
     resolve_tree(sh, l->split_inner);
 }
 
+long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M, int N, int K)
+{
+    long model[GB_MODEL_COUNT];
+    long v = gb_param_get(params, s->params[p].name, LONG_MIN);
+
+    if (v != LONG_MIN)
+        return v;
+    if (s->params[p].model == 0)
+        return s->params[p].value;
+    gb_sched_model_values(NULL, M, N, K, model);
+    return model[s->params[p].model - 1];
+}
+
 static int param_allowed(const gb_sched_param *p, long v)
 {
     if (p->nchoices > 0) {
@@ -54,13 +68,13 @@ int gb_sched_resolve(const gb_sched *s, const gb_params *params, int M, int N, i
     out->s = s;
     out->M = M, out->N = N, out->K = K;
     for (int p = 0; p < s->nparams; p++) {
-        long v = gb_param_get(params, s->params[p].name, s->params[p].value);
-        if (!param_allowed(&s->params[p], v)) {
+        long v = gb_param_get(params, s->params[p].name, LONG_MIN);
+        if (v != LONG_MIN && !param_allowed(&s->params[p], v)) {
             snprintf(err, errlen, "%s: --param %s=%ld is not in the param's set", s->file,
                      s->params[p].name, v);
             return -1;
         }
-        out->param[p] = v;
+        out->param[p] = v != LONG_MIN ? v : gb_sched_param_at(s, p, params, M, N, K);
     }
     for (int a = 0; a < 3; a++) {
         out->extent[a] = a == GB_AXIS_I ? M : a == GB_AXIS_J ? N : K;

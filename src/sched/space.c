@@ -115,6 +115,16 @@ static void param_values(gb_space *s, const gb_sched_text *only, const gb_sched 
         snprintf(sp->name, sizeof sp->name, "%s", nest->params[p].name);
         sp->line = only->stmts[p].line;
         s->param[sp->line - 1] = (signed char)p;
+        if (nest->params[p].model) { /* the model's value first (0), then the set */
+            long set[GB_SCHED_MAX_CHOICES];
+            int n = gb_sched_param_values(&nest->params[p], set);
+            sp->values[0] = 0;
+            sp->nvalues = 1;
+            for (int v = 0; v < n && sp->nvalues < GB_SCHED_MAX_CHOICES; v++)
+                sp->values[sp->nvalues++] = set[v];
+            sp->initial = 0;
+            continue;
+        }
         sp->nvalues = gb_sched_param_values(&nest->params[p], sp->values);
         if (sp->nvalues == 0) {
             sp->nvalues = 1;
@@ -402,8 +412,9 @@ int gb_space_text(const gb_space *s, const gb_space_point *p, int keep_lines, ch
 
         if (in && s->param[l] >= 0) {
             const gb_space_param *sp = &s->params[s->param[l]];
-            wrote = snprintf(out + at, len - at, "param %s = %ld\n", sp->name,
-                             sp->values[p->value[s->param[l]]]);
+            const long v = sp->values[p->value[s->param[l]]];
+            wrote = v == 0 ? snprintf(out + at, len - at, "param %s = model\n", sp->name)
+                           : snprintf(out + at, len - at, "param %s = %ld\n", sp->name, v);
         } else if (in && !(keep_lines == 0 && empty_line(line, n))) {
             while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
                 n--;

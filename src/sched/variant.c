@@ -10,6 +10,7 @@
 #include "parse.h"
 
 #include <stddef.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,8 +190,11 @@ static void resolve_entry(sched_entry *e, const gb_ctx *ctx, gb_params *effectiv
 {
     memset(effective, 0, sizeof *effective);
     for (int i = 0; i < e->nest.nparams; i++)
-        gb_param_set(effective, e->nest.params[i].name,
-                     gb_param_get(ctx->params, e->nest.params[i].name, e->nest.params[i].value));
+        if (!e->nest.params[i].model || gb_param_get(ctx->params, e->nest.params[i].name,
+                                                      LONG_MIN) != LONG_MIN)
+            gb_param_set(effective, e->nest.params[i].name,
+                         gb_param_get(ctx->params, e->nest.params[i].name,
+                                      e->nest.params[i].value)); /* a model's: per shape */
 }
 
 /* A --param value outside the param's set is refused like any bad --param. */
@@ -198,8 +202,8 @@ static int usable_entry(sched_entry *e, const gb_params *p, char *why, size_t wh
 {
     for (int i = 0; i < e->nest.nparams; i++) {
         const gb_sched_param *sp = &e->nest.params[i];
-        long v = gb_param_get(p, sp->name, sp->value);
-        int ok = sp->nchoices <= 0;
+        long v = gb_param_get(p, sp->name, LONG_MIN);
+        int ok = sp->nchoices <= 0 || v == LONG_MIN; /* unset: the file's value or the model's */
         for (int c = 0; c < sp->nchoices; c++)
             ok |= sp->choices[c] == v;
         if (!ok) {
@@ -459,7 +463,8 @@ void gb_sched_built_from(gb_sched_built *out, const gb_sched_so *so)
 }
 
 cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *nest,
-                            const gb_params *p, const gb_sched_built *built)
+                            const gb_params *p, int M, int N, int K,
+                            const gb_sched_built *built)
 {
     unsigned char digest[32];
     char hex[65];
@@ -475,8 +480,7 @@ cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *
     params = cJSON_AddObjectToObject(o, "params");
     for (int i = 0; nest && i < nest->nparams && params; i++)
         cJSON_AddNumberToObject(params, nest->params[i].name,
-                                (double)gb_param_get(p, nest->params[i].name,
-                                                     nest->params[i].value));
+                                (double)gb_sched_param_at(nest, i, p, M, N, K));
     if (built) {
         cJSON_AddStringToObject(o, "compiler", built->compiler);
         cJSON_AddStringToObject(o, "flags", built->flags);
@@ -496,7 +500,7 @@ cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int 
         return NULL;
     params_text(e, p, text, sizeof text);
     r = find_record(e, M, N, K, text);
-    return gb_sched_json_object(e->path, e->text, &e->nest, p, r ? &r->built : NULL);
+    return gb_sched_json_object(e->path, e->text, &e->nest, p, M, N, K, r ? &r->built : NULL);
 }
 
 int gb_sched_variant_last_build(const gb_variant *v, double *compile_ms, int *cached)

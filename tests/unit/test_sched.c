@@ -319,3 +319,95 @@ TEST(sched_lowered_c_turns_off_unroll_and_jam_where_it_lengthens_a_run)
         free(src);
     }
 }
+
+/* A tail whose innermost loop only ever runs whole moves out to the next
+ * loop: M = 40 by blocks of 16 and rows of 8 is `ic*16 + ir*8 < 40` at ir,
+ * so the 8 rows stay a register block; M = 36 leaves 4 rows, and ii keeps
+ * the tail (the memory form for this shape). */
+TEST(sched_tail_leaves_whole_row_blocks_whole)
+{
+    static const char *text = "split i 16 -> ic im\nsplit im 8 -> ir ii\nsplit j 16 -> jr jv\n"
+                              "reorder ic jr ir k ii jv\nvectorize jv\nunroll ii\n";
+    char err[512], *c;
+    gb_params none = { 0 };
+    gb_sched_plan *pl;
+
+    CHECK(check_text(text, err, sizeof err) == 0);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 40, 32, 8, err, sizeof err)) != NULL);
+    if (pl) {
+        c = gb_sched_lower(pl, "k40");
+        CHECK(c && strstr(c, "l_ir < gb_min(2, (40 - l_ic * 16 + 7) / 8)") && strstr(c, "bv[p] = "));
+        free(c);
+        gb_sched_plan_free(pl);
+    }
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 36, 32, 8, err, sizeof err)) != NULL);
+    if (pl) {
+        c = gb_sched_lower(pl, "k36");
+        CHECK(c && strstr(c, "bv[p] = ") == NULL);
+        free(c);
+        gb_sched_plan_free(pl);
+    }
+}
+
+/* The model (model.c): BLIS's register block and cache blocks from a
+ * machine's registers and caches, balanced over the shape. */
+TEST(sched_model_gives_blis_blocks_for_each_machine)
+{
+    const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20 };
+    const gb_sched_machine epyc = { 16, 32, 32L << 10, 1L << 20, 32L << 20 };
+    const gb_sched_machine avx2 = { 8, 16, 32L << 10, 256L << 10, 8L << 20 };
+    const gb_sched_machine neon = { 4, 32, 64L << 10, 1L << 20, 0 + (8L << 20) };
+    long v[GB_MODEL_COUNT];
+
+    /* 8 x 48: 24 sums, 3 B vectors and a broadcast in 32 registers;
+     * kc: an 8 x kc A micro-panel in half of 48 KiB is 768 */
+    gb_sched_model_values(&xeon, 384, 3072, 768, v);
+    CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 768);
+    /* mc: 1 MiB / (4 x 768) = 341, 336 in rows of 8, 384 as two of 192 */
+    CHECK(v[GB_MODEL_MC] == 192 && v[GB_MODEL_NC] == 3072);
+    gb_sched_model_values(&xeon, 256, 768, 3072, v);
+    CHECK(v[GB_MODEL_KC] == 768 && v[GB_MODEL_MC] == 256);
+    /* 32 KiB: kc at most 512, K = 768 as two of 384 */
+    gb_sched_model_values(&epyc, 64, 768, 768, v);
+    CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 384);
+    /* 16 registers of 8 lanes: BLIS's Haswell 6 x 16 (12 sums, 2 + 1 more) */
+    gb_sched_model_values(&avx2, 64, 768, 768, v);
+    CHECK(v[GB_MODEL_MR] == 6 && v[GB_MODEL_NR] == 16);
+    CHECK(v[GB_MODEL_MC] % 6 == 0 && v[GB_MODEL_NC] % 16 == 0);
+    /* 4 lanes: 16 lanes wide (a width the lowering holds), 6 rows */
+    gb_sched_model_values(&neon, 64, 768, 768, v);
+    CHECK(v[GB_MODEL_MR] == 6 && v[GB_MODEL_NR] == 16);
+}
+
+/* `param NAME = model`: the model's value per shape unless --param sets
+ * one (then in the set, when there is one); only the model's names. */
+TEST(sched_model_params_resolve_per_shape)
+{
+    char err[512];
+    gb_params none = { 0 }, set = { 0 };
+    gb_sched_plan *pl;
+    long v[GB_MODEL_COUNT];
+
+    CHECK(check_text("param x = model\n", err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:1: param: 'x' = model: the model gives mr, nr, kc, mc and nc") == 0);
+    CHECK(check_text("param kc = modl\n", err, sizeof err) == -1);
+    CHECK(check_text("param kc = model in 128,256\nsplit k kc -> ko ki\n", err, sizeof err) == 0);
+    gb_sched_model_values(NULL, 8, 8, 3000, v);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 8, 8, 3000, err, sizeof err)) != NULL);
+    if (pl) {
+        char *c = gb_sched_lower(pl, "m");
+        char want[64];
+        snprintf(want, sizeof want, "l_ki < %ld", v[GB_MODEL_KC]);
+        CHECK(c && strstr(c, want));
+        free(c);
+        gb_sched_plan_free(pl);
+    }
+    gb_param_set(&set, "kc", 256);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &set, 8, 8, 3000, err, sizeof err)) != NULL);
+    gb_sched_plan_free(pl);
+    gb_param_set(&set, "kc", 300);
+    CHECK(gb_sched_plan_new(&nest_buf, &set, 8, 8, 3000, err, sizeof err) == NULL);
+    CHECK(strcmp(err, "t.sched: --param kc=300 is not in the param's set") == 0);
+    /* unroll's bound reads the model's largest rows */
+    CHECK(check_text("param mr = model\nsplit i mr -> io ii\nunroll ii\n", err, sizeof err) == 0);
+}
