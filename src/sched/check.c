@@ -655,11 +655,19 @@ static int check_cache_write_site(checker *c, const int *pos)
 int gb_sched_fused_pass(const gb_sched *s, int op, const int *pos)
 {
     const int other = op ? GB_AXIS_I : GB_AXIS_J, site = s->pack[op];
-    int pass = -1;
+    int pass = -1, reads = INT_MAX;
 
+    /* the outermost loop inside the site that reads the operand */
+    for (int l = 0; l < s->nloops; l++)
+        if (s->loops[l].split_outer < 0 && s->loops[l].axis != other &&
+            s->loops[l].axis != GB_AXIS_FUSED && pos[carrier(s, l)] > pos[site] &&
+            pos[carrier(s, l)] < reads)
+            reads = pos[carrier(s, l)];
+    /* the innermost other loop outside it */
     for (int l = 0; l < s->nloops; l++)
         if (s->loops[l].split_outer < 0 && s->loops[l].fused_into < 0 &&
-            s->loops[l].axis == other && pos[l] > pos[site] && (pass < 0 || pos[l] < pos[pass]))
+            s->loops[l].axis == other && pos[l] > pos[site] && pos[l] < reads &&
+            (pass < 0 || pos[l] > pos[pass]))
             pass = l;
     return pass;
 }
@@ -675,6 +683,12 @@ static int check_fused_pack(checker *c, int op, const int *pos)
         return fail_at(c, line, GB_SCHED_PACK, "a fused pack needs a loop, not root: its copy "
                        "is made in the first pass of a loop inside it");
     pass = gb_sched_fused_pass(s, op, pos);
+    if (pass < 0) /* the outermost other loop, for the message */
+        for (int l = 0; l < s->nloops; l++)
+            if (s->loops[l].split_outer < 0 && s->loops[l].fused_into < 0 &&
+                s->loops[l].axis == (op ? GB_AXIS_I : GB_AXIS_J) && pos[l] > pos[site] &&
+                (pass < 0 || pos[l] < pos[pass]))
+                pass = l;
     if (pass < 0)
         return fail_at(c, line, GB_SCHED_PACK, "fused: no unfused %s loop inside '%s' to make "
                        "the copy in its first pass", other, s->loops[site].name);

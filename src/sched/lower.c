@@ -122,6 +122,19 @@ enum { EITHER, COPY, READ };
 
 /* Operand op where all its loops are in scope: its pack buffer when
  * packed, else the matrix itself; a fused pack's as the mode says. */
+/* Whether a fused pack's copy is being made: every loop from its site's
+ * body out to its pass loop (none of them reads the operand) at its first
+ * iteration, "(l_ic == 0 && l_ir == 0)". */
+static void pass_condition(const plan *pl, int op, char *out, size_t len)
+{
+    size_t used = (size_t)snprintf(out, len, "(");
+
+    for (int q = pl->pos[pl->s->pack[op]] + 1; q <= pl->pos[pl->pass[op]]; q++)
+        used += (size_t)snprintf(out + used, len - used, "%sl_%s == 0", used > 1 ? " && " : "",
+                                 pl->s->loops[pl->order[q]].name);
+    snprintf(out + used, len - used, ")");
+}
+
 static void operand(const plan *pl, int op, int mode, char *out, size_t len)
 {
     char idx[2048], src[1200];
@@ -136,12 +149,14 @@ static void operand(const plan *pl, int op, int mode, char *out, size_t len)
         return;
     }
     source(pl, op, src, sizeof src);
-    if (mode == COPY)
+    if (mode == COPY) {
         snprintf(out, len, "(%s[%s] = %s)", op ? "pb" : "pa", idx, src);
-    else
-        snprintf(out, len, "(l_%s == 0 ? (%s[%s] = %s) : %s[%s])",
-                 pl->s->loops[pl->pass[op]].name, op ? "pb" : "pa", idx, src, op ? "pb" : "pa",
-                 idx);
+    } else {
+        char first[512];
+        pass_condition(pl, op, first, sizeof first);
+        snprintf(out, len, "(%s ? (%s[%s] = %s) : %s[%s])", first, op ? "pb" : "pa", idx, src,
+                 op ? "pb" : "pa", idx);
+    }
 }
 
 /* A loop's value in a prefetch of the iteration `distance` after this one
@@ -652,7 +667,7 @@ static void emit_from(emitter *e, int p)
     if (p == pl->init_at && s->cache_write < 0 && p != pl->run_at && !pl->fold_init)
         emit_init(e, p);
     if (p == pl->run_at) {
-        char cond[256];
+        char cond[1100], first[512];
         size_t used = 0;
         if (pl->fold_init)
             emit_first(e, p);
@@ -660,9 +675,11 @@ static void emit_from(emitter *e, int p)
          * iteration (an operand copied again there rewrites the values its
          * copy holds), reading the copies elsewhere. */
         for (int op = 0; op < 2; op++)
-            if (pl->pass[op] >= 0)
-                used += (size_t)snprintf(cond + used, sizeof cond - used, "%sl_%s == 0",
-                                         used ? " || " : "", s->loops[pl->pass[op]].name);
+            if (pl->pass[op] >= 0) {
+                pass_condition(pl, op, first, sizeof first);
+                used += (size_t)snprintf(cond + used, sizeof cond - used, "%s%s",
+                                         used ? " || " : "", first);
+            }
         if (used == 0) {
             emit_run_forms(e, p);
             return;

@@ -401,6 +401,12 @@ TEST(sched_row_blocks_are_exact)
         "split k 40 -> pc kk\nsplit j 48 -> jr jv\nsplit i 8 -> ir ii\n"
         "reorder jr pc ir kk ii jv\nvectorize jv\nunroll ii\nparallel jr\n"
         "pack B at pc fused\nprefetch B at kk 8\n",
+        /* B's block copied by the first A micro-panel's pass over it (ir
+         * outside jr): the pass is ir, the copy made where ic and ir are 0 */
+        "split j 96 -> jc jn\nsplit k 40 -> pc kk\nsplit i 16 -> ic im\n"
+        "split jn 48 -> jr jv\nsplit im 8 -> ir ii\n"
+        "reorder jc pc ic ir jr kk ii jv\nvectorize jv\nunroll ii\nparallel jc\n"
+        "pack B at pc fused\nprefetch B at kk 4\n",
         /* A's block copied by the first jr pass, per thread */
         "split i 24 -> ic im\nsplit im 8 -> ir ii\nsplit j 48 -> jr jv\nsplit k 40 -> pc kk\n"
         "reorder pc ic jr ir kk ii jv\nvectorize jv\nunroll ii\nparallel ic\n"
