@@ -212,7 +212,7 @@ fuzz: fuzz-build
 	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # packed against the reference libraries and the peak, one interleaved run
-# (results/README.md, "The ceiling"); a few minutes.
+# (results/notes/ceiling.md); a few minutes.
 bench-ceiling: $(BIN)
 	sh scripts/bench-ceiling.sh
 

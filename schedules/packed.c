@@ -157,7 +157,7 @@
  * C.  One kernel, no edge variants.
  *
  * What each of these choices bought, and what was tried and dropped, with
- * the measurements: results/README.md, "packed: what was tried".
+ * the measurements: results/notes/packed-tried.md.
  *
  * One file, one concern: the execution of a plan (the loops, the buffers,
  * the threads).  It is long because this header states every regime and

@@ -109,8 +109,7 @@ pk_pack_a_block(int mc, int kc, const float *A, long lda, float *restrict dst, c
  * (micro-panel p at p*kc*NR), row by row, so that B is read in its own
  * order: whole rows, which the hardware prefetcher follows (packing one
  * micro-panel at a time reads a column sliver, a row stride apart per
- * k, and was measured slower even with software prefetch: results/README.md,
- * "packed: what was tried"). */
+ * k, and was measured slower even with software prefetch: results/notes/packed-tried.md). */
 static inline __attribute__((always_inline)) void
 pk_pack_b_panel(int kc, int nc, const float *B, long ldb, float *restrict dst, const int nr)
 {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-ceiling.sh - the ceiling benchmark (results/README.md): packed per
+# bench-ceiling.sh - the ceiling benchmark (results/notes/ceiling.md): packed per
 # call, packed with B pre-packed, and every reference library the build found
 # (openblas, blis, onednn), interleaved in ONE run on the 24 BERT shapes
 # (shapes outer, variants inner, so all of them see the same machine state),

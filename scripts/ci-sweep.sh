@@ -43,7 +43,7 @@
 # machine two runs of the same code, even in five rounds, still drift by 5-13%
 # on a few entries (a 156-entry A/A pair failed 5 entries at 5%, none at 15%),
 # while a real slowdown (two busy loops) failed 130 of 156 at 15%
-# (results/README.md, "compare").  CI_SWEEP_THRESHOLD sets another default.
+# (results/notes/compare.md).  CI_SWEEP_THRESHOLD sets another default.
 #
 # environment:
 #   GEMMBENCH     the binary (default: build/gemmbench beside scripts/)

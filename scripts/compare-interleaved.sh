@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compare-interleaved.sh - the A/A and A/B experiments of src/analysis/compare.md
-# (measured in results/README.md), for a machine shared with other work.
+# (measured in results/notes/compare.md), for a machine shared with other work.
 # Two plain back-to-back sweeps there differ by whatever else ran
 # meanwhile; here every (variant, kernel, M) is measured in ROUNDS short
 # runs per side, alternating A,B then B,A, so that both sides sample the

@@ -3,7 +3,7 @@
 # three variants of one kernel, to last about a minute) pass `gemmbench
 # compare`'s default gate.  A shared machine fails a pair now and then even
 # at 5 rounds, so two of five pairs must pass; at `--rounds 1` most pairs
-# fail (scripts/aa-defaults.sh, results/README.md).
+# fail (scripts/aa-defaults.sh, results/notes/compare.md).
 #
 # Back-to-back sweeps are not interleaved: when another guest takes the
 # second vCPU for a while, one sweep of a pair is 20-70 % slower throughout

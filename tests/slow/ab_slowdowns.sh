@@ -18,9 +18,9 @@ WRAP
     # Bound threads and 3 calls a round: this VM places two unbound threads
     # on one CPU in some rounds (a call then takes what NEW's do) and stalls
     # others by a scheduler slice, which one call a round cannot outvote.
-    # Even bound, a run misses it now and then on this VM (results/README.md,
-    # "ab"): up to three tries, each a full ab; a gate that cannot see a 2x
-    # slowdown fails all three.
+    # Even bound, a run misses it now and then on this VM (results/notes/ab.md):
+    # up to three tries, each a full ab; a gate that cannot see a 2x slowdown
+    # fails all three.
     for try in 1 2 3; do
         "$G" ab "$G" ./onecpu.sh --variant packed --kernel qkv --m 128 --threads 2 \
             --bind close --reps 60 --warmup 2 -o slow --force --quiet \
