@@ -90,7 +90,7 @@ if "$G" --list 2>/dev/null | grep -q '^onednn '; then
         sh "$S/space-search.sh" "$WORK/ss" 16x16x16
     expect_grep space_search_times_row '^| custom M=16 | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* |$' "$WORK/out"
     expect_grep space_search_geomean '^| geomean | | [0-9.]* | ' "$WORK/out"
-    expect_grep space_search_structure_row '^| 16x16x16 | ti=[0-9]*,.* | ' "$WORK/out"
+    expect_grep space_search_structure_row '^| 16x16x16 | mc=[0-9a-z]*,.* | ' "$WORK/out"
     py space_search_files "$WORK/ss" <<'PY'
 import json, sys
 out = sys.argv[1]

@@ -23,7 +23,7 @@ CC=$WORK/cc expect_exit space_search_runs 0 "$G" tune --space "$SPACE" --shape 2
 expect_grep space_prints_row "^custom  *20  *33  *17  *[0-9.]*  *[0-9.]*  *[0-9.]*  *6  *[0-9]*  *[0-9]*" "$WORK/out"
 expect_grep space_prints_space "^searching .*cpu_gemm.space (.* points)" "$WORK/out"
 expect_grep space_record_base '"base":	"tuned_sched"' "$WORK/rec.json"
-expect_grep space_record_text '"schedule":	"param ti = ' "$WORK/rec.json"
+expect_grep space_record_text '"schedule":	"param mc = ' "$WORK/rec.json"
 expect_grep space_record_space '"space":	".*cpu_gemm.space"' "$WORK/rec.json"
 
 # Replayed: the record, then the nearest shape, compiled for it; verified.
@@ -129,5 +129,5 @@ kill -INT $pid
 wait $pid
 rc=$?
 if [ $rc -eq 130 ]; then echo "ok space_interrupt_exit_130"; else echo "FAIL space_interrupt_exit_130: exit $rc: $(head -c 300 "$WORK/int.err")"; fi
-expect_grep space_interrupt_kept '"schedule":	"param ti = ' "$WORK/int.json"
+expect_grep space_interrupt_kept '"schedule":	"param mc = ' "$WORK/int.json"
 expect_grep space_interrupt_row "(interrupted: the fastest so far, unconfirmed)" "$WORK/int.out"
