@@ -364,6 +364,14 @@ TEST(sched_shipped_schedules_are_exact)
     gb_sched_so_close(&so);
 }
 
+/* The BLIS nests (texts 3 to NT - 2) on two shapes only, one of whole
+ * blocks and one of tails: their 8 x 48 blocks, twice over where a pack is
+ * fused, are most of the compiler's time (13 s on all five shapes). */
+static int row_shape_used(int n, int nt, int s)
+{
+    return n < 3 || n == nt - 1 || s == 1 || s == 2;
+}
+
 /* Row blocks (SCHED.md, "Lowering"): an unrolled i loop between the k run
  * and the vectorized loop holds rows x lanes sums in registers.  Each nest
  * on shapes where the block holds and where a tail makes it fall back to
@@ -434,6 +442,8 @@ TEST(sched_row_blocks_are_exact)
         for (int s = 0; s < NS; s++) {
             one_case *c = &cases[n][s];
             gb_sched_plan *pl = NULL;
+            if (!row_shape_used(n, NT, s))
+                continue;
             gb_params none = { 0 };
             char symbol[64], *kernel;
             snprintf(c->text, sizeof c->text, "%s", texts[n]);
@@ -465,7 +475,7 @@ TEST(sched_row_blocks_are_exact)
     }
     for (int n = 0; n < NT; n++)
         for (int s = 0; s < NS; s++)
-            for (int threads = 1; threads <= 2; threads++) {
+            for (int threads = 1; threads <= 2 && row_shape_used(n, NT, s); threads++) {
                 one_case *c = &cases[n][s];
                 char symbol[64];
                 gb_kernel_fn fn;
