@@ -102,13 +102,13 @@ void gb_history_unload(gb_history_store *s, gb_history_annotations *notes, gb_hi
 static int action_add(const gb_history_args *a, char **files, int n)
 {
     gb_history_add_opts o = { a->commit, a->date, a->machine };
-    gb_history_added *out = calloc((size_t)(n > 0 ? n : 1), sizeof *out);
+    gb_history_added *out;
     char err[GB_ERR_LEN + 4200], shown[600];
     int rc;
 
     if (n == 0)
         return gb_usage("history add", "expected one or more result files");
-    if (out == NULL)
+    if ((out = calloc((size_t)n, sizeof *out)) == NULL)
         return gb_fail(GB_EXIT_IO, "history add", "out of memory");
     rc = gb_history_add(a->store, files, n, &o, out, err, sizeof err);
     if (rc != 0) {
