@@ -3,7 +3,11 @@
  * legality rules").  Rules about one statement are checked as it applies;
  * rules about the finished nest (where a cache_write or pack sits once
  * every reorder is done and the vectorized loop has moved innermost) are
- * checked at the end and reported at the statement that placed them. */
+ * checked at the end and reported at the statement that placed them.
+ * One file over 700 lines: every rule of the language is here, each an
+ * apply_ function or a check of the finished nest, so that the rules and
+ * SCHED.md's list of them read side by side; split by statement they would
+ * share the checker's state through a header for no reader's gain. */
 #include "sched_lang.h"
 
 #include <limits.h>
