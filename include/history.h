@@ -40,7 +40,20 @@ typedef struct gb_history_point {
     double lo_us, hi_us;         /* the widest round spread of its files */
     double se2;                  /* noise of log(median_us) */
     int nfiles;
+    int first;                   /* its earliest file's place in the index (the order
+                                    added): orders points of one date */
 } gb_history_point;
+
+/* What a series' own spread lets it see (gb_history_noise). */
+typedef struct gb_history_noise {
+    double sd;                   /* between-run noise: sd of a point's log median, from
+                                    successive points; NAN under 4 points */
+    double detectable;           /* the smallest step (ratio - 1) found with 80 % power
+                                    at p < alpha with GB_HISTORY_AFTER points after it;
+                                    NAN when unknown */
+} gb_history_noise;
+
+#define GB_HISTORY_AFTER 10      /* the points after a step the detectable step assumes */
 
 typedef struct gb_history_change {
     int series;
@@ -62,6 +75,7 @@ typedef struct gb_history_view {
     gb_history_point **points;   /* per series, in date order */
     int *npoints;
     int *ignored;                /* per series: points left out by annotations */
+    gb_history_noise *noise;     /* per series */
     gb_history_change *changes;  /* ordered by series, then point */
     int nchanges, ngate;
 } gb_history_view;
@@ -71,6 +85,11 @@ typedef struct gb_history_view {
 int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *a,
                        const gb_history_opts *o, gb_history_view *v, char *err, size_t errlen);
 void gb_history_view_free(gb_history_view *v);
+
+/* The noise of n points' log values y (successive differences: a step moves
+ * one of them, a trend hardly any) and the step that many points with
+ * GB_HISTORY_AFTER (at most half) after it would find at alpha. */
+gb_history_noise gb_history_noise_of(const double *y, int n, double alpha);
 
 /* `history changes`: json 1, else the table.  0, or -1 when out of memory. */
 int gb_history_write_changes(FILE *out, int json, const gb_history_view *v);

@@ -151,11 +151,13 @@ static int by_series_commit(const void *pa, const void *pb)
     return strcmp(fa->date, fb->date);
 }
 
+/* By date; commits of one date (a rebase gives many the same committer
+ * date) in the order their files were added, as a CI adds them. */
 static int by_date(const void *pa, const void *pb)
 {
     const gb_history_point *a = pa, *b = pb;
     int c = strcmp(a->date, b->date);
-    return c ? c : strcmp(a->commit, b->commit);
+    return c ? c : (a->first > b->first) - (a->first < b->first);
 }
 
 static int by_value(const void *pa, const void *pb)
@@ -186,12 +188,15 @@ static int make_points(const gb_history_store *s, const int *idx, int n, gb_hist
 
         p->commit = f->commit;
         p->date = f->date;
+        p->first = s->obs[idx[i]].file;
         p->lo_us = INFINITY;
         p->hi_us = 0.0;
         for (; j < n && strcmp(s->files[s->obs[idx[j]].file].commit, f->commit) == 0; j++) {
             const gb_history_obs *o = &s->obs[idx[j]];
             medians[k++] = o->median_us;
             se2 += o->se2;
+            if (strcmp(s->files[o->file].date, p->date) == 0 && o->file < p->first)
+                p->first = o->file;
             p->lo_us = fmin(p->lo_us, o->lo_us);
             p->hi_us = fmax(p->hi_us, o->hi_us);
         }
@@ -235,11 +240,37 @@ static int apply_ignore(const gb_history_annotations *a, const char *key, gb_his
     return dropped;
 }
 
+/* ---- what a series can see --------------------------------------------------------- */
+
+gb_history_noise gb_history_noise_of(const double *y, int n, double alpha)
+{
+    gb_history_noise r = { NAN, NAN };
+    double ss = 0.0;
+    int after, before, df;
+
+    if (n < 4)
+        return r;
+    /* von Neumann: E[(y_i - y_(i-1))^2] = 2 sigma^2 for independent points;
+     * a step adds its square to one difference of n - 1. */
+    for (int i = 1; i < n; i++)
+        ss += (y[i] - y[i - 1]) * (y[i] - y[i - 1]);
+    r.sd = sqrt(ss / (2.0 * (n - 1)));
+    after = n / 2 < GB_HISTORY_AFTER ? n / 2 : GB_HISTORY_AFTER;
+    before = n - after;
+    df = n - 2;
+    /* Welch's t with equal variances: the step whose expected t reaches the
+     * critical value at alpha plus the 80 % power quantile. */
+    r.detectable = expm1((gb_student_quantile(alpha, df) + gb_student_quantile(0.4, df)) *
+                         r.sd * sqrt(1.0 / before + 1.0 / after));
+    return r;
+}
+
 /* ---- the analysis --------------------------------------------------------------- */
 
 /* The candidates of every series, before the false discovery rate. */
 typedef struct candidate {
     int series, at;
+    int pi;                      /* its p's place in the list adjusted together */
     gb_cp_test test;
 } candidate;
 
@@ -258,10 +289,12 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
     v->points = calloc((size_t)s->nseries + 1, sizeof *v->points);
     v->npoints = calloc((size_t)s->nseries + 1, sizeof *v->npoints);
     v->ignored = calloc((size_t)s->nseries + 1, sizeof *v->ignored);
+    v->noise = calloc((size_t)s->nseries + 1, sizeof *v->noise);
     /* One p per hypothesis: each candidate's, and each series without one
      * its best split's. */
     p = malloc(((size_t)s->nseries + 1) * (GB_CP_MAX_CHANGES + 1) * sizeof *p);
-    if (idx == NULL || v->points == NULL || v->npoints == NULL || v->ignored == NULL || !p)
+    if (idx == NULL || v->points == NULL || v->npoints == NULL || v->ignored == NULL ||
+        v->noise == NULL || !p)
         goto out;
     for (int i = 0; i < s->nobs; i++)
         idx[i] = i;
@@ -292,6 +325,17 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
             pts[i].y = log(v->points[si][i].median_us);
             pts[i].se2 = v->points[si][i].se2;
         }
+        {
+            double *y = malloc((size_t)(v->npoints[si] + 1) * sizeof *y);
+            if (y == NULL) {
+                free(pts);
+                goto out;
+            }
+            for (int i = 0; i < v->npoints[si]; i++)
+                y[i] = pts[i].y;
+            v->noise[si] = gb_history_noise_of(y, v->npoints[si], o->alpha);
+            free(y);
+        }
         n = gb_cp_detect(pts, v->npoints[si], &cp, at, tests, GB_CP_MAX_CHANGES, &best_p);
         free(pts);
         if (n < 0)
@@ -309,17 +353,19 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
             cand[ncand].series = si;
             cand[ncand].at = at[j];
             cand[ncand].test = tests[j];
+            cand[ncand].pi = np;
             ncand++;
             p[np++] = tests[j].p;
         }
     }
-    /* The candidates' p come after the series' own: adjust all at once. */
+    /* Every hypothesis' p at once; each candidate knows its own. */
     adj = malloc((size_t)(np > 0 ? np : 1) * sizeof *adj);
     v->changes = calloc((size_t)ncand + 1, sizeof *v->changes);
     if (adj == NULL || v->changes == NULL || gb_bh_adjust(p, np, adj) != 0)
         goto out;
-    for (int c = 0, k = np - ncand; c < ncand; c++, k++) {
+    for (int c = 0; c < ncand; c++) {
         const candidate *cd = &cand[c];
+        int k = cd->pi;
         gb_history_change *ch;
         if (!(adj[k] < o->alpha) || fabs(cd->test.ratio - 1.0) < GB_CP_MIN_CHANGE)
             continue;
@@ -356,11 +402,59 @@ void gb_history_view_free(gb_history_view *v)
     free(v->points);
     free(v->npoints);
     free(v->ignored);
+    free(v->noise);
     free(v->changes);
     memset(v, 0, sizeof *v);
 }
 
 /* ---- the changes, as a table or JSON --------------------------------------------- */
+
+static int shown(const gb_history_view *v, int i)
+{
+    return v->npoints[i] > 0 &&
+           (!v->opts.only_machine || strcmp(v->store->series[i].machine, v->opts.only_machine) == 0);
+}
+
+/* The median of the shown series' noise and detectable step, over those
+ * that have them (how many: the return); the noisiest one in *worst. */
+static int noise_summary(const gb_history_view *v, double *sd, double *det, int *worst)
+{
+    double *a = malloc(((size_t)v->store->nseries + 1) * sizeof *a);
+    double *b = malloc(((size_t)v->store->nseries + 1) * sizeof *b);
+    int n = 0;
+
+    *sd = *det = NAN;
+    *worst = -1;
+    if (a == NULL || b == NULL) {
+        free(a);
+        free(b);
+        return 0;
+    }
+    for (int i = 0; i < v->store->nseries; i++)
+        if (shown(v, i) && !isnan(v->noise[i].sd)) {
+            a[n] = v->noise[i].sd;
+            b[n++] = v->noise[i].detectable;
+            if (*worst < 0 || v->noise[i].sd > v->noise[*worst].sd)
+                *worst = i;
+        }
+    if (n > 0) {
+        qsort(a, (size_t)n, sizeof *a, by_value);
+        qsort(b, (size_t)n, sizeof *b, by_value);
+        *sd = n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
+        *det = n % 2 ? b[n / 2] : 0.5 * (b[n / 2 - 1] + b[n / 2]);
+    }
+    free(a);
+    free(b);
+    return n;
+}
+
+static void add_pct(cJSON *o, const char *name, double ratio_minus_1)
+{
+    if (isnan(ratio_minus_1))
+        cJSON_AddNullToObject(o, name);
+    else
+        cJSON_AddNumberToObject(o, name, 100.0 * ratio_minus_1);
+}
 
 static int write_json(FILE *out, const gb_history_view *v)
 {
@@ -427,6 +521,28 @@ static int write_json(FILE *out, const gb_history_view *v)
         cJSON_AddBoolToObject(o, "gate", ch->gate);
     }
     cJSON_AddNumberToObject(doc, "gate_failures", v->ngate);
+    {
+        double sd, det;
+        int worst, n = noise_summary(v, &sd, &det, &worst);
+        cJSON *noise = cJSON_AddObjectToObject(doc, "noise"), *per;
+        cJSON_AddStringToObject(noise, "method", "between-run sd of a point's log median from "
+                                                 "successive points; detectable: 80 % power at "
+                                                 "p < alpha, before the FDR");
+        cJSON_AddNumberToObject(noise, "after", GB_HISTORY_AFTER);
+        cJSON_AddNumberToObject(noise, "series", n);
+        add_pct(noise, "median_pct", expm1(sd));
+        add_pct(noise, "median_detectable_pct", det);
+        per = cJSON_AddArrayToObject(noise, "per_series");
+        for (int i = 0; per && i < v->store->nseries; i++) {
+            cJSON *o;
+            if (!shown(v, i) || (o = cJSON_CreateObject()) == NULL || !cJSON_AddItemToArray(per, o))
+                continue;
+            cJSON_AddStringToObject(o, "series", v->store->series[i].key);
+            cJSON_AddNumberToObject(o, "points", v->npoints[i]);
+            add_pct(o, "noise_pct", expm1(v->noise[i].sd));
+            add_pct(o, "detectable_pct", v->noise[i].detectable);
+        }
+    }
     text = cJSON_Print(doc);
     cJSON_Delete(doc);
     if (text == NULL)
@@ -452,7 +568,18 @@ int gb_history_write_changes(FILE *out, int json, const gb_history_view *v)
     fprintf(out, "%d files, %d series, %d points", v->store->nfiles, nseries, npoints);
     if (ignored)
         fprintf(out, " (%d left out by annotations)", ignored);
-    fprintf(out, "; E-divisive + Welch t, BH-adjusted p < %g\n\n", v->opts.alpha);
+    fprintf(out, "; E-divisive + Welch t, BH-adjusted p < %g\n", v->opts.alpha);
+    {
+        double sd, det;
+        int worst, n = noise_summary(v, &sd, &det, &worst);
+        if (n > 0)
+            fprintf(out, "noise between runs: %.1f %% (median of %d series; the most: %.1f %%, "
+                         "%s); a step under %.1f %% is unlikely to be found with %d commits "
+                         "after it\n",
+                    100.0 * expm1(sd), n, 100.0 * expm1(v->noise[worst].sd),
+                    v->store->series[worst].key, 100.0 * det, GB_HISTORY_AFTER);
+    }
+    fputc('\n', out);
     if (v->nchanges == 0) {
         fprintf(out, "no change point\n");
     } else {

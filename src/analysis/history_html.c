@@ -89,7 +89,13 @@ static void put_chart(FILE *out, const gb_history_view *v, int si)
     put_escaped(out, se->kernel);
     fputs("\"><h2>", out);
     put_escaped(out, se->key);
-    fprintf(out, "</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+    fputs("</h2>\n", out);
+    if (!isnan(v->noise[si].sd))
+        fprintf(out, "<p class=\"noise\">noise between runs %.1f %%: a step under %.1f %% is "
+                     "unlikely to be found with %d commits after it</p>\n",
+                100.0 * expm1(v->noise[si].sd), 100.0 * v->noise[si].detectable,
+                GB_HISTORY_AFTER);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                  "viewBox=\"0 0 %d %d\">\n", CHART_W, CHART_H, CHART_W, CHART_H);
     /* axes and their extremes */
     fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", PAD_L, PAD_T,
@@ -167,6 +173,7 @@ int gb_history_write_html(FILE *out, const gb_history_view *v)
           "<title>gemmbench history</title>\n<style>\n"
           "body{font:14px sans-serif;margin:1em 2em;color:#222}\n"
           "h2{font-size:13px;font-weight:normal;font-family:monospace;margin:1.2em 0 .2em}\n"
+          ".noise{font-size:12px;color:#555;margin:0 0 .2em}\n"
           "svg text{font:10px sans-serif;fill:#444}\n"
           ".axis{stroke:#888}.spread{fill:#9cc3e6;opacity:.5;stroke:none}\n"
           ".median{fill:none;stroke:#1f5f99;stroke-width:1.5}circle{fill:#1f5f99}\n"

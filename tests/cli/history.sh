@@ -185,9 +185,10 @@ for h in "$@"; do
     i=$((i + 1))
 done
 before=$4 after=$8 first_slow=$6
-# 12 rounds: with 8, the smallest signed-rank p (2/256) adjusted over 4
-# entries is 0.016, never below 0.01.
-ab="--reps 24 --warmup 1 --min-time 0 --rounds 12"
+# 16 rounds: with 8, the smallest signed-rank p (2/256) adjusted over 4
+# entries is 0.016, never below 0.01; with 12, one round of 12 against the
+# step (a busy moment) left bisect's middle commit unjudged, 1 run in 10.
+ab="--reps 24 --warmup 1 --min-time 0 --rounds 16"
 (cd repo && expect_exit history_confirm 1 "$G" history confirm --store ../hc "$before..$after" -- $ab)
 
 expect_grep history_confirm_says "confirmed: AFTER is slower" "$WORK/out"
