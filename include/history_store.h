@@ -49,6 +49,10 @@ typedef struct gb_history_store {
 
 /* Reads DIR's index.  0, or -1 with err ("DIR: not a history store",
  * "DIR/index.jsonl:LINE: problem"). */
+/* 1 when text is 1 to max bytes with no control character (C0, DEL, C1):
+ * what the store keeps and the table prints. */
+int gb_history_text_ok(const char *text, size_t max);
+
 int gb_history_store_read(const char *dir, gb_history_store *s, char *err, size_t errlen);
 void gb_history_store_free(gb_history_store *s);
 

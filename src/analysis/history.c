@@ -52,6 +52,15 @@ static int read_notes(const cJSON *doc, const char *name, int ranges, gb_history
                                   "optional)", name, i, ranges ? "\"from\" and \"to\"" : "\"commit\"");
             return -1;
         }
+        /* The table prints notes on a terminal. */
+        if (!gb_history_text_ok(commit, GB_HISTORY_LABEL_MAX) ||
+            (to && !gb_history_text_ok(to, GB_HISTORY_LABEL_MAX)) ||
+            (series && !gb_history_text_ok(series->valuestring, 1024)) ||
+            (note && note->valuestring[0] && !gb_history_text_ok(note->valuestring, 4096))) {
+            snprintf(why, whylen, "\"%s\"[%d] holds a control character or an over-long "
+                                  "string", name, i);
+            return -1;
+        }
         gb_history_note *a = &(*out)[i++];
         a->commit = strdup(commit);
         a->to = dup_or_null(to);

@@ -121,19 +121,32 @@ static void path_safe(const char *label, char *out, size_t len)
         snprintf(out, len, "_");
 }
 
-/* A label the store keeps (a machine, a commit): printable, no tab or
- * newline, at most GB_HISTORY_LABEL_MAX bytes, not empty. */
-static int label_ok(const char *label)
+/* Text the store keeps and prints (the table goes to a terminal): 1 to max
+ * bytes, no control character (below 0x20, DEL, or a C1 control, U+0080
+ * to U+009F: C2 80 to C2 9F in UTF-8). */
+int gb_history_text_ok(const char *text, size_t max)
 {
-    size_t n = strlen(label);
+    size_t n = strlen(text);
 
-    if (n == 0 || n > GB_HISTORY_LABEL_MAX)
+    if (n == 0 || n > max)
         return 0;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)label[i] < 0x20 || label[i] == 0x7f)
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x20 || c == 0x7f ||
+            (c == 0xc2 && (unsigned char)text[i + 1] >= 0x80 && (unsigned char)text[i + 1] <= 0x9f))
             return 0;
+    }
     return 1;
 }
+
+/* A label the store keys files by (a machine, a commit). */
+static int label_ok(const char *label)
+{
+    return gb_history_text_ok(label, GB_HISTORY_LABEL_MAX);
+}
+
+/* An entry's variant label and kernel: the series key holds both. */
+#define GB_HISTORY_NAME_MAX 256
 
 static int digits(const char *s, int n, int *out)
 {
@@ -465,6 +478,13 @@ static int key_file(const char *path, const gb_history_add_opts *o, pending *pf,
         snprintf(err, errlen, "%s: no results to keep", f.path);
         goto out;
     }
+    for (int i = 0; i < f.nentries; i++)
+        if (!gb_history_text_ok(f.entries[i].label, GB_HISTORY_NAME_MAX) ||
+            !gb_history_text_ok(f.entries[i].kernel, GB_HISTORY_NAME_MAX)) {
+            snprintf(err, errlen, "%s: result %d's label or kernel is empty, over %d bytes or "
+                                  "holds a control character", f.path, i + 1, GB_HISTORY_NAME_MAX);
+            goto out;
+        }
     path_safe(machine, machine_dir, sizeof machine_dir);
     path_safe(commit, commit_dir, sizeof commit_dir);
     /* runs/MACHINE/YYYYMMDDThhmmssZ-COMMIT-HASH12.json: by machine, then
@@ -737,6 +757,14 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
         }
         if (!(c[7]->valuedouble > 0.0)) {
             snprintf(why, whylen, "an entry's median is not above 0");
+            goto out;
+        }
+        if (!gb_history_text_ok(c[0]->valuestring, GB_HISTORY_NAME_MAX) ||
+            !gb_history_text_ok(c[1]->valuestring, GB_HISTORY_NAME_MAX) ||
+            (strcmp(c[6]->valuestring, "warm") != 0 && strcmp(c[6]->valuestring, "cold") != 0)) {
+            snprintf(why, whylen, "an entry's label or kernel is empty, over %d bytes or holds a "
+                                  "control character, or its cache is not warm or cold",
+                     GB_HISTORY_NAME_MAX);
             goto out;
         }
         int cold = strcmp(c[6]->valuestring, "cold") == 0;

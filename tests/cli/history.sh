@@ -51,6 +51,16 @@ left=$(find st -name '*.XXXXXX' -o -name '*.json.*' -o -name 'index.jsonl.*' | w
 printf 'not json\n' >>st/index.jsonl
 expect_exit history_bad_index 2 "$G" history changes --store st
 expect_grep history_bad_index_line "index.jsonl:2:" "$WORK/err"
+# A store is input from anyone who can push to its branch: a label with a
+# terminal escape (ESC, or the C1 CSI, C2 9B) is refused by line, never printed.
+head -n 1 st/index.jsonl >index.good
+for esc in '\\u001b[31m' '\\u009b31m'; do
+    sed "s/\"entries\":\[\[\"[^\"]*\"/\"entries\":[[\"v${esc}\"/" index.good >st/index.jsonl
+    grep -q 'entries":\[\["v\\u' st/index.jsonl || echo "FAIL history_index_escape_made: $(head -c 300 st/index.jsonl)"
+    expect_exit history_index_escape 2 "$G" history changes --store st
+    expect_grep history_index_escape_line "index.jsonl:1: an entry's label" "$WORK/err"
+done
+cp index.good st/index.jsonl
 
 # ---- change points on synthetic histories ----
 if ! command -v python3 >/dev/null 2>&1; then
@@ -99,6 +109,9 @@ expect_exit history_ignore 0 "$G" history changes --store hs
 expect_grep history_ignore_counted "(40 left out by annotations)" "$WORK/out"
 printf '{"schema": "gemmbench-history-annotations/1", "known": [{"note": 1}]}' >hs/annotations.json
 expect_exit history_bad_annotations 2 "$G" history changes --store hs
+printf '{"schema": "gemmbench-history-annotations/1", "known": [{"commit": "c21", "note": "\\u001b]0;x\\u0007"}]}' >hs/annotations.json
+expect_exit history_annotation_escape 2 "$G" history changes --store hs
+expect_grep history_annotation_escape_says "control character" "$WORK/err"
 rm hs/annotations.json
 
 # ---- the page ----
