@@ -33,6 +33,10 @@ int gb_history_annotations_read(const char *dir, gb_history_annotations *a, char
                                 size_t errlen);
 void gb_history_annotations_free(gb_history_annotations *a);
 
+/* label equals given, or given is an abbreviated hash (7 or more
+ * characters) label begins with. */
+int gb_history_commit_matches(const char *label, const char *given);
+
 /* One commit of a series: its files' measurements pooled. */
 typedef struct gb_history_point {
     const char *commit, *date;   /* point into the store */

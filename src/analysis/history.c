@@ -126,9 +126,10 @@ void gb_history_annotations_free(gb_history_annotations *a)
     memset(a, 0, sizeof *a);
 }
 
-/* A commit label matches an annotation's commit when equal, or when the
- * annotation gives an abbreviated hash (7 characters or more) it begins with. */
-static int commit_matches(const char *label, const char *given)
+/* A commit label matches a given commit (an annotation's, a change named
+ * on the command line) when equal, or when the given one is an abbreviated
+ * hash (7 characters or more) it begins with. */
+int gb_history_commit_matches(const char *label, const char *given)
 {
     size_t n = strlen(given);
     return strcmp(label, given) == 0 || (n >= 7 && strncmp(label, given, n) == 0);
@@ -235,9 +236,9 @@ static int apply_ignore(const gb_history_annotations *a, const char *key, gb_his
         if (!series_matches(note, key))
             continue;
         for (int i = 0; i < *n; i++) {
-            if (from < 0 && commit_matches(pts[i].commit, note->commit))
+            if (from < 0 && gb_history_commit_matches(pts[i].commit, note->commit))
                 from = i;
-            if (commit_matches(pts[i].commit, note->to))
+            if (gb_history_commit_matches(pts[i].commit, note->to))
                 to = i;
         }
         if (from < 0 || to < from)
@@ -386,7 +387,8 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
         const char *key = s->series[cd->series].key;
         const char *after = v->points[cd->series][cd->at].commit;
         for (int k2 = 0; k2 < a->nknown && ch->note == NULL; k2++)
-            if (series_matches(&a->known[k2], key) && commit_matches(after, a->known[k2].commit))
+            if (series_matches(&a->known[k2], key) &&
+                gb_history_commit_matches(after, a->known[k2].commit))
                 ch->note = a->known[k2].note;
         ch->gate = ch->note == NULL && cd->test.ratio > 1.0 + o->threshold_pct / 100.0;
         v->ngate += ch->gate;

@@ -188,7 +188,8 @@ static int select_entries(session *s, const gb_history_view *v, const char *befo
         const gb_history_point *pts = v->points[ch->series];
         const gb_history_series *se = &v->store->series[ch->series];
         char shape[64], t[16];
-        if (strcmp(pts[ch->at - 1].commit, before) != 0 || strcmp(pts[ch->at].commit, after) != 0)
+        if (!gb_history_commit_matches(pts[ch->at - 1].commit, before) ||
+            !gb_history_commit_matches(pts[ch->at].commit, after))
             continue;
         found++;
         if (!strstr(variants, se->label))
