@@ -7,8 +7,16 @@
 # and `history changes --format json`.  Prints, per step size, the share of
 # series whose change was found with the right commits (before = the run
 # before the step, after = its first run), and for A/A histories (no step)
-# the share with any change point.  Small by default (a few minutes);
-# the study of src/analysis/history.md:
+# the share with any change point; SUMMARY.json in KEEP holds every count.
+#
+# The histories are measured round robin, each in its own order: in round t
+# every history measures one run, history h the t-th of its own shuffle of
+# its run numbers (seeded).  A CI's commits are hours apart, so a shared
+# machine's slow spells (seconds to minutes) fall on its commits at random:
+# here two runs of one history are a whole round apart, and a slow spell,
+# which covers one round, lands on a different commit of each history.
+# Small by default (about a
+# minute); the study of results/notes/history-power.md:
 #   RUNS=30 STEP_AT=21 HISTORIES=10 STEPS="2 3 5 10" sh scripts/history-power.sh
 #
 # environment:
@@ -16,9 +24,12 @@
 #   RUNS        runs per history (default 8); STEP_AT the first slow one (5)
 #   HISTORIES   histories per step size and A/A (default 1)
 #   STEPS       step sizes in percent (default "5")
-#   SWEEP       the run's options (default: two single-thread variants at
-#               qkv M=16, 20 calls over 5 rounds: two series a history)
+#   SWEEP       the run's options (default: four single-thread variants at
+#               qkv M=16, 20 calls over 5 rounds: four series a history)
 #   KEEP        a folder to keep the stores and runs in (default: removed)
+#   GEMMBENCH_PEAK, GEMMBENCH_BANDWIDTH  default quick here: a run's peak and
+#               bandwidths are not what the study measures, and measuring them
+#               in full would take 2 s of every 2.5 s run
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 G=${GEMMBENCH:-$here/../build/gemmbench}
@@ -26,64 +37,137 @@ RUNS=${RUNS:-8}
 STEP_AT=${STEP_AT:-5}
 HISTORIES=${HISTORIES:-1}
 STEPS=${STEPS:-5}
-SWEEP=${SWEEP:---variant vec_j,k8 --kernel qkv --m 16 --reps 20 --rounds 5 --min-time 0 --threads 1}
+SWEEP=${SWEEP:---variant packed,rule_based,vec_j,k8 --kernel qkv --m 16 --reps 20 --rounds 5 --min-time 0 --threads 1}
+GEMMBENCH_PEAK=${GEMMBENCH_PEAK:-quick}
+GEMMBENCH_BANDWIDTH=${GEMMBENCH_BANDWIDTH:-quick}
+export GEMMBENCH_PEAK GEMMBENCH_BANDWIDTH
 
 [ -x "$G" ] || { echo "gemmbench: history-power: $G is not built (run make)" >&2; exit 2; }
 command -v python3 >/dev/null 2>&1 || { echo "gemmbench: history-power: needs python3" >&2; exit 2; }
+case "$RUNS$STEP_AT$HISTORIES" in *[!0-9]*|'')
+    echo "gemmbench: history-power: RUNS, STEP_AT and HISTORIES must be whole numbers" >&2; exit 2;;
+esac
+[ "$RUNS" -le 99 ] && [ "$HISTORIES" -ge 1 ] ||
+    { echo "gemmbench: history-power: RUNS at most 99, HISTORIES at least 1" >&2; exit 2; }
 [ "$STEP_AT" -ge 4 ] && [ $((RUNS - STEP_AT)) -ge 2 ] ||
     { echo "gemmbench: history-power: needs 3 runs before STEP_AT and 3 from it" >&2; exit 2; }
+for step in $STEPS; do
+    python3 -c "import sys; v = float(sys.argv[1]); sys.exit(not 0 < v < 100)" "$step" 2>/dev/null ||
+        { echo "gemmbench: history-power: step '$step' is not a percentage in (0, 100)" >&2; exit 2; }
+done
 work=${KEEP:-$(mktemp -d)}
 mkdir -p "$work" || exit 3
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 ${CC:-cc} -O2 -shared -fPIC -o "$work/scaleclock.so" "$here/scaleclock.c" -ldl ||
     { echo "gemmbench: history-power: cannot build scripts/scaleclock.c" >&2; exit 3; }
 
-# history NAME SCALE: one history of RUNS runs, the clock scaled from STEP_AT on.
-history() {
-    store=$work/$1
-    mkdir -p "$store.runs"
-    i=1
-    while [ $i -le "$RUNS" ]; do
-        n=$(printf %02d $i)
-        if [ $i -ge "$STEP_AT" ]; then
-            GB_CLOCK_SCALE=$2 LD_PRELOAD=$work/scaleclock.so $G $SWEEP --quiet \
-                -o "$store.runs/run$n.json" >/dev/null || return 1
-        else
-            $G $SWEEP --quiet -o "$store.runs/run$n.json" >/dev/null || return 1
-        fi
-        $G history add --store "$store" --commit "c$n" --date "2026-01-01T00:$n:00Z" \
-            "$store.runs/run$n.json" >/dev/null || return 1
-        i=$((i + 1))
-    done
-    $G history changes --store "$store" --format json >"$store.changes.json"
-    [ $? -le 1 ]
-}
-
-before=c$(printf %02d $((STEP_AT - 1)))
-after=c$(printf %02d "$STEP_AT")
-echo "history-power: $RUNS runs a history, step from run $STEP_AT, $HISTORIES histories a size; $SWEEP"
+names=
 for step in $STEPS aa; do
     h=1
     while [ $h -le "$HISTORIES" ]; do
-        if [ "$step" = aa ]; then scale=1; else scale=$(python3 -c "print(1 + $step / 100)"); fi
-        history "s$step-h$h" "$scale" || { echo "gemmbench: history-power: a run failed" >&2; exit 1; }
+        names="$names s$step-h$h"
+        mkdir -p "$work/s$step-h$h.runs"
         h=$((h + 1))
     done
-    python3 - "$work" "$step" "$HISTORIES" "$before" "$after" <<'PY'
-import json, sys
-work, step, n, before, after = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
-series = found = wrong = alarms = 0
-for h in range(1, n + 1):
-    d = json.load(open(f"{work}/s{step}-h{h}.changes.json"))
-    series += d["series"]
-    right = {c["series"] for c in d["changes"] if c["before"] == before and c["after"] == after}
-    found += len(right)
-    wrong += len([c for c in d["changes"] if c["series"] not in right])
-    alarms += bool(d["changes"])
-if step == "aa":
-    print(f"A/A: {alarms} of {n} histories with a change point ({series} series)")
-else:
-    print(f"step {step}%: found at {before}..{after} in {found} of {series} series "
-          f"({100 * found / max(series, 1):.0f}%), {wrong} other change points")
-PY
 done
+
+echo "history-power: $RUNS runs a history, step from run $STEP_AT, $HISTORIES histories a size, round robin in shuffled orders; $SWEEP"
+# order.txt: per history, its run numbers in the order they are measured.
+python3 - "$RUNS" $names >"$work/order.txt" <<'PY' || exit 3
+import random, sys
+runs, names = int(sys.argv[1]), sys.argv[2:]
+for k, name in enumerate(names):
+    order = list(range(1, runs + 1))
+    random.Random(1000 + k).shuffle(order)
+    print(name, *order)
+PY
+t=1
+while [ $t -le "$RUNS" ]; do
+    while read -r name order; do
+        set -- $order
+        shift $((t - 1))
+        i=$1
+        n=$(printf %02d "$i")
+        step=${name%-h*}
+        step=${step#s}
+        out=$work/$name.runs/run$n.json
+        if [ "$step" != aa ] && [ "$i" -ge "$STEP_AT" ]; then
+            scale=$(python3 -c "import sys; print(1 + float(sys.argv[1]) / 100)" "$step")
+            GB_CLOCK_SCALE=$scale LD_PRELOAD=$work/scaleclock.so $G $SWEEP --quiet -o "$out" >/dev/null
+        else
+            $G $SWEEP --quiet -o "$out" >/dev/null
+        fi </dev/null || { echo "gemmbench: history-power: run $n of $name failed" >&2; exit 1; }
+    done <"$work/order.txt"
+    t=$((t + 1))
+done
+
+for name in $names; do
+    i=1
+    while [ $i -le "$RUNS" ]; do
+        n=$(printf %02d $i)
+        $G history add --store "$work/$name" --commit "c$n" --date "2026-01-01T00:$n:00Z" \
+            "$work/$name.runs/run$n.json" >/dev/null ||
+            { echo "gemmbench: history-power: history add failed ($name run $n)" >&2; exit 1; }
+        i=$((i + 1))
+    done
+    $G history changes --store "$work/$name" --format json >"$work/$name.changes.json"
+    [ $? -le 1 ] || { echo "gemmbench: history-power: history changes failed ($name)" >&2; exit 1; }
+    $G history html --store "$work/$name" -o "$work/$name.html" --force ||
+        { echo "gemmbench: history-power: history html failed ($name)" >&2; exit 1; }
+done
+
+# The first history of each kind's page, rendered by headless Chromium where
+# it is installed (sh scripts/setup.sh browser): its script's count of charts
+# and whether the console stayed empty.
+browser=$(command -v chromium || command -v chromium-browser || true)
+for name in $names; do
+    case $name in *-h1) ;; *) continue ;; esac
+    if [ -z "$browser" ]; then
+        echo "page $name.html: not rendered (no chromium)"
+        continue
+    fi
+    timeout 60 "$browser" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+        --user-data-dir="$work/chromium" --dump-dom "file://$work/$name.html" \
+        >"$work/$name.dom" 2>"$work/$name.browser"
+    charts=$(grep -o 'data-charts="[0-9]*"' "$work/$name.dom" | head -n 1)
+    console=$(grep -c 'CONSOLE\|Uncaught' "$work/$name.browser")
+    echo "page $name.html: chromium shows ${charts:-no data-charts} ($(grep -c '<svg' "$work/$name.html") charts in the file), $console console messages"
+done
+
+python3 - "$work" "$HISTORIES" "$STEP_AT" $STEPS <<'PY'
+import glob, json, math, statistics, sys
+work, n, step_at, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+before, after = f"c{step_at - 1:02d}", f"c{step_at:02d}"
+summary = {"histories": n, "before": before, "after": after, "steps": {}, "noise": {}}
+for step in steps + ["aa"]:
+    series = found = wrong = alarms = 0
+    for h in range(1, n + 1):
+        d = json.load(open(f"{work}/s{step}-h{h}.changes.json"))
+        series += d["series"]
+        right = {c["series"] for c in d["changes"] if c["before"] == before and c["after"] == after}
+        found += len(right)
+        wrong += len([c for c in d["changes"] if c["series"] not in right])
+        alarms += bool(d["changes"])
+    summary["steps"][step] = {"series": series, "found": found, "other_changes": wrong,
+                              "histories_with_a_change": alarms}
+    if step == "aa":
+        print(f"A/A: {alarms} of {n} histories with a change point ({series} series, "
+              f"{wrong} change points)")
+    else:
+        print(f"step {step}%: found at {before}..{after} in {found} of {series} series "
+              f"({100 * found / max(series, 1):.0f}%), {wrong} other change points")
+# The between-run noise of each series in the A/A histories: the standard
+# deviation of the log of the runs' medians (a ratio's spread, not in us).
+runs = {}
+for f in sorted(glob.glob(f"{work}/saa-h*.runs/*.json")):
+    for r in json.load(open(f))["results"]:
+        key = f"{r['label']}/{r['kernel']}/{r['M']}x{r['K']}x{r['N']}/t{r['threads']}"
+        runs.setdefault(key, {}).setdefault(f.split("/")[-2], []).append(math.log(r["median_us"]))
+for key, hs in sorted(runs.items()):
+    sds = [statistics.stdev(v) for v in hs.values() if len(v) > 1]
+    if sds:
+        summary["noise"][key] = statistics.median(sds)
+        print(f"  noise {key}: between-run sd of log median {statistics.median(sds):.3f} "
+              f"(median over {len(sds)} A/A histories)")
+json.dump(summary, open(f"{work}/SUMMARY.json", "w"), indent=1)
+PY

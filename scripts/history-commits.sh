@@ -1,0 +1,100 @@
+#!/bin/sh
+# history-commits.sh - a real history of this project: commits built and
+# swept one after the other on this machine, each run added to a store with
+# `history add --commit FULL_HASH --date COMMIT_DATE`, then `history changes`
+# and `history html`.  The commits are every EVERY-th of the last COUNT x
+# EVERY commits of REV, oldest first; each is checked out with `git worktree
+# add` in a temporary folder, built with `make`, run from its own folder
+# (its own variants and defaults), and removed.  The store is read by this
+# checkout's binary: the old builds only make result files.
+#
+#   STORE=/tmp/hist COUNT=30 EVERY=8 sh scripts/history-commits.sh
+#
+# environment:
+#   STORE       the store to add to (required; created if missing)
+#   COUNT       commits to build (default 30); EVERY the stride (default 1)
+#   REV         the newest commit (default HEAD)
+#   SWEEP       the run's options (default below: 4 variants x 2 shapes,
+#               one thread, 20 calls over 5 rounds)
+#   GEMMBENCH   the binary that keeps the store (default build/gemmbench)
+#   JOBS        make's -j (default 2)
+# ccache, when installed, builds each commit from the last one's objects
+# (apt-get install ccache): about N s a commit instead of M s.
+# A commit that does not build or whose run fails is named and skipped; the
+# script goes on.  Exit 0 when every commit was added, 1 when some were not,
+# 2 on bad settings.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+G=${GEMMBENCH:-$root/build/gemmbench}
+COUNT=${COUNT:-30}
+EVERY=${EVERY:-1}
+REV=${REV:-HEAD}
+JOBS=${JOBS:-2}
+SWEEP=${SWEEP:---variant packed,rule_based,tvm_permute,vec_j --kernel qkv,mlp_expand --m 64 --reps 20 --rounds 5 --threads 1}
+GEMMBENCH_PEAK=${GEMMBENCH_PEAK:-quick}
+GEMMBENCH_BANDWIDTH=${GEMMBENCH_BANDWIDTH:-quick}
+export GEMMBENCH_PEAK GEMMBENCH_BANDWIDTH
+
+[ -n "${STORE:-}" ] || { echo "gemmbench: history-commits: set STORE to the store's folder" >&2; exit 2; }
+case "$COUNT$EVERY$JOBS" in *[!0-9]*|'')
+    echo "gemmbench: history-commits: COUNT, EVERY and JOBS must be whole numbers" >&2; exit 2;;
+esac
+[ "$COUNT" -ge 1 ] && [ "$EVERY" -ge 1 ] ||
+    { echo "gemmbench: history-commits: COUNT and EVERY must be at least 1" >&2; exit 2; }
+[ -x "$G" ] || { echo "gemmbench: history-commits: $G is not built (run make)" >&2; exit 2; }
+git -C "$root" rev-parse --verify -q "$REV^{commit}" >/dev/null ||
+    { echo "gemmbench: history-commits: '$REV' is not a commit of $root" >&2; exit 2; }
+case "$STORE" in /*) ;; *) STORE=$(pwd)/$STORE ;; esac
+
+ccache=$(command -v ccache || true)
+work=$(mktemp -d) || exit 3
+cleanup() {
+    git -C "$root" worktree remove --force "$work/tree" >/dev/null 2>&1
+    git -C "$root" worktree prune >/dev/null 2>&1
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+git -C "$root" rev-list --first-parent --max-count=$((COUNT * EVERY)) "$REV" |
+    awk -v e="$EVERY" '(NR - 1) % e == 0' | tac >"$work/commits"
+total=$(wc -l <"$work/commits")
+echo "history-commits: $total commits of $REV, every $EVERY, oldest first; $SWEEP"
+failed=0
+i=0
+while read -r c; do
+    i=$((i + 1))
+    short=$(git -C "$root" rev-parse --short "$c")
+    date=$(git -C "$root" show -s --format=%cI "$c")
+    git -C "$root" worktree add --detach -q "$work/tree" "$c" 2>"$work/err" || {
+        echo "  $i/$total $short: worktree failed: $(head -c 200 "$work/err")"; failed=$((failed + 1)); continue; }
+    t0=$(date +%s)
+    if ! make -C "$work/tree" -j"$JOBS" ${ccache:+CC="ccache cc"} >"$work/make.log" 2>&1 ||
+        [ ! -x "$work/tree/build/gemmbench" ]; then
+        echo "  $i/$total $short: make failed: $(tail -n 1 "$work/make.log" | head -c 200)"
+        failed=$((failed + 1))
+    else
+        t1=$(date +%s)
+        if (cd "$work/tree" && ./build/gemmbench $SWEEP --quiet -o "$work/run.json" >/dev/null 2>"$work/err"); then
+            if "$G" history add --store "$STORE" --commit "$c" --date "$date" "$work/run.json" >/dev/null 2>"$work/err"; then
+                echo "  $i/$total $short $date: built in $((t1 - t0)) s, swept in $(($(date +%s) - t1)) s"
+            else
+                echo "  $i/$total $short: history add refused its file: $(head -c 200 "$work/err")"
+                failed=$((failed + 1))
+            fi
+        else
+            echo "  $i/$total $short: the sweep failed: $(head -c 200 "$work/err")"
+            failed=$((failed + 1))
+        fi
+        rm -f "$work/run.json"
+    fi
+    git -C "$root" worktree remove --force "$work/tree" >/dev/null 2>&1
+done <"$work/commits"
+
+"$G" history changes --store "$STORE"
+status=$?
+"$G" history html --store "$STORE" -o "$STORE/history.html" && echo "history-commits: $STORE/history.html"
+[ $status -le 1 ] || exit 1
+[ $failed -eq 0 ] || { echo "history-commits: $failed of $total commits not added"; exit 1; }
+exit 0
