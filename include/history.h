@@ -71,6 +71,8 @@ typedef struct gb_history_change {
 typedef struct gb_history_opts {
     double threshold_pct, alpha;
     const char *only_machine;    /* NULL: every machine */
+    int best;                    /* a point's value: 1 its fastest round's median (lo_us),
+                                    0 its median */
 } gb_history_opts;
 
 typedef struct gb_history_view {

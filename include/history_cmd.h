@@ -13,6 +13,7 @@ typedef struct gb_history_args {
     const char *store, *commit, *date, *machine, *output;
     double threshold_pct, alpha;
     int json, force, help;
+    int best;                /* --value best */
     char **ab_args;          /* after `--`: handed to gemmbench ab */
     int nab_args;
 } gb_history_args;

@@ -4,7 +4,8 @@
 # size injected from a known run on (scripts/scaleclock.c: the monotonic
 # clocks of that run and every later one run STEP % fast, so every call
 # times STEP % longer), each history through `history add --commit --date`
-# and `history changes --format json`.  Prints, per step size, the share of
+# and `history changes --format json`, on each commit's median and on its
+# fastest round (--value median, best).  Prints, per step size, the share of
 # series whose change was found with the right commits (before = the run
 # before the step, after = its first run), and for A/A histories (no step)
 # the share with any change point; SUMMARY.json in KEEP holds every count.
@@ -27,6 +28,7 @@
 #   SWEEP       the run's options (default: four single-thread variants at
 #               qkv M=16, 20 calls over 5 rounds: four series a history)
 #   KEEP        a folder to keep the stores and runs in (default: removed)
+#   REUSE       1: judge KEEP's stores again, measure nothing
 #   GEMMBENCH_PEAK, GEMMBENCH_BANDWIDTH  default quick here: a run's peak and
 #               bandwidths are not what the study measures, and measuring them
 #               in full would take 2 s of every 2.5 s run
@@ -58,6 +60,8 @@ done
 work=${KEEP:-$(mktemp -d)}
 mkdir -p "$work" || exit 3
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+[ "${REUSE:-0}" != 1 ] || [ -n "${KEEP:-}" ] ||
+    { echo "gemmbench: history-power: REUSE=1 needs KEEP, the folder of an earlier study" >&2; exit 2; }
 ${CC:-cc} -O2 -shared -fPIC -o "$work/scaleclock.so" "$here/scaleclock.c" -ldl ||
     { echo "gemmbench: history-power: cannot build scripts/scaleclock.c" >&2; exit 3; }
 
@@ -81,6 +85,9 @@ for k, name in enumerate(names):
     random.Random(1000 + k).shuffle(order)
     print(name, *order)
 PY
+# REUSE=1: the stores in KEEP are judged again (another detector, or the
+# other value), nothing measured or added.
+[ "${REUSE:-0}" = 1 ] || {
 t=1
 while [ $t -le "$RUNS" ]; do
     while read -r name order; do
@@ -102,6 +109,7 @@ while [ $t -le "$RUNS" ]; do
 done
 
 for name in $names; do
+    rm -rf "$work/$name"
     i=1
     while [ $i -le "$RUNS" ]; do
         n=$(printf %02d $i)
@@ -110,9 +118,15 @@ for name in $names; do
             { echo "gemmbench: history-power: history add failed ($name run $n)" >&2; exit 1; }
         i=$((i + 1))
     done
-    $G history changes --store "$work/$name" --format json >"$work/$name.changes.json"
-    [ $? -le 1 ] || { echo "gemmbench: history-power: history changes failed ($name)" >&2; exit 1; }
-    $G history html --store "$work/$name" -o "$work/$name.html" --force ||
+done
+}
+
+for name in $names; do
+    for value in median best; do
+        $G history changes --store "$work/$name" --format json --value $value >"$work/$name.$value.json"
+        [ $? -le 1 ] || { echo "gemmbench: history-power: history changes failed ($name)" >&2; exit 1; }
+    done
+    $G history html --store "$work/$name" -o "$work/$name.html" --force >/dev/null ||
         { echo "gemmbench: history-power: history html failed ($name)" >&2; exit 1; }
 done
 
@@ -138,36 +152,52 @@ python3 - "$work" "$HISTORIES" "$STEP_AT" $STEPS <<'PY'
 import glob, json, math, statistics, sys
 work, n, step_at, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 before, after = f"c{step_at - 1:02d}", f"c{step_at:02d}"
-summary = {"histories": n, "before": before, "after": after, "steps": {}, "noise": {}}
-for step in steps + ["aa"]:
-    series = found = wrong = alarms = 0
-    for h in range(1, n + 1):
-        d = json.load(open(f"{work}/s{step}-h{h}.changes.json"))
-        series += d["series"]
-        right = {c["series"] for c in d["changes"] if c["before"] == before and c["after"] == after}
-        found += len(right)
-        wrong += len([c for c in d["changes"] if c["series"] not in right])
-        alarms += bool(d["changes"])
-    summary["steps"][step] = {"series": series, "found": found, "other_changes": wrong,
-                              "histories_with_a_change": alarms}
-    if step == "aa":
-        print(f"A/A: {alarms} of {n} histories with a change point ({series} series, "
-              f"{wrong} change points)")
-    else:
-        print(f"step {step}%: found at {before}..{after} in {found} of {series} series "
-              f"({100 * found / max(series, 1):.0f}%), {wrong} other change points")
+summary = {"histories": n, "before": before, "after": after, "values": {}, "noise": {}}
+# Each history judged twice: on each commit's median and on its fastest
+# round (history changes --value median|best).
+for value in ["median", "best"]:
+    print(f"history changes --value {value}:")
+    out = summary["values"][value] = {}
+    for step in steps + ["aa"]:
+        series = found = wrong = alarms = 0
+        detectable = []
+        for h in range(1, n + 1):
+            d = json.load(open(f"{work}/s{step}-h{h}.{value}.json"))
+            series += d["series"]
+            right = {c["series"] for c in d["changes"] if c["before"] == before and c["after"] == after}
+            found += len(right)
+            wrong += len([c for c in d["changes"] if c["series"] not in right])
+            alarms += bool(d["changes"])
+            if d["noise"]["median_detectable_pct"] is not None:
+                detectable.append(d["noise"]["median_detectable_pct"])
+        det = statistics.median(detectable) if detectable else float("nan")
+        out[step] = {"series": series, "found": found, "other_changes": wrong,
+                     "histories_with_a_change": alarms, "median_detectable_pct": det}
+        if step == "aa":
+            print(f"  A/A: {alarms} of {n} histories with a change point ({series} series, "
+                  f"{wrong} change points); detectable step {det:.1f} % (median)")
+        else:
+            print(f"  step {step}%: found at {before}..{after} in {found} of {series} series "
+                  f"({100 * found / max(series, 1):.0f}%), {wrong} other change points; "
+                  f"detectable step {det:.1f} % (median)")
 # The between-run noise of each series in the A/A histories: the standard
-# deviation of the log of the runs' medians (a ratio's spread, not in us).
+# deviation of the log of the runs' medians and of their fastest rounds.
 runs = {}
 for f in sorted(glob.glob(f"{work}/saa-h*.runs/*.json")):
     for r in json.load(open(f))["results"]:
         key = f"{r['label']}/{r['kernel']}/{r['M']}x{r['K']}x{r['N']}/t{r['threads']}"
-        runs.setdefault(key, {}).setdefault(f.split("/")[-2], []).append(math.log(r["median_us"]))
+        rounds = {}
+        for t, k in zip(r["samples_us"], r["sample_rounds"]):
+            rounds.setdefault(k, []).append(t)
+        best = min(statistics.median(v) for v in rounds.values())
+        h = runs.setdefault(key, {}).setdefault(f.split("/")[-2], ([], []))
+        h[0].append(math.log(r["median_us"]))
+        h[1].append(math.log(best))
 for key, hs in sorted(runs.items()):
-    sds = [statistics.stdev(v) for v in hs.values() if len(v) > 1]
-    if sds:
-        summary["noise"][key] = statistics.median(sds)
-        print(f"  noise {key}: between-run sd of log median {statistics.median(sds):.3f} "
-              f"(median over {len(sds)} A/A histories)")
+    sd = [statistics.median(statistics.stdev(v[i]) for v in hs.values() if len(v[i]) > 1)
+          for i in (0, 1)]
+    summary["noise"][key] = {"median": sd[0], "best": sd[1]}
+    print(f"  noise {key}: between-run sd of log median {sd[0]:.3f}, of log fastest round "
+          f"{sd[1]:.3f} (median over {len(hs)} A/A histories)")
 json.dump(summary, open(f"{work}/SUMMARY.json", "w"), indent=1)
 PY

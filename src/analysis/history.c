@@ -332,7 +332,7 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
         if (pts == NULL)
             goto out;
         for (int i = 0; i < v->npoints[si]; i++) {
-            pts[i].y = log(v->points[si][i].median_us);
+            pts[i].y = log(o->best ? v->points[si][i].lo_us : v->points[si][i].median_us);
             pts[i].se2 = v->points[si][i].se2;
         }
         {
@@ -487,7 +487,8 @@ static int write_json(FILE *out, const gb_history_view *v)
     cJSON_AddNumberToObject(doc, "points", npoints);
     method = cJSON_AddObjectToObject(doc, "method");
     cJSON_AddStringToObject(method, "split", "E-divisive means (alpha = 1)");
-    cJSON_AddStringToObject(method, "test", "Welch t on per-commit log medians, variance "
+    cJSON_AddStringToObject(method, "value", v->opts.best ? "best" : "median");
+    cJSON_AddStringToObject(method, "test", "Welch t on per-commit log values, variance "
                                             "floored by the rounds' noise");
     cJSON_AddNumberToObject(method, "min_segment", GB_CP_MIN_SEGMENT);
     cJSON_AddNumberToObject(method, "p_candidate", GB_CP_P_CANDIDATE);
@@ -579,7 +580,8 @@ int gb_history_write_changes(FILE *out, int json, const gb_history_view *v)
     fprintf(out, "%d files, %d series, %d points", v->store->nfiles, nseries, npoints);
     if (ignored)
         fprintf(out, " (%d left out by annotations)", ignored);
-    fprintf(out, "; E-divisive + Welch t, BH-adjusted p < %g\n", v->opts.alpha);
+    fprintf(out, "; E-divisive + Welch t on each commit's %s, BH-adjusted p < %g\n",
+            v->opts.best ? "fastest round" : "median", v->opts.alpha);
     {
         double sd, det;
         int worst, n = noise_summary(v, &sd, &det, &worst);

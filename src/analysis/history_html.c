@@ -91,8 +91,9 @@ static void put_chart(FILE *out, const gb_history_view *v, int si)
     put_escaped(out, se->key);
     fputs("</h2>\n", out);
     if (!isnan(v->noise[si].sd))
-        fprintf(out, "<p class=\"noise\">noise between runs %.1f %%: a step under %.1f %% is "
-                     "unlikely to be found with %d commits after it</p>\n",
+        fprintf(out, "<p class=\"noise\">%s: noise between runs %.1f %%, a step under %.1f %% "
+                     "is unlikely to be found with %d commits after it</p>\n",
+                v->opts.best ? "each commit's fastest round" : "each commit's median",
                 100.0 * expm1(v->noise[si].sd), 100.0 * v->noise[si].detectable,
                 GB_HISTORY_AFTER);
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -117,17 +118,20 @@ static void put_chart(FILE *out, const gb_history_view *v, int si)
         fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(pts[i].hi_us));
     for (int i = n - 1; i >= 0; i--)
         fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(pts[i].lo_us));
+    /* the value the changes were found on: the median, or the fastest round */
+#define VALUE(p) (v->opts.best ? (p).lo_us : (p).median_us)
     fputs("\"/>\n<polyline class=\"median\" points=\"", out);
     for (int i = 0; i < n; i++)
-        fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(pts[i].median_us));
+        fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(VALUE(pts[i])));
     fputs("\"/>\n", out);
     for (int i = 0; i < n; i++) {
         fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"><title>", x_of(i, n),
-                Y(pts[i].median_us));
+                Y(VALUE(pts[i])));
         put_escaped(out, pts[i].commit);
-        fprintf(out, " %s: %.4g us (rounds %.4g-%.4g)</title></circle>\n", pts[i].date,
+        fprintf(out, " %s: median %.4g us (rounds %.4g-%.4g)</title></circle>\n", pts[i].date,
                 pts[i].median_us, pts[i].lo_us, pts[i].hi_us);
     }
+#undef VALUE
     /* the change points, between the commit before and the one after */
     for (int c = 0; c < v->nchanges; c++) {
         const gb_history_change *ch = &v->changes[c];

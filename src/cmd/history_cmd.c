@@ -22,6 +22,7 @@
 static const char history_intro[] =
     "usage: gemmbench history add --store DIR [--commit REV] [--date ISO8601] FILE...\n"
     "       gemmbench history changes --store DIR [--format table|json] [--threshold PCT]\n"
+    "                                 [--value median|best]\n"
     "       gemmbench history html --store DIR -o FILE.html\n"
     "       gemmbench history confirm --store DIR BEFORE..AFTER [-- ab options]\n"
     "       gemmbench history bisect --store DIR BEFORE..AFTER [-- ab options]\n"
@@ -58,6 +59,7 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     case GB_SET_MACHINE: a->machine = v->text; break;
     case GB_SET_THRESHOLD: a->threshold_pct = v->real; break;
     case GB_SET_ALPHA: a->alpha = v->real; break;
+    case GB_SET_VALUE: a->best = v->number == 1; break;
     case GB_SET_FORMAT: a->json = v->format == GB_FMT_JSON; break;
     case GB_SET_OUTPUT: a->output = v->text; break;
     case GB_SET_FORCE: a->force = 1; break;
@@ -75,7 +77,7 @@ int gb_history_load(const gb_history_args *a, const char *cmd, gb_history_store 
                     gb_history_annotations *notes, gb_history_view *v)
 {
     char err[GB_ERR_LEN + 4200];
-    gb_history_opts o = { a->threshold_pct, a->alpha, a->machine };
+    gb_history_opts o = { a->threshold_pct, a->alpha, a->machine, a->best };
     int rc;
 
     if (gb_history_store_read(a->store, s, err, sizeof err) != 0)

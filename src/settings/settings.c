@@ -43,6 +43,7 @@ static const char *const compare_formats[] = { "table", "md", "json", NULL };
 static const char *const report_formats[] = { "table", "md", "csv", NULL };
 static const char *const history_formats[] = { "table", "json", NULL };
 /* report.c's metric names (gb_report_metric_parse), then scaling. */
+static const char *const history_value_names[] = { "median", "best", NULL };
 static const char *const metric_names[] = { "median", "min", "gflops", "speedup", "peak",
                                             "roof", "scaling", NULL };
 static const char *const interleave_names[] = { "entry", "round", NULL };
@@ -190,6 +191,11 @@ const gb_setting gb_settings[] = {
       NUMBER(0, 1, GB_OPEN_MIN | GB_OPEN_MAX), .value_name = "A", .initial = STR(GB_CP_ALPHA),
       .help = "a change point is kept when its p, adjusted over the series "
               "(Benjamini-Hochberg), is below A (src/analysis/history.md)" },
+    { .id = GB_SET_VALUE, .commands = GB_CMD_HISTORY, .flag = "value", CHOICE(history_value_names),
+      .value_name = "V", .initial = "median",
+      .help = "changes, html, confirm, bisect: a point's value: median, the median of its "
+              "calls; best, the median of its fastest round (steadier on a shared machine: "
+              "src/analysis/history.md)" },
     { .id = GB_SET_STORE, .commands = GB_CMD_HISTORY, .flag = "store", TEXT,
       .value_name = "DIR", .help = "the history store (made by the first add)" },
     { .id = GB_SET_COMMIT, .commands = GB_CMD_HISTORY, .flag = "commit", TEXT,

@@ -88,6 +88,16 @@ assert d["series"] == 4 and len(hits) >= 3, d["changes"]
 assert all(c["ci95"][0] < c["ratio"] < c["ci95"][1] and c["gate"] for c in hits), hits
 assert all(1.02 < c["ratio"] < 1.10 and c["p_adjusted"] < 0.001 for c in hits), hits
 PY
+# --value best: each commit's fastest round, which the step moves too.
+expect_exit history_step_best 1 "$G" history changes --store hs --format json --value best
+cp "$WORK/out" best.out
+py_check history_step_best_found best.out <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hits = [c for c in d["changes"] if c["before"] == "c20" and c["after"] == "c21"]
+assert d["method"]["value"] == "best" and len(hits) >= 3, d["changes"]
+assert len(d["noise"]["per_series"]) == 4 and d["noise"]["median_pct"] > 0, d["noise"]
+PY
 expect_exit history_step_table 1 "$G" history changes --store hs
 expect_grep history_step_table_gate "c20..c21 .*SLOWER (gate)" "$WORK/out"
 expect_exit history_step_threshold 0 "$G" history changes --store hs --threshold 20

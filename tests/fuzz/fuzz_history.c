@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gb_history_store s;
     gb_history_annotations a;
     gb_history_view v;
-    gb_history_opts o = { GB_HISTORY_THRESHOLD_PCT, 0.001, NULL };
+    gb_history_opts o = { GB_HISTORY_THRESHOLD_PCT, 0.001, NULL, 0 };
     char err[1024] = "";
     char *text = NULL;
     size_t len = 0;
@@ -111,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gb_history_store_free(&s);
         return 0;
     }
+    o.best = size > 0 && (data[size - 1] & 1); /* either value */
     if (gb_history_analyse(&s, &a, &o, &v, err, sizeof err) != 0)
         abort(); /* a store that was read is analysed */
 

@@ -200,7 +200,7 @@ TEST(history_keeps_a_step_between_flat_series)
     };
     gb_history_store s = { files, 30, series, 3, obs, 90 };
     gb_history_annotations a = { 0 };
-    gb_history_opts o = { GB_HISTORY_THRESHOLD_PCT, GB_CP_ALPHA, NULL };
+    gb_history_opts o = { GB_HISTORY_THRESHOLD_PCT, GB_CP_ALPHA, NULL, 0 };
     gb_history_view v;
     unsigned long long seed = 11;
     char err[128];
