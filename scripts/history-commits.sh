@@ -19,7 +19,8 @@
 #   GEMMBENCH   the binary that keeps the store (default build/gemmbench)
 #   JOBS        make's -j (default 2)
 # ccache, when installed, builds each commit from the last one's objects
-# (apt-get install ccache): about N s a commit instead of M s.
+# (apt-get install ccache); on the 2-vCPU VM a commit took 1-14 s to build
+# and 2-3 s to sweep, 60 commits 6 minutes.
 # A commit that does not build or whose run fails is named and skipped; the
 # script goes on.  Exit 0 when every commit was added, 1 when some were not,
 # 2 on bad settings.

@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts.sh - smoke tests of the measuring scripts no other test runs:
-# compare-interleaved.sh, sched-twins.sh, space-search.sh, ab-power.sh and
-# bench-ceiling.sh, each end to end on a tiny shape with its fewest rounds,
+# compare-interleaved.sh, sched-twins.sh, space-search.sh, ab-power.sh,
+# bench-ceiling.sh and history-power.sh, each end to end on a tiny shape
+# with its fewest rounds (history-commits.sh: its settings only),
 # its files written under $WORK, its exit status, files and printed tables
 # checked.  They all need python3 (their reports); ab-power.sh needs cc,
 # space-search.sh a build with onednn: without them, a named skip.
@@ -24,7 +25,7 @@ py() {
 }
 
 if ! command -v python3 >/dev/null 2>&1; then
-    for s in compare_interleaved sched_twins space_search ab_power bench_ceiling; do
+    for s in compare_interleaved sched_twins space_search ab_power bench_ceiling history_power history_commits; do
         skip "$s" "needs python3 (the script's report)"
     done
     exit 0
@@ -149,3 +150,28 @@ for path, threads in ((two, 2), (one, 1)):
     labels = {r["label"] for r in doc["results"] if r["threads"] == threads and r["M"] == 16}
     assert {"packed", "packed+prepack"} <= labels, (path, labels)
 PY
+
+# history-power.sh: its settings checked before anything runs; one tiny
+# study end to end (6 runs a history, a 50 % step from run 4, one history
+# and an A/A one): every run stored, both values judged, SUMMARY.json whole.
+expect_exit history_power_bad_runs 2 env RUNS=x sh "$S/history-power.sh"
+expect_exit history_power_bad_step 2 env STEPS=200 sh "$S/history-power.sh"
+expect_exit history_power_reuse_needs_keep 2 env REUSE=1 sh "$S/history-power.sh"
+expect_exit history_power_runs 0 env RUNS=6 STEP_AT=4 HISTORIES=1 STEPS=50 KEEP="$WORK/hp" \
+    SWEEP="--variant vec_j --shape 16x16x16 --reps 4 --rounds 2 --min-time 0 --threads 1" \
+    sh "$S/history-power.sh"
+expect_grep history_power_says_aa "^  A/A: [01] of 1 histories" "$WORK/out"
+py history_power_summary "$WORK/hp" <<'PY'
+import glob, json, sys
+work = sys.argv[1]
+s = json.load(open(f"{work}/SUMMARY.json"))
+assert set(s["values"]) == {"median", "best"} and s["before"] == "c03", s
+for v in s["values"].values():
+    assert set(v) == {"50", "aa"} and v["50"]["series"] == 1 == v["aa"]["series"], v
+assert len(glob.glob(f"{work}/s50-h1.runs/run*.json")) == 6, "runs"
+assert len(json.load(open(f"{work}/saa-h1.best.json"))["noise"]["per_series"]) == 1
+PY
+# history-commits.sh: the settings, before any build.
+expect_exit history_commits_no_store 2 sh "$S/history-commits.sh"
+expect_exit history_commits_bad_count 2 env STORE="$WORK/hc" COUNT=0 sh "$S/history-commits.sh"
+expect_exit history_commits_bad_rev 2 env STORE="$WORK/hc" REV=no-such-rev sh "$S/history-commits.sh"
