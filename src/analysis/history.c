@@ -268,8 +268,8 @@ gb_history_noise gb_history_noise_of(const double *y, int n, double alpha)
     after = n / 2 < GB_HISTORY_AFTER ? n / 2 : GB_HISTORY_AFTER;
     before = n - after;
     df = n - 2;
-    /* Welch's t with equal variances: the step whose expected t reaches the
-     * critical value at alpha plus the 80 % power quantile. */
+    /* A two-sample t with this noise on both sides: the step whose expected
+     * t reaches the critical value at alpha plus the 80 % power quantile. */
     r.detectable = expm1((gb_student_quantile(alpha, df) + gb_student_quantile(0.4, df)) *
                          r.sd * sqrt(1.0 / before + 1.0 / after));
     return r;
@@ -306,6 +306,8 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
     if (idx == NULL || v->points == NULL || v->npoints == NULL || v->ignored == NULL ||
         v->noise == NULL || !p)
         goto out;
+    for (int i = 0; i < s->nseries; i++)
+        v->noise[i].sd = v->noise[i].detectable = NAN;   /* until measured */
     for (int i = 0; i < s->nobs; i++)
         idx[i] = i;
     sorting_store = s;
