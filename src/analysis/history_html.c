@@ -133,18 +133,28 @@ static void put_chart(FILE *out, const gb_history_view *v, int si)
     }
 #undef VALUE
     /* the change points, between the commit before and the one after */
-    for (int c = 0; c < v->nchanges; c++) {
+    /* Each line labelled with its ratio and the first 12 characters of the
+     * commit after it (the whole range is written under the chart); the
+     * labels of one chart stepped down so that close ones do not overlap. */
+    for (int c = 0, k = 0; c < v->nchanges; c++) {
         const gb_history_change *ch = &v->changes[c];
+        char after[13];
         if (ch->series != si)
             continue;
         double x = 0.5 * (x_of(ch->at - 1, n) + x_of(ch->at, n));
         fprintf(out, "<line class=\"change%s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
                 ch->note ? " known" : "", x, PAD_T, x, CHART_H - PAD_B);
         fprintf(out, "<text class=\"change-label\" x=\"%.1f\" y=\"%d\">%.3fx ", x + 3,
-                PAD_T + 10, ch->test.ratio);
-        put_escaped(out, pts[ch->at - 1].commit);
-        fputs("..", out);
-        put_escaped(out, pts[ch->at].commit);
+                PAD_T + 10 + 12 * (k++ % 4), ch->test.ratio);
+        size_t cut = strlen(pts[ch->at].commit);
+        if (cut > 12) {
+            cut = 12;   /* not inside a UTF-8 character: back to its first byte */
+            while (cut > 0 && ((unsigned char)pts[ch->at].commit[cut] & 0xc0) == 0x80)
+                cut--;
+        }
+        memcpy(after, pts[ch->at].commit, cut);
+        after[cut] = '\0';
+        put_escaped(out, after);
         fputs("</text>\n", out);
     }
     fputs("</svg>\n", out);
