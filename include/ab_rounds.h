@@ -26,6 +26,7 @@ typedef struct ab_opts {
     const char *prefix;
     const char *pass[AB_MAX_ARGS];   /* run options for both builds */
     int npass;
+    char pair_id[33];        /* this run's identity, in both files' run.ab (32 hex digits) */
 } ab_opts;
 
 typedef struct build {

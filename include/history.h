@@ -33,6 +33,15 @@ int gb_history_annotations_read(const char *dir, gb_history_annotations *a, char
                                 size_t errlen);
 void gb_history_annotations_free(gb_history_annotations *a);
 
+/* Checks anchor and newer as the two files of one `gemmbench ab ANCHOR
+ * NEW` run (one machine, the same rounds, at least GB_AB_MIN_ROUNDS, the
+ * same entries, started together, complete, verified) and gives each
+ * entry's NEW/ANCHOR: the Hodges-Lehmann estimate of its per-round ratios
+ * and its 95 % interval (compare.c's paired rounds).  0, or -1 with err
+ * (-2 out of memory); *rows is the caller's to free. */
+int gb_history_pair(const gb_result_file *anchor, const gb_result_file *newer,
+                    gb_history_pair_row **rows, int *nrows, char *err, size_t errlen);
+
 /* label equals given, or given is an abbreviated hash (7 or more
  * characters) label begins with. */
 int gb_history_commit_matches(const char *label, const char *given);

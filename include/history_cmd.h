@@ -11,6 +11,7 @@
 /* The command line of `gemmbench history`. */
 typedef struct gb_history_args {
     const char *store, *commit, *date, *machine, *output;
+    const char *anchor, *anchor_commit;   /* add --anchor FILE, --anchor-commit REV */
     double threshold_pct, alpha;
     int json, force, help;
     int best;                /* --value best */

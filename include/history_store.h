@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "resultfile.h"
+
 #define GB_HISTORY_SCHEMA "gemmbench-history/1"
 #define GB_HISTORY_LABEL_MAX 128    /* a machine or commit label, at most */
 
@@ -21,9 +23,14 @@ typedef struct gb_history_file {
     char date[24];       /* UTC, YYYY-MM-DDThh:mm:ssZ: sorts as it reads */
     char sha256[65];
     int dirty;
+    char *anchor;        /* a paired point's anchor commit; NULL: an absolute one */
 } gb_history_file;
 
-/* One measurement of a series in one file. */
+/* One measurement of a series in one file.  In a paired series (a file
+ * added with --anchor) the value is the entry's NEW/ANCHOR ratio, not a
+ * time: median_us the Hodges-Lehmann estimate of its per-round ratios,
+ * lo_us and hi_us its 95 % interval, se2 the variance of log(ratio) that
+ * interval implies. */
 typedef struct gb_history_obs {
     int series, file;
     double median_us;    /* the entry's median */
@@ -33,9 +40,11 @@ typedef struct gb_history_obs {
 
 /* A series: one entry's measurements over the files of one machine. */
 typedef struct gb_history_series {
-    char *key;           /* MACHINE/LABEL/KERNEL/MxKxN/tT/CACHE */
+    char *key;           /* MACHINE/LABEL/KERNEL/MxKxN/tT/CACHE, "/paired" appended
+                            for a paired series */
     char *machine, *label, *kernel;
     int M, K, N, threads, cold;
+    int paired;          /* its points are ratios to an anchor build */
 } gb_history_series;
 
 typedef struct gb_history_store {
@@ -62,6 +71,7 @@ void gb_history_store_free(gb_history_store *s);
  * machine: machine.hostname). */
 typedef struct gb_history_add_opts {
     const char *commit, *date, *machine;
+    const char *anchor_commit;   /* a pair's anchor (NULL: the anchor file's commit) */
 } gb_history_add_opts;
 
 /* The outcome of adding one file. */
@@ -77,6 +87,42 @@ typedef struct gb_history_added {
  * same).  out[i] tells what became of paths[i].  0, or -1 with err. */
 int gb_history_add(const char *dir, char *const *paths, int n, const gb_history_add_opts *o,
                    gb_history_added *out, char *err, size_t errlen);
+
+/* A result file read once: its bytes, stored as they are, and its reading. */
+typedef struct gb_history_input {
+    char *text;
+    size_t len;
+    gb_result_file f;
+} gb_history_input;
+
+/* Reads and checks path (resultfile.c's reader).  0, or -1 with err. */
+int gb_history_input_read(const char *path, gb_history_input *in, char *err, size_t errlen);
+void gb_history_input_free(gb_history_input *in);
+
+/* One entry of a paired point: NEW's entry and its NEW/ANCHOR ratio (the
+ * Hodges-Lehmann estimate of the per-round ratios, its 95 % interval). */
+typedef struct gb_history_pair_row {
+    const gb_entry *e;
+    double ratio, lo, hi;
+} gb_history_pair_row;
+
+/* Adds a pair, `gemmbench ab ANCHOR NEW`'s two files, checked as a pair by
+ * the caller (gb_history_pair), as one paired point: both files are kept
+ * (NEW as a plain add keeps it, ANCHOR beside it as NAME.anchor.json), the
+ * index line holds the anchor's commit and the rows' ratios.  The key is
+ * NEW's (o as for gb_history_add); the anchor's commit o->anchor_commit, else
+ * the anchor file's.  out tells what became of NEW.  0, or -1 with err. */
+int gb_history_add_pair(const char *dir, const gb_history_input *anchor,
+                        const gb_history_input *newer, const gb_history_pair_row *rows, int nrows,
+                        const gb_history_add_opts *o, gb_history_added *out, char *err,
+                        size_t errlen);
+
+/* The commit label of a result file as `history add` keys it: the given
+ * label, else tool.git_commit ("-dirty" appended), else tool.git. */
+void gb_history_commit_of(const gb_result_file *f, const char *given, char *out, size_t len);
+
+/* Seconds since 1970 of a date gb_history_date accepts; -1 when it does not. */
+long long gb_history_seconds(const char *text);
 
 /* Parses an ISO 8601 date (YYYY-MM-DD, or with Thh:mm[:ss[.frac]] and Z or
  * +hh:mm / -hh:mm; no zone: UTC) into UTC "YYYY-MM-DDThh:mm:ssZ".  0, or -1. */

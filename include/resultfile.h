@@ -15,6 +15,8 @@
  * (--min-time stops at 100000 calls). */
 #define GB_MAX_ROUNDS 1000
 #define GB_MAX_SAMPLES 1000000
+/* The largest result file read: a full sweep with every call kept is a few MB. */
+#define GB_RESULT_FILE_MAX (512L * 1024 * 1024)
 
 typedef struct gb_entry {
     const char *variant, *label, *family, *kernel;  /* point into the document */
@@ -78,6 +80,10 @@ typedef struct gb_result_file {
 
 /* Loads and validates path.  Returns 0, or -1 with err ("FILE: problem"). */
 int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t errlen);
+/* The same from text already read (at most GB_RESULT_FILE_MAX bytes: the
+ * caller read it with gb_read_regular); path names it in messages. */
+int gb_result_file_parse(const char *path, const char *text, gb_result_file *f, char *err,
+                         size_t errlen);
 void gb_result_file_free(gb_result_file *f);
 
 /* What makes two entries the same measurement, in files, rounds and runs:

@@ -3,6 +3,7 @@
  * JSON; see history.h and history.md. */
 #define _GNU_SOURCE
 #include "history.h"
+#include "compare.h"
 #include "inputfile.h"
 
 #include <cjson/cJSON.h>
@@ -138,6 +139,109 @@ int gb_history_commit_matches(const char *label, const char *given)
 static int series_matches(const gb_history_note *a, const char *key)
 {
     return a->series == NULL || fnmatch(a->series, key, 0) == 0;
+}
+
+/* ---- a pair ------------------------------------------------------------------------- */
+
+/* Two files of one `gemmbench ab` run, at most this far apart in their
+ * start (both builds' first rounds start together, or one after the other). */
+#define PAIR_MAX_APART_S 3600
+
+/* run.ab of f: its run's identity and side ("old" or "new"), NULL if absent. */
+static const char *ab_field(const gb_result_file *f, const char *name)
+{
+    const cJSON *ab = cJSON_GetObjectItemCaseSensitive(f->run, "ab");
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ab, name));
+}
+
+static int same_ab_run(const gb_result_file *anchor, const gb_result_file *newer)
+{
+    const char *pa = ab_field(anchor, "pair"), *pn = ab_field(newer, "pair");
+    const char *sa = ab_field(anchor, "side"), *sn = ab_field(newer, "side");
+    return pa && pn && sa && sn && strlen(pa) == 32 && strcmp(pa, pn) == 0 &&
+           strcmp(sa, "old") == 0 && strcmp(sn, "new") == 0;
+}
+
+int gb_history_pair(const gb_result_file *anchor, const gb_result_file *newer,
+                    gb_history_pair_row **rows, int *nrows, char *err, size_t errlen)
+{
+    gb_compare_opts co = { 0.0, 0.05, GB_COMPARE_MIN_SAMPLES, NULL, NULL, 1 };
+    gb_compare c;
+    long long ta, tn;
+    int rc = -1;
+
+    *rows = NULL;
+    *nrows = 0;
+    if (!anchor->complete || !newer->complete) {
+        snprintf(err, errlen, "%s: an interrupted run (\"complete\": false) is no pair",
+                 anchor->complete ? newer->path : anchor->path);
+        return -1;
+    }
+    if (!anchor->hostname || !newer->hostname || strcmp(anchor->hostname, newer->hostname) != 0 ||
+        !anchor->cpu_model || !newer->cpu_model || strcmp(anchor->cpu_model, newer->cpu_model) != 0) {
+        snprintf(err, errlen, "%s and %s: not one machine's (hostname or CPU model differ): "
+                              "not a pair", anchor->path, newer->path);
+        return -1;
+    }
+    if (anchor->run_rounds != newer->run_rounds || anchor->run_rounds < GB_AB_MIN_ROUNDS) {
+        snprintf(err, errlen, "%s and %s: not one gemmbench ab run's (%d and %d rounds; a pair "
+                              "has the same rounds, at least %d)", anchor->path, newer->path,
+                 anchor->run_rounds, newer->run_rounds, GB_AB_MIN_ROUNDS);
+        return -1;
+    }
+    if (!same_ab_run(anchor, newer)) {
+        snprintf(err, errlen, "%s and %s: not the old and new files of one gemmbench ab run "
+                              "(run.ab.pair differs or is missing: ab before 2026-11-28?)",
+                 anchor->path, newer->path);
+        return -1;
+    }
+    ta = anchor->started ? gb_history_seconds(anchor->started) : -1;
+    tn = newer->started ? gb_history_seconds(newer->started) : -1;
+    if (ta < 0 || tn < 0 || llabs(ta - tn) > PAIR_MAX_APART_S) {
+        snprintf(err, errlen, "%s and %s: started more than an hour apart, or without a "
+                              "run.started: not one gemmbench ab run's", anchor->path, newer->path);
+        return -1;
+    }
+    if (gb_compare_files(anchor, newer, &co, &c, err, errlen) != 0)
+        return -1;
+    if (c.nonly_old || c.nonly_new || c.ntext_differs || c.nrows == 0) {
+        snprintf(err, errlen, "%s and %s: not the same entries (%d only in the anchor, %d only "
+                              "in NEW): not one gemmbench ab run's", anchor->path, newer->path,
+                 c.nonly_old, c.nonly_new + c.ntext_differs);
+        goto out;
+    }
+    if (c.ncheck_failed) {
+        snprintf(err, errlen, "%s and %s: %d entries failed verification", anchor->path,
+                 newer->path, c.ncheck_failed);
+        goto out;
+    }
+    *rows = calloc((size_t)c.nrows, sizeof **rows);
+    if (*rows == NULL) {
+        snprintf(err, errlen, "out of memory");
+        rc = -2;
+        goto out;
+    }
+    for (int i = 0; i < c.nrows; i++) {
+        const gb_compare_row *r = &c.rows[i];
+        if (r->verdict == GB_VERDICT_TOO_FEW || !(r->lo > 0.0) || !isfinite(r->hi) ||
+            !(r->ratio > 0.0) || !isfinite(r->ratio)) {
+            snprintf(err, errlen, "%s: %s %s M=%d: fewer than %d rounds measured by both builds",
+                     newer->path, r->new_e->label, r->new_e->kernel, r->new_e->M,
+                     GB_AB_MIN_ROUNDS);
+            free(*rows);
+            *rows = NULL;
+            goto out;
+        }
+        (*rows)[i].e = r->new_e;
+        (*rows)[i].ratio = r->ratio;
+        (*rows)[i].lo = r->lo;
+        (*rows)[i].hi = r->hi;
+    }
+    *nrows = c.nrows;
+    rc = 0;
+out:
+    gb_compare_free(&c);
+    return rc;
 }
 
 /* ---- points ------------------------------------------------------------------------ */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -287,6 +288,21 @@ static int parse_ab(int argc, char **argv, ab_opts *o, char *err, size_t errlen)
     return 0;
 }
 
+/* 32 hex digits that name this run in both files (run.ab.pair): random,
+ * else the clock and the process. */
+static void make_pair_id(char out[33])
+{
+    unsigned char r[16];
+
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+        unsigned long long t = (unsigned long long)time(NULL), p = (unsigned long long)getpid();
+        for (int i = 0; i < 16; i++)
+            r[i] = (unsigned char)((i < 8 ? t >> (8 * i) : p >> (8 * (i - 8))) & 0xff);
+    }
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", r[i]);
+}
+
 /* ---- the verdict ---------------------------------------------------------------- */
 
 static int show(const gb_compare *c, gb_format format)
@@ -506,6 +522,7 @@ int gb_cmd_ab(int argc, char **argv)
         return gb_fail(status == -2 ? GB_EXIT_IO : GB_EXIT_USAGE, "ab", "%s", err);
     }
 
+    make_pair_id(o.pair_id);
     gb_catch_interrupts();
     status = gb_ab_run_rounds(b, &o, err, sizeof err);
     if (status != GB_EXIT_OK && status != GB_EXIT_INTERRUPTED)

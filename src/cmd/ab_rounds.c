@@ -311,6 +311,23 @@ static void progress(const ab_opts *o, int round, const char *what, int done, in
     fflush(stderr);
 }
 
+/* run.ab in a build's file: which run it was measured in and on which
+ * side, so that `history add --anchor` can tell ab's two files of one run
+ * from two files of two runs. */
+static void stamp_pair(build *b, const ab_opts *o)
+{
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(b->merged.doc, "run"), *ab;
+
+    if (!cJSON_IsObject(run))
+        return;
+    cJSON_DeleteItemFromObjectCaseSensitive(run, "ab");
+    if ((ab = cJSON_AddObjectToObject(run, "ab")) == NULL)
+        return;
+    cJSON_AddStringToObject(ab, "pair", o->pair_id);
+    cJSON_AddStringToObject(ab, "side", strcmp(b->name, "OLD") == 0 ? "old" : "new");
+    cJSON_AddNumberToObject(ab, "rounds", o->rounds);
+}
+
 /* After b's round process ended with status: read its file back, merge,
  * write the build's file.  GB_EXIT_OK to go on, or the status to stop with
  * (err says why). */
@@ -345,6 +362,7 @@ static int after_round(build *b, const ab_opts *o, int round, int status, char *
             return GB_EXIT_IO;
     }
     if (round == 0) {
+        stamp_pair(b, o);
         keep_peak(b);
         b->check_failed = b->status == GB_EXIT_CHECK_FAILED;
     }

@@ -21,6 +21,8 @@
 
 static const char history_intro[] =
     "usage: gemmbench history add --store DIR [--commit REV] [--date ISO8601] FILE...\n"
+    "       gemmbench history add --store DIR [--commit REV] [--date ISO8601]\n"
+    "                             --anchor PREFIX-old.json PREFIX-new.json\n"
     "       gemmbench history changes --store DIR [--format table|json] [--threshold PCT]\n"
     "                                 [--value median|best]\n"
     "       gemmbench history html --store DIR -o FILE.html\n"
@@ -57,6 +59,8 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     case GB_SET_COMMIT: a->commit = v->text; break;
     case GB_SET_DATE: a->date = v->text; break;
     case GB_SET_MACHINE: a->machine = v->text; break;
+    case GB_SET_ANCHOR: a->anchor = v->text; break;
+    case GB_SET_ANCHOR_COMMIT: a->anchor_commit = v->text; break;
     case GB_SET_THRESHOLD: a->threshold_pct = v->real; break;
     case GB_SET_ALPHA: a->alpha = v->real; break;
     case GB_SET_VALUE: a->best = v->number == 1; break;
@@ -101,9 +105,48 @@ void gb_history_unload(gb_history_store *s, gb_history_annotations *notes, gb_hi
     gb_history_store_free(s);
 }
 
+/* add --anchor: ab's two files as one paired point. */
+static int action_add_pair(const gb_history_args *a, char **files, int n)
+{
+    gb_history_add_opts o = { a->commit, a->date, a->machine, a->anchor_commit };
+    gb_history_input anchor, newer;
+    gb_history_pair_row *rows = NULL;
+    gb_history_added out;
+    char err[GB_ERR_LEN + 4200], shown[600];
+    int nrows = 0, rc;
+
+    if (n != 1)
+        return gb_usage("history add", "--anchor takes one more file, the pair's NEW "
+                                       "(PREFIX-new.json); %d given", n);
+    if (gb_history_input_read(a->anchor, &anchor, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, "history add", "%s", err);
+    if (gb_history_input_read(files[0], &newer, err, sizeof err) != 0) {
+        gb_history_input_free(&anchor);
+        return gb_fail(GB_EXIT_USAGE, "history add", "%s", err);
+    }
+    if (anchor.len == newer.len && memcmp(anchor.text, newer.text, anchor.len) == 0) {
+        snprintf(err, sizeof err, "%s: the same file as --anchor: not a pair", newer.f.path);
+        rc = -1;
+    } else {
+        rc = gb_history_pair(&anchor.f, &newer.f, &rows, &nrows, err, sizeof err);
+    }
+    if (rc == 0)
+        rc = gb_history_add_pair(a->store, &anchor, &newer, rows, nrows, &o, &out, err, sizeof err);
+    free(rows);
+    gb_history_input_free(&anchor);
+    gb_history_input_free(&newer);
+    if (rc != 0)
+        return gb_fail(rc == -2 || errno == ENOSPC || errno == EIO ? GB_EXIT_IO : GB_EXIT_USAGE,
+                       "history add", "%s", err);
+    gb_printable(files[0], 512, shown, sizeof shown);
+    printf("%s %s (paired, %d entries) as %s\n",
+           out.duplicate ? "unchanged (already stored):" : "added", shown, nrows, out.stored_as);
+    return gb_finish_stdout("history add");
+}
+
 static int action_add(const gb_history_args *a, char **files, int n)
 {
-    gb_history_add_opts o = { a->commit, a->date, a->machine };
+    gb_history_add_opts o = { a->commit, a->date, a->machine, NULL };
     gb_history_added *out;
     char err[GB_ERR_LEN + 4200], shown[600];
     int rc;
@@ -222,10 +265,14 @@ int gb_cmd_history(int argc, char **argv)
         return gb_usage("history", "%s needs --store DIR", action);
     if (a.nab_args && strcmp(action, "confirm") != 0 && strcmp(action, "bisect") != 0)
         return gb_usage("history", "options after -- are ab's: confirm and bisect only");
-    if (strcmp(action, "add") == 0)
-        return action_add(&a, argv + first + 1, nops - 1);
-    if ((a.commit || a.date) )
-        return gb_usage("history", "--commit and --date are add's");
+    if (strcmp(action, "add") == 0) {
+        if (a.anchor_commit && !a.anchor)
+            return gb_usage("history", "--anchor-commit needs --anchor");
+        return a.anchor ? action_add_pair(&a, argv + first + 1, nops - 1)
+                        : action_add(&a, argv + first + 1, nops - 1);
+    }
+    if (a.commit || a.date || a.anchor || a.anchor_commit)
+        return gb_usage("history", "--commit, --date, --anchor and --anchor-commit are add's");
     if (strcmp(action, "changes") == 0 || strcmp(action, "html") == 0) {
         if (nops != 1)
             return gb_usage("history", "%s takes no operand", action);

@@ -30,7 +30,6 @@
 #define LOCK_NAME ".lock"
 /* The index of 10,000 full sweeps is some 100 MB; refuse what no store holds. */
 #define INDEX_MAX (4L * 1024 * 1024 * 1024)
-#define RESULT_MAX (512L * 1024 * 1024)
 /* Every index line begins so, its hash at a fixed place: adding a file
  * finds duplicates without parsing the index. */
 #define LINE_HEAD "{\"sha256\":\""
@@ -281,9 +280,41 @@ static int entry_noise(const gb_entry *e, double *lo, double *hi, double *se2)
     return 0;
 }
 
-/* The index line of a loaded file (no newline); NULL when out of memory. */
+/* One entry's row of the index: its key, then value, lo, hi, se2. */
+static cJSON *index_row(const gb_entry *e, double value, double lo, double hi, double se2)
+{
+    cJSON *row = cJSON_CreateArray();
+
+    if (row == NULL)
+        return NULL;
+    cJSON_AddItemToArray(row, cJSON_CreateString(e->label));
+    cJSON_AddItemToArray(row, cJSON_CreateString(e->kernel));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber(e->M));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber(e->K));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber(e->N));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber(e->threads));
+    cJSON_AddItemToArray(row, cJSON_CreateString(e->cold ? "cold" : "warm"));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber(value));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber(lo));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber(hi));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber(se2));
+    return row;
+}
+
+/* A paired row's noise: the variance of log(ratio) its 95 % interval
+ * implies, (ln(hi / lo) / (2 x 1.96))^2. */
+static double pair_se2(const gb_history_pair_row *r)
+{
+    double half = log(r->hi / r->lo) / (2.0 * 1.959964);
+    return half * half;
+}
+
+/* The index line of a loaded file (no newline); NULL when out of memory.
+ * A pair's line (rows != NULL) has its anchor and the rows' ratios. */
 static char *index_line(const gb_result_file *f, const char *sha, const char *stored,
-                        const char *machine, const char *commit, const char *date, int dirty)
+                        const char *machine, const char *commit, const char *date, int dirty,
+                        const char *anchor, const char *anchor_sha, const char *anchor_file,
+                        const gb_history_pair_row *rows, int nrows)
 {
     cJSON *line = cJSON_CreateObject(), *entries;
     char *text = NULL;
@@ -296,26 +327,28 @@ static char *index_line(const gb_result_file *f, const char *sha, const char *st
     cJSON_AddStringToObject(line, "commit", commit);
     cJSON_AddStringToObject(line, "date", date);
     cJSON_AddBoolToObject(line, "dirty", dirty);
-    entries = cJSON_AddArrayToObject(line, "entries");
-    for (int i = 0; entries && i < f->nentries; i++) {
-        const gb_entry *e = &f->entries[i];
-        double lo, hi, se2;
-        cJSON *row = cJSON_CreateArray();
-        if (row == NULL || entry_noise(e, &lo, &hi, &se2) != 0) {
-            cJSON_Delete(row);
+    if (rows) {
+        cJSON *a = cJSON_AddObjectToObject(line, "anchor");
+        if (a == NULL)
             goto out;
+        cJSON_AddStringToObject(a, "commit", anchor);
+        cJSON_AddStringToObject(a, "sha256", anchor_sha);
+        cJSON_AddStringToObject(a, "file", anchor_file);
+    }
+    entries = cJSON_AddArrayToObject(line, "entries");
+    for (int i = 0; entries && i < (rows ? nrows : f->nentries); i++) {
+        cJSON *row;
+        if (rows) {
+            row = index_row(rows[i].e, rows[i].ratio, rows[i].lo, rows[i].hi, pair_se2(&rows[i]));
+        } else {
+            const gb_entry *e = &f->entries[i];
+            double lo, hi, se2;
+            if (entry_noise(e, &lo, &hi, &se2) != 0)
+                goto out;
+            row = index_row(e, e->median_us, lo, hi, se2);
         }
-        cJSON_AddItemToArray(row, cJSON_CreateString(e->label));
-        cJSON_AddItemToArray(row, cJSON_CreateString(e->kernel));
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->M));
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->K));
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->N));
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->threads));
-        cJSON_AddItemToArray(row, cJSON_CreateString(e->cold ? "cold" : "warm"));
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(e->median_us));
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(lo));
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(hi));
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(se2));
+        if (row == NULL)
+            goto out;
         cJSON_AddItemToArray(entries, row);
     }
     text = cJSON_PrintUnformatted(line);
@@ -424,67 +457,127 @@ static char *read_index(const char *dir, size_t *len, char *err, size_t errlen)
     return text;
 }
 
-/* One file to add, read and keyed. */
+int gb_history_input_read(const char *path, gb_history_input *in, char *err, size_t errlen)
+{
+    memset(in, 0, sizeof *in);
+    in->text = gb_read_regular(path, GB_RESULT_FILE_MAX, err, errlen);
+    if (in->text == NULL)
+        return -1;
+    in->len = strlen(in->text);
+    if (gb_result_file_parse(path, in->text, &in->f, err, errlen) != 0) {
+        free(in->text);
+        in->text = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void gb_history_input_free(gb_history_input *in)
+{
+    if (in->text)
+        gb_result_file_free(&in->f);
+    free(in->text);
+    memset(in, 0, sizeof *in);
+}
+
+void gb_history_commit_of(const gb_result_file *f, const char *given, char *out, size_t len)
+{
+    if (given)
+        snprintf(out, len, "%s", given);
+    else if (f->git_commit)
+        snprintf(out, len, "%s%s", f->git_commit, f->git_dirty ? "-dirty" : "");
+    else
+        snprintf(out, len, "%s", f->git ? f->git : "");
+}
+
+long long gb_history_seconds(const char *text)
+{
+    char utc[24];
+    struct tm tm;
+
+    if (gb_history_date(text, utc) != 0)
+        return -1;
+    memset(&tm, 0, sizeof tm);
+    if (sscanf(utc, "%4d-%2d-%2dT%2d:%2d:%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+               &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+        return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return (long long)timegm(&tm);
+}
+
+static void sha_hex(const char *text, size_t len, char out[65])
+{
+    unsigned char digest[32];
+
+    gb_sha256(text, len, digest);
+    gb_sha256_hex(digest, out);
+}
+
+/* One file to add, keyed; a pair's anchor file rides along. */
 typedef struct pending {
-    char *text;          /* the bytes, as they are stored */
+    const char *text;    /* the bytes, as they are stored */
     size_t len;
     char sha[65];
     char *line;          /* its index line */
     int skip;            /* a duplicate */
+    const char *anchor_text;   /* a pair's anchor file, stored beside it */
+    size_t anchor_len;
+    char anchor_as[520];
 } pending;
 
-static int key_file(const char *path, const gb_history_add_opts *o, pending *pf,
-                    gb_history_added *out, char *err, size_t errlen)
+static int key_file(const gb_history_input *in, const gb_history_add_opts *o,
+                    const gb_history_input *anchor, const gb_history_pair_row *rows, int nrows,
+                    pending *pf, gb_history_added *out, char *err, size_t errlen)
 {
-    gb_result_file f;
-    unsigned char digest[32];
-    char commit[GB_HISTORY_LABEL_MAX + 16], date[24], machine_dir[80], commit_dir[80];
+    const gb_result_file *fp = &in->f;
+    char commit[GB_HISTORY_LABEL_MAX + 16], anchor_commit[GB_HISTORY_LABEL_MAX + 16];
+    char date[24], machine_dir[80], commit_dir[80], anchor_sha[65] = "";
     const char *machine, *date_text;
-    int dirty, rc = -1;
+    int dirty;
 
-    pf->text = gb_read_regular(path, RESULT_MAX, err, errlen);
-    if (pf->text == NULL)
-        return -1;
-    pf->len = strlen(pf->text);
-    gb_sha256(pf->text, pf->len, digest);
-    gb_sha256_hex(digest, pf->sha);
-    if (gb_result_file_load(path, &f, err, errlen) != 0)
-        return -1;
-    dirty = f.git_dirty;
-    machine = o->machine ? o->machine : f.hostname;
-    if (o->commit)
-        snprintf(commit, sizeof commit, "%s", o->commit);
-    else if (f.git_commit)
-        snprintf(commit, sizeof commit, "%s%s", f.git_commit, dirty ? "-dirty" : "");
-    else
-        snprintf(commit, sizeof commit, "%s", f.git ? f.git : "");
+    pf->text = in->text;
+    pf->len = in->len;
+    sha_hex(in->text, in->len, pf->sha);
+    dirty = fp->git_dirty;
+    machine = o->machine ? o->machine : fp->hostname;
+    gb_history_commit_of(fp, o->commit, commit, sizeof commit);
     /* A dirty tree's code is of no commit: its date is the run's. */
-    date_text = o->date ? o->date : (f.git_date && !dirty) ? f.git_date : f.started;
+    date_text = o->date ? o->date : (fp->git_date && !dirty) ? fp->git_date : fp->started;
     if (machine == NULL || !label_ok(machine)) {
-        snprintf(err, errlen, "%s: no usable machine name (give --machine NAME)", f.path);
-        goto out;
+        snprintf(err, errlen, "%s: no usable machine name (give --machine NAME)", fp->path);
+        return -1;
     }
     if (!label_ok(commit)) {
         snprintf(err, errlen, "%s: no usable commit (give --commit REV: 1 to %d printable "
-                              "characters)", f.path, GB_HISTORY_LABEL_MAX);
-        goto out;
+                              "characters)", fp->path, GB_HISTORY_LABEL_MAX);
+        return -1;
     }
     if (date_text == NULL || gb_history_date(date_text, date) != 0) {
         snprintf(err, errlen, "%s: no ISO 8601 date (give --date, e.g. 2026-11-26T14:03:11Z)",
-                 f.path);
-        goto out;
+                 fp->path);
+        return -1;
     }
-    if (f.nentries == 0) {
-        snprintf(err, errlen, "%s: no results to keep", f.path);
-        goto out;
+    if (fp->nentries == 0) {
+        snprintf(err, errlen, "%s: no results to keep", fp->path);
+        return -1;
     }
-    for (int i = 0; i < f.nentries; i++)
-        if (!gb_history_text_ok(f.entries[i].label, GB_HISTORY_NAME_MAX) ||
-            !gb_history_text_ok(f.entries[i].kernel, GB_HISTORY_NAME_MAX)) {
+    for (int i = 0; i < fp->nentries; i++)
+        if (!gb_history_text_ok(fp->entries[i].label, GB_HISTORY_NAME_MAX) ||
+            !gb_history_text_ok(fp->entries[i].kernel, GB_HISTORY_NAME_MAX)) {
             snprintf(err, errlen, "%s: result %d's label or kernel is empty, over %d bytes or "
-                                  "holds a control character", f.path, i + 1, GB_HISTORY_NAME_MAX);
-            goto out;
+                                  "holds a control character", fp->path, i + 1, GB_HISTORY_NAME_MAX);
+            return -1;
         }
+    if (anchor) {
+        gb_history_commit_of(&anchor->f, o->anchor_commit, anchor_commit, sizeof anchor_commit);
+        if (!label_ok(anchor_commit)) {
+            snprintf(err, errlen, "%s: no usable anchor commit (give --anchor-commit REV: 1 to "
+                                  "%d printable characters)", anchor->f.path, GB_HISTORY_LABEL_MAX);
+            return -1;
+        }
+        sha_hex(anchor->text, anchor->len, anchor_sha);
+    }
     path_safe(machine, machine_dir, sizeof machine_dir);
     path_safe(commit, commit_dir, sizeof commit_dir);
     /* runs/MACHINE/YYYYMMDDThhmmssZ-COMMIT-HASH12.json: by machine, then
@@ -492,44 +585,32 @@ static int key_file(const char *path, const gb_history_add_opts *o, pending *pf,
     snprintf(out->stored_as, sizeof out->stored_as, "runs/%s/%.4s%.2s%.2sT%.2s%.2s%.2sZ-%s-%.12s.json",
              machine_dir, date, date + 5, date + 8, date + 11, date + 14, date + 17,
              commit_dir, pf->sha);
-    pf->line = index_line(&f, pf->sha, out->stored_as, machine, commit, date, dirty);
-    if (pf->line == NULL) {
-        snprintf(err, errlen, "%s: out of memory", f.path);
-        rc = -2;
-        goto out;
+    if (anchor) {
+        /* NAME.anchor.json beside NAME.json: the pair stays together. */
+        snprintf(pf->anchor_as, sizeof pf->anchor_as, "%.*s.anchor.json",
+                 (int)(strlen(out->stored_as) - 5), out->stored_as);
+        pf->anchor_text = anchor->text;
+        pf->anchor_len = anchor->len;
     }
-    rc = 0;
-out:
-    gb_result_file_free(&f);
-    return rc;
+    pf->line = index_line(fp, pf->sha, out->stored_as, machine, commit, date, dirty,
+                          anchor ? anchor_commit : NULL, anchor_sha, pf->anchor_as,
+                          anchor ? rows : NULL, nrows);
+    if (pf->line == NULL) {
+        snprintf(err, errlen, "%s: out of memory", fp->path);
+        return -2;
+    }
+    return 0;
 }
 
-int gb_history_add(const char *dir, char *const *paths, int n, const gb_history_add_opts *o,
-                   gb_history_added *out, char *err, size_t errlen)
+/* Writes the keyed files pf[0..n) and their index lines into the store,
+ * under its lock.  0, or -1 / -2 with err. */
+static int store_pending(const char *dir, pending *pf, int n, gb_history_added *out, char *err,
+                         size_t errlen)
 {
-    pending *pf = calloc((size_t)(n > 0 ? n : 1), sizeof *pf);
     char *index = NULL, *hashes = NULL, *text = NULL, path[4200];
     size_t index_len = 0, used, cap;
     int lock = -1, nhashes = 0, rc = -1, added = 0;
 
-    if (pf == NULL) {
-        snprintf(err, errlen, "out of memory");
-        return -2;
-    }
-    if (o->date) {
-        char check[24];
-        if (gb_history_date(o->date, check) != 0) {
-            snprintf(err, errlen, "--date '%s' is not an ISO 8601 date", o->date);
-            goto out;
-        }
-    }
-    /* Every file checked before the store is touched. */
-    for (int i = 0; i < n; i++) {
-        memset(&out[i], 0, sizeof out[i]);
-        if ((rc = key_file(paths[i], o, &pf[i], &out[i], err, errlen)) != 0)
-            goto out;
-    }
-    rc = -1;
     if ((lock = open_store(dir, 1, err, errlen)) < 0)
         goto out;
     if ((index = read_index(dir, &index_len, err, errlen)) == NULL)
@@ -558,6 +639,11 @@ int gb_history_add(const char *dir, char *const *paths, int n, const gb_history_
         if (make_dirs(folder, err, errlen) != 0 ||
             gb_write_file_atomic(path, pf[i].text, pf[i].len, err, errlen) != 0)
             goto out;
+        if (pf[i].anchor_text) {
+            snprintf(path, sizeof path, "%s/%s", dir, pf[i].anchor_as);
+            if (gb_write_file_atomic(path, pf[i].anchor_text, pf[i].anchor_len, err, errlen) != 0)
+                goto out;
+        }
         added++;
     }
     if (added == 0) {
@@ -586,16 +672,76 @@ int gb_history_add(const char *dir, char *const *paths, int n, const gb_history_
     snprintf(path, sizeof path, "%s/%s", dir, INDEX_NAME);
     rc = gb_write_file_atomic(path, text, used, err, errlen);
 out:
-    for (int i = 0; i < n; i++) {
-        free(pf[i].text);
-        free(pf[i].line);
-    }
-    free(pf);
     free(index);
     free(hashes);
     free(text);
     if (lock >= 0)
         close(lock);
+    return rc;
+}
+
+static int check_date_option(const gb_history_add_opts *o, char *err, size_t errlen)
+{
+    char check[24];
+
+    if (o->date && gb_history_date(o->date, check) != 0) {
+        snprintf(err, errlen, "--date is not an ISO 8601 date");
+        return -1;
+    }
+    return 0;
+}
+
+int gb_history_add_pair(const char *dir, const gb_history_input *anchor,
+                        const gb_history_input *newer, const gb_history_pair_row *rows, int nrows,
+                        const gb_history_add_opts *o, gb_history_added *out, char *err,
+                        size_t errlen)
+{
+    pending pf;
+    int rc;
+
+    memset(&pf, 0, sizeof pf);
+    memset(out, 0, sizeof *out);
+    if (check_date_option(o, err, errlen) != 0)
+        return -1;
+    if ((rc = key_file(newer, o, anchor, rows, nrows, &pf, out, err, errlen)) == 0)
+        rc = store_pending(dir, &pf, 1, out, err, errlen);
+    free(pf.line);
+    return rc;
+}
+
+int gb_history_add(const char *dir, char *const *paths, int n, const gb_history_add_opts *o,
+                   gb_history_added *out, char *err, size_t errlen)
+{
+    pending *pf = calloc((size_t)(n > 0 ? n : 1), sizeof *pf);
+    gb_history_input *in = calloc((size_t)(n > 0 ? n : 1), sizeof *in);
+    int rc = -1;
+
+    if (pf == NULL || in == NULL) {
+        free(pf);
+        free(in);
+        snprintf(err, errlen, "out of memory");
+        return -2;
+    }
+    if (check_date_option(o, err, errlen) != 0)
+        goto out;
+    /* Every file read once and checked before the store is touched. */
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        if (gb_history_input_read(paths[i], &in[i], err, errlen) != 0) {
+            rc = -1;
+            goto out;
+        }
+        if ((rc = key_file(&in[i], o, NULL, NULL, 0, &pf[i], &out[i], err, errlen)) != 0)
+            goto out;
+    }
+    rc = store_pending(dir, pf, n, out, err, errlen);
+out:
+    for (int i = 0; i < n; i++) {
+        free(pf[i].line);
+        gb_history_input_free(&in[i]);
+    }
+    free(pf);
+    free(in);
     return rc;
 }
 
@@ -632,7 +778,7 @@ static int grow(void **p, int *cap, int need, size_t each)
 /* The series of key, made when new; its index, or -1 when out of memory. */
 static int series_for(gb_history_store *s, series_table *t, int *cap, const char *key,
                       const char *machine, const char *label, const char *kernel,
-                      const int dims[4], int cold)
+                      const int dims[4], int cold, int paired)
 {
     if ((size_t)s->nseries * 2 >= t->size) {
         size_t size = t->size ? t->size * 2 : 1024;
@@ -668,6 +814,7 @@ static int series_for(gb_history_store *s, series_table *t, int *cap, const char
     se->N = dims[2];
     se->threads = dims[3];
     se->cold = cold;
+    se->paired = paired;
     if (!se->key || !se->machine || !se->label || !se->kernel) {
         free(se->key);
         free(se->machine);
@@ -687,8 +834,8 @@ static const char *string_of(const cJSON *o, const char *key)
 static int read_line(gb_history_store *s, series_table *t, int caps[3], const char *text,
                      size_t len, char *why, size_t whylen)
 {
-    cJSON *line = cJSON_ParseWithLength(text, len), *entries, *row;
-    const char *sha, *file, *machine, *commit, *date;
+    cJSON *line = cJSON_ParseWithLength(text, len), *entries, *row, *anchor;
+    const char *sha, *file, *machine, *commit, *date, *anchor_commit;
     gb_history_file *f;
     int rc = -1;
 
@@ -702,12 +849,18 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
     commit = string_of(line, "commit");
     date = string_of(line, "date");
     entries = cJSON_GetObjectItemCaseSensitive(line, "entries");
+    anchor = cJSON_GetObjectItemCaseSensitive(line, "anchor");
+    anchor_commit = string_of(anchor, "commit");
     char normal[24];
     if (!sha || strlen(sha) != 64 || !file || !machine || !label_ok(machine) || !commit ||
         !label_ok(commit) || !date || gb_history_date(date, normal) != 0 ||
         !cJSON_IsArray(entries)) {
         snprintf(why, whylen, "a field of sha256, file, machine, commit, date, entries is "
                               "missing or malformed");
+        goto out;
+    }
+    if (anchor && (!cJSON_IsObject(anchor) || !anchor_commit || !label_ok(anchor_commit))) {
+        snprintf(why, whylen, "\"anchor\" is not an object with a printable \"commit\"");
         goto out;
     }
     if (grow((void **)&s->files, &caps[0], s->nfiles + 1, sizeof *s->files) != 0)
@@ -717,10 +870,12 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
     f->file = strdup(file);
     f->machine = strdup(machine);
     f->commit = strdup(commit);
-    if (!f->file || !f->machine || !f->commit) {
+    f->anchor = anchor ? strdup(anchor_commit) : NULL;
+    if (!f->file || !f->machine || !f->commit || (anchor && !f->anchor)) {
         free(f->file);
         free(f->machine);
         free(f->commit);
+        free(f->anchor);
         goto oom;
     }
     memcpy(f->date, normal, sizeof normal);
@@ -768,10 +923,16 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
             goto out;
         }
         int cold = strcmp(c[6]->valuestring, "cold") == 0;
-        snprintf(key, sizeof key, "%s/%s/%s/%dx%dx%d/t%d/%s", machine, c[0]->valuestring,
-                 c[1]->valuestring, dims[0], dims[1], dims[2], dims[3], cold ? "cold" : "warm");
+        /* A ratio is not a time: a paired entry is a series of its own. */
+        if (anchor && !(c[8]->valuedouble > 0.0 && c[9]->valuedouble >= c[8]->valuedouble)) {
+            snprintf(why, whylen, "a paired entry's interval is not 0 < lo <= hi");
+            goto out;
+        }
+        snprintf(key, sizeof key, "%s/%s/%s/%dx%dx%d/t%d/%s%s", machine, c[0]->valuestring,
+                 c[1]->valuestring, dims[0], dims[1], dims[2], dims[3], cold ? "cold" : "warm",
+                 anchor ? "/paired" : "");
         int si = series_for(s, t, &caps[1], key, machine, c[0]->valuestring,
-                            c[1]->valuestring, dims, cold);
+                            c[1]->valuestring, dims, cold, anchor != NULL);
         if (si < 0 || grow((void **)&s->obs, &caps[2], s->nobs + 1, sizeof *s->obs) != 0)
             goto oom;
         gb_history_obs *ob = &s->obs[s->nobs++];
@@ -832,6 +993,7 @@ void gb_history_store_free(gb_history_store *s)
         free(s->files[i].file);
         free(s->files[i].machine);
         free(s->files[i].commit);
+        free(s->files[i].anchor);
     }
     for (int i = 0; i < s->nseries; i++) {
         free(s->series[i].key);

@@ -16,9 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Result files of the full sweep are a few MB; refuse absurd sizes. */
-#define GB_RESULT_FILE_MAX (512L * 1024 * 1024)
-
 /* The whole file, a regular file only (a FIFO given as input would block
  * forever, a device stream forever). */
 static char *read_whole_file(const char *path, const char *shown, char *err, size_t errlen)
@@ -473,25 +470,37 @@ static void free_entries(gb_result_file *f)
 
 int gb_result_file_load(const char *path, gb_result_file *f, char *err, size_t errlen)
 {
+    char shown[sizeof f->path];
+    char *text;
+    int rc;
+
+    gb_printable(path, sizeof shown, shown, sizeof shown);
+    text = read_whole_file(path, shown, err, errlen);
+    if (text == NULL) {
+        memset(f, 0, sizeof *f);
+        return -1;
+    }
+    rc = gb_result_file_parse(path, text, f, err, errlen);
+    free(text);
+    return rc;
+}
+
+int gb_result_file_parse(const char *path, const char *text, gb_result_file *f, char *err,
+                         size_t errlen)
+{
     const cJSON *schema, *complete, *peak;
     char why[256];
-    char *text;
 
     memset(f, 0, sizeof *f);
     /* f->path is for messages and headers: escaped as every message shows
      * user text, so that a file name cannot send escapes to the terminal. */
     gb_printable(path, sizeof f->path, f->path, sizeof f->path);
-    text = read_whole_file(path, f->path, err, errlen);
-    if (text == NULL)
-        return -1;
     path = f->path;
     f->doc = gb_json_parse_strict(text, why, sizeof why);
     if (f->doc == NULL) {
         snprintf(err, errlen, "%s: %s", path, why);
-        free(text);
         return -1;
     }
-    free(text);
     if (check_schedules(f->doc, path, err, errlen) != 0)
         goto fail;
     blank_controls(f->doc);

@@ -207,6 +207,14 @@ const gb_setting gb_settings[] = {
     { .id = GB_SET_MACHINE, .commands = GB_CMD_HISTORY, .flag = "machine", TEXT,
       .value_name = "NAME", .default_note = "machine.hostname",
       .help = "add: the machine the files are kept under; changes, html: only its series" },
+    { .id = GB_SET_ANCHOR, .commands = GB_CMD_HISTORY, .flag = "anchor", TEXT,
+      .value_name = "FILE",
+      .help = "add: a paired point: FILE is PREFIX-old.json of `gemmbench ab ANCHOR_BUILD "
+              "NEW_BUILD -o PREFIX`, the one FILE after the options its PREFIX-new.json; the "
+              "point's value per entry is NEW/ANCHOR (src/analysis/history.md)" },
+    { .id = GB_SET_ANCHOR_COMMIT, .commands = GB_CMD_HISTORY, .flag = "anchor-commit", TEXT,
+      .value_name = "REV", .default_note = "the anchor file's tool.git_commit",
+      .help = "add --anchor: the anchor build's commit (its epoch)" },
     { .id = GB_SET_ALPHA, .commands = GB_CMD_COMPARE, .flag = "alpha",
       NUMBER(0, 1, GB_OPEN_MIN | GB_OPEN_MAX), .value_name = "A",
       .initial = STR(GB_COMPARE_ALPHA), .help = "... and the U test gives p < A" },
