@@ -55,6 +55,14 @@ typedef struct gb_history_point {
     int nfiles;
     int first;                   /* its earliest file's place in the index (the order
                                     added): orders points of one date */
+    /* A paired series' point: median_us is NEW/ANCHOR, lo_us..hi_us its
+     * interval.  Its epoch: the points measured against one anchor, in
+     * order of their first date; joined_y the log ratio read through the
+     * joins to the first epoch (y plus every earlier join's), joined_se2
+     * its variance with theirs; joined 0 when a join is missing. */
+    const char *anchor;          /* NULL: an absolute point */
+    int epoch, joined;
+    double joined_y, joined_se2;
 } gb_history_point;
 
 /* What a series' own spread lets it see (gb_history_noise). */
@@ -67,12 +75,16 @@ typedef struct gb_history_noise {
 } gb_history_noise;
 
 #define GB_HISTORY_AFTER 10      /* the points after a step the detectable step assumes */
+#define GB_HISTORY_UNSTABLE 0.10 /* a paired series whose points' intervals are wider
+                                    (hi / lo - 1, median) is unstable: no alarms */
 
 typedef struct gb_history_change {
     int series;
     int at;                      /* its first point after the change */
     gb_cp_test test;             /* ratio after / before, interval, p */
     double p_adjusted;           /* Benjamini-Hochberg over the sweep */
+    double floor;                /* a paired change's least step: max(threshold, the
+                                    series' usual run-to-run difference), as ratio - 1 */
     const char *note;            /* the annotation that knows it, or NULL */
     int gate;                    /* an unannotated slowdown past the threshold */
 } gb_history_change;
@@ -91,6 +103,13 @@ typedef struct gb_history_view {
     int *npoints;
     int *ignored;                /* per series: points left out by annotations */
     gb_history_noise *noise;     /* per series */
+    double *usual;               /* per paired series: its usual run-to-run difference,
+                                    expm1 of the median |successive log difference| within
+                                    an epoch; NAN for the others */
+    double *width;               /* per paired series: the median over its points of
+                                    hi / lo - 1; unstable above GB_HISTORY_UNSTABLE */
+    int *nepochs;                /* per series: 1 absolute, the anchors for paired */
+    int nunstable;               /* paired series named unstable: changes not reported */
     gb_history_change *changes;  /* ordered by series, then point */
     int nchanges, ngate;
 } gb_history_view;

@@ -246,6 +246,14 @@ out:
 
 /* ---- points ------------------------------------------------------------------------ */
 
+/* Two points' anchors in order (absolute first); 0 when the same. */
+static int same_anchor(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
 /* qsort has no context: the store the comparisons below read. */
 static const gb_history_store *sorting_store;
 
@@ -261,6 +269,8 @@ static int by_series_commit(const void *pa, const void *pb)
     if (a->series != b->series)
         return a->series < b->series ? -1 : 1;
     if ((c = strcmp(fa->commit, fb->commit)) != 0)
+        return c;
+    if ((c = same_anchor(fa->anchor, fb->anchor)) != 0)
         return c;
     return strcmp(fa->date, fb->date);
 }
@@ -302,10 +312,15 @@ static int make_points(const gb_history_store *s, const int *idx, int n, gb_hist
 
         p->commit = f->commit;
         p->date = f->date;
+        p->anchor = f->anchor;
+        p->epoch = 0;
+        p->joined = 1;
         p->first = s->obs[idx[i]].file;
         p->lo_us = INFINITY;
         p->hi_us = 0.0;
-        for (; j < n && strcmp(s->files[s->obs[idx[j]].file].commit, f->commit) == 0; j++) {
+        for (; j < n && strcmp(s->files[s->obs[idx[j]].file].commit, f->commit) == 0 &&
+               same_anchor(s->files[s->obs[idx[j]].file].anchor, f->anchor) == 0;
+             j++) {
             const gb_history_obs *o = &s->obs[idx[j]];
             medians[k++] = o->median_us;
             se2 += o->se2;
@@ -326,6 +341,95 @@ static int make_points(const gb_history_store *s, const int *idx, int n, gb_hist
     *out = pts;
     *count = np;
     return 0;
+}
+
+/* By epoch, then date (as by_date). */
+static int by_epoch_date(const void *pa, const void *pb)
+{
+    const gb_history_point *a = pa, *b = pb;
+    return a->epoch != b->epoch ? (a->epoch > b->epoch) - (a->epoch < b->epoch) : by_date(pa, pb);
+}
+
+/* A paired series' points (in date order) into epochs: one per anchor, in
+ * the order of its first point, the points of each together; then each
+ * epoch joined to the one before it through that epoch's point of this
+ * epoch's anchor (the overlap run: old anchor against new), so that
+ * joined_y reads every point against the first epoch's anchor.  The number
+ * of epochs. */
+static int make_epochs(gb_history_point *pts, int n)
+{
+    int nepochs = 0;
+    double offset = 0.0, offset_se2 = 0.0;
+    int joined = 1;
+
+    for (int i = 0; i < n; i++) {
+        int e = -1;
+        for (int j = 0; j < i && e < 0; j++)
+            if (same_anchor(pts[j].anchor, pts[i].anchor) == 0)
+                e = pts[j].epoch;
+        pts[i].epoch = e >= 0 ? e : nepochs++;
+    }
+    qsort(pts, (size_t)n, sizeof *pts, by_epoch_date);
+    for (int i = 0, start = 0; i < n; i++) {
+        if (i > 0 && pts[i].epoch != pts[i - 1].epoch) {
+            /* The join: a point of the epoch just ended measuring this anchor. */
+            int found = -1;
+            for (int j = start; j < i; j++)
+                if (gb_history_commit_matches(pts[j].commit, pts[i].anchor) ||
+                    gb_history_commit_matches(pts[i].anchor, pts[j].commit))
+                    found = j;
+            if (found >= 0) {
+                offset = pts[found].joined_y;
+                offset_se2 = pts[found].joined_se2;
+            } else {
+                joined = 0;
+            }
+            start = i;
+        }
+        pts[i].joined_y = offset + log(pts[i].median_us);
+        pts[i].joined_se2 = offset_se2 + pts[i].se2;
+        pts[i].joined = joined;
+    }
+    return nepochs;
+}
+
+/* expm1 of the median |successive difference| of y within each epoch (the
+ * series' usual run-to-run difference: a step moves one difference); NAN
+ * with fewer than 2 differences. */
+static double usual_difference(const gb_history_point *pts, const double *y, int n)
+{
+    double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d), r = NAN;
+    int m = 0;
+
+    if (d == NULL)
+        return NAN;
+    for (int i = 1; i < n; i++)
+        if (pts[i].epoch == pts[i - 1].epoch)
+            d[m++] = fabs(y[i] - y[i - 1]);
+    if (m >= 2) {
+        qsort(d, (size_t)m, sizeof *d, by_value);
+        r = expm1(m % 2 ? d[m / 2] : 0.5 * (d[m / 2 - 1] + d[m / 2]));
+    }
+    free(d);
+    return r;
+}
+
+/* The median over a paired series' points of hi / lo - 1: how wide its
+ * pairs are. */
+static double median_width(const gb_history_point *pts, int n)
+{
+    double *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w), r = NAN;
+
+    if (w == NULL || n == 0) {
+        free(w);
+        return NAN;
+    }
+    for (int i = 0; i < n; i++)
+        w[i] = pts[i].lo_us > 0.0 ? pts[i].hi_us / pts[i].lo_us - 1.0 : INFINITY;
+    qsort(w, (size_t)n, sizeof *w, by_value);
+    r = n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+    free(w);
+    return r;
 }
 
 /* Leaves out the points the store's "ignore" ranges name; how many. */
@@ -404,14 +508,19 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
     v->npoints = calloc((size_t)s->nseries + 1, sizeof *v->npoints);
     v->ignored = calloc((size_t)s->nseries + 1, sizeof *v->ignored);
     v->noise = calloc((size_t)s->nseries + 1, sizeof *v->noise);
+    v->usual = calloc((size_t)s->nseries + 1, sizeof *v->usual);
+    v->width = calloc((size_t)s->nseries + 1, sizeof *v->width);
+    v->nepochs = calloc((size_t)s->nseries + 1, sizeof *v->nepochs);
     /* One p per hypothesis: each candidate's, and each series without one
      * its best split's. */
     p = malloc(((size_t)s->nseries + 1) * (GB_CP_MAX_CHANGES + 1) * sizeof *p);
     if (idx == NULL || v->points == NULL || v->npoints == NULL || v->ignored == NULL ||
-        v->noise == NULL || !p)
+        v->noise == NULL || !v->usual || !v->width || !v->nepochs || !p)
         goto out;
-    for (int i = 0; i < s->nseries; i++)
+    for (int i = 0; i < s->nseries; i++) {
         v->noise[i].sd = v->noise[i].detectable = NAN;   /* until measured */
+        v->usual[i] = v->width[i] = NAN;
+    }
     for (int i = 0; i < s->nobs; i++)
         idx[i] = i;
     sorting_store = s;
@@ -429,50 +538,71 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
         int at[GB_CP_MAX_CHANGES], n;
         gb_cp_test tests[GB_CP_MAX_CHANGES];
         gb_cp_point *pts;
-        double best_p;
+        double best_p, *y;
 
         if (o->only_machine && strcmp(se->machine, o->only_machine) != 0)
             continue;
         v->ignored[si] = apply_ignore(a, se->key, v->points[si], &v->npoints[si]);
+        v->nepochs[si] = se->paired ? make_epochs(v->points[si], v->npoints[si]) : 1;
         pts = malloc((size_t)(v->npoints[si] + 1) * sizeof *pts);
-        if (pts == NULL)
+        y = malloc((size_t)(v->npoints[si] + 1) * sizeof *y);
+        if (pts == NULL || y == NULL) {
+            free(pts);
+            free(y);
             goto out;
-        for (int i = 0; i < v->npoints[si]; i++) {
-            pts[i].y = log(o->best ? v->points[si][i].lo_us : v->points[si][i].median_us);
-            pts[i].se2 = v->points[si][i].se2;
         }
-        {
-            double *y = malloc((size_t)(v->npoints[si] + 1) * sizeof *y);
-            if (y == NULL) {
+        /* A paired point's value is its ratio (--value does not apply);
+         * the noise is read across epochs through their joins. */
+        for (int i = 0; i < v->npoints[si]; i++) {
+            const gb_history_point *pt = &v->points[si][i];
+            pts[i].y = log(!se->paired && o->best ? pt->lo_us : pt->median_us);
+            pts[i].se2 = pt->se2;
+            y[i] = se->paired ? pt->joined_y : pts[i].y;
+        }
+        v->noise[si] = gb_history_noise_of(y, v->npoints[si], o->alpha);
+        if (se->paired) {
+            v->usual[si] = usual_difference(v->points[si], y, v->npoints[si]);
+            v->width[si] = median_width(v->points[si], v->npoints[si]);
+            v->nunstable += !(v->width[si] <= GB_HISTORY_UNSTABLE);
+        }
+        free(y);
+        /* Change points within each epoch: only points measured against
+         * one anchor build are compared. */
+        double series_best_p = 1.0;
+        int nseries_cand = 0;
+        for (int e0 = 0; e0 < v->npoints[si];) {
+            int e1 = e0;
+            while (e1 < v->npoints[si] && v->points[si][e1].epoch == v->points[si][e0].epoch)
+                e1++;
+            n = gb_cp_detect(pts + e0, e1 - e0, &cp, at, tests, GB_CP_MAX_CHANGES, &best_p);
+            if (n < 0) {
                 free(pts);
                 goto out;
             }
-            for (int i = 0; i < v->npoints[si]; i++)
-                y[i] = pts[i].y;
-            v->noise[si] = gb_history_noise_of(y, v->npoints[si], o->alpha);
-            free(y);
-        }
-        n = gb_cp_detect(pts, v->npoints[si], &cp, at, tests, GB_CP_MAX_CHANGES, &best_p);
-        free(pts);
-        if (n < 0)
-            goto out;
-        if (n == 0)
-            p[np++] = best_p;
-        for (int j = 0; j < n; j++) {
-            if (ncand == cap) {
-                cap = cap ? cap * 2 : 64;
-                candidate *grown = realloc(cand, (size_t)cap * sizeof *cand);
-                if (grown == NULL)
-                    goto out;
-                cand = grown;
+            if (n == 0 && best_p < series_best_p)
+                series_best_p = best_p;
+            for (int j = 0; j < n && nseries_cand < GB_CP_MAX_CHANGES; j++, nseries_cand++) {
+                if (ncand == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    candidate *grown = realloc(cand, (size_t)cap * sizeof *cand);
+                    if (grown == NULL) {
+                        free(pts);
+                        goto out;
+                    }
+                    cand = grown;
+                }
+                cand[ncand].series = si;
+                cand[ncand].at = e0 + at[j];
+                cand[ncand].test = tests[j];
+                cand[ncand].pi = np;
+                ncand++;
+                p[np++] = tests[j].p;
             }
-            cand[ncand].series = si;
-            cand[ncand].at = at[j];
-            cand[ncand].test = tests[j];
-            cand[ncand].pi = np;
-            ncand++;
-            p[np++] = tests[j].p;
+            e0 = e1;
         }
+        free(pts);
+        if (nseries_cand == 0)
+            p[np++] = series_best_p;
     }
     /* Every hypothesis' p at once; each candidate knows its own. */
     adj = malloc((size_t)(np > 0 ? np : 1) * sizeof *adj);
@@ -483,9 +613,21 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
         const candidate *cd = &cand[c];
         int k = cd->pi;
         gb_history_change *ch;
-        if (!(adj[k] < o->alpha) || fabs(cd->test.ratio - 1.0) < GB_CP_MIN_CHANGE)
+        const gb_history_series *se = &s->series[cd->series];
+        double floor = GB_CP_MIN_CHANGE;
+        if (se->paired) {
+            /* A paired change must also be as large as the gate's threshold
+             * and the series' usual run-to-run difference; an unstable
+             * series raises none. */
+            floor = fmax(o->threshold_pct / 100.0, isnan(v->usual[cd->series]) ? 0.0
+                                                                                : v->usual[cd->series]);
+            if (!(v->width[cd->series] <= GB_HISTORY_UNSTABLE))
+                continue;
+        }
+        if (!(adj[k] < o->alpha) || fabs(log(cd->test.ratio)) < log1p(floor))
             continue;
         ch = &v->changes[v->nchanges++];
+        ch->floor = floor;
         ch->series = cd->series;
         ch->at = cd->at;
         ch->test = cd->test;
@@ -520,6 +662,9 @@ void gb_history_view_free(gb_history_view *v)
     free(v->npoints);
     free(v->ignored);
     free(v->noise);
+    free(v->usual);
+    free(v->width);
+    free(v->nepochs);
     free(v->changes);
     memset(v, 0, sizeof *v);
 }
@@ -602,6 +747,9 @@ static int write_json(FILE *out, const gb_history_view *v)
     cJSON_AddNumberToObject(method, "alpha", v->opts.alpha);
     cJSON_AddNumberToObject(method, "min_change", GB_CP_MIN_CHANGE);
     cJSON_AddNumberToObject(method, "threshold_pct", v->opts.threshold_pct);
+    cJSON_AddStringToObject(method, "paired", "per epoch on ln(NEW/ANCHOR); a change at least "
+                                              "max(threshold, the usual run-to-run difference); "
+                                              "pairs wider than 10 % (median): unstable");
     list = cJSON_AddArrayToObject(doc, "changes");
     for (int c = 0; list && c < v->nchanges; c++) {
         const gb_history_change *ch = &v->changes[c];
@@ -632,6 +780,12 @@ static int write_json(FILE *out, const gb_history_view *v)
         cJSON_AddNumberToObject(o, "p", ch->test.p);
         cJSON_AddNumberToObject(o, "p_adjusted", ch->p_adjusted);
         cJSON_AddStringToObject(o, "direction", ch->test.ratio > 1.0 ? "slower" : "faster");
+        cJSON_AddBoolToObject(o, "paired", se->paired);
+        if (se->paired) {
+            cJSON_AddStringToObject(o, "anchor", pts[ch->at].anchor);
+            cJSON_AddNumberToObject(o, "epoch", pts[ch->at].epoch + 1);
+        }
+        cJSON_AddNumberToObject(o, "min_step_pct", 100.0 * ch->floor);
         if (ch->note)
             cJSON_AddStringToObject(o, "known", ch->note);
         else
@@ -639,6 +793,19 @@ static int write_json(FILE *out, const gb_history_view *v)
         cJSON_AddBoolToObject(o, "gate", ch->gate);
     }
     cJSON_AddNumberToObject(doc, "gate_failures", v->ngate);
+    {
+        /* Paired series whose pairs are too wide to judge: named, never alarms. */
+        cJSON *list_u = cJSON_AddArrayToObject(doc, "unstable");
+        for (int i = 0; list_u && i < v->store->nseries; i++) {
+            cJSON *o;
+            if (!shown(v, i) || !v->store->series[i].paired ||
+                v->width[i] <= GB_HISTORY_UNSTABLE || (o = cJSON_CreateObject()) == NULL ||
+                !cJSON_AddItemToArray(list_u, o))
+                continue;
+            cJSON_AddStringToObject(o, "series", v->store->series[i].key);
+            add_pct(o, "pair_width_pct", v->width[i]);
+        }
+    }
     {
         double sd, det;
         int worst, n = noise_summary(v, &sd, &det, &worst);
@@ -659,6 +826,13 @@ static int write_json(FILE *out, const gb_history_view *v)
             cJSON_AddNumberToObject(o, "points", v->npoints[i]);
             add_pct(o, "noise_pct", expm1(v->noise[i].sd));
             add_pct(o, "detectable_pct", v->noise[i].detectable);
+            cJSON_AddBoolToObject(o, "paired", v->store->series[i].paired);
+            if (v->store->series[i].paired) {
+                cJSON_AddNumberToObject(o, "epochs", v->nepochs[i]);
+                add_pct(o, "usual_difference_pct", v->usual[i]);
+                add_pct(o, "pair_width_pct", v->width[i]);
+                cJSON_AddBoolToObject(o, "unstable", !(v->width[i] <= GB_HISTORY_UNSTABLE));
+            }
         }
     }
     text = cJSON_Print(doc);
@@ -697,6 +871,13 @@ int gb_history_write_changes(FILE *out, int json, const gb_history_view *v)
                          "after it\n",
                     100.0 * expm1(sd), n, 100.0 * expm1(v->noise[worst].sd),
                     v->store->series[worst].key, 100.0 * det, GB_HISTORY_AFTER);
+    }
+    if (v->nunstable) {
+        fprintf(out, "unstable (pairs wider than %.0f %%, no alarms):", 100.0 * GB_HISTORY_UNSTABLE);
+        for (int i = 0; i < v->store->nseries; i++)
+            if (shown(v, i) && v->store->series[i].paired && !(v->width[i] <= GB_HISTORY_UNSTABLE))
+                fprintf(out, " %s (%.0f %%)", v->store->series[i].key, 100.0 * v->width[i]);
+        fputc('\n', out);
     }
     fputc('\n', out);
     if (v->nchanges == 0) {
