@@ -1,11 +1,15 @@
 /* history_html.c - `gemmbench history html`: one page that opens from
- * file:// with nothing else, a chart per series drawn as SVG here (the
- * per-commit median, its round spread as a band, each change point a
- * dashed line with its commit range and ratio), and three filters in a few
+ * file:// with nothing else: a summary of every change, largest first; a
+ * chart per series drawn as SVG here (the per-commit median or, for a
+ * paired series, the ratio to its anchor with the epochs marked; the band
+ * of its spread; y ticks; each change point a dashed line with its commit
+ * range and ratio; each point's commit, date and value on hover), the
+ * series with changes first and the rest folded; three filters in a few
  * lines of inline script.  No network, no library: the same page in a year. */
 #include "history.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CHART_W 640
@@ -50,7 +54,10 @@ static void put_options(FILE *out, const gb_history_view *v, int which)
         }
         if (seen)
             continue;
-        fputs("<option>", out);
+        /* value given: an option's text alone is read with its spaces collapsed */
+        fputs("<option value=\"", out);
+        put_escaped(out, name);
+        fputs("\">", out);
         put_escaped(out, name);
         fputs("</option>", out);
     }
@@ -61,27 +68,67 @@ static double x_of(int i, int n)
     return PAD_L + (n > 1 ? (double)i / (n - 1) : 0.5) * (CHART_W - PAD_L - PAD_R);
 }
 
+/* A coordinate as SVG takes it: finite and within the chart whatever the
+ * values (times near the largest double, a ratio of 0). */
+static double clamp(double c, double lo, double hi)
+{
+    return isnan(c) ? hi : c < lo ? lo : c > hi ? hi : c;
+}
+
+/* A point's value on the chart: a paired point's ratio read through the
+ * epochs' joins; an absolute one's median or fastest round (--value). */
+static double value_of(const gb_history_view *v, const gb_history_series *se,
+                       const gb_history_point *p)
+{
+    if (se->paired)
+        return exp(p->joined_y);
+    return v->opts.best ? p->lo_us : p->median_us;
+}
+
+/* A paired point's interval read through the joins as its value is. */
+static double band_of(const gb_history_series *se, const gb_history_point *p, int high)
+{
+    double raw = high ? p->hi_us : p->lo_us;
+    return se->paired ? raw * exp(p->joined_y) / p->median_us : raw;
+}
+
+/* Tick step: 1, 2 or 5 times a power of ten, about 5 ticks over span. */
+static double tick_step(double span)
+{
+    double raw = span / 5.0, p = pow(10.0, floor(log10(raw))), m = raw / p;
+    return p * (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0);
+}
+
 static void put_chart(FILE *out, const gb_history_view *v, int si)
 {
     const gb_history_series *se = &v->store->series[si];
     const gb_history_point *pts = v->points[si];
     int n = v->npoints[si];
-    double lo = INFINITY, hi = 0.0;
+    double lo = INFINITY, hi = -INFINITY;
+    const char *unit = se->paired ? "x" : " us";
 
     for (int i = 0; i < n; i++) {
-        lo = fmin(lo, fmin(pts[i].lo_us, pts[i].median_us));
-        hi = fmax(hi, fmax(pts[i].hi_us, pts[i].median_us));
+        lo = fmin(lo, fmin(band_of(se, &pts[i], 0), value_of(v, se, &pts[i])));
+        hi = fmax(hi, fmax(band_of(se, &pts[i], 1), value_of(v, se, &pts[i])));
+    }
+    if (se->paired) {   /* 1.0, the anchor's time, always in view */
+        lo = fmin(lo, 1.0);
+        hi = fmax(hi, 1.0);
+    }
+    if (!isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo)) {
+        lo = 0.0;
+        hi = 1.0;
     }
     if (!(hi > lo)) {
-        lo *= 0.95;
+        lo = lo * 0.95 - 1e-9;
         hi = hi * 1.05 + 1e-9;
     }
     double span = hi - lo;
     lo -= 0.05 * span;
     hi += 0.05 * span;
-#define Y(val) (PAD_T + (hi - (val)) / (hi - lo) * (CHART_H - PAD_T - PAD_B))
+#define Y(val) clamp(PAD_T + (hi - (val)) / (hi - lo) * (CHART_H - PAD_T - PAD_B), 0, CHART_H)
 
-    fputs("<div class=\"chart\" data-machine=\"", out);
+    fprintf(out, "<div class=\"chart\" id=\"s%d\" data-machine=\"", si);
     put_escaped(out, se->machine);
     fputs("\" data-variant=\"", out);
     put_escaped(out, se->label);
@@ -92,50 +139,80 @@ static void put_chart(FILE *out, const gb_history_view *v, int si)
     fputs("</h2>\n", out);
     if (!isnan(v->noise[si].sd))
         fprintf(out, "<p class=\"noise\">%s: noise between runs %.1f %%, a step under %.1f %% "
-                     "is unlikely to be found with %d commits after it</p>\n",
-                v->opts.best ? "each commit's fastest round" : "each commit's median",
+                     "is unlikely to be found with %d commits after it%s</p>\n",
+                se->paired ? "each commit's time over the anchor's, side by side"
+                : v->opts.best ? "each commit's fastest round" : "each commit's median",
                 100.0 * expm1(v->noise[si].sd), 100.0 * v->noise[si].detectable,
-                GB_HISTORY_AFTER);
+                GB_HISTORY_AFTER,
+                se->paired && !(v->width[si] <= GB_HISTORY_UNSTABLE) ? "; UNSTABLE: its pairs "
+                "are wider than 10 %, no alarms" : "");
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                  "viewBox=\"0 0 %d %d\">\n", CHART_W, CHART_H, CHART_W, CHART_H);
-    /* axes and their extremes */
+    /* the epochs of a paired series: each anchor's stretch, labelled */
+    for (int i = 0; se->paired && i < n; i++) {
+        if (i > 0 && pts[i].epoch == pts[i - 1].epoch)
+            continue;
+        double x = i == 0 ? PAD_L : 0.5 * (x_of(i - 1, n) + x_of(i, n));
+        if (i > 0)
+            fprintf(out, "<line class=\"epoch\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x,
+                    PAD_T, x, CHART_H - PAD_B);
+        fprintf(out, "<text class=\"epoch-label\" x=\"%.1f\" y=\"%d\">anchor ", x + 3,
+                CHART_H - PAD_B - 4);
+        char anchor[13];
+        snprintf(anchor, sizeof anchor, "%s", pts[i].anchor);
+        put_escaped(out, anchor);
+        fprintf(out, "%s</text>\n", pts[i].joined ? "" : " (not joined)");
+    }
+    /* axes, ticks and grid */
     fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", PAD_L, PAD_T,
             PAD_L, CHART_H - PAD_B);
     fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", PAD_L,
             CHART_H - PAD_B, CHART_W - PAD_R, CHART_H - PAD_B);
-    fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g us</text>", PAD_L - 4,
-            Y(hi) + 10, hi);
-    fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g us</text>\n", PAD_L - 4,
-            Y(lo), lo);
+    double step = tick_step(hi - lo);
+    for (double t = ceil(lo / step) * step; isfinite(step) && step > 0 && t <= hi; t += step) {
+        if (fabs(t) < 1e-12 * step)
+            t = 0.0;
+        fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,
+                Y(t), CHART_W - PAD_R, Y(t));
+        fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g%s</text>\n", PAD_L - 4,
+                Y(t) + 3, t, unit);
+    }
+    if (se->paired)
+        fprintf(out, "<line class=\"one\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", PAD_L,
+                Y(1.0), CHART_W - PAD_R, Y(1.0));
     if (n > 0) {
         fprintf(out, "<text x=\"%d\" y=\"%d\">%.10s</text>", PAD_L, CHART_H - 8, pts[0].date);
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.10s</text>\n",
                 CHART_W - PAD_R, CHART_H - 8, pts[n - 1].date);
     }
-    /* the round spread: the band lo..hi */
+    /* the band: the rounds' spread, or a pair's interval */
     fputs("<polygon class=\"spread\" points=\"", out);
     for (int i = 0; i < n; i++)
-        fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(pts[i].hi_us));
+        fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(band_of(se, &pts[i], 1)));
     for (int i = n - 1; i >= 0; i--)
-        fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(pts[i].lo_us));
-    /* the value the changes were found on: the median, or the fastest round */
-#define VALUE(p) (v->opts.best ? (p).lo_us : (p).median_us)
+        fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(band_of(se, &pts[i], 0)));
     fputs("\"/>\n<polyline class=\"median\" points=\"", out);
     for (int i = 0; i < n; i++)
-        fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(VALUE(pts[i])));
+        fprintf(out, "%.1f,%.1f ", x_of(i, n), Y(value_of(v, se, &pts[i])));
     fputs("\"/>\n", out);
     for (int i = 0; i < n; i++) {
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"><title>", x_of(i, n),
-                Y(VALUE(pts[i])));
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>", x_of(i, n),
+                Y(value_of(v, se, &pts[i])));
         put_escaped(out, pts[i].commit);
-        fprintf(out, " %s: median %.4g us (rounds %.4g-%.4g)</title></circle>\n", pts[i].date,
-                pts[i].median_us, pts[i].lo_us, pts[i].hi_us);
+        if (se->paired) {
+            fprintf(out, " %s: %.4fx the anchor ", pts[i].date, pts[i].median_us);
+            put_escaped(out, pts[i].anchor);
+            fprintf(out, " [%.4f, %.4f]; read through the joins %.4fx</title></circle>\n",
+                    pts[i].lo_us, pts[i].hi_us, exp(pts[i].joined_y));
+        } else {
+            fprintf(out, " %s: median %.4g us (rounds %.4g-%.4g)</title></circle>\n",
+                    pts[i].date, pts[i].median_us, pts[i].lo_us, pts[i].hi_us);
+        }
     }
-#undef VALUE
-    /* the change points, between the commit before and the one after */
-    /* Each line labelled with its ratio and the first 12 characters of the
-     * commit after it (the whole range is written under the chart); the
-     * labels of one chart stepped down so that close ones do not overlap. */
+    /* The change points, between the commit before and the one after, each
+     * labelled with its ratio and the first 12 characters of the commit
+     * after it (the whole range is written under the chart); the labels of
+     * one chart stepped down so that close ones do not overlap. */
     for (int c = 0, k = 0; c < v->nchanges; c++) {
         const gb_history_change *ch = &v->changes[c];
         char after[13];
@@ -179,26 +256,101 @@ static void put_chart(FILE *out, const gb_history_view *v, int si)
 #undef Y
 }
 
+/* qsort has no context: the view the order of the summary reads. */
+static const gb_history_view *sorting_view;
+
+/* Changes, largest step (|log ratio|) first. */
+static int by_size(const void *pa, const void *pb)
+{
+    const gb_history_change *a = &sorting_view->changes[*(const int *)pa];
+    const gb_history_change *b = &sorting_view->changes[*(const int *)pb];
+    double x = fabs(log(a->test.ratio)), y = fabs(log(b->test.ratio));
+    return (x < y) - (x > y);
+}
+
+static int shown_series(const gb_history_view *v, int si)
+{
+    return v->npoints[si] > 0 &&
+           (!v->opts.only_machine || strcmp(v->store->series[si].machine, v->opts.only_machine) == 0);
+}
+
+/* The summary: every change, largest first, each linked to its chart. */
+static void put_summary(FILE *out, const gb_history_view *v, const int *order)
+{
+    fprintf(out, "<h2 class=\"section\">%d change%s</h2>\n", v->nchanges,
+            v->nchanges == 1 ? "" : "s");
+    if (v->nchanges == 0) {
+        fputs("<p>no change point</p>\n", out);
+        return;
+    }
+    fputs("<table class=\"summary\"><tr><th>series</th><th>before..after</th><th>ratio</th>"
+          "<th>95% interval</th><th>adj. p</th><th>measured</th><th>annotated</th></tr>\n", out);
+    for (int k = 0; k < v->nchanges; k++) {
+        const gb_history_change *ch = &v->changes[order[k]];
+        const gb_history_series *se = &v->store->series[ch->series];
+        const gb_history_point *pts = v->points[ch->series];
+        fprintf(out, "<tr class=\"%s\"><td><a href=\"#s%d\">", ch->test.ratio > 1.0 ? "slower"
+                                                                                   : "faster",
+                ch->series);
+        put_escaped(out, se->key);
+        fputs("</a></td><td><code>", out);
+        put_escaped(out, pts[ch->at - 1].commit);
+        fputs("</code>..<code>", out);
+        put_escaped(out, pts[ch->at].commit);
+        fprintf(out, "</code></td><td>%.3fx</td><td>[%.3f, %.3f]</td><td>%.2g</td><td>%s</td>"
+                     "<td>", ch->test.ratio, ch->test.lo, ch->test.hi, ch->p_adjusted,
+                se->paired ? "side by side with the anchor" : "apart (history confirm)");
+        if (ch->note)
+            put_escaped(out, ch->note);
+        else
+            fputs(ch->gate ? "no: gate" : "no", out);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
 int gb_history_write_html(FILE *out, const gb_history_view *v)
 {
-    int charts = 0;
+    const gb_history_store *s = v->store;
+    int charts = 0, quiet = 0;
+    int *order = malloc(((size_t)v->nchanges + 1) * sizeof *order);
+    char *charted = calloc((size_t)s->nseries + 1, 1);
 
+    if (order == NULL || charted == NULL) {
+        free(order);
+        free(charted);
+        return -1;
+    }
+    for (int k = 0; k < v->nchanges; k++)
+        order[k] = k;
+    sorting_view = v;
+    qsort(order, (size_t)v->nchanges, sizeof *order, by_size);
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<title>gemmbench history</title>\n<style>\n"
           "body{font:14px sans-serif;margin:1em 2em;color:#222}\n"
           "h2{font-size:13px;font-weight:normal;font-family:monospace;margin:1.2em 0 .2em}\n"
+          "h2.section{font:bold 15px sans-serif}\n"
           ".noise{font-size:12px;color:#555;margin:0 0 .2em}\n"
           "svg text{font:10px sans-serif;fill:#444}\n"
-          ".axis{stroke:#888}.spread{fill:#9cc3e6;opacity:.5;stroke:none}\n"
+          ".axis{stroke:#888}.grid{stroke:#e4e4e4}.one{stroke:#555;stroke-dasharray:1 2}\n"
+          ".spread{fill:#9cc3e6;opacity:.5;stroke:none}\n"
           ".median{fill:none;stroke:#1f5f99;stroke-width:1.5}circle{fill:#1f5f99}\n"
+          "circle:hover{fill:#c0392b}\n"
+          ".epoch{stroke:#8e44ad;stroke-width:2;opacity:.6}svg text.epoch-label{fill:#8e44ad}\n"
           ".change{stroke:#c0392b;stroke-dasharray:4 3}.change.known{stroke:#888}\n"
           "svg text.change-label{fill:#c0392b}.change-note{margin:.2em 0;font-size:12px}\n"
+          "table.summary{border-collapse:collapse;font-size:12px}\n"
+          ".summary td,.summary th{border:1px solid #ddd;padding:2px 6px;text-align:left}\n"
+          ".summary tr.slower td{background:#fdecea}.summary tr.faster td{background:#eaf5ea}\n"
           ".hidden{display:none}\n</style></head><body>\n"
           "<h1>gemmbench history</h1>\n<p>", out);
-    fprintf(out, "%d result files; per commit, the median time (line) and the spread of its "
-                 "rounds' medians (band); dashed: a change point (E-divisive + t-test, "
-                 "src/analysis/history.md), grey when annotated as known.</p>\n",
-            v->store->nfiles);
+    fprintf(out, "%d result files. Absolute series: per commit, the median time (line) and "
+                 "the spread of its rounds' medians (band); paired series: per commit, its "
+                 "time over the anchor build's measured side by side (line, 1.0 dotted) and "
+                 "the interval of that ratio (band), the anchors' epochs in purple. Dashed: a "
+                 "change point (E-divisive + t-test), grey when annotated as known. Hover a "
+                 "point for its commit, date and value.</p>\n", s->nfiles);
+    put_summary(out, v, order);
     static const char *const filters[] = { "machine", "variant", "kernel" };
     fputs("<p>", out);
     for (int f = 0; f < 3; f++) {
@@ -208,13 +360,30 @@ int gb_history_write_html(FILE *out, const gb_history_view *v)
         fputs("</select></label> ", out);
     }
     fputs("<span id=\"shown\"></span></p>\n<div id=\"charts\">\n", out);
-    for (int si = 0; si < v->store->nseries; si++) {
-        if (v->npoints[si] == 0 || (v->opts.only_machine &&
-                                    strcmp(v->store->series[si].machine, v->opts.only_machine)))
+    /* The series with changes, in the summary's order; then the rest, folded. */
+    for (int k = 0; k < v->nchanges; k++) {
+        int si = v->changes[order[k]].series;
+        if (charted[si] || !shown_series(v, si))
             continue;
+        charted[si] = 1;
         put_chart(out, v, si);
         charts++;
     }
+    for (int si = 0; si < s->nseries; si++)
+        quiet += shown_series(v, si) && !charted[si];
+    if (quiet > 0) {
+        fprintf(out, "<details id=\"quiet\"><summary>%d series without a change</summary>\n",
+                quiet);
+        for (int si = 0; si < s->nseries; si++) {
+            if (!shown_series(v, si) || charted[si])
+                continue;
+            put_chart(out, v, si);
+            charts++;
+        }
+        fputs("</details>\n", out);
+    }
+    free(order);
+    free(charted);
     fprintf(out, "</div>\n<script>\n"
                  "\"use strict\";\n"
                  "const total = %d;\n"

@@ -135,3 +135,28 @@ ch = d["changes"]
 assert len(ch) == 1 and (ch[0]["before"], ch[0]["after"], ch[0]["anchor"], ch[0]["epoch"]) == \
     ("c23", "c24", "A2", 2), ch
 PY
+
+# The page: a summary of the change, the paired charts as ratios with both
+# epochs marked, the quiet series folded; drawn by headless Chromium.
+expect_exit history_paired_html 0 "$G" history html --store he -o he.html
+expect_grep history_paired_html_summary '<table class="summary">.*' he.html
+expect_grep history_paired_html_epoch '<line class="epoch"' he.html
+expect_grep history_paired_html_anchor 'anchor A2' he.html
+expect_grep history_paired_html_one '<line class="one"' he.html
+expect_grep history_paired_html_folded '<details id="quiet"><summary>1 series without a change' he.html
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$browser" ]; then
+    timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --enable-logging=stderr --v=0 --user-data-dir="$WORK/chromium" \
+        --dump-dom "file://$WORK/he.html" >dom.html 2>browser.err
+    expect_grep history_paired_html_browser 'data-charts="2"' dom.html
+    if grep -q 'CONSOLE\|Uncaught' browser.err; then
+        echo "FAIL history_paired_html_console: $(grep 'CONSOLE\|Uncaught' browser.err | head -c 300)"
+    else
+        echo "ok history_paired_html_console"
+    fi
+else
+    skip history_paired_html_browser "needs chromium (sh scripts/setup.sh browser)"
+    skip history_paired_html_console "needs chromium (sh scripts/setup.sh browser)"
+fi
