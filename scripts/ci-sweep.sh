@@ -7,7 +7,21 @@
 #
 # usage: scripts/ci-sweep.sh BASELINE.json [gemmbench args...] [-- compare args...]
 #        scripts/ci-sweep.sh --base REV [gemmbench args...] [-- ab args...]
+#        scripts/ci-sweep.sh --history DIR --anchor REV [gemmbench args...] [-- changes args...]
 #        scripts/ci-sweep.sh --history DIR [gemmbench args...] [-- changes args...]
+#
+#   --history DIR --anchor REV   the gate to keep: REV (a commit that has
+#                   `gemmbench ab`) is built once into
+#                   $CI_SWEEP_ANCHORS/HASH (default ~/.cache/gemmbench/anchors)
+#                   and kept; this build is measured against it with
+#                   `gemmbench ab ANCHOR THIS --all --quick --rounds 8
+#                   --reps 40 --min-reps 8` and the pair added as one paired
+#                   point (`history add --anchor`), then `history changes`
+#                   judges the ratios to the anchor: a machine's slow spell
+#                   hits both builds and cancels.  Keep one anchor for months;
+#                   to move it, run once with the old anchor on the new
+#                   anchor's commit (the overlap run that joins the epochs),
+#                   then use the new one
 #
 #   --history DIR   the sweep below is added to the history store DIR
 #                   (`gemmbench history add`, keyed by this build's commit
@@ -112,6 +126,51 @@ if [ "$1" = --base ]; then
     "$GEMMBENCH" ab "$tmp/build/gemmbench" "$GEMMBENCH" --all --quick --reps 60 --min-reps 20 \
         --output "${CI_SWEEP_OUT:-results/ci-ab}" --force --quiet "${sweep_args[@]}" "${tail_args[@]}"
     exit $?
+fi
+if [ "$1" = --history ] && [ "${3:-}" = --anchor ]; then
+    [ $# -ge 4 ] || { echo "gemmbench: ci-sweep: --anchor needs a git revision" >&2; exit 2; }
+    store=$2
+    rev=$4
+    shift 4
+    [ -x "$GEMMBENCH" ] || { echo "gemmbench: ci-sweep: $GEMMBENCH is not built (run make first)" >&2; exit 2; }
+    repo=$(cd "$here/.." && pwd)
+    hash=$(git -C "$repo" rev-parse --verify --quiet "$rev^{commit}") ||
+        { echo "gemmbench: ci-sweep: '$(printf '%s' "$rev" | tr -d '\000-\037\177')' is not a commit of $repo" >&2; exit 2; }
+    # The anchor is built once per commit and kept: every later run measures
+    # against the same binary (rebuilding it would move code layout).
+    anchors=${CI_SWEEP_ANCHORS:-${XDG_CACHE_HOME:-$HOME/.cache}/gemmbench/anchors}
+    anchor=$anchors/$hash/gemmbench
+    if [ ! -x "$anchor" ]; then
+        mkdir -p "$anchors" || exit 3
+        tmp=$(mktemp -d "$anchors/build.XXXXXX") || exit 3
+        trap 'git -C "$repo" worktree remove --force "$tmp/src" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+        git -C "$repo" worktree add --detach --quiet "$tmp/src" "$hash" ||
+            { echo "gemmbench: ci-sweep: cannot check out $hash" >&2; exit 2; }
+        if ! make -C "$tmp/src" -j2 BUILD="$tmp/build" all >"$tmp/build.log" 2>&1; then
+            tail -20 "$tmp/build.log" >&2
+            echo "gemmbench: ci-sweep: the anchor $hash does not build" >&2
+            exit 2
+        fi
+        mkdir -p "$tmp/keep" && cp "$tmp/build/gemmbench" "$tmp/keep/gemmbench" &&
+            { [ -d "$anchors/$hash" ] || mv "$tmp/keep" "$anchors/$hash"; } || exit 3
+        git -C "$repo" worktree remove --force "$tmp/src" >/dev/null 2>&1
+        rm -rf "$tmp"
+        trap - EXIT
+    fi
+    split_args "$@"
+    tmp=$(mktemp -d) || exit 3
+    trap 'rm -rf "$tmp"' EXIT
+    # Side by side, round by round: a slow spell of the machine hits both.
+    "$GEMMBENCH" ab "$anchor" "$GEMMBENCH" --all --quick --rounds 8 --reps 40 --min-reps 8 \
+        --output "$tmp/pair" --force --quiet "${sweep_args[@]}" >"$tmp/ab.txt"
+    ab_status=$?
+    [ -s "$tmp/pair-new.json" ] || { cat "$tmp/ab.txt"; exit $((ab_status > 1 ? ab_status : 3)); }
+    "$GEMMBENCH" history add --store "$store" --anchor-commit "$hash" \
+        --anchor "$tmp/pair-old.json" "$tmp/pair-new.json" || exit $?
+    "$GEMMBENCH" history changes --store "$store" "${tail_args[@]}"
+    changes_status=$?
+    [ "$ab_status" -gt 1 ] && exit "$ab_status"
+    exit "$changes_status"
 fi
 if [ "$1" = --history ]; then
     [ $# -ge 2 ] || { echo "gemmbench: ci-sweep: --history needs a store directory" >&2; exit 2; }
