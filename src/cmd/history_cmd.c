@@ -75,36 +75,6 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     return 0;
 }
 
-/* The store, its annotations and the analysis, for changes, html, confirm
- * and bisect; the exit status (GB_EXIT_OK: all three filled). */
-int gb_history_load(const gb_history_args *a, const char *cmd, gb_history_store *s,
-                    gb_history_annotations *notes, gb_history_view *v)
-{
-    char err[GB_ERR_LEN + 4200];
-    gb_history_opts o = { a->threshold_pct, a->alpha, a->machine, a->best };
-    int rc;
-
-    if (gb_history_store_read(a->store, s, err, sizeof err) != 0)
-        return gb_fail(GB_EXIT_USAGE, cmd, "%s", err);
-    if (gb_history_annotations_read(a->store, notes, err, sizeof err) != 0) {
-        gb_history_store_free(s);
-        return gb_fail(GB_EXIT_USAGE, cmd, "%s", err);
-    }
-    if ((rc = gb_history_analyse(s, notes, &o, v, err, sizeof err)) != 0) {
-        gb_history_annotations_free(notes);
-        gb_history_store_free(s);
-        return gb_fail(GB_EXIT_IO, cmd, "%s", err);
-    }
-    return GB_EXIT_OK;
-}
-
-void gb_history_unload(gb_history_store *s, gb_history_annotations *notes, gb_history_view *v)
-{
-    gb_history_view_free(v);
-    gb_history_annotations_free(notes);
-    gb_history_store_free(s);
-}
-
 /* add --anchor: ab's two files as one paired point. */
 static int action_add_pair(const gb_history_args *a, char **files, int n)
 {

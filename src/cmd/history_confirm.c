@@ -7,12 +7,15 @@
  * built there with make, and every worktree is removed at the end, on a
  * failure or an interrupt as well.  bisect halves the commits between
  * BEFORE and AFTER (git rev-list --ancestry-path), measuring each middle
- * one against BEFORE, and names the first slow commit.
+ * one against BEFORE, and names the first slow commit.  Loading a store
+ * for analysis (gb_history_load) lives here too, so that history_cmd.c
+ * calls this file and not the other way round.
  */
 #define _GNU_SOURCE
 #include "command.h"
 #include "history_cmd.h"
 #include "parse.h"
+#include "settings.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +24,39 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The store, its annotations and their analysis are loaded here, for
+ * confirm and bisect and for history_cmd.c's changes and html: history_cmd.c
+ * calls this file, never the other way. */
+/* The store, its annotations and the analysis, for changes, html, confirm
+ * and bisect; the exit status (GB_EXIT_OK: all three filled). */
+int gb_history_load(const gb_history_args *a, const char *cmd, gb_history_store *s,
+                    gb_history_annotations *notes, gb_history_view *v)
+{
+    char err[GB_ERR_LEN + 4200];
+    gb_history_opts o = { a->threshold_pct, a->alpha, a->machine, a->best };
+    int rc;
+
+    if (gb_history_store_read(a->store, s, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, cmd, "%s", err);
+    if (gb_history_annotations_read(a->store, notes, err, sizeof err) != 0) {
+        gb_history_store_free(s);
+        return gb_fail(GB_EXIT_USAGE, cmd, "%s", err);
+    }
+    if ((rc = gb_history_analyse(s, notes, &o, v, err, sizeof err)) != 0) {
+        gb_history_annotations_free(notes);
+        gb_history_store_free(s);
+        return gb_fail(GB_EXIT_IO, cmd, "%s", err);
+    }
+    return GB_EXIT_OK;
+}
+
+void gb_history_unload(gb_history_store *s, gb_history_annotations *notes, gb_history_view *v)
+{
+    gb_history_view_free(v);
+    gb_history_annotations_free(notes);
+    gb_history_store_free(s);
+}
 
 #define MAX_BUILDS 64            /* bisect of 2^60 commits needs fewer */
 #define MAX_ARGS 256
