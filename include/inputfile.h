@@ -20,6 +20,11 @@ int gb_open_regular(const char *path);
  * it cannot be opened, EFBIG when larger than max, EILSEQ when it holds a
  * NUL byte (no text format of gemmbench has one), else EIO or ENOMEM. */
 char *gb_read_regular(const char *path, long max, char *err, size_t errlen);
+/* The same, refusing a symbolic link as the last component (ELOOP: "a
+ * symbolic link, not followed"): for files inside a folder that others
+ * write, such as a history store, where a planted link would read a
+ * private file into it. */
+char *gb_read_regular_nolink(const char *path, long max, char *err, size_t errlen);
 
 /* Parses text as exactly one JSON document and checks what cJSON lets
  * through: anything but blanks after the document (a second document,

@@ -85,7 +85,7 @@ int gb_history_annotations_read(const char *dir, gb_history_annotations *a, char
     snprintf(path, sizeof path, "%s/annotations.json", dir);
     if (access(path, F_OK) != 0)
         return 0;
-    text = gb_read_regular(path, 16L << 20, err, errlen);
+    text = gb_read_regular_nolink(path, 16L << 20, err, errlen);
     if (text == NULL)
         return -1;
     doc = gb_json_parse_strict(text, why, sizeof why);
@@ -850,13 +850,16 @@ int gb_history_write_changes(FILE *out, int json, const gb_history_view *v)
 
     if (json)
         return write_json(out, v);
-    for (int i = 0; i < v->store->nseries; i++)
-        if (v->npoints[i] > 0 && (!v->opts.only_machine ||
-                                  strcmp(v->store->series[i].machine, v->opts.only_machine) == 0)) {
+    for (int i = 0; i < v->store->nseries; i++) {
+        int mine = !v->opts.only_machine ||
+                   strcmp(v->store->series[i].machine, v->opts.only_machine) == 0;
+        if (mine && v->npoints[i] > 0) {
             nseries++;
             npoints += v->npoints[i];
-            ignored += v->ignored[i];
         }
+        /* also a series annotations left empty */
+        ignored += mine ? v->ignored[i] : 0;
+    }
     fprintf(out, "%d files, %d series, %d points", v->store->nfiles, nseries, npoints);
     if (ignored)
         fprintf(out, " (%d left out by annotations)", ignored);

@@ -2,6 +2,7 @@
  * signals they share; see command.h. */
 #define _GNU_SOURCE
 #include "command.h"
+#include "text.h"
 #include "parse.h"
 #include "settings.h"
 
@@ -10,12 +11,19 @@
 
 volatile sig_atomic_t gb_interrupted;
 
+/* Every error is one line of printable text, whatever the user's text in
+ * it held (a path, a --date, a label): control characters and bytes that
+ * are not UTF-8 read as '?' (text.h). */
 static void vreport(const char *cmd, const char *fmt, va_list ap, int with_help)
 {
+    char line[8192];
+
+    vsnprintf(line, sizeof line, fmt, ap);
+    gb_text_blank(line);
     fputs("gemmbench: ", stderr);
     if (cmd)
         fprintf(stderr, "%s: ", cmd);
-    vfprintf(stderr, fmt, ap);
+    fputs(line, stderr);
     if (with_help)
         fprintf(stderr, " (see gemmbench%s%s --help)", cmd ? " " : "", cmd ? cmd : "");
     fputc('\n', stderr);

@@ -172,8 +172,15 @@ static int action_html(const gb_history_args *a)
     if (a->output == NULL || a->output[0] == '\0')
         return gb_usage("history html", "expected -o FILE.html");
     gb_printable(a->output, 512, shown, sizeof shown);
-    if (!a->force && access(a->output, F_OK) == 0)
-        return gb_fail(GB_EXIT_USAGE, "history html", "%s exists (--force replaces it)", shown);
+    struct stat st;
+    if (lstat(a->output, &st) == 0) {
+        /* --force replaces a page, never a device, FIFO, link or folder. */
+        if (!S_ISREG(st.st_mode))
+            return gb_fail(GB_EXIT_USAGE, "history html", "%s exists and is not a regular file "
+                                                         "(not replaced, even with --force)", shown);
+        if (!a->force)
+            return gb_fail(GB_EXIT_USAGE, "history html", "%s exists (--force replaces it)", shown);
+    }
     if ((status = gb_history_load(a, "history html", &s, &notes, &v)) != GB_EXIT_OK)
         return status;
     /* A temporary file beside the page, renamed over it when whole. */

@@ -10,6 +10,7 @@
 #include "parse.h"
 #include "resultfile.h"
 #include "sha256.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -28,6 +29,7 @@
 #define INDEX_NAME "index.jsonl"
 #define MARKER_NAME "store.json"
 #define LOCK_NAME ".lock"
+#define NO_LOCK (-2)     /* open_store for a reader: no lock to take, read anyway */
 /* The index of 10,000 full sweeps is some 100 MB; refuse what no store holds. */
 #define INDEX_MAX (4L * 1024 * 1024 * 1024)
 /* Every index line begins so, its hash at a fixed place: adding a file
@@ -74,7 +76,8 @@ int gb_write_file_atomic(const char *path, const char *text, size_t len, char *e
     return 0;
 }
 
-/* mkdir -p of a folder inside the store (the store's own path included). */
+/* mkdir -p of the store's own folder (the user's path: a link there is
+ * the user's choice). */
 static int make_dirs(const char *path, char *err, size_t errlen)
 {
     char buf[4200];
@@ -104,6 +107,38 @@ static int make_dirs(const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* mkdir -p of rel inside the store dir, each folder a real one: a store
+ * is committed by whoever can push, and a planted link (runs/MACHINE ->
+ * elsewhere) would send a write out of it. */
+static int make_dirs_inside(const char *dir, const char *rel, char *err, size_t errlen)
+{
+    char buf[4200];
+    int n = snprintf(buf, sizeof buf, "%s/%s", dir, rel);
+    size_t start = strlen(dir) + 1;
+
+    if (n < 0 || (size_t)n >= sizeof buf) {
+        snprintf(err, errlen, "path too long: %s/%s", dir, rel);
+        return -1;
+    }
+    for (size_t i = start; i <= (size_t)n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char saved = buf[i];
+        struct stat st;
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create %s: %s", buf, strerror(errno));
+            return -1;
+        }
+        if (lstat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "%s: not a directory (a store's folders are never links)", buf);
+            return -1;
+        }
+        buf[i] = saved;
+    }
+    return 0;
+}
+
 /* A label as a path component: letters, digits, '.', '-', '_' kept, the
  * rest '_'; never empty, never "." or "..". */
 static void path_safe(const char *label, char *out, size_t len)
@@ -121,21 +156,10 @@ static void path_safe(const char *label, char *out, size_t len)
 }
 
 /* Text the store keeps and prints (the table goes to a terminal): 1 to max
- * bytes, no control character (below 0x20, DEL, or a C1 control, U+0080
- * to U+009F: C2 80 to C2 9F in UTF-8). */
+ * bytes of UTF-8, no control character (text.h). */
 int gb_history_text_ok(const char *text, size_t max)
 {
-    size_t n = strlen(text);
-
-    if (n == 0 || n > max)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c < 0x20 || c == 0x7f ||
-            (c == 0xc2 && (unsigned char)text[i + 1] >= 0x80 && (unsigned char)text[i + 1] <= 0x9f))
-            return 0;
-    }
-    return 1;
+    return gb_text_printable(text, max);
 }
 
 /* A label the store keys files by (a machine, a commit). */
@@ -215,7 +239,9 @@ int gb_history_date(const char *text, char out[24])
         back.tm_mon != mo - 1)
         return -1;
     t -= offset;
-    if (gmtime_r(&t, &back) == NULL || strftime(out, 24, "%Y-%m-%dT%H:%M:%SZ", &back) == 0)
+    /* The offset may carry the date out of what the reader takes. */
+    if (gmtime_r(&t, &back) == NULL || back.tm_year + 1900 < 1970 || back.tm_year + 1900 > 9999 ||
+        strftime(out, 24, "%Y-%m-%dT%H:%M:%SZ", &back) == 0)
         return -1;
     return 0;
 }
@@ -416,7 +442,7 @@ static int open_store(const char *dir, int create, char *err, size_t errlen)
             gb_write_file_atomic(path, marker, sizeof marker - 1, err, errlen) != 0)
             return -1;
     }
-    text = gb_read_regular(path, 1 << 20, err, errlen);
+    text = gb_read_regular_nolink(path, 1 << 20, err, errlen);
     if (text == NULL)
         return -1;
     cJSON *doc = cJSON_Parse(text);
@@ -430,9 +456,25 @@ static int open_store(const char *dir, int create, char *err, size_t errlen)
         return -1;
     }
     snprintf(path, sizeof path, "%s/%s", dir, LOCK_NAME);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (!create) {
+        /* A reader takes a shared lock when it can and creates nothing: a
+         * store another user owns, or on a read-only mount, is still read
+         * (its index is renamed whole, never written in place). */
+        fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+            return errno == ELOOP ? (snprintf(err, errlen, "%s: a symbolic link, not followed",
+                                              path), -1)
+                                  : NO_LOCK;
+        if (flock(fd, LOCK_SH) != 0) {
+            close(fd);
+            return NO_LOCK;
+        }
+        return fd;
+    }
+    fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-        snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot lock %s: %s", path,
+                 errno == ELOOP ? "a symbolic link, not followed" : strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -447,11 +489,12 @@ static char *read_index(const char *dir, size_t *len, char *err, size_t errlen)
     char *text;
 
     snprintf(path, sizeof path, "%s/%s", dir, INDEX_NAME);
-    if (access(path, F_OK) != 0) {
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT) {
         *len = 0;
         return calloc(1, 1);
     }
-    text = gb_read_regular(path, INDEX_MAX, err, errlen);
+    text = gb_read_regular_nolink(path, INDEX_MAX, err, errlen);
     if (text)
         *len = strlen(text);
     return text;
@@ -632,11 +675,11 @@ static int store_pending(const char *dir, pending *pf, int n, gb_history_added *
     for (int i = 0; i < n; i++) {
         if (pf[i].skip)
             continue;
-        char folder[4200];
+        char folder[600];
         snprintf(path, sizeof path, "%s/%s", dir, out[i].stored_as);
-        snprintf(folder, sizeof folder, "%s", path);
+        snprintf(folder, sizeof folder, "%s", out[i].stored_as);
         *strrchr(folder, '/') = '\0';
-        if (make_dirs(folder, err, errlen) != 0 ||
+        if (make_dirs_inside(dir, folder, err, errlen) != 0 ||
             gb_write_file_atomic(path, pf[i].text, pf[i].len, err, errlen) != 0)
             goto out;
         if (pf[i].anchor_text) {
@@ -826,6 +869,21 @@ static int series_for(gb_history_store *s, series_table *t, int *cap, const char
     return s->nseries - 1;
 }
 
+/* A machine, label or kernel as a part of a series key: '%' and '/' as
+ * %25 and %2F, so that "a/b" and "c" never make the key of "a" and "b/c". */
+static void key_part(const char *text, char *out, size_t len)
+{
+    size_t n = 0;
+
+    for (; *text && n + 4 < len; text++) {
+        if (*text == '/' || *text == '%')
+            n += (size_t)snprintf(out + n, len - n, "%%%02X", (unsigned char)*text);
+        else
+            out[n++] = *text;
+    }
+    out[n] = '\0';
+}
+
 static const char *string_of(const cJSON *o, const char *key)
 {
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
@@ -841,6 +899,12 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
 
     if (line == NULL) {
         snprintf(why, whylen, "not JSON");
+        return -1;
+    }
+    /* A \u0000 would cut the string it is in (a commit's label) short. */
+    if (memmem(text, len, "\\u0000", 6) != NULL) {
+        snprintf(why, whylen, "a string holds \\u0000");
+        cJSON_Delete(line);
         return -1;
     }
     sha = string_of(line, "sha256");
@@ -885,7 +949,7 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
     cJSON_ArrayForEach(row, entries) {
         const cJSON *c[11];
         int i = 0, dims[4];
-        char key[1024];
+        char key[3 * (3 * GB_HISTORY_NAME_MAX + 1) + 96];
         cJSON *item;
 
         if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != 11) {
@@ -910,8 +974,10 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
             }
             dims[i] = (int)d;
         }
-        if (!(c[7]->valuedouble > 0.0)) {
-            snprintf(why, whylen, "an entry's median is not above 0");
+        if (!(c[7]->valuedouble > 0.0) || !(c[8]->valuedouble > 0.0) ||
+            !(c[9]->valuedouble >= c[8]->valuedouble)) {
+            snprintf(why, whylen, "an entry's median or lowest round is not above 0, or its "
+                                  "highest is below its lowest");
             goto out;
         }
         if (!gb_history_text_ok(c[0]->valuestring, GB_HISTORY_NAME_MAX) ||
@@ -928,8 +994,12 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
             snprintf(why, whylen, "a paired entry's interval is not 0 < lo <= hi");
             goto out;
         }
-        snprintf(key, sizeof key, "%s/%s/%s/%dx%dx%d/t%d/%s%s", machine, c[0]->valuestring,
-                 c[1]->valuestring, dims[0], dims[1], dims[2], dims[3], cold ? "cold" : "warm",
+        char part[3][3 * GB_HISTORY_NAME_MAX + 1];
+        key_part(machine, part[0], sizeof part[0]);
+        key_part(c[0]->valuestring, part[1], sizeof part[1]);
+        key_part(c[1]->valuestring, part[2], sizeof part[2]);
+        snprintf(key, sizeof key, "%s/%s/%s/%dx%dx%d/t%d/%s%s", part[0], part[1], part[2],
+                 dims[0], dims[1], dims[2], dims[3], cold ? "cold" : "warm",
                  anchor ? "/paired" : "");
         int si = series_for(s, t, &caps[1], key, machine, c[0]->valuestring,
                             c[1]->valuestring, dims, cold, anchor != NULL);
@@ -964,10 +1034,11 @@ int gb_history_store_read(const char *dir, gb_history_store *s, char *err, size_
     memset(s, 0, sizeof *s);
     /* The lock: a reader never sees an add half done (the index is renamed
      * whole anyway; this keeps the files it names in place). */
-    if ((lock = open_store(dir, 0, err, errlen)) < 0)
+    if ((lock = open_store(dir, 0, err, errlen)) == -1)
         return -1;
     index = read_index(dir, &len, err, errlen);
-    close(lock);
+    if (lock >= 0)
+        close(lock);
     if (index == NULL)
         return -1;
     snprintf(path, sizeof path, "%s/%s", dir, INDEX_NAME);

@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int gb_open_regular(const char *path)
+static int open_regular(const char *path, int flags)
 {
     struct stat st;
     /* O_NONBLOCK: opening a FIFO with no writer would otherwise wait for
      * one; the mode is checked before anything is read. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
 
     if (fd < 0)
         return -1;
@@ -37,9 +37,14 @@ int gb_open_regular(const char *path)
     return fd;
 }
 
-char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
+int gb_open_regular(const char *path)
 {
-    int fd = gb_open_regular(path);
+    return open_regular(path, 0);
+}
+
+static char *read_regular(const char *path, long max, int flags, char *err, size_t errlen)
+{
+    int fd = open_regular(path, flags);
     struct stat st;
     char *text, shown[4200];
     size_t got = 0;
@@ -53,6 +58,7 @@ char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", shown,
                  errno == EINVAL   ? "not a regular file (a FIFO, device or socket)"
                  : errno == EISDIR ? "is a directory, not a file"
+                 : errno == ELOOP && (flags & O_NOFOLLOW) ? "a symbolic link, not followed"
                                    : strerror(errno));
         errno = saved;
         return NULL;
@@ -95,6 +101,16 @@ char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
         return NULL;
     }
     return text;
+}
+
+char *gb_read_regular(const char *path, long max, char *err, size_t errlen)
+{
+    return read_regular(path, max, 0, err, errlen);
+}
+
+char *gb_read_regular_nolink(const char *path, long max, char *err, size_t errlen)
+{
+    return read_regular(path, max, O_NOFOLLOW, err, errlen);
 }
 
 static int by_name(const void *a, const void *b)
