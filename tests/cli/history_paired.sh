@@ -160,3 +160,18 @@ else
     skip history_paired_html_browser "needs chromium (sh scripts/setup.sh browser)"
     skip history_paired_html_console "needs chromium (sh scripts/setup.sh browser)"
 fi
+
+# CI: scripts/ci-sweep.sh --history DIR --anchor REV, the anchor's build
+# already kept (a copy of this build under the commit's hash: no build here).
+if hash=$(git -C "$ROOT" rev-parse --verify --quiet HEAD) && command -v bash >/dev/null 2>&1; then
+    mkdir -p "anchors/$hash" && cp "$G" "anchors/$hash/gemmbench"
+    CI_SWEEP_ANCHORS=$WORK/anchors GEMMBENCH=$G expect_exit history_paired_ci_sweep 0 \
+        bash "$ROOT/scripts/ci-sweep.sh" --history ci --anchor HEAD --variant vec_j --shape 16x64x64 \
+        --reps 16 --min-reps 8 --min-time 0 --threads 1
+    expect_grep history_paired_ci_sweep_added "(paired, 1 entries)" "$WORK/out"
+    grep -q "\"anchor\":{\"commit\":\"$hash\"" ci/index.jsonl && echo "ok history_paired_ci_sweep_anchor" ||
+        echo "FAIL history_paired_ci_sweep_anchor: $(head -c 300 ci/index.jsonl)"
+    expect_exit history_paired_ci_sweep_bad_rev 2 bash "$ROOT/scripts/ci-sweep.sh" --history ci --anchor no-such-rev
+else
+    skip history_paired_ci_sweep "the build is not in a git tree"
+fi
