@@ -83,8 +83,9 @@ typedef struct gb_history_change {
     int at;                      /* its first point after the change */
     gb_cp_test test;             /* ratio after / before, interval, p */
     double p_adjusted;           /* Benjamini-Hochberg over the sweep */
-    double floor;                /* a paired change's least step: max(threshold, the
-                                    series' usual run-to-run difference), as ratio - 1 */
+    double floor;                /* a paired change's least step, ratio - 1: its 95 %
+                                    interval reaches max(threshold, the series' usual
+                                    run-to-run difference) */
     const char *note;            /* the annotation that knows it, or NULL */
     int gate;                    /* an unannotated slowdown past the threshold */
 } gb_history_change;

@@ -15,7 +15,9 @@
 # history-power.sh: a slow spell of the machine lands on a different commit
 # of each.  Prints per step size the share of the stepped series found at
 # c(STEP_AT-1)..c(STEP_AT) and the change points elsewhere, and for A/A
-# histories (no step) the share with any change point; SUMMARY.json in KEEP.
+# histories (no step) the share with any change point; the same for the
+# same runs kept as an absolute history (each commit's NEW file alone,
+# `history add FILE`), the design the pairs replace; SUMMARY.json in KEEP.
 #
 #   RUNS=30 STEP_AT=21 HISTORIES=4 STEPS=5 sh scripts/history-paired.sh
 #
@@ -159,6 +161,19 @@ for name in $names; do
     done
     "$G" history changes --store "$work/$name" --format json >"$work/$name.json"
     [ $? -le 1 ] || { echo "$me: history changes failed ($name)" >&2; exit 1; }
+    # The same runs as an absolute history: each commit's NEW file alone,
+    # as `history add FILE` keeps it (the design the pairs replace).
+    rm -rf "$work/$name-abs"
+    i=1
+    while [ "$i" -le "$RUNS" ]; do
+        n=$(printf %02d "$i")
+        "$G" history add --store "$work/$name-abs" --commit "c$n" --date "2026-01-01T00:$n:00Z" \
+            "$work/$name.runs/c$n-new.json" >/dev/null ||
+            { echo "$me: history add failed ($name-abs c$n)" >&2; exit 1; }
+        i=$((i + 1))
+    done
+    "$G" history changes --store "$work/$name-abs" --format json >"$work/$name-abs.json"
+    [ $? -le 1 ] || { echo "$me: history changes failed ($name-abs)" >&2; exit 1; }
 done
 
 python3 - "$work" "$STEP_AT" $names <<'PY'
@@ -167,28 +182,37 @@ work, step_at, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 before, after = f"c{step_at - 1:02d}", f"c{step_at:02d}"
 summary = {"before": before, "after": after, "kinds": {}}
 kinds = {}
-for name in names:
+for name in [n + d for n in names for d in ("", "-abs")]:
     d = json.load(open(f"{work}/{name}.json"))
-    kind = name.split("-h")[0][1:]
+    kind = name.split("-h")[0][1:] + (" (absolute)" if name.endswith("-abs") else " (paired)")
     k = kinds.setdefault(kind, {"histories": 0, "stepped": 0, "found": 0, "other_changes": 0,
                                 "histories_with_other": 0, "unstable": 0})
     k["histories"] += 1
     stepped = [s for s in d["noise"]["per_series"] if "/onednn/" in s["series"]]
+    noise = [s["noise_pct"] for s in d["noise"]["per_series"] if s["noise_pct"] is not None]
+    k.setdefault("noise_pct", []).extend(noise)
     right = {c["series"] for c in d["changes"]
              if c["before"] == before and c["after"] == after and "/onednn/" in c["series"]}
-    other = [c for c in d["changes"] if c["series"] not in right or kind == "aa"]
-    if kind != "aa":
+    aa = kind.startswith("aa")
+    other = [c for c in d["changes"] if c["series"] not in right or aa]
+    if not aa:
         k["stepped"] += len(stepped)
         k["found"] += len(right)
     k["other_changes"] += len(other)
     k["histories_with_other"] += bool(other)
     k["unstable"] += len(d.get("unstable", []))
 for kind, k in kinds.items():
-    if kind == "aa":
-        print(f"A/A: {k['histories'] - k['histories_with_other']} of {k['histories']} histories "
+    noise = sorted(k.pop("noise_pct"))
+    k["median_noise_pct"] = noise[len(noise) // 2] if noise else None
+    k["max_noise_pct"] = noise[-1] if noise else None
+    print(f"{kind}: between-commit noise of a series {k['median_noise_pct']:.2f} % (median), "
+          f"{k['max_noise_pct']:.2f} % (most)")
+    if kind.startswith("aa"):
+        print(f"A/A {kind[3:]}: {k['histories'] - k['histories_with_other']} of {k['histories']} histories "
               f"quiet ({k['other_changes']} change points, {k['unstable']} unstable series)")
     else:
-        print(f"step {kind}%: found at {before}..{after} in {k['found']} of {k['stepped']} "
+        size, design = kind.split(" ", 1)
+        print(f"step {size}% {design}: found at {before}..{after} in {k['found']} of {k['stepped']} "
               f"onednn series ({100 * k['found'] / max(k['stepped'], 1):.0f}%); "
               f"{k['other_changes']} other change points in {k['histories_with_other']} of "
               f"{k['histories']} histories; {k['unstable']} unstable series")

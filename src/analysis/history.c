@@ -624,7 +624,13 @@ int gb_history_analyse(const gb_history_store *s, const gb_history_annotations *
             if (!(v->width[cd->series] <= GB_HISTORY_UNSTABLE))
                 continue;
         }
-        if (!(adj[k] < o->alpha) || fabs(log(cd->test.ratio)) < log1p(floor))
+        if (!(adj[k] < o->alpha) || fabs(cd->test.ratio - 1.0) < GB_CP_MIN_CHANGE)
+            continue;
+        /* A paired step's 95 % interval must reach the floor: a 5 % step
+         * measured as 4.7 % [3.9, 5.6] is one, a 3 % shift of code layout
+         * measured as [2.5, 3.5] is not. */
+        if (se->paired && (cd->test.ratio > 1.0 ? !(cd->test.hi >= 1.0 + floor)
+                                                : !(cd->test.lo <= 1.0 / (1.0 + floor))))
             continue;
         ch = &v->changes[v->nchanges++];
         ch->floor = floor;

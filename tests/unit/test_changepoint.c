@@ -194,9 +194,9 @@ TEST(history_keeps_a_step_between_flat_series)
     static char commits[30][8], dates[30][24];
     static gb_history_obs obs[90];
     gb_history_series series[3] = {
-        { "m/a/k/1x1x1/t1/warm", "m", "a", "k", 1, 1, 1, 1, 0 },
-        { "m/b/k/1x1x1/t1/warm", "m", "b", "k", 1, 1, 1, 1, 0 },
-        { "m/c/k/1x1x1/t1/warm", "m", "c", "k", 1, 1, 1, 1, 0 },
+        { "m/a/k/1x1x1/t1/warm", "m", "a", "k", 1, 1, 1, 1, 0, 0 },
+        { "m/b/k/1x1x1/t1/warm", "m", "b", "k", 1, 1, 1, 1, 0, 0 },
+        { "m/c/k/1x1x1/t1/warm", "m", "c", "k", 1, 1, 1, 1, 0, 0 },
     };
     gb_history_store s = { files, 30, series, 3, obs, 90 };
     gb_history_annotations a = { 0 };
@@ -228,6 +228,65 @@ TEST(history_keeps_a_step_between_flat_series)
         CHECK_EQ_INT(v.changes[0].at, 20);
         CHECK(v.changes[0].p_adjusted >= v.changes[0].test.p);
         CHECK(v.changes[0].p_adjusted < 10.0 * v.changes[0].test.p);
+    }
+    gb_history_view_free(&v);
+}
+
+/* A paired series of two epochs: c01..c15 against anchor A1, then the
+ * overlap run (A2 measured against A1: 0.9x), then c16..c30 against A2.
+ * Series 0 steps 6 % at c24 (epoch 2); series 1 steps 3 % at c08, which is
+ * significant but under the 5 % floor (--threshold), so not reported.
+ * Joined values read c16's 1.0 against A2 as 0.9 against A1. */
+TEST(history_paired_epochs_join_and_floor)
+{
+    static gb_history_file files[31];
+    static char commits[31][8], dates[31][24];
+    static gb_history_obs obs[62];
+    gb_history_series series[2] = {
+        { "m/a/k/1x1x1/t1/warm/paired", "m", "a", "k", 1, 1, 1, 1, 0, 1 },
+        { "m/b/k/1x1x1/t1/warm/paired", "m", "b", "k", 1, 1, 1, 1, 0, 1 },
+    };
+    gb_history_store s = { files, 31, series, 2, obs, 62 };
+    gb_history_annotations a = { 0 };
+    gb_history_opts o = { GB_HISTORY_THRESHOLD_PCT, GB_CP_ALPHA, NULL, 0 };
+    gb_history_view v;
+    unsigned long long seed = 5;
+    char err[128];
+
+    for (int i = 0; i < 31; i++) {
+        int overlap = i == 30;   /* A2 against A1, dated between c15 and c16 */
+        snprintf(commits[i], sizeof commits[i], overlap ? "A2" : "c%02d", i + 1);
+        snprintf(dates[i], sizeof dates[i], overlap ? "2026-01-01T00:15:30Z" : "2026-01-01T00:%02d:00Z",
+                 i + 1);
+        files[i].commit = commits[i];
+        files[i].machine = "m";
+        files[i].anchor = overlap || i < 15 ? "A1" : "A2";
+        memcpy(files[i].date, dates[i], sizeof files[i].date);
+        for (int k = 0; k < 2; k++) {
+            gb_history_obs *ob = &obs[2 * i + k];
+            double step = k == 0 && !overlap && i >= 23 ? 1.06 : k == 1 && !overlap && i >= 7 ? 1.03 : 1.0;
+            ob->series = k;
+            ob->file = i;
+            ob->median_us = (overlap ? 0.9 : 1.0) * step * exp(0.004 * next_normal(&seed));
+            ob->lo_us = ob->median_us * 0.99;
+            ob->hi_us = ob->median_us * 1.01;
+            ob->se2 = 1e-6;
+        }
+    }
+    CHECK(gb_history_analyse(&s, &a, &o, &v, err, sizeof err) == 0);
+    CHECK_EQ_INT(v.nepochs[0], 2);
+    CHECK_EQ_INT(v.npoints[0], 31);
+    CHECK_EQ_INT(v.nunstable, 0);
+    /* epoch 1: c01..c15 and A2 (16 points), then c16.. */
+    CHECK(strcmp(v.points[0][15].commit, "A2") == 0);
+    CHECK(strcmp(v.points[0][16].commit, "c16") == 0 && v.points[0][16].epoch == 1);
+    CHECK(v.points[0][16].joined);
+    CHECK_NEAR(exp(v.points[0][16].joined_y), 0.9 * v.points[0][16].median_us, 0.02);
+    CHECK_EQ_INT(v.nchanges, 1);
+    if (v.nchanges == 1) {
+        CHECK_EQ_INT(v.changes[0].series, 0);
+        CHECK(strcmp(v.points[0][v.changes[0].at].commit, "c24") == 0);
+        CHECK_NEAR(v.changes[0].floor, 0.05, 1e-12);
     }
     gb_history_view_free(&v);
 }
