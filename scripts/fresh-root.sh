@@ -138,13 +138,16 @@ case $steps in *1* | *2*)
         rc=$?
         if [ $rc -eq 0 ]; then
             cat "$log"
-            fail "make $cmd as a user exited 0 with libcjson-dev missing"
+            fail "make $cmd as a user exited 0 with libcjson-dev and nettle-dev missing"
         fi
         line=$(sed -n 's/^ *sudo apt-get install -y //p' "$log" | head -n 1)
-        case " $line " in
-        *" libcjson-dev "*) say "ok: exit $rc, and it printed: sudo apt-get install -y $line" ;;
-        *) cat "$log"; fail "make $cmd as a user did not print the apt-get line naming libcjson-dev" ;;
-        esac
+        for pkg in libcjson-dev nettle-dev; do
+            case " $line " in
+            *" $pkg "*) ;;
+            *) cat "$log"; fail "make $cmd as a user did not print the apt-get line naming $pkg" ;;
+            esac
+        done
+        say "ok: exit $rc, and it printed: sudo apt-get install -y $line"
     done
     ;;
 esac
