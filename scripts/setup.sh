@@ -22,6 +22,7 @@
 #   browser       chromium: tests/cli/history.sh renders `gemmbench history
 #                 html`'s page headless (skipped, never passed, without it)
 set -e
+. "$(dirname "$0")/lib.sh"
 
 need=""
 want=""
@@ -60,7 +61,7 @@ for arg in "$@"; do
     browser)
         command -v chromium >/dev/null 2>&1 || need="$need chromium" ;;
     *)
-        echo "setup: unknown argument '$arg' (test, plots, reference, cross, fuzz, browser)" >&2
+        echo "gemmbench: setup: unknown argument '$(shown "$arg")' (test, plots, reference, cross, fuzz, browser)" >&2
         exit 2 ;;
     esac
 done
