@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "machine.h"
 #include "options.h"
+#include "parse.h"
 #include "sched_build.h"
 #include "sched_space.h"
 #include "sched_variant.h"
@@ -240,28 +241,43 @@ static int resolve_job(tune_job *job)
     return GB_EXIT_OK;
 }
 
-/* Loads the record file into set.  Existing records are updated, never
- * lost: a corrupt file is moved aside (and said so) rather than overwritten,
- * and records that were skipped (a value out of the variant's range) are
- * written back as they were, and said so.  Then checks that the file can be written, before
- * minutes of searching rather than after.  GB_EXIT_OK, or the error's status
- * (said). */
-static int load_records(const char *path, gb_tuned_set *set)
+/* The output, --records, checked before any work (the compiler's probe,
+ * the space, the machine, a search): a path that will not take the records
+ * is refused at once, never after minutes of searching.  Only a regular file
+ * is ever moved aside or replaced: the save renames over the path, which
+ * would replace a symlink with a file, and moving aside a device node (as
+ * root, /dev/null) or a FIFO breaks the system.  GB_EXIT_OK, or the error's
+ * status (said): 2 for a path that may not be written, 3 for one that
+ * cannot (a missing or read-only directory), as run's --output. */
+static int check_records_path(const char *path)
 {
-    char err[GB_ERR_LEN], aside[4200];
+    char err[GB_ERR_LEN], shown[256]; /* shown: the path as messages show it */
     struct stat st;
 
-    /* Refused before minutes of searching, not when the first save fails. */
     if (path[0] == '\0')
         return gb_usage("tune", "--records needs a file name");
-    /* Only a regular file is ever moved aside or replaced: the save renames
-     * over the path, which would replace a symlink with a file, and moving
-     * aside a device node (as root, /dev/null) or a FIFO breaks the system. */
+    gb_printable(path, 200, shown, sizeof shown);
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return gb_fail(GB_EXIT_USAGE, "tune", "--records %s is %s, not a regular file", path,
+        return gb_fail(GB_EXIT_USAGE, "tune", "--records %s is %s, not a regular file", shown,
                        S_ISDIR(st.st_mode) ? "a directory"
                        : S_ISLNK(st.st_mode) ? "a symbolic link"
                                              : "a device, FIFO or socket");
+    /* err names the path unescaped; errno is still its open's. */
+    if (gb_tuned_check_writable(path, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_IO, "tune", "cannot write records next to --records %s: %s",
+                       shown, strerror(errno));
+    return GB_EXIT_OK;
+}
+
+/* Loads the record file (checked by check_records_path) into set.  Existing
+ * records are updated, never lost: a corrupt file is moved aside (and said
+ * so) rather than overwritten, and records that were skipped (a value out
+ * of the variant's range) are written back as they were, and said so.
+ * GB_EXIT_OK, or the error's status (said). */
+static int load_records(const char *path, gb_tuned_set *set)
+{
+    char err[GB_ERR_LEN], aside[4200], shown[256];
+
     if (gb_tuned_load(path, set, err, sizeof err) == 0) {
         if (set->skipped > 0)
             fprintf(stderr, "gemmbench: warning: %s (%d record%s skipped: never used, kept in "
@@ -271,12 +287,9 @@ static int load_records(const char *path, gb_tuned_set *set)
         snprintf(aside, sizeof aside, "%s.corrupt-%ld", path, (long)time(NULL));
         if (rename(path, aside) != 0)
             return gb_fail(GB_EXIT_IO, "tune", "%s; cannot move it aside", err);
+        gb_printable(aside, 220, shown, sizeof shown);
         fprintf(stderr, "gemmbench: warning: %s; moved to %s, starting a new file\n", err,
-                aside);
-    }
-    if (gb_tuned_check_writable(path, err, sizeof err) != 0) {
-        gb_tuned_free(set);
-        return gb_fail(GB_EXIT_IO, "tune", "%s", err);
+                shown);
     }
     return GB_EXIT_OK;
 }
@@ -462,6 +475,12 @@ int gb_cmd_tune(int argc, char **argv)
     status = parse_args(argc, argv, &job);
     if (status != GO_ON)
         return status;
+    /* --schedule records nothing (its params are printed to replay). */
+    if (job.schedule == NULL) {
+        status = check_records_path(job.records);
+        if (status != GB_EXIT_OK)
+            return status;
+    }
     /* From the compiler's probe in resolve_job on, an interrupt kills the
      * compiler at once and ends the command with 130. */
     gb_catch_interrupts();
@@ -510,8 +529,11 @@ int gb_cmd_tune(int argc, char **argv)
     free(job.shapes);
     if (gb_interrupted && job.schedule)
         return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted; the shapes above are done");
-    if (gb_interrupted)
+    if (gb_interrupted) {
+        char shown[256];
+        gb_printable(job.records, 200, shown, sizeof shown);
         return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted; records so far kept in %s",
-                       job.records);
+                       shown);
+    }
     return status != GB_EXIT_OK ? status : gb_finish_stdout("tune");
 }
