@@ -9,6 +9,10 @@ OPT      ?= -O3 -march=native
 WARN      = -Wall -Wextra -Wshadow -Wno-unknown-pragmas -Wno-format-truncation
 CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null)
 CJSON_LIBS   := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
+# SHA-256 (schedule texts, the schedule cache's keys and records, the history
+# store) from Debian's nettle, never written here.
+NETTLE_CFLAGS := $(shell pkg-config --cflags nettle 2>/dev/null)
+NETTLE_LIBS   := $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettle)
 GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # The full hash and the commit's date (strict ISO 8601), for `history add`'s
 # defaults; "" outside a git tree.  Dirty: GIT_REV's -dirty suffix.
@@ -16,7 +20,7 @@ GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
 GIT_DATE   := $(shell git log -1 --format=%cI 2>/dev/null)
 GIT_DIRTY  := $(if $(filter %-dirty,$(GIT_REV)),1,0)
 GIT_STAMP  := $(GIT_REV) $(GIT_COMMIT) $(GIT_DATE)
-CPPFLAGS += -Iinclude -Ischedules $(CJSON_CFLAGS)
+CPPFLAGS += -Iinclude -Ischedules $(CJSON_CFLAGS) $(NETTLE_CFLAGS)
 CFLAGS   += -std=c11 $(OPT) $(WARN) -fopenmp -MMD -MP
 DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' -DGB_GIT_DATE='"$(GIT_DATE)"' \
             -DGB_GIT_DIRTY=$(GIT_DIRTY) -DGB_CFLAGS='"$(strip $(OPT) $(CFLAGS_EXTRA)) (schedules/: $(SCHED_FLAGS))"' \
@@ -26,7 +30,7 @@ DEFS      = -DGB_GIT='"$(GIT_REV)"' -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' -DGB_GIT_D
 # source dependency would notice.  The stamp is rewritten only then.
 VERSION_STAMP := $(BUILD)/.git-rev
 $(shell mkdir -p $(BUILD); printf '%s\n' '$(GIT_STAMP)' | cmp -s - $(VERSION_STAMP) || printf '%s\n' '$(GIT_STAMP)' >$(VERSION_STAMP))
-LDLIBS   += $(CJSON_LIBS) -lm
+LDLIBS   += $(CJSON_LIBS) $(NETTLE_LIBS) -lm
 LDFLAGS  += -fopenmp
 
 # Reference libraries (the openblas, blis and onednn variants: the ceilings
@@ -205,7 +209,7 @@ fuzz-build:
 	    echo "$(FUZZ_CC) -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c"; \
 	    $(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -std=c11 -O1 -g -march=native $(FUZZ_WARN) -fopenmp \
 	        $(FUZZ_FLAGS) -fsanitize=fuzzer -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
-	        $(FUZZ_BUILD)/libgemmbench.a $(CJSON_LIBS) -lm || exit 1; \
+	        $(FUZZ_BUILD)/libgemmbench.a $(CJSON_LIBS) $(NETTLE_LIBS) -lm || exit 1; \
 	done
 
 fuzz: fuzz-build

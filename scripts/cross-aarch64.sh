@@ -25,7 +25,7 @@
 # 1 GFLOP/s emulation misses, and the schedule language's compiled tests
 # (their kernels run on 2 threads, and the host's cc makes x86 objects).
 # Needs: sh scripts/setup.sh cross (gcc-aarch64-linux-gnu, libcjson-dev:arm64,
-# qemu-user).  Usage: scripts/cross-aarch64.sh [--build-only]
+# nettle-dev:arm64, qemu-user).  Usage: scripts/cross-aarch64.sh [--build-only]
 set -e
 BUILD=${BUILD:-build-aarch64}
 CROSS=aarch64-linux-gnu-gcc
@@ -34,12 +34,16 @@ ARMLIB=/usr/lib/aarch64-linux-gnu
 
 command -v "$CROSS" >/dev/null 2>&1 ||
     { echo "cross-aarch64: $CROSS not found (sh scripts/setup.sh cross)" >&2; exit 2; }
-[ -f "$ARMLIB/libcjson.so" ] ||
-    { echo "cross-aarch64: no $ARMLIB/libcjson.so (sh scripts/setup.sh cross)" >&2; exit 2; }
+for lib in libcjson libnettle; do
+    [ -f "$ARMLIB/$lib.so" ] ||
+        { echo "cross-aarch64: no $ARMLIB/$lib.so (sh scripts/setup.sh cross)" >&2; exit 2; }
+done
 
-# cJSON's header is the same on every architecture; its library is arm64's.
+# cJSON's and nettle's headers are the same on every architecture; their
+# libraries are arm64's.
 make -s BUILD="$BUILD" CC="$CROSS" OPT=-O3 REFERENCE= CFLAGS_EXTRA=-Werror \
-    CJSON_LIBS="-L$ARMLIB -lcjson" "$BUILD/gemmbench" "$BUILD/gemmbench-tests"
+    CJSON_LIBS="-L$ARMLIB -lcjson" NETTLE_LIBS="-L$ARMLIB -lnettle" \
+    "$BUILD/gemmbench" "$BUILD/gemmbench-tests"
 # ELF e_machine (bytes 18-19, little-endian): 183 = EM_AARCH64.
 [ "$(od -An -tx1 -j18 -N2 "$BUILD/gemmbench" | tr -d ' ')" = b700 ] ||
     { echo "cross-aarch64: $BUILD/gemmbench is not an aarch64 executable" >&2; exit 1; }

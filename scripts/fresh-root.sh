@@ -16,7 +16,8 @@
 #      what is missing (the build's packages, the reference libraries,
 #      hwloc) and pass.
 #
-# Any step that does not do so fails the script (exit 1), with its output.
+# Any step that does not do so fails the script (exit 1), with its output;
+# bad arguments are refused in one line (exit 2) before anything is built.
 # Every mount is undone and every process left in the root is killed at the
 # end, also on failure or interruption; the root is removed unless --keep.
 # `.ci/run` runs steps 1 and 3 first, before the host installs anything
@@ -32,28 +33,38 @@
 # Needs mmdebstrap (installed with apt-get when missing) and the network
 # to Debian's archive.
 set -u
+. "$(dirname "$0")/lib.sh"
 
-keep=no steps=13 dir=""
+# refuse WHY: the one line of a bad argument or setting, exit 2.
+refuse() {
+    echo "gemmbench: fresh-root: $1" >&2
+    exit 2
+}
+
+keep=no steps=13 dir="" dir_given=no
 while [ $# -gt 0 ]; do
     case $1 in
     --keep) keep=yes ;;
-    --steps) steps=${2:-}; shift ;;
-    -*) echo "fresh-root: unknown option '$1'" >&2; exit 2 ;;
-    *) dir=$1 ;;
+    --steps)
+        [ $# -ge 2 ] || refuse "--steps needs a value: digits of 1, 2 and 3"
+        steps=$2
+        shift ;;
+    -*) refuse "unknown option '$(shown "$1")'" ;;
+    *)
+        # One root a run: of two DIRs, one would be silently ignored.
+        [ $dir_given = no ] ||
+            refuse "one DIR only, not both '$(shown "$dir")' and '$(shown "$1")'"
+        [ -n "$1" ] || refuse "DIR is empty"
+        dir=$1 dir_given=yes ;;
     esac
     shift
 done
 case $steps in
-'' | *[!123]*) echo "fresh-root: --steps takes digits of 1, 2 and 3, not '$steps'" >&2; exit 2 ;;
+'' | *[!123]*) refuse "--steps takes digits of 1, 2 and 3, not '$(shown "$steps")'" ;;
 esac
-if [ "$(id -u)" != 0 ]; then
-    echo "fresh-root: needs root (mmdebstrap, chroot, mount)" >&2
-    exit 2
-fi
-repo=$(git rev-parse --show-toplevel 2>/dev/null) || {
-    echo "fresh-root: not inside a git checkout" >&2
-    exit 2
-}
+[ -z "$dir" ] || [ ! -e "$dir" ] || [ -d "$dir" ] || refuse "DIR '$(shown "$dir")' is not a folder"
+[ "$(id -u)" = 0 ] || refuse "needs root (mmdebstrap, chroot, mount)"
+repo=$(git rev-parse --show-toplevel 2>/dev/null) || refuse "not inside a git checkout"
 rev=$(git -C "$repo" rev-parse HEAD) || exit 2
 if ! command -v mmdebstrap >/dev/null 2>&1; then
     apt-get update -qq >/dev/null &&
@@ -65,10 +76,7 @@ fi
 [ -n "$dir" ] || dir=$(mktemp -d /tmp/gemmbench-fresh.XXXXXX) || exit 1
 mkdir -p "$dir" || exit 1
 ROOT=$(cd "$dir" && pwd)/root
-if [ -e "$ROOT" ]; then
-    echo "fresh-root: $ROOT exists already; give a new DIR" >&2
-    exit 2
-fi
+[ ! -e "$ROOT" ] && [ ! -L "$ROOT" ] || refuse "$(shown "$ROOT") exists already; give a new DIR"
 
 mounted=""
 cleanup() {
@@ -138,13 +146,16 @@ case $steps in *1* | *2*)
         rc=$?
         if [ $rc -eq 0 ]; then
             cat "$log"
-            fail "make $cmd as a user exited 0 with libcjson-dev missing"
+            fail "make $cmd as a user exited 0 with libcjson-dev and nettle-dev missing"
         fi
         line=$(sed -n 's/^ *sudo apt-get install -y //p' "$log" | head -n 1)
-        case " $line " in
-        *" libcjson-dev "*) say "ok: exit $rc, and it printed: sudo apt-get install -y $line" ;;
-        *) cat "$log"; fail "make $cmd as a user did not print the apt-get line naming libcjson-dev" ;;
-        esac
+        for pkg in libcjson-dev nettle-dev; do
+            case " $line " in
+            *" $pkg "*) ;;
+            *) cat "$log"; fail "make $cmd as a user did not print the apt-get line naming $pkg" ;;
+            esac
+        done
+        say "ok: exit $rc, and it printed: sudo apt-get install -y $line"
     done
     ;;
 esac

@@ -13,6 +13,7 @@
 # environment:
 #   STORE       the store to add to (required; created if missing)
 #   COUNT       commits to build (default 30); EVERY the stride (default 1)
+#               (whole numbers in decimal: 010 is ten)
 #   REV         the newest commit (default HEAD)
 #   SWEEP       the run's options (default below: 4 variants x 2 shapes,
 #               one thread, 20 calls over 5 rounds)
@@ -21,12 +22,17 @@
 # ccache, when installed, builds each commit from the last one's objects
 # (apt-get install ccache); on the 2-vCPU VM a commit took 1-14 s to build
 # and 2-3 s to sweep, 60 commits 6 minutes.
+# The page, STORE/history.html, is written again on every run (a page this
+# script made before is replaced; anything but a regular file there is
+# refused before any build).
 # A commit that does not build or whose run fails is named and skipped; the
-# script goes on.  Exit 0 when every commit was added, 1 when some were not,
-# 2 on bad settings.
+# script goes on.  Exit 0 when every commit was added and the page written,
+# 1 when some were not or the page could not be, 2 on bad settings (one
+# line, before any build).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 G=${GEMMBENCH:-$root/build/gemmbench}
 COUNT=${COUNT:-30}
 EVERY=${EVERY:-1}
@@ -37,16 +43,35 @@ GEMMBENCH_PEAK=${GEMMBENCH_PEAK:-quick}
 GEMMBENCH_BANDWIDTH=${GEMMBENCH_BANDWIDTH:-quick}
 export GEMMBENCH_PEAK GEMMBENCH_BANDWIDTH
 
-[ -n "${STORE:-}" ] || { echo "gemmbench: history-commits: set STORE to the store's folder" >&2; exit 2; }
-case "$COUNT$EVERY$JOBS" in *[!0-9]*|'')
-    echo "gemmbench: history-commits: COUNT, EVERY and JOBS must be whole numbers" >&2; exit 2;;
-esac
-[ "$COUNT" -ge 1 ] && [ "$EVERY" -ge 1 ] ||
-    { echo "gemmbench: history-commits: COUNT and EVERY must be at least 1" >&2; exit 2; }
-[ -x "$G" ] || { echo "gemmbench: history-commits: $G is not built (run make)" >&2; exit 2; }
-git -C "$root" rev-parse --verify -q "$REV^{commit}" >/dev/null ||
-    { echo "gemmbench: history-commits: '$REV' is not a commit of $root" >&2; exit 2; }
+# refuse WHY: the one line of a bad setting, exit 2.
+refuse() {
+    echo "gemmbench: history-commits: $1" >&2
+    exit 2
+}
+# setting NAME MAX: the variable NAME read as a whole number from 1 to MAX,
+# in decimal (lib.sh), or refused.
+setting() {
+    eval "_value=\$$1"
+    _number=$(decimal "$_value" "$2") && [ "$_number" -ge 1 ] ||
+        refuse "$1 must be a whole number from 1 to $2, not '$(shown "$_value")'"
+    eval "$1=\$_number"
+}
+
+[ -n "${STORE:-}" ] || refuse "set STORE to the store's folder"
+setting COUNT 100000
+setting EVERY 100000
+setting JOBS 1024
+[ -x "$G" ] || refuse "$(shown "$G") is not built (run make)"
+git -C "$root" rev-parse --verify -q "$REV^{commit}" >/dev/null 2>&1 ||
+    refuse "REV '$(shown "$REV")' is not a commit of $(shown "$root")"
 case "$STORE" in /*) ;; *) STORE=$(pwd)/$STORE ;; esac
+[ ! -e "$STORE" ] || [ -d "$STORE" ] || refuse "STORE $(shown "$STORE") is not a folder"
+# The page is replaced (--force) only when it is a regular file: never a
+# folder, a device, a FIFO or a link someone put in the store.
+page=$STORE/history.html
+if [ -L "$page" ] || { [ -e "$page" ] && [ ! -f "$page" ]; }; then
+    refuse "$(shown "$page") is not a regular file: the page is not written over it"
+fi
 
 ccache=$(command -v ccache || true)
 work=$(mktemp -d) || exit 3
@@ -61,7 +86,7 @@ trap 'exit 130' INT TERM
 git -C "$root" rev-list --first-parent --max-count=$((COUNT * EVERY)) "$REV" |
     awk -v e="$EVERY" '(NR - 1) % e == 0' | tac >"$work/commits"
 total=$(wc -l <"$work/commits")
-echo "history-commits: $total commits of $REV, every $EVERY, oldest first; $SWEEP"
+echo "history-commits: $total commits of $(shown "$REV"), every $EVERY, oldest first; $(shown "$SWEEP")"
 failed=0
 i=0
 while read -r c; do
@@ -95,7 +120,13 @@ done <"$work/commits"
 
 "$G" history changes --store "$STORE"
 status=$?
-"$G" history html --store "$STORE" -o "$STORE/history.html" && echo "history-commits: $STORE/history.html"
+# The page of this run, never the last run's left in place.
+if "$G" history html --store "$STORE" -o "$page" --force; then
+    echo "history-commits: $(shown "$page")"
+else
+    echo "history-commits: the page was not written (history html failed)"
+    status=2
+fi
 [ $status -le 1 ] || exit 1
 [ $failed -eq 0 ] || { echo "history-commits: $failed of $total commits not added"; exit 1; }
 exit 0

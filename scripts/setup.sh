@@ -4,7 +4,8 @@
 # are optional: without root they are only named, and the build goes on
 # without them (the Makefile notices when they appear later).
 # Usage: scripts/setup.sh [test] [plots] [reference] [cross] [fuzz] [browser]
-#   (no argument) libcjson-dev and pkg-config: needed to build;
+#   (no argument) libcjson-dev, nettle-dev (SHA-256) and pkg-config: needed
+#                 to build;
 #                 libhwloc-dev: the machine block's topology (optional to the
 #                 build, which probes it)
 #   test          python3 as well: needed by `make test` (the command-line
@@ -12,19 +13,22 @@
 #   plots         gnuplot-nox as well: needed by scripts/plot.sh
 #   reference     libopenblas-dev libblis-dev libdnnl-dev as well: the optional
 #                 reference variants openblas, blis, onednn (rebuild afterwards)
-#   cross         gcc-aarch64-linux-gnu, libcjson-dev:arm64 and qemu-user: the
-#                 aarch64 build and its emulated runs (scripts/cross-aarch64.sh);
-#                 adds dpkg's arm64 architecture first
+#   cross         gcc-aarch64-linux-gnu, libcjson-dev:arm64, nettle-dev:arm64
+#                 and qemu-user: the aarch64 build and its emulated runs
+#                 (scripts/cross-aarch64.sh); adds dpkg's arm64 architecture
+#                 first
 #   fuzz          clang-14, libclang-rt-14-dev (libFuzzer, the sanitizers) and
 #                 libomp-14-dev: `make fuzz` (tests/fuzz/README.md)
 #   browser       chromium: tests/cli/history.sh renders `gemmbench history
 #                 html`'s page headless (skipped, never passed, without it)
 set -e
+. "$(dirname "$0")/lib.sh"
 
 need=""
 want=""
 arm64=""
 pkg-config --exists libcjson 2>/dev/null || [ -f /usr/include/cjson/cJSON.h ] || need="libcjson-dev"
+pkg-config --exists nettle 2>/dev/null || [ -f /usr/include/nettle/sha2.h ] || need="$need nettle-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 # Optional (the machine block's topology): installed along when root can,
 # else only named.
@@ -47,6 +51,7 @@ for arg in "$@"; do
     cross)
         command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need="$need gcc-aarch64-linux-gnu"
         [ -f /usr/lib/aarch64-linux-gnu/libcjson.so ] || { need="$need libcjson-dev:arm64"; arm64=yes; }
+        [ -f /usr/lib/aarch64-linux-gnu/libnettle.so ] || { need="$need nettle-dev:arm64"; arm64=yes; }
         command -v qemu-aarch64 >/dev/null 2>&1 || need="$need qemu-user" ;;
     fuzz)
         command -v clang-14 >/dev/null 2>&1 || need="$need clang-14"
@@ -56,7 +61,7 @@ for arg in "$@"; do
     browser)
         command -v chromium >/dev/null 2>&1 || need="$need chromium" ;;
     *)
-        echo "setup: unknown argument '$arg' (test, plots, reference, cross, fuzz, browser)" >&2
+        echo "gemmbench: setup: unknown argument '$(shown "$arg")' (test, plots, reference, cross, fuzz, browser)" >&2
         exit 2 ;;
     esac
 done

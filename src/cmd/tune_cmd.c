@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "machine.h"
 #include "options.h"
+#include "parse.h"
 #include "sched_build.h"
 #include "sched_space.h"
 #include "sched_variant.h"
@@ -180,6 +181,35 @@ static int schedule_space(tune_job *job)
     return GB_EXIT_OK;
 }
 
+/* The output, --records, checked before any work (the compiler's probe,
+ * the machine, a search), once the inputs are read (a bad space file or
+ * shape is said first): a path that will not take the records is refused
+ * at once, never after minutes of searching.  Only a regular file is ever
+ * moved aside or replaced: the save renames over the path, which would
+ * replace a symlink with a file, and moving aside a device node (as root,
+ * /dev/null) or a FIFO breaks the system.  GB_EXIT_OK, or the error's
+ * status (said): 2 for a path that may not be written, 3 for one that
+ * cannot (a missing or read-only directory), as run's --output. */
+static int check_records_path(const char *path)
+{
+    char err[GB_ERR_LEN], shown[256]; /* shown: the path as messages show it */
+    struct stat st;
+
+    if (path[0] == '\0')
+        return gb_usage("tune", "--records needs a file name");
+    gb_printable(path, 200, shown, sizeof shown);
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return gb_fail(GB_EXIT_USAGE, "tune", "--records %s is %s, not a regular file", shown,
+                       S_ISDIR(st.st_mode) ? "a directory"
+                       : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                             : "a device, FIFO or socket");
+    /* err names the path unescaped; errno is still its open's. */
+    if (gb_tuned_check_writable(path, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_IO, "tune", "cannot write records next to --records %s: %s",
+                       shown, strerror(errno));
+    return GB_EXIT_OK;
+}
+
 /* Resolves the variant, the shapes (checked against memory), the thread
  * counts and each shape's share of --budget.  GB_EXIT_OK, or the error's
  * status (said). */
@@ -205,16 +235,6 @@ static int resolve_job(tune_job *job)
         if (job->base == NULL || job->space == NULL)
             return gb_usage("tune", "cannot tune '%s' (rule_based or packed)", job->base_name);
     }
-    /* A schedule or a space is compiled: with no compiler, exit 2 naming CC
-     * (SCHED.md) before any search, as a run does, rather than every
-     * candidate failing one by one. */
-    if (job->schedule || job->space_file) {
-        int rc = gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err);
-        if (rc == GB_SCHED_INTERRUPTED)
-            return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted");
-        if (rc != 0)
-            return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
-    }
     job->shapes = malloc(GB_MAX_SHAPES * sizeof *job->shapes);
     if (job->shapes == NULL)
         return gb_fail(GB_EXIT_IO, "tune", "out of memory");
@@ -225,6 +245,22 @@ static int resolve_job(tune_job *job)
         if (gb_shape_check(job->shapes[i].M, job->shapes[i].K, job->shapes[i].N, err,
                            sizeof err) != 0)
             return gb_usage("tune", "%s", err);
+    /* --schedule records nothing (its params are printed to replay). */
+    if (job->schedule == NULL) {
+        int status = check_records_path(job->records);
+        if (status != GB_EXIT_OK)
+            return status;
+    }
+    /* A schedule or a space is compiled: with no compiler, exit 2 naming CC
+     * (SCHED.md) before any search, as a run does, rather than every
+     * candidate failing one by one. */
+    if (job->schedule || job->space_file) {
+        int rc = gb_sched_compiler(cc, sizeof cc, identity, sizeof identity, err, sizeof err);
+        if (rc == GB_SCHED_INTERRUPTED)
+            return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted");
+        if (rc != 0)
+            return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
+    }
     /* `all` (or no --threads): the CPUs the process may use, as in a run. */
     if (job->o.threads_all || job->o.nthreads_list == 0) {
         gb_machine m;
@@ -240,28 +276,15 @@ static int resolve_job(tune_job *job)
     return GB_EXIT_OK;
 }
 
-/* Loads the record file into set.  Existing records are updated, never
- * lost: a corrupt file is moved aside (and said so) rather than overwritten,
- * and records that were skipped (a value out of the variant's range) are
- * written back as they were, and said so.  Then checks that the file can be written, before
- * minutes of searching rather than after.  GB_EXIT_OK, or the error's status
- * (said). */
+/* Loads the record file (checked by check_records_path) into set.  Existing
+ * records are updated, never lost: a corrupt file is moved aside (and said
+ * so) rather than overwritten, and records that were skipped (a value out
+ * of the variant's range) are written back as they were, and said so.
+ * GB_EXIT_OK, or the error's status (said). */
 static int load_records(const char *path, gb_tuned_set *set)
 {
-    char err[GB_ERR_LEN], aside[4200];
-    struct stat st;
+    char err[GB_ERR_LEN], aside[4200], shown[256];
 
-    /* Refused before minutes of searching, not when the first save fails. */
-    if (path[0] == '\0')
-        return gb_usage("tune", "--records needs a file name");
-    /* Only a regular file is ever moved aside or replaced: the save renames
-     * over the path, which would replace a symlink with a file, and moving
-     * aside a device node (as root, /dev/null) or a FIFO breaks the system. */
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return gb_fail(GB_EXIT_USAGE, "tune", "--records %s is %s, not a regular file", path,
-                       S_ISDIR(st.st_mode) ? "a directory"
-                       : S_ISLNK(st.st_mode) ? "a symbolic link"
-                                             : "a device, FIFO or socket");
     if (gb_tuned_load(path, set, err, sizeof err) == 0) {
         if (set->skipped > 0)
             fprintf(stderr, "gemmbench: warning: %s (%d record%s skipped: never used, kept in "
@@ -271,12 +294,9 @@ static int load_records(const char *path, gb_tuned_set *set)
         snprintf(aside, sizeof aside, "%s.corrupt-%ld", path, (long)time(NULL));
         if (rename(path, aside) != 0)
             return gb_fail(GB_EXIT_IO, "tune", "%s; cannot move it aside", err);
+        gb_printable(aside, 220, shown, sizeof shown);
         fprintf(stderr, "gemmbench: warning: %s; moved to %s, starting a new file\n", err,
-                aside);
-    }
-    if (gb_tuned_check_writable(path, err, sizeof err) != 0) {
-        gb_tuned_free(set);
-        return gb_fail(GB_EXIT_IO, "tune", "%s", err);
+                shown);
     }
     return GB_EXIT_OK;
 }
@@ -510,8 +530,11 @@ int gb_cmd_tune(int argc, char **argv)
     free(job.shapes);
     if (gb_interrupted && job.schedule)
         return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted; the shapes above are done");
-    if (gb_interrupted)
+    if (gb_interrupted) {
+        char shown[256];
+        gb_printable(job.records, 200, shown, sizeof shown);
         return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted; records so far kept in %s",
-                       job.records);
+                       shown);
+    }
     return status != GB_EXIT_OK ? status : gb_finish_stdout("tune");
 }

@@ -199,12 +199,12 @@ static void make_key(const char *source, const char *identity, const char *flags
     static const char format[] = "gemmbench schedule object 1";
     const char *parts[] = { format, source, identity, flags, host };
     unsigned char digest[32];
-    gb_sha256_ctx ctx;
+    struct sha256_ctx ctx;
 
-    gb_sha256_init(&ctx);
+    sha256_init(&ctx);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        gb_sha256_update(&ctx, parts[i], strlen(parts[i]) + 1);
-    gb_sha256_final(&ctx, digest);
+        sha256_update(&ctx, strlen(parts[i]) + 1, (const uint8_t *)parts[i]);
+    sha256_digest(&ctx, sizeof digest, digest);
     gb_sha256_hex(digest, key);
 }
 
@@ -243,10 +243,10 @@ static int check_object_file(const char *path, struct stat *st, char *err, size_
 static int hash_file(int fd, char hex[65])
 {
     unsigned char buf[65536], digest[32];
-    gb_sha256_ctx ctx;
+    struct sha256_ctx ctx;
     ssize_t got;
 
-    gb_sha256_init(&ctx);
+    sha256_init(&ctx);
     for (;;) {
         got = read(fd, buf, sizeof buf);
         if (got < 0 && errno == EINTR)
@@ -255,9 +255,9 @@ static int hash_file(int fd, char hex[65])
             return -1;
         if (got == 0)
             break;
-        gb_sha256_update(&ctx, buf, (size_t)got);
+        sha256_update(&ctx, (size_t)got, buf);
     }
-    gb_sha256_final(&ctx, digest);
+    sha256_digest(&ctx, sizeof digest, digest);
     gb_sha256_hex(digest, hex);
     return 0;
 }

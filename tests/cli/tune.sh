@@ -2,6 +2,7 @@
 # falls back to the nearest shape and then to the rules, and says which.
 . tests/cli/lib.sh
 G=$GEMMBENCH
+SPACE=$(pwd)/schedules/cpu_gemm.space
 cd "$WORK" || exit 1
 export GEMMBENCH_RECORDS="$WORK/tuned.json"
 
@@ -50,3 +51,29 @@ n=$(grep -c '"fingerprint":.*|threads=[12]"' "$WORK/list.json")
 if [ "$n" -eq 2 ]; then echo "ok tune_thread_list_records"; else echo "FAIL tune_thread_list_records: $n records"; fi
 expect_exit tune_thread_list_bad 2 "$G" tune --threads 1,,2
 expect_grep tune_thread_list_bad_says "'1,,2' is not a thread count or list: an empty element" "$WORK/err"
+
+# --records is checked before any work (issue 48): a directory, a FIFO or a
+# link is refused in one line naming it, exit 2, before the compiler's probe
+# (a CC that cannot run would be named first) and before any search; its
+# name is shown escaped.
+E=$(printf 'x\033[31my\nz')
+mkdir "$WORK/recdir" "$WORK/$E"
+mkfifo "$WORK/recfifo"
+ln -s "$WORK/list.json" "$WORK/reclink"
+for kind in dir:recdir:'is a directory' fifo:recfifo:'is a device, FIFO or socket' \
+    link:reclink:'is a symbolic link'; do
+    what=${kind%%:*} rest=${kind#*:}
+    path=$WORK/${rest%%:*} says=${rest#*:}
+    expect_exit tune_records_${what}_first 2 env CC="$WORK/no-such-cc" "$G" tune --space "$SPACE" \
+        --shape 8x8x8 --threads 1 --trials 2 --quiet --records "$path"
+    expect_grep tune_records_${what}_named "records $path $says, not a regular file" "$WORK/err"
+done
+expect_exit tune_records_escaped 2 env CC="$WORK/no-such-cc" "$G" tune --space "$SPACE" \
+    --shape 8x8x8 --threads 1 --trials 2 --quiet --records "$WORK/$E"
+expect_grep tune_records_escaped_shown 'records .*/x\\x1b\[31my\\x0az is a directory' "$WORK/err"
+if [ -L "$WORK/reclink" ] && [ -p "$WORK/recfifo" ] && [ -d "$WORK/recdir" ] &&
+    [ -z "$(ls "$WORK/recdir")" ]; then
+    echo "ok tune_records_left_alone"
+else
+    echo "FAIL tune_records_left_alone: $(ls -l "$WORK" | head -c 300)"
+fi
