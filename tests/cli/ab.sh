@@ -80,6 +80,20 @@ for f in ('mg-old.json', 'mg-new.json'):
     assert abs(by['k8']['speedup_vs_baseline'] - sp) <= 1e-9 * sp, (by['k8'], sp)
     assert by['baseline']['speedup_vs_baseline'] == 1.0
 "
+# A --schedule variant end to end: every round's file carries the schedule's
+# text, newlines and all, under its hash; the reader once blanked the
+# newlines, the merged file's hash no longer matched and ab failed every time.
+expect_verdict sched_ab "$G" ab "$G" "$G" --schedule "$ROOT/schedules/packed.sched" \
+    --shape 8x8x8 --reps 8 --warmup 1 --min-time 0 $few -o sc --quiet
+py_true sched_ab_text_kept "
+import json, hashlib
+for f in ('sc-old.json', 'sc-new.json'):
+    r = json.load(open(f))['results'][0]
+    t = r['schedule']['text']
+    assert '\\n' in t and '?' not in t, t[:80]
+    assert hashlib.sha256(t.encode()).hexdigest() == r['schedule']['sha256'], f
+    assert r['rounds'] == 8, r['rounds']
+"
 # ab's files judged again later, as ab judged them.
 expect_verdict aa_compare_paired "$G" compare --paired aa-old.json aa-new.json
 # Same files, same test: the same verdict, whatever it was.
