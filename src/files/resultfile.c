@@ -213,6 +213,97 @@ static int load_rounds(const cJSON *o, gb_entry *e, const char *where, char *err
     return 0;
 }
 
+/* A number >= 0 at key of a round clock, or null (NAN) when null_ok. */
+static int clock_figure(const cJSON *o, const char *key, int null_ok, double *out,
+                        const char *where, int i, char *err, size_t errlen)
+{
+    const cJSON *v = field(o, key);
+
+    if (null_ok && cJSON_IsNull(v)) {
+        *out = NAN;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0) {
+        snprintf(err, errlen, "%s: \"round_clocks\"[%d].%s is not a number >= 0%s", where, i,
+                 key, null_ok ? " or null" : "");
+        return -1;
+    }
+    *out = v->valuedouble;
+    return 0;
+}
+
+/* The optional "round_clocks": at most GB_MAX_ROUNDS objects, each round
+ * from 1 to GB_MAX_ROUNDS once. */
+static int load_round_clocks(const cJSON *o, gb_entry *e, const char *where, char *err,
+                             size_t errlen)
+{
+    const cJSON *clocks = field(o, "round_clocks"), *c;
+    unsigned char seen[GB_MAX_ROUNDS + 1] = { 0 };
+    int n, i = 0;
+
+    if (clocks == NULL)
+        return 0;
+    n = cJSON_IsArray(clocks) ? cJSON_GetArraySize(clocks) : -1;
+    if (n < 1 || n > GB_MAX_ROUNDS) {
+        snprintf(err, errlen, "%s: \"round_clocks\" is not an array of 1 to %d rounds", where,
+                 GB_MAX_ROUNDS);
+        return -1;
+    }
+    e->round_clocks = calloc((size_t)n, sizeof *e->round_clocks);
+    if (e->round_clocks == NULL) {
+        snprintf(err, errlen, "%s: out of memory", where);
+        return -1;
+    }
+    cJSON_ArrayForEach(c, clocks) {
+        gb_round_clock *rc = &e->round_clocks[i];
+        const cJSON *round = field(c, "round");
+        double r = cJSON_IsNumber(round) ? round->valuedouble : -1.0, nivcsw;
+        if (!(r >= 1.0 && r <= GB_MAX_ROUNDS && r == floor(r)) || seen[(int)r]) {
+            snprintf(err, errlen, "%s: \"round_clocks\"[%d].round is not a round from 1 to %d "
+                     "named once", where, i, GB_MAX_ROUNDS);
+            return -1;
+        }
+        seen[(int)r] = 1;
+        rc->round = (int)r;
+        if (clock_figure(c, "wall_s", 0, &rc->wall_s, where, i, err, errlen) ||
+            clock_figure(c, "cpu_s", 1, &rc->cpu_s, where, i, err, errlen) ||
+            clock_figure(c, "steal_s", 1, &rc->steal_s, where, i, err, errlen) ||
+            clock_figure(c, "nivcsw", 1, &nivcsw, where, i, err, errlen))
+            return -1;
+        if (!isnan(nivcsw) && (nivcsw != floor(nivcsw) || nivcsw > 1e15)) {
+            snprintf(err, errlen, "%s: \"round_clocks\"[%d].nivcsw is not a count", where, i);
+            return -1;
+        }
+        rc->nivcsw = isnan(nivcsw) ? -1 : (long)nivcsw;
+        e->nround_clocks = ++i;
+    }
+    return 0;
+}
+
+const gb_round_clock *gb_entry_round_clock(const gb_entry *e, int round)
+{
+    for (int i = 0; i < e->nround_clocks; i++)
+        if (e->round_clocks[i].round == round)
+            return &e->round_clocks[i];
+    return NULL;
+}
+
+void gb_entry_steal(const gb_entry *e, int *known, int *under, double *steal_s)
+{
+    *known = *under = 0;
+    *steal_s = 0.0;
+    for (int i = 0; i < e->nround_clocks; i++) {
+        double s = e->round_clocks[i].steal_s;
+        if (isnan(s))
+            continue;
+        (*known)++;
+        if (s > 0.0) {
+            (*under)++;
+            *steal_s += s;
+        }
+    }
+}
+
 /* "cache", "intensity", "roof", "attainable_gflops", "roof_pct": files
  * older than the roofline have none of them (warm, unknown roof). */
 static int load_roof(const cJSON *o, gb_entry *e, const char *where, char *err, size_t errlen)
@@ -358,6 +449,8 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
         }
         e->samples_us[i++] = s->valuedouble;
     }
+    if (load_round_clocks(o, e, where, err, errlen) != 0)
+        return -1;
     return load_rounds(o, e, where, err, errlen);
 }
 
@@ -521,6 +614,7 @@ static void free_entries(gb_result_file *f)
         free(f->entries[i].samples_us);
         free(f->entries[i].round_medians);
         free(f->entries[i].sample_rounds);
+        free(f->entries[i].round_clocks);
     }
     free(f->entries);
     free(f->baselines);
