@@ -80,6 +80,22 @@ for f in ('mg-old.json', 'mg-new.json'):
     assert abs(by['k8']['speedup_vs_baseline'] - sp) <= 1e-9 * sp, (by['k8'], sp)
     assert by['baseline']['speedup_vs_baseline'] == 1.0
 "
+# Every round's clock kept in the merged files (results/FORMAT.md,
+# round_clocks), and the steal line under ab's table.
+expect_grep merge_steal_line '^steal: .*rounds' "$WORK/out"
+py_true merge_round_clocks "
+import json
+for f in ('mg-old.json', 'mg-new.json'):
+    for r in json.load(open(f))['results']:
+        c = r['round_clocks']
+        assert sorted(x['round'] for x in c) == list(range(1, 9)), c
+        assert all(x['wall_s'] > 0 and x['cpu_s'] > 0 and x['nivcsw'] >= 0 for x in c), c
+        assert sum(x['wall_s'] for x in c) >= sum(r['samples_us']) * 1e-6, r
+"
+py_true merge_validates "
+import subprocess, sys
+sys.exit(subprocess.call([sys.executable, '$ROOT/scripts/validate-json.py', 'mg-old.json']))
+"
 # A --schedule variant end to end: every round's file carries the schedule's
 # text, newlines and all, under its hash; the reader once blanked the
 # newlines, the merged file's hash no longer matched and ab failed every time.
