@@ -460,8 +460,9 @@ static cJSON *number_array(const double *v, const int *ints, int n)
     return a;
 }
 
-/* "round_clocks" (results/FORMAT.md): one object per round, in round
- * order; an unknown steal or switch count is null.  NULL when out of memory. */
+/* "round_clocks" (results/FORMAT.md): one object per round, in the order
+ * merged; an unknown CPU time, steal or switch count is null.  NULL when
+ * out of memory. */
 static cJSON *round_clocks_json(const gb_result *r)
 {
     cJSON *a = cJSON_CreateArray();
