@@ -58,6 +58,14 @@ typedef enum gb_verdict {
     GB_VERDICT_TOO_FEW       /* fewer than min_samples on a side: not tested */
 } gb_verdict;
 
+/* Rounds that ran under steal (resultfile.h: gb_entry_steal), each side:
+ * said beside the verdicts, never dropped from them. */
+typedef struct gb_compare_steal {
+    int known[2];            /* OLD, NEW: rounds whose steal the files give */
+    int under[2];            /* of them, rounds that ran under steal */
+    double seconds[2];       /* their steal, seconds over the machine's CPUs */
+} gb_compare_steal;
+
 /* One measurement found in both files. */
 typedef struct gb_compare_row {
     const gb_entry *old_e, *new_e;
@@ -79,6 +87,7 @@ typedef struct gb_compare_row {
     int gate_fail;           /* slower by more than the threshold, with p < alpha */
     double old_peak_pct, new_peak_pct;  /* NAN unless both files carry a peak */
     double old_roof_pct, new_roof_pct;  /* NAN where a file has no roof (older files) */
+    gb_compare_steal steal;  /* its rounds that ran under steal (gb_entry_steal) */
 } gb_compare_row;
 
 typedef struct gb_compare_group {
@@ -115,6 +124,8 @@ typedef struct gb_compare {
     int nunit[3];            /* tested rows per gb_compare_unit */
     int ncheck_failed;       /* compared pairs with a failed verification on a side */
     int roof_any;            /* a row has %roof on both sides (the %roof column) */
+    gb_compare_steal steal;  /* over every row: the steal line, and the steal
+                                column when a round ran under steal */
 } gb_compare;
 
 /* Pairs and tests old_f against new_f.  Returns 0; -1 with err when the two

@@ -87,6 +87,17 @@ size_t gb_available_memory(void);
 /* Monotonic seconds (CLOCK_MONOTONIC_RAW where available). */
 double gb_now(void);
 
+/* The counters a round's clock (result.h: gb_round_clock) is the difference
+ * of, read at one moment: steal_s NAN and nivcsw -1 where unknown. */
+typedef struct gb_clock_reading {
+    double wall_s, cpu_s, steal_s;
+    long nivcsw;
+} gb_clock_reading;
+
+void gb_clock_read(gb_clock_reading *r);
+/* Adds the span from..to to c. */
+void gb_clock_span(gb_round_clock *c, const gb_clock_reading *from, const gb_clock_reading *to);
+
 
 /* A warning threshold for the coefficient of variation. */
 #define GB_CV_WARN 0.10

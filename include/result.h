@@ -16,6 +16,24 @@ typedef enum gb_check {
     GB_CHECK_SKIPPED = 0, GB_CHECK_PASS, GB_CHECK_FAIL
 } gb_check;
 
+/* What the machine did while one round of an entry's timed calls ran
+ * (gb_clock_span, harness.h): the spans of timed calls only, so that
+ * gemmbench ab's turns (the other build's time) are left out.  A round
+ * slowed by steal shows steal_s > 0 and cpu_s falling behind wall_s; one
+ * slowed by another process on these CPUs, nivcsw rising and no steal. */
+typedef struct gb_round_clock {
+    int round;                 /* from 1, as sample_round */
+    double wall_s;             /* monotonic seconds over the timed calls */
+    double cpu_s;              /* CLOCK_PROCESS_CPUTIME_ID over the same spans: every
+                                  thread of the process, so with T OpenMP threads
+                                  up to T x wall_s */
+    double steal_s;            /* /proc/stat's steal over the spans, summed over the
+                                  machine's CPUs, seconds (1/CLK_TCK resolution);
+                                  NAN when unknown */
+    long nivcsw;               /* getrusage(RUSAGE_SELF) ru_nivcsw over the spans:
+                                  every thread's; -1 when unknown */
+} gb_round_clock;
+
 typedef struct gb_result {
     const gb_variant *variant;
     char label[128];           /* name, name[k=v,...] when overridden, +prepack */
@@ -29,6 +47,8 @@ typedef struct gb_result {
     double *samples_us;        /* reps entries, owned */
     int *sample_round;         /* the round (from 1) each sample was taken in; owned;
                                   NULL until the runner tags them */
+    gb_round_clock *round_clocks;  /* one per round measured; owned; NULL none */
+    int nround_clocks;
     gb_stats stats;
     double gflops;
     double peak_pct;           /* NAN when the peak is unknown */
@@ -53,12 +73,17 @@ double gb_flops(int M, int K, int N);
 void gb_result_free(gb_result *r);
 
 /* Appends part's samples to into's (a later round of the same entry) and
- * recomputes into's statistics; part is left alone.  0, or -1 when out of
- * memory (into unchanged). */
+ * recomputes into's statistics; part's round clocks join into's (a round
+ * into already has adds up: both are spans of that round).  part is left
+ * alone.  0, or -1 when out of memory (into unchanged). */
 int gb_result_merge(gb_result *into, const gb_result *part);
 
 /* The median of the samples r took in round (from 1); NAN when it has none
  * there, its samples are not tagged, or memory runs out. */
 double gb_result_round_median(const gb_result *r, int round);
+
+/* Adds c's spans to the clock of its round in *clocks (n of them),
+ * appending it when the round is new.  0, or -1 when out of memory. */
+int gb_round_clock_merge(gb_round_clock **clocks, int *n, const gb_round_clock *c);
 
 #endif

@@ -9,6 +9,8 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "result.h"
+
 /* What a reader accepts is bounded by what the writer can produce, so that a
  * small hostile file cannot cost minutes or gigabytes: rounds at most what
  * --rounds allows (run and ab), samples per entry at most what --reps allows
@@ -43,6 +45,13 @@ typedef struct gb_entry {
     /* A --schedule variant's text, by its hash (schedule.sha256): two
      * texts under one name are two measurements.  NULL for the others. */
     const char *schedule_sha256;
+    /* From "round_clocks" when the file has it (absent in older files:
+     * NULL and 0): per round, the wall and CPU time of its timed calls, the
+     * machine's steal and the involuntary context switches over them
+     * (result.h: gb_round_clock), in the file's order, each round once;
+     * owned.  gb_entry_round_clock finds a round's, gb_entry_steal sums them. */
+    gb_round_clock *round_clocks;
+    int nround_clocks;
 } gb_entry;
 
 /* A peak measured at one thread count (machine.peak_gflops_by_threads). */
@@ -103,6 +112,16 @@ double gb_result_file_peak(const gb_result_file *f, int threads);
 /* The first plain baseline entry of f (in file order) at e's point
  * (gb_entry_same_point), or NULL: a binary search. */
 const gb_entry *gb_result_file_baseline(const gb_result_file *f, const gb_entry *e);
+
+/* The clock of e's round (from 1), or NULL when the file has none for it. */
+const gb_round_clock *gb_entry_round_clock(const gb_entry *e, int round);
+
+/* What a round's steal means (results/FORMAT.md): a round "ran under steal"
+ * when the hypervisor took any CPU time from the machine during its timed
+ * calls (steal_s > 0, one tick or more).  Over e's rounds with a known
+ * steal: how many (*known), how many ran under steal (*under), and their
+ * steal in seconds (*steal_s); all 0 for a file without round clocks. */
+void gb_entry_steal(const gb_entry *e, int *known, int *under, double *steal_s);
 
 struct gb_bandwidth;
 /* The machine block's bandwidths (machine.h), 0 where a figure is absent:

@@ -189,9 +189,38 @@ def main(argv):
                             "per sample")
         problems += roof_problems(i, r)
         problems += schedule_problems(i, r)
+        problems += round_clock_problems(i, r, rounds)
     print("\n".join(f"{path}: {p}" for p in problems) or f"{path}: valid, "
           f"{len(doc['results'])} results, complete={doc['complete']}")
     return 1 if problems else 0
+
+
+def round_clock_problems(i, r, rounds):
+    """The optional "round_clocks": per round, once each, its wall and CPU
+    seconds, steal seconds and involuntary switches (results/FORMAT.md)."""
+    clocks = r.get("round_clocks")
+    if clocks is None:
+        return []
+    if not isinstance(clocks, list) or not 1 <= len(clocks) <= 1000:
+        return [f"results[{i}].round_clocks is not an array of 1 to 1000 rounds"]
+
+    def count(v, null_ok, whole=False):
+        if v is None:
+            return null_ok
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and \
+            math.isfinite(v) and v >= 0 and (not whole or v == int(v))
+
+    seen = set()
+    for k, c in enumerate(clocks):
+        if not (isinstance(c, dict) and count(c.get("round"), False, True)
+                and 1 <= c["round"] <= rounds and c["round"] not in seen
+                and count(c.get("wall_s"), False) and count(c.get("cpu_s"), True)
+                and count(c.get("steal_s"), True) and count(c.get("nivcsw"), True, True)
+                and all(key in c for key in ("cpu_s", "steal_s", "nivcsw"))):
+            return [f"results[{i}].round_clocks[{k}]: not a round (1..{rounds}, once) with "
+                    "wall_s, cpu_s, steal_s and nivcsw >= 0 (the last three may be null)"]
+        seen.add(c["round"])
+    return []
 
 
 def schedule_problems(i, r):

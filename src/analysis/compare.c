@@ -166,6 +166,20 @@ static gb_compare_unit unit_of(const gb_compare *c, const gb_compare_row *row)
     return GB_UNIT_CALLS;
 }
 
+/* The row's rounds under steal, and the comparison's totals. */
+static void count_steal(gb_compare *c, gb_compare_row *row)
+{
+    const gb_entry *side[2] = { row->old_e, row->new_e };
+
+    for (int s = 0; s < 2; s++) {
+        gb_entry_steal(side[s], &row->steal.known[s], &row->steal.under[s],
+                       &row->steal.seconds[s]);
+        c->steal.known[s] += row->steal.known[s];
+        c->steal.under[s] += row->steal.under[s];
+        c->steal.seconds[s] += row->steal.seconds[s];
+    }
+}
+
 static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errlen)
 {
     const gb_entry *a = row->old_e, *b = row->new_e;
@@ -195,6 +209,7 @@ static int assess_row(gb_compare *c, gb_compare_row *row, char *err, size_t errl
         c->roof_any = 1;
     if (strcmp(a->check, "fail") == 0 || strcmp(b->check, "fail") == 0)
         c->ncheck_failed++;
+    count_steal(c, row);
 
     memset(&row->test, 0, sizeof row->test);
     row->unit = unit_of(c, row);

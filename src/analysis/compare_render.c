@@ -298,12 +298,57 @@ static const gb_column row_columns[] = {
     { "old_us", "old µs", NULL, 11, 1 }, { "new_us", "new µs", NULL, 11, 1 },
     { "new/old", NULL, NULL, 7, 1 }, { "change", NULL, NULL, 8, 1 }, { "p", NULL, NULL, 8, 1 },
     { "%peak", "% peak old->new", NULL, 13, 1 }, { "%roof", "% roof old->new", NULL, 13, 1 },
-    { "interval", NULL, NULL, 13, 1 }, { " verdict", "verdict", NULL, 0, 0 },
+    { "interval", NULL, NULL, 13, 1 }, { "steal", "steal old/new", NULL, 11, 1 },
+    { " verdict", "verdict", NULL, 0, 0 },
 };
 #define ROW_NCOLS ((int)(sizeof row_columns / sizeof row_columns[0]))
 #define PEAK_COL 12
 #define ROOF_COL 13
 #define CI_COL 14
+#define STEAL_COL 15
+
+/* Whether a round of either file ran under steal: the steal column then. */
+static int any_steal(const gb_compare *c)
+{
+    return c->steal.under[0] + c->steal.under[1] > 0;
+}
+
+/* "2r/0r": the row's rounds under steal, OLD/NEW ("-" on a side without
+ * round clocks). */
+static void format_steal(char *buf, size_t len, const gb_compare_row *r)
+{
+    char side[2][16];
+
+    for (int s = 0; s < 2; s++)
+        if (r->steal.known[s])
+            snprintf(side[s], sizeof side[s], "%dr", r->steal.under[s]);
+        else
+            snprintf(side[s], sizeof side[s], "-");
+    snprintf(buf, len, "%s/%s", side[0], side[1]);
+}
+
+/* The steal line, under the table, when the files have round clocks:
+ * how many rounds ran under steal and how much it took; every round stays
+ * in the verdicts (results/FORMAT.md, round_clocks). */
+static void print_steal(FILE *out, gb_format fmt, const gb_compare *c)
+{
+    const gb_compare_steal *s = &c->steal;
+    int known = s->known[0] + s->known[1], under = s->under[0] + s->under[1];
+
+    if (known == 0)
+        return;
+    fprintf(out, "\n%ssteal: ", fmt == GB_FMT_MD ? "- " : "");
+    if (under == 0) {
+        fprintf(out, "no round ran under steal (%d rounds with their steal: OLD %d, NEW %d)\n",
+                known, s->known[0], s->known[1]);
+        return;
+    }
+    fprintf(out, "%d of %d rounds ran under steal (OLD %d of %d, NEW %d of %d), %.3g s of CPU "
+                 "time taken by the hypervisor in all (OLD %.3g s, NEW %.3g s, over the "
+                 "machine's CPUs); every round is kept in the verdicts\n",
+            under, known, s->under[0], s->known[0], s->under[1], s->known[1],
+            s->seconds[0] + s->seconds[1], s->seconds[0], s->seconds[1]);
+}
 
 static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
 {
@@ -313,7 +358,7 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
 
     for (int i = 0; i < ROW_NCOLS; i++)
         if ((i != PEAK_COL || c->peak_both) && (i != ROOF_COL || c->roof_any) &&
-            (i != CI_COL || c->opts.paired))
+            (i != CI_COL || c->opts.paired) && (i != STEAL_COL || any_steal(c)))
             cols[ncols++] = row_columns[i];
     if (fmt == GB_FMT_MD)
         cols[ncols - 1].title = "verdict";
@@ -351,6 +396,8 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
             else
                 snprintf(v[n++], 160, "%.3f-%.3f", r->lo, r->hi);
         }
+        if (any_steal(c))
+            format_steal(v[n++], 160, r);
         if (fmt == GB_FMT_MD)
             snprintf(v[n++], 160, r->gate_fail ? "**%s: FAIL**" : "%s",
                      gb_verdict_word(r->verdict));
@@ -373,6 +420,7 @@ int gb_compare_print(FILE *out, gb_format fmt, const gb_compare *c)
     }
     if (print_rows(out, fmt, c) != 0)
         return -1;
+    print_steal(out, fmt, c);
     print_one_sided(out, fmt, "OLD", c->only_old, c->nonly_old);
     print_one_sided(out, fmt, "NEW", c->only_new, c->nonly_new);
     if (print_geomeans(out, fmt, c) != 0)
@@ -441,6 +489,25 @@ static cJSON *file_json(const gb_result_file *f)
     return o;
 }
 
+/* {"old_rounds", "old_under_steal", "old_steal_s", "new_...": 0 without
+ * round clocks}. */
+static cJSON *steal_json(const gb_compare_steal *s)
+{
+    static const char *const side[2] = { "old", "new" };
+    cJSON *o = cJSON_CreateObject();
+    char key[32];
+
+    for (int i = 0; o && i < 2; i++) {
+        snprintf(key, sizeof key, "%s_rounds", side[i]);
+        cJSON_AddNumberToObject(o, key, s->known[i]);
+        snprintf(key, sizeof key, "%s_under_steal", side[i]);
+        cJSON_AddNumberToObject(o, key, s->under[i]);
+        snprintf(key, sizeof key, "%s_steal_s", side[i]);
+        cJSON_AddNumberToObject(o, key, s->seconds[i]);
+    }
+    return o;
+}
+
 static cJSON *row_json(const gb_compare *c, const gb_compare_row *r)
 {
     cJSON *o = entry_key_json(r->old_e);
@@ -482,6 +549,7 @@ static cJSON *row_json(const gb_compare *c, const gb_compare_row *r)
     }
     if (r->old_e->cold)
         cJSON_AddStringToObject(o, "cache", "cold");
+    cJSON_AddItemToObject(o, "steal", steal_json(&r->steal));
     cJSON_AddStringToObject(o, "verdict", gb_verdict_word(r->verdict));
     cJSON_AddBoolToObject(o, "gate_fail", r->gate_fail);
     return o;
@@ -527,6 +595,7 @@ cJSON *gb_compare_json(const gb_compare *c)
     cJSON_AddNumberToObject(gate, "slower", c->nslower);
     cJSON_AddNumberToObject(gate, "same", c->nsame);
     cJSON_AddNumberToObject(gate, "too_few_samples", c->ntoo_few);
+    cJSON_AddItemToObject(doc, "steal", steal_json(&c->steal));
     list = cJSON_AddArrayToObject(doc, "entries");
     for (int i = 0; i < c->nrows; i++)
         cJSON_AddItemToArray(list, row_json(c, &c->rows[i]));

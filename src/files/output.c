@@ -460,6 +460,34 @@ static cJSON *number_array(const double *v, const int *ints, int n)
     return a;
 }
 
+/* "round_clocks" (results/FORMAT.md): one object per round, in the order
+ * merged; an unknown CPU time, steal or switch count is null.  NULL when
+ * out of memory. */
+static cJSON *round_clocks_json(const gb_result *r)
+{
+    cJSON *a = cJSON_CreateArray();
+
+    for (int i = 0; a && i < r->nround_clocks; i++) {
+        const gb_round_clock *c = &r->round_clocks[i];
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL || !cJSON_AddItemToArray(a, o)) {
+            cJSON_Delete(o);
+            cJSON_Delete(a);
+            return NULL;
+        }
+        cJSON_AddNumberToObject(o, "round", c->round);
+        cJSON_AddNumberToObject(o, "wall_s", c->wall_s);
+        add_optional_number(o, "cpu_s", isfinite(c->cpu_s) ? c->cpu_s : NAN);
+        add_optional_number(o, "steal_s", isfinite(c->steal_s) ? c->steal_s : NAN);
+        add_optional_number(o, "nivcsw", c->nivcsw >= 0 ? (double)c->nivcsw : NAN);
+        if (cJSON_GetArraySize(o) != 5) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 /* Sets key to item (taking it), in place when o has it already. */
 static int put_item(cJSON *o, const char *key, cJSON *item)
 {
@@ -476,6 +504,8 @@ int gb_json_put_samples(cJSON *o, const gb_result *r, double peak)
     put_number(o, "rounds", r->rounds);
     gb_json_put_timing(o, &r->stats, r->gflops, peak > 0.0 ? 100.0 * r->gflops / peak : NAN);
     if (put_item(o, "samples_us", number_array(r->samples_us, NULL, r->reps)) != 0)
+        return -1;
+    if (r->nround_clocks > 0 && put_item(o, "round_clocks", round_clocks_json(r)) != 0)
         return -1;
     if (r->sample_round == NULL) {
         cJSON_DeleteItemFromObjectCaseSensitive(o, "sample_rounds");
@@ -555,6 +585,10 @@ int gb_json_set_result(cJSON *doc, int index, const gb_result *r)
         cJSON *tags = cJSON_AddArrayToObject(o, "sample_rounds");
         for (int i = 0; i < r->reps; i++)
             cJSON_AddItemToArray(tags, cJSON_CreateNumber(r->sample_round[i]));
+    }
+    if (r->nround_clocks > 0 && !cJSON_AddItemToObject(o, "round_clocks", round_clocks_json(r))) {
+        cJSON_Delete(o);
+        return -1;
     }
     if (index == size)
         return cJSON_AddItemToArray(results, o) ? 0 : -1;

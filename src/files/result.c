@@ -14,8 +14,11 @@ void gb_result_free(gb_result *r)
 {
     free(r->samples_us);
     free(r->sample_round);
+    free(r->round_clocks);
     r->samples_us = NULL;
     r->sample_round = NULL;
+    r->round_clocks = NULL;
+    r->nround_clocks = 0;
 }
 
 double gb_result_round_median(const gb_result *r, int round)
@@ -38,6 +41,32 @@ double gb_result_round_median(const gb_result *r, int round)
     return median;
 }
 
+/* An unknown figure (NAN, -1) stays unknown in a sum. */
+static void add_clock(gb_round_clock *to, const gb_round_clock *c)
+{
+    to->wall_s += c->wall_s;
+    to->cpu_s += c->cpu_s;
+    to->steal_s += c->steal_s;
+    to->nivcsw = to->nivcsw < 0 || c->nivcsw < 0 ? -1 : to->nivcsw + c->nivcsw;
+}
+
+int gb_round_clock_merge(gb_round_clock **clocks, int *n, const gb_round_clock *c)
+{
+    gb_round_clock *more;
+
+    for (int i = 0; i < *n; i++)
+        if ((*clocks)[i].round == c->round) {
+            add_clock(&(*clocks)[i], c);
+            return 0;
+        }
+    more = realloc(*clocks, (size_t)(*n + 1) * sizeof *more);
+    if (more == NULL)
+        return -1;
+    more[(*n)++] = *c;
+    *clocks = more;
+    return 0;
+}
+
 int gb_result_merge(gb_result *into, const gb_result *part)
 {
     const size_t n = (size_t)into->reps + (size_t)part->reps;
@@ -47,6 +76,10 @@ int gb_result_merge(gb_result *into, const gb_result *part)
     if (samples == NULL)
         return -1;
     into->samples_us = samples;
+    for (int i = 0; i < part->nround_clocks; i++)
+        if (gb_round_clock_merge(&into->round_clocks, &into->nround_clocks,
+                                 &part->round_clocks[i]) != 0)
+            return -1;
     /* Round tags follow their samples when both sides have them. */
     if (into->sample_round && part->sample_round) {
         tags = realloc(into->sample_round, n * sizeof *tags);

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A result holding a copy of e's samples and round tags, for gb_result_merge. */
+/* A result holding a copy of e's samples, round tags and round clocks, for
+ * gb_result_merge. */
 static int result_of(const gb_entry *e, gb_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -34,6 +35,15 @@ static int result_of(const gb_entry *e, gb_result *r)
             return -1;
         }
         memcpy(r->sample_round, e->sample_rounds, (size_t)e->nsamples * sizeof *r->sample_round);
+    }
+    if (e->nround_clocks > 0) {
+        r->round_clocks = malloc((size_t)e->nround_clocks * sizeof *r->round_clocks);
+        if (r->round_clocks == NULL) {
+            gb_result_free(r);
+            return -1;
+        }
+        memcpy(r->round_clocks, e->round_clocks, (size_t)e->nround_clocks * sizeof *r->round_clocks);
+        r->nround_clocks = e->nround_clocks;
     }
     return 0;
 }

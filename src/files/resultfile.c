@@ -210,6 +210,97 @@ static int load_rounds(const cJSON *o, gb_entry *e, const char *where, char *err
     return 0;
 }
 
+/* A number >= 0 at key of a round clock, or null (NAN) when null_ok. */
+static int clock_figure(const cJSON *o, const char *key, int null_ok, double *out,
+                        const char *where, int i, char *err, size_t errlen)
+{
+    const cJSON *v = field(o, key);
+
+    if (null_ok && cJSON_IsNull(v)) {
+        *out = NAN;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0) {
+        snprintf(err, errlen, "%s: \"round_clocks\"[%d].%s is not a number >= 0%s", where, i,
+                 key, null_ok ? " or null" : "");
+        return -1;
+    }
+    *out = v->valuedouble;
+    return 0;
+}
+
+/* The optional "round_clocks": at most GB_MAX_ROUNDS objects, each round
+ * from 1 to GB_MAX_ROUNDS once. */
+static int load_round_clocks(const cJSON *o, gb_entry *e, const char *where, char *err,
+                             size_t errlen)
+{
+    const cJSON *clocks = field(o, "round_clocks"), *c;
+    unsigned char seen[GB_MAX_ROUNDS + 1] = { 0 };
+    int n, i = 0;
+
+    if (clocks == NULL)
+        return 0;
+    n = cJSON_IsArray(clocks) ? cJSON_GetArraySize(clocks) : -1;
+    if (n < 1 || n > GB_MAX_ROUNDS) {
+        snprintf(err, errlen, "%s: \"round_clocks\" is not an array of 1 to %d rounds", where,
+                 GB_MAX_ROUNDS);
+        return -1;
+    }
+    e->round_clocks = calloc((size_t)n, sizeof *e->round_clocks);
+    if (e->round_clocks == NULL) {
+        snprintf(err, errlen, "%s: out of memory", where);
+        return -1;
+    }
+    cJSON_ArrayForEach(c, clocks) {
+        gb_round_clock *rc = &e->round_clocks[i];
+        const cJSON *round = field(c, "round");
+        double r = cJSON_IsNumber(round) ? round->valuedouble : -1.0, nivcsw;
+        if (!(r >= 1.0 && r <= GB_MAX_ROUNDS && r == floor(r)) || seen[(int)r]) {
+            snprintf(err, errlen, "%s: \"round_clocks\"[%d].round is not a round from 1 to %d "
+                     "named once", where, i, GB_MAX_ROUNDS);
+            return -1;
+        }
+        seen[(int)r] = 1;
+        rc->round = (int)r;
+        if (clock_figure(c, "wall_s", 0, &rc->wall_s, where, i, err, errlen) ||
+            clock_figure(c, "cpu_s", 1, &rc->cpu_s, where, i, err, errlen) ||
+            clock_figure(c, "steal_s", 1, &rc->steal_s, where, i, err, errlen) ||
+            clock_figure(c, "nivcsw", 1, &nivcsw, where, i, err, errlen))
+            return -1;
+        if (!isnan(nivcsw) && (nivcsw != floor(nivcsw) || nivcsw > 1e15)) {
+            snprintf(err, errlen, "%s: \"round_clocks\"[%d].nivcsw is not a count", where, i);
+            return -1;
+        }
+        rc->nivcsw = isnan(nivcsw) ? -1 : (long)nivcsw;
+        e->nround_clocks = ++i;
+    }
+    return 0;
+}
+
+const gb_round_clock *gb_entry_round_clock(const gb_entry *e, int round)
+{
+    for (int i = 0; i < e->nround_clocks; i++)
+        if (e->round_clocks[i].round == round)
+            return &e->round_clocks[i];
+    return NULL;
+}
+
+void gb_entry_steal(const gb_entry *e, int *known, int *under, double *steal_s)
+{
+    *known = *under = 0;
+    *steal_s = 0.0;
+    for (int i = 0; i < e->nround_clocks; i++) {
+        double s = e->round_clocks[i].steal_s;
+        if (isnan(s))
+            continue;
+        (*known)++;
+        if (s > 0.0) {
+            (*under)++;
+            *steal_s += s;
+        }
+    }
+}
+
 /* "cache", "intensity", "roof", "attainable_gflops", "roof_pct": files
  * older than the roofline have none of them (warm, unknown roof). */
 static int load_roof(const cJSON *o, gb_entry *e, const char *where, char *err, size_t errlen)
@@ -355,6 +446,8 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
         }
         e->samples_us[i++] = s->valuedouble;
     }
+    if (load_round_clocks(o, e, where, err, errlen) != 0)
+        return -1;
     return load_rounds(o, e, where, err, errlen);
 }
 
@@ -378,20 +471,51 @@ static int utf8_length(const unsigned char *c)
     return n;
 }
 
+/* Whether the sequence of n bytes at c is a control character: C0 and DEL,
+ * the C1 controls (U+0080 to U+009F: U+009B is an escape on its own), or
+ * bytes that are not UTF-8 (n 0), which a terminal may read as C1. */
+static int is_control(const unsigned char *c, int n)
+{
+    return n == 0 || (n == 1 && (*c < 0x20 || *c == 0x7f)) ||
+           (n == 2 && c[0] == 0xc2 && c[1] < 0xa0);
+}
+
+/* Where blank_controls stands: a schedule's text is the one string whose
+ * newlines are content (results[i].schedule.text, hashed by its sha256). */
+typedef enum json_place {
+    PLACE_OTHER = 0, PLACE_DOC, PLACE_RESULTS, PLACE_ENTRY, PLACE_SCHEDULE
+} json_place;
+
+static json_place child_place(json_place parent, const cJSON *child)
+{
+    const char *key = child->string;
+
+    switch (parent) {
+    case PLACE_DOC:
+        return key && strcmp(key, "results") == 0 ? PLACE_RESULTS : PLACE_OTHER;
+    case PLACE_RESULTS:
+        return PLACE_ENTRY;
+    case PLACE_ENTRY:
+        return key && strcmp(key, "schedule") == 0 ? PLACE_SCHEDULE : PLACE_OTHER;
+    default:
+        return PLACE_OTHER;
+    }
+}
+
 /* Control characters in any string (an escape sequence, a newline in a
  * label or a hostname) would reach the terminal through report and compare,
- * or break a table's line: they read as '?'.  So do the C1 controls
- * (U+0080 to U+009F: U+009B is an escape on its own) and bytes that are not
- * UTF-8, which a terminal may read as C1.  cJSON's nesting limit bounds the
- * recursion. */
-static void blank_controls(cJSON *node)
+ * or break a table's line: they read as '?'.  A schedule's text is left as
+ * the file has it: check_schedule has refused any control in it but a tab
+ * or a line end, and blanking those would break its hash (gemmbench ab
+ * merges a round's entries and reads the result back).  cJSON's nesting
+ * limit bounds the recursion. */
+static void blank_controls(cJSON *node, json_place place)
 {
     if (cJSON_IsString(node) && node->valuestring) {
         unsigned char *in = (unsigned char *)node->valuestring, *out = in;
         while (*in) {
             int n = utf8_length(in);
-            if (n == 0 || (n == 1 && (*in < 0x20 || *in == 0x7f)) ||
-                (n == 2 && in[0] == 0xc2 && in[1] < 0xa0)) {
+            if (is_control(in, n)) {
                 *out++ = '?';
                 in += n ? n : 1;
             } else {
@@ -402,8 +526,28 @@ static void blank_controls(cJSON *node)
         }
         *out = '\0';
     }
-    for (cJSON *child = node->child; child; child = child->next)
-        blank_controls(child);
+    for (cJSON *child = node->child; child; child = child->next) {
+        json_place at = child_place(place, child);
+        if (!(place == PLACE_SCHEDULE && child->string && strcmp(child->string, "text") == 0))
+            blank_controls(child, at);
+    }
+}
+
+/* A schedule's text as the schedule reader takes it (src/sched/parse.c):
+ * lines of text, where a tab, a newline and a carriage return before it
+ * are content; any other control is not a schedule's.  The offset of the
+ * first such byte, or -1 when there is none. */
+static long schedule_text_control(const char *text)
+{
+    const unsigned char *c = (const unsigned char *)text;
+
+    for (long i = 0; c[i];) {
+        int n = utf8_length(c + i);
+        if (is_control(c + i, n) && !(n == 1 && (c[i] == '\t' || c[i] == '\n' || c[i] == '\r')))
+            return i;
+        i += n;
+    }
+    return -1;
 }
 
 /* A schedule object's sha256 (results/FORMAT.md): 64 lowercase hex digits,
@@ -415,6 +559,7 @@ static int check_schedule(const cJSON *sched, const char *where, char *err, size
     const char *sha = cJSON_GetStringValue(field(sched, "sha256"));
     unsigned char digest[32];
     char hex[65];
+    long at;
 
     if (sha == NULL || strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64) {
         snprintf(err, errlen, "%s: field \"schedule.sha256\" is not a SHA-256 in lowercase hex",
@@ -424,6 +569,12 @@ static int check_schedule(const cJSON *sched, const char *where, char *err, size
     if (text == NULL) {
         snprintf(err, errlen, "%s: field \"schedule.text\" is %s", where,
                  field(sched, "text") ? "not a string" : "missing");
+        return -1;
+    }
+    if ((at = schedule_text_control(text)) >= 0) {
+        snprintf(err, errlen, "%s: field \"schedule.text\" holds a control character (byte "
+                 "0x%02x at offset %ld): a schedule is lines of text", where,
+                 (unsigned char)text[at], at);
         return -1;
     }
     gb_sha256(text, strlen(text), digest);
@@ -437,7 +588,7 @@ static int check_schedule(const cJSON *sched, const char *where, char *err, size
 }
 
 /* Every result's schedule object checked (check_schedule) as the file has
- * it: before blank_controls, which turns the text's newlines into '?'. */
+ * it, before blank_controls blanks the controls of every other string. */
 static int check_schedules(const cJSON *doc, const char *path, char *err, size_t errlen)
 {
     const cJSON *results = field(doc, "results"), *o;
@@ -460,6 +611,7 @@ static void free_entries(gb_result_file *f)
         free(f->entries[i].samples_us);
         free(f->entries[i].round_medians);
         free(f->entries[i].sample_rounds);
+        free(f->entries[i].round_clocks);
     }
     free(f->entries);
     free(f->baselines);
@@ -503,7 +655,7 @@ int gb_result_file_parse(const char *path, const char *text, gb_result_file *f, 
     }
     if (check_schedules(f->doc, path, err, errlen) != 0)
         goto fail;
-    blank_controls(f->doc);
+    blank_controls(f->doc, PLACE_DOC);
     if (!cJSON_IsObject(f->doc)) {
         snprintf(err, errlen, "%s: not a JSON object", path);
         goto fail;

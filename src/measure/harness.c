@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +30,51 @@ double gb_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
 #endif
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The machine's steal time so far, seconds summed over its CPUs: the eighth
+ * figure of /proc/stat's "cpu" line (user nice system idle iowait irq
+ * softirq steal), in ticks of sysconf(_SC_CLK_TCK).  NAN where the kernel
+ * does not say (not Linux, or a kernel before 2.6.11). */
+static double steal_seconds(void)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[8];
+    long tick = sysconf(_SC_CLK_TCK);
+    int n = 0;
+
+    if (f == NULL)
+        return NAN;
+    n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+               &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    return n == 8 && tick > 0 ? (double)v[7] / (double)tick : NAN;
+}
+
+void gb_clock_read(gb_clock_reading *r)
+{
+    struct timespec ts;
+    struct rusage ru;
+
+    /* The process's clock, not the calling thread's: with T threads the
+     * kernel runs on the OpenMP team, and a worker descheduled or robbed by
+     * the hypervisor stalls every call at its barrier while the calling
+     * thread's own clock barely shows it.  The context switches likewise
+     * count every thread (RUSAGE_SELF, not RUSAGE_THREAD). */
+    r->wall_s = gb_now();
+    r->cpu_s = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0
+                   ? (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec : NAN;
+    r->nivcsw = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_nivcsw : -1;
+    r->steal_s = steal_seconds();
+}
+
+void gb_clock_span(gb_round_clock *c, const gb_clock_reading *from, const gb_clock_reading *to)
+{
+    c->wall_s += to->wall_s - from->wall_s;
+    c->cpu_s += to->cpu_s - from->cpu_s;
+    c->steal_s += to->steal_s - from->steal_s;
+    c->nivcsw = c->nivcsw < 0 || from->nivcsw < 0 || to->nivcsw < 0
+                    ? -1 : c->nivcsw + (to->nivcsw - from->nivcsw);
 }
 
 int gb_shape_bytes(int M, int K, int N, size_t *bytes)
@@ -281,6 +327,8 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     const int M = w->M, K = w->K, N = w->N;
     char why[GB_ERR_LEN] = "";
     gb_ctx ctx = { threads, params, NULL, why, sizeof why };
+    gb_round_clock round_clock = { 1, 0.0, 0.0, 0.0, 0 };
+    gb_clock_reading span_start, span_end;
     double spent, slice_start, t1 = 0.0;
     int rc = -1, n = 0, cap = cfg->reps, prepared = 0, set = 0;
 
@@ -360,6 +408,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     }
 
     spent = 0.0;
+    gb_clock_read(&span_start);
     slice_start = gb_now();
     while (n < cfg->reps || (spent < cfg->min_time && n < GB_MAX_CALLS)) {
         const float *A, *B;
@@ -380,10 +429,13 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
         /* ab's turn is over after a slice (t1: the last call's end); the
          * calls go on at the next. */
         if (cfg->slice > 0.0 && n > 0 && t1 - slice_start >= cfg->slice) {
+            gb_clock_read(&span_end);   /* the other build's turn is not this round's */
+            gb_clock_span(&round_clock, &span_start, &span_end);
             if (cfg->pause(cfg->pause_arg) != 0) {
                 rc = 1;
                 goto out;
             }
+            gb_clock_read(&span_start);
             slice_start = gb_now();
         }
 
@@ -405,6 +457,15 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
         if (n >= cfg->min_reps && spent > cfg->max_time)
             break;
     }
+    gb_clock_read(&span_end);
+    gb_clock_span(&round_clock, &span_start, &span_end);
+    r->round_clocks = malloc(sizeof *r->round_clocks);
+    if (r->round_clocks == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    r->round_clocks[0] = round_clock;
+    r->nround_clocks = 1;
     r->reps = n;
     r->rounds = 1;
     stats_compute(r->samples_us, (size_t)n, &r->stats);

@@ -299,6 +299,8 @@ static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int rou
     }
     for (int i = 0; i < part->reps; i++)
         part->sample_round[i] = round + 1;
+    for (int i = 0; i < part->nround_clocks; i++)
+        part->round_clocks[i].round = round + 1;
 
     if (!e->measured) {
         *res = *part;

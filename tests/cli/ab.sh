@@ -80,6 +80,36 @@ for f in ('mg-old.json', 'mg-new.json'):
     assert abs(by['k8']['speedup_vs_baseline'] - sp) <= 1e-9 * sp, (by['k8'], sp)
     assert by['baseline']['speedup_vs_baseline'] == 1.0
 "
+# Every round's clock kept in the merged files (results/FORMAT.md,
+# round_clocks), and the steal line under ab's table.
+expect_grep merge_steal_line '^steal: .*rounds' "$WORK/out"
+py_true merge_round_clocks "
+import json
+for f in ('mg-old.json', 'mg-new.json'):
+    for r in json.load(open(f))['results']:
+        c = r['round_clocks']
+        assert sorted(x['round'] for x in c) == list(range(1, 9)), c
+        assert all(x['wall_s'] > 0 and x['cpu_s'] > 0 and x['nivcsw'] >= 0 for x in c), c
+        assert sum(x['wall_s'] for x in c) >= sum(r['samples_us']) * 1e-6, r
+"
+py_true merge_validates "
+import subprocess, sys
+sys.exit(subprocess.call([sys.executable, '$ROOT/scripts/validate-json.py', 'mg-old.json']))
+"
+# A --schedule variant end to end: every round's file carries the schedule's
+# text, newlines and all, under its hash; the reader once blanked the
+# newlines, the merged file's hash no longer matched and ab failed every time.
+expect_verdict sched_ab "$G" ab "$G" "$G" --schedule "$ROOT/schedules/packed.sched" \
+    --shape 8x8x8 --reps 8 --warmup 1 --min-time 0 $few -o sc --quiet
+py_true sched_ab_text_kept "
+import json, hashlib
+for f in ('sc-old.json', 'sc-new.json'):
+    r = json.load(open(f))['results'][0]
+    t = r['schedule']['text']
+    assert '\\n' in t and '?' not in t, t[:80]
+    assert hashlib.sha256(t.encode()).hexdigest() == r['schedule']['sha256'], f
+    assert r['rounds'] == 8, r['rounds']
+"
 # ab's files judged again later, as ab judged them.
 expect_verdict aa_compare_paired "$G" compare --paired aa-old.json aa-new.json
 # Same files, same test: the same verdict, whatever it was.

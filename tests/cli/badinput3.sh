@@ -41,6 +41,30 @@ else
     echo "FAIL sha_setup: no sha256 in sched.json: $(head -c 300 sched.json)"
 fi
 
+# A schedule text whose hash is right but which holds an escape: refused in
+# one line that shows no raw ESC (its newlines and tabs are its content);
+# a round clock that names round 0: refused in one line.
+if command -v python3 >/dev/null 2>&1 && [ -s sched.json ]; then
+    python3 -c "
+import hashlib, json
+d = json.load(open('sched.json'))
+s = d['results'][0]['schedule']
+s['text'] += '# \x1b[31m red\n'
+s['sha256'] = hashlib.sha256(s['text'].encode()).hexdigest()
+json.dump(d, open('sha-esc.json', 'w'))
+d = json.load(open('sched.json'))
+d['results'][0]['round_clocks'][0]['round'] = 0
+json.dump(d, open('clock-zero.json', 'w'))
+"
+    expect_exit sched_text_esc_refused 2 "$G" compare sha-esc.json sha-esc.json
+    expect_grep sched_text_esc_says '"schedule.text" holds a control character (byte 0x1b' "$WORK/err"
+    if grep -q "$(printf '\033')" "$WORK/err"; then echo "FAIL sched_text_esc_escaped: raw ESC"; else echo "ok sched_text_esc_escaped"; fi
+    expect_exit round_clock_zero_refused 2 "$G" compare clock-zero.json clock-zero.json
+    expect_grep round_clock_zero_says '"round_clocks"\[0\].round is not a round' "$WORK/err"
+else
+    skip sched_text_esc_refused "needs python3 and sched.json"
+fi
+
 # 5. Escape bytes in a schedule's or a space's file name, and in
 # GEMMBENCH_CALIBRATE's value, are shown escaped (\x1b), never raw.
 E=$(printf '\033[31m')
