@@ -36,6 +36,9 @@ typedef struct gb_history_obs {
     double median_us;    /* the entry's median */
     double lo_us, hi_us; /* the spread of its rounds' medians (one round: its calls' p10, p90) */
     double se2;          /* squared standard error of log(median) from the same */
+    int steal_known;     /* rounds whose steal time was recorded (both files of a pair) */
+    int steal_rounds;    /* ... of them under steal (resultfile.h: gb_entry_steal) */
+    double steal_s;      /* the steal seconds of those rounds */
 } gb_history_obs;
 
 /* A series: one entry's measurements over the files of one machine. */
@@ -102,7 +105,7 @@ void gb_history_input_free(gb_history_input *in);
 /* One entry of a paired point: NEW's entry and its NEW/ANCHOR ratio (the
  * Hodges-Lehmann estimate of the per-round ratios, its 95 % interval). */
 typedef struct gb_history_pair_row {
-    const gb_entry *e;
+    const gb_entry *e, *anchor_e;
     double ratio, lo, hi;
 } gb_history_pair_row;
 

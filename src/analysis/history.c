@@ -233,6 +233,7 @@ int gb_history_pair(const gb_result_file *anchor, const gb_result_file *newer,
             goto out;
         }
         (*rows)[i].e = r->new_e;
+        (*rows)[i].anchor_e = r->old_e;
         (*rows)[i].ratio = r->ratio;
         (*rows)[i].lo = r->lo;
         (*rows)[i].hi = r->hi;
@@ -716,6 +717,29 @@ static int noise_summary(const gb_history_view *v, double *sd, double *det, int 
     return n;
 }
 
+/* Steal over the shown series' measurements: how many recorded it, how
+ * many ran rounds under it, those rounds and their seconds. */
+typedef struct steal_summary {
+    int known, under, rounds;
+    double seconds;
+} steal_summary;
+
+static steal_summary steal_of(const gb_history_view *v)
+{
+    steal_summary t = { 0, 0, 0, 0.0 };
+
+    for (int i = 0; i < v->store->nobs; i++) {
+        const gb_history_obs *o = &v->store->obs[i];
+        if (!shown(v, o->series) || o->steal_known == 0)
+            continue;
+        t.known++;
+        t.under += o->steal_rounds > 0;
+        t.rounds += o->steal_rounds;
+        t.seconds += o->steal_s;
+    }
+    return t;
+}
+
 static void add_pct(cJSON *o, const char *name, double ratio_minus_1)
 {
     if (isnan(ratio_minus_1))
@@ -800,6 +824,15 @@ static int write_json(FILE *out, const gb_history_view *v)
     }
     cJSON_AddNumberToObject(doc, "gate_failures", v->ngate);
     {
+        /* Slow spells that were the host's: rounds that ran under steal. */
+        steal_summary t = steal_of(v);
+        cJSON *st = cJSON_AddObjectToObject(doc, "steal");
+        cJSON_AddNumberToObject(st, "measurements_recorded", t.known);
+        cJSON_AddNumberToObject(st, "measurements_under_steal", t.under);
+        cJSON_AddNumberToObject(st, "rounds_under_steal", t.rounds);
+        cJSON_AddNumberToObject(st, "seconds", t.seconds);
+    }
+    {
         /* Paired series whose pairs are too wide to judge: named, never alarms. */
         cJSON *list_u = cJSON_AddArrayToObject(doc, "unstable");
         for (int i = 0; list_u && i < v->store->nseries; i++) {
@@ -880,6 +913,15 @@ int gb_history_write_changes(FILE *out, int json, const gb_history_view *v)
                          "after it\n",
                     100.0 * expm1(sd), n, 100.0 * expm1(v->noise[worst].sd),
                     v->store->series[worst].key, 100.0 * det, GB_HISTORY_AFTER);
+    }
+    {
+        steal_summary t = steal_of(v);
+        if (t.under > 0)
+            fprintf(out, "steal: %d of %d measurements ran rounds under the host's steal (%d "
+                         "rounds, %.2f s): slow spells there are the host's\n",
+                    t.under, t.known, t.rounds, t.seconds);
+        else if (t.known > 0)
+            fprintf(out, "steal: none in the %d measurements that record it\n", t.known);
     }
     if (v->nunstable) {
         fprintf(out, "unstable (pairs wider than %.0f %%, no alarms):", 100.0 * GB_HISTORY_UNSTABLE);

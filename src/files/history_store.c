@@ -306,10 +306,15 @@ static int entry_noise(const gb_entry *e, double *lo, double *hi, double *se2)
     return 0;
 }
 
-/* One entry's row of the index: its key, then value, lo, hi, se2. */
-static cJSON *index_row(const gb_entry *e, double value, double lo, double hi, double se2)
+/* One entry's row of the index: its key, then value, lo, hi, se2, and
+ * when its rounds recorded steal time (round_clocks), the rounds known, those
+ * under steal and their seconds, over e and a pair's anchor entry a. */
+static cJSON *index_row(const gb_entry *e, const gb_entry *a, double value, double lo,
+                        double hi, double se2)
 {
     cJSON *row = cJSON_CreateArray();
+    int known, under, known_a = 0, under_a = 0;
+    double steal, steal_a = 0.0;
 
     if (row == NULL)
         return NULL;
@@ -324,6 +329,14 @@ static cJSON *index_row(const gb_entry *e, double value, double lo, double hi, d
     cJSON_AddItemToArray(row, cJSON_CreateNumber(lo));
     cJSON_AddItemToArray(row, cJSON_CreateNumber(hi));
     cJSON_AddItemToArray(row, cJSON_CreateNumber(se2));
+    gb_entry_steal(e, &known, &under, &steal);
+    if (a)
+        gb_entry_steal(a, &known_a, &under_a, &steal_a);
+    if (known + known_a > 0) {
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(known + known_a));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(under + under_a));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(steal + steal_a));
+    }
     return row;
 }
 
@@ -365,13 +378,14 @@ static char *index_line(const gb_result_file *f, const char *sha, const char *st
     for (int i = 0; entries && i < (rows ? nrows : f->nentries); i++) {
         cJSON *row;
         if (rows) {
-            row = index_row(rows[i].e, rows[i].ratio, rows[i].lo, rows[i].hi, pair_se2(&rows[i]));
+            row = index_row(rows[i].e, rows[i].anchor_e, rows[i].ratio, rows[i].lo, rows[i].hi,
+                            pair_se2(&rows[i]));
         } else {
             const gb_entry *e = &f->entries[i];
             double lo, hi, se2;
             if (entry_noise(e, &lo, &hi, &se2) != 0)
                 goto out;
-            row = index_row(e, e->median_us, lo, hi, se2);
+            row = index_row(e, NULL, e->median_us, lo, hi, se2);
         }
         if (row == NULL)
             goto out;
@@ -947,17 +961,18 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
     f->dirty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(line, "dirty"));
     s->nfiles++;
     cJSON_ArrayForEach(row, entries) {
-        const cJSON *c[11];
-        int i = 0, dims[4];
+        const cJSON *c[14];
+        int i = 0, dims[4], nvalues;
         char key[3 * (3 * GB_HISTORY_NAME_MAX + 1) + 96];
         cJSON *item;
 
-        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != 11) {
-            snprintf(why, whylen, "an entry is not an array of 11 values");
+        nvalues = cJSON_IsArray(row) ? cJSON_GetArraySize(row) : 0;
+        if (nvalues != 11 && nvalues != 14) {
+            snprintf(why, whylen, "an entry is not an array of 11 values (14 with steal)");
             goto out;
         }
         cJSON_ArrayForEach(item, row) c[i++] = item;
-        for (i = 0; i < 11; i++) {
+        for (i = 0; i < nvalues; i++) {
             int want_string = i <= 1 || i == 6;
             if (want_string ? !cJSON_IsString(c[i])
                             : !cJSON_IsNumber(c[i]) || !isfinite(c[i]->valuedouble) ||
@@ -1012,6 +1027,20 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
         ob->lo_us = c[8]->valuedouble;
         ob->hi_us = c[9]->valuedouble;
         ob->se2 = c[10]->valuedouble;
+        ob->steal_known = ob->steal_rounds = 0;
+        ob->steal_s = 0.0;
+        if (nvalues == 14) {
+            double known = c[11]->valuedouble, under = c[12]->valuedouble;
+            if (known != floor(known) || under != floor(under) || under > known ||
+                known > 2.0 * GB_MAX_ROUNDS) {
+                snprintf(why, whylen, "an entry's steal rounds are not counts, or more are under "
+                                      "steal than known");
+                goto out;
+            }
+            ob->steal_known = (int)known;
+            ob->steal_rounds = (int)under;
+            ob->steal_s = c[13]->valuedouble;
+        }
     }
     rc = 0;
     goto out;

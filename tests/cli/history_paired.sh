@@ -72,6 +72,26 @@ keys = [s["series"] for s in json.load(open(sys.argv[1]))["noise"]["per_series"]
 assert len(keys) == 4 and sum(k.endswith("/paired") for k in keys) == 2, keys
 PY
 
+# Steal: rounds that ran under the host's steal are counted and said (the
+# pair's NEW with two of its rounds marked, added to a store of its own).
+python3 - pair-new.json steal-new.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    for c in r["round_clocks"][:2]:
+        c["steal_s"] = 0.02
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit history_paired_steal_add 0 "$G" history add --store ss --commit c1 --anchor pair-old.json steal-new.json
+expect_exit history_paired_steal_said 0 "$G" history changes --store ss
+expect_grep history_paired_steal_line "^steal: 2 of 2 measurements ran rounds under the host's steal (4 rounds, 0.08 s)" "$WORK/out"
+"$G" history changes --store ss --format json >ss.json
+py_check history_paired_steal_json ss.json <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1]))["steal"]
+assert (st["measurements_recorded"], st["measurements_under_steal"], st["rounds_under_steal"]) == (2, 2, 4), st
+PY
+
 # ---- change points on synthetic paired histories ----
 add_history() {   # STORE DIR [ANCHOR]: the pairs of DIR, c01..c30, against ANCHOR
     for i in $(seq -w 1 30); do
