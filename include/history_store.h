@@ -131,9 +131,5 @@ long long gb_history_seconds(const char *text);
  * +hh:mm / -hh:mm; no zone: UTC) into UTC "YYYY-MM-DDThh:mm:ssZ".  0, or -1. */
 int gb_history_date(const char *text, char out[24]);
 
-/* Writes text to path through a temporary file in the same folder and a
- * rename (a reader never sees half of it).  0, or -1 with err. */
-int gb_write_file_atomic(const char *path, const char *text, size_t len, char *err,
-                         size_t errlen);
 
 #endif

@@ -43,6 +43,11 @@ int gb_json_add_result(cJSON *doc, const gb_result *r);
 /* Replaces result number index, or appends when index is the array's size
  * (--rounds: an entry grows by one round at a time); 0 or -1. */
 int gb_json_set_result(cJSON *doc, int index, const gb_result *r);
+/* Writes text to path through a temporary file in the same folder,
+ * fsync'd and renamed over it (a reader never sees half of it, a crash
+ * leaves the old file): the one such writer of src/files.  0, or -1 with err. */
+int gb_write_file_atomic(const char *path, const char *text, size_t len, char *err,
+                         size_t errlen);
 /* Sets "complete" (where doc has one) and writes doc to path through a
  * temporary file in the same directory and rename(2), so a reader never
  * sees half a file.  Returns 0, or -1 with err. */

@@ -16,6 +16,10 @@
  * start one (a NUL ends the string before a missing continuation byte). */
 int gb_utf8_length(const unsigned char *c);
 
+/* 1 when the n bytes at c (n from gb_utf8_length) are what is never
+ * printed: not UTF-8 (n 0), a C0 control, DEL, or a C1 control. */
+int gb_text_control(const unsigned char *c, int n);
+
 /* 1 when text is 1 to max bytes of UTF-8 with no control character (C0,
  * DEL, C1). */
 int gb_text_printable(const char *text, size_t max);

@@ -22,11 +22,10 @@ int gb_utf8_length(const unsigned char *c)
     return n;
 }
 
-/* A control character at c, whose UTF-8 length is n: C0, DEL, or C1 (C2 80
- * to C2 9F). */
-static int is_control(const unsigned char *c, int n)
+int gb_text_control(const unsigned char *c, int n)
 {
-    return (n == 1 && (c[0] < 0x20 || c[0] == 0x7f)) || (n == 2 && c[0] == 0xc2 && c[1] < 0xa0);
+    return n == 0 || (n == 1 && (c[0] < 0x20 || c[0] == 0x7f)) ||
+           (n == 2 && c[0] == 0xc2 && c[1] < 0xa0);
 }
 
 int gb_text_printable(const char *text, size_t max)
@@ -38,7 +37,7 @@ int gb_text_printable(const char *text, size_t max)
         return 0;
     while (*c) {
         int n = gb_utf8_length(c);
-        if (n == 0 || is_control(c, n))
+        if (gb_text_control(c, n))
             return 0;
         c += n;
     }
@@ -51,7 +50,7 @@ void gb_text_blank(char *text)
 
     while (*in) {
         int n = gb_utf8_length(in);
-        if (n == 0 || is_control(in, n)) {
+        if (gb_text_control(in, n)) {
             *out++ = '?';
             in += n ? n : 1;
         } else {

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "history_store.h"
 #include "inputfile.h"
+#include "output.h"
 #include "parse.h"
 #include "resultfile.h"
 #include "sha256.h"
@@ -37,44 +38,6 @@
 #define LINE_HEAD "{\"sha256\":\""
 
 /* ---- small helpers ------------------------------------------------------------- */
-
-int gb_write_file_atomic(const char *path, const char *text, size_t len, char *err,
-                         size_t errlen)
-{
-    char tmp[4200];
-    size_t done = 0;
-    int fd;
-
-    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "path too long: %s", path);
-        return -1;
-    }
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    while (done < len) {
-        ssize_t n = write(fd, text + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
-    if (done < len || fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
 
 /* mkdir -p of the store's own folder (the user's path: a link there is
  * the user's choice). */

@@ -595,45 +595,32 @@ int gb_json_set_result(cJSON *doc, int index, const gb_result *r)
     return cJSON_ReplaceItemInArray(results, index, o) ? 0 : -1;
 }
 
-int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, size_t errlen)
+int gb_write_file_atomic(const char *path, const char *text, size_t len, char *err,
+                         size_t errlen)
 {
-    char tmp[PATH_MAX + 16];
-    char *text;
-    size_t len, done = 0;
+    char tmp[4200];
+    size_t done = 0;
     int fd;
 
-    /* A document without "complete" (a calibration file) keeps none. */
-    if (cJSON_GetObjectItemCaseSensitive(doc, "complete") != NULL)
-        cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(complete));
-    text = cJSON_Print(doc);
-    if (text == NULL) {
-        snprintf(err, errlen, "out of memory writing %s", path);
-        return -1;
-    }
-    len = strlen(text);
     if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
-        free(text);
-        snprintf(err, errlen, "output path too long: %s", path);
+        snprintf(err, errlen, "path too long: %s", path);
         return -1;
     }
     fd = mkstemp(tmp);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        free(text);
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     while (done < len) {
         ssize_t n = write(fd, text + done, len - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
             break;
-        }
         done += (size_t)n;
     }
-    free(text);
-    if (done < len || write(fd, "\n", 1) != 1 || fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+    if (done < len || fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
         close(fd);
         unlink(tmp);
         return -1;
@@ -644,6 +631,34 @@ int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, 
         return -1;
     }
     return 0;
+}
+
+int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    int rc;
+
+    /* A document without "complete" (a calibration file) keeps none. */
+    if (cJSON_GetObjectItemCaseSensitive(doc, "complete") != NULL)
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(complete));
+    text = cJSON_Print(doc);
+    if (text == NULL) {
+        snprintf(err, errlen, "out of memory writing %s", path);
+        return -1;
+    }
+    len = strlen(text);
+    char *line = realloc(text, len + 2);
+    if (line == NULL) {
+        free(text);
+        snprintf(err, errlen, "out of memory writing %s", path);
+        return -1;
+    }
+    line[len] = '\n';
+    line[len + 1] = '\0';
+    rc = gb_write_file_atomic(path, line, len + 1, err, errlen);
+    free(line);
+    return rc;
 }
 
 int gb_json_add_thread_counts(cJSON *doc, const int *counts, const double *peaks, int n)

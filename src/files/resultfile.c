@@ -2,6 +2,7 @@
  * over 700 lines: the reader follows the schema (results/FORMAT.md) from the
  * document down to an entry, and each check sits beside the field it reads. */
 #include "resultfile.h"
+#include "text.h"
 #include "stats.h"
 #include "output.h"
 #include "inputfile.h"
@@ -451,35 +452,6 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
     return load_rounds(o, e, where, err, errlen);
 }
 
-/* The length of the UTF-8 sequence at c (1 to 4), or 0 when it is not one. */
-static int utf8_length(const unsigned char *c)
-{
-    int n = 0;
-
-    if (c[0] < 0x80)
-        return 1;
-    if (c[0] >= 0xc2 && c[0] <= 0xdf)
-        n = 2;
-    else if (c[0] >= 0xe0 && c[0] <= 0xef)
-        n = 3;
-    else if (c[0] >= 0xf0 && c[0] <= 0xf4)
-        n = 4;
-    /* A NUL ends the string before a continuation byte is missed. */
-    for (int i = 1; i < n; i++)
-        if ((c[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
-
-/* Whether the sequence of n bytes at c is a control character: C0 and DEL,
- * the C1 controls (U+0080 to U+009F: U+009B is an escape on its own), or
- * bytes that are not UTF-8 (n 0), which a terminal may read as C1. */
-static int is_control(const unsigned char *c, int n)
-{
-    return n == 0 || (n == 1 && (*c < 0x20 || *c == 0x7f)) ||
-           (n == 2 && c[0] == 0xc2 && c[1] < 0xa0);
-}
-
 /* Where blank_controls stands: a schedule's text is the one string whose
  * newlines are content (results[i].schedule.text, hashed by its sha256). */
 typedef enum json_place {
@@ -511,21 +483,8 @@ static json_place child_place(json_place parent, const cJSON *child)
  * limit bounds the recursion. */
 static void blank_controls(cJSON *node, json_place place)
 {
-    if (cJSON_IsString(node) && node->valuestring) {
-        unsigned char *in = (unsigned char *)node->valuestring, *out = in;
-        while (*in) {
-            int n = utf8_length(in);
-            if (is_control(in, n)) {
-                *out++ = '?';
-                in += n ? n : 1;
-            } else {
-                memmove(out, in, (size_t)n);
-                out += n;
-                in += n;
-            }
-        }
-        *out = '\0';
-    }
+    if (cJSON_IsString(node) && node->valuestring)
+        gb_text_blank(node->valuestring);
     for (cJSON *child = node->child; child; child = child->next) {
         json_place at = child_place(place, child);
         if (!(place == PLACE_SCHEDULE && child->string && strcmp(child->string, "text") == 0))
@@ -542,10 +501,11 @@ static long schedule_text_control(const char *text)
     const unsigned char *c = (const unsigned char *)text;
 
     for (long i = 0; c[i];) {
-        int n = utf8_length(c + i);
-        if (is_control(c + i, n) && !(n == 1 && (c[i] == '\t' || c[i] == '\n' || c[i] == '\r')))
+        int n = gb_utf8_length(c + i);
+        if (gb_text_control(c + i, n) &&
+            !(n == 1 && (c[i] == '\t' || c[i] == '\n' || c[i] == '\r')))
             return i;
-        i += n;
+        i += n ? n : 1;
     }
     return -1;
 }
