@@ -204,10 +204,21 @@ int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errle
         sizes[0][GB_BW_MEM] = sizes[1][GB_BW_MEM] = p->mem_available / 2;
         bw->capped = 1;
     }
-    slice = per_thread(sizes[0][GB_BW_MEM], 1);
-    for (int l = 0; l < GB_BW_LEVELS; l++)
+    /* A slice per thread, the buffer threads of them: large enough for each
+     * all-threads job's part and for each one-thread job, which reads its
+     * whole working set from the buffer's start across the slices.  (The
+     * one-thread L3 set, half of a large L3, once ran past the buffer's
+     * end with 3 threads: 3 slices of a third, each rounded down.) */
+    slice = 0;
+    for (int l = 0; l < GB_BW_LEVELS; l++) {
+        size_t one = per_thread(sizes[0][l], 1);
+        size_t spread = (one + (size_t)p->threads - 1) / (size_t)p->threads;
+        spread = (spread + BW_STEP - 1) / BW_STEP * BW_STEP;
+        if (spread > slice)
+            slice = spread;
         if (per_thread(sizes[1][l], p->threads) > slice)
             slice = per_thread(sizes[1][l], p->threads);
+    }
     if (slice < BW_STEP * 3 ||
         posix_memalign((void **)&buf, 64, slice * sizeof(float) * (size_t)p->threads) != 0) {
         snprintf(err, errlen, "cannot measure bandwidth: out of memory for %zu MiB",
