@@ -37,7 +37,7 @@ double gb_student_p(double t, double df);
 double gb_student_quantile(double p, double df);
 
 /* Compares pts[a..b) (before) with pts[b..c) (after): Welch's t-test on the
- * points' y, each side's variance floored by its points' mean se2 (a point
+ * points' y, each side's variance floored by its points' median se2 (a point
  * is never known better than its own rounds say).  Each side needs at
  * least one point; with one point on a side its variance is the floor. */
 void gb_cp_compare(const gb_cp_point *pts, int a, int b, int c, gb_cp_test *out);
