@@ -1,9 +1,11 @@
 /* history_store.c - the store of `gemmbench history`: result files kept as
  * they are, and the index that lets a reader skip them; see
- * history_store.h and src/analysis/history.md.  One file over 700 lines:
- * the store's layout, its lock, its writes (each whole, then renamed) and
- * its index's reader are one format, kept by one owner as resultfile.c
- * keeps the result file's. */
+ * history_store.h and src/analysis/history.md.  One file of about 1,000
+ * lines: the store's layout, its lock, its link-proof folders and reads,
+ * its writes (each whole, then renamed), the index line of a plain or a
+ * paired point and the index's reader are one format, kept by one owner
+ * as resultfile.c keeps the result file's; split, the line's writer and
+ * its reader would drift apart. */
 #define _GNU_SOURCE
 #include "history_store.h"
 #include "inputfile.h"
