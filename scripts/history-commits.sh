@@ -9,6 +9,13 @@
 # checkout's binary: the old builds only make result files.
 #
 #   STORE=/tmp/hist COUNT=30 EVERY=8 sh scripts/history-commits.sh
+#   STORE=/tmp/paired COUNT=40 REV=HEAD~66 ANCHOR=HEAD~105 sh scripts/history-commits.sh
+#
+# With ANCHOR (a commit), the history is paired: ANCHOR is built once and
+# every commit is measured beside it, `gemmbench ab ANCHOR COMMIT $SWEEP`
+# (this checkout's binary runs the rounds; each build runs in its own
+# folder), and the pair added with `history add --anchor` (the value is
+# COMMIT/ANCHOR per entry).  The anchor is never rebuilt during the run.
 #
 # environment:
 #   STORE       the store to add to (required; created if missing)
@@ -17,6 +24,8 @@
 #   REV         the newest commit (default HEAD)
 #   SWEEP       the run's options (default below: 4 variants x 2 shapes,
 #               one thread, 20 calls over 5 rounds)
+#   ANCHOR      the anchor commit of a paired history (default: none,
+#               an absolute history); SWEEP's default is then below
 #   GEMMBENCH   the binary that keeps the store (default build/gemmbench)
 #   JOBS        make's -j (default 2)
 # ccache, when installed, builds each commit from the last one's objects
@@ -38,7 +47,12 @@ COUNT=${COUNT:-30}
 EVERY=${EVERY:-1}
 REV=${REV:-HEAD}
 JOBS=${JOBS:-2}
-SWEEP=${SWEEP:---variant packed,rule_based,tvm_permute,vec_j --kernel qkv,mlp_expand --m 64 --reps 20 --rounds 5 --threads 1}
+ANCHOR=${ANCHOR:-}
+if [ -n "$ANCHOR" ]; then
+    SWEEP=${SWEEP:---variant packed,onednn --kernel qkv,mlp_expand --m 16,128 --threads 2 --rounds 8}
+else
+    SWEEP=${SWEEP:---variant packed,rule_based,tvm_permute,vec_j --kernel qkv,mlp_expand --m 64 --reps 20 --rounds 5 --threads 1}
+fi
 GEMMBENCH_PEAK=${GEMMBENCH_PEAK:-quick}
 GEMMBENCH_BANDWIDTH=${GEMMBENCH_BANDWIDTH:-quick}
 export GEMMBENCH_PEAK GEMMBENCH_BANDWIDTH
@@ -64,6 +78,11 @@ setting JOBS 1024
 [ -x "$G" ] || refuse "$(shown "$G") is not built (run make)"
 git -C "$root" rev-parse --verify -q "$REV^{commit}" >/dev/null 2>&1 ||
     refuse "REV '$(shown "$REV")' is not a commit of $(shown "$root")"
+anchor_hash=
+if [ -n "$ANCHOR" ]; then
+    anchor_hash=$(git -C "$root" rev-parse --verify -q "$ANCHOR^{commit}" 2>/dev/null) ||
+        refuse "ANCHOR '$(shown "$ANCHOR")' is not a commit of $(shown "$root")"
+fi
 case "$STORE" in /*) ;; *) STORE=$(pwd)/$STORE ;; esac
 [ ! -e "$STORE" ] || [ -d "$STORE" ] || refuse "STORE $(shown "$STORE") is not a folder"
 # The page is replaced (--force) only when it is a regular file: never a
@@ -77,6 +96,7 @@ ccache=$(command -v ccache || true)
 work=$(mktemp -d) || exit 3
 cleanup() {
     git -C "$root" worktree remove --force "$work/tree" >/dev/null 2>&1
+    git -C "$root" worktree remove --force "$work/anchor" >/dev/null 2>&1
     git -C "$root" worktree prune >/dev/null 2>&1
     rm -rf "$work"
 }
@@ -87,6 +107,21 @@ git -C "$root" rev-list --first-parent --max-count=$((COUNT * EVERY)) "$REV" |
     awk -v e="$EVERY" '(NR - 1) % e == 0' | tac >"$work/commits"
 total=$(wc -l <"$work/commits")
 echo "history-commits: $total commits of $(shown "$REV"), every $EVERY, oldest first; $(shown "$SWEEP")"
+# wrapper NAME TREE: a script that runs TREE's build from TREE's folder (its
+# own schedules and bench.conf), for ab, which runs each build by path.
+wrapper() {
+    printf '#!/bin/sh\ncd "%s" && exec ./build/gemmbench "$@"\n' "$2" >"$work/$1" &&
+        chmod +x "$work/$1"
+}
+if [ -n "$anchor_hash" ]; then
+    git -C "$root" worktree add --detach -q "$work/anchor" "$anchor_hash" 2>"$work/err" ||
+        refuse "cannot check out the anchor: $(head -c 200 "$work/err")"
+    make -C "$work/anchor" -j"$JOBS" ${ccache:+CC="ccache cc"} >"$work/make.log" 2>&1 &&
+        [ -x "$work/anchor/build/gemmbench" ] ||
+        { echo "history-commits: the anchor $anchor_hash does not build: $(tail -n 1 "$work/make.log")" >&2; exit 1; }
+    wrapper anchor.sh "$work/anchor" || exit 3
+    echo "history-commits: paired, every commit measured beside the anchor $anchor_hash"
+fi
 failed=0
 i=0
 while read -r c; do
@@ -102,8 +137,22 @@ while read -r c; do
         failed=$((failed + 1))
     else
         t1=$(date +%s)
-        if (cd "$work/tree" && ./build/gemmbench $SWEEP --quiet -o "$work/run.json" >/dev/null 2>"$work/err"); then
-            if "$G" history add --store "$STORE" --commit "$c" --date "$date" "$work/run.json" >/dev/null 2>"$work/err"; then
+        if [ -n "$anchor_hash" ]; then
+            # Side by side: ab of the anchor and this commit, both files kept.
+            wrapper new.sh "$work/tree" &&
+                "$G" ab "$work/anchor.sh" "$work/new.sh" $SWEEP --quiet --force \
+                    -o "$work/pair" >"$work/ab.txt" 2>"$work/err"
+            [ -s "$work/pair-new.json" ] && [ -s "$work/pair-old.json" ]
+        else
+            (cd "$work/tree" && ./build/gemmbench $SWEEP --quiet -o "$work/run.json" >/dev/null 2>"$work/err")
+        fi
+        if [ $? -eq 0 ]; then
+            if if [ -n "$anchor_hash" ]; then
+                   "$G" history add --store "$STORE" --commit "$c" --date "$date" \
+                       --anchor-commit "$anchor_hash" --anchor "$work/pair-old.json" "$work/pair-new.json"
+               else
+                   "$G" history add --store "$STORE" --commit "$c" --date "$date" "$work/run.json"
+               fi >/dev/null 2>"$work/err"; then
                 echo "  $i/$total $short $date: built in $((t1 - t0)) s, swept in $(($(date +%s) - t1)) s"
             else
                 echo "  $i/$total $short: history add refused its file: $(head -c 200 "$work/err")"
@@ -113,7 +162,7 @@ while read -r c; do
             echo "  $i/$total $short: the sweep failed: $(head -c 200 "$work/err")"
             failed=$((failed + 1))
         fi
-        rm -f "$work/run.json"
+        rm -f "$work/run.json" "$work/pair-old.json" "$work/pair-new.json"
     fi
     git -C "$root" worktree remove --force "$work/tree" >/dev/null 2>&1
 done <"$work/commits"
