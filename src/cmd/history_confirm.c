@@ -18,6 +18,7 @@
 #include "settings.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,12 +71,25 @@ typedef struct session {
     int nselect;
 } session;
 
+/* Once gemmbench was told to stop (gb_interrupted), the child pid is told
+ * too, once: a SIGTERM sent to gemmbench alone, not to its process group,
+ * would otherwise wait out a whole build (make passes SIGTERM on to its
+ * compilers; ab stops after its round). */
+static void pass_on_stop(pid_t pid, int *told)
+{
+    if (gb_interrupted && !*told) {
+        kill(pid, SIGTERM);
+        *told = 1;
+    }
+}
+
 /* Runs argv; stdout and stderr into log (appended) unless log is NULL; with
- * capture, stdout into capture[0..len) instead.  The exit status, 128 + the
- * signal, or -1 when it could not start. */
+ * capture, stdout into capture[0..len) instead and stderr dropped (git's own
+ * "fatal: ..." is not this command's message: the caller says what failed).
+ * The exit status, 128 + the signal, or -1 when it could not start. */
 static int run(char *const argv[], const char *log, char *capture, size_t len)
 {
-    int fds[2] = { -1, -1 }, status;
+    int fds[2] = { -1, -1 }, status, told = 0;
     pid_t pid;
 
     if (capture && pipe(fds) != 0)
@@ -85,7 +99,10 @@ static int run(char *const argv[], const char *log, char *capture, size_t len)
         return -1;
     if (pid == 0) {
         if (capture) {
+            int null = open("/dev/null", O_WRONLY);
             dup2(fds[1], 1);
+            if (null >= 0)
+                dup2(null, 2);
             close(fds[0]);
             close(fds[1]);
         } else if (log) {
@@ -102,17 +119,22 @@ static int run(char *const argv[], const char *log, char *capture, size_t len)
         size_t got = 0;
         ssize_t n;
         close(fds[1]);
-        while ((n = read(fds[0], capture + got, len - 1 - got)) > 0 || (n < 0 && errno == EINTR))
+        while ((n = read(fds[0], capture + got, len - 1 - got)) > 0 || (n < 0 && errno == EINTR)) {
             if (n > 0)
                 got += (size_t)n;
+            pass_on_stop(pid, &told);
+        }
         capture[got] = '\0';
         while (got > 0 && (capture[got - 1] == '\n' || capture[got - 1] == '\r'))
             capture[--got] = '\0';
         close(fds[0]);
     }
-    while (waitpid(pid, &status, 0) < 0)
+    pass_on_stop(pid, &told);   /* a signal before the wait began */
+    while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR)
             return -1;
+        pass_on_stop(pid, &told);
+    }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

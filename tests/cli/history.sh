@@ -177,7 +177,8 @@ fi
 ${CC:-cc} -O2 -shared -fPIC -o scaleclock.so "$ROOT/scripts/scaleclock.c" -ldl >cc.out 2>&1
 if ! command -v git >/dev/null 2>&1 || ! [ -s scaleclock.so ]; then
     for c in history_confirm history_confirm_says history_bisect history_bisect_names \
-        history_no_worktrees_left; do
+        history_no_worktrees_left history_confirm_no_repo history_confirm_sigterm_in_build \
+        history_sigterm_no_worktrees_left; do
         skip $c "needs git and a C compiler for scripts/scaleclock.c"
     done
     exit 0
@@ -188,7 +189,7 @@ mkdir repo
         for i in 0 1 2 3 4 5 6 7 8 9 10; do
             scale=1
             [ "$i" -ge 5 ] && scale=1.5
-            printf '# commit %s\nall:\n\tmkdir -p build && printf "%%s\\n" "#!/bin/sh" "ASAN_OPTIONS=verify_asan_link_order=0 GB_CLOCK_SCALE=%s LD_PRELOAD=%s exec %s \\"\\$$@\\"" >build/gemmbench && chmod +x build/gemmbench\n' \
+            printf '# commit %s\nall:\n\tsleep $${GB_TEST_BUILD_SLEEP:-0}\n\tmkdir -p build && printf "%%s\\n" "#!/bin/sh" "ASAN_OPTIONS=verify_asan_link_order=0 GB_CLOCK_SCALE=%s LD_PRELOAD=%s exec %s \\"\\$$@\\"" >build/gemmbench && chmod +x build/gemmbench\n' \
                 "$i" "$scale" "$WORK/scaleclock.so" "$G" >Makefile
             git add Makefile && git commit -qm "commit $i" || exit 1
         done
@@ -223,5 +224,31 @@ short_before=$(printf %.12s "$before") short_after=$(printf %.12s "$after")
 expect_grep history_bisect_names "first slow commit: $first_slow" "$WORK/out"
 n=$(git -C repo worktree list | wc -l)
 [ "$n" -eq 1 ] && echo "ok history_no_worktrees_left" || echo "FAIL history_no_worktrees_left: $n"
+# Outside a git repository: gemmbench's one line, no git message before it.
+expect_exit history_confirm_no_repo 2 "$G" history confirm --store hc "$before..$after"
+# SIGTERM to gemmbench alone while a commit builds: the build is told to
+# stop too, not waited out (each build sleeps 60 s first here).
+(cd repo && GB_TEST_BUILD_SLEEP=60 exec "$G" history confirm --store ../hc "$before..$after" \
+    -- $ab) >term.out 2>term.err </dev/null &
+pid=$!
+i=0
+while [ $i -lt 300 ] && ! grep -q building term.err 2>/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+done
+sleep 0.5
+kill -TERM $pid
+began=$(date +%s)
+wait $pid
+rc=$?
+took=$(($(date +%s) - began))
+if [ $rc -eq 130 ] && [ $took -lt 30 ]; then
+    echo "ok history_confirm_sigterm_in_build"
+else
+    echo "FAIL history_confirm_sigterm_in_build: exit $rc after $took s: $(head -c 300 term.err)"
+fi
+n=$(git -C repo worktree list | wc -l)
+[ "$n" -eq 1 ] && echo "ok history_sigterm_no_worktrees_left" ||
+    echo "FAIL history_sigterm_no_worktrees_left: $n"
 (cd repo && expect_exit history_confirm_unknown 2 "$G" history confirm --store ../hc "$after..$before")
 (cd repo && expect_exit history_confirm_bad 2 "$G" history confirm --store ../hc "nodots")
