@@ -34,6 +34,7 @@
 #               in full would take 2 s of every 2.5 s run
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 G=${GEMMBENCH:-$here/../build/gemmbench}
 RUNS=${RUNS:-8}
 STEP_AT=${STEP_AT:-5}
@@ -44,26 +45,39 @@ GEMMBENCH_PEAK=${GEMMBENCH_PEAK:-quick}
 GEMMBENCH_BANDWIDTH=${GEMMBENCH_BANDWIDTH:-quick}
 export GEMMBENCH_PEAK GEMMBENCH_BANDWIDTH
 
-[ -x "$G" ] || { echo "gemmbench: history-power: $G is not built (run make)" >&2; exit 2; }
-command -v python3 >/dev/null 2>&1 || { echo "gemmbench: history-power: needs python3" >&2; exit 2; }
-case "$RUNS$STEP_AT$HISTORIES" in *[!0-9]*|'')
-    echo "gemmbench: history-power: RUNS, STEP_AT and HISTORIES must be whole numbers" >&2; exit 2;;
-esac
-[ "$RUNS" -le 99 ] && [ "$HISTORIES" -ge 1 ] ||
-    { echo "gemmbench: history-power: RUNS at most 99, HISTORIES at least 1" >&2; exit 2; }
+# refuse WHY: the one line of a bad setting, exit 2.
+refuse() {
+    echo "gemmbench: history-power: $1" >&2
+    exit 2
+}
+[ -x "$G" ] || refuse "$(shown "$G") is not built (run make)"
+command -v python3 >/dev/null 2>&1 || refuse "needs python3"
+# Whole numbers in decimal (lib.sh): 010 is ten, not the shell's octal 8.
+RUNS=$(decimal "$RUNS" 99) && STEP_AT=$(decimal "$STEP_AT" 99) &&
+    HISTORIES=$(decimal "$HISTORIES" 1000) ||
+    refuse "RUNS (at most 99), STEP_AT and HISTORIES (at most 1000) must be whole numbers"
+[ "$HISTORIES" -ge 1 ] || refuse "HISTORIES must be at least 1"
 [ "$STEP_AT" -ge 4 ] && [ $((RUNS - STEP_AT)) -ge 2 ] ||
-    { echo "gemmbench: history-power: needs 3 runs before STEP_AT and 3 from it" >&2; exit 2; }
+    refuse "needs 3 runs before STEP_AT and 3 from it"
 for step in $STEPS; do
     python3 -c "import sys; v = float(sys.argv[1]); sys.exit(not 0 < v < 100)" "$step" 2>/dev/null ||
-        { echo "gemmbench: history-power: step '$step' is not a percentage in (0, 100)" >&2; exit 2; }
+        refuse "step '$(shown "$step")' is not a percentage in (0, 100)"
 done
+[ "${REUSE:-0}" != 1 ] || [ -n "${KEEP:-}" ] ||
+    refuse "REUSE=1 needs KEEP, the folder of an earlier study"
 work=${KEEP:-$(mktemp -d)}
 mkdir -p "$work" || exit 3
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-[ "${REUSE:-0}" != 1 ] || [ -n "${KEEP:-}" ] ||
-    { echo "gemmbench: history-power: REUSE=1 needs KEEP, the folder of an earlier study" >&2; exit 2; }
-${CC:-cc} -O2 -shared -fPIC -o "$work/scaleclock.so" "$here/scaleclock.c" -ldl ||
+# The preload lives in a folder of its own: LD_PRELOAD splits its list at
+# spaces and colons, so a KEEP with a space in it would preload nothing and
+# the study would measure no step at all.  That it is loaded is checked.
+preload_dir=$(mktemp -d) || exit 3
+trap 'rm -rf "$preload_dir"; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+so=$preload_dir/scaleclock.so
+case $so in *[[:space:]:]*) refuse "the temporary folder $(shown "$so") has a space or a colon: set TMPDIR" ;; esac
+${CC:-cc} -O2 -shared -fPIC -o "$so" "$here/scaleclock.c" -ldl ||
     { echo "gemmbench: history-power: cannot build scripts/scaleclock.c" >&2; exit 3; }
+LD_PRELOAD=$so cat /proc/self/maps 2>/dev/null | grep -q scaleclock ||
+    { echo "gemmbench: history-power: $(shown "$so") is not preloaded (LD_PRELOAD ignored it)" >&2; exit 3; }
 
 names=
 for step in $STEPS aa; do
@@ -103,9 +117,9 @@ while [ $t -le "$RUNS" ]; do
             # A sanitizer build's runtime must come first in the library
             # list, and the preload comes before it: allowed for this run.
             ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
-                GB_CLOCK_SCALE=$scale LD_PRELOAD=$work/scaleclock.so $G $SWEEP --quiet -o "$out" >/dev/null
+                GB_CLOCK_SCALE=$scale LD_PRELOAD=$so "$G" $SWEEP --quiet -o "$out" >/dev/null
         else
-            $G $SWEEP --quiet -o "$out" >/dev/null
+            "$G" $SWEEP --quiet -o "$out" >/dev/null
         fi </dev/null || { echo "gemmbench: history-power: run $n of $name failed" >&2; exit 1; }
     done <"$work/order.txt"
     t=$((t + 1))
@@ -116,7 +130,7 @@ for name in $names; do
     i=1
     while [ $i -le "$RUNS" ]; do
         n=$(printf %02d $i)
-        $G history add --store "$work/$name" --commit "c$n" --date "2026-01-01T00:$n:00Z" \
+        "$G" history add --store "$work/$name" --commit "c$n" --date "2026-01-01T00:$n:00Z" \
             "$work/$name.runs/run$n.json" >/dev/null ||
             { echo "gemmbench: history-power: history add failed ($name run $n)" >&2; exit 1; }
         i=$((i + 1))
@@ -126,10 +140,10 @@ done
 
 for name in $names; do
     for value in median best; do
-        $G history changes --store "$work/$name" --format json --value $value >"$work/$name.$value.json"
+        "$G" history changes --store "$work/$name" --format json --value $value >"$work/$name.$value.json"
         [ $? -le 1 ] || { echo "gemmbench: history-power: history changes failed ($name)" >&2; exit 1; }
     done
-    $G history html --store "$work/$name" -o "$work/$name.html" --force >/dev/null ||
+    "$G" history html --store "$work/$name" -o "$work/$name.html" --force >/dev/null ||
         { echo "gemmbench: history-power: history html failed ($name)" >&2; exit 1; }
 done
 

@@ -154,21 +154,26 @@ PY
 # history-power.sh: its settings checked before anything runs; one tiny
 # study end to end (6 runs a history, a 50 % step from run 4, one history
 # and an A/A one): every run stored, both values judged, SUMMARY.json whole.
+# The binary's path and KEEP have a space in them (the preload is not kept
+# in KEEP: LD_PRELOAD would split it there and inject no step), RUNS a
+# leading zero (008 is eight, not the shell's bad octal).
 expect_exit history_power_bad_runs 2 env RUNS=x sh "$S/history-power.sh"
 expect_exit history_power_bad_step 2 env STEPS=200 sh "$S/history-power.sh"
 expect_exit history_power_reuse_needs_keep 2 env REUSE=1 sh "$S/history-power.sh"
-expect_exit history_power_runs 0 env RUNS=6 STEP_AT=4 HISTORIES=1 STEPS=50 KEEP="$WORK/hp" \
+mkdir -p "$WORK/g dir" && ln -s "$G" "$WORK/g dir/gemmbench"
+expect_exit history_power_runs 0 env RUNS=008 STEP_AT=4 HISTORIES=1 STEPS=50 KEEP="$WORK/h p" \
+    GEMMBENCH="$WORK/g dir/gemmbench" \
     SWEEP="--variant vec_j --shape 16x16x16 --reps 4 --rounds 2 --min-time 0 --threads 1" \
     sh "$S/history-power.sh"
 expect_grep history_power_says_aa "^  A/A: [01] of 1 histories" "$WORK/out"
-py history_power_summary "$WORK/hp" <<'PY'
+py history_power_summary "$WORK/h p" <<'PY'
 import glob, json, sys
 work = sys.argv[1]
 s = json.load(open(f"{work}/SUMMARY.json"))
 assert set(s["values"]) == {"median", "best"} and s["before"] == "c03", s
 for v in s["values"].values():
     assert set(v) == {"50", "aa"} and v["50"]["series"] == 1 == v["aa"]["series"], v
-assert len(glob.glob(f"{work}/s50-h1.runs/run*.json")) == 6, "runs"
+assert len(glob.glob(f"{work}/s50-h1.runs/run*.json")) == 8, "runs"
 assert len(json.load(open(f"{work}/saa-h1.best.json"))["noise"]["per_series"]) == 1
 PY
 # history-commits.sh: the settings, before any build.
