@@ -67,9 +67,20 @@ trap 'exit 130' INT TERM
 # one after the other (every two-thread OpenMP barrier of one waits out a
 # scheduler slice while the other holds a CPU: the unit binary took 218 s
 # beside the command-line tests, 52 s alone), and timing tests fail then.
+# cpu_seconds FILE: CPU seconds (user + system) of every process this shell
+# had waited for when `times >FILE` ran (in this shell, not in a $(...)
+# subshell, which has its own).  A part's CPU time, unlike its wall time,
+# hardly moves when other jobs share the machine: the budget can be read on
+# a busy one.
+cpu_seconds() {
+    awk 'NR == 2 { n = split($0, f, /[ms ]+/); t = 0
+                   for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]
+                   printf "%.1f", t }' "$1"
+}
 for part in $parts; do
     log="$logs/$(printf '%s' "$part" | tr '/.' '__').log"
     began=$(date +%s)
+    times >"$logs/times.began"
     case $part in
         unit | unit-slow)
             [ "$part" = unit-slow ] && only=--slow || only=
@@ -92,8 +103,10 @@ for part in $parts; do
             ;;
     esac
     cat "$log"
-    # Each part's wall time, so that the suite's budget is watched.
-    echo "time $part: $(($(date +%s) - began)) s"
+    # Each part's wall and CPU time, so that the suite's budget is watched.
+    times >"$logs/times.ended"
+    echo "time $part: $(($(date +%s) - began)) s, $(awk -v a="$(cpu_seconds "$logs/times.began")" \
+        -v b="$(cpu_seconds "$logs/times.ended")" 'BEGIN { printf "%.1f", b - a }') s CPU"
 done
 
 passed=0 failed=0 skipped=0

@@ -34,10 +34,12 @@
 #define BW_CACHE_FRACTION 2
 #define BW_MEM_FACTOR 4
 #define BW_MEM_FACTOR_QUICK 2
-/* ... and at most this much: the quick probe is the tests' (every run of
- * `make test` measures it), and twice a 300 MiB last level took 0.7 s of
- * each tiny run on a Xeon guest, most of it the kernel zeroing pages. */
-#define BW_MEM_MAX_QUICK ((size_t)64 << 20)
+/* ... and at most this much, at every level: the quick probe is the tests'
+ * (every run of `make test` measures it), and twice a 300 MiB last level
+ * took 0.7 s of each tiny run on a Xeon guest, half of a 508 MiB one 0.6 s
+ * on an AMD EPYC guest, most of it the kernel zeroing pages; 64 MiB still
+ * took half of a 0.4 s run there, 16 MiB a few ms. */
+#define BW_MEM_MAX_QUICK ((size_t)16 << 20)
 /* A slice's floats are a multiple of this (one pass step of the read loop). */
 #define BW_STEP 128
 /* Streams one thread reads side by side (read_pass). */
@@ -184,6 +186,8 @@ static void plan_sizes(const gb_bw_plan *p, int threads, size_t *bytes)
     if (p->l3_bytes <= 0 || bytes[GB_BW_L3] / (size_t)threads < 4 * (size_t)p->l2_bytes)
         bytes[GB_BW_L3] = 0;
     bytes[GB_BW_MEM] = mem;
+    if (p->quick && bytes[GB_BW_L3] > BW_MEM_MAX_QUICK)
+        bytes[GB_BW_L3] = BW_MEM_MAX_QUICK;
 }
 
 int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errlen)
