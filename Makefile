@@ -78,6 +78,18 @@ CPPFLAGS += -DGB_HAVE_HWLOC
 LDLIBS   += $(HWLOC_LIBS)
 endif
 endif
+# XGBoost (Debian's libxgboost-dev): the cost model of `gemmbench model
+# train` and the ml_guided variant (src/learn/xgb.c, the one file that
+# includes it), probed like the libraries above.  Without it (`make
+# XGBOOST=`, or not installed) `model train` fails with one line saying so
+# and ml_guided runs rule_based's schedule, reporting why.
+XGBOOST ?= xgboost
+ifneq ($(XGBOOST),)
+ifeq ($(call probe,$(HASH)include <xgboost/c_api.h>\nint main(void){int a,b,c;XGBoostVersion(&a,&b,&c);return a;},-lxgboost),yes)
+CPPFLAGS += -DGB_HAVE_XGBOOST
+LDLIBS   += -lxgboost
+endif
+endif
 # What the probes above found, in a stamp rewritten only when it changes
 # (as the revision's): installing or removing a library rebuilds the variant
 # table and relinks, so its variant appears or goes without `make clean`.
