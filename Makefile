@@ -85,7 +85,9 @@ endif
 # and ml_guided runs rule_based's schedule, reporting why.
 XGBOOST ?= xgboost
 ifneq ($(XGBOOST),)
-ifeq ($(call probe,$(HASH)include <xgboost/c_api.h>\nint main(void){int a,b,c;XGBoostVersion(&a,&b,&c);return a;},-lxgboost),yes)
+# (the program in a variable: its commas would split call's arguments)
+XGBOOST_PROBE := $(HASH)include <xgboost/c_api.h>\nint main(void){int a, b, c; XGBoostVersion(&a, &b, &c); return a;}
+ifeq ($(call probe,$(XGBOOST_PROBE),-lxgboost),yes)
 CPPFLAGS += -DGB_HAVE_XGBOOST
 LDLIBS   += -lxgboost
 endif

@@ -139,6 +139,9 @@ int gb_learned_features(const char *file, const char *text, int M, int K, int N,
 
 typedef struct gb_xgb gb_xgb;
 
+/* What every entry point says in a build without XGBoost. */
+#define GB_XGB_MISSING \
+    "built without XGBoost: install libxgboost-dev (scripts/setup.sh does, as root) and rebuild"
 /* Whether the build has XGBoost (GB_HAVE_XGBOOST). */
 int gb_xgb_available(void);
 /* Fits regression trees to rows x cols features X (row-major) and labels y,

@@ -231,8 +231,6 @@ int gb_xgb_gain(const gb_xgb *x, double *gain, char *err, size_t errlen)
 
 #else /* no XGBoost: said once, by every entry point */
 
-#define MISSING "built without XGBoost: install libxgboost-dev (scripts/setup.sh does, as root) and rebuild"
-
 struct gb_xgb {
     int unused;
 };
@@ -244,7 +242,7 @@ int gb_xgb_available(void)
 
 static int missing(char *err, size_t errlen)
 {
-    snprintf(err, errlen, "%s", MISSING);
+    snprintf(err, errlen, "%s", GB_XGB_MISSING);
     return -1;
 }
 
