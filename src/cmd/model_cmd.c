@@ -95,13 +95,16 @@ static int train(const model_args *a)
         return gb_usage("model train", "give at least one --database FILE");
     if (a->output == NULL || a->output[0] == '\0')
         return gb_usage("model train", "give the model file to write: -o MODEL");
-    if (!gb_xgb_available())
-        return gb_fail(GB_EXIT_USAGE, "model train", "%s", GB_XGB_MISSING);
+    /* the databases are read first: a bad line is said with or without XGBoost */
     for (int i = 0; i < a->ndatabases; i++)
         if (gb_trialdb_load(a->databases[i], &db, err, sizeof err) != 0) {
             gb_trialdb_free(&db);
             return gb_fail(GB_EXIT_USAGE, "model train", "%s", err);
         }
+    if (!gb_xgb_available()) {
+        gb_trialdb_free(&db);
+        return gb_fail(GB_EXIT_USAGE, "model train", "%s", GB_XGB_MISSING);
+    }
     if (gb_learned_train(&db, a->space, a->seed, &l, &skipped, err, sizeof err) != 0) {
         gb_trialdb_free(&db);
         return gb_fail(GB_EXIT_USAGE, "model train", "%s", err);
