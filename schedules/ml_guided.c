@@ -2,8 +2,9 @@
  * ml_guided - the study's fourth paradigm: a learned model picks the
  * schedule, with no measured trial at run time.
  *
- * For a shape: DRAWS points of the space the model carries (its own first
- * point, then random ones, each shape its own fixed sequence), every one
+ * For a shape: DRAWS points of the space the model carries (its own point,
+ * points a few choices from it and random ones, each shape its own fixed
+ * sequence), every one
  * checked and planned for the shape, none compiled; their features
  * (sched_features.h) ranked by the model (learn.h); the best predicted
  * compiled, run once against rule_based on exact operands, then timed and
@@ -30,7 +31,7 @@
 
 extern const gb_variant gb_variant_rule_based;
 
-/* Points drawn per shape: the space's own point and random ones.  Checking,
+/* Points drawn per shape (duplicates ranked once).  Checking,
  * planning and featurizing one takes about 0.1 ms, so ranking costs tens of
  * milliseconds per shape, once. */
 #define DRAWS 1024
@@ -165,10 +166,15 @@ static void rank_candidates(choice *c)
         unsigned long long h;
         int dup = 0;
 
-        if (d == 0)
-            gb_space_initial(&ranker.space, &p);
-        else
+        /* half near the space's own point (one to four choices changed:
+         * where a search spends its trials, so where the model has seen
+         * most), half anywhere */
+        gb_space_initial(&ranker.space, &p);
+        if (d % 2 == 1)
             gb_space_random(&ranker.space, &rng, &p);
+        else
+            for (int m = d == 0 ? 0 : 1 + (int)(gb_space_rand(&rng) % 4); m > 0; m--)
+                gb_space_mutate(&ranker.space, &rng, &p);
         if (gb_space_text(&ranker.space, &p, 0, text, GB_SPACE_MAX_TEXT) != 0)
             continue;
         h = text_hash(text);
