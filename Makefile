@@ -211,13 +211,13 @@ sanitize:
 FUZZ_SECONDS ?= 10
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      ?= clang-14
-FUZZ_TARGETS := config lists resultfile records sched report_multi space calibration history
+FUZZ_TARGETS := config lists resultfile records sched report_multi space calibration history trials
 FUZZ_WARN    := -Wall -Wextra -Wshadow -Wno-unknown-pragmas -Wno-pass-failed
 FUZZ_FLAGS    = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 fuzz-build:
 	@sh scripts/setup.sh fuzz
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) REFERENCE= HWLOC= OPT='-O1 -g -march=native' WARN='$(FUZZ_WARN)' SCHED_FLAGS='-ffp-contract=fast' \
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) REFERENCE= HWLOC= XGBOOST= OPT='-O1 -g -march=native' WARN='$(FUZZ_WARN)' SCHED_FLAGS='-ffp-contract=fast' \
 	    CFLAGS_EXTRA='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link' $(FUZZ_BUILD)/libgemmbench.a
 	@for t in $(FUZZ_TARGETS); do \
 	    echo "$(FUZZ_CC) -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c"; \
