@@ -540,7 +540,7 @@ int gb_cmd_tune(int argc, char **argv)
 {
     static tune_job job; /* static: gb_options is large */
     gb_tuned_set set;
-    char fingerprint[384];
+    char fingerprint[384], model_shown[256] = "";
     double started;
     int status;
 
@@ -561,6 +561,8 @@ int gb_cmd_tune(int argc, char **argv)
         return status;
     }
     started = gb_now();
+    if (job.model)
+        gb_printable(job.model_path, 200, model_shown, sizeof model_shown);
     /* Records are per thread count (the fingerprint has it): each count is
      * a search of its own. */
     for (int t = 0; t < job.ncounts && !gb_interrupted; t++) {
@@ -572,7 +574,7 @@ int gb_cmd_tune(int argc, char **argv)
                    "rule_based; records in %s\n", job.space_file,
                    gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
                    job.budget > 0.0 ? "time budget" : "trial budget",
-                   job.model ? ", guided by " : "", job.model ? job.model_path : "",
+                   job.model ? ", guided by " : "", job.model ? model_shown : "",
                    job.records);
             printf("%-11s %5s %5s %5s %11s %11s %6s %7s %7s %7s %8s %8s\n", "kernel", "M", "K",
                    "N", "rule_us", "best_us", "ratio", "trials", "illegal", "compiled",
