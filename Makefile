@@ -229,6 +229,11 @@ fuzz-build:
 fuzz: fuzz-build
 	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# Leave one shape out on a trial database, no measurement (scripts/ml-loo.c,
+# results/notes/ml-guided.md): `make build/ml-loo`.
+$(BUILD)/ml-loo: scripts/ml-loo.c $(BUILD)/libgemmbench.a
+	$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fopenmp -o $@ $< $(BUILD)/libgemmbench.a $(LDLIBS)
+
 # packed against the reference libraries and the peak, one interleaved run
 # (results/notes/ceiling.md); a few minutes.
 bench-ceiling: $(BIN)

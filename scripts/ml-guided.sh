@@ -38,23 +38,37 @@ flock "$LOCK" "$G" --variant ml_guided --kernel qkv --m 64 --threads "$THREADS" 
     --reps 5 --quiet -o "$out/model-none.json" >/dev/null || exit $?
 
 python3 - "$out/unseen6.json" "$out/model-none.json" <<'PY' | tee "$out/summary.txt"
-import json, math, sys
+import json, math, statistics, sys
 res = json.load(open(sys.argv[1]))["results"]
 by = {}
 for r in res:
     by.setdefault((r["kernel"], r["M"]), {})[r["variant"]] = r
-print(f"{'kernel':11} {'M':>4} {'ml_us':>9} {'rule_us':>9} {'packed_us':>9} "
-      f"{'ml/rule':>7} {'ml/packed':>9} source check")
+
+def round_medians(r):
+    """the median of each round's calls (the runner interleaves the variants per round)"""
+    per = {}
+    for us, k in zip(r["samples_us"], r["sample_rounds"]):
+        per.setdefault(k, []).append(us)
+    return {k: statistics.median(v) for k, v in per.items()}
+
+def ratio(a, b):
+    """median over rounds of a's round median over b's, and its min..max"""
+    ra, rb = round_medians(a), round_medians(b)
+    q = sorted(ra[k] / rb[k] for k in ra if k in rb)
+    return statistics.median(q), q[0], q[-1]
+
+print(f"{'kernel':11} {'M':>4} {'ml_us':>8} {'rule_us':>8} {'packed_us':>9} "
+      f"{'ml/rule (rounds min..max)':>26} {'ml/packed (rounds min..max)':>28} source check")
 lr, lp = [], []
 for (k, m), v in sorted(by.items()):
     ml, rule, packed = v["ml_guided"], v["rule_based"], v["packed"]
-    a, b = ml["median_us"] / rule["median_us"], ml["median_us"] / packed["median_us"]
-    lr.append(math.log(a)), lp.append(math.log(b))
-    print(f"{k:11} {m:4} {ml['median_us']:9.1f} {rule['median_us']:9.1f} "
-          f"{packed['median_us']:9.1f} {a:7.3f} {b:9.3f} "
+    a, b = ratio(ml, rule), ratio(ml, packed)
+    lr.append(math.log(a[0])), lp.append(math.log(b[0]))
+    print(f"{k:11} {m:4} {ml['median_us']:8.1f} {rule['median_us']:8.1f} {packed['median_us']:9.1f} "
+          f"{a[0]:10.3f} ({a[1]:.3f}..{a[2]:.3f}) {b[0]:12.3f} ({b[1]:.3f}..{b[2]:.3f}) "
           f"{ml['effective_params']['source']:6} {ml['check']}")
-print(f"geomean ml_guided/rule_based {math.exp(sum(lr) / len(lr)):.3f}, "
-      f"ml_guided/packed {math.exp(sum(lp) / len(lp)):.3f} over {len(lr)} shapes")
+print(f"geomean over {len(lr)} shapes of the per-round median ratios: ml_guided/rule_based "
+      f"{math.exp(sum(lr) / len(lr)):.3f}, ml_guided/packed {math.exp(sum(lp) / len(lp)):.3f}")
 (none,) = json.load(open(sys.argv[2]))["results"]
 print(f"--model none: source {none['effective_params']['source']}, "
       f"why {none['effective_params']['why']}, check {none['check']}")
