@@ -58,19 +58,23 @@ int gb_learned_features(const char *file, const char *text, int M, int K, int N,
     return 0;
 }
 
-/* Distinct (shape, threads) among the rows used. */
+/* Distinct (shape, threads) among the rows used: each row against the
+ * distinct ones so far (a database holds many trials of few shapes). */
 static int count_shapes(const gb_trial_db *db, const char *used)
 {
-    int shapes = 0;
+    int *first = malloc((size_t)(db->n > 0 ? db->n : 1) * sizeof *first), shapes = 0;
 
-    for (int i = 0; i < db->n; i++) {
+    for (int i = 0; first != NULL && i < db->n; i++) {
         const gb_trial_row *r = &db->rows[i];
-        int first = used[i];
-        for (int j = 0; j < i && first; j++)
-            first = !(used[j] && db->rows[j].M == r->M && db->rows[j].K == r->K &&
-                      db->rows[j].N == r->N && db->rows[j].threads == r->threads);
-        shapes += first;
+        int seen = !used[i];
+        for (int s = 0; s < shapes && !seen; s++) {
+            const gb_trial_row *q = &db->rows[first[s]];
+            seen = q->M == r->M && q->K == r->K && q->N == r->N && q->threads == r->threads;
+        }
+        if (!seen)
+            first[shapes++] = i;
     }
+    free(first);
     return shapes;
 }
 
