@@ -5,7 +5,8 @@
  * For a shape: DRAWS points of the space the model carries (its own point,
  * points a few choices from it and random ones, each shape its own fixed
  * sequence), every one
- * checked and planned for the shape, none compiled; their features
+ * checked and planned for the shape, none compiled (nor one whose parallel
+ * loop leaves threads idle: gb_features_idle_threads); their features
  * (sched_features.h) ranked by the model (learn.h); the best predicted
  * compiled, run once against rule_based on exact operands, then timed and
  * verified as every variant is.  A candidate that fails to compile or to verify gives way to the
@@ -77,6 +78,7 @@ typedef struct choice {
     int M, N, K, threads;
     int why;                  /* WHY_NONE: the model's candidate runs */
     int ncand, legal, illegal;
+    int idle;                 /* legal, but leaving threads idle (never ranked) */
     char *text[TRY];          /* the best predicted, best first (owned) */
     double predicted_us[TRY];
     int rank;                 /* the one that runs */
@@ -185,6 +187,10 @@ static void rank_candidates(choice *c)
         if (gb_learned_features(ranker.space.file, text, c->M, c->K, c->N, c->threads, &here,
                                 X + (size_t)n * F, err, sizeof err) != 0) {
             c->illegal++;
+            continue;
+        }
+        if (gb_features_idle_threads(X + (size_t)n * F)) {
+            c->idle++;
             continue;
         }
         if ((texts[n] = strdup(text)) == NULL)
@@ -386,8 +392,9 @@ static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
     }
     gb_learned_info_of(ranker.model, &info);
     fprintf(out, "  model %s (%d trials of %d shapes, seed %u), space %s: %d legal candidates "
-            "ranked (%d illegal), none measured\n", ranker.path, info.trials, info.shapes,
-            info.seed, ranker.space.file, c->legal, c->illegal);
+            "ranked (%d illegal, %d leaving threads idle), none measured\n", ranker.path,
+            info.trials, info.shapes, info.seed, ranker.space.file, c->legal, c->illegal,
+            c->idle);
     for (int t = 0; t < c->ncand; t++)
         fprintf(out, "  candidate %d: predicted %.1f us%s\n", t + 1, c->predicted_us[t],
                 t == c->rank ? "  <- runs (checked against rule_based before it is timed)" : "");

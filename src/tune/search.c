@@ -284,6 +284,8 @@ static int guided_point(search *s, gb_space_point *p)
                                 s->t.cfg->threads, &s->machine, X + (size_t)n * GB_FEATURES_COUNT,
                                 err, sizeof err) != 0)
             continue;
+        if (!explore && gb_features_idle_threads(X + (size_t)n * GB_FEATURES_COUNT))
+            continue; /* ml_guided ranks none of these either */
         n++;
     }
     if (n > 0 && !explore && gb_learned_predict(s->t.cfg->model, X, n, us, err, sizeof err) == 0) {
