@@ -22,7 +22,7 @@ enum {
     /* unroll, prefetch, tails, order */
     F_UNROLL_COPIES, F_PREFETCH_A, F_PREFETCH_B, F_PREFETCH_C, F_TAILS, F_LOOPS, F_INIT_DEPTH,
     /* the threads' work */
-    F_LOG_PAR_EXTENT, F_PAR_BALANCE, F_PAR_AXIS, F_PAR_DEPTH, F_LOG_PAR_ENTRIES,
+    F_LOG_PAR_EXTENT, F_PAR_BALANCE, F_PAR_AXIS, F_PAR_DEPTH,
     F_LOG_TASK_I, F_LOG_TASK_J, F_LOG_TASK_K,
     /* per cache level: the outermost block that fits it, and how often it is entered */
     F_LOG_FIT_L1, F_LOG_OUTER_L1, F_LOG_FIT_L2, F_LOG_OUTER_L2, F_LOG_FIT_L3, F_LOG_OUTER_L3,
@@ -40,7 +40,6 @@ static const char *const names[GB_FEATURES_COUNT] = {
     "pack_b_fused", "pack_a_fused",
     "unroll_copies", "prefetch_a", "prefetch_b", "prefetch_c", "tails", "loops", "init_depth",
     "log2_parallel_extent", "parallel_balance", "parallel_axis", "parallel_depth",
-    "log2_parallel_entries",
     "log2_task_i", "log2_task_j", "log2_task_k",
     "log2_fit_l1_bytes", "log2_outer_l1", "log2_fit_l2_bytes", "log2_outer_l2",
     "log2_fit_l3_bytes", "log2_outer_l3",
@@ -143,6 +142,7 @@ void gb_features_of(const gb_sched_plan *pl, const gb_sched_machine *m, int thre
     out[F_LOG_K] = log2f_of(sh->K);
     out[F_LOG_N] = log2f_of(sh->N);
     out[F_THREADS] = (float)threads;
+    out[F_LOG_FLOPS_THREAD] = log2f_of(flops / (par >= 0 ? threads : 1));
 
     out[F_VEC_WIDTH] = (float)pl->vec_width;
     out[F_ROWS] = (float)pl->rows;
@@ -169,18 +169,9 @@ void gb_features_of(const gb_sched_plan *pl, const gb_sched_machine *m, int thre
     out[F_INIT_DEPTH] = (float)pl->init_at;
 
     out[F_PAR_AXIS] = -1.0f;
-    out[F_LOG_FLOPS_THREAD] = log2f_of(flops);
     if (par >= 0 && pl->pos[par] >= 0) {
         const double extent = (double)sh->extent[par];
         const double rounds = ceil(extent / threads);
-        double entries = 1.0;
-        /* the threads that get work: a parallel loop of 1 iteration runs on one */
-        out[F_LOG_FLOPS_THREAD] = log2f_of(flops / (extent < threads ? extent : threads));
-        /* each iteration of the loops outside it forks and joins the team:
-         * a barrier a descheduled thread holds for a time slice */
-        for (int p = 0; p < pl->pos[par]; p++)
-            entries *= (double)sh->extent[pl->order[p]];
-        out[F_LOG_PAR_ENTRIES] = log2f_of(entries);
         out[F_LOG_PAR_EXTENT] = log2f_of(extent);
         /* the share of the threads' time doing work: 1 when every thread
          * gets as many iterations as the busiest */
