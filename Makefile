@@ -78,6 +78,20 @@ CPPFLAGS += -DGB_HAVE_HWLOC
 LDLIBS   += $(HWLOC_LIBS)
 endif
 endif
+# XGBoost (Debian's libxgboost-dev): the cost model of `gemmbench model
+# train` and the ml_guided variant (src/learn/xgb.c, the one file that
+# includes it), probed like the libraries above.  Without it (`make
+# XGBOOST=`, or not installed) `model train` fails with one line saying so
+# and ml_guided runs rule_based's schedule, reporting why.
+XGBOOST ?= xgboost
+ifneq ($(XGBOOST),)
+# (the program in a variable: its commas would split call's arguments)
+XGBOOST_PROBE := $(HASH)include <xgboost/c_api.h>\nint main(void){int a, b, c; XGBoostVersion(&a, &b, &c); return a;}
+ifeq ($(call probe,$(XGBOOST_PROBE),-lxgboost),yes)
+CPPFLAGS += -DGB_HAVE_XGBOOST
+LDLIBS   += -lxgboost
+endif
+endif
 # What the probes above found, in a stamp rewritten only when it changes
 # (as the revision's): installing or removing a library rebuilds the variant
 # table and relinks, so its variant appears or goes without `make clean`.
@@ -197,13 +211,13 @@ sanitize:
 FUZZ_SECONDS ?= 10
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      ?= clang-14
-FUZZ_TARGETS := config lists resultfile records sched report_multi space calibration history
+FUZZ_TARGETS := config lists resultfile records sched report_multi space calibration history trials
 FUZZ_WARN    := -Wall -Wextra -Wshadow -Wno-unknown-pragmas -Wno-pass-failed
 FUZZ_FLAGS    = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 fuzz-build:
 	@sh scripts/setup.sh fuzz
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) REFERENCE= HWLOC= OPT='-O1 -g -march=native' WARN='$(FUZZ_WARN)' SCHED_FLAGS='-ffp-contract=fast' \
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) REFERENCE= HWLOC= XGBOOST= OPT='-O1 -g -march=native' WARN='$(FUZZ_WARN)' SCHED_FLAGS='-ffp-contract=fast' \
 	    CFLAGS_EXTRA='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link' $(FUZZ_BUILD)/libgemmbench.a
 	@for t in $(FUZZ_TARGETS); do \
 	    echo "$(FUZZ_CC) -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c"; \
@@ -214,6 +228,11 @@ fuzz-build:
 
 fuzz: fuzz-build
 	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Leave one shape out on a trial database, no measurement (scripts/ml-loo.c,
+# results/notes/ml-guided.md): `make build/ml-loo`.
+$(BUILD)/ml-loo: scripts/ml-loo.c $(BUILD)/libgemmbench.a
+	$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fopenmp -o $@ $< $(BUILD)/libgemmbench.a $(LDLIBS)
 
 # packed against the reference libraries and the peak, one interleaved run
 # (results/notes/ceiling.md); a few minutes.

@@ -69,5 +69,6 @@ int gb_cmd_ab(int argc, char **argv);
 int gb_cmd_report(int argc, char **argv);
 int gb_cmd_tune(int argc, char **argv);
 int gb_cmd_history(int argc, char **argv);
+int gb_cmd_model(int argc, char **argv);
 
 #endif

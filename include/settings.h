@@ -24,7 +24,8 @@ enum {
     GB_CMD_REPORT = 1 << 4,
     GB_CMD_TUNE = 1 << 5,
     GB_CMD_AB_BUILDS = 1 << 6, /* a run option ab checks, then hands to both builds */
-    GB_CMD_HISTORY = 1 << 7
+    GB_CMD_HISTORY = 1 << 7,
+    GB_CMD_MODEL = 1 << 8      /* gemmbench model ACTION */
 };
 
 /* How a setting's value is written, and what it becomes in gb_setting_value. */
@@ -58,7 +59,7 @@ typedef enum gb_setting_id {
     GB_SET_THRESHOLD, GB_SET_ALPHA, GB_SET_MIN_SAMPLES, GB_SET_PAIRED,
     GB_SET_METRIC, GB_SET_COMBINED, GB_SET_INTERLEAVE, GB_SET_SCHEDULE, GB_SET_EMIT_C,
     GB_SET_SPACE, GB_SET_STORE, GB_SET_COMMIT, GB_SET_DATE, GB_SET_MACHINE, GB_SET_VALUE,
-    GB_SET_ANCHOR, GB_SET_ANCHOR_COMMIT,
+    GB_SET_ANCHOR, GB_SET_ANCHOR_COMMIT, GB_SET_DATABASE, GB_SET_MODEL,
     GB_SET_COUNT
 } gb_setting_id;
 

@@ -75,6 +75,9 @@ typedef struct gb_options {
     char config_path[PATH_MAX];
     int config_given;
     char output[PATH_MAX];   /* empty: results/<host>-<UTC timestamp>.json */
+    /* --model FILE (bench.conf model = FILE): the model ml_guided ranks
+     * with, "none", or empty (none given) */
+    char model[PATH_MAX];
     int force;
     gb_format format;
     /* Each --param is one parameter set ("k=v,k=v"); every selected variant

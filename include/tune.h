@@ -29,12 +29,18 @@ typedef struct gb_tune_space {
     gb_tune_dim dims[GB_TUNE_MAX_DIMS];
 } gb_tune_space;
 
+struct gb_learned;
+
 typedef struct gb_tune_cfg {
     int threads;
     int max_trials;        /* candidates measured per shape, the rule included */
     double budget_s;       /* seconds per shape; 0: no limit */
     int warmup, reps;      /* per candidate */
     unsigned seed;
+    /* --space only: keep every measured candidate in the outcome (for the
+     * database), and rank draws with a learned model (guided search) */
+    int keep_trials;
+    const struct gb_learned *model;
 } gb_tune_cfg;
 
 typedef struct gb_tune_outcome {
@@ -62,6 +68,14 @@ int gb_tune_shape(const gb_variant *base, const gb_tune_space *space, int M, int
 
 #include "sched_space.h"
 
+/* A candidate a structure search measured, as the database keeps it. */
+typedef struct gb_space_trial {
+    char *text;                   /* its schedule (malloc'ed) */
+    int verified;                 /* 0: wrong, or could not build or run */
+    double us;                    /* its median, when verified */
+    int illegal;                  /* points refused by the checker since the trial before */
+} gb_space_trial;
+
 /* What a structure search of one shape found. */
 typedef struct gb_space_outcome {
     char text[GB_SPACE_MAX_TEXT]; /* the winner's schedule ("" when none was measured) */
@@ -76,7 +90,13 @@ typedef struct gb_space_outcome {
     int interrupted;
     int rule_won;                 /* no finalist beat rule_based (text is "") */
     char why[512];                /* the first failure or wrong result, for the message */
+    gb_space_trial *kept;         /* cfg->keep_trials: every candidate measured, in order */
+    int nkept;                    /* (gb_space_outcome_free frees them) */
+    int guided;                   /* candidates the model ranked first */
 } gb_space_outcome;
+
+/* Frees what an outcome holds (its kept trials). */
+void gb_space_outcome_free(gb_space_outcome *out);
 
 /* Searches the space for one shape: the file's own point and random legal
  * points first, then mutations of the fastest so far (one or two choices
@@ -85,7 +105,10 @@ typedef struct gb_space_outcome {
  * skipped before any compiler runs.  The three fastest are measured again
  * interleaved with rule_based over three rounds; the winner is the fastest
  * median of round medians, and rule_based itself (rule_won, an empty text)
- * when no finalist beats it there.  cfg->seed makes it repeatable.  0 (out->
+ * when no finalist beats it there.  cfg->seed makes it repeatable.  With
+ * cfg->model, after the file's own point each candidate is the one the
+ * model predicts fastest among GUIDED_DRAWS legal points (random points
+ * and mutations of the fastest), one in ten a random point (search.c).  0 (out->
  * interrupted set when *stop was raised), -2 with err when the space has no
  * legal point for the shape (an input error), or -1 with err. */
 int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tune_cfg *cfg,

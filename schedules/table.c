@@ -25,6 +25,7 @@ extern const gb_variant gb_variant_rule_based;
 extern const gb_variant gb_variant_tuned;
 extern const gb_variant gb_variant_packed, gb_variant_tuned_packed;
 extern const gb_variant gb_variant_tuned_sched;
+extern const gb_variant gb_variant_ml_guided;
 /* Reference libraries: in the table only when the build found them. */
 extern const gb_variant gb_variant_openblas;
 extern const gb_variant gb_variant_blis;
@@ -69,6 +70,8 @@ const gb_variant *const gb_variants[] = {
     &gb_variant_tuned,
     &gb_variant_tuned_packed,
     &gb_variant_tuned_sched,
+    /* the study's ML-guided schedule: a learned model's pick, no trial */
+    &gb_variant_ml_guided,
 };
 
 const size_t gb_variant_count = sizeof gb_variants / sizeof gb_variants[0];

@@ -32,12 +32,14 @@ import sys
 # input, under them; schedules/ is run by measurement and reads the
 # machine and the tuning records, so it sits between the two; the files
 # (result writer and reader) write what the machine reports, so they sit
-# above it.
+# above it.  learn (the trial database and the cost model) reads the
+# compiler's plans and is read by ml_guided and the search: one unit with
+# the schedules and their compiler.
 LAYERS = [
     [("cmd",)],
     [("settings",)],
     [("analysis",), ("measure", "tune")],
-    [("schedules", "sched")],
+    [("schedules", "sched", "learn")],
     [("files",)],
     [("machine",)],
     [("base",)],

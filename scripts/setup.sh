@@ -8,6 +8,8 @@
 #                 to build;
 #                 libhwloc-dev: the machine block's topology (optional to the
 #                 build, which probes it)
+#                 libxgboost-dev: the cost model of `model train` and
+#                 ml_guided (optional: without it ml_guided runs rule_based)
 #   test          python3 as well: needed by `make test` (the command-line
 #                 tests read the JSON they check with it)
 #   plots         gnuplot-nox as well: needed by scripts/plot.sh
@@ -33,6 +35,7 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 # Optional (the machine block's topology): installed along when root can,
 # else only named.
 [ -f /usr/include/hwloc.h ] || want="libhwloc-dev"
+[ -f /usr/include/xgboost/c_api.h ] || want="$want libxgboost-dev"
 for arg in "$@"; do
     case $arg in
     test)
@@ -79,8 +82,9 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     exit 0
 fi
 if [ -n "$want" ]; then
-    echo "setup: optional: the reference variants (openblas, blis, onednn) and the" >&2
-    echo "    machine topology (hwloc) need what is missing of: $want; the next make" >&2
+    echo "setup: optional: the reference variants (openblas, blis, onednn), the" >&2
+    echo "    machine topology (hwloc) and ml_guided's model (xgboost) need what is" >&2
+    echo "    missing of: $want; the next make" >&2
     echo "    adds them once installed: sudo apt-get install -y $want" >&2
 fi
 [ -z "$need" ] && exit 0

@@ -65,6 +65,8 @@ const gb_command gb_commands[] = {
       gb_cmd_report },
     { "tune", GB_CMD_TUNE, "[options]", "search schedule parameters, record the best",
       gb_cmd_tune },
+    { "model", GB_CMD_MODEL, "train --database FILE... -o MODEL",
+      "fit the cost model of ml_guided to trial databases", gb_cmd_model },
     { "history", GB_CMD_HISTORY, "ACTION --store DIR ...",
       "a store of runs over commits: add, changes, html, confirm, bisect", gb_cmd_history },
 };

@@ -28,6 +28,7 @@
 #include "gemmbench.h"
 #include "lockstep.h"
 #include "machine.h"
+#include "ml_guided.h"
 #include "options.h"
 #include "parse.h"
 #include "output.h"
@@ -571,12 +572,32 @@ static int schedules_fit(const gb_selection *sel, char *err, size_t errlen)
     return 0;
 }
 
+/* --model (bench.conf model): read and checked before the sweep, whether
+ * or not ml_guided runs (a bad model file is an input error, exit 2).  With
+ * ml_guided selected and nothing to rank with, one note says that it runs
+ * rule_based and why.  An exit status, or -1 to go on with the run. */
+static int use_model(const gb_options *o, const gb_selection *sel)
+{
+    char err[GB_ERR_LEN];
+    const char *why;
+
+    if (gb_ml_guided_use(o->model, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, NULL, "--model: %s", err);
+    for (int v = 0; v < sel->nvariants; v++)
+        if (strcmp(sel->variants[v]->name, "ml_guided") == 0 && !o->quiet &&
+            (why = gb_ml_guided_no_model()) != NULL)
+            fprintf(stderr, "gemmbench: note: ml_guided runs rule_based's schedule: %s\n", why);
+    return -1;
+}
+
 /* Whether the sweep compiles: a tuned_sched that replays a record's
  * schedule for one of its shapes and thread counts (at 1 thread too: a
- * single-thread variant runs there). */
+ * single-thread variant runs there), or an ml_guided with a model. */
 static int sweep_compiles(const gb_selection *sel, const thread_plan *plan)
 {
     for (int v = 0; v < sel->nvariants; v++) {
+        if (strcmp(sel->variants[v]->name, "ml_guided") == 0 && gb_ml_guided_compiles())
+            return 1;
         if (strcmp(sel->variants[v]->name, GB_TUNED_SCHED_BASE) != 0)
             continue;
         for (int s = 0; s < sel->nshapes; s++)
@@ -632,6 +653,10 @@ int gb_cmd_run(int argc, char **argv)
     if (schedules_fit(&sel, err, sizeof err) != 0) {
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    }
+    if ((rc = use_model(&o, &sel)) >= 0) {
+        gb_selection_free(&sel);
+        return rc;
     }
     /* The OpenMP runtime read OMP_PROC_BIND and OMP_PLACES when it was
      * loaded: --bind sets them and starts this program again. */

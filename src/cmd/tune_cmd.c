@@ -17,6 +17,7 @@
 #include "command.h"
 #include "variants.h"
 #include "harness.h"
+#include "learn.h"
 #include "machine.h"
 #include "options.h"
 #include "parse.h"
@@ -42,6 +43,9 @@ typedef struct tune_job {
     const char *schedule;      /* --schedule: tune this file's params instead */
     const char *space_file;    /* --space: search this space's schedules instead */
     gb_space search_space;
+    const char *database;      /* --database: every candidate measured appended here */
+    const char *model_path;    /* --model: a guided search */
+    gb_learned *model;
     int variant_given;
     gb_tune_space sched_space; /* built from the schedule's params */
     double budget;             /* --budget: seconds for all the shapes; 0 when not given */
@@ -92,6 +96,8 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
         }
         job->space_file = v->text;
         break;
+    case GB_SET_DATABASE: job->database = v->text; break;
+    case GB_SET_MODEL: job->model_path = v->text; break;
     case GB_SET_TRIALS:
         job->cfg.max_trials = (int)v->number;
         job->trials_given = 1;
@@ -143,6 +149,9 @@ static int parse_args(int argc, char **argv, tune_job *job)
         return gb_usage("tune", "give --trials or --budget, not both");
     if ((job->schedule != NULL) + (job->space_file != NULL) + job->variant_given > 1)
         return gb_usage("tune", "give one of --variant, --schedule and --space");
+    if ((job->database || job->model_path) && job->space_file == NULL)
+        return gb_usage("tune", "%s goes with --space FILE",
+                        job->database ? "--database" : "--model");
     /* --shape replaces the kernel list: a --kernel beside it would be dropped. */
     if (job->o.nshapes > 0 && (job->kernel_given || job->m_given))
         return gb_usage("tune", "--shape cannot be combined with --kernel or --m");
@@ -245,6 +254,24 @@ static int resolve_job(tune_job *job)
         if (gb_shape_check(job->shapes[i].M, job->shapes[i].K, job->shapes[i].N, err,
                            sizeof err) != 0)
             return gb_usage("tune", "%s", err);
+    if (job->database && gb_trialdb_check(job->database, err, sizeof err) != 0)
+        return gb_fail(GB_EXIT_USAGE, "tune", "--database: %s", err);
+    if (job->model_path) {
+        gb_learned_info info;
+        gb_learn_machine here;
+        char why[256];
+        if (!gb_xgb_available())
+            return gb_fail(GB_EXIT_USAGE, "tune", "--model: %s", GB_XGB_MISSING);
+        if (gb_learned_load(job->model_path, &job->model, err, sizeof err) != 0)
+            return gb_fail(GB_EXIT_USAGE, "tune", "--model: %s", err);
+        gb_learned_info_of(job->model, &info);
+        gb_learn_machine_here(&here);
+        if (gb_learn_machine_same(&here, &info.machine, why, sizeof why) != 0)
+            return gb_fail(GB_EXIT_USAGE, "tune", "--model: a model of another kind of machine "
+                           "(%s)", why);
+        job->cfg.model = job->model;
+    }
+    job->cfg.keep_trials = job->database != NULL;
     /* --schedule records nothing (its params are printed to replay). */
     if (job->schedule == NULL) {
         int status = check_records_path(job->records);
@@ -377,6 +404,41 @@ static int keep_record(const tune_job *job, gb_tuned_set *set, const char *finge
     return GB_EXIT_OK;
 }
 
+/* --database: the shape's measured candidates appended to the database
+ * (res's kept trials, freed).  0, or -1 (said). */
+static int keep_trials(const tune_job *job, const gb_shape *sh, gb_space_outcome *res)
+{
+    gb_trial_row *rows = calloc((size_t)(res->nkept > 0 ? res->nkept : 1), sizeof *rows);
+    gb_learn_machine here;
+    char err[GB_ERR_LEN];
+    int rc = 0;
+
+    if (rows == NULL) {
+        gb_space_outcome_free(res);
+        gb_fail(GB_EXIT_IO, "tune", "out of memory");
+        return -1;
+    }
+    gb_learn_machine_here(&here);
+    for (int i = 0; i < res->nkept; i++) {
+        gb_trial_row *r = &rows[i];
+        r->M = sh->M, r->K = sh->K, r->N = sh->N;
+        r->threads = job->cfg.threads;
+        r->machine = here;
+        gb_printable(job->space_file, 200, r->space, sizeof r->space);
+        r->text = res->kept[i].text;
+        r->verified = res->kept[i].verified;
+        r->median_us = res->kept[i].us;
+        r->illegal = res->kept[i].illegal;
+    }
+    if (gb_trialdb_append(job->database, rows, res->nkept, err, sizeof err) != 0) {
+        gb_fail(GB_EXIT_IO, "tune", "--database: %s", err);
+        rc = -1;
+    }
+    free(rows);
+    gb_space_outcome_free(res);
+    return rc;
+}
+
 /* --space: searches shape i, prints its row and saves its record (an
  * interrupted search too: its fastest so far, unconfirmed).  GB_EXIT_OK, or
  * the error's status (said). */
@@ -398,14 +460,18 @@ static int search_shape(const tune_job *job, gb_tuned_set *set, const char *fing
 
     if (tty)
         fprintf(stderr, "\r\033[K");
-    if (rc != 0)
+    if (rc != 0) {
+        gb_space_outcome_free(&res);
         return gb_fail(rc == -2 ? GB_EXIT_USAGE : GB_EXIT_IO, "tune", "%s", err);
+    }
     if (res.wrong > 0)
         fprintf(stderr, "gemmbench: tune: error: %d candidate(s) failed verification: %s\n",
                 res.wrong, res.why);
     else if (res.failed > 0 && !job->quiet)
         fprintf(stderr, "gemmbench: tune: note: %d candidate(s) could not run; the first: %s\n",
                 res.failed, res.why);
+    if (job->database && keep_trials(job, sh, &res) != 0)
+        return GB_EXIT_IO;
     if (res.text[0] == '\0' && !res.rule_won)
         return res.wrong > 0 ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
     printf("%-11s %5d %5d %5d %11.1f %11.1f %6.3f %7d %7d %7d %8.1f %8.1f %s\n", sh->kernel,
@@ -474,7 +540,7 @@ int gb_cmd_tune(int argc, char **argv)
 {
     static tune_job job; /* static: gb_options is large */
     gb_tuned_set set;
-    char fingerprint[384];
+    char fingerprint[384], model_shown[256] = "";
     double started;
     int status;
 
@@ -495,6 +561,8 @@ int gb_cmd_tune(int argc, char **argv)
         return status;
     }
     started = gb_now();
+    if (job.model)
+        gb_printable(job.model_path, 200, model_shown, sizeof model_shown);
     /* Records are per thread count (the fingerprint has it): each count is
      * a search of its own. */
     for (int t = 0; t < job.ncounts && !gb_interrupted; t++) {
@@ -502,10 +570,12 @@ int gb_cmd_tune(int argc, char **argv)
         job.cfg.threads = job.counts[t];
         gb_tuned_fingerprint(job.cfg.threads, fingerprint, sizeof fingerprint);
         if (job.space_file) {
-            printf("searching %s (%.3g points), %d shape(s), %d thread(s), %s; rule_us: "
+            printf("searching %s (%.3g points), %d shape(s), %d thread(s), %s%s%s; rule_us: "
                    "rule_based; records in %s\n", job.space_file,
                    gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
-                   job.budget > 0.0 ? "time budget" : "trial budget", job.records);
+                   job.budget > 0.0 ? "time budget" : "trial budget",
+                   job.model ? ", guided by " : "", job.model ? model_shown : "",
+                   job.records);
             printf("%-11s %5s %5s %5s %11s %11s %6s %7s %7s %7s %8s %8s\n", "kernel", "M", "K",
                    "N", "rule_us", "best_us", "ratio", "trials", "illegal", "compiled",
                    "compile_s", "measure_s");
@@ -527,6 +597,7 @@ int gb_cmd_tune(int argc, char **argv)
     printf("tuning took %.1f s\n", gb_now() - started);
     gb_tuned_free(&set);
     gb_space_free(&job.search_space);
+    gb_learned_free(job.model);
     free(job.shapes);
     if (gb_interrupted && job.schedule)
         return gb_fail(GB_EXIT_INTERRUPTED, "tune", "interrupted; the shapes above are done");

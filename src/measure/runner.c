@@ -1,6 +1,7 @@
 /* runner.c - the sweep engine; see runner.h. */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "ml_guided.h"
 #include "tuned_records.h"
 #include "parse.h"
 #include "sched_variant.h"
@@ -343,6 +344,16 @@ static int checkpoint(sweep *w, const gb_run_entry *e)
         cJSON *o = gb_json_result_at(cfg->doc, e->json_index);
         cJSON *sched = gb_sched_json(r->variant, &r->params, r->shape.M, r->shape.N, r->shape.K);
         if (o == NULL || sched == NULL || !cJSON_AddItemToObject(o, "schedule", sched)) {
+            cJSON_Delete(sched);
+            snprintf(w->err, w->errlen, "out of memory");
+            return -1;
+        }
+    } else if (strcmp(e->result.variant->name, "ml_guided") == 0) {
+        /* the model's candidate (none when it ran rule_based) */
+        const gb_result *r = &e->result;
+        cJSON *o = gb_json_result_at(cfg->doc, e->json_index);
+        cJSON *sched = gb_ml_guided_json(r->shape.M, r->shape.N, r->shape.K, r->threads);
+        if (o == NULL || (sched != NULL && !cJSON_AddItemToObject(o, "schedule", sched))) {
             cJSON_Delete(sched);
             snprintf(w->err, w->errlen, "out of memory");
             return -1;

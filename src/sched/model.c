@@ -5,6 +5,7 @@
  * from here for each shape. */
 #include "sched_lang.h"
 #include "machine.h"
+#include "sched_features.h"
 
 #include <string.h>
 
@@ -20,6 +21,13 @@
 #define FALLBACK_L3 (32L << 20)
 
 static const char *const names[] = { "mr", "nr", "kc", "mc", "nc" };
+
+static gb_sched_machine machine_once(void);
+
+void gb_sched_machine_here(gb_sched_machine *out)
+{
+    *out = machine_once();
+}
 
 int gb_sched_model_of(const char *name)
 {

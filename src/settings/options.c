@@ -176,6 +176,14 @@ int gb_options_store(void *options, const gb_setting *s, const gb_setting_value 
     case GB_SET_EXPLAIN: o->explain = 1; break;
     case GB_SET_SCHEDULE: return store_schedule(o, v, err, errlen);
     case GB_SET_EMIT_C: o->emit_c = 1; break;
+    case GB_SET_MODEL:
+        if (v->text[0] == '\0' || strlen(v->text) >= sizeof o->model) {
+            snprintf(err, errlen, "%s: '%s' is not a usable file name (or none)", v->name,
+                     v->text);
+            return -1;
+        }
+        snprintf(o->model, sizeof o->model, "%s", v->text);
+        break;
     case GB_SET_HELP: o->help = 1; break;
     case GB_SET_VERSION: o->version = 1; break;
     case GB_SET_LOCKSTEP: o->lockstep = 1; break;

@@ -29,7 +29,8 @@
 #define RUN_AB (GB_CMD_RUN | GB_CMD_AB_BUILDS)
 #define FILTERS (GB_CMD_COMPARE | GB_CMD_REPORT)
 #define SUBCOMMANDS \
-    (GB_CMD_INFO | GB_CMD_COMPARE | GB_CMD_AB | GB_CMD_REPORT | GB_CMD_TUNE | GB_CMD_HISTORY)
+    (GB_CMD_INFO | GB_CMD_COMPARE | GB_CMD_AB | GB_CMD_REPORT | GB_CMD_TUNE | GB_CMD_HISTORY | \
+     GB_CMD_MODEL)
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -73,6 +74,30 @@ const gb_setting gb_settings[] = {
       .help = "search the schedules of a space file (schedules/cpu_gemm.space; choose blocks "
               "and param sets): the winner's text recorded per shape, replayed by "
               "`tuned_sched`" },
+    { .id = GB_SET_MODEL, .commands = GB_CMD_RUN, .flag = "model", .conf_key = "model", TEXT,
+      .value_name = "FILE", .group = "selection", .default_note = "none",
+      .help = "the model ml_guided ranks its candidates with (gemmbench model train), or "
+              "none: without one ml_guided runs rule_based's schedule and says why" },
+    { .id = GB_SET_MODEL, .commands = GB_CMD_TUNE, .flag = "model", TEXT, .value_name = "FILE",
+      .group = "selection",
+      .help = "--space: measure the candidates this model (gemmbench model train) ranks "
+              "fastest instead of random draws (a guided search)" },
+    { .id = GB_SET_DATABASE, .commands = GB_CMD_TUNE, .flag = "database", TEXT,
+      .value_name = "FILE", .group = "output",
+      .help = "--space: append every candidate measured to FILE, a trial database (JSON "
+              "lines, src/learn/LEARN.md) for gemmbench model train" },
+    { .id = GB_SET_DATABASE, .commands = GB_CMD_MODEL, .flag = "database", TEXT,
+      .value_name = "FILE",
+      .help = "train: a trial database of tune --space --database (repeatable)" },
+    { .id = GB_SET_SPACE, .commands = GB_CMD_MODEL, .flag = "space", TEXT,
+      .value_name = "FILE", .initial = "schedules/cpu_gemm.space",
+      .help = "train: the space ml_guided draws its candidates from, carried in the model" },
+    { .id = GB_SET_OUTPUT, .commands = GB_CMD_MODEL, .flag = "output", .letter = 'o', TEXT,
+      .value_name = "FILE", .help = "train: the model file to write" },
+    { .id = GB_SET_SEED, .commands = GB_CMD_MODEL, .flag = "seed", INT(0, 2147483647),
+      .value_name = "N", .initial = "1", .help = "train: the trees' seed (one model per seed)" },
+    { .id = GB_SET_EXPLAIN, .commands = GB_CMD_MODEL, .flag = "explain", SWITCH,
+      .help = "train: print the features that weigh most (their total gain)" },
     { .id = GB_SET_VARIANT, .commands = FILTERS, .flag = "variant", .letter = 'v', TEXT,
       .value_name = "LIST", .default_note = "all",
       .help = "only these variants: names, families or labels such as packed+prepack or "

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "learn.h"
 #include "sched_build.h"
 #include "sched_variant.h"
 #include "trial.h"
@@ -41,6 +42,12 @@
 #define FINALISTS 3
 #define MAX_MEASURED 4096
 #define MAX_DRAWS 2000     /* refused points in a row before the space is declared empty */
+/* A guided step ranks this many legal points with the model and measures
+ * the one predicted fastest (MetaSchedule scores its whole evolved
+ * population, then measures the top): at about 0.1 ms a point to check,
+ * plan and featurize, a step's ranking costs a fraction of one trial. */
+#define GUIDED_DRAWS 256
+#define GUIDED_EXPLORE 10  /* one guided step in this many measures a random point */
 /* A candidate whose compile takes longer is dropped as failed: a whole
  * unroll of a long k step around a row block made GCC run for minutes
  * (cpu_gemm.space, tk=256), the budget of many candidates. */
@@ -69,6 +76,8 @@ typedef struct search {
     int seeded;               /* points measured when the seeds were done */
     gb_space_outcome *out;
     char text[GB_SPACE_MAX_TEXT];
+    int illegal_before;       /* out->illegal at the last trial kept */
+    gb_learn_machine machine; /* for the model's features */
 } search;
 
 static const gb_params no_overrides;
@@ -156,6 +165,41 @@ static int usable_point(search *s, const gb_space_point *p)
     return 1;
 }
 
+/* Keeps the trial of s->text for the database (cfg->keep_trials).  0, or
+ * -1 when out of memory. */
+static int keep_trial(search *s, double us)
+{
+    gb_space_outcome *o = s->out;
+    gb_space_trial *kept;
+
+    if (!s->t.cfg->keep_trials)
+        return 0;
+    if ((o->nkept & (o->nkept - 1)) == 0) { /* grown at each power of two */
+        kept = realloc(o->kept, (size_t)(o->nkept ? 2 * o->nkept : 1) * sizeof *kept);
+        if (kept == NULL)
+            return -1;
+        o->kept = kept;
+    }
+    kept = &o->kept[o->nkept];
+    if ((kept->text = strdup(s->text)) == NULL)
+        return -1;
+    kept->verified = isfinite(us);
+    kept->us = isfinite(us) ? us : 0.0;
+    kept->illegal = o->illegal - s->illegal_before;
+    s->illegal_before = o->illegal;
+    o->nkept++;
+    return 0;
+}
+
+void gb_space_outcome_free(gb_space_outcome *out)
+{
+    for (int i = 0; i < out->nkept; i++)
+        free(out->kept[i].text);
+    free(out->kept);
+    out->kept = NULL;
+    out->nkept = 0;
+}
+
 /* Measures the point whose text is in s->text as a trial.  0, or -1 when the
  * search must stop (interrupted, or err). */
 static int measure_point(search *s, const gb_space_point *p, char *err, size_t errlen)
@@ -177,6 +221,10 @@ static int measure_point(search *s, const gb_space_point *p, char *err, size_t e
     }
     s->out->measure_s += gb_now() - t0 - (cached ? 0.0 : compile_ms / 1000.0);
     s->out->trials++;
+    if (keep_trial(s, us) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     m->point = *p;
     m->hash = text_hash(s->text);
     m->us = us;
@@ -194,6 +242,71 @@ static int by_time(const void *a, const void *b)
     return (x->us > y->us) - (x->us < y->us);
 }
 
+/* A draw of the evolution: one time in five (or before enough are
+ * measured) a random point, else a mutation of the better of two drawn from
+ * the POOL fastest so far (s->done kept sorted). */
+static void draw(search *s, gb_space_point *p)
+{
+    if (s->ndone <= s->seeded + SEED_RANDOM || gb_space_rand(&s->rng) % 5 == 0) {
+        gb_space_random(s->space, &s->rng, p);
+    } else {
+        int pool = s->ndone < POOL ? s->ndone : POOL;
+        int a = (int)(gb_space_rand(&s->rng) % (unsigned)pool);
+        int b = (int)(gb_space_rand(&s->rng) % (unsigned)pool);
+        *p = s->done[a < b ? a : b].point;
+        gb_space_mutate(s->space, &s->rng, p);
+    }
+}
+
+/* Guided (cfg->model): the point the model predicts fastest among
+ * GUIDED_DRAWS legal new ones, drawn as the evolution draws them; one step
+ * in GUIDED_EXPLORE a random legal point, so that the measurements also
+ * reach where the model has seen nothing.  0 with s->text set, or -1 when
+ * no legal point was found. */
+static int guided_point(search *s, gb_space_point *p)
+{
+    gb_space_point *pts = malloc(GUIDED_DRAWS * sizeof *pts);
+    float *X = malloc((size_t)GUIDED_DRAWS * GB_FEATURES_COUNT * sizeof *X);
+    double *us = malloc(GUIDED_DRAWS * sizeof *us);
+    char err[GB_ERR_LEN];
+    int n = 0, best = -1, rc = -1;
+    const int explore = gb_space_rand(&s->rng) % GUIDED_EXPLORE == 0;
+
+    for (int d = 0; pts && X && us && d < MAX_DRAWS && n < (explore ? 1 : GUIDED_DRAWS); d++) {
+        if (explore)
+            gb_space_random(s->space, &s->rng, &pts[n]);
+        else
+            draw(s, &pts[n]);
+        if (!usable_point(s, &pts[n]))
+            continue;
+        /* the same point twice in one batch is ranked once */
+        if (gb_learned_features(s->space->file, s->text, s->t.M, s->t.K, s->t.N,
+                                s->t.cfg->threads, &s->machine, X + (size_t)n * GB_FEATURES_COUNT,
+                                err, sizeof err) != 0)
+            continue;
+        if (!explore && gb_features_idle_threads(X + (size_t)n * GB_FEATURES_COUNT))
+            continue; /* ml_guided ranks none of these either */
+        n++;
+    }
+    if (n > 0 && !explore && gb_learned_predict(s->t.cfg->model, X, n, us, err, sizeof err) == 0) {
+        best = 0;
+        for (int i = 1; i < n; i++)
+            if (us[i] < us[best])
+                best = i;
+        s->out->guided++;
+    } else if (n > 0) {
+        best = 0;
+    }
+    if (best >= 0) {
+        *p = pts[best];
+        rc = gb_space_text(s->space, p, 0, s->text, sizeof s->text);
+    }
+    free(pts);
+    free(X);
+    free(us);
+    return rc;
+}
+
 /* The next point to measure: seeds first, then mutations of the fast ones.
  * 0 with s->text set, or -1 when MAX_DRAWS points in a row were refused or
  * already measured (the space holds no more for this shape). */
@@ -203,6 +316,12 @@ static int next_point(search *s, gb_space_point *p)
      * (the study's way: change one transform, measure again). */
     while (s->next_seed >= 0) {
         int seed = s->next_seed++, b = 0;
+        /* guided: only the file's own point; the model ranks the rest */
+        if (s->t.cfg->model != NULL && seed > 0) {
+            s->next_seed = -1;
+            s->seeded = s->ndone;
+            break;
+        }
         gb_space_initial(s->space, p);
         for (seed -= 1; seed >= 0 && b < s->space->nblocks; b++) {
             if (seed < s->space->nalts[b] - 1) {
@@ -219,17 +338,10 @@ static int next_point(search *s, gb_space_point *p)
         if (usable_point(s, p))
             return 0;
     }
+    if (s->t.cfg->model != NULL)
+        return guided_point(s, p);
     for (int draws = 0; draws < MAX_DRAWS; draws++) {
-        if (s->ndone <= s->seeded + SEED_RANDOM || gb_space_rand(&s->rng) % 5 == 0) {
-            gb_space_random(s->space, &s->rng, p);
-        } else {
-            /* tournament of two among the POOL fastest (s->done kept sorted) */
-            int pool = s->ndone < POOL ? s->ndone : POOL;
-            int a = (int)(gb_space_rand(&s->rng) % (unsigned)pool);
-            int b = (int)(gb_space_rand(&s->rng) % (unsigned)pool);
-            *p = s->done[a < b ? a : b].point;
-            gb_space_mutate(s->space, &s->rng, p);
-        }
+        draw(s, p);
         if (usable_point(s, p))
             return 0;
     }
@@ -358,6 +470,8 @@ int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tun
     s->progress_arg = progress_arg;
     s->best_us = INFINITY;
     s->out = out;
+    if (cfg->model != NULL)
+        gb_learn_machine_here(&s->machine);
     /* Each shape draws its own sequence, the same on every run with a seed. */
     s->rng = (cfg->seed ^ (unsigned)(M * 2654435761u) ^ (unsigned)(K * 40503u + N)) | 1u;
 

@@ -189,7 +189,7 @@ TEST(tune_search_never_picks_a_failing_candidate)
     const gb_variant trap = { .name = "trap", .family = "test", .description = "",
                               .run = trap_run, .params = trap_params, .resolve = trap_resolve };
     const gb_tune_space space = { "trap", 1, { { "x", 5, { 1, 2, 3, 4, 5 } } } };
-    gb_tune_cfg cfg = { 1, 20, 0.0, 1, 3, 1 };
+    gb_tune_cfg cfg = { .threads = 1, .max_trials = 20, .budget_s = 0.0, .warmup = 1, .reps = 3, .seed = 1 };
     gb_tune_outcome out;
     volatile sig_atomic_t stop = 0;
 

@@ -1,0 +1,162 @@
+/*
+ * learn.h - learned schedules (src/learn/LEARN.md): the database of measured
+ * candidates that `tune --space --database` appends to (trialdb.c), the
+ * model `gemmbench model train` fits to it and the model file (learned.c),
+ * and the gradient-boosted trees behind it (xgb.c, the only user of
+ * XGBoost).  Library code: errors go into a buffer as one line, nothing
+ * prints.
+ */
+#ifndef GB_LEARN_H
+#define GB_LEARN_H
+
+#include <stddef.h>
+
+#include "sched_features.h"
+#include "sched_lang.h"
+
+#define GB_TRIALS_SCHEMA "gemmbench-trials"
+#define GB_TRIALS_VERSION 1
+#define GB_MODEL_SCHEMA "gemmbench-model"
+#define GB_MODEL_VERSION 1
+
+#define GB_TRIALS_MAX_BYTES (64L << 20)  /* a database file */
+#define GB_TRIALS_MAX_LINE 65536         /* bytes of one line */
+#define GB_TRIALS_MAX_ROWS 200000        /* lines of all databases read together */
+#define GB_MODEL_MAX_BYTES (64L << 20)   /* a model file */
+
+/* What a model must match of a machine: its widest vector ISA, lanes and
+ * registers, and its data caches.  The thread count is a column. */
+typedef struct gb_learn_machine {
+    char isa[16];             /* "avx512f", "avx2", ... or the architecture */
+    int lanes, registers;
+    long l1d, l2, l3;         /* bytes */
+} gb_learn_machine;
+
+/* This machine (model.c's view of it and the widest ISA gemmbench info names). */
+void gb_learn_machine_here(gb_learn_machine *out);
+/* 0 when a and b are the same kind of machine, else -1 with why naming
+ * the first difference ("L2 1048576 bytes, the model's 2097152"). */
+int gb_learn_machine_same(const gb_learn_machine *here, const gb_learn_machine *model,
+                          char *why, size_t whylen);
+/* As the model of model.c reads a machine (for the features). */
+void gb_learn_machine_sched(const gb_learn_machine *m, gb_sched_machine *out);
+
+/* The machine as a JSON object (database lines, model files), and read
+ * back strictly (exactly its keys, each in range).  NULL / -1 with why. */
+struct cJSON *gb_learn_machine_json(const gb_learn_machine *m);
+int gb_learn_machine_read(const struct cJSON *o, gb_learn_machine *m, char *why, size_t whylen);
+/* 0 when object o has exactly the keys of the NULL-ended list, once each;
+ * else -1 with why naming the first unknown or missing key. */
+int gb_learn_keys_exact(const struct cJSON *o, const char *const *keys, char *why,
+                        size_t whylen);
+
+/* The file at path, a regular file of at most max bytes, NUL-ended
+ * (malloc'ed), its length in *len; NULL with err "FILE: reason". */
+char *gb_learn_read_file(const char *path, long max, size_t *len, char *err, size_t errlen);
+
+/* ---- the database of trials (trialdb.c) ---------------------------------- */
+
+/* One measured candidate: a line of the database. */
+typedef struct gb_trial_row {
+    int M, K, N, threads;
+    gb_learn_machine machine;
+    char space[256];          /* the space file it was drawn from, as given */
+    char *text;               /* its schedule text (malloc'ed) */
+    int verified;             /* 0: failed verification or did not run */
+    double median_us;         /* when verified */
+    int illegal;              /* points refused by the checker since the last trial */
+} gb_trial_row;
+
+typedef struct gb_trial_db {
+    gb_trial_row *rows;
+    int n, cap;
+} gb_trial_db;
+
+/* Appends to db the rows of the database text (len bytes), named name in
+ * messages.  Strict: every line a JSON object of exactly the schema's keys
+ * and types, in range, its schedule checked by the language; the first bad
+ * line fails it all as "NAME:LINE: reason".  0, or -1 with err (db keeps
+ * the rows it had). */
+int gb_trialdb_parse(const char *name, const char *text, size_t len, gb_trial_db *db,
+                     char *err, size_t errlen);
+/* Reads a database file (a regular file, at most GB_TRIALS_MAX_BYTES) into db. */
+int gb_trialdb_load(const char *path, gb_trial_db *db, char *err, size_t errlen);
+/* The row as one line of JSON, newline ended (malloc'ed), or NULL. */
+char *gb_trialdb_line(const gb_trial_row *row);
+/* Appends n rows to the database at path: what it holds is read (strictly:
+ * a file that is no database is refused, never overwritten) and written
+ * back with the new lines through the atomic writer.  0, or -1 with err. */
+int gb_trialdb_append(const char *path, const gb_trial_row *rows, int n, char *err,
+                      size_t errlen);
+/* Whether path may become a database: missing, or a readable database.
+ * 0, or -1 with err (the same refusals as append, before any search). */
+int gb_trialdb_check(const char *path, char *err, size_t errlen);
+void gb_trialdb_free(gb_trial_db *db);
+
+/* ---- the model and its file (learned.c) ---------------------------------- */
+
+typedef struct gb_learned gb_learned;
+
+/* What a model file says it was trained on. */
+typedef struct gb_learned_info {
+    gb_learn_machine machine;
+    unsigned seed;
+    int trials, shapes;       /* verified rows trained on, distinct (shape, threads) */
+    const char *space_file;   /* the space its candidates came from */
+    const char *space_text;   /* ... and its text, carried in the file */
+} gb_learned_info;
+
+/* Fits a model of ln(median_us) to db's verified rows of machine m (the
+ * others are counted in *skipped), features from each row's schedule
+ * planned for its shape; the space file it was drawn from goes into the
+ * model (ml_guided draws from it).  Deterministic for a seed.  0, or -1
+ * with err. */
+int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned seed,
+                     gb_learned **out, int *skipped, char *err, size_t errlen);
+/* Writes the model file (a JSON envelope around XGBoost's model) through
+ * the atomic writer.  0, or -1 with err. */
+int gb_learned_save(const gb_learned *l, const char *path, char *err, size_t errlen);
+/* Reads a model file strictly: its schema and version, GB_FEATURES_VERSION
+ * and the feature names in order, the machine, the space (parsed), the
+ * trees.  0, or -1 with err "FILE: reason". */
+int gb_learned_load(const char *path, gb_learned **out, char *err, size_t errlen);
+void gb_learned_info_of(const gb_learned *l, gb_learned_info *out);
+/* Predicted median microseconds of n rows of GB_FEATURES_COUNT features. */
+int gb_learned_predict(const gb_learned *l, const float *features, int n, double *us,
+                       char *err, size_t errlen);
+/* Each feature's total gain over the model's splits. */
+int gb_learned_gain(const gb_learned *l, double gain[GB_FEATURES_COUNT], char *err,
+                    size_t errlen);
+void gb_learned_free(gb_learned *l);
+
+/* The features of a schedule text for a shape and thread count on m:
+ * 0, or -1 with err when it does not check or plan. */
+int gb_learned_features(const char *file, const char *text, int M, int K, int N, int threads,
+                        const gb_learn_machine *m, float out[GB_FEATURES_COUNT], char *err,
+                        size_t errlen);
+
+/* ---- the trees (xgb.c: the one user of XGBoost) -------------------------- */
+
+typedef struct gb_xgb gb_xgb;
+
+/* What every entry point says in a build without XGBoost. */
+#define GB_XGB_MISSING \
+    "built without XGBoost: install libxgboost-dev (scripts/setup.sh does, as root) and rebuild"
+/* Whether the build has XGBoost (GB_HAVE_XGBOOST). */
+int gb_xgb_available(void);
+/* Fits regression trees to rows x cols features X (row-major) and labels y,
+ * one thread, deterministic for a seed. */
+int gb_xgb_train(const float *X, const float *y, int rows, int cols, unsigned seed,
+                 gb_xgb **out, char *err, size_t errlen);
+int gb_xgb_predict(const gb_xgb *x, const float *X, int rows, float *out, char *err,
+                   size_t errlen);
+/* XGBoost's JSON model (malloc'ed, NUL-ended) and its length. */
+int gb_xgb_save(const gb_xgb *x, char **json, size_t *len, char *err, size_t errlen);
+/* Loads XGBoost's model from json; refused unless it reads cols features. */
+int gb_xgb_load(const char *json, size_t len, int cols, gb_xgb **out, char *err,
+                size_t errlen);
+/* Each column's total gain (0: never split on) into gain[cols]. */
+int gb_xgb_gain(const gb_xgb *x, double *gain, char *err, size_t errlen);
+void gb_xgb_free(gb_xgb *x);
+
+#endif

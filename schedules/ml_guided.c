@@ -1,0 +1,442 @@
+/*
+ * ml_guided - the study's fourth paradigm: a learned model picks the
+ * schedule, with no measured trial at run time.
+ *
+ * For a shape: DRAWS points of the space the model carries (its own point,
+ * points a few choices from it and random ones, each shape its own fixed
+ * sequence), every one
+ * checked and planned for the shape, none compiled (nor one whose parallel
+ * loop leaves threads idle: gb_features_idle_threads); their features
+ * (sched_features.h) ranked by the model (learn.h); the best predicted
+ * compiled, run once against rule_based on exact operands, then timed and
+ * verified as every variant is.  A candidate that fails to compile or to verify gives way to the
+ * next of the TRY best; when none is left, or there is no model to rank with
+ * (none given, `--model none`, a build without XGBoost, a model of another
+ * kind of machine), rule_based runs with its own rules.  Which one ran and
+ * why is effective_params.source and .why; --explain prints the chosen nest
+ * and its predicted time.  src/learn/LEARN.md says the rest.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemmbench.h"
+#include "learn.h"
+#include "ml_guided.h"
+#include "parse.h"
+#include "sched_space.h"
+#include "sched_variant.h"
+#include "sweep.h"
+#include "variants.h"
+
+extern const gb_variant gb_variant_rule_based;
+
+/* Points drawn per shape (duplicates ranked once).  Checking,
+ * planning and featurizing one takes about 0.1 ms, so ranking costs tens of
+ * milliseconds per shape, once. */
+#define DRAWS 1024
+#define TRY 3              /* the best predicted tried in turn */
+#define MAX_CHOICES 256    /* (shape, threads) pairs remembered */
+
+static const char *const source_names[] = { "model", "rule", NULL };
+enum { SOURCE_MODEL, SOURCE_RULE };
+static const char *const why_names[] = { "none", "no_model", "model_none", "no_xgboost",
+                                         "other_machine", "no_candidate", "compile_failed",
+                                         "verify_failed", NULL };
+enum { WHY_NONE, WHY_NO_MODEL, WHY_MODEL_NONE, WHY_NO_XGBOOST, WHY_OTHER_MACHINE,
+       WHY_NO_CANDIDATE, WHY_COMPILE_FAILED, WHY_VERIFY_FAILED };
+static const char *const why_text[] = {
+    "", "no model given (--model FILE, or bench.conf's model)", "--model none",
+    "built without XGBoost (libxgboost-dev)", "the model is of another kind of machine",
+    "no candidate of the space is legal for this shape",
+    "the best predicted candidates failed to compile",
+    "the best predicted candidates failed verification",
+};
+
+/* Reported only (min > max): --param refuses them. */
+static const gb_param_spec ml_guided_params[] = {
+    { "source", 1, 0, source_names, "reported: model, or rule (rule_based's schedule)" },
+    { "why", 1, 0, why_names, "reported: why rule_based's schedule ran" },
+    { "rank", 1, 0, NULL, "reported: which of the best predicted ran (0: the best)" },
+    { "predicted_ns", 1, 0, NULL, "reported: the model's time for it, nanoseconds" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+/* What ranks: the model and the space it carries (the parsed options'
+ * consequence, set once by gb_ml_guided_use). */
+static struct {
+    int why;                  /* WHY_NONE: a model is loaded */
+    gb_learned *model;
+    gb_space space;
+    char path[256];           /* as messages show it */
+    char machine_why[256];    /* WHY_OTHER_MACHINE: the difference */
+} ranker = { .why = WHY_NO_MODEL };
+
+/* One shape's choice, made once and kept. */
+typedef struct choice {
+    int M, N, K, threads;
+    int why;                  /* WHY_NONE: the model's candidate runs */
+    int ncand, legal, illegal;
+    int idle;                 /* legal, but leaving threads idle (never ranked) */
+    char *text[TRY];          /* the best predicted, best first (owned) */
+    double predicted_us[TRY];
+    int rank;                 /* the one that runs */
+    int checked;              /* compiled and verified once */
+    gb_sched_built build;
+} choice;
+
+static choice choices[MAX_CHOICES];
+static int nchoices;
+
+typedef struct ml_state {
+    int from_model;
+    void *state;
+} ml_state;
+
+int gb_ml_guided_use(const char *path, char *err, size_t errlen)
+{
+    gb_learned_info info;
+    gb_learn_machine here;
+
+    if (path == NULL || path[0] == '\0') {
+        ranker.why = WHY_NO_MODEL;
+        return 0;
+    }
+    if (strcmp(path, "none") == 0) {
+        ranker.why = WHY_MODEL_NONE;
+        return 0;
+    }
+    gb_printable(path, 200, ranker.path, sizeof ranker.path);
+    if (!gb_xgb_available()) {
+        ranker.why = WHY_NO_XGBOOST;
+        return 0;
+    }
+    if (gb_learned_load(path, &ranker.model, err, errlen) != 0)
+        return -1;
+    gb_learned_info_of(ranker.model, &info);
+    if (gb_space_parse(info.space_file, info.space_text, strlen(info.space_text), &ranker.space,
+                       err, errlen) != 0)
+        return -1;
+    gb_learn_machine_here(&here);
+    ranker.why = gb_learn_machine_same(&here, &info.machine, ranker.machine_why,
+                                       sizeof ranker.machine_why) == 0 ? WHY_NONE
+                                                                       : WHY_OTHER_MACHINE;
+    return 0;
+}
+
+const char *gb_ml_guided_no_model(void)
+{
+    return ranker.why == WHY_NONE || ranker.why == WHY_OTHER_MACHINE ? NULL
+                                                                      : why_text[ranker.why];
+}
+
+int gb_ml_guided_compiles(void)
+{
+    return ranker.why == WHY_NONE;
+}
+
+static unsigned long long text_hash(const char *t)
+{
+    unsigned long long h = 1469598103934665603ull; /* FNV-1a */
+    for (; *t; t++)
+        h = (h ^ (unsigned char)*t) * 1099511628211ull;
+    return h;
+}
+
+/* The candidates of a shape: drawn, checked, featurized, ranked; the TRY
+ * best kept in c.  c->why says when there is none. */
+static void rank_candidates(choice *c)
+{
+    const int F = GB_FEATURES_COUNT;
+    float *X = malloc((size_t)DRAWS * F * sizeof *X);
+    double *us = malloc(DRAWS * sizeof *us);
+    unsigned long long *hash = malloc(DRAWS * sizeof *hash);
+    char **texts = calloc(DRAWS, sizeof *texts);
+    char *text = malloc(GB_SPACE_MAX_TEXT), err[GB_ERR_LEN];
+    gb_learn_machine here;
+    /* each shape its own sequence of draws, the same in every run */
+    unsigned rng = (0x6d6c6775u ^ (unsigned)c->M * 2654435761u ^ (unsigned)(c->K * 40503u + c->N)) | 1u;
+    int n = 0;
+
+    c->why = WHY_NO_CANDIDATE;
+    if (!X || !us || !hash || !texts || !text)
+        goto done;
+    gb_learn_machine_here(&here);
+    for (int d = 0; d < DRAWS; d++) {
+        gb_space_point p;
+        unsigned long long h;
+        int dup = 0;
+
+        /* half near the space's own point (one to four choices changed:
+         * where a search spends its trials, so where the model has seen
+         * most), half anywhere */
+        gb_space_initial(&ranker.space, &p);
+        if (d % 2 == 1)
+            gb_space_random(&ranker.space, &rng, &p);
+        else
+            for (int m = d == 0 ? 0 : 1 + (int)(gb_space_rand(&rng) % 4); m > 0; m--)
+                gb_space_mutate(&ranker.space, &rng, &p);
+        if (gb_space_text(&ranker.space, &p, 0, text, GB_SPACE_MAX_TEXT) != 0)
+            continue;
+        h = text_hash(text);
+        for (int i = 0; i < n && !dup; i++)
+            dup = hash[i] == h && strcmp(texts[i], text) == 0;
+        if (dup)
+            continue;
+        if (gb_learned_features(ranker.space.file, text, c->M, c->K, c->N, c->threads, &here,
+                                X + (size_t)n * F, err, sizeof err) != 0) {
+            c->illegal++;
+            continue;
+        }
+        if (gb_features_idle_threads(X + (size_t)n * F)) {
+            c->idle++;
+            continue;
+        }
+        if ((texts[n] = strdup(text)) == NULL)
+            goto done;
+        hash[n++] = h;
+    }
+    c->legal = n;
+    if (n == 0 || gb_learned_predict(ranker.model, X, n, us, err, sizeof err) != 0)
+        goto done;
+    for (int t = 0; t < TRY && t < n; t++) { /* the TRY fastest, by selection */
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (texts[i] && (best < 0 || us[i] < us[best]))
+                best = i;
+        c->text[t] = texts[best];
+        c->predicted_us[t] = us[best];
+        texts[best] = NULL;
+        c->ncand++;
+    }
+    c->why = WHY_NONE;
+done:
+    for (int i = 0; texts && i < n; i++)
+        free(texts[i]);
+    free(texts);
+    free(X);
+    free(us);
+    free(hash);
+    free(text);
+}
+
+/* The choice of (M, N, K, threads), made on first need; NULL when the table
+ * is full (rule_based then). */
+static choice *choose(int M, int N, int K, int threads)
+{
+    choice *c;
+
+    for (int i = 0; i < nchoices; i++)
+        if (choices[i].M == M && choices[i].N == N && choices[i].K == K &&
+            choices[i].threads == threads)
+            return &choices[i];
+    if (nchoices == MAX_CHOICES)
+        return NULL;
+    c = &choices[nchoices++];
+    *c = (choice){ .M = M, .N = N, .K = K, .threads = threads, .why = ranker.why };
+    if (ranker.why == WHY_NONE)
+        rank_candidates(c);
+    return c;
+}
+
+/* Whether the compiled candidate in state computes this shape's C as
+ * rule_based does, on operands of small integers (in [-4, 4], as the
+ * harness fills them: every sum of them up to K = 2^20 is exact in fp32,
+ * so the two agree bit for bit, whatever their order of summation).  The
+ * harness verifies what is timed against its own reference afterwards, as
+ * for every variant; this check only lets a wrong candidate give way
+ * before it is measured. */
+static int agrees_with_rule(int M, int N, int K, int threads, void *state)
+{
+    static const gb_params none;
+    float *A = malloc((size_t)M * K * sizeof *A), *B = malloc((size_t)K * N * sizeof *B);
+    float *C = malloc((size_t)M * N * sizeof *C), *R = malloc((size_t)M * N * sizeof *R);
+    gb_ctx ctx = { threads, &none, state, NULL, 0 }, rule = { threads, &none, NULL, NULL, 0 };
+    unsigned x = 12345u;
+    int ok = 0;
+
+    if (A && B && C && R) {
+        for (size_t i = 0; i < (size_t)M * K; i++)
+            A[i] = (float)((int)((x = x * 1664525u + 1013904223u) >> 16) % 9 - 4);
+        for (size_t i = 0; i < (size_t)K * N; i++)
+            B[i] = (float)((int)((x = x * 1664525u + 1013904223u) >> 16) % 9 - 4);
+        for (size_t i = 0; i < (size_t)M * N; i++)
+            C[i] = R[i] = NAN; /* an element never written differs */
+        ok = gb_sched_state_run(M, N, K, A, K, B, N, C, N, &ctx) == 0;
+        if (ok && gb_variant_rule_based.prepare)
+            ok = gb_variant_rule_based.prepare(M, N, K, B, N, &rule, 0, &rule.state) == 0;
+        ok = ok && gb_variant_rule_based.run(M, N, K, A, K, B, N, R, N, &rule) == 0;
+        if (rule.state && gb_variant_rule_based.release)
+            gb_variant_rule_based.release(rule.state);
+        for (size_t i = 0; ok && i < (size_t)M * N; i++)
+            ok = C[i] == R[i];
+    }
+    free(A);
+    free(B);
+    free(C);
+    free(R);
+    return ok;
+}
+
+/* The first of c's candidates, from c->rank on, that compiles (and, the
+ * first time, verifies) into *state; else c->why says which failed. */
+static int build_candidate(choice *c, void **state)
+{
+    static const gb_params none;
+    gb_sched nest;
+    gb_sched_so so;
+    char why[GB_ERR_LEN];
+    int failed_verify = 0;
+
+    for (; c->rank < c->ncand; c->rank++) {
+        if (gb_sched_from_text(ranker.space.file, c->text[c->rank], strlen(c->text[c->rank]),
+                               &nest, why, sizeof why) != 0 ||
+            gb_sched_state_make(&nest, &none, c->M, c->N, c->K, c->threads, state, &so, why,
+                                sizeof why) != 0)
+            continue;
+        if (c->checked || agrees_with_rule(c->M, c->N, c->K, c->threads, *state)) {
+            c->checked = 1;
+            gb_sched_built_from(&c->build, &so);
+            return 0;
+        }
+        failed_verify = 1;
+        gb_sched_state_free(*state);
+        *state = NULL;
+    }
+    c->why = failed_verify ? WHY_VERIFY_FAILED : WHY_COMPILE_FAILED;
+    return -1;
+}
+
+static int ml_guided_prepare(int M, int N, int K, const float *B, int ldb, const gb_ctx *ctx,
+                             int prepack, void **state)
+{
+    static const gb_params none;
+    ml_state *st = calloc(1, sizeof *st);
+    choice *c = choose(M, N, K, ctx->nthreads);
+
+    if (st == NULL)
+        return -1;
+    if (c != NULL && c->why == WHY_NONE && build_candidate(c, &st->state) == 0) {
+        st->from_model = 1;
+    } else {
+        gb_ctx base = { ctx->nthreads, &none, NULL, ctx->why, ctx->whylen };
+        if (gb_variant_rule_based.prepare &&
+            gb_variant_rule_based.prepare(M, N, K, B, ldb, &base, prepack, &st->state) != 0) {
+            free(st);
+            return -1;
+        }
+    }
+    *state = st;
+    return 0;
+}
+
+static void ml_guided_release(void *state)
+{
+    ml_state *st = state;
+
+    if (st == NULL)
+        return;
+    if (st->from_model)
+        gb_sched_state_free(st->state);
+    else if (gb_variant_rule_based.release)
+        gb_variant_rule_based.release(st->state);
+    free(st);
+}
+
+static int ml_guided_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                         float *C, int ldc, const gb_ctx *ctx)
+{
+    static const gb_params none;
+    const ml_state *st = ctx->state;
+    gb_ctx inner = { ctx->nthreads, &none, NULL, NULL, 0 };
+
+    if (st == NULL)
+        return -1;
+    inner.state = st->state;
+    if (st->from_model)
+        return gb_sched_state_run(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+    return gb_variant_rule_based.run(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+}
+
+static void ml_guided_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *effective)
+{
+    const choice *c = choose(M, N, K, ctx->nthreads);
+    const int why = c ? c->why : WHY_NO_CANDIDATE;
+
+    memset(effective, 0, sizeof *effective);
+    gb_param_set(effective, "source", why == WHY_NONE ? SOURCE_MODEL : SOURCE_RULE);
+    gb_param_set(effective, "why", why);
+    if (why == WHY_NONE) {
+        gb_param_set(effective, "rank", c->rank);
+        gb_param_set(effective, "predicted_ns", lround(c->predicted_us[c->rank] * 1000.0));
+    }
+}
+
+static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    static const gb_params none;
+    choice *c = choose(M, N, K, ctx->nthreads);
+    gb_learned_info info;
+    gb_sched nest;
+    gb_sched_plan *pl;
+    char why[GB_ERR_LEN];
+
+    fprintf(out, "ml_guided  M=%d K=%d N=%d\n", M, K, N);
+    if (c == NULL || c->why != WHY_NONE) {
+        const int w = c ? c->why : WHY_NO_CANDIDATE;
+        fprintf(out, "  rule_based with its own rules: %s%s%s\n", why_text[w],
+                w == WHY_OTHER_MACHINE ? ": " : "",
+                w == WHY_OTHER_MACHINE ? ranker.machine_why : "");
+        return;
+    }
+    gb_learned_info_of(ranker.model, &info);
+    fprintf(out, "  model %s (%d trials of %d shapes, seed %u), space %s: %d legal candidates "
+            "ranked (%d illegal, %d leaving threads idle), none measured\n", ranker.path,
+            info.trials, info.shapes, info.seed, ranker.space.file, c->legal, c->illegal,
+            c->idle);
+    for (int t = 0; t < c->ncand; t++)
+        fprintf(out, "  candidate %d: predicted %.1f us%s\n", t + 1, c->predicted_us[t],
+                t == c->rank ? "  <- runs (checked against rule_based before it is timed)" : "");
+    if (gb_sched_from_text(ranker.space.file, c->text[c->rank], strlen(c->text[c->rank]), &nest,
+                           why, sizeof why) != 0 ||
+        (pl = gb_sched_plan_new(&nest, &none, M, N, K, why, sizeof why)) == NULL) {
+        fprintf(out, "  %s\n", why);
+        return;
+    }
+    gb_sched_explain(out, "ml_guided", pl);
+    gb_sched_plan_free(pl);
+}
+
+cJSON *gb_ml_guided_json(int M, int N, int K, int threads)
+{
+    const choice *c = NULL;
+    cJSON *o;
+
+    for (int i = 0; i < nchoices; i++)
+        if (choices[i].M == M && choices[i].N == N && choices[i].K == K &&
+            choices[i].threads == threads)
+            c = &choices[i];
+    if (c == NULL || c->why != WHY_NONE || !c->checked ||
+        (o = gb_sched_json_object(ranker.space.file, c->text[c->rank], NULL, NULL, 0, 0, 0,
+                                  &c->build)) == NULL)
+        return NULL;
+    cJSON_AddStringToObject(o, "model", ranker.path);
+    cJSON_AddNumberToObject(o, "predicted_us", c->predicted_us[c->rank]);
+    cJSON_AddNumberToObject(o, "candidates", c->legal);
+    return o;
+}
+
+const gb_variant gb_variant_ml_guided = {
+    .name = "ml_guided",
+    .family = "learned",
+    .description = "the schedule a learned model (gemmbench model train) predicts fastest "
+                   "among candidates of its space, no trial at run time; else rule_based",
+    .run = ml_guided_run,
+    .params = ml_guided_params,
+    .prepare = ml_guided_prepare,
+    .release = ml_guided_release,
+    .resolve = ml_guided_resolve,
+    .explain = ml_guided_explain,
+    .base = &gb_variant_rule_based,
+};

@@ -1,0 +1,410 @@
+/*
+ * learned.c - the cost model of learned schedules and its file: trees
+ * (xgb.c) fitted to ln(median_us) of a database's trials, each row the
+ * features (sched_features.h) of the trial's schedule planned for its
+ * shape.  The file is a JSON envelope that says what the trees read and
+ * were trained on (schema and version, GB_FEATURES_VERSION and the feature
+ * names in order, the machine, the seed, the space the candidates come
+ * from, with its text) around XGBoost's own JSON model; it is read
+ * strictly, and a model that does not match is refused with the reason.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "learn.h"
+#include "output.h"
+#include "parse.h"
+#include "sched_space.h"
+#include "sweep.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gb_learned {
+    gb_xgb *trees;
+    gb_learn_machine machine;
+    unsigned seed;
+    int trials, shapes;
+    char space_file[256];
+    char *space_text;
+};
+
+void gb_learned_free(gb_learned *l)
+{
+    if (l == NULL)
+        return;
+    gb_xgb_free(l->trees);
+    free(l->space_text);
+    free(l);
+}
+
+int gb_learned_features(const char *file, const char *text, int M, int K, int N, int threads,
+                        const gb_learn_machine *m, float out[GB_FEATURES_COUNT], char *err,
+                        size_t errlen)
+{
+    static const gb_params none;
+    gb_sched nest;
+    gb_sched_plan *pl;
+    gb_sched_machine sm;
+
+    if (gb_sched_from_text(file, text, strlen(text), &nest, err, errlen) != 0)
+        return -1;
+    if ((pl = gb_sched_plan_new(&nest, &none, M, N, K, err, errlen)) == NULL)
+        return -1;
+    gb_learn_machine_sched(m, &sm);
+    gb_features_of(pl, &sm, threads, out);
+    gb_sched_plan_free(pl);
+    return 0;
+}
+
+/* Distinct (shape, threads) among the rows used: each row against the
+ * distinct ones so far (a database holds many trials of few shapes). */
+static int count_shapes(const gb_trial_db *db, const char *used)
+{
+    int *first = malloc((size_t)(db->n > 0 ? db->n : 1) * sizeof *first), shapes = 0;
+
+    for (int i = 0; first != NULL && i < db->n; i++) {
+        const gb_trial_row *r = &db->rows[i];
+        int seen = !used[i];
+        for (int s = 0; s < shapes && !seen; s++) {
+            const gb_trial_row *q = &db->rows[first[s]];
+            seen = q->M == r->M && q->K == r->K && q->N == r->N && q->threads == r->threads;
+        }
+        if (!seen)
+            first[shapes++] = i;
+    }
+    free(first);
+    return shapes;
+}
+
+/* Reads a space file for the model to carry. */
+static char *space_of(const char *path, char *err, size_t errlen)
+{
+    gb_space space;
+    size_t len;
+    char *text = gb_learn_read_file(path, GB_SCHED_MAX_FILE, &len, err, errlen);
+
+    if (text == NULL)
+        return NULL;
+    if (gb_space_parse(path, text, len, &space, err, errlen) != 0) {
+        free(text);
+        return NULL;
+    }
+    gb_space_free(&space);
+    return text;
+}
+
+int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned seed,
+                     gb_learned **out, int *skipped, char *err, size_t errlen)
+{
+    gb_learned *l = calloc(1, sizeof *l);
+    float *X = db->n > 0 ? malloc((size_t)db->n * GB_FEATURES_COUNT * sizeof *X) : NULL;
+    float *y = db->n > 0 ? malloc((size_t)db->n * sizeof *y) : NULL;
+    char *used = db->n > 0 ? calloc((size_t)db->n, 1) : NULL;
+    int rows = 0, first = -1, rc = -1;
+
+    *out = NULL;
+    *skipped = 0;
+    if (l == NULL || (db->n > 0 && (X == NULL || y == NULL || used == NULL))) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    if ((l->space_text = space_of(space_path, err, errlen)) == NULL)
+        goto done;
+    gb_printable(space_path, 200, l->space_file, sizeof l->space_file);
+    /* The machine of the first verified trial: a model is of one kind of
+     * machine, and the rows of any other are left out (counted). */
+    for (int i = 0; i < db->n; i++) {
+        const gb_trial_row *r = &db->rows[i];
+        char why[GB_ERR_LEN];
+        if (!r->verified)
+            continue;
+        if (first < 0) {
+            first = i;
+            l->machine = r->machine;
+        }
+        if (gb_learn_machine_same(&r->machine, &l->machine, why, sizeof why) != 0) {
+            (*skipped)++;
+            continue;
+        }
+        if (gb_learned_features("schedule", r->text, r->M, r->K, r->N, r->threads, &r->machine,
+                                X + (size_t)rows * GB_FEATURES_COUNT, err, errlen) != 0) {
+            char line[GB_ERR_LEN];
+            snprintf(line, sizeof line, "trial %d (%dx%dx%d): %s", i + 1, r->M, r->K, r->N, err);
+            snprintf(err, errlen, "%s", line);
+            goto done;
+        }
+        y[rows++] = (float)log(r->median_us);
+        used[i] = 1;
+    }
+    /* Fewer rows than this fit nothing a ranking could trust. */
+    if (rows < 8) {
+        snprintf(err, errlen, "%d verified trial(s) of one machine: at least 8 are needed "
+                 "(tune --space ... --database FILE measures them)", rows);
+        goto done;
+    }
+    if (gb_xgb_train(X, y, rows, GB_FEATURES_COUNT, seed, &l->trees, err, errlen) != 0)
+        goto done;
+    l->seed = seed;
+    l->trials = rows;
+    l->shapes = count_shapes(db, used);
+    *out = l;
+    l = NULL;
+    rc = 0;
+done:
+    gb_learned_free(l);
+    free(X);
+    free(y);
+    free(used);
+    return rc;
+}
+
+/* ---- the file ------------------------------------------------------------ */
+
+static const char *const model_keys[] = { "schema", "version", "features_version", "features",
+                                          "target", "machine", "seed", "trials", "shapes",
+                                          "space", "xgboost", NULL };
+static const char *const space_keys[] = { "file", "text", NULL };
+#define TARGET "ln(median_us)"
+
+int gb_learned_save(const gb_learned *l, const char *path, char *err, size_t errlen)
+{
+    cJSON *doc = cJSON_CreateObject(), *names = cJSON_CreateArray(), *space = cJSON_CreateObject();
+    cJSON *machine = gb_learn_machine_json(&l->machine);
+    char *trees = NULL, *text = NULL;
+    size_t len;
+    int ok, rc = -1;
+
+    if (gb_xgb_save(l->trees, &trees, &len, err, errlen) != 0)
+        goto done;
+    ok = doc && names && space && machine;
+    for (int c = 0; ok && c < GB_FEATURES_COUNT; c++)
+        ok = cJSON_AddItemToArray(names, cJSON_CreateString(gb_features_name(c)));
+    ok = ok && cJSON_AddStringToObject(space, "file", l->space_file) &&
+         cJSON_AddStringToObject(space, "text", l->space_text);
+    ok = ok && cJSON_AddStringToObject(doc, "schema", GB_MODEL_SCHEMA) &&
+         cJSON_AddNumberToObject(doc, "version", GB_MODEL_VERSION) &&
+         cJSON_AddNumberToObject(doc, "features_version", GB_FEATURES_VERSION) &&
+         cJSON_AddItemToObject(doc, "features", names);
+    if (ok)
+        names = NULL;
+    ok = ok && cJSON_AddStringToObject(doc, "target", TARGET) &&
+         cJSON_AddItemToObject(doc, "machine", machine);
+    if (ok)
+        machine = NULL;
+    ok = ok && cJSON_AddNumberToObject(doc, "seed", l->seed) &&
+         cJSON_AddNumberToObject(doc, "trials", l->trials) &&
+         cJSON_AddNumberToObject(doc, "shapes", l->shapes) &&
+         cJSON_AddItemToObject(doc, "space", space);
+    if (ok)
+        space = NULL;
+    ok = ok && cJSON_AddStringToObject(doc, "xgboost", trees);
+    if (!ok || (text = cJSON_Print(doc)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    len = strlen(text);
+    text[len] = '\0';
+    {
+        char *nl = malloc(len + 2);
+        if (nl == NULL) {
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
+        memcpy(nl, text, len);
+        nl[len] = '\n';
+        nl[len + 1] = '\0';
+        rc = gb_write_file_atomic(path, nl, len + 1, err, errlen);
+        free(nl);
+    }
+done:
+    free(text);
+    free(trees);
+    cJSON_Delete(doc);
+    cJSON_Delete(names);
+    cJSON_Delete(space);
+    cJSON_Delete(machine);
+    return rc;
+}
+
+/* An integer in [lo, hi] at key, or -1 with why. */
+static int int_in(const cJSON *o, const char *key, double lo, double hi, long *out, char *why,
+                  size_t whylen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo ||
+        v->valuedouble > hi) {
+        snprintf(why, whylen, "\"%s\" is not an integer in %.0f..%.0f", key, lo, hi);
+        return -1;
+    }
+    *out = (long)v->valuedouble;
+    return 0;
+}
+
+/* The envelope of doc into l (not the trees).  0, or -1 with why. */
+static int read_envelope(const cJSON *doc, gb_learned *l, char *why, size_t whylen)
+{
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    const cJSON *names, *target, *space, *file, *text;
+    long version, features, seed, trials, shapes;
+    int c = 0;
+
+    if (!cJSON_IsObject(doc) || !cJSON_IsString(schema) ||
+        strcmp(schema->valuestring, GB_MODEL_SCHEMA) != 0) {
+        snprintf(why, whylen, "not a gemmbench model (\"schema\": \"%s\")", GB_MODEL_SCHEMA);
+        return -1;
+    }
+    if (int_in(doc, "version", 0, 1e9, &version, why, whylen) != 0)
+        return -1;
+    if (version != GB_MODEL_VERSION) {
+        snprintf(why, whylen, "model version %ld; this gemmbench reads version %d (train it "
+                 "again)", version, GB_MODEL_VERSION);
+        return -1;
+    }
+    if (gb_learn_keys_exact(doc, model_keys, why, whylen) != 0 ||
+        int_in(doc, "features_version", 0, 1e9, &features, why, whylen) != 0)
+        return -1;
+    if (features != GB_FEATURES_VERSION) {
+        snprintf(why, whylen, "features version %ld; this gemmbench computes version %d "
+                 "(train it again)", features, GB_FEATURES_VERSION);
+        return -1;
+    }
+    names = cJSON_GetObjectItemCaseSensitive(doc, "features");
+    if (!cJSON_IsArray(names) || cJSON_GetArraySize(names) != GB_FEATURES_COUNT) {
+        snprintf(why, whylen, "\"features\" is not the list of %d feature names",
+                 GB_FEATURES_COUNT);
+        return -1;
+    }
+    for (const cJSON *n = names->child; n; n = n->next, c++)
+        if (!cJSON_IsString(n) || strcmp(n->valuestring, gb_features_name(c)) != 0) {
+            snprintf(why, whylen, "feature %d is not %s: trained on other columns", c + 1,
+                     gb_features_name(c));
+            return -1;
+        }
+    target = cJSON_GetObjectItemCaseSensitive(doc, "target");
+    if (!cJSON_IsString(target) || strcmp(target->valuestring, TARGET) != 0) {
+        snprintf(why, whylen, "\"target\" is not \"%s\"", TARGET);
+        return -1;
+    }
+    if (gb_learn_machine_read(cJSON_GetObjectItemCaseSensitive(doc, "machine"), &l->machine,
+                              why, whylen) != 0 ||
+        int_in(doc, "seed", 0, 4294967295.0, &seed, why, whylen) != 0 ||
+        int_in(doc, "trials", 1, GB_TRIALS_MAX_ROWS, &trials, why, whylen) != 0 ||
+        int_in(doc, "shapes", 1, GB_TRIALS_MAX_ROWS, &shapes, why, whylen) != 0)
+        return -1;
+    l->seed = (unsigned)seed;
+    l->trials = (int)trials;
+    l->shapes = (int)shapes;
+    space = cJSON_GetObjectItemCaseSensitive(doc, "space");
+    if (!cJSON_IsObject(space) || gb_learn_keys_exact(space, space_keys, why, whylen) != 0) {
+        if (!cJSON_IsObject(space))
+            snprintf(why, whylen, "\"space\" is not an object");
+        return -1;
+    }
+    file = cJSON_GetObjectItemCaseSensitive(space, "file");
+    text = cJSON_GetObjectItemCaseSensitive(space, "text");
+    if (!cJSON_IsString(file) || strlen(file->valuestring) >= sizeof l->space_file ||
+        !cJSON_IsString(text) || strlen(text->valuestring) > GB_SCHED_MAX_FILE) {
+        snprintf(why, whylen, "\"space\" is not a file name and a text of at most %d bytes",
+                 GB_SCHED_MAX_FILE);
+        return -1;
+    }
+    gb_printable(file->valuestring, 200, l->space_file, sizeof l->space_file);
+    {   /* the space's text, checked as a space file is */
+        gb_space sp;
+        char err[GB_ERR_LEN];
+        if (gb_space_parse(l->space_file, text->valuestring, strlen(text->valuestring), &sp, err,
+                           sizeof err) != 0) {
+            snprintf(why, whylen, "its space: %s", err);
+            return -1;
+        }
+        gb_space_free(&sp);
+    }
+    if ((l->space_text = strdup(text->valuestring)) == NULL) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int gb_learned_load(const char *path, gb_learned **out, char *err, size_t errlen)
+{
+    gb_learned *l = calloc(1, sizeof *l);
+    char shown[256], why[GB_ERR_LEN];
+    size_t len;
+    char *text = NULL;
+    cJSON *doc = NULL;
+    const cJSON *trees;
+    int rc = -1;
+
+    *out = NULL;
+    gb_printable(path, 200, shown, sizeof shown);
+    if (l == NULL) {
+        snprintf(err, errlen, "%s: out of memory", shown);
+        return -1;
+    }
+    if ((text = gb_learn_read_file(path, GB_MODEL_MAX_BYTES, &len, err, errlen)) == NULL)
+        goto done;
+    if (strlen(text) != len || (doc = cJSON_ParseWithOpts(text, NULL, 1)) == NULL) {
+        snprintf(err, errlen, "%s: not a model file (not JSON)", shown);
+        goto done;
+    }
+    if (read_envelope(doc, l, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: %s", shown, why);
+        goto done;
+    }
+    trees = cJSON_GetObjectItemCaseSensitive(doc, "xgboost");
+    if (!cJSON_IsString(trees) ||
+        gb_xgb_load(trees->valuestring, strlen(trees->valuestring), GB_FEATURES_COUNT,
+                    &l->trees, why, sizeof why) != 0) {
+        if (!cJSON_IsString(trees))
+            snprintf(why, sizeof why, "\"xgboost\" is not XGBoost's model as text");
+        snprintf(err, errlen, "%s: %s", shown, why);
+        goto done;
+    }
+    *out = l;
+    l = NULL;
+    rc = 0;
+done:
+    gb_learned_free(l);
+    cJSON_Delete(doc);
+    free(text);
+    return rc;
+}
+
+void gb_learned_info_of(const gb_learned *l, gb_learned_info *out)
+{
+    out->machine = l->machine;
+    out->seed = l->seed;
+    out->trials = l->trials;
+    out->shapes = l->shapes;
+    out->space_file = l->space_file;
+    out->space_text = l->space_text;
+}
+
+int gb_learned_predict(const gb_learned *l, const float *features, int n, double *us,
+                       char *err, size_t errlen)
+{
+    float *pred = malloc((size_t)(n > 0 ? n : 1) * sizeof *pred);
+
+    if (pred == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (gb_xgb_predict(l->trees, features, n, pred, err, errlen) != 0) {
+        free(pred);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        us[i] = exp((double)pred[i]);
+    free(pred);
+    return 0;
+}
+
+int gb_learned_gain(const gb_learned *l, double gain[GB_FEATURES_COUNT], char *err,
+                    size_t errlen)
+{
+    return gb_xgb_gain(l->trees, gain, err, errlen);
+}

@@ -1,0 +1,182 @@
+# learn.sh - learned schedules (src/learn/LEARN.md): `tune --space
+# --database` appends its trials and the database reads back strictly (a
+# hostile line named); `model train` on the small fixture
+# tests/data/trials_small.jsonl is deterministic for a seed; a hostile
+# model file is refused in one line; ml_guided runs the model's pick
+# (verified, source model) and falls back to rule_based saying why (no
+# model, --model none, a model of another machine); tune --space --model.
+# Without XGBoost in the build the model's checks are named skips.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+ROOT=$(pwd)
+cd "$WORK" || exit 1
+export GEMMBENCH_RECORDS="$WORK/rec.json"
+SPACE=$ROOT/schedules/cpu_gemm.space
+FIXTURE=$ROOT/tests/data/trials_small.jsonl
+RUN="--threads 1 --reps 2 --quiet"
+
+# ---- the database: written by tune, read back strictly -------------------
+expect_exit learn_db_tune 0 "$G" tune --space "$SPACE" --shape 8x16x16 --threads 1 --trials 3 --reps 2 --quiet --database "$WORK/db.jsonl"
+expect_exit learn_db_append 0 "$G" tune --space "$SPACE" --shape 8x16x16 --threads 1 --trials 3 --reps 2 --quiet --seed 2 --database "$WORK/db.jsonl"
+py_check learn_db_lines "$WORK/db.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 6, len(lines)            # three trials a search, appended
+for l in lines:
+    r = json.loads(l)
+    assert r["schema"] == "gemmbench-trials" and r["version"] == 1
+    assert (r["M"], r["K"], r["N"], r["threads"]) == (8, 16, 16, 1)
+    assert set(r["machine"]) == {"isa", "lanes", "registers", "l1d", "l2", "l3"}
+    assert r["schedule"].startswith("param mc")
+    assert r["verified"] is True and r["median_us"] > 0 and r["illegal"] >= 0
+PY
+# Too few trials to fit anything: said, nothing written.
+expect_exit learn_train_too_few 2 "$G" model train --database "$WORK/db.jsonl" -o "$WORK/few.model"
+[ ! -e "$WORK/few.model" ] && echo "ok learn_train_too_few_writes_nothing" || echo "FAIL learn_train_too_few_writes_nothing"
+
+# Hostile lines: each refused in one line naming the file and the line.
+good=$(head -n 1 "$FIXTURE")
+bad() { # NAME LINE...: a database of a good line, then the given ones
+    bad_name=$1
+    shift
+    { printf '%s\n' "$good"; for l in "$@"; do printf '%s\n' "$l"; done; } >"$WORK/$bad_name.jsonl"
+    expect_exit "learn_db_refuses_$bad_name" 2 "$G" model train --database "$WORK/$bad_name.jsonl" -o "$WORK/x.model" &&
+        expect_grep "learn_db_names_line_$bad_name" "$bad_name.jsonl:2: " "$WORK/err"
+}
+sub() { printf '%s' "$good" | sed "$1"; }
+bad not_json '{"schema": '
+bad not_object '[1, 2]'
+bad other_schema "$(sub 's/gemmbench-trials/gemmbench-other/')"
+bad version2 "$(sub 's/"version":1/"version":2/')"
+bad unknown_key "$(sub 's/"illegal":/"extra":1,"illegal":/')"
+bad missing_key "$(sub 's/,"illegal":[0-9]*//')"
+bad dup_key "$(sub 's/"M":20,/"M":20,"M":21,/')"
+bad zero_m "$(sub 's/"M":20/"M":0/')"
+bad huge_n "$(sub 's/"N":17/"N":99999999999/')"
+bad float_k "$(sub 's/"K":33/"K":33.5/')"
+bad null_time "$(sub 's/"median_us":[0-9.e+-]*/"median_us":null/')"
+bad negative_time "$(sub 's/"median_us":/"median_us":-/')"
+bad unverified_time "$(sub 's/"verified":true/"verified":false/')"
+bad bad_schedule "$(sub 's/split i mc/split q mc/')"
+bad control_space "$(sub 's#"space":"schedules/#"space":"\\u001b[31m#')"
+bad bad_machine "$(sub 's/"lanes":[0-9]*/"lanes":"16"/')"
+bad long_line "$(sub "s/\"schema\"/\"pad\":\"$(head -c 70000 /dev/zero | tr '\0' x)\",\"schema\"/")"
+printf '%s\n%s' "$good" "$good" >"$WORK/no_newline.jsonl"
+expect_exit learn_db_refuses_no_newline 2 "$G" model train --database "$WORK/no_newline.jsonl" -o "$WORK/x.model"
+expect_exit learn_db_refuses_directory 2 "$G" model train --database "$WORK" -o "$WORK/x.model"
+expect_exit learn_db_refuses_missing 2 "$G" model train --database "$WORK/none.jsonl" -o "$WORK/x.model"
+# tune refuses a database that is not one before searching, and leaves it.
+cp "$WORK/not_json.jsonl" "$WORK/keep.jsonl"
+expect_exit learn_tune_refuses_bad_db 2 "$G" tune --space "$SPACE" --shape 8x16x16 --threads 1 --trials 2 --database "$WORK/keep.jsonl"
+cmp -s "$WORK/keep.jsonl" "$WORK/not_json.jsonl" && echo "ok learn_tune_keeps_bad_db" || echo "FAIL learn_tune_keeps_bad_db"
+expect_exit learn_database_needs_space 2 "$G" tune --shape 8x16x16 --database "$WORK/db.jsonl"
+
+# ---- the model: trained on the fixture -----------------------------------
+if "$G" model train --database "$FIXTURE" -o "$WORK/probe.model" --space "$SPACE" 2>&1 | grep -q 'built without XGBoost'; then
+    expect_exit learn_no_xgboost_train 2 "$G" model train --database "$FIXTURE" -o "$WORK/m.model"
+    expect_exit learn_no_xgboost_run 0 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/probe.model" -o "$WORK/nx.json"
+    grep -q '"why":	"no_xgboost"' "$WORK/nx.json" && echo "ok learn_no_xgboost_rule" || echo "FAIL learn_no_xgboost_rule"
+    for t in train_deterministic train_explain model_hostile ml_guided_model ml_guided_none \
+             ml_guided_other_machine ml_guided_explain tune_guided; do
+        skip "learn_$t" "built without XGBoost (libxgboost-dev)"
+    done
+    exit 0
+fi
+
+# The fixture's trials are of the machine they were measured on: for a model
+# of this one, its machine is put in each line (from a trial measured here).
+if ! command -v python3 >/dev/null 2>&1; then
+    for t in train_deterministic train_explain model_hostile ml_guided_model ml_guided_none \
+             ml_guided_other_machine ml_guided_explain tune_guided; do
+        skip "learn_$t" "needs python3 (rewrites the fixture's machine)"
+    done
+    exit 0
+fi
+python3 - "$FIXTURE" "$WORK/db.jsonl" "$WORK/here.jsonl" "$WORK/other.jsonl" <<'PY'
+import json, sys
+here = json.loads(open(sys.argv[2]).readline())["machine"]
+with open(sys.argv[3], "w") as h, open(sys.argv[4], "w") as o:
+    for line in open(sys.argv[1]):
+        r = json.loads(line)
+        r["machine"] = dict(here)
+        h.write(json.dumps(r, separators=(",", ":")) + "\n")
+        r["machine"]["l2"] = here["l2"] * 2          # another kind of machine
+        o.write(json.dumps(r, separators=(",", ":")) + "\n")
+PY
+
+expect_exit learn_train 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/a.model"
+expect_exit learn_train_again 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/b.model"
+cmp -s "$WORK/a.model" "$WORK/b.model" && echo "ok learn_train_deterministic" || echo "FAIL learn_train_deterministic: two trainings of one seed differ"
+expect_grep learn_train_counts "trained on 20 verified trials of 2 shape(s)" "$WORK/out"
+expect_exit learn_train_explain 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/c.model" --explain --seed 7
+expect_grep learn_train_explain_lists " 1\. [a-z0-9_]*  *[0-9.]* %" "$WORK/out"
+expect_exit learn_train_needs_output 2 "$G" model train --database "$WORK/here.jsonl"
+expect_exit learn_train_bad_action 2 "$G" model fit --database "$WORK/here.jsonl" -o "$WORK/x.model"
+expect_exit learn_train_bad_space 2 "$G" model train --database "$WORK/here.jsonl" --space "$WORK/none.space" -o "$WORK/x.model"
+
+# Hostile model files: each refused in one line before any measurement.
+hostile() { # NAME: the model file $WORK/NAME.model
+    expect_exit "learn_model_refuses_$1" 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/$1.model"
+}
+edit() { # NAME PYTHON-EXPRESSION-ON-d
+    python3 - "$WORK/a.model" "$WORK/$1.model" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(json.dumps(d))
+PY
+    hostile "$1"
+}
+printf 'not json' >"$WORK/garbage.model"; hostile garbage
+head -c 3000 "$WORK/a.model" >"$WORK/truncated.model"; hostile truncated
+: >"$WORK/empty.model"; hostile empty
+edit other_schema 'd["schema"] = "gemmbench-trials"'
+edit version2 'd["version"] = 2'
+edit features_version 'd["features_version"] = 99'
+edit renamed_feature 'd["features"][3] = "log2_flops"'
+edit short_features 'd["features"].pop()'
+edit unknown_key 'd["extra"] = 1'
+edit no_trees 'del d["xgboost"]'
+edit bad_trees 'd["xgboost"] = "{\"learner\": 1}"'
+edit trees_not_text 'd["xgboost"] = 5'
+edit bad_space 'd["space"]["text"] = "choose\nsplit i 4 -> a b\n"'
+edit bad_machine 'd["machine"]["lanes"] = -1'
+edit negative_seed 'd["seed"] = -1'
+expect_exit learn_model_refuses_missing 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/none.model"
+expect_exit learn_model_refuses_directory 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK"
+
+# ml_guided: the model's pick, verified; rule_based when it cannot, said why.
+expect_exit learn_ml_guided_model 0 "$G" --variant ml_guided,rule_based --shape 20x33x17 --shape 28x50x40 $RUN --model "$WORK/a.model" -o "$WORK/m.json"
+expect_exit learn_ml_guided_none 0 "$G" --variant ml_guided --shape 20x33x17 $RUN --model none -o "$WORK/none.json"
+expect_exit learn_ml_guided_no_model 0 "$G" --variant ml_guided --shape 20x33x17 --threads 1 --reps 2 -o "$WORK/nomodel.json"
+expect_grep learn_ml_guided_no_model_note "ml_guided runs rule_based's schedule: no model given" "$WORK/err"
+expect_exit learn_train_other 0 "$G" model train --database "$WORK/other.jsonl" --space "$SPACE" -o "$WORK/other.model"
+expect_exit learn_ml_guided_other_machine 0 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/other.model" -o "$WORK/other.json"
+py_check learn_ml_guided_sources "$WORK/m.json" "$WORK/none.json" "$WORK/nomodel.json" "$WORK/other.json" <<'PY'
+import json, sys
+m, none, nomodel, other = (json.load(open(f))["results"] for f in sys.argv[1:5])
+ml = [r for r in m if r["variant"] == "ml_guided"]
+assert len(ml) == 2
+for r in ml:
+    assert r["check"] == "pass", r["check"]
+    e = r["effective_params"]
+    assert e["source"] == "model" and e["why"] == "none" and e["predicted_ns"] > 0, e
+    s = r["schedule"]
+    assert s["text"].startswith("param mc") and len(s["sha256"]) == 64 and s["predicted_us"] > 0
+    assert s["model"].endswith("a.model") and s["candidates"] > 0
+for res, why in ((none, "model_none"), (nomodel, "no_model"), (other, "other_machine")):
+    (r,) = res
+    assert r["check"] == "pass" and "schedule" not in r, r
+    assert r["effective_params"]["source"] == "rule" and r["effective_params"]["why"] == why, r["effective_params"]
+PY
+expect_grep learn_ml_guided_rule_label "^ml_guided(rule) " "$WORK/out"
+expect_exit learn_ml_guided_explain 0 "$G" --variant ml_guided --shape 20x33x17 --threads 1 --model "$WORK/a.model" --explain
+expect_grep learn_ml_guided_explain_predicted "candidate 1: predicted [0-9.]* us" "$WORK/out"
+expect_grep learn_ml_guided_explain_nest "vectorized for jl" "$WORK/out"
+expect_exit learn_ml_guided_explain_other 0 "$G" --variant ml_guided --shape 20x33x17 --threads 1 --model "$WORK/other.model" --explain
+expect_grep learn_ml_guided_explain_why "another kind of machine: L2" "$WORK/out"
+
+# The guided search: the model ranks, the best predicted is measured.
+expect_exit learn_tune_guided 0 "$G" tune --space "$SPACE" --shape 20x33x17 --threads 1 --trials 3 --reps 2 --quiet --model "$WORK/a.model"
+expect_grep learn_tune_guided_says "guided by .*a.model" "$WORK/out"
+expect_exit learn_tune_guided_other 2 "$G" tune --space "$SPACE" --shape 20x33x17 --threads 1 --trials 3 --model "$WORK/other.model"
