@@ -88,6 +88,8 @@ typedef struct gb_history_change {
                                     run-to-run difference) */
     const char *note;            /* the annotation that knows it, or NULL */
     int gate;                    /* an unannotated slowdown past the threshold */
+    int unstable;                /* in a paired series whose pairs are wider than
+                                    GB_HISTORY_UNSTABLE: named, never an alarm */
 } gb_history_change;
 
 typedef struct gb_history_opts {

@@ -303,7 +303,7 @@ static void put_summary(FILE *out, const gb_history_view *v, const int *order)
         if (ch->note)
             put_escaped(out, ch->note);
         else
-            fputs(ch->gate ? "no: gate" : "no", out);
+            fputs(ch->gate ? "no: gate" : ch->unstable ? "no (unstable series: no alarm)" : "no", out);
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);

@@ -3,7 +3,7 @@
 # when they are not one run's), and change points on synthetic paired
 # histories made from it (tests/data/history_pairs.py): a 6 % step of one
 # variant from the 21st of 30 commits found there and nowhere else, an A/A
-# history quiet, wide pairs named unstable instead of alarming, and two
+# history quiet, wide pairs named unstable (their steps named, no alarm), and two
 # epochs joined through the overlap run.
 . tests/cli/lib.sh
 G=$GEMMBENCH
@@ -125,9 +125,19 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["changes"] == [] and d["unstable"] == [], d["changes"]
 PY
+# Wide pairs (25 % a round) with a 1.3x step from c21: the series is named
+# unstable and its step is named too, with no alarm (exit 0, gate false).
 expect_exit history_paired_unstable 0 "$G" history changes --store hw
 expect_grep history_paired_unstable_named "^unstable (pairs wider than 10 %, no alarms):.*vec_j" "$WORK/out"
-expect_grep history_paired_unstable_no_alarm "^no change point" "$WORK/out"
+expect_grep history_paired_unstable_step_named "vec_j.*c20..c21 .*slower (unstable series: no alarm)" "$WORK/out"
+"$G" history changes --store hw --format json >hw.json
+py_check history_paired_unstable_no_alarm hw.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["gate_failures"] == 0, d["gate_failures"]
+assert all(c["unstable"] and not c["gate"] for c in d["changes"]), d["changes"]
+assert [(c["before"], c["after"]) for c in d["changes"] if "/vec_j/" in c["series"]] == [("c20", "c21")], d["changes"]
+PY
 # A table of the step: the paired series in it.
 expect_exit history_paired_table 1 "$G" history changes --store hs
 expect_grep history_paired_table_row "vec_j/.*/paired  *c20..c21" "$WORK/out"
