@@ -29,6 +29,8 @@
 #               qkv M=16, 20 calls over 5 rounds: four series a history)
 #   KEEP        a folder to keep the stores and runs in (default: removed)
 #   REUSE       1: judge KEEP's stores again, measure nothing
+#   BROWSER     the Chromium that renders the pages (default: chromium on
+#               PATH), or none: the pages are written, not rendered
 #   GEMMBENCH_PEAK, GEMMBENCH_BANDWIDTH  default quick here: a run's peak and
 #               bandwidths are not what the study measures, and measuring them
 #               in full would take 2 s of every 2.5 s run
@@ -150,11 +152,12 @@ done
 # The first history of each kind's page, rendered by headless Chromium where
 # it is installed (sh scripts/setup.sh browser): its script's count of charts
 # and whether the console stayed empty.
-browser=$(command -v chromium || command -v chromium-browser || true)
+browser=${BROWSER:-$(command -v chromium || command -v chromium-browser || true)}
+[ "$browser" != none ] || browser=
 for name in $names; do
     case $name in *-h1) ;; *) continue ;; esac
     if [ -z "$browser" ]; then
-        echo "page $name.html: not rendered (no chromium)"
+        echo "page $name.html: not rendered (no chromium, or BROWSER=none)"
         continue
     fi
     timeout 60 "$browser" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \

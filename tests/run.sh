@@ -26,7 +26,7 @@ GEMMBENCH=$(cd "$BUILD" && pwd)/gemmbench
 export GEMMBENCH
 # Every run measures the bandwidth roofs and the peak; the tests use the
 # quick probes (bandwidth: one trial, memory at 2x the last-level cache,
-# every level at most 16 MiB; peak: 5 trials of 1 ms, 0.15 s less a run);
+# every level at most 4 MiB; peak: 5 trials of 1 ms, 0.15 s less a run);
 # tests/slow/roof_real.sh runs the real bandwidth probe, and the unit tests
 # the real peak.
 GEMMBENCH_BANDWIDTH=quick

@@ -35,11 +35,13 @@
 #define BW_MEM_FACTOR 4
 #define BW_MEM_FACTOR_QUICK 2
 /* ... and at most this much, at every level: the quick probe is the tests'
- * (every run of `make test` measures it), and twice a 300 MiB last level
- * took 0.7 s of each tiny run on a Xeon guest, half of a 508 MiB one 0.6 s
- * on an AMD EPYC guest, most of it the kernel zeroing pages; 64 MiB still
- * took half of a 0.4 s run there, 16 MiB a few ms. */
-#define BW_MEM_MAX_QUICK ((size_t)16 << 20)
+ * (every run of `make test` measures it, and its figures are only the roofs
+ * of tests), and twice a 300 MiB last level took 0.7 s of each tiny run on
+ * a Xeon guest, half of a 508 MiB one 0.6 s on an AMD EPYC guest, most of
+ * it the kernel zeroing pages.  At 16 MiB a tiny run took 0.12 s (0.20 s
+ * of CPU) there, at 4 MiB 0.08 s (0.12 s): its L3 level is then skipped
+ * (a thread's share is under 4 L2s) and "memory" is a cache. */
+#define BW_MEM_MAX_QUICK ((size_t)4 << 20)
 /* A slice's floats are a multiple of this (one pass step of the read loop). */
 #define BW_STEP 128
 /* Streams one thread reads side by side (read_pass). */

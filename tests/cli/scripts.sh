@@ -156,16 +156,18 @@ PY
 # and an A/A one): every run stored, both values judged, SUMMARY.json whole.
 # The binary's path and KEEP have a space in them (the preload is not kept
 # in KEEP: LD_PRELOAD would split it there and inject no step), RUNS a
-# leading zero (008 is eight, not the shell's bad octal).
+# leading zero (008 is eight, not the shell's bad octal).  Its pages are not
+# rendered here (BROWSER=none): history.sh renders history html's in Chromium.
 expect_exit history_power_bad_runs 2 env RUNS=x sh "$S/history-power.sh"
 expect_exit history_power_bad_step 2 env STEPS=200 sh "$S/history-power.sh"
 expect_exit history_power_reuse_needs_keep 2 env REUSE=1 sh "$S/history-power.sh"
 mkdir -p "$WORK/g dir" && ln -s "$G" "$WORK/g dir/gemmbench"
 expect_exit history_power_runs 0 env RUNS=008 STEP_AT=4 HISTORIES=1 STEPS=50 KEEP="$WORK/h p" \
-    GEMMBENCH="$WORK/g dir/gemmbench" \
+    GEMMBENCH="$WORK/g dir/gemmbench" BROWSER=none \
     SWEEP="--variant vec_j --shape 16x16x16 --reps 4 --rounds 2 --min-time 0 --threads 1" \
     sh "$S/history-power.sh"
 expect_grep history_power_says_aa "^  A/A: [01] of 1 histories" "$WORK/out"
+expect_grep history_power_browser_none "^page s50-h1.html: not rendered" "$WORK/out"
 py history_power_summary "$WORK/h p" <<'PY'
 import glob, json, sys
 work = sys.argv[1]
