@@ -375,6 +375,13 @@ bad:
     snprintf(err, errlen, "%s:%d: %s", shown, lineno, why);
     while (db->n > had)
         free(db->rows[--db->n].text);
+    if (had == 0) {
+        /* A refused first file keeps nothing, its row array either (the
+         * fuzzer's leak: a caller that stops at the refusal frees none). */
+        free(db->rows);
+        db->rows = NULL;
+        db->cap = 0;
+    }
     free(line);
     return -1;
 }
