@@ -119,14 +119,14 @@ static int read_blocks(gb_space *s, char *flat, char *err, size_t errlen)
             if (m == MARK_CHOOSE && open < 0 && s->nblocks < GB_SPACE_MAX_BLOCKS) {
                 s->choice[s->nblocks] = -1;
                 if (n > 0 && *rest != '#' && named_mark(s, s->nblocks, m, rest, n) != 0)
-                    return fail_at(err, errlen, s->file, l + 1, "choose", "trailing text, or "
-                                   "no choice and answer of it"), l + 1;
+                    return fail_at(err, errlen, s->file, l + 1, "choose", "trailing text"), l + 1;
             } else if (m == MARK_OR && open >= 0 && s->nalts[open] < GB_SPACE_MAX_ALTS) {
                 s->nalts[open]++;
                 if (((n > 0 && *rest != '#') || s->choice[open] >= 0) &&
                     named_mark(s, open, m, rest, n) != 0)
-                    return fail_at(err, errlen, s->file, l + 1, "or", "trailing text, or no "
-                                   "answer of the block's choice"), l + 1;
+                    return fail_at(err, errlen, s->file, l + 1, "or",
+                                   s->choice[open] >= 0 ? "no answer of the block's choice"
+                                                        : "trailing text"), l + 1;
                 s->nalts[open]--;
             }
         }
