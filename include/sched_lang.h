@@ -29,6 +29,9 @@
 #define GB_SCHED_ROOT (-2)         /* pack ... at root */
 #define GB_SCHED_MAX_DISTANCE 1024 /* a prefetch's iterations ahead */
 #define GB_SCHED_MAX_PREFETCH_LINES 64 /* cache lines one prefetch asks for per iteration */
+#define GB_SCHED_MAX_CHOOSE 4      /* `choose NAME` blocks in a schedule (one per choice) */
+#define GB_SCHED_MAX_ANSWERS 2     /* alternatives of a choice: its answers */
+#define GB_SCHED_MAX_COMBOS 16     /* combinations of the blocks' answers, each checked */
 
 typedef enum gb_sched_op {
     GB_SCHED_PARAM,
@@ -41,7 +44,10 @@ typedef enum gb_sched_op {
     GB_SCHED_UNROLL,
     GB_SCHED_CACHE_WRITE,
     GB_SCHED_PACK,
-    GB_SCHED_PREFETCH
+    GB_SCHED_PREFETCH,
+    GB_SCHED_CHOOSE,               /* choose NAME ANSWER: a model choice's block opens */
+    GB_SCHED_OR,                   /* or ANSWER: its next alternative */
+    GB_SCHED_END                   /* end: the block closes */
 } gb_sched_op;
 
 /* A split factor as written: a number, or the name of a param. */
@@ -100,6 +106,28 @@ typedef struct gb_sched_loop {
     int line;                      /* where it was made (0: i, j, k) */
 } gb_sched_loop;
 
+/* Where the statements of a choose block's alternatives put things: what
+ * differs between the combinations of a schedule's answers (alternatives
+ * neither make loops nor declare params, so the loops and params are the
+ * same in all). */
+typedef struct gb_sched_placement {
+    int norder;
+    int order[GB_SCHED_MAX_LOOPS];
+    int parallel, vectorize, cache_write;
+    int unroll[GB_SCHED_MAX_LOOPS];
+    int pack[2], pack_fused[2], prefetch[3];
+    gb_sched_factor distance[3];
+} gb_sched_placement;
+
+/* A `choose NAME` block: the model choice it asks and, per alternative in
+ * file order, the answer it states (an index into the choice's answers). */
+typedef struct gb_sched_block {
+    int choice;                    /* GB_CHOICE_* */
+    int line;
+    int nalts;
+    int answer[GB_SCHED_MAX_ANSWERS];
+} gb_sched_block;
+
 /* The nest a schedule states: what check.c makes of the statements. */
 typedef struct gb_sched {
     char file[256];
@@ -117,6 +145,16 @@ typedef struct gb_sched {
     int pack_fused[2];             /* the copy made by the first pass that reads it */
     int prefetch[3];               /* [0] A, [1] B, [2] C: loop id, or -1 */
     gb_sched_factor distance[3];   /* each prefetch's iterations ahead */
+    /* Model choices (SCHED.md, "Choices"): the fields above are the first
+     * combination's; combo[c] holds combination c's placement, its answer
+     * to each block in combo_answer[c] (an index into the choice's answers,
+     * per block).  Only the combinations the model can make are kept, each
+     * checked as a schedule of its own. */
+    int nblocks;
+    gb_sched_block blocks[GB_SCHED_MAX_CHOOSE];
+    int ncombos;
+    int combo_answer[GB_SCHED_MAX_COMBOS][GB_SCHED_MAX_CHOOSE];
+    gb_sched_placement combo[GB_SCHED_MAX_COMBOS];
 } gb_sched;
 
 /* Parses text (len bytes; it need not end in NUL) into statements.  file
@@ -132,10 +170,14 @@ long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M,
 
 enum { GB_MODEL_MR, GB_MODEL_NR, GB_MODEL_KC, GB_MODEL_MC, GB_MODEL_NC, GB_MODEL_COUNT };
 
-/* What the model reads of a machine. */
+/* What the model reads of a machine.  A size, ways or line of 0 is
+ * unknown: the model falls back to a stated figure and --explain says so. */
 typedef struct gb_sched_machine {
     int lanes, registers;   /* fp32 lanes of the widest vector, vector registers */
     long l1, l2, l3;        /* data cache bytes */
+    int l1_ways, l2_ways, l3_ways; /* associativity */
+    int line;               /* bytes of a cache line */
+    const char *kind;       /* what it is, for --explain ("AMD EPYC, family 26 ...") */
 } gb_sched_machine;
 
 /* The quantity a param name is (mr, nr, kc, mc, nc), or -1; its name. */
@@ -144,6 +186,36 @@ const char *gb_sched_model_name(int q);
 /* The model's mr, nr, kc, mc and nc for M x N x K on m (NULL: this machine,
  * read once), in out[GB_MODEL_COUNT]. */
 void gb_sched_model_values(const gb_sched_machine *m, int M, int N, int K, long out[]);
+/* The same, one line a block with the figures it came from (--explain). */
+void gb_sched_model_explain(FILE *out, const gb_sched_machine *m, int M, int N, int K);
+
+/* The model's choices (SCHED.md, "Choices"): how B and A reach the
+ * micro-kernel, decided per shape and machine from packed's rules and its
+ * calibration.  Every choice's answers are gb_read_names: in_place, copied. */
+enum { GB_CHOICE_B_READ, GB_CHOICE_B_COPY, GB_CHOICE_A_READ, GB_CHOICE_COUNT };
+int gb_sched_choice_of(const char *name);
+const char *gb_sched_choice_name(int choice);
+/* The answer index of name for a choice, or -1. */
+int gb_sched_choice_answer_of(int choice, const char *name);
+const char *gb_sched_choice_answer_name(int choice, int answer);
+/* Whether the model can give these answers together (answer[choice], -1:
+ * not asked): b_copy copied only where b_read is in place. */
+int gb_sched_choice_consistent(const int answer[GB_CHOICE_COUNT]);
+struct gb_calibration;
+/* The model's answer to every choice for M x N x K on nthreads threads
+ * (m and cal NULL: this machine and its calibration at nthreads), with a
+ * line of reason each in why[choice] (may be NULL). */
+void gb_sched_model_choose(const gb_sched_machine *m, const struct gb_calibration *cal, int M,
+                           int N, int K, int nthreads, int answer[GB_CHOICE_COUNT],
+                           char why[][320]);
+/* The combination of s's blocks for M x N x K on nthreads threads (0: the
+ * run's default): params' answers (--param b_read=copied) over the model's.
+ * The index into s->combo, or -1 with err when params ask for a combination
+ * the model never makes. */
+int gb_sched_combo_for(const gb_sched *s, const gb_params *params, int M, int N, int K,
+                       int nthreads, char *err, size_t errlen);
+/* s with combination c's placement, in out. */
+void gb_sched_with_combo(const gb_sched *s, int c, gb_sched *out);
 
 /* The loop whose first iteration makes a fused pack's copy (check.c), pos
  * the final positions per loop id; -1 when there is none. */
@@ -206,6 +278,10 @@ typedef struct gb_sched_plan gb_sched_plan;
  * (gb_sched_plan_free it) keeps a pointer to s, or NULL with err. */
 gb_sched_plan *gb_sched_plan_new(const gb_sched *s, const gb_params *params, int M, int N,
                                  int K, char *err, size_t errlen);
+/* The same for a run on nthreads threads (0: the run's default), which a
+ * schedule's choices may depend on (the calibration is per thread count). */
+gb_sched_plan *gb_sched_plan_for(const gb_sched *s, const gb_params *params, int M, int N,
+                                 int K, int nthreads, char *err, size_t errlen);
 void gb_sched_plan_free(gb_sched_plan *pl);
 /* The resolved nest the plan was made for. */
 const gb_sched_shape *gb_sched_plan_shape(const gb_sched_plan *pl);

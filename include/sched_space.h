@@ -45,6 +45,11 @@ typedef struct gb_space {
     int nblocks;
     int block_line[GB_SPACE_MAX_BLOCKS];   /* where each `choose` is */
     int nalts[GB_SPACE_MAX_BLOCKS];
+    /* `choose NAME ANSWER`: the model choice a block asks (GB_CHOICE_*, or
+     * -1: a plain block) and each alternative's answer; a search starts
+     * from the model's answer for the shape (gb_space_initial_at). */
+    signed char choice[GB_SPACE_MAX_BLOCKS];
+    signed char answer[GB_SPACE_MAX_BLOCKS][GB_SPACE_MAX_ALTS];
     int nparams;
     gb_space_param params[GB_SCHED_MAX_PARAMS];
 } gb_space;
@@ -68,6 +73,10 @@ int gb_sched_param_values(const gb_sched_param *p, long *out);
  * one, and a neighbour (one or two choices changed; a param moves to an
  * adjacent value or, now and then, anywhere).  rng: the caller's state. */
 void gb_space_initial(const gb_space *s, gb_space_point *p);
+/* The same with each named block at the model's answer for M x N x K on
+ * nthreads threads: the point packed.sched makes there. */
+void gb_space_initial_at(const gb_space *s, gb_space_point *p, int M, int N, int K,
+                         int nthreads);
 void gb_space_random(const gb_space *s, unsigned *rng, gb_space_point *p);
 void gb_space_mutate(const gb_space *s, unsigned *rng, gb_space_point *p);
 /* How many points the space has (saturating at 1e18). */

@@ -59,6 +59,8 @@
 
 #include "calibration.h"
 #include "harness.h"
+#include "sched_lang.h"
+#include "sched_variant.h"
 #include "stats.h"
 
 extern const gb_variant gb_variant_packed;
@@ -70,9 +72,14 @@ extern const gb_variant gb_variant_packed;
 #define CALIB_REPS_QUICK 2
 #define CALIB_NSHAPES 2
 
+/* packed reads the calibration, and so does a schedule with choose blocks
+ * (the model answers them from it: SCHED.md, "Choices"). */
 int gb_calibration_needed(const gb_variant *v)
 {
-    return v != NULL && (v == &gb_variant_packed || v->base == &gb_variant_packed);
+    const gb_sched *nest = v != NULL ? gb_sched_variant_nest(v) : NULL;
+
+    return v != NULL && (v == &gb_variant_packed || v->base == &gb_variant_packed ||
+                         (nest != NULL && nest->nblocks > 0));
 }
 
 /* One round of a question: each shape's fastest call per answer, in place

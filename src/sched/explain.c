@@ -5,6 +5,30 @@
 
 #include <stdio.h>
 
+/* Each choose block's answer at this shape and why: the model's reason,
+ * or --param's over it. */
+static void explain_choices(FILE *out, const plan *pl)
+{
+    const gb_sched *s = pl->s;
+    const gb_sched_shape *sh = pl->sh;
+    int model[GB_CHOICE_COUNT] = { -1, -1, -1 };
+    char why[GB_CHOICE_COUNT][320];
+
+    if (s->nblocks == 0)
+        return;
+    gb_sched_model_choose(NULL, NULL, sh->M, sh->N, sh->K, pl->nthreads, model, why);
+    for (int b = 0; b < s->nblocks; b++) {
+        const int choice = s->blocks[b].choice, answer = s->combo_answer[pl->combo][b];
+        fprintf(out, "  choose %s %s (line %d): ", gb_sched_choice_name(choice),
+                gb_sched_choice_answer_name(choice, answer), s->blocks[b].line);
+        if (answer != model[choice])
+            fprintf(out, "--param; the model's: %s, %s\n",
+                    gb_sched_choice_answer_name(choice, model[choice]), why[choice]);
+        else
+            fprintf(out, "the model's: %s\n", why[choice]);
+    }
+}
+
 void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
 {
     const gb_sched_shape *sh = pl->sh;
@@ -22,9 +46,12 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
         from_model |= m;
     }
     fprintf(out, "  (%s)\n", s->file);
-    if (from_model)
+    if (from_model) {
         fprintf(out, "  *: the model's (BLIS's): mr x nr from the vector registers and two FMA "
-                     "units' latency, kc from L1d, mc from L2, nc from L3\n");
+                     "units' latency, kc from L1d's ways, mc from L2's, nc from L3's\n");
+        gb_sched_model_explain(out, NULL, sh->M, sh->N, sh->K);
+    }
+    explain_choices(out, pl);
     for (int op = 0; op < 2; op++)
         if (s->pack[op] == GB_SCHED_ROOT) {
             fprintf(out, "  pack %c at root: %s[", op ? 'B' : 'A', op ? "pb" : "pa");

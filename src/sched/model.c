@@ -1,12 +1,19 @@
 /* model.c - BLIS's analytical model of this machine (SCHED.md, "The
  * model"): the register block mr x nr from the vector lanes, the registers
- * and the FMA units' latency, and the blocks kc, mc, nc from the caches,
- * each balanced over the shape.  A param stated `= model` takes its value
- * from here for each shape. */
+ * and the FMA units' latency; the blocks kc, mc, nc from the caches' sizes,
+ * ways and lines, as Low, Igual, Smith and Quintana-Orti derive them
+ * ("Analytical modeling is enough for high-performance BLIS", TOMS 2016),
+ * each balanced over the shape; and the choices (SCHED.md, "Choices"): how
+ * B and A reach the micro-kernel, from packed's rules and this machine's
+ * calibration.  A param stated `= model` takes its value from here for
+ * each shape, a `choose` block its alternative. */
 #include "sched_lang.h"
+#include "calibration.h"
 #include "machine.h"
 #include "sched_features.h"
 
+#include <omp.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Independent sums that keep two FMA units busy at four cycles' latency:
@@ -15,10 +22,23 @@
 #define FMA_LATENCY 4
 #define FMA_UNITS 2
 #define MODEL_MAX_MR 8 /* the language's row block (GB_SCHED_MAX_ROWS) */
-/* When a cache's size is unknown: the smallest seen on the machines here. */
+#define FLOAT_BYTES 4L
+/* When a cache's figure is unknown: the smallest seen on the machines
+ * here (Zen 4: 32 KiB 8-way L1d, 1 MiB 8-way L2, 32 MiB 16-way L3). */
 #define FALLBACK_L1 (32L << 10)
 #define FALLBACK_L2 (1L << 20)
 #define FALLBACK_L3 (32L << 20)
+#define FALLBACK_L1_WAYS 8
+#define FALLBACK_L2_WAYS 8
+#define FALLBACK_L3_WAYS 16
+#define FALLBACK_LINE 64
+/* Rows of an operand a page or more apart are what packed's calibration
+ * asks about; closer rows are read in place (packed_plan.c's rule). */
+#define PAGE_BYTES 4096L
+/* B's micro-panel is copied by the first pass only when the later passes
+ * do at least this many FMAs per copied element, (passes - 1) x mr
+ * (packed_plan.c's FUSED_COPY_FMAS, measured there). */
+#define COPY_MIN_FMAS 32
 
 static const char *const names[] = { "mr", "nr", "kc", "mc", "nc" };
 
@@ -43,10 +63,11 @@ const char *gb_sched_model_name(int q)
 }
 
 /* The machine, read once: lanes and registers of its widest vectors, its
- * data caches. */
+ * data caches' sizes, ways and line (0: unknown), its kind. */
 static gb_sched_machine machine_once(void)
 {
     static gb_sched_machine m;
+    static char kind[400];
     static int done;
     gb_machine info;
 
@@ -65,9 +86,15 @@ static gb_sched_machine machine_once(void)
     m.l1 = gb_machine_cache_bytes(&info, 1);
     m.l2 = gb_machine_cache_bytes(&info, 2);
     m.l3 = gb_machine_cache_bytes(&info, 3);
-    m.l1 = m.l1 > 0 ? m.l1 : FALLBACK_L1;
-    m.l2 = m.l2 > 0 ? m.l2 : FALLBACK_L2;
-    m.l3 = m.l3 > 0 ? m.l3 : FALLBACK_L3;
+    m.l1_ways = gb_machine_cache_ways(&info, 1);
+    m.l2_ways = gb_machine_cache_ways(&info, 2);
+    m.l3_ways = gb_machine_cache_ways(&info, 3);
+    for (int i = 0; i < info.ncaches; i++)
+        if (info.caches[i].level == 1 && strcmp(info.caches[i].type, "Instruction") != 0)
+            m.line = info.caches[i].line_bytes;
+    snprintf(kind, sizeof kind, "%s%s%s%s", info.cpu_model, info.cpu_id[0] ? " (" : "",
+             info.cpu_id, info.cpu_id[0] ? ")" : "");
+    m.kind = kind;
     done = 1;
     return m;
 }
@@ -86,36 +113,310 @@ static long balance(long n, long cap, long unit)
     return (b + unit - 1) / unit * unit;
 }
 
-void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, long out[])
+static long ceil_div(long a, long b)
 {
-    const gb_sched_machine m = mach ? *mach : machine_once();
-    long mr = 1, v = 1, best = 0;
+    return (a + b - 1) / b;
+}
+
+/* One cache as the model uses it: size, ways, a way's bytes (its sets x
+ * its line), and which figures fell back. */
+typedef struct level {
+    long size;
+    int ways;
+    long way;
+    int size_known, ways_known;
+} level;
+
+static level level_of(long size, int ways, long fallback_size, int fallback_ways)
+{
+    level l;
+
+    l.size_known = size > 0;
+    l.ways_known = ways > 0; /* 0 unknown, -1 fully associative: not sets of ways */
+    l.size = l.size_known ? size : fallback_size;
+    l.ways = l.ways_known ? ways : fallback_ways;
+    l.way = l.size / l.ways;
+    return l;
+}
+
+/* The derivation: every figure a block came from, for values and explain. */
+typedef struct derivation {
+    gb_sched_machine m;
+    level l1, l2, l3;
+    int line, line_known;
+    long mr, nr;
+    long c_ar, c_br;      /* L1 ways for A's micro-panel (streamed) and B's (resident) */
+    long kc_cap, kc;
+    long c_br2, c_ac;     /* L2 ways: B's micro-panel, A's block (resident) */
+    long mc_cap, mc;
+    long c_ac3, c_bc;     /* L3 ways: A's block, B's block (resident) */
+    long nc_cap, nc;
+} derivation;
+
+static void derive(const gb_sched_machine *mach, int M, int N, int K, derivation *d)
+{
+    long v = 1, best = 0;
+
+    memset(d, 0, sizeof *d);
+    d->m = mach ? *mach : machine_once();
+    d->l1 = level_of(d->m.l1, d->m.l1_ways, FALLBACK_L1, FALLBACK_L1_WAYS);
+    d->l2 = level_of(d->m.l2, d->m.l2_ways, FALLBACK_L2, FALLBACK_L2_WAYS);
+    d->l3 = level_of(d->m.l3, d->m.l3_ways, FALLBACK_L3, FALLBACK_L3_WAYS);
+    d->line_known = d->m.line > 0;
+    d->line = d->line_known ? d->m.line : FALLBACK_LINE;
 
     /* rows x vectors of sums with the B vectors and A's broadcast in the
      * registers, at least FMA_LATENCY x FMA_UNITS of them; the most sums,
      * then the most rows (8 x 3 on 32 registers: 28 of them; 6 x 2 on 16) */
+    d->mr = 1;
     for (long vv = 1; vv <= 4; vv++) {
-        long rows = (m.registers - vv - 1) / vv;
+        long rows = (d->m.registers - vv - 1) / vv;
         if (rows > MODEL_MAX_MR)
             rows = MODEL_MAX_MR;
-        const long nr = vv * m.lanes;
+        const long nr = vv * d->m.lanes;
         /* a width the lowering holds in registers (plan.c): a power of two
          * to 16 or a multiple of 16 */
         if (rows < 1 || rows * vv < FMA_LATENCY * FMA_UNITS ||
             !(nr % 16 == 0 || (nr <= 16 && (nr & (nr - 1)) == 0)))
             continue;
-        if (rows * vv > best || (rows * vv == best && rows > mr)) {
+        if (rows * vv > best || (rows * vv == best && rows > d->mr)) {
             best = rows * vv;
-            mr = rows;
+            d->mr = rows;
             v = vv;
         }
     }
-    out[GB_MODEL_MR] = mr;
-    out[GB_MODEL_NR] = v * m.lanes;
-    /* A's micro-panel (mr x kc) in half of L1d, the other half for B's
-     * rows streaming through; A's block (mc x kc) in half of L2; B's block
-     * (kc x nc) in half of L3: packed's rules, BLIS's model with halves */
-    out[GB_MODEL_KC] = balance(K, m.l1 / 2 / (4 * mr), 1);
-    out[GB_MODEL_MC] = balance(M, m.l2 / 2 / (4 * out[GB_MODEL_KC]), mr);
-    out[GB_MODEL_NC] = balance(N, m.l3 / 2 / (4 * out[GB_MODEL_KC]), out[GB_MODEL_NR]);
+    d->nr = v * d->m.lanes;
+
+    /* kc (Low et al., 4.2): B's micro-panel (kc x nr) stays in L1 while A's
+     * micro-panels (mr x kc) stream through it, each set holding C_Br ways
+     * of B and C_Ar of A with one way left for the C tile's lines:
+     * C_Ar = floor((W1 - 1) / (1 + nr / mr)), kc = C_Ar x way / (mr x 4),
+     * C_Br = ceil(nr / mr x C_Ar).  With 8 x 48 on 8 or 12 ways: C_Ar 1,
+     * kc 128 on a 4 KiB way, B's micro-panel 6 ways. */
+    d->c_ar = (d->l1.ways - 1) * d->mr / (d->mr + d->nr);
+    if (d->c_ar < 1)
+        d->c_ar = 1;
+    d->kc_cap = d->c_ar * d->l1.way / (d->mr * FLOAT_BYTES);
+    d->kc = balance(K, d->kc_cap, 1);
+    d->c_br = ceil_div(d->kc * d->nr * FLOAT_BYTES, d->l1.way);
+
+    /* mc (4.3): A's block (mc x kc) stays in L2 while B's micro-panels
+     * stream through it: B's micro-panel takes C_Br2 = ceil(kc x nr x 4 /
+     * way) ways, one is left for C, A's block the rest, C_Ac = W2 - 1 -
+     * C_Br2; mc = C_Ac x way / (kc x 4), a multiple of mr. */
+    d->c_br2 = ceil_div(d->kc * d->nr * FLOAT_BYTES, d->l2.way);
+    d->c_ac = d->l2.ways - 1 - d->c_br2;
+    if (d->c_ac < 1)
+        d->c_ac = 1;
+    d->mc_cap = d->c_ac * d->l2.way / (d->kc * FLOAT_BYTES);
+    d->mc = balance(M, d->mc_cap, d->mr);
+
+    /* nc (4.4): B's block (kc x nc) stays in L3 while A's blocks stream
+     * through it: C_Ac3 = ceil(mc x kc x 4 / way), C_Bc = W3 - 1 - C_Ac3;
+     * nc = C_Bc x way / (kc x 4), a multiple of nr. */
+    d->c_ac3 = ceil_div(d->mc * d->kc * FLOAT_BYTES, d->l3.way);
+    d->c_bc = d->l3.ways - 1 - d->c_ac3;
+    if (d->c_bc < 1)
+        d->c_bc = 1;
+    d->nc_cap = d->c_bc * d->l3.way / (d->kc * FLOAT_BYTES);
+    d->nc = balance(N, d->nc_cap, d->nr);
+}
+
+void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, long out[])
+{
+    derivation d;
+
+    derive(mach, M, N, K, &d);
+    out[GB_MODEL_MR] = d.mr;
+    out[GB_MODEL_NR] = d.nr;
+    out[GB_MODEL_KC] = d.kc;
+    out[GB_MODEL_MC] = d.mc;
+    out[GB_MODEL_NC] = d.nc;
+}
+
+/* "L1d 48 KiB 12-way (a way 4 KiB)", with what fell back said. */
+static void describe_level(char *buf, size_t len, const char *name, const level *l)
+{
+    snprintf(buf, len, "%s %ld KiB%s %d-way%s (a way %ld KiB)", name, l->size >> 10,
+             l->size_known ? "" : " (size unknown: this taken)", l->ways,
+             l->ways_known ? "" : " (ways unknown: this taken)", l->way >> 10);
+}
+
+void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int N, int K)
+{
+    derivation d;
+    char l1[128], l2[128], l3[128];
+
+    derive(mach, M, N, K, &d);
+    describe_level(l1, sizeof l1, "L1d", &d.l1);
+    describe_level(l2, sizeof l2, "L2", &d.l2);
+    describe_level(l3, sizeof l3, "L3", &d.l3);
+    fprintf(out, "  model (BLIS's, Low et al. 2016) on %s: %s, %s, %s, %d-byte lines%s\n",
+            d.m.kind ? d.m.kind : "the given machine", l1, l2, l3, d.line,
+            d.line_known ? "" : " (unknown: this taken)");
+    fprintf(out, "    mr x nr %ld x %ld: %ld sums in %ld vectors of %d lanes, with %ld B vectors "
+                 "and A's broadcast in %d registers, >= %d x %d (FMA latency x units)\n",
+            d.mr, d.nr, d.mr * d.nr, d.mr * d.nr / d.m.lanes, d.m.lanes, d.nr / d.m.lanes,
+            d.m.registers, FMA_LATENCY, FMA_UNITS);
+    fprintf(out, "    kc %ld: L1d ways for A's micro-panel C_Ar = floor((%d - 1) / (1 + %ld/%ld)) "
+                 "= %ld; cap C_Ar x %ld KiB / (%ld x 4) = %ld, balanced over K = %d; B's "
+                 "micro-panel %ld x %ld takes %ld ways\n",
+            d.kc, d.l1.ways, d.nr, d.mr, d.c_ar, d.l1.way >> 10, d.mr, d.kc_cap, K, d.kc, d.nr,
+            d.c_br);
+    fprintf(out, "    mc %ld: L2 ways for A's block C_Ac = %d - 1 - %ld (B's micro-panel) = %ld; "
+                 "cap %ld x %ld KiB / (kc x 4) = %ld, balanced over M = %d in rows of %ld\n",
+            d.mc, d.l2.ways, d.c_br2, d.c_ac, d.c_ac, d.l2.way >> 10, d.mc_cap, M, d.mr);
+    fprintf(out, "    nc %ld: L3 ways for B's block C_Bc = %d - 1 - %ld (A's block) = %ld; cap "
+                 "%ld x %ld KiB / (kc x 4) = %ld, balanced over N = %d in columns of %ld\n",
+            d.nc, d.l3.ways, d.c_ac3, d.c_bc, d.c_bc, d.l3.way >> 10, d.nc_cap, N, d.nr);
+}
+
+/* ---- choices --------------------------------------------------------------- */
+
+static const char *const choice_names[GB_CHOICE_COUNT] = { "b_read", "b_copy", "a_read" };
+
+int gb_sched_choice_of(const char *name)
+{
+    for (int c = 0; c < GB_CHOICE_COUNT; c++)
+        if (strcmp(name, choice_names[c]) == 0)
+            return c;
+    return -1;
+}
+
+const char *gb_sched_choice_name(int choice)
+{
+    return choice >= 0 && choice < GB_CHOICE_COUNT ? choice_names[choice] : "?";
+}
+
+int gb_sched_choice_answer_of(int choice, const char *name)
+{
+    (void)choice; /* every choice answers in_place or copied */
+    for (int a = 0; gb_read_names[a]; a++)
+        if (strcmp(name, gb_read_names[a]) == 0)
+            return a;
+    return -1;
+}
+
+const char *gb_sched_choice_answer_name(int choice, int answer)
+{
+    (void)choice;
+    return answer >= 0 && answer < GB_READ_CHOICES ? gb_read_names[answer] : "?";
+}
+
+/* B copied whole (b_read) is copied once: its micro-panels are not copied
+ * again. */
+int gb_sched_choice_consistent(const int answer[GB_CHOICE_COUNT])
+{
+    return !(answer[GB_CHOICE_B_READ] == GB_READ_COPIED &&
+             answer[GB_CHOICE_B_COPY] == GB_READ_COPIED);
+}
+
+/* The calibration's answer to question q and why, into *answer and why. */
+static void calibrated(const gb_calibration *cal, int q, int *answer, char *why, size_t len,
+                       const char *prefix)
+{
+    char said[300];
+
+    *answer = cal->answer[q].read;
+    gb_calibration_describe(cal, q, said, sizeof said);
+    snprintf(why, len, "%s; this machine's calibration at %d thread%s: %s", prefix, cal->threads,
+             cal->threads == 1 ? "" : "s", said);
+}
+
+void gb_sched_model_choose(const gb_sched_machine *mach, const gb_calibration *given, int M,
+                           int N, int K, int nthreads, int answer[GB_CHOICE_COUNT],
+                           char why[][320])
+{
+    char scratch[GB_CHOICE_COUNT][320];
+    gb_calibration cal;
+    derivation d;
+    const long b_row = (long)N * FLOAT_BYTES, a_row = (long)K * FLOAT_BYTES;
+    const int forced[GB_CHOICE_COUNT] = { answer[0] >= 0, answer[1] >= 0, answer[2] >= 0 };
+
+    if (why == NULL)
+        why = scratch;
+    if (nthreads < 1)
+        nthreads = omp_get_max_threads();
+    if (given != NULL) {
+        cal = *given;
+    } else {
+        gb_machine info;
+        gb_machine_detect(&info);
+        gb_calibration_lookup(&info, nthreads, &cal);
+    }
+    derive(mach, M, N, K, &d);
+
+    /* b_read: B's rows under a page apart are read in place; a page or
+     * more apart, as the calibration measured (copied: ir outside jr, each
+     * kc x nc block of B copied by the first A micro-panel's pass). */
+    if (forced[GB_CHOICE_B_READ])
+        snprintf(why[GB_CHOICE_B_READ], 320, "--param");
+    else if (forced[GB_CHOICE_B_COPY] && answer[GB_CHOICE_B_COPY] == GB_READ_COPIED)
+        answer[GB_CHOICE_B_READ] = GB_READ_IN_PLACE,
+        snprintf(why[GB_CHOICE_B_READ], 320, "b_copy copied (--param) reads B in place");
+    else if (b_row < PAGE_BYTES)
+        answer[GB_CHOICE_B_READ] = GB_READ_IN_PLACE,
+        snprintf(why[GB_CHOICE_B_READ], 320, "B's rows %ld bytes apart, under a page", b_row);
+    else
+        calibrated(&cal, GB_CALIB_B, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ], 320,
+                   "B's rows a page or more apart");
+
+    /* b_copy: where B is read in place, whether the first A micro-panel's
+     * pass copies each B micro-panel for the later passes: not with rows
+     * under a page apart (packed reads them in place), else as calibrated,
+     * and then only when the later passes do COPY_MIN_FMAS FMAs per copied
+     * element (M = 40 and up on 8 rows). */
+    if (forced[GB_CHOICE_B_COPY]) {
+        snprintf(why[GB_CHOICE_B_COPY], 320, "--param");
+    } else if (answer[GB_CHOICE_B_READ] == GB_READ_COPIED) {
+        answer[GB_CHOICE_B_COPY] = GB_READ_IN_PLACE;
+        snprintf(why[GB_CHOICE_B_COPY], 320, "B is copied whole (b_read copied)");
+    } else if (b_row < PAGE_BYTES) {
+        answer[GB_CHOICE_B_COPY] = GB_READ_IN_PLACE;
+        snprintf(why[GB_CHOICE_B_COPY], 320, "B's rows %ld bytes apart, under a page: read "
+                 "where they are", b_row);
+    } else {
+        const long passes = ceil_div(M < d.mc ? M : d.mc, d.mr);
+        const long min_passes = 1 + ceil_div(COPY_MIN_FMAS, d.mr);
+        char prefix[160];
+        snprintf(prefix, sizeof prefix, "%ld A micro-panel%s per B micro-panel, a copy pays "
+                 "from %ld", passes, passes == 1 ? "" : "s", min_passes);
+        calibrated(&cal, GB_CALIB_BCOPY, &answer[GB_CHOICE_B_COPY], why[GB_CHOICE_B_COPY], 320,
+                   prefix);
+        if (passes < min_passes)
+            answer[GB_CHOICE_B_COPY] = GB_READ_IN_PLACE;
+    }
+
+    /* a_read: A's rows under a page apart in place, else as calibrated. */
+    if (forced[GB_CHOICE_A_READ])
+        snprintf(why[GB_CHOICE_A_READ], 320, "--param");
+    else if (a_row < PAGE_BYTES)
+        answer[GB_CHOICE_A_READ] = GB_READ_IN_PLACE,
+        snprintf(why[GB_CHOICE_A_READ], 320, "A's rows %ld bytes apart, under a page", a_row);
+    else
+        calibrated(&cal, GB_CALIB_A, &answer[GB_CHOICE_A_READ], why[GB_CHOICE_A_READ], 320,
+                   "A's rows a page or more apart");
+}
+
+int gb_sched_combo_for(const gb_sched *s, const gb_params *params, int M, int N, int K,
+                       int nthreads, char *err, size_t errlen)
+{
+    int answer[GB_CHOICE_COUNT];
+
+    if (s->nblocks == 0)
+        return 0;
+    for (int c = 0; c < GB_CHOICE_COUNT; c++)
+        answer[c] = (int)gb_param_get(params, choice_names[c], -1);
+    gb_sched_model_choose(NULL, NULL, M, N, K, nthreads, answer, NULL);
+    for (int c = 0; c < s->ncombos; c++) {
+        int same = 1;
+        for (int b = 0; b < s->nblocks; b++)
+            same &= s->combo_answer[c][b] == answer[s->blocks[b].choice];
+        if (same)
+            return c;
+    }
+    snprintf(err, errlen, "%s: b_read %s with b_copy %s: a combination the model never makes "
+             "(B copied whole is not copied again)", s->file,
+             gb_read_names[answer[GB_CHOICE_B_READ]], gb_read_names[answer[GB_CHOICE_B_COPY]]);
+    return -1;
 }

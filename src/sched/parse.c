@@ -373,6 +373,17 @@ static int parse_statement(line_state *ls, gb_sched_stmt *st)
         return parse_operand_at(ls, st, "AB");
     case GB_SCHED_PREFETCH:
         return parse_operand_at(ls, st, "ABC");
+    case GB_SCHED_CHOOSE: /* the choice and its first alternative's answer */
+        if (expect_name(ls, "a choice (b_read, b_copy, a_read)", st->names[0]) ||
+            expect_name(ls, "the answer of the first alternative", st->names[1]))
+            return -1;
+        return expect_end(ls);
+    case GB_SCHED_OR:
+        if (expect_name(ls, "the answer of the alternative", st->names[0]))
+            return -1;
+        return expect_end(ls);
+    case GB_SCHED_END:
+        return expect_end(ls);
     }
     return fail(ls, "unknown statement");
 }

@@ -358,11 +358,29 @@ static int check_limits(const plan *pl, char *err, size_t errlen)
 gb_sched_plan *gb_sched_plan_new(const gb_sched *s, const gb_params *params, int M, int N,
                                  int K, char *err, size_t errlen)
 {
+    return gb_sched_plan_for(s, params, M, N, K, 0, err, errlen);
+}
+
+gb_sched_plan *gb_sched_plan_for(const gb_sched *s, const gb_params *params, int M, int N,
+                                 int K, int nthreads, char *err, size_t errlen)
+{
     plan *pl = calloc(1, sizeof *pl); /* tens of KiB (the tails): off the stack */
 
     if (pl == NULL) {
         snprintf(err, errlen, "out of memory");
         return NULL;
+    }
+    /* A schedule with choices: the combination the model (or --param)
+     * picks for this shape, checked with the others when it was loaded. */
+    pl->nthreads = nthreads;
+    if (s->nblocks > 0) {
+        pl->combo = gb_sched_combo_for(s, params, M, N, K, nthreads, err, errlen);
+        if (pl->combo < 0) {
+            free(pl);
+            return NULL;
+        }
+        gb_sched_with_combo(s, pl->combo, &pl->chosen);
+        s = &pl->chosen;
     }
     if (gb_sched_resolve(s, params, M, N, K, &pl->shape, err, errlen) != 0) {
         free(pl);

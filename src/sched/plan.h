@@ -26,6 +26,9 @@ typedef struct tail {
 /* What the emitters need to know about the nest for this shape
  * (gb_sched_plan of sched_lang.h). */
 typedef struct gb_sched_plan {
+    gb_sched chosen;        /* a schedule with choices: its combination for the shape */
+    int combo;              /* that combination (0 without choices) */
+    int nthreads;           /* the run's threads the choices were made for (0: default) */
     gb_sched_shape shape;   /* the nest resolved for the shape: sh points here */
     const gb_sched_shape *sh;
     const gb_sched *s;

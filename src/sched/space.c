@@ -50,6 +50,46 @@ static int fail_at(char *err, size_t errlen, const char *file, int line, const c
     return -1;
 }
 
+/* A named block's words (SCHED.md, "Choices"): `choose NAME ANSWER` sets
+ * block b's choice and its first alternative's answer, `or ANSWER` the
+ * latest alternative's.  0, or -1 when they are not a choice and one of
+ * its answers. */
+static int named_mark(gb_space *s, int b, int m, const char *rest, int n)
+{
+    char words[2][GB_SCHED_NAME_LEN];
+    int nwords = 0, at = 0;
+
+    while (at < n && rest[at] != '#' && nwords < 2) {
+        int w = 0;
+        while (at < n && (rest[at] == ' ' || rest[at] == '\t' || rest[at] == '\r'))
+            at++;
+        while (at < n && ((rest[at] >= 'a' && rest[at] <= 'z') || rest[at] == '_') &&
+               w < GB_SCHED_NAME_LEN - 1)
+            words[nwords][w++] = rest[at++];
+        words[nwords][w] = '\0';
+        if (w > 0)
+            nwords++;
+        while (at < n && (rest[at] == ' ' || rest[at] == '\t' || rest[at] == '\r'))
+            at++;
+        if (w == 0)
+            break;
+    }
+    if (at < n && rest[at] != '#')
+        return -1;
+    if (m == MARK_CHOOSE) {
+        if (nwords != 2 || gb_sched_choice_of(words[0]) < 0)
+            return -1;
+        s->choice[b] = (signed char)gb_sched_choice_of(words[0]);
+        s->answer[b][0] = (signed char)gb_sched_choice_answer_of(s->choice[b], words[1]);
+        return s->answer[b][0] < 0 ? -1 : 0;
+    }
+    if (nwords != 1 || s->choice[b] < 0)
+        return -1;
+    s->answer[b][s->nalts[b] - 1] =
+        (signed char)gb_sched_choice_answer_of(s->choice[b], words[0]);
+    return s->answer[b][s->nalts[b] - 1] < 0 ? -1 : 0;
+}
+
 /* The blocks: every line's block and alternative, every marker blanked in
  * flat.  0, or the first line that breaks the block structure (its error in
  * err). */
@@ -67,9 +107,29 @@ static int read_blocks(gb_space *s, char *flat, char *err, size_t errlen)
         s->param[l] = -1;
         if (m == MARK_NONE)
             continue;
-        if (rest < line + s->len[l] && *rest != '#')
+        if (rest < line + s->len[l] && *rest != '#' && m != MARK_CHOOSE && m != MARK_OR)
             return fail_at(err, errlen, s->file, l + 1, mark_names[m], "trailing text"), l + 1;
-        memset(flat + s->start[l], ' ', (size_t)s->len[l]);
+        {   /* the words after the marker, before the line is blanked */
+            char words[GB_SCHED_MAX_LINE + 1];
+            const int n = (int)(line + s->len[l] - rest);
+            memcpy(words, rest, (size_t)n);
+            words[n] = '\0';
+            memset(flat + s->start[l], ' ', (size_t)s->len[l]);
+            rest = words;
+            if (m == MARK_CHOOSE && open < 0 && s->nblocks < GB_SPACE_MAX_BLOCKS) {
+                s->choice[s->nblocks] = -1;
+                if (n > 0 && *rest != '#' && named_mark(s, s->nblocks, m, rest, n) != 0)
+                    return fail_at(err, errlen, s->file, l + 1, "choose", "trailing text"), l + 1;
+            } else if (m == MARK_OR && open >= 0 && s->nalts[open] < GB_SPACE_MAX_ALTS) {
+                s->nalts[open]++;
+                if (((n > 0 && *rest != '#') || s->choice[open] >= 0) &&
+                    named_mark(s, open, m, rest, n) != 0)
+                    return fail_at(err, errlen, s->file, l + 1, "or",
+                                   s->choice[open] >= 0 ? "no answer of the block's choice"
+                                                        : "trailing text"), l + 1;
+                s->nalts[open]--;
+            }
+        }
         if (m == MARK_CHOOSE) {
             if (open >= 0)
                 return fail_at(err, errlen, s->file, l + 1, "choose",
@@ -322,6 +382,19 @@ void gb_space_initial(const gb_space *s, gb_space_point *p)
     memset(p, 0, sizeof *p);
     for (int i = 0; i < s->nparams; i++)
         p->value[i] = s->params[i].initial;
+}
+
+void gb_space_initial_at(const gb_space *s, gb_space_point *p, int M, int N, int K,
+                         int nthreads)
+{
+    int answer[GB_CHOICE_COUNT] = { -1, -1, -1 };
+
+    gb_space_initial(s, p);
+    gb_sched_model_choose(NULL, NULL, M, N, K, nthreads, answer, NULL);
+    for (int b = 0; b < s->nblocks; b++)
+        for (int a = 0; s->choice[b] >= 0 && a < s->nalts[b]; a++)
+            if (s->answer[b][a] == answer[s->choice[b]])
+                p->alt[b] = a;
 }
 
 void gb_space_random(const gb_space *s, unsigned *rng, gb_space_point *p)

@@ -6,6 +6,7 @@
 #include "sched_variant.h"
 #include "sched_lang.h"
 #include "sched_build.h"
+#include "machine.h"
 #include "sha256.h"
 #include "parse.h"
 
@@ -31,7 +32,7 @@ typedef struct sched_entry {
     char *text;               /* the file, for the JSON */
     char name[64];            /* sched:STEM */
     char description[160];
-    gb_param_spec spec[GB_SCHED_MAX_PARAMS + 1];
+    gb_param_spec spec[GB_SCHED_MAX_PARAMS + GB_SCHED_MAX_CHOOSE + 1];
     gb_variant variant;
     int nrecords;
     build_record records[MAX_RECORDS];
@@ -95,7 +96,7 @@ int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, in
     int rc = -1;
 
     *state = NULL;
-    if ((pl = gb_sched_plan_new(nest, params, M, N, K, why, whylen)) == NULL)
+    if ((pl = gb_sched_plan_for(nest, params, M, N, K, nthreads, why, whylen)) == NULL)
         return -1;
     source = gb_sched_lower(pl, "gb_sched_kernel");
     if (source == NULL || (st = calloc(1, sizeof *st)) == NULL) {
@@ -175,7 +176,8 @@ void gb_sched_state_free(void *state)
 static void explain_entry(sched_entry *e, FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
     char err[512];
-    gb_sched_plan *pl = gb_sched_plan_new(&e->nest, ctx->params, M, N, K, err, sizeof err);
+    gb_sched_plan *pl =
+        gb_sched_plan_for(&e->nest, ctx->params, M, N, K, ctx->nthreads, err, sizeof err);
 
     if (pl == NULL) {
         fprintf(out, "%s  M=%d K=%d N=%d\n  %s\n", e->name, M, K, N, err);
@@ -286,6 +288,11 @@ static void set_text(sched_entry *e, char *text)
     for (int p = 0; p < e->nest.nparams; p++)
         e->spec[p] = (gb_param_spec){ e->nest.params[p].name, e->nest.params[p].min,
                                       e->nest.params[p].max, NULL, "a param of the schedule" };
+    /* each choose block's choice: --param b_read=copied picks its alternative */
+    for (int b = 0; b < e->nest.nblocks; b++)
+        e->spec[e->nest.nparams + b] =
+            (gb_param_spec){ gb_sched_choice_name(e->nest.blocks[b].choice), 0, 0, gb_read_names,
+                             "a choice of the schedule (default: the model's, per shape)" };
     e->nrecords = 0;
 }
 

@@ -13,7 +13,8 @@ static const char *const statement_names[] = {
     [GB_SCHED_FUSE] = "fuse",           [GB_SCHED_PARALLEL] = "parallel",
     [GB_SCHED_VECTORIZE] = "vectorize", [GB_SCHED_UNROLL] = "unroll",
     [GB_SCHED_CACHE_WRITE] = "cache_write", [GB_SCHED_PACK] = "pack",
-    [GB_SCHED_PREFETCH] = "prefetch",
+    [GB_SCHED_PREFETCH] = "prefetch",   [GB_SCHED_CHOOSE] = "choose",
+    [GB_SCHED_OR] = "or",               [GB_SCHED_END] = "end",
 };
 #define NSTATEMENTS (sizeof statement_names / sizeof statement_names[0])
 

@@ -322,7 +322,7 @@ static int next_point(search *s, gb_space_point *p)
             s->seeded = s->ndone;
             break;
         }
-        gb_space_initial(s->space, p);
+        gb_space_initial_at(s->space, p, s->t.M, s->t.N, s->t.K, s->t.cfg->threads);
         for (seed -= 1; seed >= 0 && b < s->space->nblocks; b++) {
             if (seed < s->space->nalts[b] - 1) {
                 p->alt[b] = seed + 1;

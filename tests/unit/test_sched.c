@@ -3,6 +3,7 @@
  * before anything is compiled; legal schedules make the nest they say. */
 #include "test.h"
 #include "sched_lang.h"
+#include "machine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,34 +350,155 @@ TEST(sched_tail_leaves_whole_row_blocks_whole)
     }
 }
 
-/* The model (model.c): BLIS's register block and cache blocks from a
- * machine's registers and caches, balanced over the shape. */
+/* The model (model.c): BLIS's register block, and the cache blocks from
+ * each cache's size, ways and line as Low et al. (2016) derive them,
+ * balanced over the shape.  The kinds' figures as `gemmbench info` reads
+ * them there: the Intel Xeon kind (48 KiB 12-way L1d, 2 MiB 16-way L2) and
+ * the AMD EPYC Zen 4 kind (32 KiB 8-way, 1 MiB 8-way, 32 MiB 16-way). */
 TEST(sched_model_gives_blis_blocks_for_each_machine)
 {
-    const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20 };
-    const gb_sched_machine epyc = { 16, 32, 32L << 10, 1L << 20, 32L << 20 };
-    const gb_sched_machine avx2 = { 8, 16, 32L << 10, 256L << 10, 8L << 20 };
-    const gb_sched_machine neon = { 4, 32, 64L << 10, 1L << 20, 0 + (8L << 20) };
+    const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20, 12, 16, 15, 64,
+                                    "Intel Xeon" };
+    const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64,
+                                    "AMD EPYC family 25" };
+    const gb_sched_machine avx2 = { 8, 16, 32L << 10, 256L << 10, 8L << 20, 8, 4, 16, 64,
+                                    NULL };
+    const gb_sched_machine neon = { 4, 32, 64L << 10, 1L << 20, 0 + (8L << 20), 4, 8, 16, 64,
+                                    NULL };
+    const gb_sched_machine unknown = { 16, 32, 0, 0, 0, 0, 0, 0, 0, NULL };
     long v[GB_MODEL_COUNT];
 
-    /* 8 x 48: 24 sums, 3 B vectors and a broadcast in 32 registers;
-     * kc: an 8 x kc A micro-panel in half of 48 KiB is 768 */
+    /* 8 x 48: 24 sums, 3 B vectors and a broadcast in 32 registers; kc:
+     * C_Ar = floor(11 / (1 + 48/8)) = 1 way of 4 KiB for A's micro-panel,
+     * 4096 / (8 x 4) = 128 (B's 128 x 48 takes 6 of the 12) */
     gb_sched_model_values(&xeon, 384, 3072, 768, v);
-    CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 768);
-    /* mc: 1 MiB / (4 x 768) = 341, 336 in rows of 8, 384 as two of 192 */
-    CHECK(v[GB_MODEL_MC] == 192 && v[GB_MODEL_NC] == 3072);
-    gb_sched_model_values(&xeon, 256, 768, 3072, v);
-    CHECK(v[GB_MODEL_KC] == 768 && v[GB_MODEL_MC] == 256);
-    /* 32 KiB: kc at most 512, K = 768 as two of 384 */
-    gb_sched_model_values(&epyc, 64, 768, 768, v);
-    CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 384);
-    /* 16 registers of 8 lanes: BLIS's Haswell 6 x 16 (12 sums, 2 + 1 more) */
-    gb_sched_model_values(&avx2, 64, 768, 768, v);
-    CHECK(v[GB_MODEL_MR] == 6 && v[GB_MODEL_NR] == 16);
-    CHECK(v[GB_MODEL_MC] % 6 == 0 && v[GB_MODEL_NC] % 16 == 0);
+    CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 128);
+    /* mc: 16 - 1 - 1 ways of 128 KiB over 128 x 4: 3584, all of M */
+    CHECK(v[GB_MODEL_MC] == 384 && v[GB_MODEL_NC] == 3072);
+    /* K = 100 is one block of 100; M = 100 one of 104 (rows of 8) */
+    gb_sched_model_values(&xeon, 100, 768, 100, v);
+    CHECK(v[GB_MODEL_KC] == 100 && v[GB_MODEL_MC] == 104);
+    /* Zen 4: floor(7 / 7) = 1 way, kc 128; L2: 8 - 1 - 1 = 6 ways of
+     * 128 KiB, mc up to 1536; K = 3072 as 24 blocks of 128 */
+    gb_sched_model_values(&zen4, 256, 768, 3072, v);
+    CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 128);
+    CHECK(v[GB_MODEL_MC] == 256 && v[GB_MODEL_NC] == 768);
+    /* 16 registers of 8 lanes: BLIS's Haswell 6 x 16 (12 sums, 2 + 1
+     * more); floor(7 / (1 + 16/6)) = 1 way, kc 4096 / 24 = 170, K = 768 as
+     * five of 154; L2 of 4
+     * ways of 64 KiB: 4 - 1 - 1 = 2 for A's block, 2 x 65536 / 680 = 192 */
+    gb_sched_model_values(&avx2, 384, 768, 768, v);
+    CHECK(v[GB_MODEL_MR] == 6 && v[GB_MODEL_NR] == 16 && v[GB_MODEL_KC] == 154);
+    CHECK(v[GB_MODEL_MC] % 6 == 0 && v[GB_MODEL_MC] <= 2 * 65536 / (154 * 4));
+    CHECK(v[GB_MODEL_NC] % 16 == 0);
     /* 4 lanes: 16 lanes wide (a width the lowering holds), 6 rows */
     gb_sched_model_values(&neon, 64, 768, 768, v);
     CHECK(v[GB_MODEL_MR] == 6 && v[GB_MODEL_NR] == 16);
+    /* nothing known: the stated fallbacks, Zen 4's figures */
+    gb_sched_model_values(&unknown, 256, 768, 3072, v);
+    CHECK(v[GB_MODEL_KC] == 128 && v[GB_MODEL_MC] == 256 && v[GB_MODEL_NC] == 768);
+}
+
+/* The model's choices from a kind's calibration (machine.h's answers). */
+static gb_calibration calib_of(int b, int a, int bcopy)
+{
+    gb_calibration c;
+
+    gb_calibration_set(&c, 2, GB_READ_IN_PLACE, "cached");
+    c.rounds = 5;
+    c.answer[GB_CALIB_B] = (gb_calib_answer){ b, b ? 1.8 : 0.95, 0.9, 2.0 };
+    c.answer[GB_CALIB_A] = (gb_calib_answer){ a, a ? 1.2 : 0.985, 0.9, 1.3 };
+    c.answer[GB_CALIB_BCOPY] = (gb_calib_answer){ bcopy, bcopy ? 1.15 : 0.96, 0.9, 1.2 };
+    return c;
+}
+
+static void choose_at(const gb_sched_machine *m, const gb_calibration *c, int M, int N, int K,
+                      int out[GB_CHOICE_COUNT])
+{
+    char why[GB_CHOICE_COUNT][320];
+
+    for (int q = 0; q < GB_CHOICE_COUNT; q++)
+        out[q] = -1;
+    gb_sched_model_choose(m, c, M, N, K, 2, out, why);
+}
+
+/* The AMD EPYC Zen 4 kind's calibration (issue 47: B in place 0.94-0.97x
+ * the copy's time, A in place 0.98-0.99x, no first-pass copy 0.95-0.97x)
+ * reads both in place at every shape; the Intel Xeon kind's (B in place
+ * 1.7-2x the copy's time) copies mlp_expand's B whole; this AMD EPYC
+ * family 26's at 2 threads (B in place, the copy paying) copies B's
+ * micro-panels from 5 A micro-panels up (M = 40). */
+TEST(sched_model_chooses_from_each_kinds_calibration)
+{
+    const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64, NULL };
+    const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20, 12, 16, 15, 64,
+                                    NULL };
+    const gb_calibration zen4_cal = calib_of(GB_READ_IN_PLACE, GB_READ_IN_PLACE,
+                                             GB_READ_IN_PLACE);
+    const gb_calibration xeon_cal = calib_of(GB_READ_COPIED, GB_READ_IN_PLACE, GB_READ_COPIED);
+    const gb_calibration fam26_cal = calib_of(GB_READ_IN_PLACE, GB_READ_IN_PLACE,
+                                              GB_READ_COPIED);
+    int a[GB_CHOICE_COUNT];
+
+    for (int M = 16; M <= 384; M *= 2) {
+        choose_at(&zen4, &zen4_cal, M, 3072, 768, a);
+        CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && a[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE);
+        choose_at(&zen4, &zen4_cal, M, 768, 3072, a);
+        CHECK(a[GB_CHOICE_A_READ] == GB_READ_IN_PLACE && a[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE);
+        /* mlp_expand on the Xeon kind: B copied whole, not copied again */
+        choose_at(&xeon, &xeon_cal, M, 3072, 768, a);
+        CHECK(a[GB_CHOICE_B_READ] == GB_READ_COPIED && a[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE);
+        /* qkv's rows (3 KiB) are under a page: in place on every kind */
+        choose_at(&xeon, &xeon_cal, M, 768, 768, a);
+        CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && a[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE &&
+              a[GB_CHOICE_A_READ] == GB_READ_IN_PLACE);
+        choose_at(&zen4, &fam26_cal, M, 3072, 768, a);
+        CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE &&
+              a[GB_CHOICE_B_COPY] == (M >= 40 ? GB_READ_COPIED : GB_READ_IN_PLACE));
+    }
+    /* a --param answer stands; b_copy copied reads B in place */
+    a[GB_CHOICE_B_READ] = a[GB_CHOICE_A_READ] = -1;
+    a[GB_CHOICE_B_COPY] = GB_READ_COPIED;
+    gb_sched_model_choose(&xeon, &xeon_cal, 16, 3072, 768, 2, a, NULL);
+    CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && a[GB_CHOICE_B_COPY] == GB_READ_COPIED);
+}
+
+/* choose blocks: every combination the model makes is checked at load,
+ * a refusal names its line and the combination; the structure's rules. */
+TEST(sched_choose_blocks_are_checked)
+{
+    static const char head[] = "split i 8 -> io ii\nsplit j 16 -> jo jv\n";
+    char text[1024], err[512];
+
+    snprintf(text, sizeof text, "%schoose b_read in_place\n  reorder io jo ii jv\nor copied\n"
+             "  pack B at io\nend\nchoose b_copy copied\n  pack B at jo fused\nor in_place\n"
+             "end\nvectorize jv\n", head);
+    CHECK(check_text(text, err, sizeof err) == 0);
+    /* (copied, copied) is no combination of the model's: three are kept */
+    CHECK(nest_buf.nblocks == 2 && nest_buf.ncombos == 3);
+    snprintf(text, sizeof text, "%schoose b_read in_place\nor copied\n  parallel k\nend\n",
+             head);
+    CHECK(check_text(text, err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:5: parallel: 'k' is a reduction loop (threads would add into "
+                      "one C element) (with b_read copied)") == 0 ||
+          strstr(err, "t.sched:5: parallel:") == err);
+    CHECK(strstr(err, "(with b_read copied)") != NULL);
+    CHECK(check_text("choose b_read in_place\nend\n", err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:2: end: the block of line 1 states one answer of b_read (each "
+                      "answer needs its alternative, an empty one too)") == 0);
+    CHECK(check_text("choose bread in_place\nor copied\nend\n", err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:1: choose: no choice 'bread' (the model's: b_read, b_copy, "
+                      "a_read)") == 0);
+    CHECK(check_text("choose b_read in_place\nor in_place\nend\n", err, sizeof err) == -1);
+    CHECK(check_text("choose b_read in_place\nor copied\n", err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:1: choose: no `end` before the end of the file") == 0);
+    CHECK(check_text("choose b_read in_place\nsplit i 4 -> a b\nor copied\nend\n", err,
+                     sizeof err) == -1);
+    CHECK(strstr(err, "t.sched:2: split: inside a choose block") == err);
+    CHECK(check_text("or copied\n", err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:1: or: outside a choose block") == 0);
+    CHECK(check_text("choose a_read in_place\nchoose b_read in_place\n", err, sizeof err) == -1);
+    CHECK(strstr(err, "blocks do not nest") != NULL);
 }
 
 /* `param NAME = model`: the model's value per shape unless --param sets

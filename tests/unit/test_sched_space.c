@@ -183,3 +183,26 @@ TEST(space_default_space_parses_and_has_legal_points)
     CHECK(legal > 20);
     gb_space_free(&space_buf);
 }
+
+/* A named block (`choose a_read copied`): its alternatives' answers, and
+ * the search's first point at the model's answer for the shape (A's rows
+ * 3 KiB apart at K = 768: in place, the second alternative); a named
+ * block's `or` names an answer of its choice. */
+TEST(space_named_block_starts_at_the_models_answer)
+{
+    static const char text[] = "split i 8 -> io ii\nchoose a_read copied\n  pack A at io\n"
+                               "or in_place\nend\n";
+    gb_space_point p;
+    char err[512];
+
+    CHECK(parse(text, err, sizeof err) == 0);
+    CHECK(space_buf.nblocks == 1 && space_buf.choice[0] == GB_CHOICE_A_READ);
+    CHECK(space_buf.answer[0][0] == 1 && space_buf.answer[0][1] == 0);
+    gb_space_initial_at(&space_buf, &p, 16, 768, 768, 1);
+    CHECK(p.alt[0] == 1);
+    CHECK(parse("choose a_read copied\nor\nend\n", err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.space:2: or: no answer of the block's choice") == 0);
+    CHECK(parse("choose a_read sometimes\nor in_place\nend\n", err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.space:1: choose: trailing text") == 0);
+    gb_space_free(&space_buf);
+}
