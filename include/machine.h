@@ -66,9 +66,12 @@ typedef struct gb_slurm {
  * later passes (from FUSED_COPY_FMAS up, packed_plan.c) or every pass reads
  * it in place; and where B's rows are a page or more apart and read in
  * place, whether the kernel also prefetches them into L1 a few rows ahead
- * (the distance of packed_plan.c's set rule) or into L2 only.  Answer 0 is
- * the rule's (in place; L1), answer 1 the other (copied; L2 only). */
-enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_BCOPY, GB_CALIB_BPREFETCH, GB_CALIB_QUESTIONS };
+ * (the distance of packed_plan.c's set rule) or into L2 only; and whether
+ * kc is capped by A's micro-panel in half of L1d or by BLIS's analytical
+ * model (L1d's ways, gb_blis_kc_cap).  Answer 0 is the rule's (in place;
+ * L1; half of L1d), answer 1 the other (copied; L2 only; L1d's ways). */
+enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_BCOPY, GB_CALIB_BPREFETCH, GB_CALIB_KC,
+       GB_CALIB_QUESTIONS };
 enum { GB_READ_IN_PLACE = 0, GB_READ_COPIED, GB_READ_CHOICES };
 /* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
 #define GB_MAX_CALIBRATIONS 64
@@ -113,6 +116,9 @@ extern const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS];
  * bcopy), and "l1" and "l2" (--param bprefetch). */
 extern const char *const gb_read_names[];
 extern const char *const gb_prefetch_names[];
+/* kcrule's answers: "l1_half" (A's micro-panel in half of L1d) and
+ * "l1_ways" (BLIS's analytical model, gb_blis_kc_cap). */
+extern const char *const gb_kc_rule_names[];
 /* bprefetch's answers by name (GB_READ_IN_PLACE and GB_READ_COPIED's
  * indices). */
 enum { GB_PREFETCH_L1 = 0, GB_PREFETCH_L2 = 1 };
@@ -155,6 +161,14 @@ int gb_machine_usable_cpus(const gb_machine *m);
 long gb_machine_cache_bytes(const gb_machine *m, int level);
 /* Its associativity (ways); 0 unknown, -1 fully associative. */
 int gb_machine_cache_ways(const gb_machine *m, int level);
+/* BLIS's analytical kc (Low, Igual, Smith and Quintana-Orti, TOMS 2016,
+ * 4.2) for an mr x nr micro-kernel: B's micro-panel (kc x nr) stays in L1d
+ * while A's micro-panels (mr x kc) stream through it, each set holding
+ * C_Br ways of B and C_Ar of A and one for C's lines: C_Ar = floor((W - 1)
+ * / (1 + nr / mr)), at least 1, and kc = C_Ar x (a way's bytes) / (mr x 4).
+ * *c_ar, when not NULL, gets C_Ar.  l1_bytes and l1_ways must be positive
+ * (the caller's fallbacks for unknown ones). */
+long gb_blis_kc_cap(long l1_bytes, int l1_ways, int mr, int nr, long *c_ar);
 /* `gemmbench info`. */
 void gb_machine_print(FILE *out, const gb_machine *m);
 /* Its topology lines (hwloc's view, or that there is none). */

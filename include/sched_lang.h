@@ -162,9 +162,11 @@ typedef struct gb_sched {
 int gb_sched_parse(const char *file, const char *text, size_t len, gb_sched_text *out,
                    char *err, size_t errlen);
 
-/* Param p's value for M x N x K: params' (--param), else the model's for
- * a param `= model`, else the file's. */
-long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M, int N, int K);
+/* Param p's value for M x N x K on nthreads threads (0: the run's default):
+ * params' (--param), else the model's for a param `= model`, else the
+ * file's. */
+long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M, int N, int K,
+                       int nthreads);
 
 /* ---- the model (model.c) --------------------------------------------------- */
 
@@ -178,16 +180,21 @@ typedef struct gb_sched_machine {
     int l1_ways, l2_ways, l3_ways; /* associativity */
     int line;               /* bytes of a cache line */
     const char *kind;       /* what it is, for --explain ("AMD EPYC, family 26 ...") */
+    int kc_half;            /* 1: kc capped by A's micro-panel in half of L1d, 0: by
+                             * L1d's ways (BLIS's); this machine's: its calibration's */
 } gb_sched_machine;
 
 /* The quantity a param name is (mr, nr, kc, mc, nc), or -1; its name. */
 int gb_sched_model_of(const char *name);
 const char *gb_sched_model_name(int q);
 /* The model's mr, nr, kc, mc and nc for M x N x K on m (NULL: this machine,
- * read once), in out[GB_MODEL_COUNT]. */
-void gb_sched_model_values(const gb_sched_machine *m, int M, int N, int K, long out[]);
+ * read once, with kc's rule from its calibration at nthreads; 0: the run's
+ * default), in out[GB_MODEL_COUNT]. */
+void gb_sched_model_values(const gb_sched_machine *m, int M, int N, int K, int nthreads,
+                           long out[]);
 /* The same, one line a block with the figures it came from (--explain). */
-void gb_sched_model_explain(FILE *out, const gb_sched_machine *m, int M, int N, int K);
+void gb_sched_model_explain(FILE *out, const gb_sched_machine *m, int M, int N, int K,
+                            int nthreads);
 
 /* The model's choices (SCHED.md, "Choices"): how B and A reach the
  * micro-kernel, decided per shape and machine from packed's rules and its
@@ -256,6 +263,7 @@ int gb_sched_load(const char *path, gb_sched *out, char **text, char *err, size_
 typedef struct gb_sched_shape {
     const gb_sched *s;
     int M, N, K;
+    int nthreads;                      /* the threads it was resolved for; 0: the default */
     long param[GB_SCHED_MAX_PARAMS];   /* each param's value */
     long extent[GB_SCHED_MAX_LOOPS];   /* every loop's trip count */
     long stride[GB_SCHED_MAX_LOOPS];   /* its step in its axis's index */
@@ -263,11 +271,13 @@ typedef struct gb_sched_shape {
     long distance[3];                  /* each prefetch's distance, resolved */
 } gb_sched_shape;
 
-/* Resolves s for M x N x K with the values params sets (the rest default):
+/* Resolves s for M x N x K on nthreads threads (0: the run's default; the
+ * model's kc rule is calibrated per thread count) with the values params
+ * sets (the rest default):
  * every factor, extent and stride (resolve.c).  0, or -1 with err when a
  * value is outside its param's set or a whole unroll is too long. */
 int gb_sched_resolve(const gb_sched *s, const gb_params *params, int M, int N, int K,
-                     gb_sched_shape *out, char *err, size_t errlen);
+                     int nthreads, gb_sched_shape *out, char *err, size_t errlen);
 
 /* The nest for one shape, planned for lowering (src/sched/plan.h): made
  * once, then read by whatever the shape needs (scratch, C, explanation). */

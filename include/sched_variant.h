@@ -58,16 +58,17 @@ void gb_sched_built_from(gb_sched_built *out, const gb_sched_so *so);
 
 /* The one writer of a result's "schedule" object (results/FORMAT.md):
  * file, text, its sha256, params (each of nest's at its value in p for M x N
- * x K, a model's the model's there; an
+ * x K on nthreads threads, a model's the model's there; an
  * empty object without a nest) and, when built is not NULL, compiler,
  * flags, compile_ms, cached.  A caller adds what is its own (tuned_sched:
  * space, tuned_at).  NULL when out of memory. */
 cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *nest,
-                            const gb_params *p, int M, int N, int K,
+                            const gb_params *p, int M, int N, int K, int nthreads,
                             const gb_sched_built *built);
 /* That object for schedule variant v, with the first build of the shape.
  * NULL when v is no schedule or out of memory. */
-cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K);
+cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K,
+                     int nthreads);
 
 /* A nest compiled for one shape, as a schedule variant's prepare() makes it:
  * resolved with params, lowered, built (cache first) and loaded, with its

@@ -418,7 +418,7 @@ cJSON *gb_ml_guided_json(int M, int N, int K, int threads)
             choices[i].threads == threads)
             c = &choices[i];
     if (c == NULL || c->why != WHY_NONE || !c->checked ||
-        (o = gb_sched_json_object(ranker.space.file, c->text[c->rank], NULL, NULL, 0, 0, 0,
+        (o = gb_sched_json_object(ranker.space.file, c->text[c->rank], NULL, NULL, 0, 0, 0, 0,
                                   &c->build)) == NULL)
         return NULL;
     cJSON_AddStringToObject(o, "model", ranker.path);

@@ -331,10 +331,14 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     else
         p->ir_outer = p->b_mode != B_IN_PLACE && p->b_mode != B_FUSED;
     /* kc: the A micro-panel takes its share of L1 (the header says why
-     * whichever loop is outer); B fused, also an A block of all M rows
-     * within mc's share of L2, so that one ic block reads B once, down to a
-     * quarter of the L1 cap. */
+     * whichever loop is outer), or BLIS's analytical model caps it by
+     * L1d's ways, as calibrated (--param kcrule); B fused, also an A block
+     * of all M rows within mc's share of L2, so that one ic block reads B
+     * once, down to a quarter of the L1 cap. */
     kc_cap = kc_l1_cap(p);
+    if (gb_param_get(ctx->params, "kc", 0) <= 0 && p->l1_ways > 0 &&
+        read_as(p, GB_CALIB_KC, ctx, &machine) == 1)
+        kc_cap = gb_blis_kc_cap(p->l1_bytes, p->l1_ways, p->mr, p->nr, NULL);
     if (p->b_mode == B_FUSED) {
         const long whole_m = kc_whole_m_cap(M, p);
         const long floor = kc_cap / KC_JR_MIN_DIVISOR;
@@ -518,12 +522,17 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                                    : "packed block by block",
             gb_param_get(ctx->params, "apack", -1) >= 0 ? " (--param)" : "");
     explain_read(out, &p, GB_CALIB_A);
-    fprintf(out, "  kc %-5d %s\n", p.kc,
-            user_kc      ? "(--param)"
-            : p.b_mode == B_FUSED
-                ? "(A micro-panel in half of L1d, and M x kc in half of L2 down to a quarter "
-                  "of that, balanced over K)"
-                : "(A micro-panel MR x kc in half of L1d, balanced over K)");
+    {
+        const int ways = p.read[GB_CALIB_KC] == 1;
+        fprintf(out, "  kc %-5d %s%s%s\n", p.kc,
+                user_kc ? "(--param" : ways ? "(L1d's ways, BLIS's model" : "(A micro-panel MR x kc "
+                                                                           "in half of L1d",
+                !user_kc && p.b_mode == B_FUSED ? ", and M x kc in half of L2 down to a quarter "
+                                                  "of that"
+                                                : "",
+                user_kc ? ")" : ", balanced over K)");
+        explain_read(out, &p, GB_CALIB_KC);
+    }
     fprintf(out, "  mc %-5d %s\n", p.mc,
             gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
                                                    : "(A block mc x kc in half of L2, balanced)");
@@ -610,6 +619,10 @@ const gb_param_spec packed_params[] = {
                                     "micro-panels read it, on AVX-512) or in_place (every "
                                     "pass reads B where it is); default: this machine's "
                                     "calibration (gemmbench info)" },
+    { "kcrule", 0, 0, gb_kc_rule_names, "kc's cap: l1_half (the A micro-panel in half of "
+                                        "L1d) or l1_ways (BLIS's analytical model, from "
+                                        "L1d's ways); default: this machine's calibration "
+                                        "(gemmbench info); kc sets kc itself" },
     { "apack", 0, 0, apack_choices, "A packed whole per call or per block, read in place, or "
                                     "fused: each micro-panel packed on first use (default: in "
                                     "place when K*4 < 4096, else as aread says)" },

@@ -272,7 +272,7 @@ cJSON *gb_tuned_sched_json(int M, int N, int K, int threads)
             played[i].threads == threads)
             p = &played[i];
     if (p == NULL || p->text == NULL ||
-        (o = gb_sched_json_object(gb_tuned_path(), p->text, NULL, NULL, 0, 0, 0, &p->build)) == NULL)
+        (o = gb_sched_json_object(gb_tuned_path(), p->text, NULL, NULL, 0, 0, 0, 0, &p->build)) == NULL)
         return NULL;
     cJSON_AddStringToObject(o, "space", p->space);
     cJSON_AddStringToObject(o, "tuned_at", p->tuned_at);

@@ -14,10 +14,11 @@
 
 /* Bump when what is measured, or how it decides, changes: the key changes
  * with it, so older files are never read (and refused if copied in). */
-#define CALIB_METHOD 5
+#define CALIB_METHOD 6
 
 const char *const gb_read_names[] = { "in_place", "copied", NULL };
 const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
+const char *const gb_kc_rule_names[] = { "l1_half", "l1_ways", NULL };
 
 /* B and A: M = 16 (every pass reads the operand in place on AVX-512's
  * 8-row micro-panels) and 64 (the first of 8 passes copies).  B's copy in
@@ -26,7 +27,9 @@ const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
  * costs nothing else, so copied as soon as in place is slower.  B's
  * prefetch where its rows are a page or more apart: M = 16 and 64, B
  * fused without a copy (every pass reads B in place), L1 as soon as it is
- * the faster. */
+ * the faster.  kc's rule: qkv M = 64 and 256 (K 768: one block under half
+ * of a 48 KiB L1d, six under BLIS's ways with an 8 x 48 micro-kernel), B
+ * in place; BLIS's ways as soon as they are the faster. */
 const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
     [GB_CALIB_B] = { "b", "B read", "B rows a page or more apart", { 16, 64 }, 768, 3072, "bread", "", GB_CALIB_COPIED_RATIO,
                      gb_read_names, { "in place", "copied" },
@@ -43,6 +46,10 @@ const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
                              3072, "bprefetch", "bpack=fused,bcopy=in_place,", 1.0,
                              gb_prefetch_names, { "L1 and L2", "L2 only" },
                              "mlp_expand M=16,64 (K 768, N 3072), B fused, no copy" },
+    [GB_CALIB_KC] = { "kc", "kc rule", "kc capped by", { 64, 256 }, 768, 768, "kcrule", "",
+                      1.0, gb_kc_rule_names, { "A's micro-panel in half of L1d",
+                                               "L1d's ways (BLIS's model)" },
+                      "qkv M=64,256 (K 768, N 768)" },
 };
 
 void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len)

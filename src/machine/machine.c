@@ -260,6 +260,17 @@ int gb_machine_cache_ways(const gb_machine *m, int level)
     return c ? c->ways : 0;
 }
 
+long gb_blis_kc_cap(long l1_bytes, int l1_ways, int mr, int nr, long *c_ar)
+{
+    long ways = (long)(l1_ways - 1) * mr / (mr + nr);
+
+    if (ways < 1)
+        ways = 1;
+    if (c_ar != NULL)
+        *c_ar = ways;
+    return ways * (l1_bytes / l1_ways) / ((long)mr * (long)sizeof(float));
+}
+
 const char *gb_bw_level_name(int level)
 {
     static const char *const level_names[GB_BW_LEVELS] = { "L2", "L3", "memory" };

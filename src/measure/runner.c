@@ -342,7 +342,8 @@ static int checkpoint(sweep *w, const gb_run_entry *e)
     if (strcmp(e->result.variant->family, "sched") == 0) { /* a --schedule's text, hash, build */
         const gb_result *r = &e->result;
         cJSON *o = gb_json_result_at(cfg->doc, e->json_index);
-        cJSON *sched = gb_sched_json(r->variant, &r->params, r->shape.M, r->shape.N, r->shape.K);
+        cJSON *sched = gb_sched_json(r->variant, &r->params, r->shape.M, r->shape.N, r->shape.K,
+                                     r->threads);
         if (o == NULL || sched == NULL || !cJSON_AddItemToObject(o, "schedule", sched)) {
             cJSON_Delete(sched);
             snprintf(w->err, w->errlen, "out of memory");

@@ -37,7 +37,7 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
     long model[GB_MODEL_COUNT];
     int from_model = 0;
 
-    gb_sched_model_values(NULL, sh->M, sh->N, sh->K, model);
+    gb_sched_model_values(NULL, sh->M, sh->N, sh->K, sh->nthreads, model);
     fprintf(out, "%s  M=%d K=%d N=%d", name, sh->M, sh->K, sh->N);
     for (int p = 0; p < s->nparams; p++) {
         const int m = s->params[p].model && sh->param[p] == model[s->params[p].model - 1];
@@ -48,8 +48,8 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
     fprintf(out, "  (%s)\n", s->file);
     if (from_model) {
         fprintf(out, "  *: the model's (BLIS's): mr x nr from the vector registers and two FMA "
-                     "units' latency, kc from L1d's ways, mc from L2's, nc from L3's\n");
-        gb_sched_model_explain(out, NULL, sh->M, sh->N, sh->K);
+                     "units' latency, kc from L1d (its ways, or half of it as calibrated), mc from L2's ways, nc from L3's and the threads\n");
+        gb_sched_model_explain(out, NULL, sh->M, sh->N, sh->K, sh->nthreads);
     }
     explain_choices(out, pl);
     for (int op = 0; op < 2; op++)

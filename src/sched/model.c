@@ -43,6 +43,7 @@
 static const char *const names[] = { "mr", "nr", "kc", "mc", "nc" };
 
 static gb_sched_machine machine_once(void);
+static gb_machine detected; /* machine_once's reading, for the calibration's key */
 
 void gb_sched_machine_here(gb_sched_machine *out)
 {
@@ -69,31 +70,31 @@ static gb_sched_machine machine_once(void)
     static gb_sched_machine m;
     static char kind[400];
     static int done;
-    gb_machine info;
+    gb_machine *const info = &detected;
 
     if (done)
         return m;
-    gb_machine_detect(&info);
+    gb_machine_detect(info);
     m.lanes = 4;
-    m.registers = strcmp(info.arch, "aarch64") == 0 ? 32 : 16;
-    for (int i = 0; i < info.nisa; i++)
-        if (strcmp(info.isa[i], "avx512f") == 0) {
+    m.registers = strcmp(info->arch, "aarch64") == 0 ? 32 : 16;
+    for (int i = 0; i < info->nisa; i++)
+        if (strcmp(info->isa[i], "avx512f") == 0) {
             m.lanes = 16, m.registers = 32;
             break;
-        } else if (strcmp(info.isa[i], "avx2") == 0 || strcmp(info.isa[i], "avx") == 0) {
+        } else if (strcmp(info->isa[i], "avx2") == 0 || strcmp(info->isa[i], "avx") == 0) {
             m.lanes = m.lanes > 8 ? m.lanes : 8;
         }
-    m.l1 = gb_machine_cache_bytes(&info, 1);
-    m.l2 = gb_machine_cache_bytes(&info, 2);
-    m.l3 = gb_machine_cache_bytes(&info, 3);
-    m.l1_ways = gb_machine_cache_ways(&info, 1);
-    m.l2_ways = gb_machine_cache_ways(&info, 2);
-    m.l3_ways = gb_machine_cache_ways(&info, 3);
-    for (int i = 0; i < info.ncaches; i++)
-        if (info.caches[i].level == 1 && strcmp(info.caches[i].type, "Instruction") != 0)
-            m.line = info.caches[i].line_bytes;
-    snprintf(kind, sizeof kind, "%s%s%s%s", info.cpu_model, info.cpu_id[0] ? " (" : "",
-             info.cpu_id, info.cpu_id[0] ? ")" : "");
+    m.l1 = gb_machine_cache_bytes(info, 1);
+    m.l2 = gb_machine_cache_bytes(info, 2);
+    m.l3 = gb_machine_cache_bytes(info, 3);
+    m.l1_ways = gb_machine_cache_ways(info, 1);
+    m.l2_ways = gb_machine_cache_ways(info, 2);
+    m.l3_ways = gb_machine_cache_ways(info, 3);
+    for (int i = 0; i < info->ncaches; i++)
+        if (info->caches[i].level == 1 && strcmp(info->caches[i].type, "Instruction") != 0)
+            m.line = info->caches[i].line_bytes;
+    snprintf(kind, sizeof kind, "%s%s%s%s", info->cpu_model, info->cpu_id[0] ? " (" : "",
+             info->cpu_id, info->cpu_id[0] ? ")" : "");
     m.kind = kind;
     done = 1;
     return m;
@@ -146,19 +147,52 @@ typedef struct derivation {
     int line, line_known;
     long mr, nr;
     long c_ar, c_br;      /* L1 ways for A's micro-panel (streamed) and B's (resident) */
+    long kc_ways_cap;     /* BLIS's cap: C_Ar ways for A's micro-panel */
+    long kc_half_cap;     /* A's micro-panel (mr x kc) in half of L1d */
+    int kc_half;          /* the rule taken: the machine's (calibrated) */
+    char kc_why[320];     /* why, for explain */
     long kc_cap, kc;
     long c_br2, c_ac;     /* L2 ways: B's micro-panel, A's block (resident) */
     long mc_cap, mc;
     long c_ac3, c_bc;     /* L3 ways: A's block, B's block (resident) */
-    long nc_cap, nc;
+    int threads;          /* the threads the columns are split over */
+    long nc_l3_cap, nc_threads_cap, nc_cap, nc;
 } derivation;
 
-static void derive(const gb_sched_machine *mach, int M, int N, int K, derivation *d)
+/* This machine, with kc's rule from its calibration at nthreads (why says
+ * so, for explain); or mach as given. */
+static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, char *why,
+                                   size_t len)
+{
+    gb_sched_machine m;
+    gb_calibration cal;
+    char said[300];
+
+    if (mach != NULL) {
+        snprintf(why, len, "as given");
+        return *mach;
+    }
+    m = machine_once();
+    if (nthreads < 1)
+        nthreads = omp_get_max_threads();
+    gb_calibration_lookup(&detected, nthreads, &cal);
+    m.kc_half = cal.answer[GB_CALIB_KC].read == 0;
+    gb_calibration_describe(&cal, GB_CALIB_KC, said, sizeof said);
+    snprintf(why, len, "this machine's calibration at %d thread%s: %s", nthreads,
+             nthreads == 1 ? "" : "s", said);
+    return m;
+}
+
+static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int K,
+                   derivation *d)
 {
     long v = 1, best = 0;
 
     memset(d, 0, sizeof *d);
-    d->m = mach ? *mach : machine_once();
+    if (nthreads < 1)
+        nthreads = omp_get_max_threads();
+    d->threads = nthreads;
+    d->m = machine_at(mach, nthreads, d->kc_why, sizeof d->kc_why);
     d->l1 = level_of(d->m.l1, d->m.l1_ways, FALLBACK_L1, FALLBACK_L1_WAYS);
     d->l2 = level_of(d->m.l2, d->m.l2_ways, FALLBACK_L2, FALLBACK_L2_WAYS);
     d->l3 = level_of(d->m.l3, d->m.l3_ways, FALLBACK_L3, FALLBACK_L3_WAYS);
@@ -192,11 +226,15 @@ static void derive(const gb_sched_machine *mach, int M, int N, int K, derivation
      * of B and C_Ar of A with one way left for the C tile's lines:
      * C_Ar = floor((W1 - 1) / (1 + nr / mr)), kc = C_Ar x way / (mr x 4),
      * C_Br = ceil(nr / mr x C_Ar).  With 8 x 48 on 8 or 12 ways: C_Ar 1,
-     * kc 128 on a 4 KiB way, B's micro-panel 6 ways. */
-    d->c_ar = (d->l1.ways - 1) * d->mr / (d->mr + d->nr);
-    if (d->c_ar < 1)
-        d->c_ar = 1;
-    d->kc_cap = d->c_ar * d->l1.way / (d->mr * FLOAT_BYTES);
+     * kc 128 on a 4 KiB way, B's micro-panel 6 ways.  Or, where this
+     * machine's calibration measured it faster (packed's kc rule, timed
+     * both ways: on the AMD EPYC family 26 the six passes over C of kc =
+     * 128 at K = 768 cost packed 5-12 %), A's micro-panel in half of L1d,
+     * B's micro-panel streamed from L2. */
+    d->kc_ways_cap = gb_blis_kc_cap(d->l1.size, d->l1.ways, (int)d->mr, (int)d->nr, &d->c_ar);
+    d->kc_half_cap = d->l1.size / 2 / (d->mr * FLOAT_BYTES);
+    d->kc_half = d->m.kc_half;
+    d->kc_cap = d->kc_half ? d->kc_half_cap : d->kc_ways_cap;
     d->kc = balance(K, d->kc_cap, 1);
     d->c_br = ceil_div(d->kc * d->nr * FLOAT_BYTES, d->l1.way);
 
@@ -213,20 +251,28 @@ static void derive(const gb_sched_machine *mach, int M, int N, int K, derivation
 
     /* nc (4.4): B's block (kc x nc) stays in L3 while A's blocks stream
      * through it: C_Ac3 = ceil(mc x kc x 4 / way), C_Bc = W3 - 1 - C_Ac3;
-     * nc = C_Bc x way / (kc x 4), a multiple of nr. */
+     * nc = C_Bc x way / (kc x 4), a multiple of nr; and at most N / threads,
+     * so that the threads can split C's columns by jc block, each running
+     * its own k and row loops without a barrier between them (BLIS's
+     * outermost loop, packed's grid; at 2 threads on the AMD EPYC family
+     * 26 a barrier per kc step cost mlp_reduce M = 16 1.25x packed's
+     * time, the split 1.09x). */
     d->c_ac3 = ceil_div(d->mc * d->kc * FLOAT_BYTES, d->l3.way);
     d->c_bc = d->l3.ways - 1 - d->c_ac3;
     if (d->c_bc < 1)
         d->c_bc = 1;
-    d->nc_cap = d->c_bc * d->l3.way / (d->kc * FLOAT_BYTES);
+    d->nc_l3_cap = d->c_bc * d->l3.way / (d->kc * FLOAT_BYTES);
+    d->nc_threads_cap = ceil_div(ceil_div(N, d->threads), d->nr) * d->nr;
+    d->nc_cap = d->nc_l3_cap < d->nc_threads_cap ? d->nc_l3_cap : d->nc_threads_cap;
     d->nc = balance(N, d->nc_cap, d->nr);
 }
 
-void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, long out[])
+void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, int nthreads,
+                           long out[])
 {
     derivation d;
 
-    derive(mach, M, N, K, &d);
+    derive(mach, nthreads, M, N, K, &d);
     out[GB_MODEL_MR] = d.mr;
     out[GB_MODEL_NR] = d.nr;
     out[GB_MODEL_KC] = d.kc;
@@ -242,12 +288,13 @@ static void describe_level(char *buf, size_t len, const char *name, const level 
              l->ways_known ? "" : " (ways unknown: this taken)", l->way >> 10);
 }
 
-void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int N, int K)
+void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int N, int K,
+                            int nthreads)
 {
     derivation d;
     char l1[128], l2[128], l3[128];
 
-    derive(mach, M, N, K, &d);
+    derive(mach, nthreads, M, N, K, &d);
     describe_level(l1, sizeof l1, "L1d", &d.l1);
     describe_level(l2, sizeof l2, "L2", &d.l2);
     describe_level(l3, sizeof l3, "L3", &d.l3);
@@ -258,17 +305,21 @@ void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int 
                  "and A's broadcast in %d registers, >= %d x %d (FMA latency x units)\n",
             d.mr, d.nr, d.mr * d.nr, d.mr * d.nr / d.m.lanes, d.m.lanes, d.nr / d.m.lanes,
             d.m.registers, FMA_LATENCY, FMA_UNITS);
-    fprintf(out, "    kc %ld: L1d ways for A's micro-panel C_Ar = floor((%d - 1) / (1 + %ld/%ld)) "
-                 "= %ld; cap C_Ar x %ld KiB / (%ld x 4) = %ld, balanced over K = %d; B's "
-                 "micro-panel %ld x %ld takes %ld ways\n",
-            d.kc, d.l1.ways, d.nr, d.mr, d.c_ar, d.l1.way >> 10, d.mr, d.kc_cap, K, d.kc, d.nr,
-            d.c_br);
+    fprintf(out, "    kc %ld: %s: L1d ways for A's micro-panel C_Ar = floor((%d - 1) / (1 + "
+                 "%ld/%ld)) = %ld, cap C_Ar x %ld KiB / (%ld x 4) = %ld; A's micro-panel in "
+                 "half of L1d, cap %ld KiB / 2 / (%ld x 4) = %ld; %s cap, balanced over K = "
+                 "%d; B's micro-panel %ld x %ld takes %ld ways (%s)\n",
+            d.kc, d.kc_half ? "half of L1d" : "L1d's ways", d.l1.ways, d.nr, d.mr, d.c_ar,
+            d.l1.way >> 10, d.mr, d.kc_ways_cap, d.l1.size >> 10, d.mr, d.kc_half_cap,
+            d.kc_half ? "the half's" : "the ways'", K, d.kc, d.nr, d.c_br, d.kc_why);
     fprintf(out, "    mc %ld: L2 ways for A's block C_Ac = %d - 1 - %ld (B's micro-panel) = %ld; "
                  "cap %ld x %ld KiB / (kc x 4) = %ld, balanced over M = %d in rows of %ld\n",
             d.mc, d.l2.ways, d.c_br2, d.c_ac, d.c_ac, d.l2.way >> 10, d.mc_cap, M, d.mr);
     fprintf(out, "    nc %ld: L3 ways for B's block C_Bc = %d - 1 - %ld (A's block) = %ld; cap "
-                 "%ld x %ld KiB / (kc x 4) = %ld, balanced over N = %d in columns of %ld\n",
-            d.nc, d.l3.ways, d.c_ac3, d.c_bc, d.c_bc, d.l3.way >> 10, d.nc_cap, N, d.nr);
+                 "%ld x %ld KiB / (kc x 4) = %ld; and N over %d thread%s in columns of %ld, "
+                 "%ld, so that the threads split C's columns by jc block; balanced over N = %d\n",
+            d.nc, d.l3.ways, d.c_ac3, d.c_bc, d.c_bc, d.l3.way >> 10, d.nc_l3_cap, d.threads,
+            d.threads == 1 ? "" : "s", d.nr, d.nc_threads_cap, N);
 }
 
 /* ---- choices --------------------------------------------------------------- */
@@ -344,7 +395,7 @@ void gb_sched_model_choose(const gb_sched_machine *mach, const gb_calibration *g
         gb_machine_detect(&info);
         gb_calibration_lookup(&info, nthreads, &cal);
     }
-    derive(mach, M, N, K, &d);
+    derive(mach, nthreads, M, N, K, &d);
 
     /* b_read: B's rows under a page apart are read in place; a page or
      * more apart, as the calibration measured (copied: ir outside jr, each

@@ -382,7 +382,7 @@ gb_sched_plan *gb_sched_plan_for(const gb_sched *s, const gb_params *params, int
         gb_sched_with_combo(s, pl->combo, &pl->chosen);
         s = &pl->chosen;
     }
-    if (gb_sched_resolve(s, params, M, N, K, &pl->shape, err, errlen) != 0) {
+    if (gb_sched_resolve(s, params, M, N, K, nthreads, &pl->shape, err, errlen) != 0) {
         free(pl);
         return NULL;
     }

@@ -35,7 +35,8 @@ static void resolve_tree(gb_sched_shape *sh, int loop)
     resolve_tree(sh, l->split_inner);
 }
 
-long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M, int N, int K)
+long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M, int N, int K,
+                       int nthreads)
 {
     long model[GB_MODEL_COUNT];
     long v = gb_param_get(params, s->params[p].name, LONG_MIN);
@@ -44,7 +45,7 @@ long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M,
         return v;
     if (s->params[p].model == 0)
         return s->params[p].value;
-    gb_sched_model_values(NULL, M, N, K, model);
+    gb_sched_model_values(NULL, M, N, K, nthreads, model);
     return model[s->params[p].model - 1];
 }
 
@@ -62,11 +63,12 @@ static int param_allowed(const gb_sched_param *p, long v)
 }
 
 int gb_sched_resolve(const gb_sched *s, const gb_params *params, int M, int N, int K,
-                     gb_sched_shape *out, char *err, size_t errlen)
+                     int nthreads, gb_sched_shape *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->s = s;
     out->M = M, out->N = N, out->K = K;
+    out->nthreads = nthreads;
     for (int p = 0; p < s->nparams; p++) {
         long v = gb_param_get(params, s->params[p].name, LONG_MIN);
         if (v != LONG_MIN && !param_allowed(&s->params[p], v)) {
@@ -74,7 +76,7 @@ int gb_sched_resolve(const gb_sched *s, const gb_params *params, int M, int N, i
                      s->params[p].name, v);
             return -1;
         }
-        out->param[p] = v != LONG_MIN ? v : gb_sched_param_at(s, p, params, M, N, K);
+        out->param[p] = v != LONG_MIN ? v : gb_sched_param_at(s, p, params, M, N, K, nthreads);
     }
     for (int a = 0; a < 3; a++) {
         out->extent[a] = a == GB_AXIS_I ? M : a == GB_AXIS_J ? N : K;

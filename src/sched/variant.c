@@ -470,7 +470,7 @@ void gb_sched_built_from(gb_sched_built *out, const gb_sched_so *so)
 }
 
 cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *nest,
-                            const gb_params *p, int M, int N, int K,
+                            const gb_params *p, int M, int N, int K, int nthreads,
                             const gb_sched_built *built)
 {
     unsigned char digest[32];
@@ -487,7 +487,7 @@ cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *
     params = cJSON_AddObjectToObject(o, "params");
     for (int i = 0; nest && i < nest->nparams && params; i++)
         cJSON_AddNumberToObject(params, nest->params[i].name,
-                                (double)gb_sched_param_at(nest, i, p, M, N, K));
+                                (double)gb_sched_param_at(nest, i, p, M, N, K, nthreads));
     if (built) {
         cJSON_AddStringToObject(o, "compiler", built->compiler);
         cJSON_AddStringToObject(o, "flags", built->flags);
@@ -497,7 +497,8 @@ cJSON *gb_sched_json_object(const char *file, const char *text, const gb_sched *
     return o;
 }
 
-cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K)
+cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int K,
+                     int nthreads)
 {
     sched_entry *e = entry_of(v);
     char text[256];
@@ -507,7 +508,7 @@ cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int 
         return NULL;
     params_text(e, p, text, sizeof text);
     r = find_record(e, M, N, K, text);
-    return gb_sched_json_object(e->path, e->text, &e->nest, p, M, N, K, r ? &r->built : NULL);
+    return gb_sched_json_object(e->path, e->text, &e->nest, p, M, N, K, nthreads, r ? &r->built : NULL);
 }
 
 int gb_sched_variant_last_build(const gb_variant *v, double *compile_ms, int *cached)

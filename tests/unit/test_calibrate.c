@@ -117,6 +117,7 @@ TEST(calibration_cache_round_trips)
     c.answer[GB_CALIB_A] = (gb_calib_answer){ GB_READ_IN_PLACE, 0.875, 0.75, 1.0 };
     c.answer[GB_CALIB_BCOPY] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125 };
     c.answer[GB_CALIB_BPREFETCH] = (gb_calib_answer){ 1, 1.5, 1.25, 1.75 };
+    c.answer[GB_CALIB_KC] = (gb_calib_answer){ 1, 1.125, 1.0625, 1.25 };
     CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
     CHECK_EQ_INT(back.threads, 2);
@@ -134,6 +135,7 @@ TEST(calibration_cache_round_trips)
     CHECK_EQ_INT(back.answer[GB_CALIB_A].read, GB_READ_IN_PLACE);
     CHECK_EQ_INT(back.answer[GB_CALIB_BCOPY].read, GB_READ_COPIED);
     CHECK_EQ_INT(back.answer[GB_CALIB_BPREFETCH].read, 1);
+    CHECK_EQ_INT(back.answer[GB_CALIB_KC].read, 1);
     CHECK_STR(back.source, "cached");
     /* At another thread count there is none: the default. */
     gb_calibration_lookup(&m, 3, &back);
@@ -310,7 +312,8 @@ TEST(calibration_cache_reads_only_a_small_regular_file)
     env_scratch s;
     gb_machine m;
     gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9 }, { 0, 0.9, 0.8, 1.0 },
-                                             { 1, 1.2, 1.1, 1.3 }, { 0, 0.9, 0.8, 1.0 } } },
+                                             { 1, 1.2, 1.1, 1.3 }, { 0, 0.9, 0.8, 1.0 },
+                                             { 1, 1.1, 1.0, 1.2 } } },
                    back;
     char key[1024], path[4200], err[512], source[32] = "", valid[4096], text[4200];
     static char big[70000];

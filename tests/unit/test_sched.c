@@ -358,45 +358,68 @@ TEST(sched_tail_leaves_whole_row_blocks_whole)
 TEST(sched_model_gives_blis_blocks_for_each_machine)
 {
     const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20, 12, 16, 15, 64,
-                                    "Intel Xeon" };
+                                    "Intel Xeon", 0 };
     const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64,
-                                    "AMD EPYC family 25" };
+                                    "AMD EPYC family 25", 0 };
     const gb_sched_machine avx2 = { 8, 16, 32L << 10, 256L << 10, 8L << 20, 8, 4, 16, 64,
-                                    NULL };
+                                    NULL, 0 };
     const gb_sched_machine neon = { 4, 32, 64L << 10, 1L << 20, 0 + (8L << 20), 4, 8, 16, 64,
-                                    NULL };
-    const gb_sched_machine unknown = { 16, 32, 0, 0, 0, 0, 0, 0, 0, NULL };
+                                    NULL, 0 };
+    const gb_sched_machine unknown = { 16, 32, 0, 0, 0, 0, 0, 0, 0, NULL, 0 };
+    gb_sched_machine half;
     long v[GB_MODEL_COUNT];
 
     /* 8 x 48: 24 sums, 3 B vectors and a broadcast in 32 registers; kc:
      * C_Ar = floor(11 / (1 + 48/8)) = 1 way of 4 KiB for A's micro-panel,
      * 4096 / (8 x 4) = 128 (B's 128 x 48 takes 6 of the 12) */
-    gb_sched_model_values(&xeon, 384, 3072, 768, v);
+    gb_sched_model_values(&xeon, 384, 3072, 768, 2, v);
     CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 128);
-    /* mc: 16 - 1 - 1 ways of 128 KiB over 128 x 4: 3584, all of M */
-    CHECK(v[GB_MODEL_MC] == 384 && v[GB_MODEL_NC] == 3072);
+    /* mc: 16 - 1 - 1 ways of 128 KiB over 128 x 4: 3584, all of M; nc:
+     * L3's cap is all of N, the two threads' half of it 1536, one thread's
+     * all of it */
+    CHECK(v[GB_MODEL_MC] == 384 && v[GB_MODEL_NC] == 1536);
+    gb_sched_model_values(&xeon, 384, 3072, 768, 1, v);
+    CHECK(v[GB_MODEL_NC] == 3072);
+    gb_sched_model_values(&xeon, 384, 3072, 768, 3, v);
+    CHECK(v[GB_MODEL_NC] == 1056); /* 64 micro-panels over 3: 22 x 48 */
     /* K = 100 is one block of 100; M = 100 one of 104 (rows of 8) */
-    gb_sched_model_values(&xeon, 100, 768, 100, v);
+    gb_sched_model_values(&xeon, 100, 768, 100, 2, v);
     CHECK(v[GB_MODEL_KC] == 100 && v[GB_MODEL_MC] == 104);
     /* Zen 4: floor(7 / 7) = 1 way, kc 128; L2: 8 - 1 - 1 = 6 ways of
      * 128 KiB, mc up to 1536; K = 3072 as 24 blocks of 128 */
-    gb_sched_model_values(&zen4, 256, 768, 3072, v);
+    gb_sched_model_values(&zen4, 256, 768, 3072, 2, v);
     CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 128);
-    CHECK(v[GB_MODEL_MC] == 256 && v[GB_MODEL_NC] == 768);
+    CHECK(v[GB_MODEL_MC] == 256 && v[GB_MODEL_NC] == 384);
     /* 16 registers of 8 lanes: BLIS's Haswell 6 x 16 (12 sums, 2 + 1
      * more); floor(7 / (1 + 16/6)) = 1 way, kc 4096 / 24 = 170, K = 768 as
      * five of 154; L2 of 4
      * ways of 64 KiB: 4 - 1 - 1 = 2 for A's block, 2 x 65536 / 680 = 192 */
-    gb_sched_model_values(&avx2, 384, 768, 768, v);
+    gb_sched_model_values(&avx2, 384, 768, 768, 2, v);
     CHECK(v[GB_MODEL_MR] == 6 && v[GB_MODEL_NR] == 16 && v[GB_MODEL_KC] == 154);
     CHECK(v[GB_MODEL_MC] % 6 == 0 && v[GB_MODEL_MC] <= 2 * 65536 / (154 * 4));
     CHECK(v[GB_MODEL_NC] % 16 == 0);
     /* 4 lanes: 16 lanes wide (a width the lowering holds), 6 rows */
-    gb_sched_model_values(&neon, 64, 768, 768, v);
+    gb_sched_model_values(&neon, 64, 768, 768, 2, v);
     CHECK(v[GB_MODEL_MR] == 6 && v[GB_MODEL_NR] == 16);
     /* nothing known: the stated fallbacks, Zen 4's figures */
-    gb_sched_model_values(&unknown, 256, 768, 3072, v);
-    CHECK(v[GB_MODEL_KC] == 128 && v[GB_MODEL_MC] == 256 && v[GB_MODEL_NC] == 768);
+    gb_sched_model_values(&unknown, 256, 768, 3072, 2, v);
+    CHECK(v[GB_MODEL_KC] == 128 && v[GB_MODEL_MC] == 256 && v[GB_MODEL_NC] == 384);
+    /* Calibrated to half of L1d (kc_half, as the AMD EPYC family 26
+     * measured it): A's micro-panel 8 x kc in 24 KiB on the Xeon, kc 768,
+     * one block of K = 768; L2: 16 - 1 - 2 (B's 768 x 48 micro-panel, 144
+     * KiB) = 13 ways of 128 KiB over 768 x 4: mc up to 554, all 384 rows.
+     * Zen 4: 16 KiB / 32 = 512, K = 768 as two blocks of 384. */
+    half = xeon, half.kc_half = 1;
+    gb_sched_model_values(&half, 384, 3072, 768, 2, v);
+    CHECK(v[GB_MODEL_KC] == 768 && v[GB_MODEL_MC] == 384);
+    half = zen4, half.kc_half = 1;
+    gb_sched_model_values(&half, 256, 768, 3072, 2, v);
+    CHECK(v[GB_MODEL_KC] == 512);
+    gb_sched_model_values(&half, 256, 768, 768, 2, v);
+    CHECK(v[GB_MODEL_KC] == 384);
+    /* The formula is machine.c's, shared with packed's kcrule l1_ways */
+    CHECK(gb_blis_kc_cap(48L << 10, 12, 8, 48, NULL) == 128);
+    CHECK(gb_blis_kc_cap(32L << 10, 8, 6, 16, NULL) == 170);
 }
 
 /* The model's choices from a kind's calibration (machine.h's answers). */
@@ -430,9 +453,9 @@ static void choose_at(const gb_sched_machine *m, const gb_calibration *c, int M,
  * micro-panels from 5 A micro-panels up (M = 40). */
 TEST(sched_model_chooses_from_each_kinds_calibration)
 {
-    const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64, NULL };
+    const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64, NULL, 0 };
     const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20, 12, 16, 15, 64,
-                                    NULL };
+                                    NULL, 0 };
     const gb_calibration zen4_cal = calib_of(GB_READ_IN_PLACE, GB_READ_IN_PLACE,
                                              GB_READ_IN_PLACE);
     const gb_calibration xeon_cal = calib_of(GB_READ_COPIED, GB_READ_IN_PLACE, GB_READ_COPIED);
@@ -514,7 +537,7 @@ TEST(sched_model_params_resolve_per_shape)
     CHECK(strcmp(err, "t.sched:1: param: 'x' = model: the model gives mr, nr, kc, mc and nc") == 0);
     CHECK(check_text("param kc = modl\n", err, sizeof err) == -1);
     CHECK(check_text("param kc = model in 128,256\nsplit k kc -> ko ki\n", err, sizeof err) == 0);
-    gb_sched_model_values(NULL, 8, 8, 3000, v);
+    gb_sched_model_values(NULL, 8, 8, 3000, 2, v);
     CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 8, 8, 3000, err, sizeof err)) != NULL);
     if (pl) {
         char *c = gb_sched_lower(pl, "m");
