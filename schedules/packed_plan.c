@@ -27,10 +27,10 @@
  * apart it prefetches the row 16 ahead into L2 as well (packed_b_far).
  * --param bpf overrides the L1 distance.
  *
- * Cache blocks from the detected caches (include/machine.h), after BLIS's
- * analytical model (Low et al. 2016) without associativity, which the
- * machine description does not record:
- *   kc: the A micro-panel (MR x kc) takes half of L1d in every regime, so
+ * Cache blocks from the detected caches (include/machine.h):
+ *   kc: by this machine's calibration (kcrule), either BLIS's analytical
+ *       model (Low et al. 2016: L1d's ways, gb_blis_kc_cap) or, as below,
+ *       the A micro-panel (MR x kc) in half of L1d in every regime, so
  *       that K = 768 is one pass over C on a 48 KiB L1d; the rest of L1
  *       holds the B lines in flight and the C tile.  (A B micro-panel read
  *       in place cannot claim L1 by size: its rows share L1 sets.)  With B

@@ -242,6 +242,19 @@ TEST(packed_blocks_follow_the_cache_rule)
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "loop"), 1);
     if (l1 > 0)
         CHECK(mr * kc * (long)sizeof(float) <= l1 / 2);
+    /* kcrule: forced l1_half (the default answer) the half's cap; l1_ways
+     * BLIS's, gb_blis_kc_cap, balanced over K; kc itself wins over both. */
+    CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "kcrule"), 0);
+    if (l1 > 0 && gb_machine_cache_ways(&m, 1) > 0) {
+        const long cap = gb_blis_kc_cap(l1, gb_machine_cache_ways(&m, 1), (int)mr, (int)nr, NULL);
+        const long blocks = (768 + cap - 1) / cap;
+        gb_param_set(&user, "kcrule", 1);
+        CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "kcrule"), 1);
+        CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "kc"), (768 + blocks - 1) / blocks);
+        gb_param_set(&user, "kc", 100);
+        CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "kc"), 100);
+        memset(&user, 0, sizeof user);
+    }
     /* K = 768 too: A's rows 3 KiB apart, read in place (apack 2) ... */
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "apack"), 2);
     /* ... and K = 3072 (mlp_reduce), rows 12 KiB apart, as calibrated: in
