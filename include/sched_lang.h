@@ -170,7 +170,8 @@ long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M,
 
 /* ---- the model (model.c) --------------------------------------------------- */
 
-enum { GB_MODEL_MR, GB_MODEL_NR, GB_MODEL_KC, GB_MODEL_MC, GB_MODEL_NC, GB_MODEL_COUNT };
+enum { GB_MODEL_MR, GB_MODEL_NR, GB_MODEL_KC, GB_MODEL_MC, GB_MODEL_NC, GB_MODEL_PF,
+       GB_MODEL_COUNT };
 
 /* What the model reads of a machine.  A size, ways or line of 0 is
  * unknown: the model falls back to a stated figure and --explain says so. */
@@ -187,7 +188,7 @@ typedef struct gb_sched_machine {
 /* The quantity a param name is (mr, nr, kc, mc, nc), or -1; its name. */
 int gb_sched_model_of(const char *name);
 const char *gb_sched_model_name(int q);
-/* The model's mr, nr, kc, mc and nc for M x N x K on m (NULL: this machine,
+/* The model's mr, nr, kc, mc, nc and pf (B's prefetch distance) for M x N x K on m (NULL: this machine,
  * read once, with kc's rule from its calibration at nthreads; 0: the run's
  * default), in out[GB_MODEL_COUNT]. */
 void gb_sched_model_values(const gb_sched_machine *m, int M, int N, int K, int nthreads,

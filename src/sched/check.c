@@ -222,7 +222,7 @@ static int apply_param(checker *c)
     if (c->s->nparams == GB_SCHED_MAX_PARAMS)
         return FAIL(c, "more than %d params", GB_SCHED_MAX_PARAMS);
     if (st->model && gb_sched_model_of(st->names[0]) < 0)
-        return FAIL(c, "'%s' = model: the model gives mr, nr, kc, mc and nc", st->names[0]);
+        return FAIL(c, "'%s' = model: the model gives mr, nr, kc, mc, nc and pf", st->names[0]);
     if (!st->model && (st->count < 1 || st->count > GB_SCHED_MAX_FACTOR))
         return FAIL(c, "value %ld is not in 1..%d", st->count, GB_SCHED_MAX_FACTOR);
     p = &c->s->params[c->s->nparams];
@@ -266,7 +266,7 @@ static int apply_param(checker *c)
         /* the model's values reach 8 rows and 64 lanes (model.c); unroll's
          * bound reads the largest */
         const long cap[GB_MODEL_COUNT] = { 8, 64, GB_SCHED_MAX_FACTOR, GB_SCHED_MAX_FACTOR,
-                                           GB_SCHED_MAX_FACTOR };
+                                           GB_SCHED_MAX_FACTOR, 16 };
         const long most = cap[p->model - 1];
         if (st->nchoices == 0)
             p->min = 1, p->max = most;

@@ -39,8 +39,11 @@
  * do at least this many FMAs per copied element, (passes - 1) x mr
  * (packed_plan.c's FUSED_COPY_FMAS, measured there). */
 #define COPY_MIN_FMAS 32
+/* B's prefetch distance: at most this many rows ahead (packed's
+ * PACKED_B_PREFETCH_ROWS). */
+#define PF_MAX_ROWS 16
 
-static const char *const names[] = { "mr", "nr", "kc", "mc", "nc" };
+static const char *const names[] = { "mr", "nr", "kc", "mc", "nc", "pf" };
 
 static gb_sched_machine machine_once(void);
 static gb_machine detected; /* machine_once's reading, for the calibration's key */
@@ -157,7 +160,18 @@ typedef struct derivation {
     long c_ac3, c_bc;     /* L3 ways: A's block, B's block (resident) */
     int threads;          /* the threads the columns are split over */
     long nc_l3_cap, nc_threads_cap, nc_cap, nc;
+    long pf_spare, pf_period, pf; /* B's prefetch: spare ways, rows a set repeats, rows */
 } derivation;
+
+static long gcd(long a, long b)
+{
+    while (b != 0) {
+        const long r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
 
 /* This machine, with kc's rule from its calibration at nthreads (why says
  * so, for explain); or mach as given. */
@@ -265,6 +279,22 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
     d->nc_threads_cap = ceil_div(ceil_div(N, d->threads), d->nr) * d->nr;
     d->nc_cap = d->nc_l3_cap < d->nc_threads_cap ? d->nc_l3_cap : d->nc_threads_cap;
     d->nc = balance(N, d->nc_cap, d->nr);
+
+    /* pf (packed's set rule, packed_plan.c): B read in place, its rows N
+     * floats apart, is prefetched pf k steps ahead into L1d; a prefetched
+     * row waits there until the kernel loads it, and rows whose distance is
+     * a multiple of a way fall into one set, which repeats every period =
+     * way / gcd(row bytes mod way, way) rows.  A set gives half its ways to
+     * A's micro-panel and one each to the row being loaded and the C lines
+     * stored: the rest, times the period, at most 16 rows.  12 ways of 4 KiB:
+     * N = 768 (period 4) 16 rows, N = 3072 (period 1) 4; 8 ways: 8 and 2. */
+    d->pf_spare = d->l1.ways / 2 - 2;
+    if (d->pf_spare < 1)
+        d->pf_spare = 1;
+    d->pf_period = d->l1.way / gcd(((long)N * FLOAT_BYTES) % d->l1.way, d->l1.way);
+    d->pf = d->pf_period * d->pf_spare;
+    if (d->pf > PF_MAX_ROWS)
+        d->pf = PF_MAX_ROWS;
 }
 
 void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, int nthreads,
@@ -278,6 +308,7 @@ void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, in
     out[GB_MODEL_KC] = d.kc;
     out[GB_MODEL_MC] = d.mc;
     out[GB_MODEL_NC] = d.nc;
+    out[GB_MODEL_PF] = d.pf;
 }
 
 /* "L1d 48 KiB 12-way (a way 4 KiB)", with what fell back said. */
@@ -320,6 +351,10 @@ void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int 
                  "%ld, so that the threads split C's columns by jc block; balanced over N = %d\n",
             d.nc, d.l3.ways, d.c_ac3, d.c_bc, d.c_bc, d.l3.way >> 10, d.nc_l3_cap, d.threads,
             d.threads == 1 ? "" : "s", d.nr, d.nc_threads_cap, N);
+    fprintf(out, "    pf %ld: B's rows %ld bytes apart share an L1d set every %ld row%s; the set's "
+                 "ways %d / 2 - 2 = %ld spare; %ld x %ld rows ahead, at most %d\n",
+            d.pf, (long)N * FLOAT_BYTES, d.pf_period, d.pf_period == 1 ? "" : "s", d.l1.ways,
+            d.pf_spare, d.pf_period, d.pf_spare, PF_MAX_ROWS);
 }
 
 /* ---- choices --------------------------------------------------------------- */

@@ -417,6 +417,15 @@ TEST(sched_model_gives_blis_blocks_for_each_machine)
     CHECK(v[GB_MODEL_KC] == 512);
     gb_sched_model_values(&half, 256, 768, 768, 2, v);
     CHECK(v[GB_MODEL_KC] == 384);
+    /* pf, packed's set rule: 12 ways, N = 768 (3 KiB rows, a set every 4
+     * rows) 4 x 4 = 16, N = 3072 (a page: every row) 4; 8 ways 8 and 2 */
+    CHECK(v[GB_MODEL_PF] == 8);
+    gb_sched_model_values(&half, 256, 3072, 768, 2, v);
+    CHECK(v[GB_MODEL_PF] == 2);
+    gb_sched_model_values(&xeon, 256, 768, 768, 2, v);
+    CHECK(v[GB_MODEL_PF] == 16);
+    gb_sched_model_values(&xeon, 256, 3072, 768, 2, v);
+    CHECK(v[GB_MODEL_PF] == 4);
     /* The formula is machine.c's, shared with packed's kcrule l1_ways */
     CHECK(gb_blis_kc_cap(48L << 10, 12, 8, 48, NULL) == 128);
     CHECK(gb_blis_kc_cap(32L << 10, 8, 6, 16, NULL) == 170);
@@ -534,7 +543,7 @@ TEST(sched_model_params_resolve_per_shape)
     long v[GB_MODEL_COUNT];
 
     CHECK(check_text("param x = model\n", err, sizeof err) == -1);
-    CHECK(strcmp(err, "t.sched:1: param: 'x' = model: the model gives mr, nr, kc, mc and nc") == 0);
+    CHECK(strcmp(err, "t.sched:1: param: 'x' = model: the model gives mr, nr, kc, mc, nc and pf") == 0);
     CHECK(check_text("param kc = modl\n", err, sizeof err) == -1);
     CHECK(check_text("param kc = model in 128,256\nsplit k kc -> ko ki\n", err, sizeof err) == 0);
     gb_sched_model_values(NULL, 8, 8, 3000, 2, v);
