@@ -155,6 +155,7 @@ static void rank_candidates(choice *c)
     char **texts = calloc(DRAWS, sizeof *texts);
     char *text = malloc(GB_SPACE_MAX_TEXT), err[GB_ERR_LEN];
     gb_learn_machine here;
+    gb_space_point start;
     /* each shape its own sequence of draws, the same in every run */
     unsigned rng = (0x6d6c6775u ^ (unsigned)c->M * 2654435761u ^ (unsigned)(c->K * 40503u + c->N)) | 1u;
     int n = 0;
@@ -163,15 +164,16 @@ static void rank_candidates(choice *c)
     if (!X || !us || !hash || !texts || !text)
         goto done;
     gb_learn_machine_here(&here);
+    gb_space_initial_at(&ranker.space, &start, c->M, c->N, c->K, c->threads);
     for (int d = 0; d < DRAWS; d++) {
         gb_space_point p;
         unsigned long long h;
         int dup = 0;
 
-        /* half near the space's own point (one to four choices changed:
-         * where a search spends its trials, so where the model has seen
-         * most), half anywhere */
-        gb_space_initial(&ranker.space, &p);
+        /* half near the space's own point for the shape, the model's (one
+         * to four choices changed: where a search spends its trials, so
+         * where the model has seen most), half anywhere */
+        p = start;
         if (d % 2 == 1)
             gb_space_random(&ranker.space, &rng, &p);
         else
