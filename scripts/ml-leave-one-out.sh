@@ -1,0 +1,117 @@
+#!/bin/sh
+# ml-leave-one-out.sh - learned schedules on shapes the model never saw,
+# timed: a trial database from `tune --space --database` over the 24 BERT
+# shapes (its records are each shape's searched best); then for each shape,
+# a model trained on the other 23 shapes' trials, and one interleaved run
+# of ml_guided (that model), tuned_sched (the searched best), rule_based
+# and packed on the shape.  Prints per shape ml_guided's time over each
+# (the median over the rounds of the per-round median ratio) and the
+# geomeans (results/notes/ml-guided.md).
+#
+# usage: scripts/ml-leave-one-out.sh OUTDIR
+# environment: GEMMBENCH (build/gemmbench), SPACE (schedules/cpu_gemm.space),
+#   BUDGET (seconds per shape of the search, 20), THREADS (1), SEED (1),
+#   DATABASE and RECORDS (an existing database and its records: the search
+#   is skipped), SHAPES ("KERNEL:M ..." to leave out; default all 24),
+#   RUN_OPTS (the timed runs' options, default --rounds 5 --reps 10),
+#   LOCK (/tmp/gemmbench-bench.lock: every timed step holds it)
+set -u
+out=${1:?usage: scripts/ml-leave-one-out.sh OUTDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+G=${GEMMBENCH:-$here/../build/gemmbench}
+SPACE=${SPACE:-$here/../schedules/cpu_gemm.space}
+BUDGET=${BUDGET:-20}
+THREADS=${THREADS:-1}
+SEED=${SEED:-1}
+LOCK=${LOCK:-/tmp/gemmbench-bench.lock}
+RUN_OPTS=${RUN_OPTS:---rounds 5 --reps 10 --min-reps 5 --warmup 2 --max-time 2}
+case $BUDGET$THREADS$SEED in *[!0-9]*|'')
+    echo "ml-leave-one-out: BUDGET, THREADS and SEED take whole numbers" >&2; exit 2 ;;
+esac
+mkdir -p "$out" || exit 3
+db=${DATABASE:-$out/trials-24.jsonl}
+rec=${RECORDS:-$out/records-24.json}
+if [ -z "${DATABASE:-}" ]; then
+    flock "$LOCK" "$G" tune --space "$SPACE" --kernel all --threads "$THREADS" \
+        --budget $((BUDGET * 24)) --seed "$SEED" --quiet --records "$rec" --database "$db" \
+        | tee "$out/tune.txt" || exit $?
+fi
+[ -r "$db" ] && [ -r "$rec" ] || { echo "ml-leave-one-out: no database $db or records $rec" >&2; exit 2; }
+if [ -n "${SHAPES:-}" ]; then
+    shapes=$SHAPES
+else
+    shapes=
+    for k in qkv mlp_expand mlp_reduce; do
+        for m in 16 32 64 96 128 192 256 384; do shapes="$shapes $k:$m"; done
+    done
+fi
+for s in $shapes; do
+    k=${s%%:*} m=${s#*:}
+    case $k in qkv) K=768 N=768 ;; mlp_expand) K=768 N=3072 ;; mlp_reduce) K=3072 N=768 ;;
+        *) echo "ml-leave-one-out: $s: the kernel is qkv, mlp_expand or mlp_reduce" >&2; exit 2 ;;
+    esac
+    case $m in ''|*[!0-9]*) echo "ml-leave-one-out: $s: M is a whole number" >&2; exit 2 ;; esac
+    # the database without this shape's trials
+    python3 - "$db" "$out/loo.jsonl" "$m" "$K" "$N" <<'PY' || exit $?
+import json, sys
+src, dst, M, K, N = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+kept = left = 0
+with open(src) as f, open(dst, "w") as o:
+    for line in f:
+        r = json.loads(line)
+        if (r["M"], r["K"], r["N"]) == (M, K, N):
+            left += 1
+            continue
+        o.write(line)
+        kept += 1
+if left == 0 or kept == 0:
+    sys.exit(f"ml-leave-one-out: {M}x{K}x{N}: {left} trials of the shape, {kept} of the others")
+PY
+    "$G" model train --database "$out/loo.jsonl" --space "$SPACE" --seed "$SEED" \
+        -o "$out/loo-$k-$m.model" >"$out/train-$k-$m.txt" 2>&1 ||
+        { echo "ml-leave-one-out: $s: training failed: $(tail -n 1 "$out/train-$k-$m.txt")" >&2; exit 1; }
+    GEMMBENCH_RECORDS=$rec flock "$LOCK" "$G" --variant ml_guided,tuned_sched,rule_based,packed \
+        --kernel "$k" --m "$m" --threads "$THREADS" --model "$out/loo-$k-$m.model" $RUN_OPTS \
+        --quiet -o "$out/run-$k-$m.json" -f >"$out/run-$k-$m.txt" 2>&1 ||
+        { echo "ml-leave-one-out: $s: run failed: $(tail -n 1 "$out/run-$k-$m.txt")" >&2; exit 1; }
+    rm -f "$out/loo-$k-$m.model"
+done
+rm -f "$out/loo.jsonl"
+
+python3 - "$out" $shapes <<'PY' | tee "$out/summary.txt"
+import json, math, statistics, sys
+out, shapes = sys.argv[1], sys.argv[2:]
+
+def round_medians(r):
+    per = {}
+    for us, k in zip(r["samples_us"], r["sample_rounds"]):
+        per.setdefault(k, []).append(us)
+    return {k: statistics.median(v) for k, v in per.items()}
+
+def ratio(a, b):
+    """median over rounds of a's round median over b's, and its min..max"""
+    ra, rb = round_medians(a), round_medians(b)
+    q = sorted(ra[k] / rb[k] for k in ra if k in rb)
+    return statistics.median(q), q[0], q[-1]
+
+logs = {"tuned_sched": [], "rule_based": [], "packed": []}
+print(f"{'kernel':11} {'M':>4} {'ml_us':>8} {'tuned_us':>8} {'rule_us':>8} {'packed_us':>9} "
+      f"{'ml/tuned (rounds)':>22} {'ml/rule':>7} {'ml/packed':>9} source check")
+for s in shapes:
+    k, m = s.split(":")
+    v = {r["variant"]: r for r in json.load(open(f"{out}/run-{k}-{m}.json"))["results"]}
+    ml = v["ml_guided"]
+    q = {b: ratio(ml, v[b]) for b in logs}
+    for b in logs:
+        logs[b].append(math.log(q[b][0]))
+    t = q["tuned_sched"]
+    print(f"{k:11} {m:>4} {ml['median_us']:8.1f} {v['tuned_sched']['median_us']:8.1f} "
+          f"{v['rule_based']['median_us']:8.1f} {v['packed']['median_us']:9.1f} "
+          f"{t[0]:8.3f} ({t[1]:.3f}..{t[2]:.3f}) {q['rule_based'][0]:7.3f} {q['packed'][0]:9.3f} "
+          f"{ml['effective_params']['source']:6} {ml['check']}")
+g = {b: math.exp(sum(x) / len(x)) for b, x in logs.items()}
+worst = max(logs["tuned_sched"])
+print(f"geomean over {len(shapes)} shapes left out: ml_guided/tuned_sched {g['tuned_sched']:.3f} "
+      f"(worst {math.exp(worst):.3f}), ml_guided/rule_based {g['rule_based']:.3f}, "
+      f"ml_guided/packed {g['packed']:.3f}")
+PY
