@@ -57,9 +57,10 @@ static int nplayed;
 
 static int nest_of(const gb_tuned_record *rec, gb_sched *nest, char *why, size_t whylen);
 
-/* Whether a record's schedule resolves for M x N x K (its tiles and packs
- * within their limits at this size). */
-static int fits(const gb_tuned_record *rec, int M, int N, int K)
+/* Whether a record's schedule resolves for M x N x K on threads threads
+ * (its tiles and packs within their limits at this size; the model's
+ * blocks depend on the thread count). */
+static int fits(const gb_tuned_record *rec, int M, int N, int K, int threads)
 {
     static const gb_params none;
     gb_sched nest;
@@ -67,7 +68,7 @@ static int fits(const gb_tuned_record *rec, int M, int N, int K)
     char why[512];
 
     if (nest_of(rec, &nest, why, sizeof why) == 0)
-        pl = gb_sched_plan_new(&nest, &none, M, N, K, why, sizeof why);
+        pl = gb_sched_plan_for(&nest, &none, M, N, K, threads, why, sizeof why);
     gb_sched_plan_free(pl);
     return pl != NULL;
 }
@@ -88,7 +89,7 @@ static const gb_tuned_record *choose(int M, int N, int K, int threads, gb_tuned_
     }
     gb_tuned_fingerprint(threads, fingerprint, sizeof fingerprint);
     rec = gb_tuned_find(set, GB_TUNED_SCHED_BASE, fingerprint, M, K, N, &exact);
-    if (rec != NULL && !exact && rec->schedule[0] != '\0' && !fits(rec, M, N, K))
+    if (rec != NULL && !exact && rec->schedule[0] != '\0' && !fits(rec, M, N, K, threads))
         rec = NULL;
     *source = rec == NULL ? GB_TUNED_RULE : exact ? GB_TUNED_RECORD : GB_TUNED_NEAREST;
     return rec;
@@ -246,7 +247,7 @@ static void tuned_sched_explain(FILE *out, int M, int N, int K, const gb_ctx *ct
         return;
     }
     if (nest_of(rec, &nest, why, sizeof why) != 0 ||
-        (pl = gb_sched_plan_new(&nest, &none, M, N, K, why, sizeof why)) == NULL) {
+        (pl = gb_sched_plan_for(&nest, &none, M, N, K, ctx->nthreads, why, sizeof why)) == NULL) {
         fprintf(out, "  %s\n", why);
         return;
     }

@@ -3,10 +3,11 @@
 # timed: a trial database from `tune --space --database` over the 24 BERT
 # shapes (its records are each shape's searched best); then for each shape,
 # a model trained on the other 23 shapes' trials, and one interleaved run
-# of ml_guided (that model), tuned_sched (the searched best), rule_based
-# and packed on the shape.  Prints per shape ml_guided's time over each
-# (the median over the rounds of the per-round median ratio) and the
-# geomeans (results/notes/ml-guided.md).
+# of ml_guided (that model), the shape's searched best (sched:searched),
+# tuned_sched with the other 23 records (the nearest recorded shape's
+# schedule), rule_based and packed on the shape.  Prints per shape
+# ml_guided's time over each (the median over the rounds of the per-round
+# median ratio) and the geomeans (results/notes/ml-guided.md).
 #
 # usage: scripts/ml-leave-one-out.sh OUTDIR
 # environment: GEMMBENCH (build/gemmbench), SPACE (schedules/cpu_gemm.space),
@@ -51,10 +52,20 @@ for s in $shapes; do
         *) echo "ml-leave-one-out: $s: the kernel is qkv, mlp_expand or mlp_reduce" >&2; exit 2 ;;
     esac
     case $m in ''|*[!0-9]*) echo "ml-leave-one-out: $s: M is a whole number" >&2; exit 2 ;; esac
-    # the database without this shape's trials
-    python3 - "$db" "$out/loo.jsonl" "$m" "$K" "$N" <<'PY' || exit $?
+    # the database and the records without this shape; its searched best
+    mkdir -p "$out/s-$k-$m" || exit 3
+    python3 - "$db" "$out/loo.jsonl" "$m" "$K" "$N" "$rec" "$out/loo-records.json" \
+        "$out/s-$k-$m/searched.sched" <<'PY' || exit $?
 import json, sys
-src, dst, M, K, N = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+src, dst, M, K, N = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
+recs, loo_recs, searched = sys.argv[6:9]
+doc = json.load(open(recs))
+mine = [r for r in doc["records"] if (r["M"], r["K"], r["N"]) == (M, K, N)]
+if len(mine) != 1:
+    sys.exit(f"ml-leave-one-out: {M}x{K}x{N}: {len(mine)} records of the shape in {recs}")
+open(searched, "w").write(mine[0]["schedule"])
+doc["records"] = [r for r in doc["records"] if (r["M"], r["K"], r["N"]) != (M, K, N)]
+json.dump(doc, open(loo_recs, "w"), indent=1)
 kept = left = 0
 with open(src) as f, open(dst, "w") as o:
     for line in f:
@@ -70,13 +81,14 @@ PY
     "$G" model train --database "$out/loo.jsonl" --space "$SPACE" --seed "$SEED" \
         -o "$out/loo-$k-$m.model" >"$out/train-$k-$m.txt" 2>&1 ||
         { echo "ml-leave-one-out: $s: training failed: $(tail -n 1 "$out/train-$k-$m.txt")" >&2; exit 1; }
-    GEMMBENCH_RECORDS=$rec flock "$LOCK" "$G" --variant ml_guided,tuned_sched,rule_based,packed \
+    GEMMBENCH_RECORDS=$out/loo-records.json flock "$LOCK" "$G" \
+        --variant ml_guided,tuned_sched,rule_based,packed --schedule "$out/s-$k-$m/searched.sched" \
         --kernel "$k" --m "$m" --threads "$THREADS" --model "$out/loo-$k-$m.model" $RUN_OPTS \
         --quiet -o "$out/run-$k-$m.json" -f >"$out/run-$k-$m.txt" 2>&1 ||
         { echo "ml-leave-one-out: $s: run failed: $(tail -n 1 "$out/run-$k-$m.txt")" >&2; exit 1; }
     rm -f "$out/loo-$k-$m.model"
 done
-rm -f "$out/loo.jsonl"
+rm -f "$out/loo.jsonl" "$out/loo-records.json"
 
 python3 - "$out" $shapes <<'PY' | tee "$out/summary.txt"
 import json, math, statistics, sys
@@ -94,9 +106,10 @@ def ratio(a, b):
     q = sorted(ra[k] / rb[k] for k in ra if k in rb)
     return statistics.median(q), q[0], q[-1]
 
-logs = {"tuned_sched": [], "rule_based": [], "packed": []}
-print(f"{'kernel':11} {'M':>4} {'ml_us':>8} {'tuned_us':>8} {'rule_us':>8} {'packed_us':>9} "
-      f"{'ml/tuned (rounds)':>22} {'ml/rule':>7} {'ml/packed':>9} source check")
+logs = {"sched:searched": [], "tuned_sched": [], "rule_based": [], "packed": []}
+print(f"{'kernel':11} {'M':>4} {'ml_us':>8} {'search_us':>9} {'near_us':>8} {'rule_us':>8} "
+      f"{'packed_us':>9} {'ml/searched (rounds)':>22} {'ml/near':>7} {'ml/rule':>7} "
+      f"{'ml/packed':>9} source check")
 for s in shapes:
     k, m = s.split(":")
     v = {r["variant"]: r for r in json.load(open(f"{out}/run-{k}-{m}.json"))["results"]}
@@ -104,14 +117,15 @@ for s in shapes:
     q = {b: ratio(ml, v[b]) for b in logs}
     for b in logs:
         logs[b].append(math.log(q[b][0]))
-    t = q["tuned_sched"]
-    print(f"{k:11} {m:>4} {ml['median_us']:8.1f} {v['tuned_sched']['median_us']:8.1f} "
-          f"{v['rule_based']['median_us']:8.1f} {v['packed']['median_us']:9.1f} "
-          f"{t[0]:8.3f} ({t[1]:.3f}..{t[2]:.3f}) {q['rule_based'][0]:7.3f} {q['packed'][0]:9.3f} "
+    t = q["sched:searched"]
+    print(f"{k:11} {m:>4} {ml['median_us']:8.1f} {v['sched:searched']['median_us']:9.1f} "
+          f"{v['tuned_sched']['median_us']:8.1f} {v['rule_based']['median_us']:8.1f} "
+          f"{v['packed']['median_us']:9.1f} {t[0]:8.3f} ({t[1]:.3f}..{t[2]:.3f}) "
+          f"{q['tuned_sched'][0]:7.3f} {q['rule_based'][0]:7.3f} {q['packed'][0]:9.3f} "
           f"{ml['effective_params']['source']:6} {ml['check']}")
 g = {b: math.exp(sum(x) / len(x)) for b, x in logs.items()}
-worst = max(logs["tuned_sched"])
-print(f"geomean over {len(shapes)} shapes left out: ml_guided/tuned_sched {g['tuned_sched']:.3f} "
-      f"(worst {math.exp(worst):.3f}), ml_guided/rule_based {g['rule_based']:.3f}, "
-      f"ml_guided/packed {g['packed']:.3f}")
+worst = max(logs["sched:searched"])
+print(f"geomean over {len(shapes)} shapes left out, ml_guided's time over: the searched best "
+      f"{g['sched:searched']:.3f} (worst {math.exp(worst):.3f}), the nearest record (tuned_sched) "
+      f"{g['tuned_sched']:.3f}, rule_based {g['rule_based']:.3f}, packed {g['packed']:.3f}")
 PY

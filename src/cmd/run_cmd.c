@@ -555,19 +555,35 @@ static int load_schedules(const gb_options *o)
 }
 
 /* Each schedule of the selection resolved for every shape with its params
- * before the sweep: one that does not fit (a tile or pack over its limit
- * there) is an input error, not a failed measurement.  0, or -1 with err. */
-static int schedules_fit(const gb_selection *sel, char *err, size_t errlen)
+ * at every thread count of the run (the model's blocks depend on it; `all`
+ * and no list: the default) before the sweep: one that does not fit (a tile
+ * or pack over its limit there) is an input error, not a failed
+ * measurement.  0, or -1 with err. */
+static int schedules_fit(const gb_options *o, const gb_selection *sel, char *err, size_t errlen)
 {
+    const int counts = o->nthreads_list > 0 ? o->nthreads_list : 0;
+
     for (int v = 0; v < sel->nvariants; v++) {
         const gb_sched *nest = gb_sched_variant_nest(sel->variants[v]);
-        for (int s = 0; nest && s < sel->nshapes; s++) {
-            gb_sched_plan *fit = gb_sched_plan_new(nest, &sel->params[v], sel->shapes[s].M,
-                                                   sel->shapes[s].N, sel->shapes[s].K, err, errlen);
-            if (fit == NULL)
-                return -1;
-            gb_sched_plan_free(fit);
-        }
+        for (int s = 0; nest && s < sel->nshapes; s++)
+            for (int t = 0; t <= counts; t++) {
+                /* the listed counts, then the default (`all`, or no list) */
+                const int threads = t < counts ? o->threads_list[t] : 0;
+                gb_sched_plan *fit;
+                if (t == counts && counts > 0 && !o->threads_all)
+                    break;
+                fit = gb_sched_plan_for(nest, &sel->params[v], sel->shapes[s].M,
+                                        sel->shapes[s].N, sel->shapes[s].K, threads, err,
+                                        errlen);
+                if (fit == NULL) {
+                    const size_t used = strlen(err);
+                    if (threads > 0 && used < errlen)
+                        snprintf(err + used, errlen - used, " at %d thread%s", threads,
+                                 threads == 1 ? "" : "s");
+                    return -1;
+                }
+                gb_sched_plan_free(fit);
+            }
     }
     return 0;
 }
@@ -650,7 +666,7 @@ int gb_cmd_run(int argc, char **argv)
             gb_selection_free(&sel);
             return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
         }
-    if (schedules_fit(&sel, err, sizeof err) != 0) {
+    if (schedules_fit(&o, &sel, err, sizeof err) != 0) {
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     }

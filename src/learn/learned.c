@@ -50,7 +50,7 @@ int gb_learned_features(const char *file, const char *text, int M, int K, int N,
 
     if (gb_sched_from_text(file, text, strlen(text), &nest, err, errlen) != 0)
         return -1;
-    if ((pl = gb_sched_plan_new(&nest, &none, M, N, K, err, errlen)) == NULL)
+    if ((pl = gb_sched_plan_for(&nest, &none, M, N, K, threads, err, errlen)) == NULL)
         return -1;
     gb_learn_machine_sched(m, &sm);
     gb_features_of(pl, &sm, threads, out);

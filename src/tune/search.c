@@ -156,7 +156,8 @@ static int usable_point(search *s, const gb_space_point *p)
         seen(s, text_hash(s->text)))
         return 0;
     if (gb_space_check(s->space, p, &nest, err, sizeof err) == 0)
-        pl = gb_sched_plan_new(&nest, &no_overrides, s->t.M, s->t.N, s->t.K, err, sizeof err);
+        pl = gb_sched_plan_for(&nest, &no_overrides, s->t.M, s->t.N, s->t.K, s->t.cfg->threads,
+                               err, sizeof err);
     if (pl == NULL) {
         s->out->illegal++;
         return 0;

@@ -169,3 +169,18 @@ elif XDG_CACHE_HOME=$WORK/pcache "$G" --schedule "$ROOT/schedules/packed.sched" 
 else
     echo "FAIL sched_packed_twin_calls_only_libc_and_openmp: the run failed: $(tail -n 2 "$WORK/pk.out")"
 fi
+
+# The model's nc splits N over the threads, so a schedule's fit depends on
+# the thread count: a C tile cached at the column block is 32 x 1536 at 2
+# threads (under the 65536-float limit) and 32 x 3072 at 1 (over it); the
+# refusal names the count.
+cat >"$WORK/cw.sched" <<'S'
+param nc = model
+split j nc -> jo ji
+reorder jo i ji k
+cache_write C at jo
+S
+expect_exit sched_fit_at_2_threads 0 "$G" --schedule "$WORK/cw.sched" --shape 32x768x3072 --threads 2 --quick --quiet -o "$WORK/cw2.json"
+expect_exit sched_fit_at_1_thread_refused 2 "$G" --schedule "$WORK/cw.sched" --shape 32x768x3072 --threads 1 --quick --quiet -o "$WORK/cw1.json"
+expect_grep sched_fit_names_the_threads 'over 65536.* at 1 thread$' "$WORK/err"
+expect_exit sched_fit_each_count_checked 2 "$G" --schedule "$WORK/cw.sched" --shape 32x768x3072 --threads 1,2 --quick --quiet -o "$WORK/cw12.json"

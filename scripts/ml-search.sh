@@ -1,0 +1,77 @@
+#!/bin/sh
+# ml-search.sh - the guided search against the random one: on one shape,
+# `tune --space` for BUDGET seconds drawing at random, for a third of it
+# drawing at random, and for a third of it guided by MODEL (a model that
+# never saw the shape: scripts/ml-leave-one-out.sh trains them); then the
+# three searches' best schedules, packed and rule_based in one interleaved
+# run.  Prints each best's time over the long random search's (the median
+# over the rounds of the per-round median ratio, results/notes/ml-guided.md).
+#
+# usage: scripts/ml-search.sh OUTDIR KERNEL M
+# environment: MODEL (required), GEMMBENCH (build/gemmbench), SPACE
+#   (schedules/cpu_gemm.space), BUDGET (150), THREADS (1), SEED (1),
+#   RUN_OPTS (the timed run's options), LOCK (/tmp/gemmbench-bench.lock)
+set -u
+out=${1:?usage: scripts/ml-search.sh OUTDIR KERNEL M}
+k=${2:?usage: scripts/ml-search.sh OUTDIR KERNEL M}
+m=${3:?usage: scripts/ml-search.sh OUTDIR KERNEL M}
+here=$(cd "$(dirname "$0")" && pwd)
+G=${GEMMBENCH:-$here/../build/gemmbench}
+SPACE=${SPACE:-$here/../schedules/cpu_gemm.space}
+BUDGET=${BUDGET:-150}
+THREADS=${THREADS:-1}
+SEED=${SEED:-1}
+LOCK=${LOCK:-/tmp/gemmbench-bench.lock}
+RUN_OPTS=${RUN_OPTS:---rounds 7 --reps 10 --min-reps 5 --warmup 2 --max-time 2}
+MODEL=${MODEL:?ml-search: MODEL=FILE, a model that never saw the shape}
+case $BUDGET$THREADS$SEED$m in *[!0-9]*|'')
+    echo "ml-search: BUDGET, THREADS, SEED and M take whole numbers" >&2; exit 2 ;;
+esac
+[ -r "$MODEL" ] || { echo "ml-search: MODEL $MODEL: not readable" >&2; exit 2; }
+mkdir -p "$out" || exit 3
+third=$((BUDGET / 3))
+for run in "random-$BUDGET:$BUDGET:" "random-$third:$third:" "guided-$third:$third:--model $MODEL"; do
+    name=${run%%:*} rest=${run#*:}
+    budget=${rest%%:*} extra=${rest#*:}
+    flock "$LOCK" "$G" tune --space "$SPACE" --kernel "$k" --m "$m" --threads "$THREADS" \
+        --budget "$budget" --seed "$SEED" $extra --records "$out/$name.json" \
+        --database "$out/$name.jsonl" >"$out/$name.txt" 2>&1 ||
+        { echo "ml-search: $name: tune failed: $(tail -n 1 "$out/$name.txt")" >&2; exit 1; }
+    python3 - "$out/$name.json" "$out/$name.sched" <<'PY' || exit $?
+import json, sys
+(rec,) = json.load(open(sys.argv[1]))["records"]
+open(sys.argv[2], "w").write(rec["schedule"])
+PY
+done
+flock "$LOCK" "$G" --variant packed,rule_based --schedule "$out/random-$BUDGET.sched" \
+    --schedule "$out/random-$third.sched" --schedule "$out/guided-$third.sched" \
+    --kernel "$k" --m "$m" --threads "$THREADS" $RUN_OPTS --quiet -o "$out/run.json" -f \
+    >"$out/run.txt" 2>&1 || { echo "ml-search: run failed: $(tail -n 1 "$out/run.txt")" >&2; exit 1; }
+
+python3 - "$out" "$BUDGET" "$third" <<'PY' | tee "$out/summary.txt"
+import json, statistics, sys
+out, budget, third = sys.argv[1], sys.argv[2], sys.argv[3]
+v = {r["variant"]: r for r in json.load(open(f"{out}/run.json"))["results"]}
+
+def round_medians(r):
+    per = {}
+    for us, k in zip(r["samples_us"], r["sample_rounds"]):
+        per.setdefault(k, []).append(us)
+    return {k: statistics.median(x) for k, x in per.items()}
+
+def ratio(a, b):
+    ra, rb = round_medians(a), round_medians(b)
+    q = sorted(ra[k] / rb[k] for k in ra if k in rb)
+    return statistics.median(q), q[0], q[-1]
+
+base = v[f"sched:random-{budget}"]
+print(f"{'entry':18} {'trials':>6} {'search_best_us':>14} {'median_us':>9}  over random-{budget} (rounds)")
+for name in (f"random-{budget}", f"random-{third}", f"guided-{third}", "packed", "rule_based"):
+    r = v[name if name in v else "sched:" + name]
+    trials = best = "-"
+    if not name.startswith(("packed", "rule")):
+        (rec,) = json.load(open(f"{out}/{name}.json"))["records"]
+        trials, best = rec["trials"], f"{rec['median_us']:.1f}"
+    q = ratio(r, base)
+    print(f"{name:18} {trials:>6} {best:>14} {r['median_us']:9.1f}  {q[0]:.3f} ({q[1]:.3f}..{q[2]:.3f}) {r['check']}")
+PY
