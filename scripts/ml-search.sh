@@ -12,9 +12,9 @@
 #   (schedules/cpu_gemm.space), BUDGET (150), THREADS (1), SEED (1),
 #   RUN_OPTS (the timed run's options), LOCK (/tmp/gemmbench-bench.lock)
 set -u
-out=${1:?usage: scripts/ml-search.sh OUTDIR KERNEL M}
-k=${2:?usage: scripts/ml-search.sh OUTDIR KERNEL M}
-m=${3:?usage: scripts/ml-search.sh OUTDIR KERNEL M}
+die() { echo "gemmbench: ml-search: $1" >&2; exit 2; }
+[ $# -eq 3 ] || die "usage: scripts/ml-search.sh OUTDIR KERNEL M"
+out=$1 k=$2 m=$3
 here=$(cd "$(dirname "$0")" && pwd)
 G=${GEMMBENCH:-$here/../build/gemmbench}
 SPACE=${SPACE:-$here/../schedules/cpu_gemm.space}
@@ -23,26 +23,34 @@ THREADS=${THREADS:-1}
 SEED=${SEED:-1}
 LOCK=${LOCK:-/tmp/gemmbench-bench.lock}
 RUN_OPTS=${RUN_OPTS:---rounds 7 --reps 10 --min-reps 5 --warmup 2 --max-time 2}
-MODEL=${MODEL:?ml-search: MODEL=FILE, a model that never saw the shape}
+[ -n "${MODEL:-}" ] || die "set MODEL to a model that never saw the shape"
 case $BUDGET$THREADS$SEED$m in *[!0-9]*|'')
-    echo "ml-search: BUDGET, THREADS, SEED and M take whole numbers" >&2; exit 2 ;;
+    die "BUDGET, THREADS, SEED and M take whole numbers" ;;
 esac
-[ -r "$MODEL" ] || { echo "ml-search: MODEL $MODEL: not readable" >&2; exit 2; }
+[ -r "$MODEL" ] || die "MODEL $MODEL: not readable"
+[ "$BUDGET" -ge 3 ] || die "BUDGET $BUDGET: at least 3 seconds (a third of it is searched)"
+case $k in qkv|mlp_expand|mlp_reduce) ;; *) die "$k: the kernel is qkv, mlp_expand or mlp_reduce" ;; esac
 mkdir -p "$out" || exit 3
 third=$((BUDGET / 3))
-for run in "random-$BUDGET:$BUDGET:" "random-$third:$third:" "guided-$third:$third:--model $MODEL"; do
-    name=${run%%:*} rest=${run#*:}
-    budget=${rest%%:*} extra=${rest#*:}
+# search NAME BUDGET [TUNE_OPTION...]: one search, its best as NAME.sched
+search() {
+    name=$1 budget=$2
+    shift 2
     flock "$LOCK" "$G" tune --space "$SPACE" --kernel "$k" --m "$m" --threads "$THREADS" \
-        --budget "$budget" --seed "$SEED" $extra --records "$out/$name.json" \
+        --budget "$budget" --seed "$SEED" "$@" --records "$out/$name.json" \
         --database "$out/$name.jsonl" >"$out/$name.txt" 2>&1 ||
         { echo "ml-search: $name: tune failed: $(tail -n 1 "$out/$name.txt")" >&2; exit 1; }
-    python3 - "$out/$name.json" "$out/$name.sched" <<'PY' || exit $?
+    python3 - "$out/$name.json" "$out/$name.sched" <<'PY' || exit 1
 import json, sys
 (rec,) = json.load(open(sys.argv[1]))["records"]
+if not rec["schedule"]:
+    sys.exit(f"ml-search: {sys.argv[1]}: rule_based beat every schedule the search found")
 open(sys.argv[2], "w").write(rec["schedule"])
 PY
-done
+}
+search "random-$BUDGET" "$BUDGET"
+search "random-$third" "$third"
+search "guided-$third" "$third" --model "$MODEL"
 flock "$LOCK" "$G" --variant packed,rule_based --schedule "$out/random-$BUDGET.sched" \
     --schedule "$out/random-$third.sched" --schedule "$out/guided-$third.sched" \
     --kernel "$k" --m "$m" --threads "$THREADS" $RUN_OPTS --quiet -o "$out/run.json" -f \
