@@ -169,6 +169,17 @@ int gb_machine_cache_ways(const gb_machine *m, int level);
  * *c_ar, when not NULL, gets C_Ar.  l1_bytes and l1_ways must be positive
  * (the caller's fallbacks for unknown ones). */
 long gb_blis_kc_cap(long l1_bytes, int l1_ways, int mr, int nr, long *c_ar);
+/* packed's set rule for how many rows ahead to prefetch an operand whose
+ * rows are row_bytes apart: a prefetched row waits in L1d until it is
+ * loaded, and rows a multiple of a way apart share a set, which repeats
+ * every period = way / gcd(row_bytes mod way, way) rows; a set gives half
+ * its ways to the A micro-panel and one each to the row being loaded and
+ * the lines being stored, and the rest (at least 1) times the period, at
+ * most max_rows, is the distance.  *period and *spare, when not NULL, get
+ * the two factors.  l1_bytes and l1_ways positive, l1_bytes a multiple of
+ * l1_ways (the caller falls back otherwise). */
+long gb_set_rule_rows(long l1_bytes, int l1_ways, long row_bytes, long max_rows, long *period,
+                      long *spare);
 /* `gemmbench info`. */
 void gb_machine_print(FILE *out, const gb_machine *m);
 /* Its topology lines (hwloc's view, or that there is none). */

@@ -210,24 +210,11 @@ static int fused_cuts_kc(int M, int K, const packed_plan *p)
     return kc_whole_m_cap(M, p) < want;
 }
 
-static long gcd(long a, long b)
-{
-    while (b != 0) {
-        const long r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 /* Rows ahead the kernel prefetches B whose rows are ld floats apart: the
  * spare ways of an L1d set times the rows after which the set repeats (the
  * header's rule). */
 int packed_b_prefetch_rows(const packed_plan *p, long ld)
 {
-    const long spare = p->l1_ways / 2 - 2;
-    long way, period, rows;
-
     if (p->bpf >= 0)
         return p->bpf;
     /* Rows a page or more apart, calibrated to L2 only: none ahead into L1
@@ -236,10 +223,8 @@ int packed_b_prefetch_rows(const packed_plan *p, long ld)
         return 0;
     if (p->l1_ways <= 0 || p->l1_bytes % p->l1_ways != 0)
         return PACKED_B_PREFETCH_ROWS;
-    way = p->l1_bytes / p->l1_ways;
-    period = way / gcd((ld * (long)sizeof(float)) % way, way);
-    rows = period * (spare > 1 ? spare : 1);
-    return rows < PACKED_B_PREFETCH_ROWS ? (int)rows : PACKED_B_PREFETCH_ROWS;
+    return (int)gb_set_rule_rows(p->l1_bytes, p->l1_ways, ld * (long)sizeof(float),
+                                 PACKED_B_PREFETCH_ROWS, NULL, NULL);
 }
 
 /* A micro-panels per A block of one thread (its rows, at most mc): the

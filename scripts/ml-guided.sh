@@ -37,25 +37,14 @@ flock "$LOCK" "$G" --variant ml_guided,rule_based,packed --kernel qkv,mlp_expand
 flock "$LOCK" "$G" --variant ml_guided --kernel qkv --m 64 --threads "$THREADS" --model none \
     --reps 5 --quiet -o "$out/model-none.json" >/dev/null || exit $?
 
-python3 - "$out/unseen6.json" "$out/model-none.json" <<'PY' | tee "$out/summary.txt"
-import json, math, statistics, sys
+python3 - "$out/unseen6.json" "$out/model-none.json" "$here" <<'PY' | tee "$out/summary.txt"
+import json, math, sys
+sys.path.insert(0, sys.argv[3])
+from round_ratios import ratio
 res = json.load(open(sys.argv[1]))["results"]
 by = {}
 for r in res:
     by.setdefault((r["kernel"], r["M"]), {})[r["variant"]] = r
-
-def round_medians(r):
-    """the median of each round's calls (the runner interleaves the variants per round)"""
-    per = {}
-    for us, k in zip(r["samples_us"], r["sample_rounds"]):
-        per.setdefault(k, []).append(us)
-    return {k: statistics.median(v) for k, v in per.items()}
-
-def ratio(a, b):
-    """median over rounds of a's round median over b's, and its min..max"""
-    ra, rb = round_medians(a), round_medians(b)
-    q = sorted(ra[k] / rb[k] for k in ra if k in rb)
-    return statistics.median(q), q[0], q[-1]
 
 print(f"{'kernel':11} {'M':>4} {'ml_us':>8} {'rule_us':>8} {'packed_us':>9} "
       f"{'ml/rule (rounds min..max)':>26} {'ml/packed (rounds min..max)':>28} source check")

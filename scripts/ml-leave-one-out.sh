@@ -17,7 +17,9 @@
 #   RUN_OPTS (the timed runs' options, default --rounds 5 --reps 10),
 #   LOCK (/tmp/gemmbench-bench.lock: every timed step holds it)
 set -u
-out=${1:?usage: scripts/ml-leave-one-out.sh OUTDIR}
+die() { echo "gemmbench: ml-leave-one-out: $1" >&2; exit 2; }
+[ $# -eq 1 ] || die "usage: scripts/ml-leave-one-out.sh OUTDIR"
+out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 G=${GEMMBENCH:-$here/../build/gemmbench}
 SPACE=${SPACE:-$here/../schedules/cpu_gemm.space}
@@ -27,7 +29,7 @@ SEED=${SEED:-1}
 LOCK=${LOCK:-/tmp/gemmbench-bench.lock}
 RUN_OPTS=${RUN_OPTS:---rounds 5 --reps 10 --min-reps 5 --warmup 2 --max-time 2}
 case $BUDGET$THREADS$SEED in *[!0-9]*|'')
-    echo "ml-leave-one-out: BUDGET, THREADS and SEED take whole numbers" >&2; exit 2 ;;
+    die "BUDGET, THREADS and SEED take whole numbers" ;;
 esac
 mkdir -p "$out" || exit 3
 db=${DATABASE:-$out/trials-24.jsonl}
@@ -37,7 +39,7 @@ if [ -z "${DATABASE:-}" ]; then
         --budget $((BUDGET * 24)) --seed "$SEED" --quiet --records "$rec" --database "$db" \
         | tee "$out/tune.txt" || exit $?
 fi
-[ -r "$db" ] && [ -r "$rec" ] || { echo "ml-leave-one-out: no database $db or records $rec" >&2; exit 2; }
+[ -r "$db" ] && [ -r "$rec" ] || die "no database $db or records $rec"
 if [ -n "${SHAPES:-}" ]; then
     shapes=$SHAPES
 else
@@ -49,9 +51,9 @@ fi
 for s in $shapes; do
     k=${s%%:*} m=${s#*:}
     case $k in qkv) K=768 N=768 ;; mlp_expand) K=768 N=3072 ;; mlp_reduce) K=3072 N=768 ;;
-        *) echo "ml-leave-one-out: $s: the kernel is qkv, mlp_expand or mlp_reduce" >&2; exit 2 ;;
+        *) die "$s: the kernel is qkv, mlp_expand or mlp_reduce" ;;
     esac
-    case $m in ''|*[!0-9]*) echo "ml-leave-one-out: $s: M is a whole number" >&2; exit 2 ;; esac
+    case $m in ''|*[!0-9]*) die "$s: M is a whole number" ;; esac
     # the database and the records without this shape; its searched best
     mkdir -p "$out/s-$k-$m" || exit 3
     python3 - "$db" "$out/loo.jsonl" "$m" "$K" "$N" "$rec" "$out/loo-records.json" \
@@ -90,21 +92,11 @@ PY
 done
 rm -f "$out/loo.jsonl" "$out/loo-records.json"
 
-python3 - "$out" $shapes <<'PY' | tee "$out/summary.txt"
-import json, math, statistics, sys
-out, shapes = sys.argv[1], sys.argv[2:]
-
-def round_medians(r):
-    per = {}
-    for us, k in zip(r["samples_us"], r["sample_rounds"]):
-        per.setdefault(k, []).append(us)
-    return {k: statistics.median(v) for k, v in per.items()}
-
-def ratio(a, b):
-    """median over rounds of a's round median over b's, and its min..max"""
-    ra, rb = round_medians(a), round_medians(b)
-    q = sorted(ra[k] / rb[k] for k in ra if k in rb)
-    return statistics.median(q), q[0], q[-1]
+python3 - "$here" "$out" $shapes <<'PY' | tee "$out/summary.txt"
+import json, math, sys
+sys.path.insert(0, sys.argv[1])
+from round_ratios import ratio
+out, shapes = sys.argv[2], sys.argv[3:]
 
 logs = {"sched:searched": [], "tuned_sched": [], "rule_based": [], "packed": []}
 print(f"{'kernel':11} {'M':>4} {'ml_us':>8} {'search_us':>9} {'near_us':>8} {'rule_us':>8} "

@@ -56,21 +56,12 @@ flock "$LOCK" "$G" --variant packed,rule_based --schedule "$out/random-$BUDGET.s
     --kernel "$k" --m "$m" --threads "$THREADS" $RUN_OPTS --quiet -o "$out/run.json" -f \
     >"$out/run.txt" 2>&1 || { echo "ml-search: run failed: $(tail -n 1 "$out/run.txt")" >&2; exit 1; }
 
-python3 - "$out" "$BUDGET" "$third" <<'PY' | tee "$out/summary.txt"
-import json, statistics, sys
+python3 - "$out" "$BUDGET" "$third" "$here" <<'PY' | tee "$out/summary.txt"
+import json, sys
+sys.path.insert(0, sys.argv[4])
+from round_ratios import ratio
 out, budget, third = sys.argv[1], sys.argv[2], sys.argv[3]
 v = {r["variant"]: r for r in json.load(open(f"{out}/run.json"))["results"]}
-
-def round_medians(r):
-    per = {}
-    for us, k in zip(r["samples_us"], r["sample_rounds"]):
-        per.setdefault(k, []).append(us)
-    return {k: statistics.median(x) for k, x in per.items()}
-
-def ratio(a, b):
-    ra, rb = round_medians(a), round_medians(b)
-    q = sorted(ra[k] / rb[k] for k in ra if k in rb)
-    return statistics.median(q), q[0], q[-1]
 
 base = v[f"sched:random-{budget}"]
 print(f"{'entry':18} {'trials':>6} {'search_best_us':>14} {'median_us':>9}  over random-{budget} (rounds)")

@@ -271,6 +271,27 @@ long gb_blis_kc_cap(long l1_bytes, int l1_ways, int mr, int nr, long *c_ar)
     return ways * (l1_bytes / l1_ways) / ((long)mr * (long)sizeof(float));
 }
 
+long gb_set_rule_rows(long l1_bytes, int l1_ways, long row_bytes, long max_rows, long *period,
+                      long *spare)
+{
+    const long way = l1_bytes / l1_ways;
+    long a = row_bytes % way, b = way, p, s, rows;
+
+    while (b != 0) { /* gcd(row_bytes mod way, way) */
+        const long r = a % b;
+        a = b;
+        b = r;
+    }
+    p = way / a;
+    s = l1_ways / 2 - 2 > 1 ? l1_ways / 2 - 2 : 1;
+    rows = p * s < max_rows ? p * s : max_rows;
+    if (period != NULL)
+        *period = p;
+    if (spare != NULL)
+        *spare = s;
+    return rows;
+}
+
 const char *gb_bw_level_name(int level)
 {
     static const char *const level_names[GB_BW_LEVELS] = { "L2", "L3", "memory" };

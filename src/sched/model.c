@@ -163,15 +163,6 @@ typedef struct derivation {
     long pf_spare, pf_period, pf; /* B's prefetch: spare ways, rows a set repeats, rows */
 } derivation;
 
-static long gcd(long a, long b)
-{
-    while (b != 0) {
-        const long r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
 
 /* This machine, with kc's rule from its calibration at nthreads (why says
  * so, for explain); or mach as given. */
@@ -288,13 +279,8 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
      * A's micro-panel and one each to the row being loaded and the C lines
      * stored: the rest, times the period, at most 16 rows.  12 ways of 4 KiB:
      * N = 768 (period 4) 16 rows, N = 3072 (period 1) 4; 8 ways: 8 and 2. */
-    d->pf_spare = d->l1.ways / 2 - 2;
-    if (d->pf_spare < 1)
-        d->pf_spare = 1;
-    d->pf_period = d->l1.way / gcd(((long)N * FLOAT_BYTES) % d->l1.way, d->l1.way);
-    d->pf = d->pf_period * d->pf_spare;
-    if (d->pf > PF_MAX_ROWS)
-        d->pf = PF_MAX_ROWS;
+    d->pf = gb_set_rule_rows(d->l1.way * d->l1.ways, d->l1.ways, (long)N * FLOAT_BYTES,
+                             PF_MAX_ROWS, &d->pf_period, &d->pf_spare);
 }
 
 void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, int nthreads,

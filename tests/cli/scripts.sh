@@ -182,3 +182,11 @@ PY
 expect_exit history_commits_no_store 2 sh "$S/history-commits.sh"
 expect_exit history_commits_bad_count 2 env STORE="$WORK/hc" COUNT=0 sh "$S/history-commits.sh"
 expect_exit history_commits_bad_rev 2 env STORE="$WORK/hc" REV=no-such-rev sh "$S/history-commits.sh"
+# ml-search.sh and ml-leave-one-out.sh: the settings, before any search.
+expect_exit ml_search_usage 2 sh "$S/ml-search.sh"
+expect_exit ml_search_no_model 2 sh "$S/ml-search.sh" "$WORK/ms" qkv 64
+expect_exit ml_search_bad_budget 2 env MODEL=/dev/null BUDGET=2 sh "$S/ml-search.sh" "$WORK/ms" qkv 64
+expect_exit ml_search_bad_kernel 2 env MODEL=/dev/null sh "$S/ml-search.sh" "$WORK/ms" attn 64
+expect_exit ml_loo_usage 2 sh "$S/ml-leave-one-out.sh"
+expect_exit ml_loo_bad_budget 2 env BUDGET=x sh "$S/ml-leave-one-out.sh" "$WORK/loo"
+expect_exit ml_loo_no_database 2 env DATABASE="$WORK/none.jsonl" RECORDS="$WORK/none.json" sh "$S/ml-leave-one-out.sh" "$WORK/loo"
