@@ -107,6 +107,10 @@ static int read_blocks(gb_space *s, char *flat, char *err, size_t errlen)
         s->param[l] = -1;
         if (m == MARK_NONE)
             continue;
+        /* the schedule parser's limit, before the marker's words are copied */
+        if (s->len[l] > GB_SCHED_MAX_LINE)
+            return fail_at(err, errlen, s->file, l + 1, mark_names[m],
+                           "line longer than %d characters", GB_SCHED_MAX_LINE), l + 1;
         if (rest < line + s->len[l] && *rest != '#' && m != MARK_CHOOSE && m != MARK_OR)
             return fail_at(err, errlen, s->file, l + 1, mark_names[m], "trailing text"), l + 1;
         {   /* the words after the marker, before the line is blanked */

@@ -70,6 +70,15 @@ TEST(space_refuses_a_seventeenth_block_and_binary_text)
     CHECK(gb_space_parse("t.space", "split i 4 -> a b\n\0\n", 19, &space_buf, err,
                          sizeof err) == -1);
     CHECK(strncmp(err, "t.space:2: ", 11) == 0);
+    /* a marker line over the language's 256 characters, refused before its
+     * words are copied (a 289-character `choose` line overflowed the copy:
+     * fuzz_sched) */
+    snprintf(text, sizeof text, "choose b_copy %0300d\nor\nend\n", 0);
+    CHECK(parse(text, err, sizeof err) == -1);
+    CHECK_STR(err, "t.space:1: choose: line longer than 256 characters");
+    snprintf(text, sizeof text, "choose\nor %0300d\nend\n", 0);
+    CHECK(parse(text, err, sizeof err) == -1);
+    CHECK_STR(err, "t.space:2: or: line longer than 256 characters");
 }
 
 static const char small[] =
