@@ -164,6 +164,14 @@ typedef struct derivation {
 } derivation;
 
 
+/* kc's rule of this machine per thread count, once read (machine_at). */
+#define KNOWN_MAX 16
+static struct {
+    int threads, kc_half;
+    char why[320];
+} known[KNOWN_MAX];
+static int nknown;
+
 /* This machine, with kc's rule from its calibration at nthreads (why says
  * so, for explain); or mach as given. */
 static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, char *why,
@@ -180,11 +188,27 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
     m = machine_once();
     if (nthreads < 1)
         nthreads = omp_get_max_threads();
+    /* Every param `= model` of every plan asks (ml_guided plans a thousand
+     * candidates a shape): a calibration read from its cache, or forced,
+     * is remembered per thread count; the default is not, since the run
+     * may measure the calibration after it. */
+    for (int i = 0; i < nknown; i++)
+        if (known[i].threads == nthreads) {
+            m.kc_half = known[i].kc_half;
+            snprintf(why, len, "%s", known[i].why);
+            return m;
+        }
     gb_calibration_lookup(&detected, nthreads, &cal);
     m.kc_half = cal.answer[GB_CALIB_KC].read == 0;
     gb_calibration_describe(&cal, GB_CALIB_KC, said, sizeof said);
     snprintf(why, len, "this machine's calibration at %d thread%s: %s", nthreads,
              nthreads == 1 ? "" : "s", said);
+    if (strcmp(cal.source, "default") != 0 && nknown < KNOWN_MAX) {
+        known[nknown].threads = nthreads;
+        known[nknown].kc_half = m.kc_half;
+        snprintf(known[nknown].why, sizeof known[nknown].why, "%s", why);
+        nknown++;
+    }
     return m;
 }
 
