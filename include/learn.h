@@ -17,12 +17,14 @@
 #define GB_TRIALS_SCHEMA "gemmbench-trials"
 #define GB_TRIALS_VERSION 1
 #define GB_MODEL_SCHEMA "gemmbench-model"
-#define GB_MODEL_VERSION 1
+#define GB_MODEL_VERSION 2
 
 #define GB_TRIALS_MAX_BYTES (64L << 20)  /* a database file */
 #define GB_TRIALS_MAX_LINE 65536         /* bytes of one line */
 #define GB_TRIALS_MAX_ROWS 200000        /* lines of all databases read together */
 #define GB_MODEL_MAX_BYTES (64L << 20)   /* a model file */
+#define GB_MODEL_MAX_ELITES 4096         /* schedules a model file carries */
+#define GB_ELITES_DEFAULT 3              /* kept per shape trained on */
 
 /* What a model must match of a machine: its widest vector ISA, lanes and
  * registers, and its data caches.  The thread count is a column. */
@@ -97,6 +99,14 @@ void gb_trialdb_free(gb_trial_db *db);
 
 typedef struct gb_learned gb_learned;
 
+/* One of the fastest trials of a shape trained on, carried in the model:
+ * ml_guided ranks its schedule, as it stands, among the space's points. */
+typedef struct gb_learned_elite {
+    int M, K, N, threads;
+    double median_us;
+    char *text;               /* the trial's schedule text */
+} gb_learned_elite;
+
 /* What a model file says it was trained on. */
 typedef struct gb_learned_info {
     gb_learn_machine machine;
@@ -104,14 +114,17 @@ typedef struct gb_learned_info {
     int trials, shapes;       /* verified rows trained on, distinct (shape, threads) */
     const char *space_file;   /* the space its candidates came from */
     const char *space_text;   /* ... and its text, carried in the file */
+    int nelites;              /* the fastest trials of each shape, fastest first */
+    const gb_learned_elite *elites;
 } gb_learned_info;
 
 /* Fits a model of ln(median_us) to db's verified rows of machine m (the
  * others are counted in *skipped), features from each row's schedule
  * planned for its shape; the space file it was drawn from goes into the
- * model (ml_guided draws from it).  Deterministic for a seed.  0, or -1
- * with err. */
-int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned seed,
+ * model (ml_guided draws from it), and the elites fastest distinct
+ * schedules of each (shape, threads) trained on.  Deterministic for a
+ * seed.  0, or -1 with err. */
+int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned seed, int elites,
                      gb_learned **out, int *skipped, char *err, size_t errlen);
 /* Writes the model file (a JSON envelope around XGBoost's model) through
  * the atomic writer.  0, or -1 with err. */

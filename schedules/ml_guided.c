@@ -2,9 +2,10 @@
  * ml_guided - the study's fourth paradigm: a learned model picks the
  * schedule, with no measured trial at run time.
  *
- * For a shape: DRAWS points of the space the model carries (its own point,
- * points a few choices from it and random ones, each shape its own fixed
- * sequence), every one
+ * For a shape: DRAWS points of the space the model carries (its own point
+ * and points one to four choices from it, each shape its own fixed
+ * sequence) and the fastest trials of each shape the model was trained on
+ * (its elites, as they stand), every one
  * checked and planned for the shape, none compiled (nor one whose parallel
  * loop leaves threads idle: gb_features_idle_threads); their features
  * (sched_features.h) ranked by the model (learn.h); the best predicted
@@ -81,6 +82,7 @@ typedef struct choice {
     int idle;                 /* legal, but leaving threads idle (never ranked) */
     char *text[TRY];          /* the best predicted, best first (owned) */
     double predicted_us[TRY];
+    char origin[TRY][80];     /* "space", or the elite's "trial of MxKxN, T thread(s)" */
     int rank;                 /* the one that runs */
     int checked;              /* compiled and verified once */
     gb_sched_built build;
@@ -149,23 +151,32 @@ static unsigned long long text_hash(const char *t)
 static void rank_candidates(choice *c)
 {
     const int F = GB_FEATURES_COUNT;
-    float *X = malloc((size_t)DRAWS * F * sizeof *X);
-    double *us = malloc(DRAWS * sizeof *us);
-    unsigned long long *hash = malloc(DRAWS * sizeof *hash);
-    char **texts = calloc(DRAWS, sizeof *texts);
-    char *text = malloc(GB_SPACE_MAX_TEXT), err[GB_ERR_LEN];
+    gb_learned_info info;
+    int cap;
+    float *X;
+    double *us;
+    unsigned long long *hash;
+    char **texts, *text = malloc(GB_SPACE_MAX_TEXT), err[GB_ERR_LEN];
+    int *elite;                /* the candidate's elite, or -1: a point of the space */
     gb_learn_machine here;
     gb_space_point start;
     /* each shape its own sequence of draws, the same in every run */
     unsigned rng = (0x6d6c6775u ^ (unsigned)c->M * 2654435761u ^ (unsigned)(c->K * 40503u + c->N)) | 1u;
     int n = 0;
 
+    gb_learned_info_of(ranker.model, &info);
+    cap = DRAWS + info.nelites;
+    X = malloc((size_t)cap * F * sizeof *X);
+    us = malloc((size_t)cap * sizeof *us);
+    hash = malloc((size_t)cap * sizeof *hash);
+    texts = calloc((size_t)cap, sizeof *texts);
+    elite = malloc((size_t)cap * sizeof *elite);
     c->why = WHY_NO_CANDIDATE;
-    if (!X || !us || !hash || !texts || !text)
+    if (!X || !us || !hash || !texts || !text || !elite)
         goto done;
     gb_learn_machine_here(&here);
     gb_space_initial_at(&ranker.space, &start, c->M, c->N, c->K, c->threads);
-    for (int d = 0; d < DRAWS; d++) {
+    for (int d = 0; d < cap; d++) {
         gb_space_point p;
         unsigned long long h;
         int dup = 0;
@@ -177,11 +188,18 @@ static void rank_candidates(choice *c)
          * draws anywhere, a leave-one-out pick for mlp_expand M=384 (1
          * thread, AMD EPYC family 26), predicted 8.6 ms, ran 25.3 ms against
          * the searched best's 9.6. */
-        p = start;
-        for (int m = d == 0 ? 0 : 1 + (int)(gb_space_rand(&rng) % 4); m > 0; m--)
-            gb_space_mutate(&ranker.space, &rng, &p);
-        if (gb_space_text(&ranker.space, &p, 0, text, GB_SPACE_MAX_TEXT) != 0)
-            continue;
+        if (d < DRAWS) {
+            p = start;
+            for (int m = d == 0 ? 0 : 1 + (int)(gb_space_rand(&rng) % 4); m > 0; m--)
+                gb_space_mutate(&ranker.space, &rng, &p);
+            if (gb_space_text(&ranker.space, &p, 0, text, GB_SPACE_MAX_TEXT) != 0)
+                continue;
+        } else {
+            /* the fastest trials of the shapes trained on, as they stand:
+             * where the searches ended, each at least as legal as the
+             * checker and the plan below find it for this shape */
+            snprintf(text, GB_SPACE_MAX_TEXT, "%s", info.elites[d - DRAWS].text);
+        }
         h = text_hash(text);
         for (int i = 0; i < n && !dup; i++)
             dup = hash[i] == h && strcmp(texts[i], text) == 0;
@@ -198,6 +216,7 @@ static void rank_candidates(choice *c)
         }
         if ((texts[n] = strdup(text)) == NULL)
             goto done;
+        elite[n] = d < DRAWS ? -1 : d - DRAWS;
         hash[n++] = h;
     }
     c->legal = n;
@@ -210,6 +229,13 @@ static void rank_candidates(choice *c)
                 best = i;
         c->text[t] = texts[best];
         c->predicted_us[t] = us[best];
+        if (elite[best] < 0) {
+            snprintf(c->origin[t], sizeof c->origin[t], "space");
+        } else {
+            const gb_learned_elite *e = &info.elites[elite[best]];
+            snprintf(c->origin[t], sizeof c->origin[t], "trial of %dx%dx%d, %d thread(s)", e->M,
+                     e->K, e->N, e->threads);
+        }
         texts[best] = NULL;
         c->ncand++;
     }
@@ -218,6 +244,7 @@ done:
     for (int i = 0; texts && i < n; i++)
         free(texts[i]);
     free(texts);
+    free(elite);
     free(X);
     free(us);
     free(hash);
@@ -394,12 +421,14 @@ static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
         return;
     }
     gb_learned_info_of(ranker.model, &info);
-    fprintf(out, "  model %s (%d trials of %d shapes, seed %u), space %s: %d legal candidates "
-            "ranked (%d illegal, %d leaving threads idle), none measured\n", ranker.path,
-            info.trials, info.shapes, info.seed, ranker.space.file, c->legal, c->illegal,
-            c->idle);
+    fprintf(out, "  model %s (%d trials of %d shapes, seed %u, %d elite schedules), space %s: "
+            "%d legal candidates ranked (%d illegal, %d leaving threads idle), none measured\n",
+            ranker.path, info.trials, info.shapes, info.seed, info.nelites, ranker.space.file,
+            c->legal, c->illegal, c->idle);
     for (int t = 0; t < c->ncand; t++)
-        fprintf(out, "  candidate %d: predicted %.1f us%s\n", t + 1, c->predicted_us[t],
+        fprintf(out, "  candidate %d: predicted %.1f us, %s%s\n", t + 1, c->predicted_us[t],
+                strcmp(c->origin[t], "space") == 0 ? "a point of the space"
+                                                   : c->origin[t],
                 t == c->rank ? "  <- runs (checked against rule_based before it is timed)" : "");
     if (gb_sched_from_text(ranker.space.file, c->text[c->rank], strlen(c->text[c->rank]), &nest,
                            why, sizeof why) != 0 ||
@@ -427,6 +456,7 @@ cJSON *gb_ml_guided_json(int M, int N, int K, int threads)
     cJSON_AddStringToObject(o, "model", ranker.path);
     cJSON_AddNumberToObject(o, "predicted_us", c->predicted_us[c->rank]);
     cJSON_AddNumberToObject(o, "candidates", c->legal);
+    cJSON_AddStringToObject(o, "origin", c->origin[c->rank]);
     return o;
 }
 

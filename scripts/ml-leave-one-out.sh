@@ -3,11 +3,13 @@
 # timed: a trial database from `tune --space --database` over the 24 BERT
 # shapes (its records are each shape's searched best); then for each shape,
 # a model trained on the other 23 shapes' trials, and one interleaved run
-# of ml_guided (that model), the shape's searched best (sched:searched),
-# tuned_sched with the other 23 records (the nearest recorded shape's
-# schedule), rule_based and packed on the shape.  Prints per shape
-# ml_guided's time over each (the median over the rounds of the per-round
-# median ratio) and the geomeans (results/notes/ml-guided.md).
+# of ml_guided (that model), the pick of the same model without its elite
+# schedules (`model train --elites 0`: the space's points alone; as
+# sched:space_pick), the shape's searched best (sched:searched), tuned_sched
+# with the other 23 records (the nearest recorded shape's schedule),
+# rule_based and packed on the shape.  Prints per shape ml_guided's time
+# over each (the median over the rounds of the per-round median ratio) and
+# the geomeans (results/notes/ml-guided.md).
 #
 # usage: scripts/ml-leave-one-out.sh OUTDIR
 # environment: GEMMBENCH (build/gemmbench), SPACE (schedules/cpu_gemm.space),
@@ -80,15 +82,29 @@ with open(src) as f, open(dst, "w") as o:
 if left == 0 or kept == 0:
     sys.exit(f"ml-leave-one-out: {M}x{K}x{N}: {left} trials of the shape, {kept} of the others")
 PY
-    "$G" model train --database "$out/loo.jsonl" --space "$SPACE" --seed "$SEED" \
-        -o "$out/loo-$k-$m.model" >"$out/train-$k-$m.txt" 2>&1 ||
-        { echo "ml-leave-one-out: $s: training failed: $(tail -n 1 "$out/train-$k-$m.txt")" >&2; exit 1; }
+    for e in 3 0; do
+        "$G" model train --database "$out/loo.jsonl" --space "$SPACE" --seed "$SEED" \
+            --elites $e -o "$out/loo$e-$k-$m.model" >"$out/train$e-$k-$m.txt" 2>&1 ||
+            { echo "ml-leave-one-out: $s: training failed: $(tail -n 1 "$out/train$e-$k-$m.txt")" >&2; exit 1; }
+    done
+    # the pick of the model without elites, run once to learn it (not timed here)
+    "$G" --variant ml_guided --kernel "$k" --m "$m" --threads "$THREADS" \
+        --model "$out/loo0-$k-$m.model" --rounds 1 --reps 1 --min-reps 1 --warmup 0 \
+        --quiet -o "$out/s-$k-$m/pick0.json" -f >"$out/s-$k-$m/pick0.txt" 2>&1 &&
+    python3 - "$out/s-$k-$m/pick0.json" "$out/s-$k-$m/space_pick.sched" <<'PY' ||
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["results"]
+assert r["effective_params"]["source"] == "model", r["effective_params"]
+open(sys.argv[2], "w").write(r["schedule"]["text"])
+PY
+        { echo "ml-leave-one-out: $s: no pick of the model without elites" >&2; exit 1; }
     GEMMBENCH_RECORDS=$out/loo-records.json flock "$LOCK" "$G" \
         --variant ml_guided,tuned_sched,rule_based,packed --schedule "$out/s-$k-$m/searched.sched" \
-        --kernel "$k" --m "$m" --threads "$THREADS" --model "$out/loo-$k-$m.model" $RUN_OPTS \
+        --schedule "$out/s-$k-$m/space_pick.sched" \
+        --kernel "$k" --m "$m" --threads "$THREADS" --model "$out/loo3-$k-$m.model" $RUN_OPTS \
         --quiet -o "$out/run-$k-$m.json" -f >"$out/run-$k-$m.txt" 2>&1 ||
         { echo "ml-leave-one-out: $s: run failed: $(tail -n 1 "$out/run-$k-$m.txt")" >&2; exit 1; }
-    rm -f "$out/loo-$k-$m.model"
+    rm -f "$out/loo3-$k-$m.model" "$out/loo0-$k-$m.model"
 done
 rm -f "$out/loo.jsonl" "$out/loo-records.json"
 
@@ -98,10 +114,11 @@ sys.path.insert(0, sys.argv[1])
 from round_ratios import ratio
 out, shapes = sys.argv[2], sys.argv[3:]
 
-logs = {"sched:searched": [], "tuned_sched": [], "rule_based": [], "packed": []}
+logs = {"sched:searched": [], "tuned_sched": [], "rule_based": [], "packed": [],
+        "sched:space_pick": []}
 print(f"{'kernel':11} {'M':>4} {'ml_us':>8} {'search_us':>9} {'near_us':>8} {'rule_us':>8} "
       f"{'packed_us':>9} {'ml/searched (rounds)':>22} {'ml/near':>7} {'ml/rule':>7} "
-      f"{'ml/packed':>9} source check")
+      f"{'ml/packed':>9} {'ml/space':>8} source check origin")
 for s in shapes:
     k, m = s.split(":")
     v = {r["variant"]: r for r in json.load(open(f"{out}/run-{k}-{m}.json"))["results"]}
@@ -114,10 +131,12 @@ for s in shapes:
           f"{v['tuned_sched']['median_us']:8.1f} {v['rule_based']['median_us']:8.1f} "
           f"{v['packed']['median_us']:9.1f} {t[0]:8.3f} ({t[1]:.3f}..{t[2]:.3f}) "
           f"{q['tuned_sched'][0]:7.3f} {q['rule_based'][0]:7.3f} {q['packed'][0]:9.3f} "
-          f"{ml['effective_params']['source']:6} {ml['check']}")
+          f"{q['sched:space_pick'][0]:8.3f} "
+          f"{ml['effective_params']['source']:6} {ml['check']} {ml['schedule']['origin']}")
 g = {b: math.exp(sum(x) / len(x)) for b, x in logs.items()}
 worst = max(logs["sched:searched"])
 print(f"geomean over {len(shapes)} shapes left out, ml_guided's time over: the searched best "
       f"{g['sched:searched']:.3f} (worst {math.exp(worst):.3f}), the nearest record (tuned_sched) "
-      f"{g['tuned_sched']:.3f}, rule_based {g['rule_based']:.3f}, packed {g['packed']:.3f}")
+      f"{g['tuned_sched']:.3f}, rule_based {g['rule_based']:.3f}, packed {g['packed']:.3f}, "
+      f"the same model's pick without elites {g['sched:space_pick']:.3f}")
 PY

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
         for (int j = 0; j < db.n; j++)
             if (!same_shape(&db.rows[j], &db.rows[h]))
                 train.rows[train.n++] = db.rows[j];
-        if (gb_learned_train(&train, argv[2], seed, &model, &skipped, err, sizeof err) != 0) {
+        if (gb_learned_train(&train, argv[2], seed, 0, &model, &skipped, err, sizeof err) != 0) {
             fprintf(stderr, "ml-loo: %s\n", err);
             return 2;
         }

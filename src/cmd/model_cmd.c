@@ -29,7 +29,7 @@ typedef struct model_args {
     int ndatabases;
     const char *output, *space;
     unsigned seed;
-    int explain, help;
+    int elites, explain, help;
 } model_args;
 
 static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,
@@ -48,6 +48,7 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     case GB_SET_OUTPUT: a->output = v->text; break;
     case GB_SET_SPACE: a->space = v->text; break;
     case GB_SET_SEED: a->seed = (unsigned)v->number; break;
+    case GB_SET_ELITES: a->elites = (int)v->number; break;
     case GB_SET_EXPLAIN: a->explain = 1; break;
     case GB_SET_HELP: a->help = 1; break;
     default:
@@ -105,7 +106,7 @@ static int train(const model_args *a)
         gb_trialdb_free(&db);
         return gb_fail(GB_EXIT_USAGE, "model train", "%s", GB_XGB_MISSING);
     }
-    if (gb_learned_train(&db, a->space, a->seed, &l, &skipped, err, sizeof err) != 0) {
+    if (gb_learned_train(&db, a->space, a->seed, a->elites, &l, &skipped, err, sizeof err) != 0) {
         gb_trialdb_free(&db);
         return gb_fail(GB_EXIT_USAGE, "model train", "%s", err);
     }
@@ -117,9 +118,10 @@ static int train(const model_args *a)
     }
     gb_printable(a->output, 200, shown, sizeof shown);
     printf("trained on %d verified trials of %d shape(s) (%d trial(s) in all; %d of another "
-           "machine left out), %s, %d lanes, L1d %ld, L2 %ld, L3 %ld bytes; seed %u\n",
+           "machine left out), %s, %d lanes, L1d %ld, L2 %ld, L3 %ld bytes; seed %u; "
+           "%d elite schedule(s) carried\n",
            info.trials, info.shapes, db.n, skipped, info.machine.isa, info.machine.lanes,
-           info.machine.l1d, info.machine.l2, info.machine.l3, info.seed);
+           info.machine.l1d, info.machine.l2, info.machine.l3, info.seed, info.nelites);
     printf("wrote %s\n", shown);
     status = a->explain ? explain(l) : GB_EXIT_OK;
     gb_learned_free(l);

@@ -28,6 +28,8 @@ struct gb_learned {
     int trials, shapes;
     char space_file[256];
     char *space_text;
+    int nelites;
+    gb_learned_elite *elites;   /* fastest first within a shape */
 };
 
 void gb_learned_free(gb_learned *l)
@@ -36,6 +38,9 @@ void gb_learned_free(gb_learned *l)
         return;
     gb_xgb_free(l->trees);
     free(l->space_text);
+    for (int i = 0; i < l->nelites; i++)
+        free(l->elites[i].text);
+    free(l->elites);
     free(l);
 }
 
@@ -95,7 +100,68 @@ static char *space_of(const char *path, char *err, size_t errlen)
     return text;
 }
 
-int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned seed,
+/* Rows in the order the elites are taken: by shape and threads, then by
+ * time, then by place in the database (a total order: the same model for
+ * the same databases). */
+static const gb_trial_db *elite_db;
+
+static int by_shape_then_time(const void *a, const void *b)
+{
+    const int i = *(const int *)a, j = *(const int *)b;
+    const gb_trial_row *p = &elite_db->rows[i], *q = &elite_db->rows[j];
+    const int key_p[4] = { p->M, p->K, p->N, p->threads }, key_q[4] = { q->M, q->K, q->N,
+                                                                          q->threads };
+
+    for (int k = 0; k < 4; k++)
+        if (key_p[k] != key_q[k])
+            return key_p[k] < key_q[k] ? -1 : 1;
+    if (p->median_us != q->median_us)
+        return p->median_us < q->median_us ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+/* The per fastest distinct schedules of each (shape, threads) among the
+ * rows used, into l.  0, or -1 (out of memory). */
+static int take_elites(gb_learned *l, const gb_trial_db *db, const char *used, int per)
+{
+    int *order = malloc((size_t)(db->n > 0 ? db->n : 1) * sizeof *order), n = 0, rc = -1;
+
+    if (order == NULL)
+        return -1;
+    for (int i = 0; i < db->n; i++)
+        if (used[i])
+            order[n++] = i;
+    elite_db = db;
+    qsort(order, (size_t)n, sizeof *order, by_shape_then_time);
+    l->elites = calloc((size_t)(n > 0 ? n : 1), sizeof *l->elites);
+    if (l->elites == NULL)
+        goto done;
+    for (int a = 0, group = 0; a < n && l->nelites < GB_MODEL_MAX_ELITES; a++) {
+        const gb_trial_row *r = &db->rows[order[a]];
+        int dup = 0;
+
+        if (a > 0) {
+            const gb_trial_row *q = &db->rows[order[a - 1]];
+            if (q->M != r->M || q->K != r->K || q->N != r->N || q->threads != r->threads)
+                group = l->nelites;
+        }
+        for (int e = group; e < l->nelites; e++)
+            dup |= strcmp(l->elites[e].text, r->text) == 0;
+        if (l->nelites - group >= per || dup) /* the shape has its elites, or this text */
+            continue;
+        l->elites[l->nelites] = (gb_learned_elite){ r->M, r->K, r->N, r->threads, r->median_us,
+                                                    strdup(r->text) };
+        if (l->elites[l->nelites].text == NULL)
+            goto done;
+        l->nelites++;
+    }
+    rc = 0;
+done:
+    free(order);
+    return rc;
+}
+
+int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned seed, int elites,
                      gb_learned **out, int *skipped, char *err, size_t errlen)
 {
     gb_learned *l = calloc(1, sizeof *l);
@@ -149,6 +215,10 @@ int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned see
     l->seed = seed;
     l->trials = rows;
     l->shapes = count_shapes(db, used);
+    if (take_elites(l, db, used, elites) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
     *out = l;
     l = NULL;
     rc = 0;
@@ -164,14 +234,36 @@ done:
 
 static const char *const model_keys[] = { "schema", "version", "features_version", "features",
                                           "target", "machine", "seed", "trials", "shapes",
-                                          "space", "xgboost", NULL };
+                                          "space", "elites", "xgboost", NULL };
 static const char *const space_keys[] = { "file", "text", NULL };
+static const char *const elite_keys[] = { "M", "K", "N", "threads", "median_us", "schedule",
+                                          NULL };
+
+/* The elites as a JSON array, or NULL. */
+static cJSON *elites_json(const gb_learned *l)
+{
+    cJSON *a = cJSON_CreateArray();
+
+    for (int i = 0; a && i < l->nelites; i++) {
+        const gb_learned_elite *e = &l->elites[i];
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL || !cJSON_AddItemToArray(a, o) || !cJSON_AddNumberToObject(o, "M", e->M) ||
+            !cJSON_AddNumberToObject(o, "K", e->K) || !cJSON_AddNumberToObject(o, "N", e->N) ||
+            !cJSON_AddNumberToObject(o, "threads", e->threads) ||
+            !cJSON_AddNumberToObject(o, "median_us", e->median_us) ||
+            !cJSON_AddStringToObject(o, "schedule", e->text)) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
 #define TARGET "ln(median_us)"
 
 int gb_learned_save(const gb_learned *l, const char *path, char *err, size_t errlen)
 {
     cJSON *doc = cJSON_CreateObject(), *names = cJSON_CreateArray(), *space = cJSON_CreateObject();
-    cJSON *machine = gb_learn_machine_json(&l->machine);
+    cJSON *machine = gb_learn_machine_json(&l->machine), *elites = NULL;
     char *trees = NULL, *text = NULL;
     size_t len;
     int ok, rc = -1;
@@ -199,6 +291,9 @@ int gb_learned_save(const gb_learned *l, const char *path, char *err, size_t err
          cJSON_AddItemToObject(doc, "space", space);
     if (ok)
         space = NULL;
+    ok = ok && (elites = elites_json(l)) != NULL && cJSON_AddItemToObject(doc, "elites", elites);
+    if (ok)
+        elites = NULL;
     ok = ok && cJSON_AddStringToObject(doc, "xgboost", trees);
     if (!ok || (text = cJSON_Print(doc)) == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -225,6 +320,7 @@ done:
     cJSON_Delete(names);
     cJSON_Delete(space);
     cJSON_Delete(machine);
+    cJSON_Delete(elites);
     return rc;
 }
 
@@ -240,6 +336,68 @@ static int int_in(const cJSON *o, const char *key, double lo, double hi, long *o
         return -1;
     }
     *out = (long)v->valuedouble;
+    return 0;
+}
+
+/* The "elites" array of doc into l: each object exactly its keys, the
+ * shape and threads in range, a time, a schedule the language accepts
+ * (what it refuses never reaches a feature or a compiler).  0, or -1
+ * with why naming the elite. */
+static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(doc, "elites");
+    int n, i = 0;
+
+    if (!cJSON_IsArray(a) || (n = cJSON_GetArraySize(a)) > GB_MODEL_MAX_ELITES) {
+        snprintf(why, whylen, "\"elites\" is not a list of at most %d schedules",
+                 GB_MODEL_MAX_ELITES);
+        return -1;
+    }
+    if ((l->elites = calloc((size_t)(n > 0 ? n : 1), sizeof *l->elites)) == NULL) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    for (const cJSON *o = a->child; o; o = o->next, i++) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "schedule");
+        const cJSON *us = cJSON_GetObjectItemCaseSensitive(o, "median_us");
+        gb_learned_elite *e = &l->elites[i];
+        long M, K, N, threads;
+        gb_sched nest;
+        char part[GB_ERR_LEN];
+
+        if (!cJSON_IsObject(o) || gb_learn_keys_exact(o, elite_keys, part, sizeof part) != 0 ||
+            int_in(o, "M", 1, GB_MAX_DIM, &M, part, sizeof part) != 0 ||
+            int_in(o, "K", 1, GB_MAX_DIM, &K, part, sizeof part) != 0 ||
+            int_in(o, "N", 1, GB_MAX_DIM, &N, part, sizeof part) != 0 ||
+            int_in(o, "threads", 1, 4096, &threads, part, sizeof part) != 0) {
+            if (!cJSON_IsObject(o))
+                snprintf(part, sizeof part, "not an object");
+            snprintf(why, whylen, "elite %d: %s", i + 1, part);
+            return -1;
+        }
+        if (!cJSON_IsNumber(us) || !isfinite(us->valuedouble) || us->valuedouble <= 0.0 ||
+            us->valuedouble >= 1e12) {
+            snprintf(why, whylen, "elite %d: \"median_us\" is not a time in microseconds", i + 1);
+            return -1;
+        }
+        if (!cJSON_IsString(t) || strlen(t->valuestring) > GB_SCHED_MAX_FILE) {
+            snprintf(why, whylen, "elite %d: \"schedule\" is not a text of at most %d bytes",
+                     i + 1, GB_SCHED_MAX_FILE);
+            return -1;
+        }
+        if (gb_sched_from_text("schedule", t->valuestring, strlen(t->valuestring), &nest, part,
+                               sizeof part) != 0) {
+            snprintf(why, whylen, "elite %d: %s", i + 1, part);
+            return -1;
+        }
+        *e = (gb_learned_elite){ (int)M, (int)K, (int)N, (int)threads, us->valuedouble,
+                                 strdup(t->valuestring) };
+        if (e->text == NULL) {
+            snprintf(why, whylen, "out of memory");
+            return -1;
+        }
+        l->nelites++;
+    }
     return 0;
 }
 
@@ -326,7 +484,7 @@ static int read_envelope(const cJSON *doc, gb_learned *l, char *why, size_t whyl
         snprintf(why, whylen, "out of memory");
         return -1;
     }
-    return 0;
+    return read_elites(doc, l, why, whylen);
 }
 
 int gb_learned_load(const char *path, gb_learned **out, char *err, size_t errlen)
@@ -382,6 +540,8 @@ void gb_learned_info_of(const gb_learned *l, gb_learned_info *out)
     out->shapes = l->shapes;
     out->space_file = l->space_file;
     out->space_text = l->space_text;
+    out->nelites = l->nelites;
+    out->elites = l->elites;
 }
 
 int gb_learned_predict(const gb_learned *l, const float *features, int n, double *us,

@@ -96,6 +96,10 @@ const gb_setting gb_settings[] = {
       .value_name = "FILE", .help = "train: the model file to write" },
     { .id = GB_SET_SEED, .commands = GB_CMD_MODEL, .flag = "seed", INT(0, 2147483647),
       .value_name = "N", .initial = "1", .help = "train: the trees' seed (one model per seed)" },
+    { .id = GB_SET_ELITES, .commands = GB_CMD_MODEL, .flag = "elites", INT(0, 64),
+      .value_name = "N", .initial = "3",
+      .help = "train: the fastest distinct schedules of each shape the model carries "
+              "(ml_guided ranks them beside the space's points; 0: none)" },
     { .id = GB_SET_EXPLAIN, .commands = GB_CMD_MODEL, .flag = "explain", SWITCH,
       .help = "train: print the features that weigh most (their total gain)" },
     { .id = GB_SET_VARIANT, .commands = FILTERS, .flag = "variant", .letter = 'v', TEXT,

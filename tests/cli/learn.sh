@@ -110,6 +110,30 @@ cmp -s "$WORK/a.model" "$WORK/b.model" && echo "ok learn_train_deterministic" ||
 expect_grep learn_train_counts "trained on 20 verified trials of 2 shape(s)" "$WORK/out"
 expect_exit learn_train_explain 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/c.model" --explain --seed 7
 expect_grep learn_train_explain_lists " 1\. [a-z0-9_]*  *[0-9.]* %" "$WORK/out"
+expect_exit learn_train_no_elites 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/e0.model" --elites 0
+expect_exit learn_train_bad_elites 2 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/x.model" --elites 65
+# The elites: per shape the fastest distinct schedules of its verified
+# trials, fastest first, at most --elites of them (3 by default).
+py_check learn_model_elites "$WORK/a.model" "$WORK/e0.model" "$WORK/here.jsonl" <<'PY'
+import json, sys
+a, e0 = (json.load(open(f)) for f in sys.argv[1:3])
+rows = [json.loads(l) for l in open(sys.argv[3])]
+assert e0["elites"] == [], e0["elites"]
+shapes = {(r["M"], r["K"], r["N"], r["threads"]) for r in rows if r["verified"]}
+got = {}
+for e in a["elites"]:
+    got.setdefault((e["M"], e["K"], e["N"], e["threads"]), []).append(e)
+assert set(got) == shapes, (set(got), shapes)
+for key, es in got.items():
+    mine = sorted((r for r in rows if r["verified"] and (r["M"], r["K"], r["N"], r["threads"]) == key),
+                  key=lambda r: r["median_us"])
+    want = []
+    for r in mine:
+        if r["schedule"] not in [w["schedule"] for w in want] and len(want) < 3:
+            want.append(r)
+    assert [e["schedule"] for e in es] == [w["schedule"] for w in want], key
+    assert [e["median_us"] for e in es] == [w["median_us"] for w in want], key
+PY
 expect_exit learn_train_needs_output 2 "$G" model train --database "$WORK/here.jsonl"
 expect_exit learn_train_bad_action 2 "$G" model fit --database "$WORK/here.jsonl" -o "$WORK/x.model"
 expect_exit learn_train_bad_space 2 "$G" model train --database "$WORK/here.jsonl" --space "$WORK/none.space" -o "$WORK/x.model"
@@ -131,7 +155,7 @@ printf 'not json' >"$WORK/garbage.model"; hostile garbage
 head -c 3000 "$WORK/a.model" >"$WORK/truncated.model"; hostile truncated
 : >"$WORK/empty.model"; hostile empty
 edit other_schema 'd["schema"] = "gemmbench-trials"'
-edit version2 'd["version"] = 2'
+edit version1 'd["version"] = 1'
 edit features_version 'd["features_version"] = 99'
 edit renamed_feature 'd["features"][3] = "log2_flops"'
 edit short_features 'd["features"].pop()'
@@ -142,6 +166,14 @@ edit trees_not_text 'd["xgboost"] = 5'
 edit bad_space 'd["space"]["text"] = "choose\nsplit i 4 -> a b\n"'
 edit bad_machine 'd["machine"]["lanes"] = -1'
 edit negative_seed 'd["seed"] = -1'
+edit no_elites 'del d["elites"]'
+edit elites_not_list 'd["elites"] = {"M": 1}'
+edit elite_extra_key 'd["elites"][0]["x"] = 1'
+edit elite_zero_threads 'd["elites"][0]["threads"] = 0'
+edit elite_negative_time 'd["elites"][0]["median_us"] = -3'
+edit elite_huge_text 'd["elites"][0]["schedule"] = "x" * 70000'
+edit elite_refused_text 'd["elites"][0]["schedule"] = d["elites"][0]["schedule"].replace("split i mc", "split q mc")'
+expect_grep learn_model_elite_named "elite 1: " "$WORK/err"
 expect_exit learn_model_refuses_missing 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/none.model"
 expect_exit learn_model_refuses_directory 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK"
 
@@ -164,6 +196,7 @@ for r in ml:
     s = r["schedule"]
     assert s["text"].startswith("param mc") and len(s["sha256"]) == 64 and s["predicted_us"] > 0
     assert s["model"].endswith("a.model") and s["candidates"] > 0
+    assert s["origin"] == "space" or s["origin"].startswith("trial of "), s["origin"]
 for res, why in ((none, "model_none"), (nomodel, "no_model"), (other, "other_machine")):
     (r,) = res
     assert r["check"] == "pass" and "schedule" not in r, r
