@@ -34,6 +34,10 @@ void gb_features_of(const gb_sched_plan *pl, const gb_sched_machine *m, int thre
  * results/notes/ml-guided.md).  ml_guided ranks no such candidate. */
 int gb_features_idle_threads(const float f[GB_FEATURES_COUNT]);
 
+/* The shape's floating-point operations, 2 M N K, as the features give
+ * them (their log2 sizes): what a model's time per operation is scaled by. */
+double gb_features_flops(const float f[GB_FEATURES_COUNT]);
+
 /* This machine as the model of model.c reads it (lanes, registers, caches). */
 void gb_sched_machine_here(gb_sched_machine *out);
 

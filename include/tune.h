@@ -106,9 +106,10 @@ void gb_space_outcome_free(gb_space_outcome *out);
  * interleaved with rule_based over three rounds; the winner is the fastest
  * median of round medians, and rule_based itself (rule_won, an empty text)
  * when no finalist beats it there.  cfg->seed makes it repeatable.  With
- * cfg->model, after the file's own point each candidate is the one the
- * model predicts fastest among GUIDED_DRAWS legal points (random points
- * and mutations of the fastest), one in ten a random point (search.c).  0 (out->
+ * cfg->model, after the file's own point the model's elites it predicts
+ * fastest (ELITE_TRIALS of them, as they stand), then each candidate the one
+ * the model predicts fastest among GUIDED_DRAWS legal points (random points
+ * and mutations of the fastest points), one in ten a random point (search.c).  0 (out->
  * interrupted set when *stop was raised), -2 with err when the space has no
  * legal point for the shape (an input error), or -1 with err. */
 int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tune_cfg *cfg,

@@ -19,15 +19,19 @@
 #ifdef GB_HAVE_XGBOOST
 #include <xgboost/c_api.h>
 
-/* The trees: depth 6 and 0.1 shrinkage over 300 rounds, XGBoost's and
- * MetaSchedule's defaults but for the rounds (a few thousand rows here);
- * the exact greedy split finder and one thread, so that a seed gives one
- * model bit for bit; no row or column sampling. */
+/* The trees: depth 3 and 0.1 shrinkage over 300 rounds; the exact greedy
+ * split finder and one thread, so that a seed gives one model bit for bit;
+ * no row or column sampling.  Depth 3 rather than XGBoost's 6: a model
+ * predicts shapes it never saw, and shallower trees carry fewer of the
+ * trained shapes' particulars there (leave one shape out, offline on two
+ * Intel Xeon databases of 24 shapes: the first pick's time over the
+ * fastest measured 1.223 and 1.346 at depth 3, 1.302 and 1.479 at 6;
+ * results/notes/ml-guided.md). */
 #define ROUNDS 300
 static const char *const train_params[][2] = {
     { "objective", "reg:squarederror" },
     { "tree_method", "exact" },
-    { "max_depth", "6" },
+    { "max_depth", "3" },
     { "eta", "0.1" },
     { "min_child_weight", "1" },
     { "subsample", "1" },

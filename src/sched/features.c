@@ -46,6 +46,11 @@ static const char *const names[GB_FEATURES_COUNT] = {
     "lanes", "log2_l1_bytes", "log2_l2_bytes",
 };
 
+double gb_features_flops(const float f[GB_FEATURES_COUNT])
+{
+    return exp2(1.0 + (double)f[F_LOG_M] + (double)f[F_LOG_K] + (double)f[F_LOG_N]);
+}
+
 const char *gb_features_name(int c)
 {
     return c >= 0 && c < GB_FEATURES_COUNT ? names[c] : "?";

@@ -13,6 +13,11 @@
  *   evolve         until the trials or the time run out: one time in five
  *                  a random point, else a mutation of the better of two
  *                  drawn from the POOL fastest so far;
+ *   guided         with a model (cfg->model): after the file's own point,
+ *                  the ELITE_TRIALS of its elites (the fastest schedules
+ *                  of the shapes it was trained on) it predicts fastest,
+ *                  then at each step the point it predicts fastest among
+ *                  GUIDED_DRAWS drawn as the evolution draws;
  *   confirm        the FINALISTS fastest measured again, interleaved with
  *                  rule_based over three rounds by the runner: the winner is
  *                  the fastest median of round medians, so that one lucky
@@ -48,6 +53,11 @@
  * plan and featurize, a step's ranking costs a fraction of one trial. */
 #define GUIDED_DRAWS 256
 #define GUIDED_EXPLORE 10  /* one guided step in this many measures a random point */
+/* Guided, after the file's own point: the model's elites (the fastest
+ * schedules of the shapes it was trained on) it predicts fastest here, this
+ * many, each measured as it stands, as MetaSchedule's search starts from the
+ * database's best. */
+#define ELITE_TRIALS 4
 /* A candidate whose compile takes longer is dropped as failed: a whole
  * unroll of a long k step around a row block made GCC run for minutes
  * (cpu_gemm.space, tk=256), the budget of many candidates. */
@@ -58,7 +68,8 @@
 #define EMPTY_SCHEDULE "# the empty schedule: the nest i, j, k\n"
 
 typedef struct measured {
-    gb_space_point point;
+    gb_space_point point;     /* when elite < 0 */
+    int elite;                /* the model's elite measured, or -1: a point */
     unsigned long long hash;
     double us;
 } measured;
@@ -78,6 +89,9 @@ typedef struct search {
     char text[GB_SPACE_MAX_TEXT];
     int illegal_before;       /* out->illegal at the last trial kept */
     gb_learn_machine machine; /* for the model's features */
+    gb_learned_info model;    /* cfg->model's elites */
+    int elite_queue[ELITE_TRIALS], nqueue, queued; /* to measure; queued: ranked */
+    int elite;                /* the elite in s->text, or -1 */
 } search;
 
 static const gb_params no_overrides;
@@ -227,6 +241,8 @@ static int measure_point(search *s, const gb_space_point *p, char *err, size_t e
         return -1;
     }
     m->point = *p;
+    m->elite = s->elite;
+    s->elite = -1;
     m->hash = text_hash(s->text);
     m->us = us;
     s->ndone++;
@@ -248,13 +264,18 @@ static int by_time(const void *a, const void *b)
  * the POOL fastest so far (s->done kept sorted). */
 static void draw(search *s, gb_space_point *p)
 {
-    if (s->ndone <= s->seeded + SEED_RANDOM || gb_space_rand(&s->rng) % 5 == 0) {
+    int parents[POOL], pool = 0;
+
+    /* an elite is a text, not a point of the space: never a parent */
+    for (int i = 0; i < s->ndone && pool < POOL; i++)
+        if (s->done[i].elite < 0)
+            parents[pool++] = i;
+    if (pool == 0 || s->ndone <= s->seeded + SEED_RANDOM || gb_space_rand(&s->rng) % 5 == 0) {
         gb_space_random(s->space, &s->rng, p);
     } else {
-        int pool = s->ndone < POOL ? s->ndone : POOL;
         int a = (int)(gb_space_rand(&s->rng) % (unsigned)pool);
         int b = (int)(gb_space_rand(&s->rng) % (unsigned)pool);
-        *p = s->done[a < b ? a : b].point;
+        *p = s->done[parents[a < b ? a : b]].point;
         gb_space_mutate(s->space, &s->rng, p);
     }
 }
@@ -308,6 +329,42 @@ static int guided_point(search *s, gb_space_point *p)
     return rc;
 }
 
+/* Guided: the ELITE_TRIALS of the model's elites it predicts fastest for
+ * this shape (legal here, none leaving threads idle) into s->elite_queue,
+ * fastest first.  Ranking costs about 0.1 ms an elite. */
+static void queue_elites(search *s)
+{
+    const int n = s->model.nelites, F = GB_FEATURES_COUNT;
+    float *X = malloc((size_t)(n > 0 ? n : 1) * F * sizeof *X);
+    double *us = malloc((size_t)(n > 0 ? n : 1) * sizeof *us);
+    int *which = malloc((size_t)(n > 0 ? n : 1) * sizeof *which), legal = 0;
+    char err[GB_ERR_LEN];
+
+    s->queued = 1;
+    for (int e = 0; X && us && which && e < n; e++) {
+        if (gb_learned_features(s->space->file, s->model.elites[e].text, s->t.M, s->t.K, s->t.N,
+                                s->t.cfg->threads, &s->machine, X + (size_t)legal * F, err,
+                                sizeof err) != 0) {
+            s->out->illegal++;
+            continue;
+        }
+        if (!gb_features_idle_threads(X + (size_t)legal * F))
+            which[legal++] = e;
+    }
+    if (legal > 0 && gb_learned_predict(s->t.cfg->model, X, legal, us, err, sizeof err) == 0)
+        for (; s->nqueue < ELITE_TRIALS && s->nqueue < legal; s->nqueue++) {
+            int best = -1;
+            for (int i = 0; i < legal; i++)
+                if (which[i] >= 0 && (best < 0 || us[i] < us[best]))
+                    best = i;
+            s->elite_queue[s->nqueue] = which[best];
+            which[best] = -1;
+        }
+    free(X);
+    free(us);
+    free(which);
+}
+
 /* The next point to measure: seeds first, then mutations of the fast ones.
  * 0 with s->text set, or -1 when MAX_DRAWS points in a row were refused or
  * already measured (the space holds no more for this shape). */
@@ -339,14 +396,35 @@ static int next_point(search *s, gb_space_point *p)
         if (usable_point(s, p))
             return 0;
     }
-    if (s->t.cfg->model != NULL)
+    if (s->t.cfg->model != NULL) {
+        if (!s->queued)
+            queue_elites(s);
+        while (s->nqueue > 0) {
+            const int e = s->elite_queue[0];
+            memmove(s->elite_queue, s->elite_queue + 1, (size_t)--s->nqueue * sizeof(int));
+            snprintf(s->text, sizeof s->text, "%s", s->model.elites[e].text);
+            if (!seen(s, text_hash(s->text))) {
+                memset(p, 0, sizeof *p); /* no point: the text is the elite's */
+                s->elite = e;
+                return 0;
+            }
+        }
         return guided_point(s, p);
+    }
     for (int draws = 0; draws < MAX_DRAWS; draws++) {
         draw(s, p);
         if (usable_point(s, p))
             return 0;
     }
     return -1;
+}
+
+/* The text of a measured candidate into buf.  0, or -1 when it does not fit. */
+static int text_of(const search *s, const measured *m, char *buf, size_t len)
+{
+    if (m->elite < 0)
+        return gb_space_text(s->space, &m->point, 0, buf, len);
+    return snprintf(buf, len, "%s", s->model.elites[m->elite].text) < (int)len ? 0 : -1;
 }
 
 /* The finalists and rule_based, interleaved over three rounds (trial.c). */
@@ -361,7 +439,7 @@ static int confirm(search *s, char *err, size_t errlen)
     qsort(s->done, (size_t)s->ndone, sizeof *s->done, by_time);
     variants[0] = gb_variant_find("rule_based");
     for (int i = 0; i < s->ndone && nfinal < FINALISTS && isfinite(s->done[i].us); i++) {
-        if (gb_space_text(s->space, &s->done[i].point, 0, texts[nfinal], sizeof texts[0]) != 0 ||
+        if (text_of(s, &s->done[i], texts[nfinal], sizeof texts[0]) != 0 ||
             slot_text(1 + nfinal, s->space->file, texts[nfinal], err, errlen) != 0)
             return -1;
         variants[1 + nfinal] = slot[1 + nfinal];
@@ -401,7 +479,7 @@ static int keep_fastest(search *s)
     qsort(s->done, (size_t)s->ndone, sizeof *s->done, by_time);
     s->out->text[0] = '\0';
     if (s->ndone > 0 && isfinite(s->done[0].us) &&
-        gb_space_text(s->space, &s->done[0].point, 0, s->out->text, sizeof s->out->text) == 0) {
+        text_of(s, &s->done[0], s->out->text, sizeof s->out->text) == 0) {
         if (s->out->text[0] == '\0')
             snprintf(s->out->text, sizeof s->out->text, "%s", EMPTY_SCHEDULE);
         s->out->best_us = s->done[0].us;
@@ -471,8 +549,11 @@ int gb_tune_space_shape(const gb_space *space, int M, int K, int N, const gb_tun
     s->progress_arg = progress_arg;
     s->best_us = INFINITY;
     s->out = out;
-    if (cfg->model != NULL)
+    s->elite = -1;
+    if (cfg->model != NULL) {
         gb_learn_machine_here(&s->machine);
+        gb_learned_info_of(cfg->model, &s->model);
+    }
     /* Each shape draws its own sequence, the same on every run with a seed. */
     s->rng = (cfg->seed ^ (unsigned)(M * 2654435761u) ^ (unsigned)(K * 40503u + N)) | 1u;
 

@@ -109,7 +109,7 @@ expect_exit learn_train_again 0 "$G" model train --database "$WORK/here.jsonl" -
 cmp -s "$WORK/a.model" "$WORK/b.model" && echo "ok learn_train_deterministic" || echo "FAIL learn_train_deterministic: two trainings of one seed differ"
 expect_grep learn_train_counts "trained on 20 verified trials of 2 shape(s)" "$WORK/out"
 expect_exit learn_train_explain 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/c.model" --explain --seed 7
-expect_grep learn_train_explain_lists " 1\. [a-z0-9_]*  *[0-9.]* %" "$WORK/out"
+expect_grep learn_train_explain_lists " 1\. [A-Za-z0-9_]*  *[0-9.]* %" "$WORK/out"
 expect_exit learn_train_no_elites 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/e0.model" --elites 0
 expect_exit learn_train_bad_elites 2 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/x.model" --elites 65
 # The elites: per shape the fastest distinct schedules of its verified
@@ -212,4 +212,17 @@ expect_grep learn_ml_guided_explain_why "another kind of machine: L2" "$WORK/out
 # The guided search: the model ranks, the best predicted is measured.
 expect_exit learn_tune_guided 0 "$G" tune --space "$SPACE" --shape 20x33x17 --threads 1 --trials 3 --reps 2 --quiet --model "$WORK/a.model"
 expect_grep learn_tune_guided_says "guided by .*a.model" "$WORK/out"
+# After the space's own point, the model's elites it predicts fastest, each
+# as it stands; the record may be one of them.
+expect_exit learn_tune_guided_elites 0 "$G" tune --space "$SPACE" --shape 28x50x40 --threads 1 --trials 4 --reps 2 --quiet --model "$WORK/a.model" --database "$WORK/guided.jsonl" --records "$WORK/guided.json"
+py_check learn_tune_guided_elites_first "$WORK/a.model" "$WORK/guided.jsonl" "$WORK/guided.json" <<'PY'
+import json, sys
+elites = [e["schedule"] for e in json.load(open(sys.argv[1]))["elites"]]
+rows = [json.loads(l) for l in open(sys.argv[2])]
+assert len(rows) == 4, len(rows)
+assert len({r["schedule"] for r in rows}) == 4
+assert all(r["schedule"] in elites for r in rows[1:]), [r["schedule"] for r in rows]
+(rec,) = json.load(open(sys.argv[3]))["records"]
+assert rec["schedule"] in [r["schedule"] for r in rows] or rec["schedule"] == "", rec
+PY
 expect_exit learn_tune_guided_other 2 "$G" tune --space "$SPACE" --shape 20x33x17 --threads 1 --trials 3 --model "$WORK/other.model"
