@@ -118,7 +118,7 @@ typedef struct gb_learned_info {
     const gb_learned_elite *elites;
 } gb_learned_info;
 
-/* Fits a model of ln(median_us) to db's verified rows of machine m (the
+/* Fits a model of ln(median_us / (2 M N K)) to db's verified rows of machine m (the
  * others are counted in *skipped), features from each row's schedule
  * planned for its shape; the space file it was drawn from goes into the
  * model (ml_guided draws from it), and the elites fastest distinct

@@ -183,6 +183,8 @@ typedef struct gb_sched_machine {
     const char *kind;       /* what it is, for --explain ("AMD EPYC, family 26 ...") */
     int kc_half;            /* 1: kc capped by A's micro-panel in half of L1d, 0: by
                              * L1d's ways (BLIS's); this machine's: its calibration's */
+    int b_copied;           /* 1: B's rows a page or more apart are copied (b_read
+                             * copied: nc from L2); this machine's: its calibration's */
 } gb_sched_machine;
 
 /* The quantity a param name is (mr, nr, kc, mc, nc), or -1; its name. */

@@ -17,7 +17,10 @@
 #   DATABASE and RECORDS (an existing database and its records: the search
 #   is skipped), SHAPES ("KERNEL:M ..." to leave out; default all 24),
 #   RUN_OPTS (the timed runs' options, default --rounds 5 --reps 10),
-#   LOCK (/tmp/gemmbench-bench.lock: every timed step holds it)
+#   LOCK (/tmp/gemmbench-bench.lock: every timed step holds it),
+#   OTHER (another build of gemmbench: its model's pick, trained and chosen
+#   by that build on the same trials, is timed in the same run as
+#   sched:other_pick: a change to the model judged in one interleaved run)
 set -u
 die() { echo "gemmbench: ml-leave-one-out: $1" >&2; exit 2; }
 [ $# -eq 1 ] || die "usage: scripts/ml-leave-one-out.sh OUTDIR"
@@ -98,9 +101,26 @@ assert r["effective_params"]["source"] == "model", r["effective_params"]
 open(sys.argv[2], "w").write(r["schedule"]["text"])
 PY
         { echo "ml-leave-one-out: $s: no pick of the model without elites" >&2; exit 1; }
+    other=
+    if [ -n "${OTHER:-}" ]; then
+        "$OTHER" model train --database "$out/loo.jsonl" --space "$SPACE" --seed "$SEED" \
+            -o "$out/other-$k-$m.model" >"$out/train-other-$k-$m.txt" 2>&1 &&
+        "$OTHER" --variant ml_guided --kernel "$k" --m "$m" --threads "$THREADS" \
+            --model "$out/other-$k-$m.model" --rounds 1 --reps 1 --min-reps 1 --warmup 0 \
+            --quiet -o "$out/s-$k-$m/pick-other.json" -f >"$out/s-$k-$m/pick-other.txt" 2>&1 &&
+        python3 - "$out/s-$k-$m/pick-other.json" "$out/s-$k-$m/other_pick.sched" <<'PY' ||
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["results"]
+assert r["effective_params"]["source"] == "model", r["effective_params"]
+open(sys.argv[2], "w").write(r["schedule"]["text"])
+PY
+            { echo "ml-leave-one-out: $s: no pick of $OTHER's model" >&2; exit 1; }
+        other="--schedule $out/s-$k-$m/other_pick.sched"
+        rm -f "$out/other-$k-$m.model"
+    fi
     GEMMBENCH_RECORDS=$out/loo-records.json flock "$LOCK" "$G" \
         --variant ml_guided,tuned_sched,rule_based,packed --schedule "$out/s-$k-$m/searched.sched" \
-        --schedule "$out/s-$k-$m/space_pick.sched" \
+        --schedule "$out/s-$k-$m/space_pick.sched" $other \
         --kernel "$k" --m "$m" --threads "$THREADS" --model "$out/loo3-$k-$m.model" $RUN_OPTS \
         --quiet -o "$out/run-$k-$m.json" -f >"$out/run-$k-$m.txt" 2>&1 ||
         { echo "ml-leave-one-out: $s: run failed: $(tail -n 1 "$out/run-$k-$m.txt")" >&2; exit 1; }
@@ -115,28 +135,30 @@ from round_ratios import ratio
 out, shapes = sys.argv[2], sys.argv[3:]
 
 logs = {"sched:searched": [], "tuned_sched": [], "rule_based": [], "packed": [],
-        "sched:space_pick": []}
+        "sched:space_pick": [], "sched:other_pick": []}
 print(f"{'kernel':11} {'M':>4} {'ml_us':>8} {'search_us':>9} {'near_us':>8} {'rule_us':>8} "
       f"{'packed_us':>9} {'ml/searched (rounds)':>22} {'ml/near':>7} {'ml/rule':>7} "
-      f"{'ml/packed':>9} {'ml/space':>8} source check origin")
+      f"{'ml/packed':>9} {'ml/space':>8} {'ml/other':>8} source check origin")
 for s in shapes:
     k, m = s.split(":")
     v = {r["variant"]: r for r in json.load(open(f"{out}/run-{k}-{m}.json"))["results"]}
     ml = v["ml_guided"]
-    q = {b: ratio(ml, v[b]) for b in logs}
+    q = {b: ratio(ml, v[b]) if b in v else (math.nan,) for b in logs}
     for b in logs:
-        logs[b].append(math.log(q[b][0]))
+        if b in v:
+            logs[b].append(math.log(q[b][0]))
     t = q["sched:searched"]
     print(f"{k:11} {m:>4} {ml['median_us']:8.1f} {v['sched:searched']['median_us']:9.1f} "
           f"{v['tuned_sched']['median_us']:8.1f} {v['rule_based']['median_us']:8.1f} "
           f"{v['packed']['median_us']:9.1f} {t[0]:8.3f} ({t[1]:.3f}..{t[2]:.3f}) "
           f"{q['tuned_sched'][0]:7.3f} {q['rule_based'][0]:7.3f} {q['packed'][0]:9.3f} "
-          f"{q['sched:space_pick'][0]:8.3f} "
+          f"{q['sched:space_pick'][0]:8.3f} {q['sched:other_pick'][0]:8.3f} "
           f"{ml['effective_params']['source']:6} {ml['check']} {ml['schedule']['origin']}")
-g = {b: math.exp(sum(x) / len(x)) for b, x in logs.items()}
+g = {b: math.exp(sum(x) / len(x)) for b, x in logs.items() if x}
 worst = max(logs["sched:searched"])
 print(f"geomean over {len(shapes)} shapes left out, ml_guided's time over: the searched best "
       f"{g['sched:searched']:.3f} (worst {math.exp(worst):.3f}), the nearest record (tuned_sched) "
       f"{g['tuned_sched']:.3f}, rule_based {g['rule_based']:.3f}, packed {g['packed']:.3f}, "
-      f"the same model's pick without elites {g['sched:space_pick']:.3f}")
+      f"the same model's pick without elites {g['sched:space_pick']:.3f}"
+      + (f", the other build's pick {g['sched:other_pick']:.3f}" if logs["sched:other_pick"] else ""))
 PY

@@ -1,6 +1,6 @@
 /*
  * learned.c - the cost model of learned schedules and its file: trees
- * (xgb.c) fitted to ln(median_us) of a database's trials, each row the
+ * (xgb.c) fitted to ln(median_us / (2 M N K)) of a database's trials, each row the
  * features (sched_features.h) of the trial's schedule planned for its
  * shape.  The file is a JSON envelope that says what the trees read and
  * were trained on (schema and version, GB_FEATURES_VERSION and the feature

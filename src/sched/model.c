@@ -159,7 +159,9 @@ typedef struct derivation {
     long mc_cap, mc;
     long c_ac3, c_bc;     /* L3 ways: A's block, B's block (resident) */
     int threads;          /* the threads the columns are split over */
-    long nc_l3_cap, nc_threads_cap, nc_cap, nc;
+    int b_copied;         /* B copied whole, read back per row micro-panel: nc from L2 */
+    char b_why[320];      /* why, for explain */
+    long nc_l3_cap, nc_l2_cap, nc_threads_cap, nc_cap, nc;
     long pf_spare, pf_period, pf; /* B's prefetch: spare ways, rows a set repeats, rows */
 } derivation;
 
@@ -167,15 +169,15 @@ typedef struct derivation {
 /* kc's rule of this machine per thread count, once read (machine_at). */
 #define KNOWN_MAX 16
 static struct {
-    int threads, kc_half;
-    char why[320];
+    int threads, kc_half, b_copied;
+    char why[320], b_why[320];
 } known[KNOWN_MAX];
 static int nknown;
 
-/* This machine, with kc's rule from its calibration at nthreads (why says
- * so, for explain); or mach as given. */
+/* This machine, with kc's rule and B's read from its calibration at
+ * nthreads (why and b_why say so, for explain); or mach as given. */
 static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, char *why,
-                                   size_t len)
+                                   size_t len, char *b_why, size_t b_len)
 {
     gb_sched_machine m;
     gb_calibration cal;
@@ -183,6 +185,7 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
 
     if (mach != NULL) {
         snprintf(why, len, "as given");
+        snprintf(b_why, b_len, "as given");
         return *mach;
     }
     m = machine_once();
@@ -195,7 +198,9 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
     for (int i = 0; i < nknown; i++)
         if (known[i].threads == nthreads) {
             m.kc_half = known[i].kc_half;
+            m.b_copied = known[i].b_copied;
             snprintf(why, len, "%s", known[i].why);
+            snprintf(b_why, b_len, "%s", known[i].b_why);
             return m;
         }
     gb_calibration_lookup(&detected, nthreads, &cal);
@@ -203,10 +208,16 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
     gb_calibration_describe(&cal, GB_CALIB_KC, said, sizeof said);
     snprintf(why, len, "this machine's calibration at %d thread%s: %s", nthreads,
              nthreads == 1 ? "" : "s", said);
+    m.b_copied = cal.answer[GB_CALIB_B].read == GB_READ_COPIED;
+    gb_calibration_describe(&cal, GB_CALIB_B, said, sizeof said);
+    snprintf(b_why, b_len, "this machine's calibration at %d thread%s: %s", nthreads,
+             nthreads == 1 ? "" : "s", said);
     if (strcmp(cal.source, "default") != 0 && nknown < KNOWN_MAX) {
         known[nknown].threads = nthreads;
         known[nknown].kc_half = m.kc_half;
+        known[nknown].b_copied = m.b_copied;
         snprintf(known[nknown].why, sizeof known[nknown].why, "%s", why);
+        snprintf(known[nknown].b_why, sizeof known[nknown].b_why, "%s", b_why);
         nknown++;
     }
     return m;
@@ -221,7 +232,7 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
     if (nthreads < 1)
         nthreads = omp_get_max_threads();
     d->threads = nthreads;
-    d->m = machine_at(mach, nthreads, d->kc_why, sizeof d->kc_why);
+    d->m = machine_at(mach, nthreads, d->kc_why, sizeof d->kc_why, d->b_why, sizeof d->b_why);
     d->l1 = level_of(d->m.l1, d->m.l1_ways, FALLBACK_L1, FALLBACK_L1_WAYS);
     d->l2 = level_of(d->m.l2, d->m.l2_ways, FALLBACK_L2, FALLBACK_L2_WAYS);
     d->l3 = level_of(d->m.l3, d->m.l3_ways, FALLBACK_L3, FALLBACK_L3_WAYS);
@@ -291,8 +302,19 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
     if (d->c_bc < 1)
         d->c_bc = 1;
     d->nc_l3_cap = d->c_bc * d->l3.way / (d->kc * FLOAT_BYTES);
+    /* Where B's rows are a page or more apart and this machine copies
+     * them (b_read copied, the model's choice below), the row micro-panel
+     * loop is outside the column one and every row micro-panel reads the
+     * whole copied block of B again: the block must stay in L2, half of it
+     * (packed's B panel).  With L3's cap instead, mlp_expand (N = 3072) M =
+     * 128 and 256 took 1.45x and 1.58x packed's time at 1 thread (Intel Xeon
+     * family 6 model 207: nc 3072, a 9 MiB block read from L3 32 times). */
+    d->b_copied = (long)N * FLOAT_BYTES >= PAGE_BYTES && d->m.b_copied;
+    d->nc_l2_cap = d->l2.size / 2 / (d->kc * FLOAT_BYTES);
     d->nc_threads_cap = ceil_div(ceil_div(N, d->threads), d->nr) * d->nr;
-    d->nc_cap = d->nc_l3_cap < d->nc_threads_cap ? d->nc_l3_cap : d->nc_threads_cap;
+    d->nc_cap = d->b_copied ? d->nc_l2_cap : d->nc_l3_cap;
+    if (d->nc_threads_cap < d->nc_cap)
+        d->nc_cap = d->nc_threads_cap;
     d->nc = balance(N, d->nc_cap, d->nr);
 
     /* pf (packed's set rule, packed_plan.c): B read in place, its rows N
@@ -356,11 +378,18 @@ void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int 
     fprintf(out, "    mc %ld: L2 ways for A's block C_Ac = %d - 1 - %ld (B's micro-panel) = %ld; "
                  "cap %ld x %ld KiB / (kc x 4) = %ld, balanced over M = %d in rows of %ld\n",
             d.mc, d.l2.ways, d.c_br2, d.c_ac, d.c_ac, d.l2.way >> 10, d.mc_cap, M, d.mr);
-    fprintf(out, "    nc %ld: L3 ways for B's block C_Bc = %d - 1 - %ld (A's block) = %ld; cap "
-                 "%ld x %ld KiB / (kc x 4) = %ld; and N over %d thread%s in columns of %ld, "
-                 "%ld, so that the threads split C's columns by jc block; balanced over N = %d\n",
-            d.nc, d.l3.ways, d.c_ac3, d.c_bc, d.c_bc, d.l3.way >> 10, d.nc_l3_cap, d.threads,
-            d.threads == 1 ? "" : "s", d.nr, d.nc_threads_cap, N);
+    if (d.b_copied)
+        fprintf(out, "    nc %ld: B copied (its rows %ld bytes apart, %s) and read again by "
+                     "each row micro-panel: its block in half of L2, cap %ld KiB / 2 / (kc x 4) "
+                     "= %ld; ",
+                d.nc, (long)N * FLOAT_BYTES, d.b_why, d.l2.size >> 10, d.nc_l2_cap);
+    else
+        fprintf(out, "    nc %ld: L3 ways for B's block C_Bc = %d - 1 - %ld (A's block) = %ld; "
+                     "cap %ld x %ld KiB / (kc x 4) = %ld; ",
+                d.nc, d.l3.ways, d.c_ac3, d.c_bc, d.c_bc, d.l3.way >> 10, d.nc_l3_cap);
+    fprintf(out, "and N over %d thread%s in columns of %ld, %ld, so that the threads split C's "
+                 "columns by jc block; balanced over N = %d\n",
+            d.threads, d.threads == 1 ? "" : "s", d.nr, d.nc_threads_cap, N);
     fprintf(out, "    pf %ld: B's rows %ld bytes apart share an L1d set every %ld row%s; the set's "
                  "ways %d / 2 - 2 = %ld spare; %ld x %ld rows ahead, at most %d\n",
             d.pf, (long)N * FLOAT_BYTES, d.pf_period, d.pf_period == 1 ? "" : "s", d.l1.ways,
