@@ -53,6 +53,18 @@ else
         for m in 16 32 64 96 128 192 256 384; do shapes="$shapes $k:$m"; done
     done
 fi
+# pick BUILD MODEL STEM: the schedule BUILD's ml_guided runs with MODEL on
+# the shape ($k, $m), from the model, into STEM.sched (STEM.json: its run)
+pick() {
+    "$1" --variant ml_guided --kernel "$k" --m "$m" --threads "$THREADS" --model "$2" \
+        --rounds 1 --reps 1 --min-reps 1 --warmup 0 --quiet -o "$3.json" -f >"$3.txt" 2>&1 &&
+    python3 - "$3.json" "$3.sched" <<'PY'
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["results"]
+assert r["effective_params"]["source"] == "model", r["effective_params"]
+open(sys.argv[2], "w").write(r["schedule"]["text"])
+PY
+}
 for s in $shapes; do
     k=${s%%:*} m=${s#*:}
     case $k in qkv) K=768 N=768 ;; mlp_expand) K=768 N=3072 ;; mlp_reduce) K=3072 N=768 ;;
@@ -90,30 +102,14 @@ PY
             --elites $e -o "$out/loo$e-$k-$m.model" >"$out/train$e-$k-$m.txt" 2>&1 ||
             { echo "ml-leave-one-out: $s: training failed: $(tail -n 1 "$out/train$e-$k-$m.txt")" >&2; exit 1; }
     done
-    # the pick of the model without elites, run once to learn it (not timed here)
-    "$G" --variant ml_guided --kernel "$k" --m "$m" --threads "$THREADS" \
-        --model "$out/loo0-$k-$m.model" --rounds 1 --reps 1 --min-reps 1 --warmup 0 \
-        --quiet -o "$out/s-$k-$m/pick0.json" -f >"$out/s-$k-$m/pick0.txt" 2>&1 &&
-    python3 - "$out/s-$k-$m/pick0.json" "$out/s-$k-$m/space_pick.sched" <<'PY' ||
-import json, sys
-(r,) = json.load(open(sys.argv[1]))["results"]
-assert r["effective_params"]["source"] == "model", r["effective_params"]
-open(sys.argv[2], "w").write(r["schedule"]["text"])
-PY
+    # the picks timed beside ml_guided, each chosen once (not timed there)
+    pick "$G" "$out/loo0-$k-$m.model" "$out/s-$k-$m/space_pick" ||
         { echo "ml-leave-one-out: $s: no pick of the model without elites" >&2; exit 1; }
     other=
     if [ -n "${OTHER:-}" ]; then
         "$OTHER" model train --database "$out/loo.jsonl" --space "$SPACE" --seed "$SEED" \
             -o "$out/other-$k-$m.model" >"$out/train-other-$k-$m.txt" 2>&1 &&
-        "$OTHER" --variant ml_guided --kernel "$k" --m "$m" --threads "$THREADS" \
-            --model "$out/other-$k-$m.model" --rounds 1 --reps 1 --min-reps 1 --warmup 0 \
-            --quiet -o "$out/s-$k-$m/pick-other.json" -f >"$out/s-$k-$m/pick-other.txt" 2>&1 &&
-        python3 - "$out/s-$k-$m/pick-other.json" "$out/s-$k-$m/other_pick.sched" <<'PY' ||
-import json, sys
-(r,) = json.load(open(sys.argv[1]))["results"]
-assert r["effective_params"]["source"] == "model", r["effective_params"]
-open(sys.argv[2], "w").write(r["schedule"]["text"])
-PY
+        pick "$OTHER" "$out/other-$k-$m.model" "$out/s-$k-$m/other_pick" ||
             { echo "ml-leave-one-out: $s: no pick of $OTHER's model" >&2; exit 1; }
         other="--schedule $out/s-$k-$m/other_pick.sched"
         rm -f "$out/other-$k-$m.model"
