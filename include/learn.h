@@ -24,7 +24,7 @@
 #define GB_TRIALS_MAX_ROWS 200000        /* lines of all databases read together */
 #define GB_MODEL_MAX_BYTES (64L << 20)   /* a model file */
 #define GB_MODEL_MAX_ELITES 4096         /* schedules a model file carries */
-#define GB_ELITES_DEFAULT 3              /* kept per shape trained on */
+#define GB_TRIALS_MAX_THREADS 4096       /* a trial's or an elite's thread count */
 
 /* What a model must match of a machine: its widest vector ISA, lanes and
  * registers, and its data caches.  The thread count is a column. */
@@ -51,6 +51,10 @@ int gb_learn_machine_read(const struct cJSON *o, gb_learn_machine *m, char *why,
  * else -1 with why naming the first unknown or missing key. */
 int gb_learn_keys_exact(const struct cJSON *o, const char *const *keys, char *why,
                         size_t whylen);
+
+/* 0 when v is a schedule's text as the files carry it: a string of at most
+ * max bytes, printable ASCII, tabs and newlines; else -1 with why. */
+int gb_learn_schedule_text(const struct cJSON *v, size_t max, char *why, size_t whylen);
 
 /* The file at path, a regular file of at most max bytes, NUL-ended
  * (malloc'ed), its length in *len; NULL with err "FILE: reason". */

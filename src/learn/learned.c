@@ -100,15 +100,23 @@ static char *space_of(const char *path, char *err, size_t errlen)
     return text;
 }
 
-/* Rows in the order the elites are taken: by shape and threads, then by
- * time, then by place in the database (a total order: the same model for
- * the same databases). */
-static const gb_trial_db *elite_db;
+/* A row as the elites are ordered: by shape and threads, then by time,
+ * then by place in the database (a total order: the same model for the
+ * same databases). */
+typedef struct ranked_row {
+    const gb_trial_row *r;
+    int at;
+} ranked_row;
+
+static int same_shape(const gb_trial_row *p, const gb_trial_row *q)
+{
+    return p->M == q->M && p->K == q->K && p->N == q->N && p->threads == q->threads;
+}
 
 static int by_shape_then_time(const void *a, const void *b)
 {
-    const int i = *(const int *)a, j = *(const int *)b;
-    const gb_trial_row *p = &elite_db->rows[i], *q = &elite_db->rows[j];
+    const ranked_row *x = a, *y = b;
+    const gb_trial_row *p = x->r, *q = y->r;
     const int key_p[4] = { p->M, p->K, p->N, p->threads }, key_q[4] = { q->M, q->K, q->N,
                                                                           q->threads };
 
@@ -117,34 +125,32 @@ static int by_shape_then_time(const void *a, const void *b)
             return key_p[k] < key_q[k] ? -1 : 1;
     if (p->median_us != q->median_us)
         return p->median_us < q->median_us ? -1 : 1;
-    return (i > j) - (i < j);
+    return (x->at > y->at) - (x->at < y->at);
 }
 
 /* The per fastest distinct schedules of each (shape, threads) among the
- * rows used, into l.  0, or -1 (out of memory). */
+ * rows used, into l; a text longer than a point of a space (which the
+ * model file refuses) is passed over.  0, or -1 (out of memory). */
 static int take_elites(gb_learned *l, const gb_trial_db *db, const char *used, int per)
 {
-    int *order = malloc((size_t)(db->n > 0 ? db->n : 1) * sizeof *order), n = 0, rc = -1;
+    ranked_row *order = malloc((size_t)(db->n > 0 ? db->n : 1) * sizeof *order);
+    int n = 0, rc = -1;
 
     if (order == NULL)
         return -1;
     for (int i = 0; i < db->n; i++)
         if (used[i])
-            order[n++] = i;
-    elite_db = db;
+            order[n++] = (ranked_row){ &db->rows[i], i };
     qsort(order, (size_t)n, sizeof *order, by_shape_then_time);
     l->elites = calloc((size_t)(n > 0 ? n : 1), sizeof *l->elites);
     if (l->elites == NULL)
         goto done;
     for (int a = 0, group = 0; a < n && l->nelites < GB_MODEL_MAX_ELITES; a++) {
-        const gb_trial_row *r = &db->rows[order[a]];
-        int dup = 0;
+        const gb_trial_row *r = order[a].r;
+        int dup = strlen(r->text) >= GB_SPACE_MAX_TEXT;
 
-        if (a > 0) {
-            const gb_trial_row *q = &db->rows[order[a - 1]];
-            if (q->M != r->M || q->K != r->K || q->N != r->N || q->threads != r->threads)
-                group = l->nelites;
-        }
+        if (a > 0 && !same_shape(order[a - 1].r, r))
+            group = l->nelites;
         for (int e = group; e < l->nelites; e++)
             dup |= strcmp(l->elites[e].text, r->text) == 0;
         if (l->nelites - group >= per || dup) /* the shape has its elites, or this text */
@@ -375,7 +381,7 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
             int_in(o, "M", 1, GB_MAX_DIM, &M, part, sizeof part) != 0 ||
             int_in(o, "K", 1, GB_MAX_DIM, &K, part, sizeof part) != 0 ||
             int_in(o, "N", 1, GB_MAX_DIM, &N, part, sizeof part) != 0 ||
-            int_in(o, "threads", 1, 4096, &threads, part, sizeof part) != 0) {
+            int_in(o, "threads", 1, GB_TRIALS_MAX_THREADS, &threads, part, sizeof part) != 0) {
             if (!cJSON_IsObject(o))
                 snprintf(part, sizeof part, "not an object");
             snprintf(why, whylen, "elite %d: %s", i + 1, part);
@@ -386,12 +392,9 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
             snprintf(why, whylen, "elite %d: \"median_us\" is not a time in microseconds", i + 1);
             return -1;
         }
-        if (!cJSON_IsString(t) || strlen(t->valuestring) > GB_SCHED_MAX_FILE) {
-            snprintf(why, whylen, "elite %d: \"schedule\" is not a text of at most %d bytes",
-                     i + 1, GB_SCHED_MAX_FILE);
-            return -1;
-        }
-        if (gb_sched_from_text("schedule", t->valuestring, strlen(t->valuestring), &nest, part,
+        /* a point's text: ml_guided and the guided search hold it as one */
+        if (gb_learn_schedule_text(t, GB_SPACE_MAX_TEXT - 1, part, sizeof part) != 0 ||
+            gb_sched_from_text("schedule", t->valuestring, strlen(t->valuestring), &nest, part,
                                sizeof part) != 0) {
             snprintf(why, whylen, "elite %d: %s", i + 1, part);
             return -1;

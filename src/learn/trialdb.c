@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_THREADS 4096
 #define MAX_CACHE (1L << 40)
 #define MAX_ILLEGAL 1000000
 
@@ -213,11 +212,10 @@ int gb_learn_machine_read(const cJSON *o, gb_learn_machine *m, char *why, size_t
 }
 
 /* A schedule text: printable lines (the language's own check follows). */
-static int schedule_text(const cJSON *v, char *why, size_t whylen)
+int gb_learn_schedule_text(const cJSON *v, size_t max, char *why, size_t whylen)
 {
-    if (!cJSON_IsString(v) || strlen(v->valuestring) > GB_SCHED_MAX_FILE) {
-        snprintf(why, whylen, "\"schedule\" is not a text of at most %d bytes",
-                 GB_SCHED_MAX_FILE);
+    if (!cJSON_IsString(v) || strlen(v->valuestring) > max) {
+        snprintf(why, whylen, "\"schedule\" is not a text of at most %zu bytes", max);
         return -1;
     }
     for (const char *c = v->valuestring; *c; c++)
@@ -258,7 +256,7 @@ static int read_row(const cJSON *o, gb_trial_row *r, char *why, size_t whylen)
         int_at(o, "M", 1, GB_MAX_DIM, &M, why, whylen) != 0 ||
         int_at(o, "K", 1, GB_MAX_DIM, &K, why, whylen) != 0 ||
         int_at(o, "N", 1, GB_MAX_DIM, &N, why, whylen) != 0 ||
-        int_at(o, "threads", 1, MAX_THREADS, &threads, why, whylen) != 0 ||
+        int_at(o, "threads", 1, GB_TRIALS_MAX_THREADS, &threads, why, whylen) != 0 ||
         int_at(o, "illegal", 0, MAX_ILLEGAL, &illegal, why, whylen) != 0 ||
         gb_learn_machine_read(cJSON_GetObjectItemCaseSensitive(o, "machine"), &r->machine, why,
                      whylen) != 0 ||
@@ -281,7 +279,7 @@ static int read_row(const cJSON *o, gb_trial_row *r, char *why, size_t whylen)
         return -1;
     }
     sched = cJSON_GetObjectItemCaseSensitive(o, "schedule");
-    if (schedule_text(sched, why, whylen) != 0)
+    if (gb_learn_schedule_text(sched, GB_SCHED_MAX_FILE, why, whylen) != 0)
         return -1;
     /* what the language refuses never reaches a feature or a compiler */
     if (gb_sched_from_text("schedule", sched->valuestring, strlen(sched->valuestring), &nest,

@@ -90,7 +90,8 @@ typedef struct search {
     int illegal_before;       /* out->illegal at the last trial kept */
     gb_learn_machine machine; /* for the model's features */
     gb_learned_info model;    /* cfg->model's elites */
-    int elite_queue[ELITE_TRIALS], nqueue, queued; /* to measure; queued: ranked */
+    int elite_queue[ELITE_TRIALS], nqueue, next; /* fastest predicted first; next to measure */
+    int queued;               /* the elites were ranked */
     int elite;                /* the elite in s->text, or -1 */
 } search;
 
@@ -399,9 +400,9 @@ static int next_point(search *s, gb_space_point *p)
     if (s->t.cfg->model != NULL) {
         if (!s->queued)
             queue_elites(s);
-        while (s->nqueue > 0) {
-            const int e = s->elite_queue[0];
-            memmove(s->elite_queue, s->elite_queue + 1, (size_t)--s->nqueue * sizeof(int));
+        while (s->next < s->nqueue) {
+            const int e = s->elite_queue[s->next++];
+            /* fits: the model file holds no elite longer than a point's text */
             snprintf(s->text, sizeof s->text, "%s", s->model.elites[e].text);
             if (!seen(s, text_hash(s->text))) {
                 memset(p, 0, sizeof *p); /* no point: the text is the elite's */

@@ -172,6 +172,8 @@ edit elite_extra_key 'd["elites"][0]["x"] = 1'
 edit elite_zero_threads 'd["elites"][0]["threads"] = 0'
 edit elite_negative_time 'd["elites"][0]["median_us"] = -3'
 edit elite_huge_text 'd["elites"][0]["schedule"] = "x" * 70000'
+edit elite_point_too_long 'd["elites"][0]["schedule"] = "#" * 20000'
+edit elite_control_byte 'd["elites"][0]["schedule"] += "\x1b[31m"'
 edit elite_refused_text 'd["elites"][0]["schedule"] = d["elites"][0]["schedule"].replace("split i mc", "split q mc")'
 expect_grep learn_model_elite_named "elite 1: " "$WORK/err"
 expect_exit learn_model_refuses_missing 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/none.model"
