@@ -12,6 +12,7 @@
 #define GEMMBENCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define GB_VERSION "0.1.0"
@@ -52,6 +53,37 @@ typedef struct gb_params {
 long gb_param_get(const gb_params *params, const char *key, long fallback);
 /* Sets (or replaces) key; returns -1 when the table is full. */
 int gb_param_set(gb_params *params, const char *key, long value);
+
+
+/* ---- element types (src/base/dtype.c) ------------------------------------ */
+
+/* The type of a GEMM's operands, as oneDNN names its matmul's data types
+ * (src:weights:dst).  Every type's inputs are integers, so every type's
+ * result is exact whatever the order of the sums (harness.c). */
+typedef enum gb_dtype {
+    GB_DTYPE_F32 = 0, /* f32:f32:f32, the kernel interface below */
+    GB_DTYPE_BF16,    /* bf16:bf16:f32: A and B bfloat16, sums and C float */
+    GB_DTYPE_U8S8,    /* u8:s8:s32: A uint8_t, B int8_t, C int32_t, sums as
+                       * VNNI's vpdpbusd makes them (no saturation) */
+    GB_DTYPE_COUNT
+} gb_dtype;
+
+/* A bfloat16 as stored: the high 16 bits of a float. */
+typedef uint16_t gb_bf16;
+
+/* "f32", "bf16", "u8s8". */
+const char *gb_dtype_name(gb_dtype t);
+/* The type named s: 0, or -1 when s names none. */
+int gb_dtype_parse(const char *s, gb_dtype *t);
+/* 1 for an integer type (throughput in GOP/s, not GFLOP/s). */
+int gb_dtype_is_integer(gb_dtype t);
+/* Bytes of one element of A, of B and of C. */
+size_t gb_dtype_size_a(gb_dtype t);
+size_t gb_dtype_size_b(gb_dtype t);
+size_t gb_dtype_size_c(gb_dtype t);
+/* f rounded to the nearest bfloat16, ties to even (NaN stays a NaN). */
+gb_bf16 gb_bf16_from_float(float f);
+float gb_bf16_to_float(gb_bf16 b);
 
 
 /* ---- the kernel interface ------------------------------------------------ */
@@ -111,6 +143,27 @@ typedef struct gb_library {
 } gb_library;
 typedef void (*gb_library_fn)(gb_library *lib);
 
+/* A kernel of another type than f32 (gb_dtype): the f32 kernel's contract
+ * (row-major, beta = 0, leading dimensions in elements) with A, B and C of
+ * the type's storage: bf16 gb_bf16, gb_bf16, float; u8s8 uint8_t, int8_t,
+ * int32_t.  ctx->params is always empty: --param sets are f32's. */
+typedef int (*gb_typed_kernel_fn)(int M, int N, int K, const void *A, int lda,
+                                  const void *B, int ldb, void *C, int ldc,
+                                  const gb_ctx *ctx);
+typedef int (*gb_typed_prepare_fn)(int M, int N, int K, const void *B, int ldb,
+                                   const gb_ctx *ctx, int prepack, void **state);
+/* Which code ran, for the entry's "impl": "avx512_bf16", "avx512_vnni",
+ * "portable", oneDNN's "brg:avx512_core_bf16"; after prepare (ctx->state). */
+typedef void (*gb_impl_fn)(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t len);
+
+typedef struct gb_typed_kernel {
+    gb_typed_kernel_fn run;
+    gb_typed_prepare_fn prepare; /* optional, as gb_variant's */
+    gb_release_fn release;       /* optional */
+    gb_impl_fn impl;             /* optional */
+    int supports_prepack;
+} gb_typed_kernel;
+
 typedef struct gb_variant {
     const char *name;          /* the interface: never renamed */
     const char *family;        /* --variant accepts family names too */
@@ -131,6 +184,11 @@ typedef struct gb_variant {
      * --threads list measures it once, at 1 thread, not once per count. */
     int single_thread;
     gb_library_fn library;     /* optional: reference libraries */
+    /* The kernels of the other types, by gb_dtype ([GB_DTYPE_F32] unused:
+     * run above is f32's).  NULL: the variant does not run that type, and
+     * types_note says why (--list, and the run's skipped entries). */
+    const gb_typed_kernel *typed[GB_DTYPE_COUNT];
+    const char *types_note;
 } gb_variant;
 
 /* Parses "key=value[,key=value...]" against what variant v accepts: unknown
