@@ -142,6 +142,13 @@ typedef struct gb_machine {
     char peak_isa[16];
     char peak_method[8];    /* how it was measured: "full" (trials for PEAK_BUDGET_S) or
                              * "quick" (GEMMBENCH_PEAK=quick); "": given (--peak) */
+    /* The other types' peaks, by gb_dtype ([GB_DTYPE_F32] unused: the
+     * fields above), measured like it with the type's dot-product
+     * instruction (src/measure/peak.c): GFLOP/s for bf16, GOP/s for u8s8
+     * (a multiply and an add each); 0 unknown or not measured. */
+    double peak_dtype[GB_DTYPE_COUNT];     /* at the run's threads */
+    double peak_dtype_1t[GB_DTYPE_COUNT];  /* one thread */
+    char peak_dtype_isa[GB_DTYPE_COUNT][16]; /* "avx512_bf16", "avx512_vnni", "portable" */
     gb_topology topo;       /* hwloc's view; topo.available 0 without it */
     gb_bandwidth bw;        /* measured bandwidths (src/measure/bandwidth.md); bw.measured 0: none */
     gb_slurm slurm;         /* slurm.present 0: not run by Slurm */

@@ -14,6 +14,13 @@ void gb_peak_for_run(gb_machine *m, int threads, int quiet);
  * once per count; m gets the one-thread and the largest count's figures as
  * gb_peak_for_run would.  One note per count on stderr unless quiet. */
 void gb_peak_for_counts(gb_machine *m, const int *counts, int n, double *peaks, int quiet);
+/* Type t's peak (t not f32: bf16's vdpbf16ps, u8s8's vpdpbusd loop, or
+ * the portable loop where the CPU lacks them) at each of n thread counts
+ * (ascending) into peaks[i], and into m's peak_dtype[t] (the largest
+ * count's), peak_dtype_1t[t] and peak_dtype_isa[t], as gb_peak_for_counts
+ * does for f32.  GFLOP/s for bf16, GOP/s for u8s8. */
+void gb_peak_dtype_for_counts(gb_machine *m, gb_dtype t, const int *counts, int n,
+                              double *peaks, int quiet);
 /* What measuring the peak does for the threads, without the figure: a
  * tenth of a second of the FMA loop on every thread, so that the OpenMP
  * threads exist and the scheduler has spread them over the CPUs before the
