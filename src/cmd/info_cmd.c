@@ -1,5 +1,6 @@
-/* info_cmd.c - `gemmbench info`: this machine's CPU, ISA, caches, measured FP32
- * peak and measured bandwidths (src/measure/bandwidth.md). */
+/* info_cmd.c - `gemmbench info`: this machine's CPU, ISA, caches, measured
+ * peaks (FP32, bf16, u8s8; whether AMX is there) and measured bandwidths
+ * (src/measure/bandwidth.md). */
 #include <stdio.h>
 #include <string.h>
 
@@ -81,8 +82,9 @@ static void print_libraries(FILE *out)
 
 static const char info_intro[] =
     "usage: gemmbench info\n"
-    "  prints this machine's CPU, ISA, caches, measured FP32 peak and measured\n"
-    "  read and triad bandwidths at L2, L3 and memory (src/measure/bandwidth.md)\n";
+    "  prints this machine's CPU, ISA, caches, measured FP32, bf16 and u8s8 peaks\n"
+    "  (and whether the CPU has AMX) and measured read and triad bandwidths at L2,\n"
+    "  L3 and memory (src/measure/bandwidth.md)\n";
 
 /* info's one setting, --help. */
 static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,

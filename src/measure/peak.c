@@ -38,9 +38,11 @@
  * hyperthread, as far as a guest can tell): that loop, not the burst peak,
  * is the ceiling a register-blocked GEMM can reach at that moment.
  */
+#define _DEFAULT_SOURCE /* syscall(), for arch_prctl */
 #include "peak.h"
 
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +51,12 @@
 #include "stats.h"
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #define PEAK_MIN_TRIALS 5
@@ -193,6 +200,89 @@ __attribute__((target("avx2,fma"))) static double kshape_loop_avx2(long iters, c
     *sink = lanes[0] + lanes[7];
     return 2.0 * 8 * 12 * (double)iters;
 }
+
+/* The typed peaks (gb_peak_dtype_for_counts) use the same accumulator
+ * scheme with each type's dot-product instruction.  vdpbf16ps and vpdpbusd
+ * have about as much latency as an FMA and issue at most as often, so the
+ * FMA loop's 16 chains keep them busy too, in 16 of the 32 zmm registers
+ * beside the two operands.  (On the development VM's Xeon, family 6 model
+ * 207, vpdpbusd zmm issues twice a cycle like the FMA, but vdpbf16ps once
+ * every two cycles at either width, 8 chains already saturating it: there
+ * bf16's peak is half of FP32's, not twice.)  acc is an accumulator, not a multiplier here, so it grows
+ * by a fixed step per update: bf16's by 2e-6 (a thousand after 5e8
+ * updates, far from overflow), u8s8's by 4, wrapping in 32 bits, which
+ * costs the instruction nothing. */
+#define PEAK_DOT_OPERAND 1e-3f
+/* u8s8's accumulators as vectors of 32-bit lanes, the lanes vpdpbusd sums
+ * into: held as __m512i (64-bit lanes), GCC 12 copies every accumulator
+ * between two registers each update to change the lane type (31 moves per
+ * 16 vpdpbusd, objdump). */
+typedef int v16si __attribute__((vector_size(64)));
+typedef int v8si __attribute__((vector_size(32)));
+
+/* bf16: vdpbf16ps zmm, 16 lanes x 2 products, a multiply and an add each:
+ * 64 FLOP. */
+__attribute__((target("avx512f,avx512bf16"))) static double bf16_loop_avx512(long iters,
+                                                                             float *sink)
+{
+    __m512 acc[NACC_AVX512];
+    const __m512 operand = _mm512_set1_ps(PEAK_DOT_OPERAND);
+    const __m512bh a = _mm512_cvtne2ps_pbh(operand, operand), b = a;
+
+    for (int i = 0; i < NACC_AVX512; i++)
+        acc[i] = _mm512_set1_ps((float)i);
+    for (long n = 0; n < iters; n++) {
+#pragma GCC unroll 16
+        for (int i = 0; i < NACC_AVX512; i++)
+            acc[i] = _mm512_dpbf16_ps(acc[i], a, b);
+    }
+    for (int i = 1; i < NACC_AVX512; i++)
+        acc[0] = _mm512_add_ps(acc[0], acc[i]);
+    *sink = _mm512_reduce_add_ps(acc[0]);
+    return 2.0 * 2 * 16 * NACC_AVX512 * (double)iters;
+}
+
+/* u8s8: vpdpbusd zmm, 16 lanes x 4 products of a uint8 and an int8: 128
+ * ops. */
+__attribute__((target("avx512f,avx512vnni"))) static double u8s8_loop_avx512(long iters,
+                                                                             float *sink)
+{
+    v16si acc[NACC_AVX512];
+    const __m512i a = _mm512_set1_epi8(1), b = _mm512_set1_epi8(1);
+
+    for (int i = 0; i < NACC_AVX512; i++)
+        acc[i] = (v16si)_mm512_set1_epi32(i);
+    for (long n = 0; n < iters; n++) {
+#pragma GCC unroll 16
+        for (int i = 0; i < NACC_AVX512; i++)
+            acc[i] = (v16si)_mm512_dpbusd_epi32((__m512i)acc[i], a, b);
+    }
+    for (int i = 1; i < NACC_AVX512; i++)
+        acc[0] += acc[i];
+    *sink = (float)_mm512_reduce_add_epi32((__m512i)acc[0]);
+    return 2.0 * 4 * 16 * NACC_AVX512 * (double)iters;
+}
+
+/* u8s8 on AVX-VNNI only (a core with VNNI but without AVX-512): vpdpbusd
+ * ymm, 8 lanes x 4 products: 64 ops; 12 chains in AVX2's 16 registers, as
+ * fma_loop_avx2. */
+__attribute__((target("avx2,avxvnni"))) static double u8s8_loop_avx_vnni(long iters, float *sink)
+{
+    v8si acc[NACC_AVX2];
+    const __m256i a = _mm256_set1_epi8(1), b = _mm256_set1_epi8(1);
+
+    for (int i = 0; i < NACC_AVX2; i++)
+        acc[i] = (v8si)_mm256_set1_epi32(i);
+    for (long n = 0; n < iters; n++) {
+#pragma GCC unroll 12
+        for (int i = 0; i < NACC_AVX2; i++)
+            acc[i] = (v8si)_mm256_dpbusd_avx_epi32((__m256i)acc[i], a, b);
+    }
+    for (int i = 1; i < NACC_AVX2; i++)
+        acc[0] += acc[i];
+    *sink = (float)acc[0][0] + (float)acc[0][7];
+    return 2.0 * 4 * 8 * NACC_AVX2 * (double)iters;
+}
 #endif
 
 /* Portable: 16-byte vectors (SSE2, NEON), a multiply and an add per update:
@@ -216,6 +306,35 @@ static double fma_loop_portable(long iters, float *sink)
         acc[0] += acc[i];
     *sink = acc[0][0] + acc[0][3];
     return 2.0 * 4 * NACC_PORTABLE * (double)iters;
+}
+
+/* u8s8 without VNNI: what a portable kernel does once it has widened the
+ * bytes, a 32-bit multiply and add per product (2 ops, the count
+ * vpdpbusd's products get), in 16-byte vectors of unsigned lanes, which
+ * wrap.  The multiplier is read from a volatile so that the compiler emits
+ * a multiply, not the shifts and adds a known constant allows.  12 chains:
+ * a vector multiply of 32-bit lanes has up to 10 cycles of latency, and
+ * 12 plus the two operands fit SSE's 16 registers. */
+#define NACC_PORTABLE_INT 12
+typedef uint32_t v4u __attribute__((vector_size(16)));
+static double u8s8_loop_portable(long iters, float *sink)
+{
+    volatile uint32_t multiplier = 3;
+    const uint32_t mul = multiplier;
+    v4u acc[NACC_PORTABLE_INT];
+    const v4u x = { mul, mul, mul, mul }, y = { 1, 1, 1, 1 };
+
+    for (int i = 0; i < NACC_PORTABLE_INT; i++)
+        acc[i] = (v4u){ (uint32_t)i, (uint32_t)i, (uint32_t)i, (uint32_t)i };
+    for (long n = 0; n < iters; n++) {
+#pragma GCC unroll 12
+        for (int i = 0; i < NACC_PORTABLE_INT; i++)
+            acc[i] = acc[i] * x + y;
+    }
+    for (int i = 1; i < NACC_PORTABLE_INT; i++)
+        acc[0] += acc[i];
+    *sink = (float)(acc[0][0] + acc[0][3]);
+    return 2.0 * 4 * NACC_PORTABLE_INT * (double)iters;
 }
 
 /* Shaped like the portable micro-kernel (4 x 8 of 4-float vectors): 2
@@ -267,6 +386,47 @@ static fma_loop_fn select_loop(const char **isa)
 #endif
     *isa = "portable";
     return fma_loop_portable;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/* AVX-VNNI (cpuid leaf 7 subleaf 1, EAX bit 4), asked of cpuid because
+ * clang's __builtin_cpu_supports does not know the name; the caller's
+ * avx2 check says the OS saves the ymm registers. */
+static int cpu_has_avx_vnni(void)
+{
+    unsigned eax, ebx, ecx, edx;
+    return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4));
+}
+#endif
+
+/* Type t's loop on this CPU and its name (machine.peak_dtype_isa): the
+ * type's dot-product instruction where the CPU has it, else the portable
+ * loop.  bf16's portable loop is the FP32 one: a portable kernel widens
+ * bf16 to float and multiply-adds floats, one product a multiply and an
+ * add as vdpbf16ps's are counted. */
+static fma_loop_fn select_dtype_loop(gb_dtype t, const char **isa, const char **insn)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (t == GB_DTYPE_BF16 && __builtin_cpu_supports("avx512bf16")) {
+        *isa = "avx512_bf16";
+        *insn = "vdpbf16ps zmm";
+        return bf16_loop_avx512;
+    }
+    if (t == GB_DTYPE_U8S8 && __builtin_cpu_supports("avx512vnni")) {
+        *isa = "avx512_vnni";
+        *insn = "vpdpbusd zmm";
+        return u8s8_loop_avx512;
+    }
+    if (t == GB_DTYPE_U8S8 && __builtin_cpu_supports("avx2") && cpu_has_avx_vnni()) {
+        *isa = "avx_vnni";
+        *insn = "vpdpbusd ymm";
+        return u8s8_loop_avx_vnni;
+    }
+#endif
+    *isa = "portable";
+    *insn = t == GB_DTYPE_U8S8 ? "32-bit multiply-add" : "float multiply-add";
+    return t == GB_DTYPE_U8S8 ? u8s8_loop_portable : fma_loop_portable;
 }
 
 /* GFLOP/s of threads threads each running iters iterations at once; the
@@ -502,6 +662,79 @@ void gb_peak_settle(int threads)
     (void)measure_peak(select_loop(&isa), threads);
 }
 
+/* arch_prctl's codes for the extended states (Linux 5.16, asm/prctl.h,
+ * which older headers lack) and XTILEDATA's bit in the masks they return. */
+#ifndef ARCH_GET_XCOMP_SUPP
+#define ARCH_GET_XCOMP_SUPP 0x1021
+#endif
+#ifndef ARCH_GET_XCOMP_PERM
+#define ARCH_GET_XCOMP_PERM 0x1022
+#endif
+#define XFEATURE_XTILEDATA 18
+
+/* info's AMX line.  AMX is not measured: its tiles need the process to
+ * ask the kernel for their state (ARCH_REQ_XCOMP_PERM) and a kernel of
+ * their own, so the line only says whether a later AMX peak could run:
+ * the CPU's cpuid bits (leaf 7, EDX: 24 AMX-TILE, 22 AMX-BF16, 25
+ * AMX-INT8), then, only where the CPU has tiles, whether the kernel
+ * supports their state and whether this process already holds it. */
+static void print_amx(FILE *out)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned eax, ebx, ecx, edx;
+
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || !(edx & (1u << 24))) {
+        fprintf(out, "amx            not available (the CPU does not report amx_tile: cpuid "
+                     "leaf 7 EDX bit 24); no AMX peak\n");
+        return;
+    }
+    fprintf(out, "amx            the CPU reports amx_tile%s%s", edx & (1u << 22) ? ", amx_bf16" : "",
+            edx & (1u << 25) ? ", amx_int8" : "");
+#if defined(__x86_64__) && defined(__linux__)
+    {
+        unsigned long supported = 0, permitted = 0;
+        const unsigned long tiles = 1ul << XFEATURE_XTILEDATA;
+        int supp_ok = syscall(SYS_arch_prctl, ARCH_GET_XCOMP_SUPP, &supported) == 0;
+        int perm_ok = syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &permitted) == 0;
+        fprintf(out, "; the kernel %s tile data", !supp_ok ? "cannot say whether it supports"
+                                                  : supported & tiles ? "supports"
+                                                                      : "does not support");
+        if (perm_ok)
+            fprintf(out, ", %s to this process", permitted & tiles
+                                                     ? "granted"
+                                                     : "not yet granted (ARCH_REQ_XCOMP_PERM)");
+    }
+#endif
+    fprintf(out, "; not measured\n");
+#else
+    fprintf(out, "amx            not available (not an x86 CPU)\n");
+#endif
+}
+
+/* GFLOP/s or GOP/s: u8s8's products are integer operations. */
+static const char *dtype_unit(gb_dtype t)
+{
+    return gb_dtype_is_integer(t) ? "GOP/s" : "GFLOP/s";
+}
+
+/* info's line for a type other than f32, after m's f32 figures. */
+static void print_dtype_peak(FILE *out, gb_machine *m, gb_dtype t, int threads)
+{
+    const int counts[2] = { 1, threads };
+    double peaks[2];
+    const char *isa, *insn;
+    char name[16];
+
+    (void)select_dtype_loop(t, &isa, &insn);
+    gb_peak_dtype_for_counts(m, t, counts, threads > 1 ? 2 : 1, peaks, 1);
+    snprintf(name, sizeof name, "peak %s", gb_dtype_name(t));
+    fprintf(out, "%-14s %.1f %s on 1 thread, %.1f %s on %d thread%s (measured, %s %s "
+                 "loop; %.2fx fp32 on 1 thread)\n",
+            name, m->peak_dtype_1t[t], dtype_unit(t), m->peak_dtype[t], dtype_unit(t), threads,
+            threads > 1 ? "s" : "", m->peak_dtype_isa[t], insn,
+            m->peak_gflops_1t > 0.0 ? m->peak_dtype_1t[t] / m->peak_gflops_1t : 0.0);
+}
+
 void gb_peak_info(FILE *out, gb_machine *m)
 {
     int threads = m->affinity_cpus > 0 ? m->affinity_cpus : 1;
@@ -512,6 +745,10 @@ void gb_peak_info(FILE *out, gb_machine *m)
     fprintf(out, "peak fp32      %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on %d thread%s "
                  "(measured, %s FMA loop)\n",
             m->peak_gflops_1t, m->peak_gflops, threads, threads > 1 ? "s" : "", m->peak_isa);
+    for (int t = 0; t < GB_DTYPE_COUNT; t++)
+        if (t != GB_DTYPE_F32)
+            print_dtype_peak(out, m, (gb_dtype)t, threads);
+    print_amx(out);
     if (gb_peak_sustained(PEAK_SUSTAINED_TRIALS, PEAK_SUSTAINED_TRIAL_S, &sp) == 0) {
         fprintf(out, "sustained fp32 %.1f GFLOP/s on 1 thread, FMA loop: median of %d trials "
                      "of %.0f ms (%.0f%% of the peak)\n",
@@ -527,19 +764,20 @@ void gb_peak_info(FILE *out, gb_machine *m)
 /* The peak at one count of a thread list, retried like gb_peak_for_run's
  * when it looks busy.  Counts above the CPUs the process may use share
  * CPUs, so they are held to what those CPUs can do, not threads x 1. */
-static double peak_at_count(fma_loop_fn loop, const gb_machine *m, int threads, int *busy)
+static double peak_at_count(fma_loop_fn loop, const gb_machine *m, double one_thread,
+                            int threads, int *busy)
 {
     int cores = threads < m->affinity_cpus ? threads : m->affinity_cpus;
     double best = measure_peak(loop, threads);
 
     for (int retry = 0; retry < PEAK_BUSY_RETRIES &&
-                        cores > 1 && best < PEAK_BUSY_FRACTION * cores * m->peak_gflops_1t;
+                        cores > 1 && best < PEAK_BUSY_FRACTION * cores * one_thread;
          retry++) {
         double again = measure_peak(loop, threads);
         if (again > best)
             best = again;
     }
-    *busy = cores > 1 && best < PEAK_BUSY_FRACTION * cores * m->peak_gflops_1t;
+    *busy = cores > 1 && best < PEAK_BUSY_FRACTION * cores * one_thread;
     return best;
 }
 
@@ -558,7 +796,7 @@ void gb_peak_for_counts(gb_machine *m, const int *counts, int n, double *peaks, 
         else if (counts[i] == largest)
             peaks[i] = m->peak_gflops;
         else
-            peaks[i] = peak_at_count(loop, m, counts[i], &busy);
+            peaks[i] = peak_at_count(loop, m, m->peak_gflops_1t, counts[i], &busy);
         if (busy)
             fprintf(stderr, "gemmbench: warning: %d-thread peak is below %.0f%% of %d x the "
                             "1-thread %.1f GFLOP/s; the machine looks busy\n",
@@ -567,4 +805,39 @@ void gb_peak_for_counts(gb_machine *m, const int *counts, int n, double *peaks, 
             fprintf(stderr, "gemmbench: measured FP32 peak %.1f GFLOP/s at %d thread%s (%s FMA)\n",
                     peaks[i], counts[i], counts[i] > 1 ? "s" : "", isa);
     }
+}
+
+void gb_peak_dtype_for_counts(gb_machine *m, gb_dtype t, const int *counts, int n,
+                              double *peaks, int quiet)
+{
+    const char *isa, *insn;
+    fma_loop_fn loop;
+
+    /* f32's figures live in m's peak_gflops fields: one call can go over
+     * every type. */
+    if (t == GB_DTYPE_F32) {
+        gb_peak_for_counts(m, counts, n, peaks, quiet);
+        return;
+    }
+    if ((int)t < 0 || t >= GB_DTYPE_COUNT || n < 1)
+        return;
+    loop = select_dtype_loop(t, &isa, &insn);
+    m->peak_dtype_1t[t] = measure_peak(loop, 1);
+    for (int i = 0; i < n; i++) {
+        int busy = 0;
+        peaks[i] = counts[i] == 1 ? m->peak_dtype_1t[t]
+                                  : peak_at_count(loop, m, m->peak_dtype_1t[t], counts[i], &busy);
+        /* A warning, so not silenced by quiet, as f32's. */
+        if (busy)
+            fprintf(stderr, "gemmbench: warning: %d-thread %s peak is below %.0f%% of %d x the "
+                            "1-thread %.1f %s; the machine looks busy\n",
+                    counts[i], gb_dtype_name(t), 100.0 * PEAK_BUSY_FRACTION, counts[i],
+                    m->peak_dtype_1t[t], dtype_unit(t));
+        if (!quiet)
+            fprintf(stderr, "gemmbench: measured %s peak %.1f %s at %d thread%s (%s %s)\n",
+                    gb_dtype_name(t), peaks[i], dtype_unit(t), counts[i],
+                    counts[i] > 1 ? "s" : "", isa, insn);
+    }
+    m->peak_dtype[t] = peaks[n - 1];
+    snprintf(m->peak_dtype_isa[t], sizeof m->peak_dtype_isa[t], "%s", isa);
 }
