@@ -761,6 +761,16 @@ void gb_peak_info(FILE *out, gb_machine *m)
     }
 }
 
+/* The warning of a count whose peak peak_at_count found busy; type is ""
+ * for FP32 or the type's name and a space. */
+static void busy_count_warning(int threads, const char *type, double one_thread,
+                               const char *unit)
+{
+    fprintf(stderr, "gemmbench: warning: %d-thread %speak is below %.0f%% of %d x the "
+                    "1-thread %.1f %s; the machine looks busy\n",
+            threads, type, 100.0 * PEAK_BUSY_FRACTION, threads, one_thread, unit);
+}
+
 /* The peak at one count of a thread list, retried like gb_peak_for_run's
  * when it looks busy.  Counts above the CPUs the process may use share
  * CPUs, so they are held to what those CPUs can do, not threads x 1. */
@@ -798,9 +808,7 @@ void gb_peak_for_counts(gb_machine *m, const int *counts, int n, double *peaks, 
         else
             peaks[i] = peak_at_count(loop, m, m->peak_gflops_1t, counts[i], &busy);
         if (busy)
-            fprintf(stderr, "gemmbench: warning: %d-thread peak is below %.0f%% of %d x the "
-                            "1-thread %.1f GFLOP/s; the machine looks busy\n",
-                    counts[i], 100.0 * PEAK_BUSY_FRACTION, counts[i], m->peak_gflops_1t);
+            busy_count_warning(counts[i], "", m->peak_gflops_1t, "GFLOP/s");
         if (!quiet)
             fprintf(stderr, "gemmbench: measured FP32 peak %.1f GFLOP/s at %d thread%s (%s FMA)\n",
                     peaks[i], counts[i], counts[i] > 1 ? "s" : "", isa);
@@ -828,11 +836,11 @@ void gb_peak_dtype_for_counts(gb_machine *m, gb_dtype t, const int *counts, int 
         peaks[i] = counts[i] == 1 ? m->peak_dtype_1t[t]
                                   : peak_at_count(loop, m, m->peak_dtype_1t[t], counts[i], &busy);
         /* A warning, so not silenced by quiet, as f32's. */
-        if (busy)
-            fprintf(stderr, "gemmbench: warning: %d-thread %s peak is below %.0f%% of %d x the "
-                            "1-thread %.1f %s; the machine looks busy\n",
-                    counts[i], gb_dtype_name(t), 100.0 * PEAK_BUSY_FRACTION, counts[i],
-                    m->peak_dtype_1t[t], dtype_unit(t));
+        if (busy) {
+            char type[16];
+            snprintf(type, sizeof type, "%s ", gb_dtype_name(t));
+            busy_count_warning(counts[i], type, m->peak_dtype_1t[t], dtype_unit(t));
+        }
         if (!quiet)
             fprintf(stderr, "gemmbench: measured %s peak %.1f %s at %d thread%s (%s %s)\n",
                     gb_dtype_name(t), peaks[i], dtype_unit(t), counts[i],
