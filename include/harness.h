@@ -17,14 +17,23 @@
 /* Operands of one shape, shared by every variant measured on it. */
 typedef struct gb_workspace {
     int M, K, N;
-    float *A, *B, *C;
-    double *ref;       /* C computed by the reference, on first need */
+    gb_dtype dtype;
+    float *A, *B, *C;  /* f32's operands; NULL for the other types */
+    /* Every type's operands as bytes (f32: A, B, C above), elements of
+     * gb_dtype_size_a/b/c bytes, rows K, N and N apart. */
+    void *a, *b, *c;
+    double *ref;       /* C computed by the reference, on first need (f32, bf16) */
+    int64_t *iref;     /* the same in 64-bit integers (u8s8) */
     int exact;         /* integer inputs make every summation order exact */
+    int fill_a, fill_b; /* the inputs' ranges: A in [-fill_a, fill_a] (u8s8:
+                           [0, fill_a]), B in [-fill_b, fill_b] (u8s8: -fill_b - 1
+                           too) */
     /* Cold cache (gb_workspace_go_cold): copies sets of operands, set 0
      * being A, B and C above, the others in one buffer each; the timed
      * calls take them in turn.  copies 1 and cold 0: warm. */
     int cold, copies;
-    float *Acopies, *Bcopies, *Ccopies;
+    float *Acopies, *Bcopies, *Ccopies; /* f32's: the same buffers as below */
+    void *acopies, *bcopies, *ccopies;
 } gb_workspace;
 
 /* At most this many timed calls per measurement when min_time asks for more
@@ -56,6 +65,16 @@ int gb_shape_check(int M, int K, int N, char *err, size_t errlen);
 /* Checks memory, allocates and fills A and B with small integers.
  * Returns 0, or -1 with err (too big for memory, out of memory). */
 int gb_workspace_init(gb_workspace *w, int M, int K, int N, char *err, size_t errlen);
+/* The same for operands of type t (gb_workspace_init is t = f32).  The
+ * inputs are integers in ranges where every sum is exact in the type's
+ * accumulator whatever its order: bf16 |x| <= 64 while K * 64 * 64 <= 2^24
+ * (smaller beyond), u8s8 A in 0..255 and B in -128..127 while no sum can
+ * leave int32 (smaller beyond). */
+int gb_workspace_init_dtype(gb_workspace *w, gb_dtype t, int M, int K, int N, char *err,
+                            size_t errlen);
+/* Set i's operands of any type (gb_workspace_set is f32's). */
+void gb_workspace_set_bytes(const gb_workspace *w, int i, const void **A, const void **B,
+                            void **C);
 void gb_workspace_free(gb_workspace *w);
 
 /* Cold cache: adds copies of A, B and C (the same values) until all the

@@ -56,6 +56,13 @@ int gb_json_write_atomic(cJSON *doc, const char *path, int complete, char *err, 
 /* A run over several thread counts: run.thread_counts and, in the machine
  * block, peak_gflops_by_threads ({threads, gflops} per count).  0 or -1. */
 int gb_json_add_thread_counts(cJSON *doc, const int *counts, const double *peaks, int n);
+/* machine.dtype_peaks.TYPE.by_threads: type t's peak at each count (after
+ * gb_json_begin wrote dtype_peaks).  0, or -1. */
+int gb_json_add_dtype_thread_peaks(cJSON *doc, gb_dtype t, const int *counts,
+                                   const double *peaks, int n);
+/* Appends {variant, dtype, reason} to the top-level "skipped" array: a
+ * variant the run selected that does not run a type it asked for.  0, or -1. */
+int gb_json_add_skipped(cJSON *doc, const char *variant, gb_dtype t, const char *reason);
 /* run.openmp.bind: the policy and its variables, and where the threads of
  * each count ran (gb_bind_probe).  0 or -1. */
 int gb_json_add_bind(cJSON *doc, const gb_bind_state *s, const int *counts, int n);

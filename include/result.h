@@ -36,6 +36,9 @@ typedef struct gb_round_clock {
 
 typedef struct gb_result {
     const gb_variant *variant;
+    gb_dtype dtype;            /* the operands' type: shape.dtype */
+    char impl[64];             /* the typed kernel's code path ("avx512_bf16",
+                                  oneDNN's "brg:avx512_core_bf16"); "" none said */
     char label[128];           /* name, name[k=v,...] when overridden, +prepack */
     gb_params params;          /* what the user set */
     gb_params effective;       /* what ran (from the variant's resolve), if any */

@@ -24,6 +24,8 @@ typedef struct gb_entry {
     const char *variant, *label, *family, *kernel;  /* point into the document */
     char params[256];        /* canonical "k=v,k=v" (keys sorted), "" when none */
     int M, K, N, threads, prepack;
+    gb_dtype dtype;          /* "dtype"; f32 in files from before types */
+    const char *impl;        /* "impl", the typed kernel's code path; NULL when absent */
     int reps;
     double median_us, min_us, mean_us, stddev_us, gflops;
     double peak_pct;         /* NAN when absent or null */
@@ -97,18 +99,21 @@ void gb_result_file_free(gb_result_file *f);
 
 /* What makes two entries the same measurement, in files, rounds and runs:
  * the schedule (variant and canonical params), pre-packing, the kernel and
- * its M, K, N, the thread count and the cache mode.  A total order over
+ * its M, K, N, the type, the thread count and the cache mode.  A total order over
  * them (<0, 0, >0) that compare sorts and pairs by; gb_entry_same is its 0. */
 int gb_entry_order(const gb_entry *a, const gb_entry *b);
 int gb_entry_same(const gb_entry *a, const gb_entry *b);
 /* The same point of the sweep, whatever the schedule: kernel, M, K, N,
- * threads and cache mode (where a speed-up finds its baseline). */
+ * type, threads and cache mode (where a speed-up finds its baseline). */
 int gb_entry_same_point(const gb_entry *a, const gb_entry *b);
 
 /* The peak an entry at `threads` is measured against: that count's in a run
  * over a thread list, the run's own at its thread count, the one-thread
  * peak at one thread; 0 when the file has none for that count. */
 double gb_result_file_peak(const gb_result_file *f, int threads);
+/* The same for an entry of type t: machine.dtype_peaks' figure for bf16
+ * and u8s8 (GFLOP/s, GOP/s); 0 when the file has none. */
+double gb_result_file_peak_dtype(const gb_result_file *f, gb_dtype t, int threads);
 /* The first plain baseline entry of f (in file order) at e's point
  * (gb_entry_same_point), or NULL: a binary search. */
 const gb_entry *gb_result_file_baseline(const gb_result_file *f, const gb_entry *e);

@@ -29,6 +29,9 @@ typedef struct gb_roof {
 double gb_compulsory_bytes(int M, int K, int N);
 /* 2 M N K / the compulsory bytes. */
 double gb_intensity(int M, int K, int N);
+/* The same for operands of type t: its bytes per element of A, B and C. */
+double gb_compulsory_bytes_dtype(gb_dtype t, int M, int K, int N);
+double gb_intensity_dtype(gb_dtype t, int M, int K, int N);
 
 /* The level a working set of ws bytes lives in between calls: warm, the
  * first whose capacity holds it (L2 per core, times threads for threads >
@@ -47,6 +50,9 @@ double gb_roof_bandwidth(const gb_bandwidth *bw, int level, int all);
  * peaks and bandwidths.  0, or -1 when m lacks the peak or the level's
  * bandwidth (r then has the intensity and level only). */
 int gb_roof_for(const gb_machine *m, int M, int K, int N, int threads, int cold, gb_roof *r);
+/* The same for type t, against t's own peak (m->peak_dtype for bf16, u8s8). */
+int gb_roof_for_dtype(const gb_machine *m, gb_dtype t, int M, int K, int N, int threads,
+                      int cold, gb_roof *r);
 
 /* The name of r's bound: "compute", "L2", "L3", "memory". */
 const char *gb_roof_bound_name(int bound);

@@ -13,8 +13,10 @@
 #include "table.h"
 
 /* The run's table: CSV has the family, threads and reps too. */
-#define GB_RUN_NCOLS 18
-#define GB_RUN_COL_THREADS 6   /* CSV only, unless a run has several counts */
+#define GB_RUN_NCOLS 19
+#define GB_RUN_COL_DTYPE 6     /* CSV only, unless a run has a type other than f32 */
+#define GB_RUN_COL_THREADS 7   /* CSV only, unless a run has several counts */
+#define GB_RUN_COL_RATE 11     /* GFLOP/s; GOP/s for the integer types */
 extern const gb_column gb_run_columns[GB_RUN_NCOLS];
 
 typedef struct run_view {

@@ -83,6 +83,10 @@ typedef struct gb_runner_cfg {
     const int *thread_list;
     const double *thread_peaks;
     double peak_gflops_1t;
+    /* The other types' peaks, as the three f32 fields above (by gb_dtype;
+     * [GB_DTYPE_F32] unused); 0 or NULL: unknown, no %peak. */
+    double dtype_peak[GB_DTYPE_COUNT], dtype_peak_1t[GB_DTYPE_COUNT];
+    const double *dtype_thread_peaks[GB_DTYPE_COUNT];
     const char *bind;        /* recorded as every result's "bind"; NULL: not recorded */
     int cold;                /* --cache cold: operands rotated past the last-level cache */
     const gb_machine *machine;  /* caches, peaks and bandwidths for the roofs; may be NULL */
@@ -102,6 +106,11 @@ typedef struct gb_runner {
     int failed_checks;       /* entries whose verification failed */
     int failed_runs;         /* measurements that could not be taken */
 } gb_runner;
+
+/* Whether entry v of sel runs shape s's type: f32 always; another type
+ * when the variant has a kernel for it and the entry no --param set (the
+ * sets are f32's).  When not, why (one line) into why, if not NULL. */
+int gb_selection_runs(const gb_selection *sel, int v, int s, char *why, size_t whylen);
 
 /* Runs the sweep.  0 when it ran to the end or was stopped (*stop); -1 with
  * err when the result file could not be written or memory ran out (what was

@@ -49,7 +49,7 @@ enum { GB_OPEN_MIN = 1, GB_OPEN_MAX = 2 };
 /* What a setting sets.  One id may have an entry per command when their
  * limits, defaults or help differ (tune's --reps is not run's). */
 typedef enum gb_setting_id {
-    GB_SET_VARIANT, GB_SET_KERNEL, GB_SET_M, GB_SET_SHAPE, GB_SET_ALL, GB_SET_PARAM,
+    GB_SET_VARIANT, GB_SET_DTYPE, GB_SET_KERNEL, GB_SET_M, GB_SET_SHAPE, GB_SET_ALL, GB_SET_PARAM,
     GB_SET_PREPACK, GB_SET_THREADS, GB_SET_BIND, GB_SET_WARMUP, GB_SET_REPS,
     GB_SET_MIN_REPS, GB_SET_MAX_TIME, GB_SET_MIN_TIME, GB_SET_COOLDOWN, GB_SET_ROUNDS,
     GB_SET_QUICK, GB_SET_CHECK, GB_SET_CACHE, GB_SET_OUTPUT, GB_SET_FORCE, GB_SET_FORMAT,

@@ -49,12 +49,17 @@ typedef struct gb_kernel_def {
 typedef struct gb_shape {
     char kernel[GB_NAME_LEN];
     int M, K, N;
+    gb_dtype dtype;          /* the operands' type (a run's --dtype list) */
 } gb_shape;
 
 typedef enum gb_format { GB_FMT_TABLE, GB_FMT_JSON, GB_FMT_CSV, GB_FMT_MD } gb_format;
 
 typedef struct gb_options {
     char variants[1024];     /* comma list: names, families, or all */
+    /* --dtype LIST (bench.conf dtype): the types every shape runs in, in
+     * the order given; 0 types: f32 alone (tune, which takes no list). */
+    int ndtypes;
+    gb_dtype dtypes[GB_DTYPE_COUNT];
     char kernels[1024];      /* comma list: kernel names, or all */
     int nm, m[GB_MAX_M];
     int nshapes;             /* --shape MxKxN entries replace kernels x M */

@@ -15,6 +15,10 @@ const gb_variant *gb_variant_find(const char *name);
 /* What v's library hook reports, into lib (zeroed first): 0, or -1 when v
  * is not a library wrapper. */
 int gb_variant_library(const gb_variant *v, gb_library *lib);
+/* Why v does not run the types it has no kernel for: its own types_note,
+ * else its family's (the study's and the tutorial's steps are f32, as
+ * they were measured). */
+const char *gb_variant_types_note(const gb_variant *v);
 /* Expands "name,family,all" into table entries (table order, no duplicates).
  * Returns the count, or -1 with err naming the unknown entry. */
 int gb_variants_select(const char *spec, const gb_variant **out, int max,

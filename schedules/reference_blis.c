@@ -52,6 +52,7 @@ static void blis_library(gb_library *lib)
 
 const gb_variant gb_variant_blis = {
     .name = "blis",
+    .types_note = "BLIS 0.9 has no bf16 or int8 GEMM",
     .family = "reference",
     .description = "BLIS bli_sgemm_ex (row strides, beta=0), threads via a per-call rntm_t",
     .run = blis_run,

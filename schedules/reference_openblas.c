@@ -161,5 +161,7 @@ const gb_variant gb_variant_openblas = {
     .release = openblas_release,
     .resolve = reference_resolve,
     .library = openblas_library,
+    .types_note = "Debian's OpenBLAS 0.3.21 exports no cblas_sbgemm (built without "
+                  "BUILD_BFLOAT16) and has no int8 GEMM",
 };
 #endif

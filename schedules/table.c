@@ -154,3 +154,26 @@ int gb_variants_select(const char *spec, const gb_variant **out, int max,
     }
     return n;
 }
+
+const char *gb_variant_types_note(const gb_variant *v)
+{
+    static const struct {
+        const char *family, *note;
+    } notes[] = {
+        { "ktile", "a step of the study, which measured f32" },
+        { "parallel", "a step of the study, which measured f32" },
+        { "vectorized", "a step of the study, which measured f32" },
+        { "rule_based", "the study's rules, derived from f32 measurements" },
+        { "tutorial", "a step of TVM's CPU GEMM tutorial, which is f32" },
+        { "tuned", "replays f32 records of gemmbench tune" },
+        { "learned", "ranks f32 schedules with an f32 model" },
+        { "sched", "the schedule language has no types yet" },
+    };
+
+    if (v->types_note)
+        return v->types_note;
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
+        if (strcmp(v->family, notes[i].family) == 0)
+            return notes[i].note;
+    return "f32 only";
+}

@@ -39,7 +39,7 @@ double gb_report_speedup(const gb_result_file *f, const gb_entry *e)
 
 double gb_report_peak_pct(const gb_result_file *f, const gb_entry *e)
 {
-    double peak = gb_result_file_peak(f, e->threads);
+    double peak = gb_result_file_peak_dtype(f, e->dtype, e->threads);
     return peak > 0.0 ? 100.0 * e->gflops / peak : e->peak_pct;
 }
 

@@ -27,17 +27,24 @@ struct shape_build {
     size_t errlen;
 };
 
+/* The shape once per type of the run, the types innermost: a shape's
+ * types run back to back, under the same machine conditions. */
 static int add_shape(struct shape_build *b, const char *kernel, int M, int K, int N)
 {
-    if (b->n >= b->max) {
-        snprintf(b->err, b->errlen, "too many shapes (at most %d)", b->max);
-        return -1;
+    const int ntypes = b->o->ndtypes > 0 ? b->o->ndtypes : 1;
+
+    for (int t = 0; t < ntypes; t++) {
+        if (b->n >= b->max) {
+            snprintf(b->err, b->errlen, "too many shapes (at most %d)", b->max);
+            return -1;
+        }
+        snprintf(b->out[b->n].kernel, sizeof b->out[b->n].kernel, "%s", kernel);
+        b->out[b->n].M = M;
+        b->out[b->n].K = K;
+        b->out[b->n].N = N;
+        b->out[b->n].dtype = b->o->ndtypes > 0 ? b->o->dtypes[t] : GB_DTYPE_F32;
+        b->n++;
     }
-    snprintf(b->out[b->n].kernel, sizeof b->out[b->n].kernel, "%s", kernel);
-    b->out[b->n].M = M;
-    b->out[b->n].K = K;
-    b->out[b->n].N = N;
-    b->n++;
     return 0;
 }
 

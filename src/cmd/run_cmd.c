@@ -58,7 +58,16 @@ static void print_list(FILE *out)
     fprintf(out, "%-16s %-11s %s\n", "variant", "family", "description");
     for (size_t i = 0; i < gb_variant_count; i++) {
         const gb_variant *v = gb_variants[i];
+        char types[64] = "f32";
         fprintf(out, "%-16s %-11s %s\n", v->name, v->family, v->description);
+        for (int t = GB_DTYPE_F32 + 1; t < GB_DTYPE_COUNT; t++)
+            if (v->typed[t])
+                snprintf(types + strlen(types), sizeof types - strlen(types), ", %s",
+                         gb_dtype_name((gb_dtype)t));
+        if (strchr(types, ','))
+            fprintf(out, "%29stypes %s\n", "", types);
+        else
+            fprintf(out, "%29stypes f32 only: %s\n", "", gb_variant_types_note(v));
         for (const gb_param_spec *s = v->params; s && s->key; s++) {
             if (s->min > s->max) {
                 fprintf(out, "%29sreports %s  %s\n", "", s->key, s->help);
@@ -194,7 +203,8 @@ static void explain_all(const gb_selection *sel, int threads)
             continue;
         any = 1;
         for (int s = 0; s < sel->nshapes; s++)
-            var->explain(stdout, sel->shapes[s].M, sel->shapes[s].N, sel->shapes[s].K, &ctx);
+            if (sel->shapes[s].dtype == GB_DTYPE_F32)
+                var->explain(stdout, sel->shapes[s].M, sel->shapes[s].N, sel->shapes[s].K, &ctx);
     }
     if (!any)
         printf("none of the selected variants derives its schedule from rules "
@@ -263,6 +273,8 @@ typedef struct thread_plan {
     int n;
     int counts[GB_MAX_THREAD_COUNTS];
     double peaks[GB_MAX_THREAD_COUNTS];
+    /* The other types' peaks at each count, for the types the run has. */
+    double dtype_peaks[GB_DTYPE_COUNT][GB_MAX_THREAD_COUNTS];
 } thread_plan;
 
 static void plan_threads(const gb_options *o, const gb_machine *machine, thread_plan *plan)
@@ -315,6 +327,50 @@ static void measure_peaks(const gb_options *o, gb_machine *machine, thread_plan 
     } else {
         gb_peak_for_counts(machine, plan->counts, plan->n, plan->peaks, o->quiet);
     }
+    /* Each other type's own peak, at every count: its %peak is against the
+     * instruction that type runs on, not f32's FMA.  Measured in ab's later
+     * rounds too (--peak gives f32's only). */
+    for (int i = 0; i < o->ndtypes; i++)
+        if (o->dtypes[i] != GB_DTYPE_F32)
+            gb_peak_dtype_for_counts(machine, o->dtypes[i], plan->counts, plan->n,
+                                     plan->dtype_peaks[o->dtypes[i]], o->quiet);
+}
+
+/* The selected variants that do not run a type of the run, each with its
+ * reason: on stderr (unless quiet) and in the file's "skipped".  0, or -1
+ * when out of memory. */
+static int note_skipped(const gb_options *o, const gb_selection *sel, cJSON *doc)
+{
+    for (int i = 0; i < o->ndtypes; i++)
+        for (int v = 0; v < sel->nvariants; v++) {
+            char why[256];
+            int s = 0;
+            while (s < sel->nshapes && sel->shapes[s].dtype != o->dtypes[i])
+                s++;
+            if (s == sel->nshapes || gb_selection_runs(sel, v, s, why, sizeof why))
+                continue;
+            if (!o->quiet)
+                fprintf(stderr, "gemmbench: skipped: %s in %s: %s\n",
+                        sel->variants[v]->name, gb_dtype_name(o->dtypes[i]), why);
+            if (doc && gb_json_add_skipped(doc, sel->variants[v]->name, o->dtypes[i], why) != 0)
+                return -1;
+        }
+    return 0;
+}
+
+/* Whether any entry of sel runs at all (a run of --dtype bf16 over f32-only
+ * variants measures nothing): 1, or 0 with the reason in err. */
+static int anything_runs(const gb_options *o, const gb_selection *sel, char *err, size_t errlen)
+{
+    for (int v = 0; v < sel->nvariants; v++)
+        for (int s = 0; s < sel->nshapes; s++)
+            if (gb_selection_runs(sel, v, s, NULL, 0))
+                return 1;
+    snprintf(err, errlen, "none of the selected variants runs %s%s (gemmbench --list says "
+                          "which types each runs)",
+             o->ndtypes == 1 ? "" : "these types: ",
+             o->ndtypes == 1 ? gb_dtype_name(o->dtypes[0]) : "the types asked for");
+    return 0;
 }
 
 /* ---- gemmbench ab's turns (--lockstep, lockstep.h) ---------------------------- */
@@ -411,6 +467,19 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     memcpy(columns, gb_run_columns, sizeof columns);
     if (plan->n > 1)
         columns[GB_RUN_COL_THREADS] = (gb_column){ "thr", NULL, "threads", 3, 1 };
+    /* The type column when a type other than f32 runs; the rate's unit
+     * says GOP/s where an integer type's rows are in it. */
+    {
+        int ints = 0, floats = 0;
+        for (int i = 0; i < o->ndtypes; i++) {
+            ints += gb_dtype_is_integer(o->dtypes[i]);
+            floats += !gb_dtype_is_integer(o->dtypes[i]);
+        }
+        if (o->ndtypes > 1 || (o->ndtypes == 1 && o->dtypes[0] != GB_DTYPE_F32))
+            columns[GB_RUN_COL_DTYPE] = (gb_column){ "type", NULL, "dtype", 5, 0 };
+        if (ints)
+            columns[GB_RUN_COL_RATE].title = floats ? "G(FL)OP/s" : "GOP/s";
+    }
     /* --peak: a round of gemmbench ab after its first, whose machine block
      * (peak and bandwidths) the merged file keeps; no probe to repeat. */
     if (o->peak_all <= 0.0)
@@ -426,6 +495,17 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
             cfg.doc = NULL;
         }
     }
+    if (cfg.doc != NULL && note_skipped(o, sel, cfg.doc) != 0) {
+        cJSON_Delete(cfg.doc);
+        cfg.doc = NULL;
+    }
+    for (int i = 0; i < o->ndtypes && cfg.doc != NULL; i++)
+        if (o->dtypes[i] != GB_DTYPE_F32 && plan->n > 1 &&
+            gb_json_add_dtype_thread_peaks(cfg.doc, o->dtypes[i], plan->counts,
+                                           plan->dtype_peaks[o->dtypes[i]], plan->n) != 0) {
+            cJSON_Delete(cfg.doc);
+            cfg.doc = NULL;
+        }
     gb_bind_current(o->bind, &bind);
     if (cfg.doc != NULL && ((plan->n > 1 && gb_json_add_thread_counts(cfg.doc, plan->counts,
                                                                        plan->peaks, plan->n)) ||
@@ -459,6 +539,12 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     if (plan->n > 1) {
         cfg.thread_peaks = plan->peaks;
         cfg.peak_gflops_1t = machine->peak_gflops_1t;
+    }
+    for (int t = GB_DTYPE_F32 + 1; t < GB_DTYPE_COUNT; t++) {
+        cfg.dtype_peak[t] = machine->peak_dtype[t];
+        cfg.dtype_peak_1t[t] = machine->peak_dtype_1t[t];
+        if (plan->n > 1)
+            cfg.dtype_thread_peaks[t] = plan->dtype_peaks[t];
     }
     cfg.cold = o->cache_cold;
     cfg.machine = machine;
@@ -566,7 +652,7 @@ static int schedules_fit(const gb_options *o, const gb_selection *sel, char *err
     for (int v = 0; v < sel->nvariants; v++) {
         const gb_sched *nest = gb_sched_variant_nest(sel->variants[v]);
         for (int s = 0; nest && s < sel->nshapes; s++)
-            for (int t = 0; t <= counts; t++) {
+            for (int t = 0; t <= counts && sel->shapes[s].dtype == GB_DTYPE_F32; t++) {
                 /* the listed counts, then the default (`all`, or no list) */
                 const int threads = t < counts ? o->threads_list[t] : 0;
                 gb_sched_plan *fit;
@@ -657,7 +743,8 @@ int gb_cmd_run(int argc, char **argv)
                                             "--schedule FILE");
     if (o.nschedules > 0 && (rc = load_schedules(&o)) >= 0)
         return rc;
-    if (gb_selection_build(&o, &sel, err, sizeof err) != 0) {
+    if (gb_selection_build(&o, &sel, err, sizeof err) != 0 ||
+        !anything_runs(&o, &sel, err, sizeof err)) {
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     }

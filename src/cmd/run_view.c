@@ -18,6 +18,7 @@ const gb_column gb_run_columns[GB_RUN_NCOLS] = {
     { "M", NULL, "M", 5, 1 },
     { "K", NULL, "K", 5, 1 },
     { "N", NULL, "N", 5, 1 },
+    { NULL, NULL, "dtype", 0, 0 },
     { NULL, NULL, "threads", 0, 1 },
     { NULL, NULL, "reps", 0, 1 },
     { "median_us", "median µs", "median_us", 12, 1 },
@@ -57,19 +58,20 @@ static void print_result_row(FILE *out, const gb_table *t, const gb_result *r)
     snprintf(v[3], 64, "%d", r->shape.M);
     snprintf(v[4], 64, "%d", r->shape.K);
     snprintf(v[5], 64, "%d", r->shape.N);
-    snprintf(v[6], 64, "%d", r->threads);
-    snprintf(v[7], 64, "%d", r->reps);
-    snprintf(v[8], 64, csv ? "%.3f" : "%.1f", r->stats.median);
-    snprintf(v[9], 64, csv ? "%.3f" : "%.1f", r->stats.min);
-    snprintf(v[10], 64, csv ? "%.3f" : "%.2f", r->gflops);
-    format_optional(v[11], 64, r->peak_pct, csv ? "%.2f" : "%.1f");
-    format_optional(v[12], 64, r->roof_pct, csv ? "%.2f" : "%.1f");
-    snprintf(v[13], 64, "%s", isnan(r->attainable_gflops) ? "" : gb_roof_bound_name(r->roof_bound));
-    snprintf(v[14], 64, "%s", r->cold ? "cold" : "warm");
-    format_optional(v[15], 64, r->speedup, csv ? "%.4f" : "%.2fx");
-    snprintf(v[16], 64, csv ? "%.4f" : "%.1f", csv ? r->stats.cv : 100.0 * r->stats.cv);
+    snprintf(v[6], 64, "%s", gb_dtype_name(r->dtype));
+    snprintf(v[7], 64, "%d", r->threads);
+    snprintf(v[8], 64, "%d", r->reps);
+    snprintf(v[9], 64, csv ? "%.3f" : "%.1f", r->stats.median);
+    snprintf(v[10], 64, csv ? "%.3f" : "%.1f", r->stats.min);
+    snprintf(v[11], 64, csv ? "%.3f" : "%.2f", r->gflops);
+    format_optional(v[12], 64, r->peak_pct, csv ? "%.2f" : "%.1f");
+    format_optional(v[13], 64, r->roof_pct, csv ? "%.2f" : "%.1f");
+    snprintf(v[14], 64, "%s", isnan(r->attainable_gflops) ? "" : gb_roof_bound_name(r->roof_bound));
+    snprintf(v[15], 64, "%s", r->cold ? "cold" : "warm");
+    format_optional(v[16], 64, r->speedup, csv ? "%.4f" : "%.2fx");
+    snprintf(v[17], 64, csv ? "%.4f" : "%.1f", csv ? r->stats.cv : 100.0 * r->stats.cv);
     /* The note would push the check word left: pad it to the column first. */
-    snprintf(v[17], 64, text ? "%5s%s" : "%s%s", gb_check_word(r),
+    snprintf(v[18], 64, text ? "%5s%s" : "%s%s", gb_check_word(r),
              text && r->stats.cv > GB_CV_WARN ? "  (high CV)" : "");
     for (int c = 0; c < GB_RUN_NCOLS; c++)
         cells[c] = v[c];

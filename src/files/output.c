@@ -178,6 +178,32 @@ static cJSON *calibration_json(const gb_machine *m)
     return list;
 }
 
+/* "dtype_peaks": each other type's peak the run measured. */
+static void add_dtype_peaks(cJSON *o, const gb_machine *m)
+{
+    cJSON *peaks = NULL;
+
+    for (int t = GB_DTYPE_F32 + 1; t < GB_DTYPE_COUNT; t++) {
+        cJSON *p;
+        if (m->peak_dtype[t] <= 0.0 && m->peak_dtype_1t[t] <= 0.0)
+            continue;
+        if (peaks == NULL && (peaks = cJSON_AddObjectToObject(o, "dtype_peaks")) == NULL)
+            return;
+        if ((p = cJSON_AddObjectToObject(peaks, gb_dtype_name((gb_dtype)t))) == NULL)
+            return;
+        cJSON_AddStringToObject(p, "unit", gb_dtype_is_integer((gb_dtype)t) ? "GOP/s"
+                                                                            : "GFLOP/s");
+        if (m->peak_dtype[t] > 0.0)
+            cJSON_AddNumberToObject(p, "peak", m->peak_dtype[t]);
+        else
+            cJSON_AddNullToObject(p, "peak");
+        if (m->peak_dtype_1t[t] > 0.0)
+            cJSON_AddNumberToObject(p, "peak_1thread", m->peak_dtype_1t[t]);
+        if (m->peak_dtype_isa[t][0])
+            cJSON_AddStringToObject(p, "isa", m->peak_dtype_isa[t]);
+    }
+}
+
 static cJSON *machine_json(const gb_machine *m)
 {
     cJSON *o = cJSON_CreateObject(), *isa, *caches;
@@ -216,6 +242,7 @@ static cJSON *machine_json(const gb_machine *m)
         cJSON_AddStringToObject(o, "peak_isa", m->peak_isa);
     if (m->peak_method[0])
         cJSON_AddStringToObject(o, "peak_method", m->peak_method);
+    add_dtype_peaks(o, m);
     cJSON_AddItemToObject(o, "topology", topology_json(&m->topo));
     if (m->bw.measured)
         cJSON_AddItemToObject(o, "bandwidth", bandwidth_json(&m->bw));
@@ -560,6 +587,9 @@ int gb_json_set_result(cJSON *doc, int index, const gb_result *r)
     cJSON_AddNumberToObject(o, "M", r->shape.M);
     cJSON_AddNumberToObject(o, "K", r->shape.K);
     cJSON_AddNumberToObject(o, "N", r->shape.N);
+    cJSON_AddStringToObject(o, "dtype", gb_dtype_name(r->dtype));
+    if (r->impl[0])
+        cJSON_AddStringToObject(o, "impl", r->impl);
     cJSON_AddNumberToObject(o, "threads", r->threads);
     cJSON_AddBoolToObject(o, "prepack", r->prepack);
     cJSON_AddNumberToObject(o, "reps", r->reps);
@@ -684,6 +714,42 @@ int gb_json_add_thread_counts(cJSON *doc, const int *counts, const double *peaks
         else
             cJSON_AddNullToObject(p, "gflops");
     }
+    return 0;
+}
+
+int gb_json_add_dtype_thread_peaks(cJSON *doc, gb_dtype t, const int *counts,
+                                   const double *peaks, int n)
+{
+    cJSON *machine = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+    cJSON *all = cJSON_GetObjectItemCaseSensitive(machine, "dtype_peaks");
+    cJSON *p = cJSON_GetObjectItemCaseSensitive(all, gb_dtype_name(t)), *by;
+
+    if (p == NULL || (by = cJSON_AddArrayToObject(p, "by_threads")) == NULL)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        cJSON *q = cJSON_CreateObject();
+        if (q == NULL || !cJSON_AddItemToArray(by, q))
+            return -1;
+        cJSON_AddNumberToObject(q, "threads", counts[i]);
+        if (peaks[i] > 0.0)
+            cJSON_AddNumberToObject(q, "peak", peaks[i]);
+        else
+            cJSON_AddNullToObject(q, "peak");
+    }
+    return 0;
+}
+
+int gb_json_add_skipped(cJSON *doc, const char *variant, gb_dtype t, const char *reason)
+{
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "skipped"), *o;
+
+    if (list == NULL && (list = cJSON_AddArrayToObject(doc, "skipped")) == NULL)
+        return -1;
+    if ((o = cJSON_CreateObject()) == NULL || !cJSON_AddItemToArray(list, o))
+        return -1;
+    cJSON_AddStringToObject(o, "variant", variant);
+    cJSON_AddStringToObject(o, "dtype", gb_dtype_name(t));
+    cJSON_AddStringToObject(o, "reason", reason);
     return 0;
 }
 

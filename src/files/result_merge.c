@@ -67,7 +67,7 @@ static int merge_entry(gb_result_file *f, int i, const gb_entry *e)
     if (result_of(e, &part) == 0) {
         if (gb_result_merge(&into, &part) == 0)
             rc = gb_json_put_samples(gb_json_result_at(f->doc, i), &into,
-                                     gb_result_file_peak(f, into.threads));
+                                     gb_result_file_peak_dtype(f, e->dtype, into.threads));
         gb_result_free(&part);
     }
     gb_result_free(&into);

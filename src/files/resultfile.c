@@ -402,6 +402,18 @@ static int load_entry(const cJSON *o, gb_entry *e, const char *where, char *err,
         return -1;
     if (field(o, "label") == NULL || get_string(o, "label", &e->label, where, err, errlen))
         e->label = e->variant;
+    e->dtype = GB_DTYPE_F32;
+    if (field(o, "dtype") != NULL) {
+        const char *t = cJSON_GetStringValue(field(o, "dtype"));
+        if (t == NULL || gb_dtype_parse(t, &e->dtype) != 0) {
+            snprintf(err, errlen, "%s: field \"dtype\" is not \"f32\", \"bf16\" or \"u8s8\"",
+                     where);
+            return -1;
+        }
+    }
+    e->impl = NULL;
+    if (field(o, "impl") != NULL && get_string(o, "impl", &e->impl, where, err, errlen))
+        return -1;
     e->rounds = count_or(o, "rounds", 1);
     prepack = field(o, "prepack");
     e->prepack = cJSON_IsTrue(prepack);
@@ -662,10 +674,12 @@ static int is_plain_baseline(const gb_entry *e)
            e->median_us > 0.0;
 }
 
-/* By point (kernel, M, K, N, threads, cache), then file order. */
+/* By point (kernel, M, K, N, type, threads, cache), then file order. */
 static int point_order(const gb_entry *a, const gb_entry *b)
 {
     int d = strcmp(a->kernel, b->kernel);
+    if (d == 0)
+        d = (a->dtype > b->dtype) - (a->dtype < b->dtype);
     if (d == 0)
         d = a->M != b->M ? (a->M > b->M) - (a->M < b->M) : (a->K > b->K) - (a->K < b->K);
     if (d == 0)
@@ -769,6 +783,8 @@ int gb_entry_order(const gb_entry *a, const gb_entry *b)
     if (d == 0)
         d = (a->N > b->N) - (a->N < b->N);
     if (d == 0)
+        d = (a->dtype > b->dtype) - (a->dtype < b->dtype);
+    if (d == 0)
         d = (a->threads > b->threads) - (a->threads < b->threads);
     if (d == 0)
         d = (a->prepack > b->prepack) - (a->prepack < b->prepack);
@@ -788,7 +804,29 @@ int gb_entry_same(const gb_entry *a, const gb_entry *b)
 int gb_entry_same_point(const gb_entry *a, const gb_entry *b)
 {
     return a->M == b->M && a->K == b->K && a->N == b->N && a->threads == b->threads &&
-           a->cold == b->cold && strcmp(a->kernel, b->kernel) == 0;
+           a->dtype == b->dtype && a->cold == b->cold && strcmp(a->kernel, b->kernel) == 0;
+}
+
+double gb_result_file_peak_dtype(const gb_result_file *f, gb_dtype t, int threads)
+{
+    const cJSON *p, *by, *item;
+
+    if (t == GB_DTYPE_F32)
+        return gb_result_file_peak(f, threads);
+    p = field(field(f->machine, "dtype_peaks"), gb_dtype_name(t));
+    by = field(p, "by_threads");
+    cJSON_ArrayForEach(item, by) {
+        const cJSON *n = field(item, "threads"), *v = field(item, "peak");
+        if (cJSON_IsNumber(n) && n->valuedouble == threads)
+            return cJSON_IsNumber(v) && v->valuedouble > 0.0 ? v->valuedouble : 0.0;
+    }
+    if ((f->run_threads == 0 || f->run_threads == threads) && cJSON_IsNumber(field(p, "peak")) &&
+        field(p, "peak")->valuedouble > 0.0)
+        return field(p, "peak")->valuedouble;
+    if (threads == 1 && cJSON_IsNumber(field(p, "peak_1thread")) &&
+        field(p, "peak_1thread")->valuedouble > 0.0)
+        return field(p, "peak_1thread")->valuedouble;
+    return 0.0;
 }
 
 double gb_result_file_peak(const gb_result_file *f, int threads)

@@ -4,14 +4,25 @@
 #include <math.h>
 #include <string.h>
 
+double gb_compulsory_bytes_dtype(gb_dtype t, int M, int K, int N)
+{
+    return (double)gb_dtype_size_a(t) * M * K + (double)gb_dtype_size_b(t) * K * N +
+           (double)gb_dtype_size_c(t) * M * N;
+}
+
+double gb_intensity_dtype(gb_dtype t, int M, int K, int N)
+{
+    return 2.0 * M * K * N / gb_compulsory_bytes_dtype(t, M, K, N);
+}
+
 double gb_compulsory_bytes(int M, int K, int N)
 {
-    return 4.0 * ((double)M * K + (double)K * N + (double)M * N);
+    return gb_compulsory_bytes_dtype(GB_DTYPE_F32, M, K, N);
 }
 
 double gb_intensity(int M, int K, int N)
 {
-    return 2.0 * M * K * N / gb_compulsory_bytes(M, K, N);
+    return gb_intensity_dtype(GB_DTYPE_F32, M, K, N);
 }
 
 int gb_roof_level(double ws, long l2, long l3, int threads, int cold)
@@ -58,12 +69,18 @@ double gb_roof_bandwidth(const gb_bandwidth *bw, int level, int all)
 
 int gb_roof_for(const gb_machine *m, int M, int K, int N, int threads, int cold, gb_roof *r)
 {
+    return gb_roof_for_dtype(m, GB_DTYPE_F32, M, K, N, threads, cold, r);
+}
+
+int gb_roof_for_dtype(const gb_machine *m, gb_dtype t, int M, int K, int N, int threads,
+                      int cold, gb_roof *r)
+{
     const int all = threads > 1;
     double roof;
 
     memset(r, 0, sizeof *r);
-    r->intensity = gb_intensity(M, K, N);
-    r->working_set = gb_compulsory_bytes(M, K, N);
+    r->intensity = gb_intensity_dtype(t, M, K, N);
+    r->working_set = gb_compulsory_bytes_dtype(t, M, K, N);
     r->level = gb_roof_level(r->working_set, gb_machine_cache_bytes(m, 2),
                              gb_machine_cache_bytes(m, 3), threads, cold);
     /* A working set past L2 on a machine without a measured L3 (an L3 too
@@ -71,7 +88,10 @@ int gb_roof_for(const gb_machine *m, int M, int K, int N, int threads, int cold,
     if (r->level == GB_BW_L3 && gb_roof_bandwidth(&m->bw, GB_BW_L3, all) <= 0.0)
         r->level = GB_BW_MEM;
     r->bandwidth_gbs = gb_roof_bandwidth(&m->bw, r->level, all);
-    r->peak_gflops = all ? m->peak_gflops : m->peak_gflops_1t;
+    if (t == GB_DTYPE_F32)
+        r->peak_gflops = all ? m->peak_gflops : m->peak_gflops_1t;
+    else
+        r->peak_gflops = all ? m->peak_dtype[t] : m->peak_dtype_1t[t];
     r->attainable_gflops = NAN;
     r->bound = GB_ROOF_COMPUTE;
     if (r->bandwidth_gbs <= 0.0 || r->peak_gflops <= 0.0)

@@ -158,27 +158,82 @@ int gb_shape_check(int M, int K, int N, char *err, size_t errlen)
     return 0;
 }
 
-int gb_workspace_init(gb_workspace *w, int M, int K, int N, char *err, size_t errlen)
+/* The inputs' ranges for type t at depth K (harness.h). */
+static void fill_ranges(gb_dtype t, int K, int *fa, int *fb)
 {
+    if (t == GB_DTYPE_U8S8) {
+        /* K * 255 * 128 < 2^31 up to K = 65793; beyond, A's range shrinks
+         * (K <= GB_MAX_DIM keeps it above 16). */
+        long a = (2147483647L / 128) / K;
+        *fa = a > 255 ? 255 : a < 1 ? 1 : (int)a;
+        *fb = 127;
+    } else if (t == GB_DTYPE_BF16) {
+        /* Integers up to 256 are exact in bf16's 8 bits; K r^2 <= 2^24
+         * keeps every fp32 partial sum an exact integer. */
+        int r = (int)floor(sqrt(GB_EXACT_LIMIT / K));
+        *fa = *fb = r > 64 ? 64 : r < 1 ? 1 : r;
+    } else {
+        *fa = *fb = GB_FILL_MAX;
+    }
+}
+
+static void fill_typed(gb_dtype t, int operand, void *x, size_t n, int range, uint64_t seed)
+{
+    uint64_t s = seed;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = next_random(&s);
+        if (t == GB_DTYPE_U8S8 && operand == 0)
+            ((uint8_t *)x)[i] = (uint8_t)(r % (uint64_t)(range + 1));
+        else if (t == GB_DTYPE_U8S8)
+            ((int8_t *)x)[i] = (int8_t)((int)(r % (uint64_t)(2 * range + 2)) - range - 1);
+        else if (t == GB_DTYPE_BF16)
+            ((gb_bf16 *)x)[i] = gb_bf16_from_float(
+                (float)((int)(r % (uint64_t)(2 * range + 1)) - range));
+    }
+}
+
+int gb_workspace_init_dtype(gb_workspace *w, gb_dtype t, int M, int K, int N, char *err,
+                            size_t errlen)
+{
+    const size_t sa = gb_dtype_size_a(t), sb = gb_dtype_size_b(t), sc = gb_dtype_size_c(t);
+
     memset(w, 0, sizeof *w);
     if (gb_shape_check(M, K, N, err, errlen) != 0)
         return -1;
     w->M = M;
     w->K = K;
     w->N = N;
-    w->A = alloc_aligned((size_t)M * K * sizeof(float));
-    w->B = alloc_aligned((size_t)K * N * sizeof(float));
-    w->C = alloc_aligned((size_t)M * N * sizeof(float));
-    if (!w->A || !w->B || !w->C) {
+    w->dtype = t;
+    w->a = alloc_aligned((size_t)M * K * sa);
+    w->b = alloc_aligned((size_t)K * N * sb);
+    w->c = alloc_aligned((size_t)M * N * sc);
+    if (!w->a || !w->b || !w->c) {
         gb_workspace_free(w);
         snprintf(err, errlen, "out of memory allocating shape %dx%dx%d", M, K, N);
         return -1;
     }
-    fill_integers(w->A, (size_t)M * K, 0x9E3779B97F4A7C15ull ^ (uint64_t)M);
-    fill_integers(w->B, (size_t)K * N, 0xD1B54A32D192ED03ull ^ (uint64_t)N);
-    memset(w->C, 0, (size_t)M * N * sizeof(float));
-    w->exact = (double)K * GB_FILL_MAX * GB_FILL_MAX < GB_EXACT_LIMIT;
+    fill_ranges(t, K, &w->fill_a, &w->fill_b);
+    if (t == GB_DTYPE_F32) {
+        w->A = w->a;
+        w->B = w->b;
+        w->C = w->c;
+        fill_integers(w->A, (size_t)M * K, 0x9E3779B97F4A7C15ull ^ (uint64_t)M);
+        fill_integers(w->B, (size_t)K * N, 0xD1B54A32D192ED03ull ^ (uint64_t)N);
+        w->exact = (double)K * GB_FILL_MAX * GB_FILL_MAX < GB_EXACT_LIMIT;
+    } else {
+        fill_typed(t, 0, w->a, (size_t)M * K, w->fill_a, 0x9E3779B97F4A7C15ull ^ (uint64_t)M);
+        fill_typed(t, 1, w->b, (size_t)K * N, w->fill_b, 0xD1B54A32D192ED03ull ^ (uint64_t)N);
+        w->exact = t == GB_DTYPE_U8S8 ||
+                   (double)K * w->fill_a * w->fill_b <= GB_EXACT_LIMIT;
+    }
+    memset(w->c, 0, (size_t)M * N * sc);
     return 0;
+}
+
+int gb_workspace_init(gb_workspace *w, int M, int K, int N, char *err, size_t errlen)
+{
+    return gb_workspace_init_dtype(w, GB_DTYPE_F32, M, K, N, err, errlen);
 }
 
 /* Copies beyond what keeps every set out of the caches cost memory only. */
@@ -186,8 +241,10 @@ int gb_workspace_init(gb_workspace *w, int M, int K, int N, char *err, size_t er
 
 int gb_workspace_go_cold(gb_workspace *w, long llc_bytes, char *err, size_t errlen)
 {
-    const size_t a = (size_t)w->M * w->K, b = (size_t)w->K * w->N, c = (size_t)w->M * w->N;
-    const size_t set = (a + b + c) * sizeof(float), avail = gb_available_memory();
+    const size_t a = (size_t)w->M * w->K * gb_dtype_size_a(w->dtype),
+                 b = (size_t)w->K * w->N * gb_dtype_size_b(w->dtype),
+                 c = (size_t)w->M * w->N * gb_dtype_size_c(w->dtype);
+    const size_t set = a + b + c, avail = gb_available_memory();
     size_t want = llc_bytes > 0 ? (size_t)llc_bytes * GB_COLD_LLC_FACTOR / set + 1 : 1;
 
     w->cold = 1;
@@ -196,56 +253,115 @@ int gb_workspace_go_cold(gb_workspace *w, long llc_bytes, char *err, size_t errl
     w->copies = 1;
     if (want <= 1)
         return 0;
-    w->Acopies = alloc_aligned((want - 1) * a * sizeof(float));
-    w->Bcopies = alloc_aligned((want - 1) * b * sizeof(float));
-    w->Ccopies = alloc_aligned((want - 1) * c * sizeof(float));
-    if (!w->Acopies || !w->Bcopies || !w->Ccopies) {
+    w->acopies = alloc_aligned((want - 1) * a);
+    w->bcopies = alloc_aligned((want - 1) * b);
+    w->ccopies = alloc_aligned((want - 1) * c);
+    if (!w->acopies || !w->bcopies || !w->ccopies) {
         snprintf(err, errlen, "out of memory for %zu cold-cache copies of %dx%dx%d", want,
                  w->M, w->K, w->N);
         return -1;
     }
     for (size_t i = 0; i + 1 < want; i++) {
-        memcpy(w->Acopies + i * a, w->A, a * sizeof(float));
-        memcpy(w->Bcopies + i * b, w->B, b * sizeof(float));
-        memset(w->Ccopies + i * c, 0, c * sizeof(float));
+        memcpy((char *)w->acopies + i * a, w->a, a);
+        memcpy((char *)w->bcopies + i * b, w->b, b);
+        memset((char *)w->ccopies + i * c, 0, c);
+    }
+    if (w->dtype == GB_DTYPE_F32) {
+        w->Acopies = w->acopies;
+        w->Bcopies = w->bcopies;
+        w->Ccopies = w->ccopies;
     }
     w->copies = (int)want;
     return 0;
 }
 
-void gb_workspace_set(const gb_workspace *w, int i, const float **A, const float **B, float **C)
+void gb_workspace_set_bytes(const gb_workspace *w, int i, const void **A, const void **B,
+                            void **C)
 {
-    const size_t a = (size_t)w->M * w->K, b = (size_t)w->K * w->N, c = (size_t)w->M * w->N;
+    const size_t a = (size_t)w->M * w->K * gb_dtype_size_a(w->dtype),
+                 b = (size_t)w->K * w->N * gb_dtype_size_b(w->dtype),
+                 c = (size_t)w->M * w->N * gb_dtype_size_c(w->dtype);
 
     if (i <= 0 || i >= w->copies) {
-        *A = w->A;
-        *B = w->B;
-        *C = w->C;
+        *A = w->a;
+        *B = w->b;
+        *C = w->c;
         return;
     }
-    *A = w->Acopies + (size_t)(i - 1) * a;
-    *B = w->Bcopies + (size_t)(i - 1) * b;
-    *C = w->Ccopies + (size_t)(i - 1) * c;
+    *A = (const char *)w->acopies + (size_t)(i - 1) * a;
+    *B = (const char *)w->bcopies + (size_t)(i - 1) * b;
+    *C = (char *)w->ccopies + (size_t)(i - 1) * c;
+}
+
+void gb_workspace_set(const gb_workspace *w, int i, const float **A, const float **B, float **C)
+{
+    const void *a, *b;
+    void *c;
+
+    gb_workspace_set_bytes(w, i, &a, &b, &c);
+    *A = a;
+    *B = b;
+    *C = c;
 }
 
 void gb_workspace_free(gb_workspace *w)
 {
-    free(w->Acopies);
-    free(w->Bcopies);
-    free(w->Ccopies);
-    free(w->A);
-    free(w->B);
-    free(w->C);
+    free(w->acopies);
+    free(w->bcopies);
+    free(w->ccopies);
+    free(w->a);
+    free(w->b);
+    free(w->c);
     free(w->ref);
+    free(w->iref);
     memset(w, 0, sizeof *w);
 }
 
-/* The reference: i, k, j with a double accumulator row, independent of every
- * schedule in schedules/. */
+/* An element of A, B as a number, whatever the type. */
+static double elem_a(const gb_workspace *w, size_t i)
+{
+    switch (w->dtype) {
+    case GB_DTYPE_BF16: return gb_bf16_to_float(((const gb_bf16 *)w->a)[i]);
+    case GB_DTYPE_U8S8: return ((const uint8_t *)w->a)[i];
+    default: return ((const float *)w->a)[i];
+    }
+}
+
+static double elem_b(const gb_workspace *w, size_t i)
+{
+    switch (w->dtype) {
+    case GB_DTYPE_BF16: return gb_bf16_to_float(((const gb_bf16 *)w->b)[i]);
+    case GB_DTYPE_U8S8: return ((const int8_t *)w->b)[i];
+    default: return ((const float *)w->b)[i];
+    }
+}
+
+/* The reference: i, k, j with a double accumulator row (64-bit integers
+ * for u8s8), independent of every schedule in schedules/. */
 static int compute_reference(gb_workspace *w, int nthreads)
 {
     const int M = w->M, K = w->K, N = w->N;
 
+    if (w->dtype == GB_DTYPE_U8S8) {
+        const uint8_t *A = w->a;
+        const int8_t *B = w->b;
+        w->iref = malloc((size_t)M * N * sizeof(int64_t));
+        if (w->iref == NULL)
+            return -1;
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+        for (int i = 0; i < M; i++) {
+            int64_t *row = w->iref + (size_t)i * N;
+            for (int j = 0; j < N; j++)
+                row[j] = 0;
+            for (int k = 0; k < K; k++) {
+                const int64_t a = A[(size_t)i * K + k];
+                const int8_t *b = B + (size_t)k * N;
+                for (int j = 0; j < N; j++)
+                    row[j] += a * b[j];
+            }
+        }
+        return 0;
+    }
     w->ref = malloc((size_t)M * N * sizeof(double));
     if (w->ref == NULL)
         return -1;
@@ -255,13 +371,27 @@ static int compute_reference(gb_workspace *w, int nthreads)
         for (int j = 0; j < N; j++)
             row[j] = 0.0;
         for (int k = 0; k < K; k++) {
-            const double a = w->A[(size_t)i * K + k];
-            const float *b = w->B + (size_t)k * N;
+            const double a = elem_a(w, (size_t)i * K + k);
             for (int j = 0; j < N; j++)
-                row[j] += a * (double)b[j];
+                row[j] += a * elem_b(w, (size_t)k * N + j);
         }
     }
     return 0;
+}
+
+/* What C holds before the verification call: NaN (float), or INT32_MIN,
+ * which no u8s8 sum within the inputs' ranges reaches, so that an element
+ * the kernel never writes cannot pass. */
+static void poison_c(gb_workspace *w)
+{
+    const size_t n = (size_t)w->M * w->N;
+
+    if (w->dtype == GB_DTYPE_U8S8)
+        for (size_t i = 0; i < n; i++)
+            ((int32_t *)w->c)[i] = INT32_MIN;
+    else
+        for (size_t i = 0; i < n; i++)
+            ((float *)w->c)[i] = NAN;
 }
 
 int gb_verify(gb_workspace *w, int nthreads, gb_result *r)
@@ -269,15 +399,20 @@ int gb_verify(gb_workspace *w, int nthreads, gb_result *r)
     const size_t n = (size_t)w->M * w->N;
     /* Outside the exact range: fp32 rounding bound of a K-term dot product. */
     const double tol = w->exact ? 0.0
-                                : (double)w->K * FLT_EPSILON * GB_FILL_MAX * GB_FILL_MAX;
+                                : (double)w->K * FLT_EPSILON * w->fill_a * w->fill_b;
     long bad = 0;
     double max_err = 0.0;
 
-    if (w->ref == NULL && compute_reference(w, nthreads) != 0)
+    if (w->ref == NULL && w->iref == NULL && compute_reference(w, nthreads) != 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        double got = w->C[i], want = w->ref[i];
-        double e = fabs(got - want);
+        double e;
+        if (w->dtype == GB_DTYPE_U8S8) {
+            int64_t got = ((const int32_t *)w->c)[i];
+            e = got == INT32_MIN ? INFINITY : fabs((double)(got - w->iref[i]));
+        } else {
+            e = fabs((double)((const float *)w->c)[i] - w->ref[i]);
+        }
         /* NaN (an element never written) fails too. */
         if (!(e <= tol)) {
             bad++;
@@ -320,13 +455,26 @@ static int next_set(const gb_workspace *w, int *set)
     return *set;
 }
 
+/* One call of v on operands of w's shape: f32's kernel, or the type's
+ * (tk).  The caller finds the operands before its clock starts. */
+static int call(const gb_variant *v, const gb_typed_kernel *tk, const gb_workspace *w,
+                const void *A, const void *B, void *C, const gb_ctx *ctx)
+{
+    if (tk)
+        return tk->run(w->M, w->N, w->K, A, w->K, B, w->N, C, w->N, ctx);
+    return v->run(w->M, w->N, w->K, A, w->K, B, w->N, C, w->N, ctx);
+}
+
 int gb_measure(const gb_variant *v, const gb_params *params, int threads, int prepack,
                gb_workspace *w, const gb_measure_cfg *cfg, volatile sig_atomic_t *stop,
                gb_result *r, char *err, size_t errlen)
 {
+    static const gb_params no_params;
     const int M = w->M, K = w->K, N = w->N;
+    const gb_typed_kernel *tk = w->dtype == GB_DTYPE_F32 ? NULL : v->typed[w->dtype];
     char why[GB_ERR_LEN] = "";
-    gb_ctx ctx = { threads, params, NULL, why, sizeof why };
+    /* --param sets are f32's: a typed kernel sees none. */
+    gb_ctx ctx = { threads, tk ? &no_params : params, NULL, why, sizeof why };
     gb_round_clock round_clock = { 1, 0.0, 0.0, 0.0, 0 };
     gb_clock_reading span_start, span_end;
     double spent, slice_start, t1 = 0.0;
@@ -334,6 +482,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
 
     memset(r, 0, sizeof *r);
     r->variant = v;
+    r->dtype = w->dtype;
     r->params = *params;
     r->shape.M = M;
     r->shape.K = K;
@@ -352,7 +501,13 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
         snprintf(err, errlen, "out of memory for %d samples", cfg->reps);
         return -1;
     }
-    if (v->prepare && v->prepare(M, N, K, w->B, N, &ctx, prepack, &ctx.state) != 0) {
+    if (w->dtype != GB_DTYPE_F32 && (tk == NULL || params->count > 0)) {
+        snprintf(err, errlen, "%s does not run %s%s", v->name, gb_dtype_name(w->dtype),
+                 tk ? " with --param" : "");
+        return -1;
+    }
+    if (tk ? tk->prepare && tk->prepare(M, N, K, w->b, N, &ctx, prepack, &ctx.state) != 0
+           : v->prepare && v->prepare(M, N, K, w->B, N, &ctx, prepack, &ctx.state) != 0) {
         if (why[0] != '\0')
             snprintf(err, errlen, "%s: %s", r->label, why);
         else
@@ -361,10 +516,12 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     }
     prepared = 1;
     /* After prepare(): what ran may depend on its state (packed: prepack). */
-    if (v->resolve) {
+    if (v->resolve && tk == NULL) {
         v->resolve(M, N, K, &ctx, &r->effective);
         r->has_effective = 1;
     }
+    if (tk && tk->impl)
+        tk->impl(M, N, K, &ctx, r->impl, sizeof r->impl);
     make_label(r); /* again: the label may name where the parameters came from */
 
     /* Verification first, on a C full of NaN, so an element the kernel never
@@ -373,10 +530,9 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     if (cfg->check) {
         double t0;
         int status;
-        for (size_t i = 0; i < (size_t)M * N; i++)
-            w->C[i] = NAN;
+        poison_c(w);
         t0 = gb_now();
-        status = v->run(M, N, K, w->A, K, w->B, N, w->C, N, &ctx);
+        status = call(v, tk, w, w->a, w->b, w->c, &ctx);
         spent = gb_now() - t0;
         if (status != 0) {
             snprintf(err, errlen, "%s: kernel failed (out of memory?)", r->label);
@@ -391,12 +547,12 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     /* The verification call is the first warm-up call: on the slowest
      * schedules (seconds per call) a separate one would cost a call more. */
     for (int i = cfg->check ? 1 : 0; i < cfg->warmup && spent <= cfg->max_time; i++) {
-        const float *A, *B;
-        float *C;
+        const void *A, *B;
+        void *C;
         double t0;
-        gb_workspace_set(w, next_set(w, &set), &A, &B, &C);
+        gb_workspace_set_bytes(w, next_set(w, &set), &A, &B, &C);
         t0 = gb_now();
-        if (v->run(M, N, K, A, K, B, N, C, N, &ctx) != 0) {
+        if (call(v, tk, w, A, B, C, &ctx) != 0) {
             snprintf(err, errlen, "%s: kernel failed (out of memory?)", r->label);
             goto out;
         }
@@ -411,8 +567,8 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     gb_clock_read(&span_start);
     slice_start = gb_now();
     while (n < cfg->reps || (spent < cfg->min_time && n < GB_MAX_CALLS)) {
-        const float *A, *B;
-        float *C;
+        const void *A, *B;
+        void *C;
         double t0;
         int status;
 
@@ -440,9 +596,9 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
         }
 
         /* Cold: the next set, untouched since the whole ring went by. */
-        gb_workspace_set(w, next_set(w, &set), &A, &B, &C);
+        gb_workspace_set_bytes(w, next_set(w, &set), &A, &B, &C);
         t0 = gb_now();
-        status = v->run(M, N, K, A, K, B, N, C, N, &ctx);
+        status = call(v, tk, w, A, B, C, &ctx);
         t1 = gb_now();
         if (status != 0) {
             snprintf(err, errlen, "%s: kernel failed (out of memory?)", r->label);
@@ -472,8 +628,8 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     r->gflops = r->stats.median > 0.0 ? gb_flops(M, K, N) / (r->stats.median * 1e3) : 0.0;
     rc = 0;
 out:
-    if (v->release && prepared)
-        v->release(ctx.state);
+    if (prepared && (tk ? tk->release != NULL : v->release != NULL))
+        (tk ? tk->release : v->release)(ctx.state);
     if (rc != 0)
         gb_result_free(r);
     return rc;

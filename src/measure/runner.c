@@ -127,6 +127,9 @@ int gb_selection_build(const gb_options *o, gb_selection *sel, char *err, size_t
         if (taken == 0 && add_entry(sel, picked[i], NULL, err, errlen) != 0)
             return -1;
         prepack_ok |= picked[i]->supports_prepack;
+        for (int t = 0; t < o->ndtypes; t++)
+            prepack_ok |= o->dtypes[t] != GB_DTYPE_F32 && picked[i]->typed[o->dtypes[t]] &&
+                          picked[i]->typed[o->dtypes[t]]->supports_prepack;
     }
     if (o->prepack && !prepack_ok) {
         snprintf(err, errlen, "--prepack: none of the selected variants can pre-pack B");
@@ -155,12 +158,35 @@ void gb_selection_free(gb_selection *sel)
     sel->shapes = NULL;
 }
 
+int gb_selection_runs(const gb_selection *sel, int v, int s, char *why, size_t whylen)
+{
+    const gb_variant *var = sel->variants[v];
+    const gb_dtype t = sel->shapes[s].dtype;
+
+    if (t == GB_DTYPE_F32)
+        return 1;
+    if (var->typed[t] == NULL) {
+        if (why)
+            snprintf(why, whylen, "%s", gb_variant_types_note(var));
+        return 0;
+    }
+    if (sel->params[v].count > 0) {
+        if (why)
+            snprintf(why, whylen, "a --param set applies to f32 only");
+        return 0;
+    }
+    return 1;
+}
+
 /* Entries run per call, then (--prepack, variants that can) with B packed
  * outside the timed region, as an entry of its own (+prepack). */
-static int runs_prepacked(const gb_runner_cfg *cfg, const gb_variant *v)
+static int runs_prepacked_type(const gb_runner_cfg *cfg, const gb_variant *v, gb_dtype t)
 {
+    if (t != GB_DTYPE_F32)
+        return cfg->prepack && v->typed[t] && v->typed[t]->supports_prepack;
     return cfg->prepack && v->supports_prepack;
 }
+
 
 static int thread_counts(const gb_runner_cfg *cfg)
 {
@@ -179,8 +205,15 @@ static int count_at(const gb_runner_cfg *cfg, const gb_variant *v, int t)
     return cfg->thread_list[t];
 }
 
-static double peak_at(const gb_runner_cfg *cfg, const gb_variant *v, int t)
+static double peak_at(const gb_runner_cfg *cfg, const gb_variant *v, int t, gb_dtype type)
 {
+    if (type != GB_DTYPE_F32) {
+        if (cfg->nthreads <= 0)
+            return cfg->dtype_peak[type];
+        if (cfg->nthreads > 1 && v->single_thread)
+            return cfg->dtype_peak_1t[type];
+        return cfg->dtype_thread_peaks[type] ? cfg->dtype_thread_peaks[type][t] : 0.0;
+    }
     if (cfg->nthreads <= 0)
         return cfg->peak_gflops;
     if (cfg->nthreads > 1 && v->single_thread)
@@ -198,7 +231,9 @@ int gb_runner_plan(const gb_selection *sel, const gb_runner_cfg *cfg, gb_run_ste
         for (int v = 0; v < sel->nvariants; v++)
             for (int t = 0; t < thread_counts(cfg); t++)
                 for (int prepack = 0; prepack < 2; prepack++)
-                    if ((!prepack || runs_prepacked(cfg, sel->variants[v])) &&
+                    if (gb_selection_runs(sel, v, s, NULL, 0) &&
+                        (!prepack ||
+                         runs_prepacked_type(cfg, sel->variants[v], sel->shapes[s].dtype)) &&
                         count_at(cfg, sel->variants[v], t) > 0) {
                         if (steps && n < max)
                             steps[n] = (gb_run_step){ s, v, count_at(cfg, sel->variants[v], t),
@@ -212,10 +247,11 @@ int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg)
 {
     int total = 0;
 
-    for (int v = 0; v < sel->nvariants; v++)
-        for (int t = 0; t < thread_counts(cfg); t++)
-            if (count_at(cfg, sel->variants[v], t) > 0)
-                total += sel->nshapes * (1 + runs_prepacked(cfg, sel->variants[v]));
+    for (int s = 0; s < sel->nshapes; s++)
+        for (int v = 0; v < sel->nvariants; v++)
+            for (int t = 0; t < thread_counts(cfg); t++)
+                if (gb_selection_runs(sel, v, s, NULL, 0) && count_at(cfg, sel->variants[v], t) > 0)
+                    total += 1 + runs_prepacked_type(cfg, sel->variants[v], sel->shapes[s].dtype);
     return total * cfg->rounds;
 }
 
@@ -268,11 +304,11 @@ static void set_roof(const gb_runner_cfg *cfg, gb_result *res, double peak)
 {
     gb_roof roof;
 
-    res->intensity = gb_intensity(res->shape.M, res->shape.K, res->shape.N);
+    res->intensity = gb_intensity_dtype(res->dtype, res->shape.M, res->shape.K, res->shape.N);
     if (cfg->machine == NULL)
         return;
-    if (gb_roof_for(cfg->machine, res->shape.M, res->shape.K, res->shape.N, res->threads,
-                    res->cold, &roof) != 0)
+    if (gb_roof_for_dtype(cfg->machine, res->dtype, res->shape.M, res->shape.K, res->shape.N,
+                          res->threads, res->cold, &roof) != 0)
         return;
     if (peak > 0.0) {
         double bw_roof = roof.intensity * roof.bandwidth_gbs;
@@ -306,6 +342,7 @@ static int record(sweep *w, gb_run_entry *e, gb_result *part, int shape, int rou
     if (!e->measured) {
         *res = *part;
         snprintf(res->shape.kernel, sizeof res->shape.kernel, "%s", w->sel->shapes[shape].kernel);
+        res->shape.dtype = w->sel->shapes[shape].dtype;
         e->json_index = w->njson++;
         e->measured = 1;
     } else {
@@ -411,7 +448,7 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int t, in
             h->failed(h->arg, why, &w->sel->shapes[shape]);
         return 0;
     }
-    if (record(w, e, &part, shape, round, peak_at(cfg, var, t)) != 0) {
+    if (record(w, e, &part, shape, round, peak_at(cfg, var, t, w->sel->shapes[shape].dtype)) != 0) {
         snprintf(w->err, w->errlen, "out of memory");
         return -1;
     }
@@ -448,7 +485,8 @@ static int run_round(sweep *w, int round)
         gb_workspace ws;
         int rc = 0;
 
-        if (gb_workspace_init(&ws, shape->M, shape->K, shape->N, w->err, w->errlen) != 0)
+        if (gb_workspace_init_dtype(&ws, shape->dtype, shape->M, shape->K, shape->N, w->err,
+                                    w->errlen) != 0)
             return -1;
         if (w->cfg->cold && gb_workspace_go_cold(&ws, last_level_cache(w->cfg), w->err,
                                                  w->errlen) != 0) {
@@ -458,7 +496,8 @@ static int run_round(sweep *w, int round)
         for (int v = 0; v < sel->nvariants && rc == 0 && !*w->stop; v++)
             for (int t = 0; t < thread_counts(w->cfg) && rc == 0 && !*w->stop; t++)
                 for (int prepack = 0; prepack < 2 && rc == 0 && !*w->stop; prepack++)
-                    if ((!prepack || runs_prepacked(w->cfg, sel->variants[v])) &&
+                    if (gb_selection_runs(sel, v, s, NULL, 0) &&
+                        (!prepack || runs_prepacked_type(w->cfg, sel->variants[v], shape->dtype)) &&
                         count_at(w->cfg, sel->variants[v], t) > 0)
                         rc = measure_entry(w, &ws, s, v, t, prepack, round, &share);
         gb_workspace_free(&ws);

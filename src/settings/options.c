@@ -38,6 +38,37 @@ static int store_list(char *dst, size_t size, const gb_setting_value *v, char *e
     return -1;
 }
 
+static int add_dtype(const char *item, void *arg)
+{
+    gb_options *o = arg;
+    gb_dtype t;
+
+    if (gb_dtype_parse(item, &t) != 0)
+        return -1;
+    for (int i = 0; i < o->ndtypes; i++)
+        if (o->dtypes[i] == t)
+            return -2;
+    o->dtypes[o->ndtypes++] = t;
+    return 0;
+}
+
+/* --dtype f32,bf16: each type once, in the order given. */
+static int store_dtypes(gb_options *o, const gb_setting_value *v, char *err, size_t errlen)
+{
+    int rc;
+
+    o->ndtypes = 0;
+    rc = gb_split_list(v->text, add_dtype, o);
+    if (rc == 0)
+        return 0;
+    if (gb_split_why(rc))
+        gb_list_error(err, errlen, v->name, v->text, gb_split_why(rc));
+    else
+        gb_list_error(err, errlen, v->name, v->text,
+                      rc == -2 ? "names a type twice" : "names a type other than f32, bf16, u8s8");
+    return -1;
+}
+
 static int store_m(gb_options *o, const gb_setting_value *v, char *err, size_t errlen)
 {
     if (!v->repeated)
@@ -150,6 +181,7 @@ int gb_options_store(void *options, const gb_setting *s, const gb_setting_value 
     switch (s->id) {
     case GB_SET_VARIANT: return store_list(o->variants, sizeof o->variants, v, err, errlen);
     case GB_SET_KERNEL: return store_list(o->kernels, sizeof o->kernels, v, err, errlen);
+    case GB_SET_DTYPE: return store_dtypes(o, v, err, errlen);
     case GB_SET_M: return store_m(o, v, err, errlen);
     case GB_SET_SHAPE: return store_shape(o, v, err, errlen);
     case GB_SET_PARAM: return store_param_set(o, v, err, errlen);

@@ -107,6 +107,12 @@ const gb_setting gb_settings[] = {
       .help = "only these variants: names, families or labels such as packed+prepack or "
               "'k8[tk=16]' (comma list, repeatable; a comma inside brackets is part of the "
               "label)" },
+    { .id = GB_SET_DTYPE, .commands = RUN_AB, .flag = "dtype", .conf_key = "dtype", TEXT,
+      .value_name = "LIST", .initial = "f32", .group = "selection",
+      .help = "the operands' types: f32, bf16 (bf16 x bf16 -> f32) and u8s8 (u8 x s8 -> "
+              "s32), comma list; a variant without a type is skipped with its reason" },
+    { .id = GB_SET_DTYPE, .commands = FILTERS, .flag = "dtype", TEXT, .value_name = "LIST",
+      .default_note = "all", .help = "only these types: f32, bf16, u8s8 (comma list)" },
     { .id = GB_SET_KERNEL, .commands = RUN_AB, .flag = "kernel", .letter = 'k',
       .conf_key = "kernels", TEXT, .value_name = "LIST", .initial = "all", .group = "selection",
       .help = "qkv, mlp_expand, mlp_reduce, square1024, bench.conf [kernel] names, or all "

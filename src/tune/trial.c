@@ -100,7 +100,7 @@ static double confirmed_time(const gb_run_entry *e)
 int gb_trials_confirm(gb_trials *t, const gb_variant *const *variants, const gb_params *params,
                       int n, double *us, char *err, size_t errlen)
 {
-    gb_shape shape = { "tune", t->M, t->K, t->N };
+    gb_shape shape = { "tune", t->M, t->K, t->N, GB_DTYPE_F32 };
     gb_selection sel;
     gb_runner_cfg rc;
     gb_runner runner;
