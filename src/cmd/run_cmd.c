@@ -407,9 +407,11 @@ static int lockstep_begin(const gb_options *o, const gb_selection *sel,
         const gb_shape *sh = &sel->shapes[steps[i].shape];
         char params[200];
         gb_params_format(v, &sel->params[steps[i].variant], params, sizeof params);
-        rc = gb_lockstep_say("plan %s[%s]%s\t%s\t%d\t%d\t%d\t%d", v->name, params,
+        /* The type only when not f32: an f32 step's line is an older build's. */
+        rc = gb_lockstep_say("plan %s[%s]%s\t%s\t%d\t%d\t%d\t%d%s%s", v->name, params,
                              steps[i].prepack ? "+prepack" : "", sh->kernel, sh->M, sh->K,
-                             sh->N, steps[i].threads);
+                             sh->N, steps[i].threads, sh->dtype == GB_DTYPE_F32 ? "" : "\t",
+                             sh->dtype == GB_DTYPE_F32 ? "" : gb_dtype_name(sh->dtype));
     }
     free(steps);
     return rc == 0 ? gb_lockstep_wait("setup") : -1;
