@@ -1,0 +1,645 @@
+/*
+ * packed_lowp.c - the packed schedule's bf16 and u8s8 kernels (gb_packed_bf16,
+ * gb_packed_u8s8, packed_lowp.h): the driver, the portable kernels, and the
+ * choice of path.  The AVX-512 micro-kernels and their packing of B are
+ * packed_lowp_avx512.c.
+ *
+ * Types (oneDNN's matmul): bf16 is A, B bfloat16 and C float, sums in fp32;
+ * u8s8 is A uint8_t, B int8_t and C int32_t, sums as vpdpbusd makes them
+ * (four u8 x s8 products added to an int32, wrapping, no saturation).  Both
+ * multiply in 32-bit groups of k (a bf16 pair, a u8 / s8 quad), so one
+ * driver runs both on uint32_t words and only the kernels know the type.
+ *
+ * BLIS's five loops around a micro-kernel, per thread on its region of C
+ * (m0..m1 x n0..n1 of a tm x tn grid):
+ *
+ *   jc: the region's columns, nc_cur at a time
+ *     pc: k, kc_cur at a time (never split across threads)
+ *       B block (kc x nc): packed into NR-column micro-panels of k groups
+ *                          ([kg][NR] words), zero-padded; or already packed
+ *                          whole by prepare() (--prepack): skipped
+ *       ic: the region's rows, mc_cur at a time
+ *         A block (mc x kc): packed into MR-row micro-panels ([kg][MR] words)
+ *         jr: NR columns at a time  (the B micro-panel stays in L1 ...)
+ *           ir: MR rows at a time   (... while the A micro-panels stream from L2)
+ *             micro-kernel: C[ir:+MR][jr:+NR] (+)= A micro-panel . B micro-panel
+ *
+ * Why both operands are packed (packed.c reads f32's in place): the
+ * dot-product instructions want B's k values interleaved in groups within
+ * each column, which B's row-major layout is not, so B is packed on every
+ * path (--prepack moves it out of the call); and A's groups must not run
+ * past K (a pair or quad straddling A's row end would read beyond the
+ * matrix, and a NaN there times B's zero padding is a NaN), so A is packed
+ * too, zero-padded to the group: M x K words per column block, a few per
+ * cent of the dot products at M >= 16.  Each thread packs the B columns
+ * and the A rows it needs into its own buffers: no barrier, no sharing;
+ * the grid (below) splits N at BERT's shapes, so B is packed once in all.
+ *
+ * Blocks from the machine's caches (gb_machine_detect, once per process),
+ * as packed_plan.c:
+ *   kc: B's micro-panel (kg x NR words) takes half of L1d, the rest for
+ *       the A micro-panel streaming through and the C tile: kc = 256 bf16
+ *       or 512 u8 on a 48 KiB L1d, balanced over K (K = 768 bf16: 3 x 256);
+ *       a multiple of the group, so that only the last block has a tail;
+ *   mc: the A block (mc x kg words) takes half of L2;
+ *   nc: the B block (kg x nc words) half of L3 shared by the threads, where
+ *       it is when the next ic block reads it (L2's half without an L3);
+ * mc and nc rounded to MR and NR and balanced over the thread's rows and
+ * columns.
+ *
+ * Threads: one parallel region per call; a tm x tn grid over the MR-row
+ * and NR-column panels of C, the one whose busiest thread has the least
+ * dot products + PACK_COST x the elements it packs (B's are packed by the
+ * thread whose columns they are, A's by every column of threads).
+ *
+ * Edges: the packing zero-pads A's rows to MR, B's columns to NR and k to
+ * the group, so the kernel always computes a full tile; it stores only the
+ * m x n corner that exists (masked stores on AVX-512), so C's padding past
+ * N is never written.
+ *
+ * The portable path (no AVX512_BF16 / AVX512_VNNI, another architecture, or
+ * packed_lowp_force_portable): the same loops, packing and layout, with a
+ * plain C micro-kernel; exact, not fast.
+ *
+ * Learnt from: BLIS (the five loops, blocks from the caches, one kernel
+ * with edges at the store) and oneDNN's brgemm and its matmul (the VNNI
+ * layouts of B, A broadcast a group at a time, the types' semantics).
+ */
+#include "packed_lowp.h"
+
+#include "gemmbench.h"
+#include "machine.h"
+
+#include <limits.h>
+#include <omp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shares of each cache a block takes (see the header). */
+#define KC_B_L1_SHARE 0.5
+#define MC_L2_SHARE 0.5
+#define NC_L3_SHARE 0.5
+/* When the caches are unknown: common sizes of the last decade. */
+#define FALLBACK_L1_BYTES (32L * 1024)
+#define FALLBACK_L2_BYTES (1024L * 1024)
+/* Cost of packing one element in dot-product MACs, for the thread grid: the
+ * kernel does 32 group MACs a cycle, the packing a few words. */
+#define PACK_COST 16.0
+/* Packed buffers are aligned to a cache line (the kernel's aligned loads). */
+#define ALIGN_WORDS 16
+
+/* The test hook (packed_lowp_force_portable): read at prepare and at a
+ * call without prepare's state, never while a call runs. */
+static int force_portable;
+/* The other test hook (packed_lowp_force_blocks): blocks, 0 the rule's. */
+static int forced_mc, forced_kc, forced_nc;
+
+/* ---- the portable path -------------------------------------------------------- */
+
+/* 4 x 16: 64 accumulators, the x86-64 baseline's and NEON's 16 registers
+ * of 4 lanes; the compiler decides what stays in registers. */
+#define PORTABLE_MR 4
+#define PORTABLE_NR 16
+
+/* The bf16 tile in plain C.  Each group's two products go in as vdpbf16ps
+ * adds them (the odd element's first); every product of two bf16 is exact
+ * in fp32. */
+static void ukernel_bf16_portable(int kg, const uint32_t *restrict a, const uint32_t *restrict b,
+                                  void *restrict cv, long ldc, int m, int n, int accumulate)
+{
+    float tile[PORTABLE_MR][PORTABLE_NR] = { { 0 } };
+    float *c = cv;
+
+    for (int g = 0; g < kg; g++) {
+        for (int i = 0; i < PORTABLE_MR; i++) {
+            gb_bf16 ap[2];
+            memcpy(ap, &a[(long)g * PORTABLE_MR + i], sizeof ap);
+            const float a0 = gb_bf16_to_float(ap[0]), a1 = gb_bf16_to_float(ap[1]);
+            for (int j = 0; j < PORTABLE_NR; j++) {
+                gb_bf16 bp[2];
+                memcpy(bp, &b[(long)g * PORTABLE_NR + j], sizeof bp);
+                tile[i][j] += a1 * gb_bf16_to_float(bp[1]);
+                tile[i][j] += a0 * gb_bf16_to_float(bp[0]);
+            }
+        }
+    }
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            c[i * ldc + j] = accumulate ? c[i * ldc + j] + tile[i][j] : tile[i][j];
+}
+
+/* The u8s8 tile in plain C, in unsigned arithmetic: it wraps modulo 2^32
+ * as vpdpbusd's int32 adds do, where signed overflow would be undefined. */
+static void ukernel_u8s8_portable(int kg, const uint32_t *restrict a, const uint32_t *restrict b,
+                                  void *restrict cv, long ldc, int m, int n, int accumulate)
+{
+    uint32_t tile[PORTABLE_MR][PORTABLE_NR] = { { 0 } };
+    int32_t *c = cv;
+
+    for (int g = 0; g < kg; g++) {
+        for (int i = 0; i < PORTABLE_MR; i++) {
+            const unsigned char *aq = (const unsigned char *)&a[(long)g * PORTABLE_MR + i];
+            for (int j = 0; j < PORTABLE_NR; j++) {
+                const unsigned char *bq = (const unsigned char *)&b[(long)g * PORTABLE_NR + j];
+                for (int q = 0; q < 4; q++)
+                    tile[i][j] += (uint32_t)((int32_t)aq[q] * (int32_t)(int8_t)bq[q]);
+            }
+        }
+    }
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            const uint32_t sum = accumulate ? (uint32_t)c[i * ldc + j] + tile[i][j] : tile[i][j];
+            c[i * ldc + j] = (int32_t)sum; /* GCC: modulo 2^32, as the hardware's */
+        }
+}
+
+/* kc rows x nc columns of B, es-byte elements, into NR-column micro-panels
+ * of k groups (group elements per 32-bit word, in k order in memory), k past
+ * kc and columns past nc zero. */
+static void pack_b_portable(int kc, int nc, const void *Bv, long ldb, size_t es, int group,
+                            int nr, uint32_t *restrict dst, long panel_stride)
+{
+    const unsigned char *B = Bv;
+    const int kg = (kc + group - 1) / group;
+
+    for (int jp = 0; jp < nc; jp += nr) {
+        uint32_t *panel = dst + (long)(jp / nr) * panel_stride;
+        for (int g = 0; g < kg; g++)
+            for (int jj = 0; jj < nr; jj++) {
+                unsigned char word[4] = { 0 };
+                const int j = jp + jj;
+                for (int q = 0; q < group && j < nc && g * group + q < kc; q++)
+                    memcpy(word + q * es, B + ((size_t)(g * group + q) * ldb + j) * es, es);
+                memcpy(&panel[(long)g * nr + jj], word, sizeof word);
+            }
+    }
+}
+
+static void pack_b_bf16_portable(int kc, int nc, const void *B, long ldb, uint32_t *restrict dst,
+                                 long panel_stride)
+{
+    pack_b_portable(kc, nc, B, ldb, sizeof(gb_bf16), 2, PORTABLE_NR, dst, panel_stride);
+}
+
+static void pack_b_s8_portable(int kc, int nc, const void *B, long ldb, uint32_t *restrict dst,
+                               long panel_stride)
+{
+    pack_b_portable(kc, nc, B, ldb, sizeof(int8_t), 4, PORTABLE_NR, dst, panel_stride);
+}
+
+static int cpu_runs_always(void)
+{
+    return 1;
+}
+
+static const lowp_isa isa_bf16_portable = {
+    .name = "portable",
+    .mr = PORTABLE_MR,
+    .nr = PORTABLE_NR,
+    .group = 2,
+    .kernel = ukernel_bf16_portable,
+    .pack_b = pack_b_bf16_portable,
+    .cpu_runs = cpu_runs_always,
+};
+
+static const lowp_isa isa_u8s8_portable = {
+    .name = "portable",
+    .mr = PORTABLE_MR,
+    .nr = PORTABLE_NR,
+    .group = 4,
+    .kernel = ukernel_u8s8_portable,
+    .pack_b = pack_b_s8_portable,
+    .cpu_runs = cpu_runs_always,
+};
+
+/* The path of type t: the SIMD one where the CPU runs it and the tests
+ * have not forced the portable one; NULL for a type not run here. */
+static const lowp_isa *select_isa(gb_dtype t)
+{
+    if (t != GB_DTYPE_BF16 && t != GB_DTYPE_U8S8)
+        return NULL;
+#if defined(__x86_64__)
+    {
+        const lowp_isa *simd = t == GB_DTYPE_BF16 ? &lowp_isa_avx512_bf16 : &lowp_isa_avx512_vnni;
+        if (!force_portable && simd->cpu_runs())
+            return simd;
+    }
+#endif
+    return t == GB_DTYPE_BF16 ? &isa_bf16_portable : &isa_u8s8_portable;
+}
+
+void packed_lowp_force_portable(int on)
+{
+    force_portable = on != 0;
+}
+
+void packed_lowp_force_blocks(int mc, int kc, int nc)
+{
+    forced_mc = mc > 0 ? mc : 0;
+    forced_kc = kc > 0 ? kc : 0;
+    forced_nc = nc > 0 ? nc : 0;
+}
+
+const char *packed_lowp_path(gb_dtype t)
+{
+    const lowp_isa *isa = select_isa(t);
+    return isa ? isa->name : "";
+}
+
+/* ---- packing A ---------------------------------------------------------------- */
+
+/* mc rows x kc of A (es-byte elements, row stride lda) into MR-row
+ * micro-panels of k groups ([kg][MR] words, the group's elements in k
+ * order), rows past mc and k past kc zero.  One 32-bit copy per group:
+ * the same on every path. */
+static void pack_a(int mc, int kc, const void *Av, long lda, size_t es, int group, int mr,
+                   uint32_t *restrict dst)
+{
+    const unsigned char *A = Av;
+    const int kg = (kc + group - 1) / group, full = kc / group;
+
+    for (int ip = 0; ip < mc; ip += mr) {
+        for (int i = 0; i < mr; i++) {
+            const unsigned char *row;
+            uint32_t *out = dst + i;
+            int g = 0;
+            if (ip + i >= mc) {
+                for (; g < kg; g++)
+                    out[(long)g * mr] = 0;
+                continue;
+            }
+            row = A + (size_t)(ip + i) * lda * es;
+            for (; g < full; g++)
+                memcpy(&out[(long)g * mr], row + (size_t)g * 4, 4);
+            if (g < kg) {
+                uint32_t word = 0;
+                memcpy(&word, row + (size_t)g * 4, (size_t)(kc - g * group) * es);
+                out[(long)g * mr] = word;
+            }
+        }
+        dst += (long)kg * mr;
+    }
+}
+
+/* ---- the plan ----------------------------------------------------------------- */
+
+typedef struct lowp_plan {
+    const lowp_isa *isa;
+    gb_dtype type;
+    size_t a_es, b_es;       /* bytes of an element of A, of B */
+    int mr, nr, group;
+    int kc, mc, nc;          /* kc % group == 0, mc % mr == 0, nc % nr == 0 */
+    int tm, tn, nthreads;
+} lowp_plan;
+
+static long ceil_div(long a, long b)
+{
+    return (a + b - 1) / b;
+}
+
+/* extent cut into the fewest blocks of at most cap (a multiple of unit),
+ * all of about the same size: the block size, a multiple of unit. */
+static int balanced_block(long extent, long cap, int unit)
+{
+    const long blocks = ceil_div(extent, cap < unit ? unit : cap);
+    return (int)(ceil_div(ceil_div(extent, blocks), unit) * unit);
+}
+
+/* The busiest thread's work on a tm x tn grid, in MACs of k groups per k. */
+static double grid_cost(const lowp_plan *p, int M, int N, int tm, int tn, int prepack)
+{
+    const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
+    const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
+    return rows * cols + PACK_COST * (rows + (prepack ? 0.0 : cols));
+}
+
+/* The data caches' sizes (level 1 to 3; 0 unknown), detected once per
+ * process: gb_machine_detect takes about 10 ms (hwloc's topology), which a
+ * call without prepare() would pay in its timed region, and the unit tests
+ * on each of their hundreds of plans.  The caches do not change while the
+ * process runs; threads racing here store the same values, level 1 last. */
+static void cache_sizes(long *l1, long *l2, long *l3)
+{
+    static _Atomic long cached[4] = { -1, -1, -1, -1 };
+
+    if (atomic_load_explicit(&cached[1], memory_order_acquire) < 0) {
+        gb_machine machine;
+        gb_machine_detect(&machine);
+        for (int level = 3; level >= 1; level--) {
+            const long bytes = gb_machine_cache_bytes(&machine, level);
+            atomic_store_explicit(&cached[level], bytes > 0 ? bytes : 0, memory_order_release);
+        }
+    }
+    *l1 = atomic_load_explicit(&cached[1], memory_order_acquire);
+    *l2 = atomic_load_explicit(&cached[2], memory_order_relaxed);
+    *l3 = atomic_load_explicit(&cached[3], memory_order_relaxed);
+}
+
+static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int prepack,
+                      lowp_plan *p)
+{
+    long l1, l2, l3, kg, mc_cap, nc_cap;
+    double best = -1.0;
+
+    memset(p, 0, sizeof *p);
+    p->type = t;
+    p->isa = select_isa(t);
+    p->a_es = gb_dtype_size_a(t);
+    p->b_es = gb_dtype_size_b(t);
+    p->mr = p->isa->mr;
+    p->nr = p->isa->nr;
+    p->group = p->isa->group;
+    p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
+
+    cache_sizes(&l1, &l2, &l3);
+    if (l1 <= 0)
+        l1 = FALLBACK_L1_BYTES;
+    if (l2 <= 0)
+        l2 = FALLBACK_L2_BYTES;
+
+    /* kc: B's micro-panel in its share of L1d, whole groups. */
+    kg = (long)(KC_B_L1_SHARE * l1) / ((long)p->nr * 4);
+    p->kc = forced_kc > 0 ? (int)(ceil_div(forced_kc, p->group) * p->group)
+                          : balanced_block(K, (kg > 0 ? kg : 1) * p->group, p->group);
+    kg = ceil_div(p->kc, p->group);
+
+    for (int tm = 1; tm <= p->nthreads; tm++) {
+        const int tn = p->nthreads / tm;
+        double cost;
+        if (tm * tn != p->nthreads)
+            continue;
+        cost = grid_cost(p, M, N, tm, tn, prepack);
+        if (best < 0.0 || cost < best) {
+            best = cost;
+            p->tm = tm;
+            p->tn = tn;
+        }
+    }
+
+    /* mc: the A block in its share of L2; nc: the B block in its share of
+     * L3 (of L2 without one), balanced over the thread's rows and columns. */
+    mc_cap = (long)(MC_L2_SHARE * l2) / (kg * 4) / p->mr * p->mr;
+    nc_cap = (long)(NC_L3_SHARE * (l3 > 0 ? l3 / p->nthreads : l2)) / (kg * 4) / p->nr * p->nr;
+    p->mc = balanced_block(ceil_div(ceil_div(M, p->mr), p->tm) * p->mr, mc_cap, p->mr);
+    p->nc = balanced_block(ceil_div(ceil_div(N, p->nr), p->tn) * p->nr, nc_cap, p->nr);
+    if (forced_mc > 0)
+        p->mc = (int)(ceil_div(forced_mc, p->mr) * p->mr);
+    if (forced_nc > 0)
+        p->nc = (int)(ceil_div(forced_nc, p->nr) * p->nr);
+}
+
+/* ---- the loops ---------------------------------------------------------------- */
+
+/* One thread's buffers: its A block and, unless B is pre-packed, its B block. */
+typedef struct thread_buffers {
+    uint32_t *a_block;
+    uint32_t *b_block;
+} thread_buffers;
+
+/* C[m0:m1][n0:n1] = A[m0:m1][:] . B[:][n0:n1]; m0 and n0 multiples of MR,
+ * NR.  b_prepacked: all of B packed (panel p at p * Kg * NR words), or NULL. */
+static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K,
+                       const unsigned char *A, long lda, const unsigned char *B, long ldb,
+                       const uint32_t *b_prepacked, unsigned char *C, long ldc,
+                       const thread_buffers *buf)
+{
+    const int mr = p->mr, nr = p->nr, group = p->group;
+    const long k_groups = ceil_div(K, group);
+
+    /* jc: the region's columns, one B block (kc x nc) at a time */
+    for (int jc = n0; jc < n1; jc += p->nc) {
+        const int nc_cur = n1 - jc < p->nc ? n1 - jc : p->nc;
+        /* pc: k, one block at a time, never split across threads */
+        for (int pc = 0; pc < K; pc += p->kc) {
+            const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
+            const int kg = (int)ceil_div(kc_cur, group);
+            const uint32_t *b_block;
+            long b_panel_stride;
+
+            if (b_prepacked) {
+                b_block = b_prepacked + (size_t)(jc / nr) * k_groups * nr + (size_t)(pc / group) * nr;
+                b_panel_stride = k_groups * nr;
+            } else {
+                p->isa->pack_b(kc_cur, nc_cur, B + ((size_t)pc * ldb + jc) * p->b_es, ldb,
+                               buf->b_block, (long)kg * nr);
+                b_block = buf->b_block;
+                b_panel_stride = (long)kg * nr;
+            }
+            /* ic: the region's rows, one A block (mc x kc) at a time */
+            for (int ic = m0; ic < m1; ic += p->mc) {
+                const int mc_cur = m1 - ic < p->mc ? m1 - ic : p->mc;
+                pack_a(mc_cur, kc_cur, A + ((size_t)ic * lda + pc) * p->a_es, lda, p->a_es,
+                       group, mr, buf->a_block);
+                /* jr: one B micro-panel, kept in L1 while ... */
+                for (int jr = 0; jr < nc_cur; jr += nr) {
+                    const uint32_t *b_panel = b_block + (size_t)(jr / nr) * b_panel_stride;
+                    const int n = nc_cur - jr < nr ? nc_cur - jr : nr;
+                    /* ir: ... every A micro-panel of the block streams past it */
+                    for (int ir = 0; ir < mc_cur; ir += mr) {
+                        const int m = mc_cur - ir < mr ? mc_cur - ir : mr;
+                        p->isa->kernel(kg, buf->a_block + (size_t)(ir / mr) * kg * mr, b_panel,
+                                       C + ((size_t)(ic + ir) * ldc + jc + jr) * 4, ldc, m, n,
+                                       pc > 0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* ---- buffers and state -------------------------------------------------------- */
+
+typedef struct lowp_state {
+    lowp_plan plan;
+    int M, N, K;
+    uint32_t *buffers;       /* every thread's A block, then its B block */
+    size_t per_thread;       /* words per thread, a multiple of ALIGN_WORDS */
+    size_t a_words;          /* of which the A block */
+    uint32_t *b_prepacked;   /* all of B (--prepack), or NULL */
+} lowp_state;
+
+static size_t round_words(size_t n)
+{
+    return (n + ALIGN_WORDS - 1) / ALIGN_WORDS * ALIGN_WORDS;
+}
+
+/* n words, 64-byte aligned (the kernels' aligned loads of B), or NULL. */
+static uint32_t *alloc_words(size_t n)
+{
+    if (n == 0 || n > SIZE_MAX / sizeof(uint32_t) / 2)
+        return NULL;
+    return aligned_alloc(ALIGN_WORDS * sizeof(uint32_t), round_words(n) * sizeof(uint32_t));
+}
+
+/* Plans the call and allocates its buffers (per measurement in prepare(),
+ * or per call without one): 0, or -1 when memory is short. */
+static int state_init(lowp_state *s, gb_dtype t, int M, int N, int K, const gb_ctx *ctx,
+                      int prepack)
+{
+    const lowp_plan *p = &s->plan;
+    size_t kg, b_words;
+
+    memset(s, 0, sizeof *s);
+    plan_call(t, M, N, K, ctx, prepack, &s->plan);
+    s->M = M;
+    s->N = N;
+    s->K = K;
+    kg = (size_t)ceil_div(p->kc, p->group);
+    s->a_words = round_words((size_t)p->mc * kg);
+    b_words = prepack ? 0 : round_words((size_t)p->nc * kg);
+    s->per_thread = s->a_words + b_words;
+    s->buffers = alloc_words(s->per_thread * (size_t)p->nthreads);
+    return s->buffers == NULL ? -1 : 0;
+}
+
+static void state_free(lowp_state *s)
+{
+    free(s->buffers);
+    free(s->b_prepacked);
+}
+
+static void lowp_release(void *state)
+{
+    if (state) {
+        state_free(state);
+        free(state);
+    }
+}
+
+static int lowp_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb,
+                        const gb_ctx *ctx, int prepack, void **state)
+{
+    lowp_state *s = malloc(sizeof *s);
+
+    *state = NULL;
+    if (s == NULL)
+        return -1;
+    if (state_init(s, t, M, N, K, ctx, prepack) != 0)
+        goto fail;
+    if (prepack) {
+        const lowp_plan *p = &s->plan;
+        const long k_groups = ceil_div(K, p->group);
+        s->b_prepacked = alloc_words((size_t)k_groups * (size_t)ceil_div(N, p->nr) * p->nr);
+        if (s->b_prepacked == NULL)
+            goto fail;
+        p->isa->pack_b(K, N, B, ldb, s->b_prepacked, k_groups * p->nr);
+    }
+    *state = s;
+    return 0;
+fail:
+    lowp_release(s);
+    return -1;
+}
+
+/* ---- the call ----------------------------------------------------------------- */
+
+static int lowp_run(gb_dtype t, int M, int N, int K, const void *A, int lda, const void *B,
+                    int ldb, void *C, int ldc, const gb_ctx *ctx)
+{
+    lowp_state local, *s = ctx->state;
+
+    /* Without prepare()'s state (or for another shape or type): plan and
+     * allocate here; B pre-packed for another shape cannot serve. */
+    if (s == NULL || s->M != M || s->N != N || s->K != K || s->plan.type != t) {
+        if (s != NULL && s->b_prepacked != NULL)
+            return -1;
+        s = &local;
+        if (state_init(s, t, M, N, K, ctx, 0) != 0) {
+            state_free(s);
+            return -1;
+        }
+    }
+
+#pragma omp parallel num_threads(s->plan.nthreads)
+    {
+        const lowp_plan *p = &s->plan;
+        const int tid = omp_get_thread_num();
+        /* Fewer threads than asked (nested or dynamic OpenMP): the grid's
+         * extra cells go to the threads there are. */
+        const int nt = omp_get_num_threads();
+        const long mpanels = ceil_div(M, p->mr), npanels = ceil_div(N, p->nr);
+        thread_buffers buf;
+
+        buf.a_block = s->buffers + (size_t)tid * s->per_thread;
+        buf.b_block = buf.a_block + s->a_words;
+        for (int cell = tid; cell < p->tm * p->tn; cell += nt) {
+            const int ti = cell / p->tn, tj = cell % p->tn;
+            const int m0 = (int)(mpanels * ti / p->tm) * p->mr;
+            const int m1 = (int)(mpanels * (ti + 1) / p->tm) * p->mr;
+            const int n0 = (int)(npanels * tj / p->tn) * p->nr;
+            const int n1 = (int)(npanels * (tj + 1) / p->tn) * p->nr;
+            if (m0 < m1 && n0 < n1)
+                run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda, B, ldb,
+                           s->b_prepacked, C, ldc, &buf);
+        }
+    }
+    if (s == &local)
+        state_free(s);
+    return 0;
+}
+
+/* Which code runs: prepare()'s choice, else the one a call would make. */
+static void lowp_impl(gb_dtype t, const gb_ctx *ctx, char *buf, size_t len)
+{
+    const lowp_state *s = ctx->state;
+    const char *name = s != NULL && s->plan.type == t ? s->plan.isa->name : packed_lowp_path(t);
+
+    if (len > 0)
+        snprintf(buf, len, "%s", name);
+}
+
+/* ---- the two types' entries --------------------------------------------------- */
+
+static int bf16_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb, void *C,
+                    int ldc, const gb_ctx *ctx)
+{
+    return lowp_run(GB_DTYPE_BF16, M, N, K, A, lda, B, ldb, C, ldc, ctx);
+}
+
+static int bf16_prepare(int M, int N, int K, const void *B, int ldb, const gb_ctx *ctx,
+                        int prepack, void **state)
+{
+    return lowp_prepare(GB_DTYPE_BF16, M, N, K, B, ldb, ctx, prepack, state);
+}
+
+static void bf16_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t len)
+{
+    (void)M, (void)N, (void)K;
+    lowp_impl(GB_DTYPE_BF16, ctx, buf, len);
+}
+
+static int u8s8_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb, void *C,
+                    int ldc, const gb_ctx *ctx)
+{
+    return lowp_run(GB_DTYPE_U8S8, M, N, K, A, lda, B, ldb, C, ldc, ctx);
+}
+
+static int u8s8_prepare(int M, int N, int K, const void *B, int ldb, const gb_ctx *ctx,
+                        int prepack, void **state)
+{
+    return lowp_prepare(GB_DTYPE_U8S8, M, N, K, B, ldb, ctx, prepack, state);
+}
+
+static void u8s8_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t len)
+{
+    (void)M, (void)N, (void)K;
+    lowp_impl(GB_DTYPE_U8S8, ctx, buf, len);
+}
+
+const gb_typed_kernel gb_packed_bf16 = {
+    .run = bf16_run,
+    .prepare = bf16_prepare,
+    .release = lowp_release,
+    .impl = bf16_impl,
+    .supports_prepack = 1,
+};
+
+const gb_typed_kernel gb_packed_u8s8 = {
+    .run = u8s8_run,
+    .prepare = u8s8_prepare,
+    .release = lowp_release,
+    .impl = u8s8_impl,
+    .supports_prepack = 1,
+};

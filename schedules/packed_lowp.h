@@ -1,0 +1,75 @@
+/*
+ * packed_lowp.h - the packed schedule's kernels of the low-precision types
+ * (gemmbench.h: gb_dtype): bf16 (bf16:bf16:f32) and u8s8 (u8:s8:s32), run
+ * by the packed variant through its typed[] table, and what their driver
+ * (packed_lowp.c) and their micro-kernels (packed_lowp_avx512.c) share.
+ *
+ * Both types multiply in 32-bit groups of k: a bf16 pair (vdpbf16ps) or a
+ * u8 / s8 quad (vpdpbusd) per 32-bit lane, so one driver serves both: it
+ * packs A and B into groups and hands the kernel uint32_t words.
+ */
+#ifndef GB_PACKED_LOWP_H
+#define GB_PACKED_LOWP_H
+
+#include <stdint.h>
+
+#include "gemmbench.h"
+
+extern const gb_typed_kernel gb_packed_bf16, gb_packed_u8s8;
+
+/* The test hook: on != 0 makes every later prepare and call of both types
+ * take the portable path, as on a CPU without AVX512_BF16 / AVX512_VNNI
+ * (tests/unit/test_packed_lowp.c).  Not for use while a call runs. */
+void packed_lowp_force_portable(int on);
+
+/* The test hook for the loops' edges: the next plans use these blocks
+ * (each rounded up to a whole group, MR or NR) instead of the caches'
+ * rule, so that small shapes end every loop in a partial block; 0 keeps
+ * the rule's.  packed_lowp_force_blocks(0, 0, 0) restores it. */
+void packed_lowp_force_blocks(int mc, int kc, int nc);
+
+/* The path a call of type t takes now: "avx512_bf16", "avx512_vnni" or
+ * "portable" (and "" for a type these kernels do not run). */
+const char *packed_lowp_path(gb_dtype t);
+
+/* ---- between the driver and its kernels ---------------------------------- */
+
+/*
+ * Packed layouts, in 32-bit groups (G elements of k: 2 for bf16, 4 for
+ * u8s8), k beyond the operand zero-padded to a whole group:
+ *   A micro-panel: MR rows, [kg][MR] groups (row i's k group g at g*MR + i),
+ *                  rows past M zero;
+ *   B micro-panel: NR columns, [kg][NR] groups (column j's k group g at
+ *                  g*NR + j, its G k values in order inside the word),
+ *                  columns past N zero.
+ * The micro-kernel: the MR x NR tile of C from one A and one B micro-panel,
+ *     C[i][j] (+)= sum_{g < kg} dot(a[g*MR + i], b[g*NR + j])
+ * stored for i < m, j < n only (C rows ldc elements apart; the rest of the
+ * tile is never touched); accumulate 0 overwrites C (the first k block),
+ * 1 adds to it.  C is float (bf16) or int32_t (u8s8).
+ */
+typedef void (*lowp_ukernel_fn)(int kg, const uint32_t *restrict a,
+                                const uint32_t *restrict b, void *restrict c, long ldc,
+                                int m, int n, int accumulate);
+/* Packing B into that layout: kc rows x nc columns (row stride ldb
+ * elements) into NR-column micro-panels panel_stride groups apart.  (A's
+ * packing is the driver's own, one 32-bit copy per group, the same on
+ * every path.) */
+typedef void (*lowp_pack_b_fn)(int kc, int nc, const void *B, long ldb, uint32_t *restrict dst,
+                               long panel_stride);
+
+/* One type's kernel and packing on one instruction set. */
+typedef struct lowp_isa {
+    const char *name;        /* packed_lowp_path's, the entry's "impl" */
+    int mr, nr;              /* register block */
+    int group;               /* k per 32-bit group: 2 (bf16) or 4 (u8s8) */
+    lowp_ukernel_fn kernel;
+    lowp_pack_b_fn pack_b;
+    int (*cpu_runs)(void);   /* 1 when this CPU and OS execute it */
+} lowp_isa;
+
+#if defined(__x86_64__)
+extern const lowp_isa lowp_isa_avx512_bf16, lowp_isa_avx512_vnni;
+#endif
+
+#endif

@@ -1,0 +1,280 @@
+/*
+ * packed_lowp_avx512.c - the packed schedule's bf16 and u8s8 micro-kernels
+ * on AVX-512 (AVX512_BF16's vdpbf16ps, AVX512_VNNI's vpdpbusd), and their
+ * B packing into the dot-product layout (packed_lowp.h).
+ *
+ * Register tile, 8 x 48 (MR x NR), one 32-bit k group per step (a bf16
+ * pair, or a u8 / s8 quad):
+ *
+ *                 b0 (16 groups) b1 (16)   b2 (16)   <- one k group of B's micro-panel
+ *   bcast a[0] -->  c00          c01       c02
+ *   bcast a[1] -->  c10          c11       c12
+ *      ...            ...  24 accumulators  ...
+ *   bcast a[7] -->  c70          c71       c72
+ *
+ * The rule is packed.c's (its header): with 32 zmm registers, MR x NV
+ * accumulators + NV B vectors + 1 broadcast <= 32, enough independent
+ * accumulators for dot-product latency x 2 ports (5 x 2 = 10 <= 24), the
+ * most dot products per loaded value, MR a divisor of 8 (BERT's M are
+ * multiples of 16).  Per group: 3 loads of B, 8 broadcasts of A (a
+ * vpbroadcastd each: A's 32-bit group of row i), 24 dot products: 12
+ * cycles on two ports against 11 loads, so the dot-product ports set the
+ * pace.  Accumulators are fp32 (bf16) or int32 (u8s8); the tile stays in
+ * registers over the whole k block and goes to C once, masked to the m x n
+ * corner that exists (a fringe tile needs no scratch copy: masked loads
+ * and stores never touch what lies beyond).
+ *
+ * vpdpbusd takes its unsigned bytes from the second operand and its
+ * signed ones from the third: A (u8) is the broadcast, B (s8) the vector.
+ *
+ * Written with GCC's intrinsics under target attributes, so that the file
+ * builds without -march flags; packed_lowp.c calls it only where
+ * __builtin_cpu_supports says the CPU runs it.  Learnt from: oneDNN's
+ * brgemm (the [k/2][N][2] and [k/4][N][4] "VNNI" layouts of B, A
+ * broadcast a group at a time) and BLIS's kernels (one micro-kernel,
+ * edges at the store).
+ */
+#include "packed_lowp.h"
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <stddef.h>
+
+#define MR 8
+#define NR 48
+
+#define TARGET_BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
+#define TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+
+/* The columns of the tile's vector v (16 wide) that exist when n do. */
+static inline __mmask16 column_mask(int n, int v)
+{
+    const int left = n - 16 * v;
+    return left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
+}
+
+/* The C tile's rows that exist are asked for at the kernel's start, so the
+ * k loop (hundreds of cycles) hides their trip from L2 or L3. */
+static inline void prefetch_c(const char *c, long row_bytes, int m)
+{
+    for (int i = 0; i < m; i++) {
+        _mm_prefetch(c + i * row_bytes, _MM_HINT_T0);
+        _mm_prefetch(c + i * row_bytes + 64, _MM_HINT_T0);
+        _mm_prefetch(c + i * row_bytes + 128, _MM_HINT_T0);
+        _mm_prefetch(c + i * row_bytes + 188, _MM_HINT_T0);
+    }
+}
+
+/* The store is branch-free: a row past m gets empty masks (and row 0's
+ * address, so no pointer leaves C), and beta = 0 loads under an empty mask
+ * (zeros, no access).  With a branch per row GCC 12 split the u8s8
+ * accumulators' live ranges and spilled them inside the k loop. */
+
+/* Named accumulators (cIV: row I, vector V), so that GCC keeps all 24 in
+ * registers; an array indexed in a loop it may leave in memory. */
+#define DECLARE_ROW(T, i, zero) T c##i##0 = zero, c##i##1 = zero, c##i##2 = zero;
+#define DECLARE_TILE(T, zero)                                                 \
+    DECLARE_ROW(T, 0, zero) DECLARE_ROW(T, 1, zero) DECLARE_ROW(T, 2, zero)   \
+    DECLARE_ROW(T, 3, zero) DECLARE_ROW(T, 4, zero) DECLARE_ROW(T, 5, zero)   \
+    DECLARE_ROW(T, 6, zero) DECLARE_ROW(T, 7, zero)
+#define FOR_ROWS(op) op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7)
+
+/* ---- bf16: vdpbf16ps, C float ----------------------------------------------------- */
+
+TARGET_BF16
+static void ukernel_bf16_8x48(int kg, const uint32_t *restrict a, const uint32_t *restrict b,
+                              void *restrict cv, long ldc, int m, int n, int accumulate)
+{
+    float *c = cv;
+    const __mmask16 k0 = column_mask(n, 0), k1 = column_mask(n, 1), k2 = column_mask(n, 2);
+
+    DECLARE_TILE(__m512, _mm512_setzero_ps())
+    prefetch_c((const char *)c, ldc * (long)sizeof(float), m);
+    for (int g = 0; g < kg; g++) {
+        const __m512bh b0 = (__m512bh)_mm512_load_si512(b);
+        const __m512bh b1 = (__m512bh)_mm512_load_si512(b + 16);
+        const __m512bh b2 = (__m512bh)_mm512_load_si512(b + 32);
+        __m512bh ai;
+#define DOT_ROW(i)                                                            \
+        ai = (__m512bh)_mm512_set1_epi32((int)a[i]);                          \
+        c##i##0 = _mm512_dpbf16_ps(c##i##0, ai, b0);                          \
+        c##i##1 = _mm512_dpbf16_ps(c##i##1, ai, b1);                          \
+        c##i##2 = _mm512_dpbf16_ps(c##i##2, ai, b2);
+        FOR_ROWS(DOT_ROW)
+#undef DOT_ROW
+        a += MR;
+        b += NR;
+    }
+#define STORE_ROW(i)                                                                  \
+    {                                                                                 \
+        float *ci = c + (long)(i < m ? i : 0) * ldc;                                  \
+        const __mmask16 s0 = i < m ? k0 : 0, s1 = i < m ? k1 : 0, s2 = i < m ? k2 : 0; \
+        const __mmask16 l0 = accumulate ? s0 : 0, l1 = accumulate ? s1 : 0;           \
+        const __mmask16 l2 = accumulate ? s2 : 0;                                     \
+        c##i##0 = _mm512_add_ps(c##i##0, _mm512_maskz_loadu_ps(l0, ci));              \
+        c##i##1 = _mm512_add_ps(c##i##1, _mm512_maskz_loadu_ps(l1, ci + 16));         \
+        c##i##2 = _mm512_add_ps(c##i##2, _mm512_maskz_loadu_ps(l2, ci + 32));         \
+        _mm512_mask_storeu_ps(ci, s0, c##i##0);                                       \
+        _mm512_mask_storeu_ps(ci + 16, s1, c##i##1);                                  \
+        _mm512_mask_storeu_ps(ci + 32, s2, c##i##2);                                  \
+    }
+    FOR_ROWS(STORE_ROW)
+#undef STORE_ROW
+}
+
+/* kc rows x nc columns of bf16 B (row stride ldb) into NR-column
+ * micro-panels of k pairs: the pair (k, k + 1) of column j is one 32-bit
+ * word, k in its low half (vdpbf16ps's even element).  16 columns at a
+ * time: each row's 16 bf16 widened to 32 bits, the odd row's shifted up.
+ * k groups outermost, so that B's rows are read along, each line once
+ * (column strip by strip, a strip's rows ldb apart, each line was read
+ * three times and the u8s8 call at M = 16 ran at a third of its prepacked
+ * speed). */
+TARGET_BF16
+static void pack_b_bf16(int kc, int nc, const void *Bv, long ldb, uint32_t *restrict dst,
+                        long panel_stride)
+{
+    const uint16_t *B = Bv;
+    const int kg = (kc + 1) / 2;
+
+    for (int g = 0; g < kg; g++) {
+        for (int jp = 0; jp < nc; jp += NR) {
+            uint32_t *panel = dst + (long)(jp / NR) * panel_stride;
+            for (int v = 0; v < NR / 16; v++) {
+                const int j = jp + 16 * v;
+                const __mmask16 mask = column_mask(nc - j, 0);
+                if (mask == 0) { /* the panel's padding: no pointer past B */
+                    _mm512_store_si512(panel + (long)g * NR + 16 * v, _mm512_setzero_si512());
+                    continue;
+                }
+                const uint16_t *even = B + (long)(2 * g) * ldb + j;
+                const __m512i lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, even));
+                __m512i word = lo;
+                if (2 * g + 1 < kc) {
+                    const __m512i hi =
+                        _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, even + ldb));
+                    word = _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
+                }
+                _mm512_store_si512(panel + (long)g * NR + 16 * v, word);
+            }
+        }
+    }
+}
+
+/* ---- u8s8: vpdpbusd, C int32 ------------------------------------------------------ */
+
+/* acc += the four u8 x s8 products of each 32-bit lane of a_u8 and b_s8.
+ * One instruction in asm, not _mm512_dpbusd_epi32: with the intrinsic GCC
+ * 12 split the accumulators' live ranges and spilled eight of them to the
+ * stack inside the k loop (the bf16 intrinsic did not); "+v" keeps each
+ * accumulator in one register across the loop. */
+#define DPBUSD(acc, a_u8, b_s8) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a_u8), "v"(b_s8));
+
+TARGET_VNNI
+static void ukernel_u8s8_8x48(int kg, const uint32_t *restrict a, const uint32_t *restrict b,
+                              void *restrict cv, long ldc, int m, int n, int accumulate)
+{
+    int32_t *c = cv;
+    const __mmask16 k0 = column_mask(n, 0), k1 = column_mask(n, 1), k2 = column_mask(n, 2);
+
+    DECLARE_TILE(__m512i, _mm512_setzero_si512())
+    prefetch_c((const char *)c, ldc * (long)sizeof(int32_t), m);
+    for (int g = 0; g < kg; g++) {
+        const __m512i b0 = _mm512_load_si512(b);
+        const __m512i b1 = _mm512_load_si512(b + 16);
+        const __m512i b2 = _mm512_load_si512(b + 32);
+        __m512i ai;
+#define DOT_ROW(i)                                                            \
+        ai = _mm512_set1_epi32((int)a[i]);                                    \
+        DPBUSD(c##i##0, ai, b0) DPBUSD(c##i##1, ai, b1) DPBUSD(c##i##2, ai, b2)
+        FOR_ROWS(DOT_ROW)
+#undef DOT_ROW
+        a += MR;
+        b += NR;
+    }
+#define STORE_ROW(i)                                                                  \
+    {                                                                                 \
+        int32_t *ci = c + (long)(i < m ? i : 0) * ldc;                                  \
+        const __mmask16 s0 = i < m ? k0 : 0, s1 = i < m ? k1 : 0, s2 = i < m ? k2 : 0; \
+        const __mmask16 l0 = accumulate ? s0 : 0, l1 = accumulate ? s1 : 0;           \
+        const __mmask16 l2 = accumulate ? s2 : 0;                                     \
+        c##i##0 = _mm512_add_epi32(c##i##0, _mm512_maskz_loadu_epi32(l0, ci));              \
+        c##i##1 = _mm512_add_epi32(c##i##1, _mm512_maskz_loadu_epi32(l1, ci + 16));         \
+        c##i##2 = _mm512_add_epi32(c##i##2, _mm512_maskz_loadu_epi32(l2, ci + 32));         \
+        _mm512_mask_storeu_epi32(ci, s0, c##i##0);                                       \
+        _mm512_mask_storeu_epi32(ci + 16, s1, c##i##1);                                  \
+        _mm512_mask_storeu_epi32(ci + 32, s2, c##i##2);                                  \
+    }
+    FOR_ROWS(STORE_ROW)
+#undef STORE_ROW
+}
+
+/* kc rows x nc columns of s8 B into NR-column micro-panels of k quads: the
+ * quad k..k+3 of column j is one 32-bit word, k in its lowest byte
+ * (vpdpbusd's byte 0).  16 columns at a time: each row's 16 bytes widened
+ * to 32 bits and shifted to its byte; rows past kc are zero.  k groups
+ * outermost, as for bf16. */
+TARGET_VNNI
+static void pack_b_s8(int kc, int nc, const void *Bv, long ldb, uint32_t *restrict dst,
+                      long panel_stride)
+{
+    const uint8_t *B = Bv;
+    const int kg = (kc + 3) / 4;
+
+    for (int g = 0; g < kg; g++) {
+        for (int jp = 0; jp < nc; jp += NR) {
+            uint32_t *panel = dst + (long)(jp / NR) * panel_stride;
+            for (int v = 0; v < NR / 16; v++) {
+                const int j = jp + 16 * v;
+                const __mmask16 mask = column_mask(nc - j, 0);
+                __m512i word = _mm512_setzero_si512();
+                for (int r = 0; mask != 0 && r < 4 && 4 * g + r < kc; r++) {
+                    const uint8_t *row = B + (long)(4 * g + r) * ldb + j;
+                    const __m512i bytes = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(mask, row));
+                    word = _mm512_or_si512(word,
+                                           _mm512_sll_epi32(bytes, _mm_cvtsi32_si128(8 * r)));
+                }
+                _mm512_store_si512(panel + (long)g * NR + 16 * v, word);
+            }
+        }
+    }
+}
+
+/* ---- what the driver sees ---------------------------------------------------------- */
+
+static int cpu_runs_bf16(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
+}
+
+static int cpu_runs_vnni(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+}
+
+const lowp_isa lowp_isa_avx512_bf16 = {
+    .name = "avx512_bf16",
+    .mr = MR,
+    .nr = NR,
+    .group = 2,
+    .kernel = ukernel_bf16_8x48,
+    .pack_b = pack_b_bf16,
+    .cpu_runs = cpu_runs_bf16,
+};
+
+const lowp_isa lowp_isa_avx512_vnni = {
+    .name = "avx512_vnni",
+    .mr = MR,
+    .nr = NR,
+    .group = 4,
+    .kernel = ukernel_u8s8_8x48,
+    .pack_b = pack_b_s8,
+    .cpu_runs = cpu_runs_vnni,
+};
+
+#endif

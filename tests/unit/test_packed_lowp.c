@@ -1,0 +1,249 @@
+/*
+ * test_packed_lowp.c - packed's bf16 and u8s8 kernels (schedules/packed_lowp.c)
+ * against a 64-bit integer reference: shapes that are multiples of no tile
+ * (M, N, K from 1, 7, 33, 100, 383, K also 2, 3 and 5 for the group tails),
+ * padded leading dimensions whose padding holds sentinels (a bf16 NaN in A's
+ * and B's, so that a kernel reading past K or N turns the sum into a NaN;
+ * a value in C's that must survive), C filled with garbage first (beta = 0),
+ * per call and pre-packed, the SIMD path and the forced portable one, the
+ * caches' blocks and tiny forced ones (every loop ends in a partial block).
+ * Inputs: bf16 integers in [-64, 64] (every sum exact in fp32 while
+ * K x 64 x 64 <= 2^24), u8 over 0..255 and s8 over -128..127 (exact in
+ * int32): the result must equal the reference bit for bit.
+ *
+ * One thread and two threads are separate tests: qemu-user hangs on a
+ * second thread (scripts/cross-aarch64.sh), so only the first runs there.
+ */
+#include "test.h"
+
+#include "gemmbench.h"
+#include "packed_lowp.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Padding past K in A's rows, past N in B's and C's. */
+#define PAD_A 3
+#define PAD_B 5
+#define PAD_C 2
+#define C_SENTINEL_F -12345.5f
+#define C_SENTINEL_I 0x5A5A5A5A
+#define BF16_NAN 0x7FC1
+
+typedef struct shape {
+    int M, N, K;
+} shape;
+
+/* Every dimension in 1, 7, 33, 100, 383 somewhere, K also 2, 3, 5 (a bf16
+ * pair and a u8 quad cut short), and one K past u8's k block. */
+static const shape shapes[] = {
+    { 1, 1, 1 },      { 1, 7, 2 },      { 7, 1, 3 },     { 7, 7, 5 },     { 33, 7, 1 },
+    { 7, 33, 7 },     { 33, 33, 33 },   { 100, 7, 100 }, { 7, 100, 383 }, { 383, 33, 2 },
+    { 33, 383, 3 },   { 100, 100, 5 },  { 1, 383, 100 }, { 383, 1, 33 },  { 100, 383, 7 },
+    { 383, 100, 383 }, { 16, 96, 1031 },
+};
+#define NSHAPES (int)(sizeof shapes / sizeof shapes[0])
+
+static unsigned lcg(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return *state >> 8;
+}
+
+/* One shape's operands, padded, and its reference product. */
+typedef struct operands {
+    gb_dtype type;
+    int M, N, K, lda, ldb, ldc;
+    void *A, *B;             /* exactly M x lda and K x ldb: nothing past them */
+    int64_t *ref;            /* M x N */
+} operands;
+
+static void operands_free(operands *o)
+{
+    free(o->A);
+    free(o->B);
+    free(o->ref);
+}
+
+static int operands_make(operands *o, gb_dtype type, shape s, unsigned seed)
+{
+    const size_t es = gb_dtype_size_a(type);
+    unsigned state = seed;
+
+    memset(o, 0, sizeof *o);
+    o->type = type;
+    o->M = s.M, o->N = s.N, o->K = s.K;
+    o->lda = s.K + PAD_A, o->ldb = s.N + PAD_B, o->ldc = s.N + PAD_C;
+    o->A = malloc((size_t)o->M * o->lda * es);
+    o->B = malloc((size_t)o->K * o->ldb * es);
+    o->ref = malloc((size_t)o->M * o->N * sizeof *o->ref);
+    if (!o->A || !o->B || !o->ref)
+        return -1;
+    for (int i = 0; i < o->M; i++)
+        for (int k = 0; k < o->lda; k++) {
+            const size_t at = (size_t)i * o->lda + k;
+            if (type == GB_DTYPE_BF16)
+                ((gb_bf16 *)o->A)[at] =
+                    k < o->K ? gb_bf16_from_float((float)((int)(lcg(&state) % 129) - 64))
+                             : BF16_NAN;
+            else
+                ((uint8_t *)o->A)[at] = k < o->K ? (uint8_t)lcg(&state) : 0xFF;
+        }
+    for (int k = 0; k < o->K; k++)
+        for (int j = 0; j < o->ldb; j++) {
+            const size_t at = (size_t)k * o->ldb + j;
+            if (type == GB_DTYPE_BF16)
+                ((gb_bf16 *)o->B)[at] =
+                    j < o->N ? gb_bf16_from_float((float)((int)(lcg(&state) % 129) - 64))
+                             : BF16_NAN;
+            else
+                ((int8_t *)o->B)[at] = j < o->N ? (int8_t)(uint8_t)lcg(&state) : 0x7F;
+        }
+    for (int i = 0; i < o->M; i++)
+        for (int j = 0; j < o->N; j++) {
+            int64_t sum = 0;
+            for (int k = 0; k < o->K; k++) {
+                const size_t a = (size_t)i * o->lda + k, b = (size_t)k * o->ldb + j;
+                if (type == GB_DTYPE_BF16)
+                    sum += (int64_t)gb_bf16_to_float(((gb_bf16 *)o->A)[a]) *
+                           (int64_t)gb_bf16_to_float(((gb_bf16 *)o->B)[b]);
+                else
+                    sum += (int64_t)((uint8_t *)o->A)[a] * ((int8_t *)o->B)[b];
+            }
+            o->ref[(size_t)i * o->N + j] = sum;
+        }
+    return 0;
+}
+
+/* One run of the kernel on o, prepared as the harness does; the count of
+ * wrong elements of C (padding included), or -1 when it could not run. */
+static long run_once(const operands *o, int threads, int prepack)
+{
+    const gb_typed_kernel *kernel = o->type == GB_DTYPE_BF16 ? &gb_packed_bf16 : &gb_packed_u8s8;
+    const size_t c_len = (size_t)o->M * o->ldc;
+    gb_params none = { 0 };
+    gb_ctx ctx = { threads, &none, NULL, NULL, 0 };
+    void *C = malloc(c_len * 4);
+    long bad = 0;
+    unsigned state = 7;
+
+    if (C == NULL)
+        return -1;
+    for (size_t at = 0; at < c_len; at++) {
+        const int pad = (int)(at % o->ldc) >= o->N;
+        if (o->type == GB_DTYPE_BF16)
+            ((float *)C)[at] = pad ? C_SENTINEL_F : (float)(lcg(&state) % 1000);
+        else
+            ((int32_t *)C)[at] = pad ? C_SENTINEL_I : (int32_t)lcg(&state);
+    }
+    if (kernel->prepare(o->M, o->N, o->K, o->B, o->ldb, &ctx, prepack, &ctx.state) != 0) {
+        free(C);
+        return -1;
+    }
+    if (kernel->run(o->M, o->N, o->K, o->A, o->lda, o->B, o->ldb, C, o->ldc, &ctx) != 0)
+        bad = -1;
+    kernel->release(ctx.state);
+    for (size_t at = 0; bad >= 0 && at < c_len; at++) {
+        const int j = (int)(at % o->ldc), i = (int)(at / o->ldc);
+        if (o->type == GB_DTYPE_BF16) {
+            const float want = j >= o->N ? C_SENTINEL_F : (float)o->ref[(size_t)i * o->N + j];
+            bad += ((float *)C)[at] != want; /* a NaN is never equal */
+        } else {
+            const int32_t want =
+                j >= o->N ? C_SENTINEL_I : (int32_t)o->ref[(size_t)i * o->N + j];
+            bad += ((int32_t *)C)[at] != want;
+        }
+    }
+    free(C);
+    return bad;
+}
+
+/* Every shape, both types, per call and pre-packed, on the SIMD path (when
+ * the CPU has it) and the portable one, with the caches' blocks and tiny
+ * ones; the first failing case is named. */
+static void check_all(int threads)
+{
+    /* mc, kc, nc: 0 the caches' rule; then blocks smaller than every shape
+     * but the smallest, so that each loop ends in a partial block. */
+    static const int blocks[][3] = { { 0, 0, 0 }, { 9, 6, 50 } };
+    long cases = 0, failures = 0;
+
+    for (int t = GB_DTYPE_BF16; t <= GB_DTYPE_U8S8; t++)
+        for (int s = 0; s < NSHAPES; s++) {
+            operands o;
+            if (operands_make(&o, (gb_dtype)t, shapes[s], 1000u * (unsigned)s + (unsigned)t) != 0) {
+                operands_free(&o);
+                CHECK(!"allocation");
+                return;
+            }
+            for (int portable = 0; portable <= 1; portable++)
+                for (int b = 0; b < 2; b++)
+                    for (int prepack = 0; prepack <= 1; prepack++) {
+                        long bad;
+                        packed_lowp_force_portable(portable);
+                        packed_lowp_force_blocks(blocks[b][0], blocks[b][1], blocks[b][2]);
+                        bad = run_once(&o, threads, prepack);
+                        cases++;
+                        if (bad != 0 && failures++ == 0) {
+                            char what[200];
+                            snprintf(what, sizeof what,
+                                     "%s %dx%dx%d, %d thread(s), %s path, blocks %d/%d/%d, "
+                                     "prepack %d: %ld wrong elements",
+                                     gb_dtype_name((gb_dtype)t), o.M, o.N, o.K, threads,
+                                     packed_lowp_path((gb_dtype)t), blocks[b][0], blocks[b][1],
+                                     blocks[b][2], prepack, bad);
+                            gb_test_fail(__FILE__, __LINE__, what);
+                        }
+                    }
+            operands_free(&o);
+        }
+    packed_lowp_force_portable(0);
+    packed_lowp_force_blocks(0, 0, 0);
+    CHECK_EQ_INT(failures, 0);
+    CHECK(cases == 2L * NSHAPES * 8);
+}
+
+TEST(packed_lowp_exact_on_one_thread)
+{
+    check_all(1);
+}
+
+TEST(packed_lowp_exact_on_two_threads)
+{
+    check_all(2);
+}
+
+/* The path named is the one the CPU runs, and the forced portable one when
+ * asked; impl says the same after prepare. */
+TEST(packed_lowp_names_its_path)
+{
+    gb_params none = { 0 };
+    gb_ctx ctx = { 1, &none, NULL, NULL, 0 };
+    char impl[32];
+    static const int8_t B[4] = { 1, 2, 3, 4 };
+
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    CHECK_STR(packed_lowp_path(GB_DTYPE_BF16),
+              __builtin_cpu_supports("avx512bf16") ? "avx512_bf16" : "portable");
+    CHECK_STR(packed_lowp_path(GB_DTYPE_U8S8),
+              __builtin_cpu_supports("avx512vnni") ? "avx512_vnni" : "portable");
+#else
+    CHECK_STR(packed_lowp_path(GB_DTYPE_BF16), "portable");
+    CHECK_STR(packed_lowp_path(GB_DTYPE_U8S8), "portable");
+#endif
+    CHECK_STR(packed_lowp_path(GB_DTYPE_F32), "");
+    packed_lowp_force_portable(1);
+    CHECK_STR(packed_lowp_path(GB_DTYPE_BF16), "portable");
+    CHECK_STR(packed_lowp_path(GB_DTYPE_U8S8), "portable");
+    CHECK(gb_packed_u8s8.prepare(1, 4, 1, B, 4, &ctx, 1, &ctx.state) == 0);
+    packed_lowp_force_portable(0);
+    gb_packed_u8s8.impl(1, 4, 1, &ctx, impl, sizeof impl);
+    CHECK_STR(impl, "portable"); /* prepare's choice, not today's */
+    gb_packed_u8s8.release(ctx.state);
+    ctx.state = NULL;
+    gb_packed_bf16.impl(1, 4, 1, &ctx, impl, sizeof impl);
+    CHECK_STR(impl, packed_lowp_path(GB_DTYPE_BF16));
+    CHECK(gb_packed_bf16.supports_prepack && gb_packed_u8s8.supports_prepack);
+}
