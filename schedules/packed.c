@@ -168,6 +168,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gemmbench.h"
 #include "packed_plan.h"
+#include "packed_lowp.h"
 
 #include <omp.h>
 #include <stdatomic.h>
@@ -751,5 +752,8 @@ const gb_variant gb_variant_packed = {
     .explain = packed_explain,
     .usable = packed_usable,
     .supports_prepack = 1,
+    /* bf16 and u8s8: the same five loops around a dot-product micro-kernel
+     * (packed_lowp.c). */
+    .typed = { [GB_DTYPE_BF16] = &gb_packed_bf16, [GB_DTYPE_U8S8] = &gb_packed_u8s8 },
 };
 
