@@ -337,9 +337,9 @@ static void measure_peaks(const gb_options *o, gb_machine *machine, thread_plan 
 }
 
 /* The selected variants that do not run a type of the run, each with its
- * reason: on stderr (unless quiet) and in the file's "skipped".  0, or -1
- * when out of memory. */
-static int note_skipped(const gb_options *o, const gb_selection *sel, cJSON *doc)
+ * reason: in the file's "skipped" (doc), or under the table (out; NULL:
+ * not printed).  0, or -1 when out of memory. */
+static int note_skipped(const gb_options *o, const gb_selection *sel, cJSON *doc, FILE *out)
 {
     for (int i = 0; i < o->ndtypes; i++)
         for (int v = 0; v < sel->nvariants; v++) {
@@ -349,9 +349,9 @@ static int note_skipped(const gb_options *o, const gb_selection *sel, cJSON *doc
                 s++;
             if (s == sel->nshapes || gb_selection_runs(sel, v, s, why, sizeof why))
                 continue;
-            if (!o->quiet)
-                fprintf(stderr, "gemmbench: skipped: %s in %s: %s\n",
-                        sel->variants[v]->name, gb_dtype_name(o->dtypes[i]), why);
+            if (out)
+                fprintf(out, "skipped: %s in %s: %s\n", sel->variants[v]->name,
+                        gb_dtype_name(o->dtypes[i]), why);
             if (doc && gb_json_add_skipped(doc, sel->variants[v]->name, o->dtypes[i], why) != 0)
                 return -1;
         }
@@ -497,7 +497,7 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
             cfg.doc = NULL;
         }
     }
-    if (cfg.doc != NULL && note_skipped(o, sel, cfg.doc) != 0) {
+    if (cfg.doc != NULL && note_skipped(o, sel, cfg.doc, NULL) != 0) {
         cJSON_Delete(cfg.doc);
         cfg.doc = NULL;
     }
@@ -568,6 +568,9 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
         status = GB_EXIT_IO;
     if (gb_interrupted)
         gb_run_show_unfinished(&view, &runner);
+    /* Under the table: what was asked for and not run, and why. */
+    if (o->format == GB_FMT_TABLE || o->format == GB_FMT_MD)
+        note_skipped(o, sel, NULL, stdout);
     if (gb_json_write_atomic(cfg.doc, output, !gb_interrupted && status == GB_EXIT_OK, err,
                              sizeof err) != 0) {
         status = gb_fail(GB_EXIT_IO, NULL, "%s", err);

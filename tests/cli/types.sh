@@ -1,0 +1,108 @@
+# types.sh - the type axis (--dtype): each type's entries verified exactly and
+# carrying their type, the variants without a type skipped with their reason
+# in the table's stderr and the file, each type's peak in the machine block,
+# --list's types, and the refusals (an unknown type, a type twice, a run in
+# which nothing runs the type).
+. tests/cli/lib.sh
+G=$GEMMBENCH
+
+check() {
+    name=$1
+    shift
+    if "$@" >"$WORK/check.out" 2>&1; then
+        echo "ok $name"
+    else
+        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
+    fi
+}
+
+# ---- refusals: one line, exit 2 -------------------------------------------------
+expect_exit dtype_unknown 2 "$G" --dtype fp8 --quick
+expect_grep dtype_unknown_names_it "'fp8'" "$WORK/err"
+expect_exit dtype_twice 2 "$G" --dtype bf16,f32,bf16 --quick
+expect_exit dtype_empty_item 2 "$G" --dtype f32,,bf16 --quick
+expect_exit dtype_nothing_runs 2 "$G" --dtype u8s8 --variant k8,tvm_blocking --quick
+expect_grep dtype_nothing_runs_says_why "none of the selected variants runs u8s8" "$WORK/err"
+printf 'dtype = int4\n' >"$WORK/bad.conf"
+expect_exit dtype_conf_unknown 2 "$G" --config "$WORK/bad.conf" --quick
+
+# ---- --list: each variant's types -------------------------------------------------
+"$G" --list >"$WORK/list.txt"
+check list_packed_types awk '$1 == "packed" { getline; if ($0 ~ /types f32, bf16, u8s8$/) ok = 1 }
+                            END { exit !ok }' "$WORK/list.txt"
+check list_study_f32_only awk '$1 == "k8" { getline; if ($0 ~ /types f32 only: a step of the study/) ok = 1 }
+                               END { exit !ok }' "$WORK/list.txt"
+
+# ---- a run of three types on shapes that are multiples of no tile -----------------------
+"$G" --quiet --dtype f32,bf16,u8s8 --variant baseline,packed,k8 --shape 7x33x100 \
+    --shape 33x383x17 --reps 3 --warmup 1 --rounds 1 --threads 2 --prepack \
+    -o "$WORK/t.json" >"$WORK/t.txt" 2>"$WORK/t.err"
+check typed_run_exit test $? -eq 0
+expect_grep typed_table_type_column ' type ' "$WORK/t.txt"
+expect_grep typed_table_rate_unit 'G(FL)OP/s' "$WORK/t.txt"
+py_check typed_entries_checked_and_typed "$WORK/t.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rs = d["results"]
+seen = {}
+for r in rs:
+    assert r["check"] == "pass" and r["check_mode"] == "exact", r
+    seen.setdefault(r["dtype"], set()).add(r["label"])
+    if r["dtype"] != "f32" and r["variant"] == "packed":
+        assert r.get("impl"), r              # which path ran
+    if r["dtype"] != "f32":
+        assert r["variant"] != "k8", r       # f32 only: never run
+want = {"baseline", "packed", "packed+prepack"}
+assert seen["f32"] == want | {"k8"}, seen
+assert seen["bf16"] == want and seen["u8s8"] == want, seen
+# the types of one shape run back to back, in the order given
+order = [(r["M"], r["dtype"]) for r in rs if r["variant"] == "baseline"]
+assert order == [(7, "f32"), (7, "bf16"), (7, "u8s8"), (33, "f32"), (33, "bf16"), (33, "u8s8")], order
+PY
+py_check typed_skipped_in_file "$WORK/t.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sk = {(s["variant"], s["dtype"]): s["reason"] for s in d["skipped"]}
+assert set(sk) == {("k8", "bf16"), ("k8", "u8s8")}, sk
+assert all("study" in r for r in sk.values()), sk
+PY
+expect_grep typed_skipped_under_table "^skipped: k8 in bf16: a step of the study" "$WORK/t.txt"
+py_check typed_peaks_and_percent "$WORK/t.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["machine"]["dtype_peaks"]
+assert set(p) == {"bf16", "u8s8"}, p
+assert p["bf16"]["unit"] == "GFLOP/s" and p["u8s8"]["unit"] == "GOP/s", p
+for t in p.values():
+    assert t["peak"] > 0 and t["peak_1thread"] > 0 and t["isa"], t
+for r in d["results"]:
+    if r["dtype"] == "f32":
+        continue
+    peak = p[r["dtype"]]["peak"] if r["threads"] == d["run"]["threads"] else p[r["dtype"]]["peak_1thread"]
+    assert abs(r["peak_pct"] - 100 * r["gflops"] / peak) < 1e-6 * r["peak_pct"] + 1e-9, r
+PY
+
+# ---- a run without --dtype is today's: no type column, f32 entries ---------------------------
+"$G" --quiet --variant baseline --shape 7x33x100 --reps 2 --warmup 1 --rounds 1 \
+    -o "$WORK/f.json" >"$WORK/f.txt" 2>&1
+check default_f32_no_type_column sh -c "! grep -q ' type ' '$WORK/f.txt'"
+check default_f32_no_dtype_peaks sh -c "! grep -q dtype_peaks '$WORK/f.json'"
+expect_grep default_f32_entries '"dtype":	"f32"' "$WORK/f.json"
+
+# ---- a file of the format before types reads as f32 -------------------------------------------
+python3 - "$WORK/f.json" "$WORK/old.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    r.pop("dtype", None)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_verdict old_format_compares "$G" compare "$WORK/old.json" "$WORK/f.json"
+python3 - "$WORK/f.json" "$WORK/fp8.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["results"][0]["dtype"] = "fp8"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit unknown_dtype_in_file_refused 2 "$G" report "$WORK/fp8.json"
+expect_grep unknown_dtype_in_file_names_field '"dtype"' "$WORK/err"
