@@ -129,7 +129,7 @@ DEPS_OK   := $(BUILD)/.deps-ok
 PREFIX    ?= /usr/local
 RUN_ARGS  ?= --all --quick
 
-.PHONY: all run test test-slow test-unit test-cli sanitize fuzz fuzz-build bench bench-ceiling cross-aarch64 deps install clean plots
+.PHONY: all run test test-slow test-unit test-cli sanitize fuzz fuzz-build bench bench-ceiling bench-types cross-aarch64 deps install clean plots
 
 all: $(BIN)
 
@@ -238,6 +238,10 @@ $(BUILD)/ml-loo: scripts/ml-loo.c $(BUILD)/libgemmbench.a
 # (results/notes/ceiling.md); a few minutes.
 bench-ceiling: $(BIN)
 	sh scripts/bench-ceiling.sh
+
+# packed against oneDNN in f32, bf16 and u8s8, 2 threads then 1 (results/notes/low-precision.md)
+bench-types: $(BIN)
+	sh scripts/bench-types.sh
 
 # The portable build for aarch64 with Debian's cross compiler, then its
 # verified runs and unit tests under qemu-aarch64 (scripts/cross-aarch64.sh).

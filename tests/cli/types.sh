@@ -106,3 +106,20 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 expect_exit unknown_dtype_in_file_refused 2 "$G" report "$WORK/fp8.json"
 expect_grep unknown_dtype_in_file_names_field '"dtype"' "$WORK/err"
+
+# ---- scripts/bench-types.sh and its report, on one small shape ----------------------------------
+if "$G" --list | grep -q '^onednn '; then
+    SHAPES="--shape 16x64x96" THREADS=1 OUTDIR="$WORK/bt" GEMMBENCH="$G" \
+        sh scripts/bench-types.sh --reps 2 --rounds 2 --warmup 1 >"$WORK/bt.txt" 2>&1
+    check bench_types_runs test $? -eq 0
+    expect_grep bench_types_reports_u8s8 '^u8s8, 1 thread' "$WORK/bt.txt"
+    check bench_types_ratio_row awk '$1 == "custom" && $2 == "M=16" && $3 + 0 > 0 { n++ } END { exit n != 3 }' "$WORK/bt.txt"
+else
+    skip bench_types_runs "needs oneDNN (libdnnl-dev) in the build"
+fi
+THREADS=x GEMMBENCH="$G" sh scripts/bench-types.sh >"$WORK/bt2.out" 2>"$WORK/bt2.err"
+check bench_types_bad_threads test $? -eq 2
+expect_grep bench_types_bad_threads_says "THREADS must be positive integers" "$WORK/bt2.err"
+printf '{"results": 3}' >"$WORK/notres.json"
+python3 scripts/types_report.py "$WORK/notres.json" >"$WORK/tr.out" 2>"$WORK/tr.err"
+check types_report_refuses_garbage test $? -eq 2
