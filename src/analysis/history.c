@@ -797,6 +797,7 @@ static int write_json(FILE *out, const gb_history_view *v)
         cJSON_AddStringToObject(o, "machine", se->machine);
         cJSON_AddStringToObject(o, "label", se->label);
         cJSON_AddStringToObject(o, "kernel", se->kernel);
+        cJSON_AddStringToObject(o, "dtype", gb_dtype_name(se->dtype));
         cJSON_AddNumberToObject(o, "M", se->M);
         cJSON_AddNumberToObject(o, "K", se->K);
         cJSON_AddNumberToObject(o, "N", se->N);
