@@ -48,8 +48,9 @@ typedef struct gb_history_series {
                             for a paired series */
     char *machine, *label, *kernel;
     int M, K, N, threads, cold;
-    gb_dtype dtype;      /* the entries' type; f32 in stores from before types */
     int paired;          /* its points are ratios to an anchor build */
+    gb_dtype dtype;      /* the entries' type; f32 in stores from before types
+                            (last: positional initializers predate it) */
 } gb_history_series;
 
 typedef struct gb_history_store {

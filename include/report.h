@@ -120,8 +120,8 @@ typedef struct gb_report {
     gb_report_table *tables; /* in output order */
     int ntables;
     int duplicates;          /* entries for a cell already filled (the first is kept) */
-    int typed;               /* the file has an entry of a type other than f32:
-                                titles and CSV say each table's type */
+    int typed;               /* the selection has an entry of a type other than
+                                f32: titles and CSV say each table's type */
     int failed;              /* some cell failed verification */
 } gb_report;
 

@@ -494,12 +494,13 @@ int gb_report_build(const gb_result_file *f, const gb_report_opts *o, gb_report 
     r->summary_metric[GB_SUM_METRIC] = o->metric;
     r->summary_metric[GB_SUM_SPEEDUP] = GB_METRIC_SPEEDUP;
     r->summary_metric[GB_SUM_PEAK] = GB_METRIC_PEAK;
-    for (int i = 0; i < f->nentries; i++)
-        r->typed |= f->entries[i].dtype != GB_DTYPE_F32;
     b.sel = calloc((size_t)f->nentries, sizeof *b.sel);
     r->threads = calloc((size_t)f->nentries, sizeof *r->threads);
     if (b.sel != NULL && r->threads != NULL)
         rc = select_entries(&b, o, err, errlen);
+    /* A selection of f32 alone (an f32 file, --dtype f32) reads as before. */
+    for (int i = 0; rc == 0 && i < b.nsel; i++)
+        r->typed |= b.sel[i]->dtype != GB_DTYPE_F32;
     if (rc == 0)
         rc = order_rows(&b);
     if (rc == 0) {

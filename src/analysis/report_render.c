@@ -7,8 +7,9 @@
  * numbers the tables print; it and tests/cli/report.sh read its layout:
  * '# ' comment lines, then per table `kernel,threads,variant,<columns>,
  * <summaries>` and one line per row, unrounded, empty where not measured.
- * A file with a type other than f32 has `kernel,dtype,threads,variant,...`
- * and `dtype=T` in each `# table:` line; an f32 file's CSV is as before.
+ * A selection with a type other than f32 has `kernel,dtype,threads,variant,
+ * ...` and `dtype=T` in each `# table:` line; f32 alone (an f32 file,
+ * --dtype f32) is as before.
  */
 #include "gemmbench.h"
 #include "report.h"
