@@ -49,6 +49,8 @@ typedef struct gb_compare_opts {
     const char *kernels;     /* comma list of kernel names or all; NULL or "": every */
     int paired;              /* the files are one gemmbench ab run: round r of OLD
                                 and of NEW ran side by side */
+    const char *dtypes;      /* comma list of types (f32, bf16, u8s8) or all;
+                                NULL or "": every */
 } gb_compare_opts;
 
 typedef enum gb_verdict {
@@ -92,6 +94,7 @@ typedef struct gb_compare_row {
 
 typedef struct gb_compare_group {
     const char *name;        /* a label or kernel name (points into a file), or "overall" */
+    gb_dtype dtype;          /* its entries' type: a group holds one (overall: f32) */
     double ratio;            /* exp(mean(log(new/old))) */
     int count;
 } gb_compare_group;

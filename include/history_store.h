@@ -43,11 +43,14 @@ typedef struct gb_history_obs {
 
 /* A series: one entry's measurements over the files of one machine. */
 typedef struct gb_history_series {
-    char *key;           /* MACHINE/LABEL/KERNEL/MxKxN/tT/CACHE, "/paired" appended
+    char *key;           /* MACHINE/LABEL/KERNEL/MxKxN/tT/CACHE, "/TYPE" appended for
+                            a type other than f32 (/bf16, /u8s8), then "/paired"
                             for a paired series */
     char *machine, *label, *kernel;
     int M, K, N, threads, cold;
     int paired;          /* its points are ratios to an anchor build */
+    gb_dtype dtype;      /* the entries' type; f32 in stores from before types
+                            (last: positional initializers predate it) */
 } gb_history_series;
 
 typedef struct gb_history_store {

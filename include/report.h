@@ -44,6 +44,8 @@ typedef struct gb_report_opts {
     const char *const *variants;
     int nvariants;
     int combined;                  /* one table per thread count, columns kernel/M */
+    const char *const *dtypes;     /* types: f32, bf16, u8s8 or all; as kernels */
+    int ndtypes;
 } gb_report_opts;
 
 /* The entry filter of o's --kernel and --variant lists (filter.h; the caller
@@ -102,6 +104,7 @@ typedef struct gb_report_row {
 typedef struct gb_report_table {
     const char *kernel;      /* NULL: every kernel (--combined) */
     int threads;
+    gb_dtype dtype;          /* the type of its entries: a table holds one */
     gb_report_col *cols;     /* kernels in the file's order, then M, K, N ascending */
     int ncols;
     gb_report_row *rows;     /* the labels measured here, in display order */
@@ -117,6 +120,8 @@ typedef struct gb_report {
     gb_report_table *tables; /* in output order */
     int ntables;
     int duplicates;          /* entries for a cell already filled (the first is kept) */
+    int typed;               /* the selection has an entry of a type other than
+                                f32: titles and CSV say each table's type */
     int failed;              /* some cell failed verification */
 } gb_report;
 

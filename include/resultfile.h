@@ -106,6 +106,9 @@ int gb_entry_same(const gb_entry *a, const gb_entry *b);
 /* The same point of the sweep, whatever the schedule: kernel, M, K, N,
  * type, threads and cache mode (where a speed-up finds its baseline). */
 int gb_entry_same_point(const gb_entry *a, const gb_entry *b);
+/* e's label as the analysis tools print it: "onednn" for f32, "onednn [bf16]"
+ * for another type, so that the types of one schedule read apart; buf. */
+const char *gb_entry_typed_label(const gb_entry *e, char *buf, size_t len);
 
 /* The peak an entry at `threads` is measured against: that count's in a run
  * over a thread list, the run's own at its thread count, the one-thread

@@ -297,7 +297,7 @@ def report_one_thread(paths):
     entries, order = {}, []
     for d in docs:
         for r in d["results"]:
-            key = (r["label"], r["kernel"], r["M"], r["K"], r["N"])
+            key = (typed_label(r), r["kernel"], r["M"], r["K"], r["N"])
             if key not in entries:
                 entries[key] = {"samples": [], "medians": [], "check": "pass"}
                 order.append(key)
@@ -337,11 +337,50 @@ def report_one_thread(paths):
     return status
 
 
+def typed_label(r):
+    """The label, with its type after it when not f32 ("onednn [bf16]"): an
+    entry without "dtype" (older files) is f32."""
+    t = r.get("dtype", "f32")
+    return r["label"] if t == "f32" else f"{r['label']} [{t}]"
+
+
+def per_type(doc):
+    """(type, doc) per type of doc's results, f32 first: a type's ratios are
+    among its own entries, its share of peak against its own peak
+    (machine.dtype_peaks).  A file of f32 alone is itself, unchanged."""
+    types = []
+    for r in doc["results"]:
+        t = r.get("dtype", "f32")
+        if t not in types:
+            types.append(t)
+    types.sort(key=lambda t: (t != "f32", t))
+    if types == ["f32"]:
+        return [("f32", doc)]
+    out = []
+    for t in types:
+        one = dict(doc)
+        one["results"] = [r for r in doc["results"] if r.get("dtype", "f32") == t]
+        if t != "f32":
+            machine = dict(doc["machine"])
+            peaks = (machine.get("dtype_peaks") or {}).get(t) or {}
+            machine["peak_gflops"] = peaks.get("peak")
+            machine["peak_gflops_1thread"] = peaks.get("peak_1thread") or 0.0
+            machine["peak_isa"] = peaks.get("isa", "?")
+            one["machine"] = machine
+        out.append((t, one))
+    return out
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if len(argv) >= 2 else 2
-    status = report_interleaved(load(argv[1]))
+    status = 0
+    parts = per_type(load(argv[1]))
+    for t, doc in parts:
+        if len(parts) > 1:
+            print(f"\n=== {t} ===")
+        status |= report_interleaved(doc)
     if len(argv) > 2:
         status |= report_one_thread(argv[2:])
     return status

@@ -16,7 +16,9 @@
 # Usage: scripts/plot.sh [FILE.json [OUTDIR]]
 #   FILE    defaults to the newest results/*.json
 #   OUTDIR  defaults to results/figures/<FILE without .json>
-# Environment: GEMMBENCH (default: build/gemmbench of this checkout).
+# Environment: GEMMBENCH (default: build/gemmbench of this checkout);
+#   PLOT_DTYPE: the type drawn in a file of several (--dtype), default f32;
+#   run it once per type with another OUTDIR for the others.
 #
 # The numbers come from `gemmbench report --format csv`, never from a second
 # JSON reader, so the figures show exactly what the report's tables print.
@@ -27,6 +29,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 GEMMBENCH=${GEMMBENCH:-$root/build/gemmbench}
+# One type per set of figures: report then writes f32's CSV as it always
+# has (no dtype column), and an f32 file, with or without "dtype", is all f32.
+dtype=${PLOT_DTYPE:-f32}
 
 die() {
     echo "gemmbench: plot: $*" >&2
@@ -35,7 +40,7 @@ die() {
 
 case "${1:-}" in
 -h | --help)
-    sed -n '2,24s/^# \{0,1\}//p' "$0"
+    sed -n '2,26s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
 esac
@@ -56,7 +61,8 @@ trap 'rm -rf "$work"' EXIT
 
 # The report validates the file: its one-line error is the one to show.
 report() {
-    if ! "$GEMMBENCH" report "$file" --format csv "$@" >"$work/out.csv" 2>"$work/err"; then
+    if ! "$GEMMBENCH" report "$file" --format csv --dtype "$dtype" "$@" >"$work/out.csv" \
+        2>"$work/err"; then
         cat "$work/err" >&2
         exit 2
     fi
@@ -369,7 +375,8 @@ done <"$work/tables.txt"
 # Only when the file has 1-thread results and more (report --metric scaling
 # says no, exit 2, otherwise: no figure then, nothing wrong).
 scaling_figure() {
-    "$GEMMBENCH" report "$file" --metric scaling --format csv >"$work/scaling.csv" 2>/dev/null ||
+    "$GEMMBENCH" report "$file" --metric scaling --format csv --dtype "$dtype" \
+        >"$work/scaling.csv" 2>/dev/null ||
         return 0
     # The geomean table: variant, then (speed-up, efficiency, shapes) per count.
     # Its rules first: csv_awk (appended for csvsplit) would take the comments.

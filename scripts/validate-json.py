@@ -102,6 +102,64 @@ def calibration_problems(c):
     return out
 
 
+DTYPES = ("f32", "bf16", "u8s8")
+
+
+def dtype_problems(doc):
+    """The type axis (--dtype), every part optional (older files have none):
+    results' "dtype" one of DTYPES and "impl" a string, the top-level
+    "skipped" a list of {variant, dtype, reason} strings, and
+    machine.dtype_peaks per non-f32 type {unit, peak, peak_1thread, isa,
+    by_threads}."""
+    problems = []
+    for i, r in enumerate(doc["results"]):
+        if "dtype" in r and r["dtype"] not in DTYPES:
+            problems.append(f"results[{i}].dtype is {r['dtype']!r}, not one of "
+                            + ", ".join(DTYPES))
+        if "impl" in r and not isinstance(r["impl"], str):
+            problems.append(f"results[{i}].impl is not a string")
+    skipped = doc.get("skipped")
+    if skipped is not None:
+        if not isinstance(skipped, list):
+            problems.append("skipped is not an array")
+        else:
+            for i, s in enumerate(skipped):
+                if not (isinstance(s, dict) and all(isinstance(s.get(k), str)
+                                                    for k in ("variant", "dtype", "reason"))):
+                    problems.append(f"skipped[{i}] is not {{variant, dtype, reason}} strings")
+                elif s["dtype"] not in DTYPES:
+                    problems.append(f"skipped[{i}].dtype is {s['dtype']!r}")
+    peaks = doc["machine"].get("dtype_peaks")
+    if peaks is not None:
+        if not isinstance(peaks, dict):
+            return problems + ["machine.dtype_peaks is not an object"]
+        for t, p in peaks.items():
+            where = f"machine.dtype_peaks.{t}"
+            if t not in ("bf16", "u8s8"):
+                problems.append(f"{where}: not bf16 or u8s8")
+                continue
+            if not isinstance(p, dict):
+                problems.append(f"{where} is not an object")
+                continue
+            if p.get("unit") not in ("GFLOP/s", "GOP/s"):
+                problems.append(f"{where}.unit is neither \"GFLOP/s\" nor \"GOP/s\"")
+            for k in ("peak", "peak_1thread"):
+                v = p.get(k)
+                if v is not None and not (isinstance(v, (int, float)) and
+                                          not isinstance(v, bool) and v > 0):
+                    problems.append(f"{where}.{k} is neither null nor a positive number")
+            if "isa" in p and not isinstance(p["isa"], str):
+                problems.append(f"{where}.isa is not a string")
+            by = p.get("by_threads")
+            if by is not None and not (isinstance(by, list) and all(
+                    isinstance(b, dict) and isinstance(b.get("threads"), int)
+                    and not isinstance(b.get("threads"), bool)
+                    and (b.get("peak") is None or isinstance(b.get("peak"), (int, float)))
+                    for b in by)):
+                problems.append(f"{where}.by_threads is not {{threads, peak}} per count")
+    return problems
+
+
 def main(argv):
     if len(argv) < 2:
         print("usage: validate-json.py FILE.json [--complete] [--min-results N]")
@@ -161,6 +219,7 @@ def main(argv):
     bw_method = (doc["machine"].get("bandwidth") or {}).get("method", "full")
     if bw_method not in ("full", "quick"):
         problems.append("machine.bandwidth.method is neither \"full\" nor \"quick\"")
+    problems += dtype_problems(doc)
     if len(doc["results"]) < min_results:
         problems.append(f"{len(doc['results'])} results, expected at least {min_results}")
     for i, r in enumerate(doc["results"]):

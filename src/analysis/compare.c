@@ -293,6 +293,7 @@ static void judge_row(gb_compare *c, gb_compare_row *row)
 /* A row's label or kernel and its position, for the groups. */
 typedef struct named_row {
     const char *name;
+    gb_dtype dtype;          /* a type's rows are a group of their own */
     int at;
 } named_row;
 
@@ -300,6 +301,8 @@ static int by_name_then_row(const void *pa, const void *pb)
 {
     const named_row *a = pa, *b = pb;
     int d = strcmp(a->name, b->name);
+    if (d == 0)
+        d = (a->dtype > b->dtype) - (a->dtype < b->dtype);
     return d ? d : (a->at > b->at) - (a->at < b->at);
 }
 
@@ -315,7 +318,7 @@ static int by_first_row(const void *pa, const void *pb)
     return (a->first > b->first) - (a->first < b->first);
 }
 
-/* The geometric mean of the rows' ratios per label (by_label) or kernel,
+/* The geometric mean of the rows' ratios per label (by_label) or kernel and type,
  * groups in the order the rows first have them.  Found by sorting: a search
  * of the groups per row and a pass over every row per group took seconds
  * with 30,000 labels.  0, or -1 out of memory. */
@@ -334,16 +337,18 @@ static int group_means(const gb_compare *c, int by_label, double *ratios,
     }
     for (int i = 0; i < c->nrows; i++)
         rows[i] = (named_row){ by_label ? c->rows[i].old_e->label : c->rows[i].old_e->kernel,
-                               i };
+                               c->rows[i].old_e->dtype, i };
     qsort(rows, (size_t)c->nrows, sizeof *rows, by_name_then_row);
     for (int i = 0, from = 0; i < c->nrows; i++) {
         placed_group *p = &placed[n];
-        if (i + 1 < c->nrows && strcmp(rows[i + 1].name, rows[i].name) == 0)
+        if (i + 1 < c->nrows && strcmp(rows[i + 1].name, rows[i].name) == 0 &&
+            rows[i + 1].dtype == rows[i].dtype)
             continue;
         /* The group's ratios in row order, as one pass over the rows had them. */
         for (int k = from; k <= i; k++)
             ratios[k - from] = c->rows[rows[k].at].ratio;
         p->g.name = rows[from].name;
+        p->g.dtype = rows[from].dtype;
         p->g.ratio = gb_geomean(ratios, i + 1 - from, &p->g.count);
         p->first = rows[from].at;
         n++;
@@ -590,7 +595,8 @@ static void nothing_in_common(const gb_compare *c, char *err, size_t errlen)
 {
     int ta = c->old_f->run_threads, tb = c->new_f->run_threads;
     int filtered = (c->opts.variants && c->opts.variants[0]) ||
-                   (c->opts.kernels && c->opts.kernels[0]);
+                   (c->opts.kernels && c->opts.kernels[0]) ||
+                   (c->opts.dtypes && c->opts.dtypes[0]);
     char hint[128] = "";
 
     if (ta > 0 && tb > 0 && ta != tb)
@@ -601,8 +607,9 @@ static void nothing_in_common(const gb_compare *c, char *err, size_t errlen)
                                     "schedule texts (schedule.sha256)", c->ntext_differs);
     snprintf(err, errlen,
              "%s and %s have no measurement in common%s (matched on variant, params, "
-             "kernel, M, K, N, threads, prepack, cache, schedule text)%s",
-             c->old_f->path, c->new_f->path, filtered ? " after --variant/--kernel" : "",
+             "kernel, M, K, N, type, threads, prepack, cache, schedule text)%s",
+             c->old_f->path, c->new_f->path,
+             filtered ? " after --variant/--kernel/--dtype" : "",
              hint);
 }
 
@@ -624,7 +631,9 @@ int gb_compare_files(const gb_result_file *old_f, const gb_result_file *new_f,
     if ((opts->variants && opts->variants[0] &&
          (rc = gb_filter_add(&filter, GB_FILTER_VARIANT, opts->variants, err, errlen)) != 0) ||
         (opts->kernels && opts->kernels[0] &&
-         (rc = gb_filter_add(&filter, GB_FILTER_KERNEL, opts->kernels, err, errlen)) != 0))
+         (rc = gb_filter_add(&filter, GB_FILTER_KERNEL, opts->kernels, err, errlen)) != 0) ||
+        (opts->dtypes && opts->dtypes[0] &&
+         (rc = gb_filter_add(&filter, GB_FILTER_DTYPE, opts->dtypes, err, errlen)) != 0))
         goto fail;
     rc = -2;
     a = selected_entries(old_f, &filter, &na);

@@ -88,8 +88,20 @@ static void format_roof(char *buf, size_t len, const gb_compare_row *r)
 /* "parallel qkv M=64 K=768 N=768 t=2" */
 static void format_entry(char *buf, size_t len, const gb_entry *e)
 {
-    snprintf(buf, len, "%s %s M=%d K=%d N=%d threads=%d", e->label, e->kernel, e->M, e->K,
-             e->N, e->threads);
+    char label[320];
+
+    snprintf(buf, len, "%s %s M=%d K=%d N=%d threads=%d",
+             gb_entry_typed_label(e, label, sizeof label), e->kernel, e->M, e->K, e->N,
+             e->threads);
+}
+
+/* A group's name as printed and as its JSON key: "onednn", "onednn [bf16]". */
+static const char *group_name(const gb_compare_group *g, char *buf, size_t len)
+{
+    if (g->dtype == GB_DTYPE_F32)
+        return g->name;
+    snprintf(buf, len, "%s [%s]", g->name, gb_dtype_name(g->dtype));
+    return buf;
 }
 
 /* The rule, and what the verdicts rest on: the unit of each row. */
@@ -242,8 +254,9 @@ static int print_geomeans(FILE *out, gb_format fmt, const gb_compare *c)
     for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++)
         for (int i = 0; i < groups[k].n; i++) {
             const gb_compare_group *g = &groups[k].g[i];
-            char kind[32], ratio[32], change[32], count[32];
-            const char *cells[5] = { kind, g->name, ratio, change, count };
+            char kind[32], ratio[32], change[32], count[32], name[320];
+            const char *cells[5] = { kind, group_name(g, name, sizeof name), ratio, change,
+                                     count };
             snprintf(kind, sizeof kind, "%s%s", fmt == GB_FMT_MD ? "" : "  ", groups[k].kind);
             snprintf(ratio, sizeof ratio, "%.3f", g->ratio);
             snprintf(change, sizeof change, "%+.1f%%", 100.0 * (g->ratio - 1.0));
@@ -373,7 +386,7 @@ static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
         char v[ROW_NCOLS][160];
         const char *cells[ROW_NCOLS];
         int n = 0;
-        snprintf(v[n++], 160, "%s", r->old_e->label);
+        gb_entry_typed_label(r->old_e, v[n++], 160);
         snprintf(v[n++], 160, "%s", r->old_e->kernel);
         snprintf(v[n++], 160, "%d", r->old_e->M);
         snprintf(v[n++], 160, "%d", r->old_e->K);
@@ -466,6 +479,7 @@ static cJSON *entry_key_json(const gb_entry *e)
     cJSON_AddStringToObject(o, "label", e->label);
     cJSON_AddStringToObject(o, "params", e->params);
     cJSON_AddStringToObject(o, "kernel", e->kernel);
+    cJSON_AddStringToObject(o, "dtype", gb_dtype_name(e->dtype));
     cJSON_AddNumberToObject(o, "M", e->M);
     cJSON_AddNumberToObject(o, "K", e->K);
     cJSON_AddNumberToObject(o, "N", e->N);
@@ -560,7 +574,8 @@ static cJSON *geomeans_json(const gb_compare_group *g, int n)
     cJSON *o = cJSON_CreateObject();
 
     for (int i = 0; i < n; i++) {
-        cJSON *one = cJSON_AddObjectToObject(o, g[i].name);
+        char name[320];
+        cJSON *one = cJSON_AddObjectToObject(o, group_name(&g[i], name, sizeof name));
         cJSON_AddNumberToObject(one, "ratio", g[i].ratio);
         cJSON_AddNumberToObject(one, "entries", g[i].count);
     }

@@ -1,10 +1,11 @@
-/* filter.c - the --variant/--kernel selection of result entries; see filter.h. */
+/* filter.c - the --variant/--kernel/--dtype selection of result entries; see filter.h. */
 #include "filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemmbench.h"
 #include "parse.h"
 
 void gb_filter_init(gb_filter *f)
@@ -40,13 +41,27 @@ static int add_item(const char *item, void *arg)
 
 static const char *flag_of(gb_filter_kind kind)
 {
-    return kind == GB_FILTER_KERNEL ? "--kernel" : "--variant";
+    return kind == GB_FILTER_KERNEL ? "--kernel" : kind == GB_FILTER_DTYPE ? "--dtype"
+                                                                           : "--variant";
+}
+
+/* A --dtype item that is no type is refused when given, not reported later
+ * as matching nothing: "all" or one of gb_dtype_parse's names. */
+static int bad_dtype(const gb_filter *f, int from)
+{
+    gb_dtype t;
+
+    for (int i = from; i < f->n; i++)
+        if (strcmp(f->items[i].name, "all") != 0 && gb_dtype_parse(f->items[i].name, &t) != 0)
+            return i;
+    return -1;
 }
 
 int gb_filter_add(gb_filter *f, gb_filter_kind kind, const char *list, char *err,
                   size_t errlen)
 {
     struct add_arg a = { f, kind, 0 };
+    int from = f->n, bad;
     int rc = gb_split_list(list, add_item, &a);
 
     if (rc == -2) {
@@ -64,6 +79,12 @@ int gb_filter_add(gb_filter *f, gb_filter_kind kind, const char *list, char *err
         snprintf(err, errlen, "%s '%s' names nothing", flag_of(kind), list);
         return -1;
     }
+    if (kind == GB_FILTER_DTYPE && (bad = bad_dtype(f, from)) >= 0) {
+        char shown[96];
+        gb_printable(f->items[bad].name, 60, shown, sizeof shown);
+        snprintf(err, errlen, "--dtype '%s' is not a type: f32, bf16 or u8s8", shown);
+        return -1;
+    }
     return 0;
 }
 
@@ -73,13 +94,15 @@ static int item_matches(const gb_filter_item *it, const gb_entry *e)
         return 1;
     if (it->kind == GB_FILTER_KERNEL)
         return strcmp(it->name, e->kernel) == 0;
+    if (it->kind == GB_FILTER_DTYPE)
+        return strcmp(it->name, gb_dtype_name(e->dtype)) == 0;
     return strcmp(it->name, e->variant) == 0 || strcmp(it->name, e->label) == 0 ||
            strcmp(it->name, e->family) == 0;
 }
 
 int gb_filter_match(gb_filter *f, const gb_entry *e)
 {
-    int any[2] = { 0, 0 }, hit[2] = { 0, 0 };
+    int any[GB_FILTER_KINDS] = { 0 }, hit[GB_FILTER_KINDS] = { 0 };
 
     /* Every item sees every entry, so that `used` is complete. */
     for (int i = 0; i < f->n; i++) {
@@ -90,8 +113,10 @@ int gb_filter_match(gb_filter *f, const gb_entry *e)
             hit[it->kind] = 1;
         }
     }
-    return (!any[GB_FILTER_VARIANT] || hit[GB_FILTER_VARIANT]) &&
-           (!any[GB_FILTER_KERNEL] || hit[GB_FILTER_KERNEL]);
+    for (int k = 0; k < GB_FILTER_KINDS; k++)
+        if (any[k] && !hit[k])
+            return 0;
+    return 1;
 }
 
 int gb_filter_check_used(const gb_filter *f, const char *where, char *err, size_t errlen)

@@ -165,7 +165,7 @@ static int same_ab_run(const gb_result_file *anchor, const gb_result_file *newer
 int gb_history_pair(const gb_result_file *anchor, const gb_result_file *newer,
                     gb_history_pair_row **rows, int *nrows, char *err, size_t errlen)
 {
-    gb_compare_opts co = { 0.0, 0.05, GB_COMPARE_MIN_SAMPLES, NULL, NULL, 1 };
+    gb_compare_opts co = { 0.0, 0.05, GB_COMPARE_MIN_SAMPLES, NULL, NULL, 1, NULL };
     gb_compare c;
     long long ta, tn;
     int rc = -1;
@@ -797,6 +797,7 @@ static int write_json(FILE *out, const gb_history_view *v)
         cJSON_AddStringToObject(o, "machine", se->machine);
         cJSON_AddStringToObject(o, "label", se->label);
         cJSON_AddStringToObject(o, "kernel", se->kernel);
+        cJSON_AddStringToObject(o, "dtype", gb_dtype_name(se->dtype));
         cJSON_AddNumberToObject(o, "M", se->M);
         cJSON_AddNumberToObject(o, "K", se->K);
         cJSON_AddNumberToObject(o, "N", se->N);

@@ -3,7 +3,8 @@
  * the rows and columns of each table, and the number in every cell and row
  * summary.  report_render.c writes what this builds.
  *
- * One table per kernel and thread count (per thread count with --combined):
+ * One table per kernel, type and thread count (per type and thread count
+ * with --combined; a file of f32 alone has one type):
  * rows are the variants in the variant table's order (variants this build
  * does not know follow, in file order; labelled entries such as
  * rule_based[tk=16] or packed+prepack are rows of their own), columns are the
@@ -118,6 +119,8 @@ int gb_report_filter(const gb_report_opts *o, gb_filter *filter, char *err, size
         rc = gb_filter_add(filter, GB_FILTER_KERNEL, o->kernels[i], err, errlen);
     for (int i = 0; i < o->nvariants && rc == 0; i++)
         rc = gb_filter_add(filter, GB_FILTER_VARIANT, o->variants[i], err, errlen);
+    for (int i = 0; i < o->ndtypes && rc == 0; i++)
+        rc = gb_filter_add(filter, GB_FILTER_DTYPE, o->dtypes[i], err, errlen);
     return rc;
 }
 
@@ -135,7 +138,8 @@ static int select_entries(builder *b, const gb_report_opts *o, char *err, size_t
         rc = gb_filter_check_used(&filter, b->f->path, err, errlen);
     gb_filter_free(&filter);
     if (rc == 0 && b->nsel == 0) {
-        snprintf(err, errlen, "%s: no entries match both --kernel and --variant", b->f->path);
+        snprintf(err, errlen, "%s: no entries match --kernel, --variant and --dtype together",
+                 b->f->path);
         rc = -1;
     }
     return rc;
@@ -416,7 +420,7 @@ static int add_table(const builder *b, const char *kernel, int threads, table_sr
     gb_report_table *t = &r->tables[r->ntables++];
     int rc;
 
-    *t = (gb_report_table){ kernel, threads, NULL, 0, NULL, 0 };
+    *t = (gb_report_table){ kernel, threads, b->sel[src->m[0].at]->dtype, NULL, 0, NULL, 0 };
     rc = build_cols(b, t, src);
     return rc != 0 ? rc : build_rows(b, t, src, err, errlen);
 }
@@ -424,16 +428,26 @@ static int add_table(const builder *b, const char *kernel, int threads, table_sr
 static int compare_by_table(const void *a, const void *b)
 {
     const member *x = a, *y = b;
-    int p = sorting->sel[x->at]->threads, q = sorting->sel[y->at]->threads;
+    const gb_entry *e = sorting->sel[x->at], *g = sorting->sel[y->at];
 
     if (x->kernel != y->kernel)
         return order(x->kernel, y->kernel);
-    return p != q ? order(p, q) : order(x->at, y->at);
+    if (e->dtype != g->dtype)
+        return order(e->dtype, g->dtype);
+    return e->threads != g->threads ? order(e->threads, g->threads) : order(x->at, y->at);
 }
 
-/* With --combined one table per thread count; else one per kernel, in the
- * order the selection first has them, and thread count, ascending: the
- * entries sorted so, each run of them one table. */
+/* Whether members x and y (sorted by compare_by_table) are of one table. */
+static int same_table(const builder *b, const member *x, const member *y)
+{
+    const gb_entry *e = b->sel[x->at], *g = b->sel[y->at];
+    return x->kernel == y->kernel && e->dtype == g->dtype && e->threads == g->threads;
+}
+
+/* With --combined one table per type and thread count; else one per
+ * kernel, in the order the selection first has them, type (f32, bf16,
+ * u8s8) and thread count, ascending: the entries sorted so, each run of
+ * them one table. */
 static int build_tables(const builder *b, int combined, char *err, size_t errlen)
 {
     gb_report *r = b->r;
@@ -447,8 +461,7 @@ static int build_tables(const builder *b, int combined, char *err, size_t errlen
     sorting = b;
     qsort(all, (size_t)b->nsel, sizeof *all, compare_by_table);
     for (int i = 0; i < b->nsel; i++)
-        ntables += i == 0 || all[i].kernel != all[i - 1].kernel ||
-                   b->sel[all[i].at]->threads != b->sel[all[i - 1].at]->threads;
+        ntables += i == 0 || !same_table(b, &all[i], &all[i - 1]);
     r->tables = calloc((size_t)ntables + 1, sizeof *r->tables);
     if (r->tables == NULL) {
         free(all);
@@ -457,8 +470,7 @@ static int build_tables(const builder *b, int combined, char *err, size_t errlen
     for (int i = 0, from = 0; i < b->nsel && rc == 0; i++) {
         const gb_entry *e = b->sel[all[i].at];
         table_src src = { all + from, i + 1 - from };
-        if (i + 1 < b->nsel && all[i + 1].kernel == all[i].kernel &&
-            b->sel[all[i + 1].at]->threads == e->threads)
+        if (i + 1 < b->nsel && same_table(b, &all[i + 1], &all[i]))
             continue;
         /* For the sorts within the table, kernels by first appearance. */
         for (int j = 0; j < src.n; j++)
@@ -486,6 +498,9 @@ int gb_report_build(const gb_result_file *f, const gb_report_opts *o, gb_report 
     r->threads = calloc((size_t)f->nentries, sizeof *r->threads);
     if (b.sel != NULL && r->threads != NULL)
         rc = select_entries(&b, o, err, errlen);
+    /* A selection of f32 alone (an f32 file, --dtype f32) reads as before. */
+    for (int i = 0; rc == 0 && i < b.nsel; i++)
+        r->typed |= b.sel[i]->dtype != GB_DTYPE_F32;
     if (rc == 0)
         rc = order_rows(&b);
     if (rc == 0) {

@@ -4,7 +4,7 @@
  * src/analysis/report_multi.md).
  *
  * It keys entries itself, since no one file's tables hold every row: the
- * union of (label, kernel, M, K, N, threads) over the files, each file's
+ * union of (label, kernel, M, K, N, type, threads) over the files, each file's
  * cell blank where it has no such entry.
  */
 #define _GNU_SOURCE   /* strtok_r, under compilers strict about -std=c11 (clang) */
@@ -70,6 +70,7 @@ typedef struct mkey {
     long kernel_order;       /* first appearance of the kernel over the files */
     long seq;                /* first appearance of the measurement over the files */
     int group;               /* its place before sorting, in entry order */
+    gb_dtype dtype;          /* its type: "onednn [bf16]" is a row of its own */
 } mkey;
 
 /* A selected entry of one of the files, seq counting over all of them. */
@@ -132,6 +133,8 @@ static int compare_keys(const void *a, const void *b)
         return order(x->major, y->major);
     if ((c = strcmp(x->label, y->label)) != 0)
         return c;
+    if (x->dtype != y->dtype)
+        return order(x->dtype, y->dtype);
     if (x->M != y->M)
         return order(x->M, y->M);
     if (x->K != y->K || x->N != y->N)
@@ -152,7 +155,7 @@ static int make_keys(multi *m)
         if (i == 0 || gb_entry_order(m->cands[i - 1].e, e) != 0) {
             m->keys[m->nkeys] = (mkey){ e, e->label, e->variant, e->kernel, e->M, e->K, e->N,
                                         e->threads, variant_position(e->variant), 0,
-                                        m->cands[i].seq, m->nkeys };
+                                        m->cands[i].seq, m->nkeys, e->dtype };
             m->nkeys++;
         }
         m->cands[i].key = m->nkeys - 1;
@@ -290,7 +293,7 @@ static int side_by_side(FILE *out, const multi *m, gb_format fmt)
         const mkey *key = &m->keys[k];
         const gb_entry *first = m->cell[k][0];
         col = 0;
-        snprintf(g.text[col++], GB_TABLE_CELL, "%s", key->label);
+        gb_entry_typed_label(key->e, g.text[col++], GB_TABLE_CELL);
         snprintf(g.text[col++], GB_TABLE_CELL, "%s", key->kernel);
         snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->M);
         snprintf(g.text[col++], GB_TABLE_CELL, "%d", key->K);
@@ -316,13 +319,13 @@ static int side_by_side(FILE *out, const multi *m, gb_format fmt)
 static int same_point(const mkey *a, const mkey *b)
 {
     return strcmp(a->kernel, b->kernel) == 0 && a->M == b->M && a->K == b->K && a->N == b->N &&
-           a->threads == b->threads;
+           a->dtype == b->dtype && a->threads == b->threads;
 }
 
 /* The keys the comparator below reads (qsort passes it no context). */
 static const mkey *sorting;
 
-/* Key numbers by point (kernel, M, K, N, threads), then display order. */
+/* Key numbers by point (kernel, M, K, N, type, threads), then display order. */
 static int compare_points(const void *a, const void *b)
 {
     const mkey *x = &sorting[*(const int *)a], *y = &sorting[*(const int *)b];
@@ -331,6 +334,8 @@ static int compare_points(const void *a, const void *b)
     if (c == 0)
         c = x->M != y->M ? order(x->M, y->M) : x->K != y->K ? order(x->K, y->K)
                                                            : order(x->N, y->N);
+    if (c == 0)
+        c = order(x->dtype, y->dtype);
     if (c == 0)
         c = order(x->threads, y->threads);
     return c != 0 ? c : order(*(const int *)a, *(const int *)b);
@@ -353,15 +358,18 @@ static void fastest_row(gb_grid *g, const multi *m, const int *sorted, int from)
             if (e && e->median_us > 0.0 && (best == NULL || e->median_us < best->median_us))
                 best = e;
         }
-        if (best)
-            snprintf(g->text[col++], GB_TABLE_CELL, "%s %.1f", best->label, best->median_us);
+        if (best) {
+            char label[GB_TABLE_CELL];
+            snprintf(g->text[col++], GB_TABLE_CELL, "%s %.1f",
+                     gb_entry_typed_label(best, label, sizeof label), best->median_us);
+        }
         else
             g->text[col++][0] = '\0';
     }
     gb_grid_row(g);
 }
 
-/* Per (kernel, M, K, N, threads) and file: the label with the lowest median.
+/* Per (kernel, M, K, N, type, threads) and file: the label with the lowest median.
  * The keys of a point are found by sorting, not by comparing every pair. */
 static int fastest(FILE *out, const multi *m, gb_format fmt)
 {

@@ -7,7 +7,11 @@
  * numbers the tables print; it and tests/cli/report.sh read its layout:
  * '# ' comment lines, then per table `kernel,threads,variant,<columns>,
  * <summaries>` and one line per row, unrounded, empty where not measured.
+ * A selection with a type other than f32 has `kernel,dtype,threads,variant,
+ * ...` and `dtype=T` in each `# table:` line; f32 alone (an f32 file,
+ * --dtype f32) is as before.
  */
+#include "gemmbench.h"
 #include "report.h"
 #include "roof.h"
 
@@ -16,6 +20,10 @@
 #include <string.h>
 
 #include "table.h"
+
+/* A metric's title in a table of type t: the integer type's rate is in
+ * GOP/s, a peak is the type's own. */
+static void metric_title(gb_report_metric m, gb_dtype t, char *buf, size_t len);
 
 static const struct {
     const char *csv_name;    /* the CSV's `# metric:` line */
@@ -156,15 +164,18 @@ static void csv_number(FILE *out, double v)
 }
 
 /* Every summary, every row, one header line: what plot.sh reads. */
-static void write_table_csv(FILE *out, const gb_report_table *t)
+static void write_table_csv(FILE *out, const gb_report *r, const gb_report_table *t)
 {
     char label[GB_TABLE_CELL];
     int K, N;
 
-    fprintf(out, "\n# table: kernel=%s threads=%d", t->kernel ? t->kernel : "all", t->threads);
+    fprintf(out, "\n# table: kernel=%s", t->kernel ? t->kernel : "all");
+    if (r->typed)
+        fprintf(out, " dtype=%s", gb_dtype_name(t->dtype));
+    fprintf(out, " threads=%d", t->threads);
     if (title_shape(t, &K, &N))
         fprintf(out, " K=%d N=%d", K, N);
-    fputs("\nkernel,threads,variant", out);
+    fputs(r->typed ? "\nkernel,dtype,threads,variant" : "\nkernel,threads,variant", out);
     for (int c = 0; c < t->ncols; c++) {
         col_label(t, c, label, sizeof label);
         fputc(',', out);
@@ -176,6 +187,8 @@ static void write_table_csv(FILE *out, const gb_report_table *t)
     for (int i = 0; i < t->nrows; i++) {
         const gb_report_row *row = &t->rows[i];
         gb_csv_field(out, t->kernel ? t->kernel : "all");
+        if (r->typed)
+            fprintf(out, ",%s", gb_dtype_name(t->dtype));
         fprintf(out, ",%d,", t->threads);
         gb_csv_field(out, row->label);
         for (int c = 0; c < t->ncols; c++)
@@ -305,17 +318,31 @@ static int write_table_text(FILE *out, const gb_report *r, const gb_report_table
 {
     layout l = { r, t, { 0 }, 0 };
     const char *em = fmt == GB_FMT_MD ? "**" : "";
-    char shape[64] = "";
+    char shape[64] = "", type[16] = "", title[160];
     int K, N, ncols;
 
     if (title_shape(t, &K, &N))
         snprintf(shape, sizeof shape, " (K=%d, N=%d)", K, N);
-    fprintf(out, "\n%s%s%s%s, %d thread%s: %s\n%s", em, t->kernel ? t->kernel : "all kernels",
-            em, shape, t->threads, t->threads == 1 ? "" : "s", metric_text[r->metric].title,
-            fmt == GB_FMT_MD ? "\n" : "");
+    if (r->typed)
+        snprintf(type, sizeof type, ", %s", gb_dtype_name(t->dtype));
+    metric_title(r->metric, t->dtype, title, sizeof title);
+    fprintf(out, "\n%s%s%s%s%s, %d thread%s: %s\n%s", em,
+            t->kernel ? t->kernel : "all kernels", em, shape, type, t->threads,
+            t->threads == 1 ? "" : "s", title, fmt == GB_FMT_MD ? "\n" : "");
     choose_summaries(&l);
     ncols = t->ncols + l.nsum;
     return write_grid(out, &l, fmt, ncols);
+}
+
+static void metric_title(gb_report_metric m, gb_dtype t, char *buf, size_t len)
+{
+    if (m == GB_METRIC_GFLOPS && gb_dtype_is_integer(t))
+        snprintf(buf, len, "GOP/s at the median (higher is better)");
+    else if (m == GB_METRIC_PEAK && t != GB_DTYPE_F32)
+        snprintf(buf, len, "%% of the machine's %s peak at the median (higher is better)",
+                 gb_dtype_name(t));
+    else
+        snprintf(buf, len, "%s", metric_text[m].title);
 }
 
 /* ---- the report ------------------------------------------------------------------ */
@@ -343,7 +370,7 @@ int gb_report_render(FILE *out, const gb_report *r, gb_format fmt)
         write_header_text(out, r, &x, fmt);
     for (int i = 0; i < r->ntables && rc == 0; i++) {
         if (fmt == GB_FMT_CSV)
-            write_table_csv(out, &r->tables[i]);
+            write_table_csv(out, r, &r->tables[i]);
         else
             rc = write_table_text(out, r, &r->tables[i], fmt);
     }

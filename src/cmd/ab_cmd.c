@@ -326,7 +326,7 @@ static int judge(build *b, const ab_opts *o, int status)
 {
     gb_result_file f[2];
     gb_compare c;
-    gb_compare_opts copts = { o->threshold_pct, o->alpha, 1, NULL, NULL, 1 };
+    gb_compare_opts copts = { o->threshold_pct, o->alpha, 1, NULL, NULL, 1, NULL };
     char err[GB_ERR_LEN + 8400];
     int rc, bad = 0;
 

@@ -16,7 +16,7 @@ static const char compare_intro[] =
     "usage: gemmbench compare OLD.json NEW.json [options]\n"
     "\n"
     "Pairs the measurements of two result files by (variant, params, kernel, M, K, N,\n"
-    "threads, prepack) and prints, per pair, the old and new median, new/old, and a\n"
+    "type, threads, prepack) and prints, per pair, the old and new median, new/old, and a\n"
     "two-sided Mann-Whitney U test on the raw samples; then the entries found in one\n"
     "file only, geometric means of new/old per variant, per kernel and overall, and\n"
     "what differs between the files' tool, machine and run blocks.\n"
@@ -32,7 +32,8 @@ static const char compare_outro[] =
 typedef struct compare_args {
     gb_compare_opts opts;
     gb_format format;
-    char variants[1024], kernels[1024];   /* every -v and -k, one comma list each */
+    char variants[1024], kernels[1024], dtypes[1024];   /* every -v, -k and --dtype,
+                                                           one comma list each */
     int help;
 } compare_args;
 
@@ -51,13 +52,15 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     case GB_SET_HELP: a->help = 1; break;
     case GB_SET_VARIANT:
     case GB_SET_KERNEL:
+    case GB_SET_DTYPE:
         /* An empty list would select everything, where run and report
          * refuse it: a variable that expanded to nothing is a mistake. */
         if (v->text[0] == '\0') {
             snprintf(err, errlen, "%s '' is an empty list", v->name);
             return -1;
         }
-        if (gb_list_append(s->id == GB_SET_VARIANT ? a->variants : a->kernels,
+        if (gb_list_append(s->id == GB_SET_VARIANT ? a->variants
+                           : s->id == GB_SET_KERNEL ? a->kernels : a->dtypes,
                            sizeof a->variants, v->text) != 0) {
             snprintf(err, errlen, "the %s list is too long", v->name);
             return -1;
@@ -145,6 +148,7 @@ int gb_cmd_compare(int argc, char **argv)
     }
     a.opts.variants = a.variants;
     a.opts.kernels = a.kernels;
+    a.opts.dtypes = a.dtypes;
 
     if (gb_result_file_load(argv[first], &old_f, err, sizeof err) != 0)
         return gb_fail(GB_EXIT_USAGE, "compare", "%s", err);

@@ -238,8 +238,8 @@ static int add_select(session *s, const char *flag, const char *value)
 static int select_entries(session *s, const gb_history_view *v, const char *before,
                           const char *after)
 {
-    char variants[2048] = "", threads[256] = "";
-    int found = 0, cold = 0;
+    char variants[2048] = "", threads[256] = "", types[64] = "";
+    int found = 0, cold = 0, typed = 0;
 
     for (int c = 0; c < v->nchanges; c++) {
         const gb_history_change *ch = &v->changes[c];
@@ -252,6 +252,9 @@ static int select_entries(session *s, const gb_history_view *v, const char *befo
         found++;
         if (!strstr(variants, se->label))
             gb_list_append(variants, sizeof variants, se->label);
+        if (!strstr(types, gb_dtype_name(se->dtype)))
+            gb_list_append(types, sizeof types, gb_dtype_name(se->dtype));
+        typed |= se->dtype != GB_DTYPE_F32;
         snprintf(t, sizeof t, "%d", se->threads);
         if (!strstr(threads, t))
             gb_list_append(threads, sizeof threads, t);
@@ -266,6 +269,9 @@ static int select_entries(session *s, const gb_history_view *v, const char *befo
     if (found) {
         add_select(s, "--variant", variants);
         add_select(s, "--threads", threads);
+        /* The rerun measures the changed series' types (run's default: f32). */
+        if (typed)
+            add_select(s, "--dtype", types);
         if (cold)
             add_select(s, "--cache", "cold");
     }

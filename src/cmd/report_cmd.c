@@ -16,7 +16,8 @@
 static const char report_intro[] =
     "usage: gemmbench report FILE.json [options]\n"
     "       gemmbench report [NAME=]A.json [NAME=]B.json ... [options]\n"
-    "  pivot tables of a result file, one per kernel and thread count: variants\n"
+    "  pivot tables of a result file, one per kernel and thread count (and type,\n"
+    "  in a file of several --dtype): variants\n"
     "  (in the variant table's order) by M, then geometric means over each row.\n"
     "  Several files: side by side per (variant, kernel, M, threads), each file's\n"
     "  median and %peak (%roof where recorded), the ratio to the first file, and\n"
@@ -42,6 +43,7 @@ typedef struct report_args {
     int metric_given, combined_given, help;
     gb_report_opts *o;       /* the options report.c takes */
     const char **kernels, **variants;   /* each -k and -v, argc of room */
+    const char **dtypes;                /* each --dtype, argc of room */
 } report_args;
 
 /* Longest NAME= (a column title holds it and its " median_us"). */
@@ -93,6 +95,7 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     case GB_SET_FORMAT: o->format = v->format; break;
     case GB_SET_KERNEL: a->kernels[o->nkernels++] = v->text; break;
     case GB_SET_VARIANT: a->variants[o->nvariants++] = v->text; break;
+    case GB_SET_DTYPE: a->dtypes[o->ndtypes++] = v->text; break;
     case GB_SET_METRIC:
         /* report.c's metrics, and scaling, which has a report of its own */
         a->metric_given = 1;
@@ -124,6 +127,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 
     a->o->kernels = a->kernels;
     a->o->variants = a->variants;
+    a->o->dtypes = a->dtypes;
     gb_settings_defaults(GB_CMD_REPORT, store_setting, a, err, sizeof err);
     a->metric_given = 0;   /* the default is not a --metric */
     first = gb_settings_parse_args(GB_CMD_REPORT, argc, argv, 0, store_setting, a, err,
@@ -201,23 +205,25 @@ static int report_files(const report_args *a, const gb_report_opts *o)
 
 int gb_cmd_report(int argc, char **argv)
 {
-    gb_report_opts o = { GB_FMT_TABLE, GB_METRIC_MEDIAN, NULL, 0, NULL, 0, 0 };
+    gb_report_opts o = { GB_FMT_TABLE, GB_METRIC_MEDIAN, NULL, 0, NULL, 0, 0, NULL, 0 };
     /* Each -k or -v is one list: there are fewer than argc. */
     const char **kernels = calloc((size_t)argc, sizeof *kernels);
     const char **variants = calloc((size_t)argc, sizeof *variants);
+    const char **dtypes = calloc((size_t)argc, sizeof *dtypes);
     report_args a = { calloc((size_t)argc, sizeof(char *)), calloc((size_t)argc, sizeof(char *)),
-                      0, 0, 0, 0, 0, &o, kernels, variants };
+                      0, 0, 0, 0, 0, &o, kernels, variants, dtypes };
     int status;
 
     /* argv[1] is "report": getopt sees it as the program name. */
     argc--;
     argv++;
-    if (kernels == NULL || variants == NULL || a.paths == NULL || a.names == NULL)
+    if (kernels == NULL || variants == NULL || dtypes == NULL || a.paths == NULL || a.names == NULL)
         status = gb_fail(GB_EXIT_IO, "report", "out of memory");
     else if ((status = parse_args(argc, argv, &a)) == PARSED)
         status = a.npaths == 1 ? report_file(a.paths[0], &o, a.scaling) : report_files(&a, &o);
     free(kernels);
     free(variants);
+    free(dtypes);
     free(a.paths);
     for (int i = 0; a.names && i < a.npaths; i++)
         free(a.names[i]);

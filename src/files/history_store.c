@@ -273,7 +273,9 @@ static int entry_noise(const gb_entry *e, double *lo, double *hi, double *se2)
 
 /* One entry's row of the index: its key, then value, lo, hi, se2, and
  * when its rounds recorded steal time (round_clocks), the rounds known, those
- * under steal and their seconds, over e and a pair's anchor entry a. */
+ * under steal and their seconds, over e and a pair's anchor entry a; last,
+ * for a type other than f32 only, the type's name (a row without one, as
+ * every row of a store from before types, is f32). */
 static cJSON *index_row(const gb_entry *e, const gb_entry *a, double value, double lo,
                         double hi, double se2)
 {
@@ -302,6 +304,8 @@ static cJSON *index_row(const gb_entry *e, const gb_entry *a, double value, doub
         cJSON_AddItemToArray(row, cJSON_CreateNumber(under + under_a));
         cJSON_AddItemToArray(row, cJSON_CreateNumber(steal + steal_a));
     }
+    if (e->dtype != GB_DTYPE_F32)
+        cJSON_AddItemToArray(row, cJSON_CreateString(gb_dtype_name(e->dtype)));
     return row;
 }
 
@@ -800,7 +804,7 @@ static int grow(void **p, int *cap, int need, size_t each)
 /* The series of key, made when new; its index, or -1 when out of memory. */
 static int series_for(gb_history_store *s, series_table *t, int *cap, const char *key,
                       const char *machine, const char *label, const char *kernel,
-                      const int dims[4], int cold, int paired)
+                      const int dims[4], int cold, gb_dtype dtype, int paired)
 {
     if ((size_t)s->nseries * 2 >= t->size) {
         size_t size = t->size ? t->size * 2 : 1024;
@@ -836,6 +840,7 @@ static int series_for(gb_history_store *s, series_table *t, int *cap, const char
     se->N = dims[2];
     se->threads = dims[3];
     se->cold = cold;
+    se->dtype = dtype;
     se->paired = paired;
     if (!se->key || !se->machine || !se->label || !se->kernel) {
         free(se->key);
@@ -926,17 +931,29 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
     f->dirty = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(line, "dirty"));
     s->nfiles++;
     cJSON_ArrayForEach(row, entries) {
-        const cJSON *c[14];
-        int i = 0, dims[4], nvalues;
+        const cJSON *c[15];
+        int i = 0, dims[4], nvalues, typed;
+        gb_dtype dtype = GB_DTYPE_F32;
         char key[3 * (3 * GB_HISTORY_NAME_MAX + 1) + 96];
         cJSON *item;
 
         nvalues = cJSON_IsArray(row) ? cJSON_GetArraySize(row) : 0;
-        if (nvalues != 11 && nvalues != 14) {
-            snprintf(why, whylen, "an entry is not an array of 11 values (14 with steal)");
+        /* A type other than f32 is one more value, a string, last. */
+        typed = (nvalues == 12 || nvalues == 15);
+        if (nvalues - typed != 11 && nvalues - typed != 14) {
+            snprintf(why, whylen, "an entry is not an array of 11 values (14 with steal, one "
+                                  "more with a type)");
             goto out;
         }
         cJSON_ArrayForEach(item, row) c[i++] = item;
+        if (typed) {
+            nvalues--;
+            if (!cJSON_IsString(c[nvalues]) ||
+                gb_dtype_parse(c[nvalues]->valuestring, &dtype) != 0) {
+                snprintf(why, whylen, "an entry's type is not f32, bf16 or u8s8");
+                goto out;
+            }
+        }
         for (i = 0; i < nvalues; i++) {
             int want_string = i <= 1 || i == 6;
             if (want_string ? !cJSON_IsString(c[i])
@@ -978,11 +995,12 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
         key_part(machine, part[0], sizeof part[0]);
         key_part(c[0]->valuestring, part[1], sizeof part[1]);
         key_part(c[1]->valuestring, part[2], sizeof part[2]);
-        snprintf(key, sizeof key, "%s/%s/%s/%dx%dx%d/t%d/%s%s", part[0], part[1], part[2],
+        snprintf(key, sizeof key, "%s/%s/%s/%dx%dx%d/t%d/%s%s%s%s", part[0], part[1], part[2],
                  dims[0], dims[1], dims[2], dims[3], cold ? "cold" : "warm",
+                 dtype != GB_DTYPE_F32 ? "/" : "", dtype != GB_DTYPE_F32 ? gb_dtype_name(dtype) : "",
                  anchor ? "/paired" : "");
         int si = series_for(s, t, &caps[1], key, machine, c[0]->valuestring,
-                            c[1]->valuestring, dims, cold, anchor != NULL);
+                            c[1]->valuestring, dims, cold, dtype, anchor != NULL);
         if (si < 0 || grow((void **)&s->obs, &caps[2], s->nobs + 1, sizeof *s->obs) != 0)
             goto oom;
         gb_history_obs *ob = &s->obs[s->nobs++];

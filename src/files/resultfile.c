@@ -807,6 +807,15 @@ int gb_entry_same_point(const gb_entry *a, const gb_entry *b)
            a->dtype == b->dtype && a->cold == b->cold && strcmp(a->kernel, b->kernel) == 0;
 }
 
+const char *gb_entry_typed_label(const gb_entry *e, char *buf, size_t len)
+{
+    if (e->dtype == GB_DTYPE_F32)
+        snprintf(buf, len, "%s", e->label);
+    else
+        snprintf(buf, len, "%s [%s]", e->label, gb_dtype_name(e->dtype));
+    return buf;
+}
+
 double gb_result_file_peak_dtype(const gb_result_file *f, gb_dtype t, int threads)
 {
     const cJSON *p, *by, *item;

@@ -194,9 +194,9 @@ TEST(history_keeps_a_step_between_flat_series)
     static char commits[30][8], dates[30][24];
     static gb_history_obs obs[90];
     gb_history_series series[3] = {
-        { "m/a/k/1x1x1/t1/warm", "m", "a", "k", 1, 1, 1, 1, 0, 0 },
-        { "m/b/k/1x1x1/t1/warm", "m", "b", "k", 1, 1, 1, 1, 0, 0 },
-        { "m/c/k/1x1x1/t1/warm", "m", "c", "k", 1, 1, 1, 1, 0, 0 },
+        { "m/a/k/1x1x1/t1/warm", "m", "a", "k", 1, 1, 1, 1, 0, 0, GB_DTYPE_F32 },
+        { "m/b/k/1x1x1/t1/warm", "m", "b", "k", 1, 1, 1, 1, 0, 0, GB_DTYPE_F32 },
+        { "m/c/k/1x1x1/t1/warm", "m", "c", "k", 1, 1, 1, 1, 0, 0, GB_DTYPE_F32 },
     };
     gb_history_store s = { files, 30, series, 3, obs, 90 };
     gb_history_annotations a = { 0 };
@@ -243,8 +243,8 @@ TEST(history_paired_epochs_join_and_floor)
     static char commits[31][8], dates[31][24];
     static gb_history_obs obs[62];
     gb_history_series series[2] = {
-        { "m/a/k/1x1x1/t1/warm/paired", "m", "a", "k", 1, 1, 1, 1, 0, 1 },
-        { "m/b/k/1x1x1/t1/warm/paired", "m", "b", "k", 1, 1, 1, 1, 0, 1 },
+        { "m/a/k/1x1x1/t1/warm/paired", "m", "a", "k", 1, 1, 1, 1, 0, 1, GB_DTYPE_F32 },
+        { "m/b/k/1x1x1/t1/warm/paired", "m", "b", "k", 1, 1, 1, 1, 0, 1, GB_DTYPE_F32 },
     };
     gb_history_store s = { files, 31, series, 2, obs, 62 };
     gb_history_annotations a = { 0 };

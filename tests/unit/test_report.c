@@ -72,7 +72,7 @@ static void squeeze(char *text)
 /* The report as a string (caller frees), or NULL on error. */
 static char *report_text(const gb_result_file *f, gb_format format, gb_report_metric metric)
 {
-    gb_report_opts o = { format, metric, NULL, 0, NULL, 0, 0 };
+    gb_report_opts o = { format, metric, NULL, 0, NULL, 0, 0, NULL, 0 };
     char *text = NULL, err[512];
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
@@ -218,7 +218,7 @@ TEST(report_selection_errors)
     static char doc[4096];
     gb_result_file f;
     const char *nope[] = { "nope" }, *both[] = { "qkv,mlp_expand" };
-    gb_report_opts o = { GB_FMT_TABLE, GB_METRIC_MEDIAN, nope, 1, NULL, 0, 0 };
+    gb_report_opts o = { GB_FMT_TABLE, GB_METRIC_MEDIAN, nope, 1, NULL, 0, 0, NULL, 0 };
     char err[512];
     FILE *out = fopen("/dev/null", "w");
 
