@@ -8,9 +8,9 @@ G=$GEMMBENCH
 ROOT=$(pwd)
 cd "$WORK" || exit 1
 
-# One real run, small: baseline in three types, packed in f32 only (skipped
+# One real run, small: baseline in three types, k8 in f32 only (a step of the study) (skipped
 # for bf16 and u8s8), two shapes: 8 entries.
-"$G" --variant baseline,packed --dtype f32,bf16,u8s8 --shape 16x64x64 --shape 32x64x64 \
+"$G" --variant baseline,k8 --dtype f32,bf16,u8s8 --shape 16x64x64 --shape 32x64x64 \
     --threads 1 --reps 5 --warmup 1 --rounds 1 --min-time 0 --quiet -o mixed.json >/dev/null 2>run.err ||
     { echo "FAIL dtype_base_run: $(head -c 300 run.err)"; exit 0; }
 
@@ -45,13 +45,13 @@ if grep -q 'repeat' "$WORK/out"; then
 else
     echo "ok dtype_report_no_repeats"
 fi
-# Each type's table holds its own rows: packed only in f32's.
+# Each type's table holds its own rows: k8 only in f32's.
 py_check dtype_report_rows "$WORK/out" <<'PY'
 import re, sys
 tables = re.split(r"\n(?=custom )", open(sys.argv[1]).read())[1:]
 rows = {t.split(", ")[2]: [l.split()[0] for l in t.splitlines()[2:] if l.strip()]
         for t in tables}
-assert rows == {"f32": ["baseline", "packed"], "bf16": ["baseline"], "u8s8": ["baseline"]}, rows
+assert rows == {"f32": ["baseline", "k8"], "bf16": ["baseline"], "u8s8": ["baseline"]}, rows
 PY
 expect_exit dtype_report_gops 0 "$G" report mixed.json --metric gflops
 expect_grep dtype_report_gops_u8s8 "u8s8, 1 thread: GOP/s at the median" "$WORK/out"

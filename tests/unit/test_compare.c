@@ -77,7 +77,7 @@ static int doc_load(doc *d, gb_result_file *f)
 static gb_compare_opts default_opts(void)
 {
     gb_compare_opts o = { GB_COMPARE_THRESHOLD_PCT, GB_COMPARE_ALPHA, GB_COMPARE_MIN_SAMPLES,
-                          NULL, NULL, 0 };
+                          NULL, NULL, 0, NULL };
     return o;
 }
 

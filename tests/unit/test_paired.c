@@ -55,7 +55,7 @@ TEST(paired_rounds_adjusted_over_entries)
 {
     static double old_s[3][20], new_s[3][20];
     gb_result_file a, b;
-    gb_compare_opts o = { 3.0, 0.01, 1, NULL, NULL, 1 };
+    gb_compare_opts o = { 3.0, 0.01, 1, NULL, NULL, 1, NULL };
     gb_compare c;
     char err[512];
 
@@ -101,7 +101,7 @@ TEST(rounds_unit_and_noise_floor)
     static double old_s[1][20], new_s[1][20];
     gb_result_file a, b;
     gb_compare_opts o = { GB_COMPARE_THRESHOLD_PCT, GB_COMPARE_ALPHA, GB_COMPARE_MIN_SAMPLES,
-                          NULL, NULL, 0 };
+                          NULL, NULL, 0, NULL };
     gb_compare c;
     char err[512];
 

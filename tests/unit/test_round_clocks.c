@@ -233,7 +233,7 @@ TEST(compare_says_rounds_under_steal)
 {
     char pa[] = "/tmp/gemmbench-steal-a-XXXXXX", pb[] = "/tmp/gemmbench-steal-b-XXXXXX";
     char err[512], *text = NULL;
-    gb_compare_opts o = { 3.0, 0.01, 1, NULL, NULL, 1 };
+    gb_compare_opts o = { 3.0, 0.01, 1, NULL, NULL, 1, NULL };
     gb_result_file a, b;
     gb_compare c;
     size_t len = 0;
