@@ -358,6 +358,27 @@ static int note_skipped(const gb_options *o, const gb_selection *sel, cJSON *doc
     return 0;
 }
 
+/* Under the table: which code each typed entry ran, once per variant, type
+ * and implementation (packed's avx512_bf16 or portable; oneDNN's choice,
+ * which may differ between shapes). */
+static void note_impls(FILE *out, const gb_runner *r)
+{
+    for (int i = 0; i < r->nentries; i++) {
+        const gb_result *a = &r->entries[i].result;
+        int seen = 0;
+        if (!r->entries[i].measured || a->impl[0] == '\0')
+            continue;
+        for (int j = 0; j < i && !seen; j++) {
+            const gb_result *b = &r->entries[j].result;
+            seen = r->entries[j].measured && b->variant == a->variant && b->dtype == a->dtype &&
+                   strcmp(b->impl, a->impl) == 0;
+        }
+        if (!seen)
+            fprintf(out, "impl: %s in %s: %s\n", a->variant->name, gb_dtype_name(a->dtype),
+                    a->impl);
+    }
+}
+
 /* Whether any entry of sel runs at all (a run of --dtype bf16 over f32-only
  * variants measures nothing): 1, or 0 with the reason in err. */
 static int anything_runs(const gb_options *o, const gb_selection *sel, char *err, size_t errlen)
@@ -569,8 +590,10 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     if (gb_interrupted)
         gb_run_show_unfinished(&view, &runner);
     /* Under the table: what was asked for and not run, and why. */
-    if (o->format == GB_FMT_TABLE || o->format == GB_FMT_MD)
+    if (o->format == GB_FMT_TABLE || o->format == GB_FMT_MD) {
+        note_impls(stdout, &runner);
         note_skipped(o, sel, NULL, stdout);
+    }
     if (gb_json_write_atomic(cfg.doc, output, !gb_interrupted && status == GB_EXIT_OK, err,
                              sizeof err) != 0) {
         status = gb_fail(GB_EXIT_IO, NULL, "%s", err);

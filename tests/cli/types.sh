@@ -40,6 +40,7 @@ check list_study_f32_only awk '$1 == "k8" { getline; if ($0 ~ /types f32 only: a
 check typed_run_exit test $? -eq 0
 expect_grep typed_table_type_column ' type ' "$WORK/t.txt"
 expect_grep typed_table_rate_unit 'G(FL)OP/s' "$WORK/t.txt"
+expect_grep typed_impl_under_table '^impl: packed in u8s8: ' "$WORK/t.txt"
 py_check typed_entries_checked_and_typed "$WORK/t.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
