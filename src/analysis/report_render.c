@@ -115,9 +115,17 @@ static void write_header_text(FILE *out, const gb_report *r, const facts *x, gb_
         fprintf(out, "gemmbench report of %s\n", f->path);
     fprintf(out, "%smachine: %s (host %s), peak ", bullet, x->cpu, x->host);
     if (f->peak_gflops > 0.0)
-        fprintf(out, "%.1f GFLOP/s\n", f->peak_gflops);
+        fprintf(out, "%.1f GFLOP/s", f->peak_gflops);
     else
-        fprintf(out, "not measured (no %% of peak)\n");
+        fprintf(out, "not measured (no %% of peak)");
+    /* each other type's own peak, where the run measured it */
+    for (int t = GB_DTYPE_F32 + 1; t < GB_DTYPE_COUNT; t++) {
+        double p = gb_result_file_peak_dtype(f, (gb_dtype)t, f->run_threads > 0 ? f->run_threads : 1);
+        if (p > 0.0)
+            fprintf(out, ", %s %.1f %s", gb_dtype_name((gb_dtype)t), p,
+                    gb_dtype_is_integer((gb_dtype)t) ? "GOP/s" : "GFLOP/s");
+    }
+    fputc('\n', out);
     fprintf(out, "%srun: started %s; threads %s; %s\n", bullet, x->started, x->threads,
             f->complete ? "complete" : "INCOMPLETE (interrupted: cells may be missing)");
     fprintf(out, "%scells: %s; '-' = not measured\n", bullet, metric_text[r->metric].title);
