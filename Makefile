@@ -33,7 +33,7 @@ $(shell mkdir -p $(BUILD); printf '%s\n' '$(GIT_STAMP)' | cmp -s - $(VERSION_STA
 LDLIBS   += $(CJSON_LIBS) $(NETTLE_LIBS) -lm
 LDFLAGS  += -fopenmp
 
-# Reference libraries (the openblas, blis and onednn variants: the ceilings
+# Reference libraries (the openblas, blis, onednn and libxsmm variants: the ceilings
 # the schedules are measured against), each optional: a library is used when a
 # small program that calls it compiles and links, else its variant is left
 # out of the table (GB_HAVE_* in schedules/table.c).  `make REFERENCE=`
@@ -41,7 +41,7 @@ LDFLAGS  += -fopenmp
 # openblas.pc: Debian's openblas-pthread/), never as libblas.so, which the
 # alternatives system may point at the reference BLAS; and it is linked
 # before BLIS so that cblas_sgemm binds to it (schedules/reference_*.c).
-REFERENCE ?= openblas blis onednn
+REFERENCE ?= openblas blis onednn libxsmm
 HASH  := \#
 probe = $(shell printf '$(1)' | $(CC) -x c - -o /dev/null $(2) 2>/dev/null && echo yes)
 ifneq ($(filter openblas,$(REFERENCE)),)
@@ -64,6 +64,19 @@ ifneq ($(filter onednn,$(REFERENCE)),)
 ifeq ($(call probe,$(HASH)include <dnnl.h>\nint main(void){return (int)dnnl_version()->major;},-ldnnl),yes)
 CPPFLAGS += -DGB_HAVE_ONEDNN
 LDLIBS   += -ldnnl
+endif
+endif
+# libxsmm (Debian ships it static only): libxsmm.a's fallback for large
+# GEMMs (libxsmm_gemm, which reference_libxsmm.c never calls) references a
+# Fortran BLAS's sgemm_ and dgemm_.  With OpenBLAS in the build they bind to
+# it (a shared library earlier on the line); without, to libxsmmnoblas's
+# stubs.  Never both: libxsmmnoblas's sgemm_ would interpose OpenBLAS's.
+ifneq ($(filter libxsmm,$(REFERENCE)),)
+XSMM_LIBS := $(shell pkg-config --libs libxsmm 2>/dev/null || echo -lxsmm -lpthread -lrt -ldl -lm)
+XSMM_BLAS := $(if $(filter -DGB_HAVE_OPENBLAS,$(CPPFLAGS)),$(OPENBLAS_LIBS),-lxsmmnoblas)
+ifeq ($(call probe,$(HASH)include <libxsmm.h>\nint main(void){return libxsmm_get_target_archid() < 0;},$(XSMM_LIBS) $(XSMM_BLAS)),yes)
+CPPFLAGS += -DGB_HAVE_LIBXSMM
+LDLIBS   += $(XSMM_LIBS) $(filter -lxsmmnoblas,$(XSMM_BLAS))
 endif
 endif
 

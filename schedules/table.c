@@ -30,6 +30,7 @@ extern const gb_variant gb_variant_ml_guided;
 extern const gb_variant gb_variant_openblas;
 extern const gb_variant gb_variant_blis;
 extern const gb_variant gb_variant_onednn;
+extern const gb_variant gb_variant_libxsmm;
 
 const gb_variant *const gb_variants[] = {
     &gb_variant_baseline,  /* first: every speed-up is relative to it */
@@ -65,6 +66,9 @@ const gb_variant *const gb_variants[] = {
 #endif
 #ifdef GB_HAVE_ONEDNN
     &gb_variant_onednn,
+#endif
+#ifdef GB_HAVE_LIBXSMM
+    &gb_variant_libxsmm,
 #endif
     /* gemmbench tune's records replayed */
     &gb_variant_tuned,

@@ -13,8 +13,9 @@
 #   test          python3 as well: needed by `make test` (the command-line
 #                 tests read the JSON they check with it)
 #   plots         gnuplot-nox as well: needed by scripts/plot.sh
-#   reference     libopenblas-dev libblis-dev libdnnl-dev as well: the optional
-#                 reference variants openblas, blis, onednn (rebuild afterwards)
+#   reference     libopenblas-dev libblis-dev libdnnl-dev libxsmm-dev as well:
+#                 the optional reference variants openblas, blis, onednn,
+#                 libxsmm (rebuild afterwards)
 #   cross         gcc-aarch64-linux-gnu, libcjson-dev:arm64, nettle-dev:arm64
 #                 and qemu-user: the aarch64 build and its emulated runs
 #                 (scripts/cross-aarch64.sh); adds dpkg's arm64 architecture
@@ -50,7 +51,8 @@ for arg in "$@"; do
         done
         [ -n "$blis" ] || want="$want libblis-dev"
         [ -f /usr/include/dnnl.h ] || [ -f /usr/include/oneapi/dnnl/dnnl.h ] ||
-            want="$want libdnnl-dev" ;;
+            want="$want libdnnl-dev"
+        [ -f /usr/include/libxsmm.h ] || want="$want libxsmm-dev" ;;
     cross)
         command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need="$need gcc-aarch64-linux-gnu"
         [ -f /usr/lib/aarch64-linux-gnu/libcjson.so ] || { need="$need libcjson-dev:arm64"; arm64=yes; }
@@ -82,7 +84,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     exit 0
 fi
 if [ -n "$want" ]; then
-    echo "setup: optional: the reference variants (openblas, blis, onednn), the" >&2
+    echo "setup: optional: the reference variants (openblas, blis, onednn, libxsmm), the" >&2
     echo "    machine topology (hwloc) and ml_guided's model (xgboost) need what is" >&2
     echo "    missing of: $want; the next make" >&2
     echo "    adds them once installed: sudo apt-get install -y $want" >&2
