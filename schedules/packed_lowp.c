@@ -57,13 +57,24 @@
  * m x n corner that exists (masked stores on AVX-512), so C's padding past
  * N is never written.
  *
+ * bf16 has two AVX-512 paths: vdpbf16ps on pairs ("avx512_bf16"), and the
+ * f32 FMA on operands widened to f32 at packing ("avx512_fma_widened";
+ * exact, a bf16 is the f32 with 16 more zero bits, and its products are
+ * exact in fp32).  Which is faster is the core's issue rates, so the rule
+ * (below, "bf16's rule") times the two micro-kernels once per process and
+ * the entry's impl names the path that ran.  The widened panels are twice
+ * the bytes, so the blocks' rule counts words, not groups.
+ *
  * The portable path (no AVX512_BF16 / AVX512_VNNI, another architecture, or
  * packed_lowp_force_portable): the same loops, packing and layout, with a
  * plain C micro-kernel; exact, not fast.
  *
  * Learnt from: BLIS (the five loops, blocks from the caches, one kernel
- * with edges at the store) and oneDNN's brgemm and its matmul (the VNNI
- * layouts of B, A broadcast a group at a time, the types' semantics).
+ * with edges at the store; its f32 kernels' layout, which the widened
+ * path reuses), oneDNN's brgemm and its matmul (the VNNI layouts of B, A
+ * broadcast a group at a time, the types' semantics; its bf16 kernels
+ * also fall back to f32 arithmetic on cores without the instruction) and
+ * libxsmm (choosing a kernel by what the machine does, at run time).
  */
 #include "packed_lowp.h"
 
@@ -95,6 +106,8 @@
 static int force_portable;
 /* The other test hook (packed_lowp_force_blocks): blocks, 0 the rule's. */
 static int forced_mc, forced_kc, forced_nc;
+
+static uint32_t *alloc_words(size_t n);
 
 /* ---- the portable path -------------------------------------------------------- */
 
@@ -214,16 +227,181 @@ static const lowp_isa isa_u8s8_portable = {
     .cpu_runs = cpu_runs_always,
 };
 
+/* ---- bf16's rule: vdpbf16ps or the widened f32 FMA ---------------------------- */
+
+/* Which of bf16's AVX-512 paths is faster depends on the core, not on the
+ * instruction set: where vdpbf16ps issues as often as the FMA it does
+ * twice the FMA's MACs per instruction, where it issues half as often (as
+ * on this project's Xeon family 6 model 207) the two tie in MACs and the
+ * widened path's cheaper A broadcasts and its plain f32 adds win; and a
+ * guest's CPU model says nothing of what the host gives it.  So the rule
+ * times them: both micro-kernels on the same 8 x 48 tile, panels of
+ * RULE_KG groups (dot 12 KiB + 2 KiB, widened 24 + 4 KiB: L1-resident),
+ * accumulating into one C tile, RULE_CALLS calls each, alternately for
+ * RULE_ROUNDS rounds after one warm-up round (which also takes AVX-512's
+ * frequency licence), so that another process's burst falls on both;
+ * the median of the rounds' time ratios decides, the widened path only
+ * when it is at least RULE_MARGIN faster (the whole call also packs, and
+ * the widened panels are twice the bytes).  About 2 ms, once per
+ * process, at the first bf16 plan (prepare, outside the timed calls). */
+#define RULE_KG 64
+#define RULE_CALLS 100
+#define RULE_ROUNDS 9
+#define RULE_MARGIN 1.10
+
+static int force_bf16_path = PACKED_LOWP_BF16_RULE;
+
+#if defined(__x86_64__)
+static packed_lowp_bf16_rule bf16_rule;
+static _Atomic int bf16_rule_state; /* 0 not measured, 1 measuring, 2 done */
+
+static double time_ukernel(const lowp_isa *isa, const uint32_t *a, const uint32_t *b, float *c)
+{
+    const double t0 = omp_get_wtime();
+    for (int r = 0; r < RULE_CALLS; r++)
+        isa->kernel(RULE_KG, a, b, c, 48, 8, 48, 1);
+    return omp_get_wtime() - t0;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void measure_bf16_rule(packed_lowp_bf16_rule *r)
+{
+    const lowp_isa *dot = &lowp_isa_avx512_bf16, *wide = &lowp_isa_avx512_fma_widened;
+    static char why[160];
+    /* one.0 in bf16 (0x3F80), as pairs for vdpbf16ps and widened for the
+     * FMA: no denormals, sums that stay small integers. */
+    const size_t a_words = 2 * RULE_KG * 8, b_words = 2 * RULE_KG * 48;
+    uint32_t *buf = alloc_words(2 * (a_words + b_words) + 16 * 48);
+    double ratio[RULE_ROUNDS], t_dot[RULE_ROUNDS], t_wide[RULE_ROUNDS];
+    const double macs = (double)RULE_CALLS * RULE_KG * 2 * 8 * 48;
+
+    memset(r, 0, sizeof *r);
+    r->margin = RULE_MARGIN;
+    r->rounds = RULE_ROUNDS;
+    r->chosen = wide->name;
+    r->why = "vdpbf16ps not timed (no memory): the f32 FMA on widened panels";
+    if (buf == NULL)
+        return;
+    {
+        uint32_t *a_dot = buf, *b_dot = a_dot + a_words, *a_wide = b_dot + b_words;
+        uint32_t *b_wide = a_wide + a_words;
+        float *c = (float *)(b_wide + b_words);
+        for (size_t i = 0; i < a_words; i++)
+            a_dot[i] = 0x3F803F80u, a_wide[i] = 0x3F800000u;
+        for (size_t i = 0; i < b_words; i++)
+            b_dot[i] = 0x3F803F80u, b_wide[i] = 0x3F800000u;
+        memset(c, 0, 8 * 48 * sizeof *c);
+        time_ukernel(dot, a_dot, b_dot, c);
+        time_ukernel(wide, a_wide, b_wide, c);
+        for (int round = 0; round < RULE_ROUNDS; round++) {
+            /* alternate which goes first, against drift within a round */
+            if (round % 2) {
+                t_wide[round] = time_ukernel(wide, a_wide, b_wide, c);
+                t_dot[round] = time_ukernel(dot, a_dot, b_dot, c);
+            } else {
+                t_dot[round] = time_ukernel(dot, a_dot, b_dot, c);
+                t_wide[round] = time_ukernel(wide, a_wide, b_wide, c);
+            }
+            ratio[round] = t_dot[round] / t_wide[round];
+        }
+    }
+    free(buf);
+    r->measured = 1;
+    r->ratio = median(ratio, RULE_ROUNDS);
+    r->ratio_min = ratio[0]; /* sorted by median() */
+    r->ratio_max = ratio[RULE_ROUNDS - 1];
+    r->dot_gflops = 2.0 * macs / median(t_dot, RULE_ROUNDS) * 1e-9;
+    r->widened_gflops = 2.0 * macs / median(t_wide, RULE_ROUNDS) * 1e-9;
+    r->chosen = r->ratio >= RULE_MARGIN ? wide->name : dot->name;
+    snprintf(why, sizeof why,
+             "8x48 micro-kernels on L1 panels: vdpbf16ps %.1f, f32 FMA widened %.1f GFLOP/s, "
+             "ratio %.2f (%.2f..%.2f) %s margin %.2f",
+             r->dot_gflops, r->widened_gflops, r->ratio, r->ratio_min, r->ratio_max,
+             r->ratio >= RULE_MARGIN ? ">=" : "<", RULE_MARGIN);
+    r->why = why;
+}
+
+/* The rule's verdict, measured by the first caller; a concurrent one
+ * waits for it (prepares are not timed). */
+static const packed_lowp_bf16_rule *bf16_rule_now(void)
+{
+    int expect = 0;
+
+    if (atomic_load_explicit(&bf16_rule_state, memory_order_acquire) == 2)
+        return &bf16_rule;
+    if (atomic_compare_exchange_strong(&bf16_rule_state, &expect, 1)) {
+        const int dot = lowp_isa_avx512_bf16.cpu_runs(), wide = lowp_isa_avx512_fma_widened.cpu_runs();
+        if (dot && wide) {
+            measure_bf16_rule(&bf16_rule);
+        } else {
+            memset(&bf16_rule, 0, sizeof bf16_rule);
+            bf16_rule.margin = RULE_MARGIN;
+            bf16_rule.chosen = wide ? lowp_isa_avx512_fma_widened.name : "portable";
+            bf16_rule.why = wide ? "no AVX512_BF16: the f32 FMA on widened panels, untimed"
+                                 : "no AVX-512: the portable kernel, untimed";
+        }
+        atomic_store_explicit(&bf16_rule_state, 2, memory_order_release);
+    }
+    while (atomic_load_explicit(&bf16_rule_state, memory_order_acquire) != 2)
+        ;
+    return &bf16_rule;
+}
+
+/* bf16's AVX-512 path: the forced one where the CPU runs it, else the
+ * rule's; NULL where neither runs. */
+static const lowp_isa *select_bf16_simd(void)
+{
+    const lowp_isa *dot = &lowp_isa_avx512_bf16, *wide = &lowp_isa_avx512_fma_widened;
+
+    if (force_bf16_path == PACKED_LOWP_BF16_DOT && dot->cpu_runs())
+        return dot;
+    if (force_bf16_path == PACKED_LOWP_BF16_WIDENED && wide->cpu_runs())
+        return wide;
+    if (!wide->cpu_runs())
+        return NULL; /* no AVX-512 at all */
+    return strcmp(bf16_rule_now()->chosen, dot->name) == 0 ? dot : wide;
+}
+#endif
+
+const packed_lowp_bf16_rule *packed_lowp_bf16_rule_get(void)
+{
+#if defined(__x86_64__)
+    return bf16_rule_now();
+#else
+    static const packed_lowp_bf16_rule portable_only = {
+        .chosen = "portable", .why = "not x86-64: the portable kernel", .margin = RULE_MARGIN
+    };
+    return &portable_only;
+#endif
+}
+
+void packed_lowp_force_bf16_path(int which)
+{
+    force_bf16_path = which;
+}
+
 /* The path of type t: the SIMD one where the CPU runs it and the tests
- * have not forced the portable one; NULL for a type not run here. */
+ * have not forced the portable one (bf16: the rule's of its two); NULL for
+ * a type not run here. */
 static const lowp_isa *select_isa(gb_dtype t)
 {
     if (t != GB_DTYPE_BF16 && t != GB_DTYPE_U8S8)
         return NULL;
 #if defined(__x86_64__)
-    {
-        const lowp_isa *simd = t == GB_DTYPE_BF16 ? &lowp_isa_avx512_bf16 : &lowp_isa_avx512_vnni;
-        if (!force_portable && simd->cpu_runs())
+    if (!force_portable) {
+        const lowp_isa *simd = t == GB_DTYPE_BF16 ? select_bf16_simd() : &lowp_isa_avx512_vnni;
+        if (simd && simd->cpu_runs())
             return simd;
     }
 #endif
@@ -283,6 +461,32 @@ static void pack_a(int mc, int kc, const void *Av, long lda, size_t es, int grou
     }
 }
 
+/* mc rows x kc of bf16 A into MR-row micro-panels of f32 ([2 kg][MR]
+ * words, lowp_isa.widen): each bf16 shifted up 16 bits is the f32 of the
+ * same value, exactly; rows past mc and the odd k past kc zero.  Widened
+ * here rather than in the kernel so that its broadcasts are plain f32
+ * loads folded into the FMA, not shifts on the FMA's ports. */
+static void pack_a_widened(int mc, int kc, const gb_bf16 *A, long lda, int mr,
+                           uint32_t *restrict dst)
+{
+    const int rows = 2 * ((kc + 1) / 2);
+
+    for (int ip = 0; ip < mc; ip += mr) {
+        for (int i = 0; i < mr; i++) {
+            uint32_t *out = dst + i;
+            int k = 0;
+            if (ip + i < mc) {
+                const gb_bf16 *row = A + (size_t)(ip + i) * lda;
+                for (; k < kc; k++)
+                    out[(long)k * mr] = (uint32_t)row[k] << 16;
+            }
+            for (; k < rows; k++)
+                out[(long)k * mr] = 0;
+        }
+        dst += (long)rows * mr;
+    }
+}
+
 /* ---- the plan ----------------------------------------------------------------- */
 
 typedef struct lowp_plan {
@@ -290,6 +494,7 @@ typedef struct lowp_plan {
     gb_dtype type;
     size_t a_es, b_es;       /* bytes of an element of A, of B */
     int mr, nr, group;
+    int words;               /* words per group in a panel's row / column: 1 + isa->widen */
     int kc, mc, nc;          /* kc % group == 0, mc % mr == 0, nc % nr == 0 */
     int tm, tn, nthreads;
 } lowp_plan;
@@ -351,6 +556,7 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
     p->mr = p->isa->mr;
     p->nr = p->isa->nr;
     p->group = p->isa->group;
+    p->words = 1 + p->isa->widen;
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
 
     cache_sizes(&l1, &l2, &l3);
@@ -360,7 +566,7 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
         l2 = FALLBACK_L2_BYTES;
 
     /* kc: B's micro-panel in its share of L1d, whole groups. */
-    kg = (long)(KC_B_L1_SHARE * l1) / ((long)p->nr * 4);
+    kg = (long)(KC_B_L1_SHARE * l1) / ((long)p->nr * 4 * p->words);
     p->kc = forced_kc > 0 ? (int)(ceil_div(forced_kc, p->group) * p->group)
                           : balanced_block(K, (kg > 0 ? kg : 1) * p->group, p->group);
     kg = ceil_div(p->kc, p->group);
@@ -380,8 +586,9 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
 
     /* mc: the A block in its share of L2; nc: the B block in its share of
      * L3 (of L2 without one), balanced over the thread's rows and columns. */
-    mc_cap = (long)(MC_L2_SHARE * l2) / (kg * 4) / p->mr * p->mr;
-    nc_cap = (long)(NC_L3_SHARE * (l3 > 0 ? l3 / p->nthreads : l2)) / (kg * 4) / p->nr * p->nr;
+    mc_cap = (long)(MC_L2_SHARE * l2) / (kg * 4 * p->words) / p->mr * p->mr;
+    nc_cap = (long)(NC_L3_SHARE * (l3 > 0 ? l3 / p->nthreads : l2)) / (kg * 4 * p->words) / p->nr *
+             p->nr;
     p->mc = balanced_block(ceil_div(ceil_div(M, p->mr), p->tm) * p->mr, mc_cap, p->mr);
     p->nc = balanced_block(ceil_div(ceil_div(N, p->nr), p->tn) * p->nr, nc_cap, p->nr);
     if (forced_mc > 0)
@@ -405,7 +612,7 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
                        const uint32_t *b_prepacked, unsigned char *C, long ldc,
                        const thread_buffers *buf)
 {
-    const int mr = p->mr, nr = p->nr, group = p->group;
+    const int mr = p->mr, nr = p->nr, group = p->group, w = p->words;
     const long k_groups = ceil_div(K, group);
 
     /* jc: the region's columns, one B block (kc x nc) at a time */
@@ -419,19 +626,24 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
             long b_panel_stride;
 
             if (b_prepacked) {
-                b_block = b_prepacked + (size_t)(jc / nr) * k_groups * nr + (size_t)(pc / group) * nr;
-                b_panel_stride = k_groups * nr;
+                b_block = b_prepacked + ((size_t)(jc / nr) * k_groups * nr +
+                                         (size_t)(pc / group) * nr) * w;
+                b_panel_stride = k_groups * nr * w;
             } else {
                 p->isa->pack_b(kc_cur, nc_cur, B + ((size_t)pc * ldb + jc) * p->b_es, ldb,
-                               buf->b_block, (long)kg * nr);
+                               buf->b_block, (long)kg * nr * w);
                 b_block = buf->b_block;
-                b_panel_stride = (long)kg * nr;
+                b_panel_stride = (long)kg * nr * w;
             }
             /* ic: the region's rows, one A block (mc x kc) at a time */
             for (int ic = m0; ic < m1; ic += p->mc) {
                 const int mc_cur = m1 - ic < p->mc ? m1 - ic : p->mc;
-                pack_a(mc_cur, kc_cur, A + ((size_t)ic * lda + pc) * p->a_es, lda, p->a_es,
-                       group, mr, buf->a_block);
+                if (p->isa->widen)
+                    pack_a_widened(mc_cur, kc_cur, (const gb_bf16 *)A + (size_t)ic * lda + pc,
+                                   lda, mr, buf->a_block);
+                else
+                    pack_a(mc_cur, kc_cur, A + ((size_t)ic * lda + pc) * p->a_es, lda, p->a_es,
+                           group, mr, buf->a_block);
                 /* jr: one B micro-panel, kept in L1 while ... */
                 for (int jr = 0; jr < nc_cur; jr += nr) {
                     const uint32_t *b_panel = b_block + (size_t)(jr / nr) * b_panel_stride;
@@ -439,7 +651,7 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
                     /* ir: ... every A micro-panel of the block streams past it */
                     for (int ir = 0; ir < mc_cur; ir += mr) {
                         const int m = mc_cur - ir < mr ? mc_cur - ir : mr;
-                        p->isa->kernel(kg, buf->a_block + (size_t)(ir / mr) * kg * mr, b_panel,
+                        p->isa->kernel(kg, buf->a_block + (size_t)(ir / mr) * kg * mr * w, b_panel,
                                        C + ((size_t)(ic + ir) * ldc + jc + jr) * 4, ldc, m, n,
                                        pc > 0);
                     }
@@ -487,8 +699,8 @@ static int state_init(lowp_state *s, gb_dtype t, int M, int N, int K, const gb_c
     s->N = N;
     s->K = K;
     kg = (size_t)ceil_div(p->kc, p->group);
-    s->a_words = round_words((size_t)p->mc * kg);
-    b_words = prepack ? 0 : round_words((size_t)p->nc * kg);
+    s->a_words = round_words((size_t)p->mc * kg * p->words);
+    b_words = prepack ? 0 : round_words((size_t)p->nc * kg * p->words);
     s->per_thread = s->a_words + b_words;
     s->buffers = alloc_words(s->per_thread * (size_t)p->nthreads);
     return s->buffers == NULL ? -1 : 0;
@@ -521,10 +733,11 @@ static int lowp_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb,
     if (prepack) {
         const lowp_plan *p = &s->plan;
         const long k_groups = ceil_div(K, p->group);
-        s->b_prepacked = alloc_words((size_t)k_groups * (size_t)ceil_div(N, p->nr) * p->nr);
+        s->b_prepacked =
+            alloc_words((size_t)k_groups * (size_t)ceil_div(N, p->nr) * p->nr * p->words);
         if (s->b_prepacked == NULL)
             goto fail;
-        p->isa->pack_b(K, N, B, ldb, s->b_prepacked, k_groups * p->nr);
+        p->isa->pack_b(K, N, B, ldb, s->b_prepacked, k_groups * p->nr * p->words);
     }
     *state = s;
     return 0;

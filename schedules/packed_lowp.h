@@ -28,8 +28,36 @@ void packed_lowp_force_portable(int on);
  * the rule's.  packed_lowp_force_blocks(0, 0, 0) restores it. */
 void packed_lowp_force_blocks(int mc, int kc, int nc);
 
-/* The path a call of type t takes now: "avx512_bf16", "avx512_vnni" or
- * "portable" (and "" for a type these kernels do not run). */
+/* The test hook for bf16's two AVX-512 paths: PACKED_LOWP_BF16_RULE (the
+ * default) lets the calibrated rule below choose; _DOT forces vdpbf16ps
+ * ("avx512_bf16"), _WIDENED the f32 FMA on widened panels
+ * ("avx512_fma_widened").  A forced path the CPU cannot run falls back to
+ * the rule's.  Not for use while a call runs. */
+enum { PACKED_LOWP_BF16_RULE, PACKED_LOWP_BF16_DOT, PACKED_LOWP_BF16_WIDENED };
+void packed_lowp_force_bf16_path(int which);
+
+/* The rule between bf16's AVX-512 paths, measured once per process on the
+ * first bf16 plan (a few ms, packed_lowp.c): both micro-kernels timed on
+ * the same L1-resident 8 x 48 tile, alternately, for `rounds` rounds; the
+ * widened path is chosen when the median of the rounds' ratios
+ * (vdpbf16ps time / FMA time) is at least `margin`.  Where only one of the
+ * two runs (no AVX512_BF16, or no AVX-512), no timing: `measured` is 0. */
+typedef struct packed_lowp_bf16_rule {
+    int measured;            /* 1 when the two kernels were timed */
+    int rounds;
+    double dot_gflops;       /* median per round, one thread, bf16 MACs x 2 */
+    double widened_gflops;
+    double ratio;            /* median of the rounds' dot time / widened time */
+    double ratio_min, ratio_max;
+    double margin;
+    const char *chosen;      /* the path's name, packed_lowp_path's */
+    const char *why;         /* one line: the figures' verdict */
+} packed_lowp_bf16_rule;
+const packed_lowp_bf16_rule *packed_lowp_bf16_rule_get(void);
+
+/* The path a call of type t takes now: "avx512_bf16",
+ * "avx512_fma_widened", "avx512_vnni" or "portable" (and "" for a type
+ * these kernels do not run). */
 const char *packed_lowp_path(gb_dtype t);
 
 /* ---- between the driver and its kernels ---------------------------------- */
@@ -42,6 +70,11 @@ const char *packed_lowp_path(gb_dtype t);
  *   B micro-panel: NR columns, [kg][NR] groups (column j's k group g at
  *                  g*NR + j, its G k values in order inside the word),
  *                  columns past N zero.
+ * Widened (lowp_isa.widen, bf16 on the f32 FMA): every bf16 becomes the
+ * f32 with the same bits above 16 zero bits, exact, each k its own word:
+ *   A micro-panel: [2 kg][MR] f32, B micro-panel: [2 kg][NR] f32,
+ * so a panel's words per group double (the driver's strides and buffers
+ * scale by 1 + widen), and the kernel's kg still counts groups.
  * The micro-kernel: the MR x NR tile of C from one A and one B micro-panel,
  *     C[i][j] (+)= sum_{g < kg} dot(a[g*MR + i], b[g*NR + j])
  * stored for i < m, j < n only (C rows ldc elements apart; the rest of the
@@ -52,9 +85,9 @@ typedef void (*lowp_ukernel_fn)(int kg, const uint32_t *restrict a,
                                 const uint32_t *restrict b, void *restrict c, long ldc,
                                 int m, int n, int accumulate);
 /* Packing B into that layout: kc rows x nc columns (row stride ldb
- * elements) into NR-column micro-panels panel_stride groups apart.  (A's
- * packing is the driver's own, one 32-bit copy per group, the same on
- * every path.) */
+ * elements) into NR-column micro-panels panel_stride words apart.  (A's
+ * packing is the driver's own: one 32-bit copy per group, or per k
+ * widened.) */
 typedef void (*lowp_pack_b_fn)(int kc, int nc, const void *B, long ldb, uint32_t *restrict dst,
                                long panel_stride);
 
@@ -63,13 +96,17 @@ typedef struct lowp_isa {
     const char *name;        /* packed_lowp_path's, the entry's "impl" */
     int mr, nr;              /* register block */
     int group;               /* k per 32-bit group: 2 (bf16) or 4 (u8s8) */
+    int widen;               /* 0: a group is one word per row / column of a
+                              * panel (the layout above); 1: bf16 widened,
+                              * each k its own f32 word, [k][MR] and [k][NR]
+                              * (f32 GEMM's layout), so a group takes 2 words */
     lowp_ukernel_fn kernel;
     lowp_pack_b_fn pack_b;
     int (*cpu_runs)(void);   /* 1 when this CPU and OS execute it */
 } lowp_isa;
 
 #if defined(__x86_64__)
-extern const lowp_isa lowp_isa_avx512_bf16, lowp_isa_avx512_vnni;
+extern const lowp_isa lowp_isa_avx512_bf16, lowp_isa_avx512_fma_widened, lowp_isa_avx512_vnni;
 #endif
 
 #endif

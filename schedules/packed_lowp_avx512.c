@@ -45,6 +45,7 @@
 #define NR 48
 
 #define TARGET_BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
+#define TARGET_FMA __attribute__((target("avx512f,avx512bw,avx512vl,fma")))
 #define TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 
 /* The columns of the tile's vector v (16 wide) that exist when n do. */
@@ -80,6 +81,23 @@ static inline void prefetch_c(const char *c, long row_bytes, int m)
     DECLARE_ROW(T, 6, zero) DECLARE_ROW(T, 7, zero)
 #define FOR_ROWS(op) op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7)
 
+/* The f32 tile to C (both bf16 kernels): masked to the rows and columns
+ * that exist, added to C when accumulating. */
+#define STORE_ROW_F32(i)                                                              \
+    {                                                                                 \
+        float *ci = c + (long)(i < m ? i : 0) * ldc;                                  \
+        const __mmask16 s0 = i < m ? k0 : 0, s1 = i < m ? k1 : 0, s2 = i < m ? k2 : 0; \
+        const __mmask16 l0 = accumulate ? s0 : 0, l1 = accumulate ? s1 : 0;           \
+        const __mmask16 l2 = accumulate ? s2 : 0;                                     \
+        c##i##0 = _mm512_add_ps(c##i##0, _mm512_maskz_loadu_ps(l0, ci));              \
+        c##i##1 = _mm512_add_ps(c##i##1, _mm512_maskz_loadu_ps(l1, ci + 16));         \
+        c##i##2 = _mm512_add_ps(c##i##2, _mm512_maskz_loadu_ps(l2, ci + 32));         \
+        _mm512_mask_storeu_ps(ci, s0, c##i##0);                                       \
+        _mm512_mask_storeu_ps(ci + 16, s1, c##i##1);                                  \
+        _mm512_mask_storeu_ps(ci + 32, s2, c##i##2);                                  \
+    }
+#define STORE_TILE_F32 FOR_ROWS(STORE_ROW_F32)
+
 /* ---- bf16: vdpbf16ps, C float ----------------------------------------------------- */
 
 TARGET_BF16
@@ -106,21 +124,7 @@ static void ukernel_bf16_8x48(int kg, const uint32_t *restrict a, const uint32_t
         a += MR;
         b += NR;
     }
-#define STORE_ROW(i)                                                                  \
-    {                                                                                 \
-        float *ci = c + (long)(i < m ? i : 0) * ldc;                                  \
-        const __mmask16 s0 = i < m ? k0 : 0, s1 = i < m ? k1 : 0, s2 = i < m ? k2 : 0; \
-        const __mmask16 l0 = accumulate ? s0 : 0, l1 = accumulate ? s1 : 0;           \
-        const __mmask16 l2 = accumulate ? s2 : 0;                                     \
-        c##i##0 = _mm512_add_ps(c##i##0, _mm512_maskz_loadu_ps(l0, ci));              \
-        c##i##1 = _mm512_add_ps(c##i##1, _mm512_maskz_loadu_ps(l1, ci + 16));         \
-        c##i##2 = _mm512_add_ps(c##i##2, _mm512_maskz_loadu_ps(l2, ci + 32));         \
-        _mm512_mask_storeu_ps(ci, s0, c##i##0);                                       \
-        _mm512_mask_storeu_ps(ci + 16, s1, c##i##1);                                  \
-        _mm512_mask_storeu_ps(ci + 32, s2, c##i##2);                                  \
-    }
-    FOR_ROWS(STORE_ROW)
-#undef STORE_ROW
+    STORE_TILE_F32
 }
 
 /* kc rows x nc columns of bf16 B (row stride ldb) into NR-column
@@ -157,6 +161,77 @@ static void pack_b_bf16(int kc, int nc, const void *Bv, long ldb, uint32_t *rest
                     word = _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
                 }
                 _mm512_store_si512(panel + (long)g * NR + 16 * v, word);
+            }
+        }
+    }
+}
+
+/* ---- bf16 widened: the f32 FMA, C float ------------------------------------------ */
+
+/* Where vdpbf16ps issues once per two cycles (Xeon family 6 model 207:
+ * 16 x 2 bf16 MACs a cycle) and the f32 FMA twice a cycle (2 x 16 MACs),
+ * the FMA does as many bf16 MACs per cycle, and the products are exact in
+ * fp32 either way (8-bit x 8-bit significands): widening bf16 to f32 is a
+ * 16-bit shift, so B's panels are packed widened once and A's broadcasts
+ * are f32 too (packed_lowp.c's pack_a), and the kernel is an f32 GEMM
+ * kernel.  Same tile, 8 x 48, two k per group: per k 3 loads of B, 8
+ * broadcasts of A (embedded in the FMA as {1to16} loads), 24 FMAs:
+ * 12 cycles on two FMA ports against 11 loads.  Which path runs is
+ * measured, not assumed (packed_lowp.c's rule).  Sums stay fp32 (one
+ * rounding per FMA instead of vdpbf16ps's per pair; both exact on the
+ * harness's integer inputs), and bf16 denormals are kept where vdpbf16ps
+ * flushes them. */
+TARGET_FMA
+static void ukernel_bf16_fma_8x48(int kg, const uint32_t *restrict av, const uint32_t *restrict bv,
+                                  void *restrict cv, long ldc, int m, int n, int accumulate)
+{
+    const float *a = (const float *)av, *b = (const float *)bv;
+    float *c = cv;
+    const __mmask16 k0 = column_mask(n, 0), k1 = column_mask(n, 1), k2 = column_mask(n, 2);
+
+    DECLARE_TILE(__m512, _mm512_setzero_ps())
+    prefetch_c((const char *)c, ldc * (long)sizeof(float), m);
+    for (int k = 0; k < 2 * kg; k++) {
+        const __m512 b0 = _mm512_load_ps(b);
+        const __m512 b1 = _mm512_load_ps(b + 16);
+        const __m512 b2 = _mm512_load_ps(b + 32);
+        __m512 ai;
+#define FMA_ROW(i)                                                            \
+        ai = _mm512_set1_ps(a[i]);                                            \
+        c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);                           \
+        c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);                           \
+        c##i##2 = _mm512_fmadd_ps(ai, b2, c##i##2);
+        FOR_ROWS(FMA_ROW)
+#undef FMA_ROW
+        a += MR;
+        b += NR;
+    }
+    STORE_TILE_F32
+}
+
+/* kc rows x nc columns of bf16 B into NR-column micro-panels of f32, one
+ * row of NR per k ([2 kg][NR] words, the odd tail's row zero): each row's
+ * 16 bf16 widened to 32 bits and shifted up 16, the f32 of the same value.
+ * Rows outermost, read along, as pack_b_bf16. */
+TARGET_FMA
+static void pack_b_bf16_widened(int kc, int nc, const void *Bv, long ldb, uint32_t *restrict dst,
+                                long panel_stride)
+{
+    const uint16_t *B = Bv;
+    const int rows = 2 * ((kc + 1) / 2);
+
+    for (int k = 0; k < rows; k++) {
+        for (int jp = 0; jp < nc; jp += NR) {
+            uint32_t *panel = dst + (long)(jp / NR) * panel_stride + (long)k * NR;
+            for (int v = 0; v < NR / 16; v++) {
+                const int j = jp + 16 * v;
+                const __mmask16 mask = k < kc ? column_mask(nc - j, 0) : 0;
+                __m512i word = _mm512_setzero_si512();
+                if (mask != 0) /* else padding: no pointer past B */
+                    word = _mm512_slli_epi32(
+                        _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, B + (long)k * ldb + j)),
+                        16);
+                _mm512_store_si512(panel + 16 * v, word);
             }
         }
     }
@@ -215,10 +290,60 @@ static void ukernel_u8s8_8x48(int kg, const uint32_t *restrict a, const uint32_t
  * (vpdpbusd's byte 0).  16 columns at a time: each row's 16 bytes widened
  * to 32 bits and shifted to its byte; rows past kc are zero.  k groups
  * outermost, as for bf16. */
+#define TARGET_VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+/* The same packing with AVX512_VBMI's byte permute: a group's four rows of
+ * 16 columns (16 bytes each) go into one zmm as they lie and one vpermb
+ * interleaves them into 16 quads, byte 4j + r of the word vector being
+ * byte 16r + j of the rows: 4 loads, 3 inserts, 1 permute and a store
+ * per 16 words, where widening each row costs 4 widenings, 3 shifts and
+ * 3 ors.  Without --prepack every call packs its B columns, and this
+ * packing was a fifth of a one-thread qkv call at M = 64 (perf). */
+TARGET_VBMI
+static void pack_b_s8_vbmi(int kc, int nc, const uint8_t *B, long ldb, uint32_t *restrict dst,
+                           long panel_stride)
+{
+    const int kg = (kc + 3) / 4;
+    __m512i idx;
+    {
+        uint8_t at[64];
+        for (int q = 0; q < 64; q++)
+            at[q] = (uint8_t)(16 * (q % 4) + q / 4);
+        idx = _mm512_loadu_si512(at);
+    }
+    for (int g = 0; g < kg; g++) {
+        /* rows of the group past kc: empty masks, and row 4g's address, so
+         * that no pointer leaves B */
+        const int rows = kc - 4 * g < 4 ? kc - 4 * g : 4;
+        const long r1 = rows > 1 ? ldb : 0, r2 = rows > 2 ? 2 * ldb : 0, r3 = rows > 3 ? 3 * ldb : 0;
+        for (int jp = 0; jp < nc; jp += NR) {
+            uint32_t *panel = dst + (long)(jp / NR) * panel_stride + (long)g * NR;
+            for (int v = 0; v < NR / 16; v++) {
+                const int j = jp + 16 * v;
+                const __mmask16 mask = column_mask(nc - j, 0);
+                __m512i word = _mm512_setzero_si512();
+                if (mask != 0) { /* else padding */
+                    const uint8_t *row = B + (long)(4 * g) * ldb + j;
+                    __m512i z = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mask, row));
+                    z = _mm512_inserti32x4(z, _mm_maskz_loadu_epi8(rows > 1 ? mask : 0, row + r1), 1);
+                    z = _mm512_inserti32x4(z, _mm_maskz_loadu_epi8(rows > 2 ? mask : 0, row + r2), 2);
+                    z = _mm512_inserti32x4(z, _mm_maskz_loadu_epi8(rows > 3 ? mask : 0, row + r3), 3);
+                    word = _mm512_permutexvar_epi8(idx, z);
+                }
+                _mm512_store_si512(panel + 16 * v, word);
+            }
+        }
+    }
+}
+
 TARGET_VNNI
 static void pack_b_s8(int kc, int nc, const void *Bv, long ldb, uint32_t *restrict dst,
                       long panel_stride)
 {
+    if (__builtin_cpu_supports("avx512vbmi")) {
+        pack_b_s8_vbmi(kc, nc, Bv, ldb, dst, panel_stride);
+        return;
+    }
     const uint8_t *B = Bv;
     const int kg = (kc + 3) / 4;
 
@@ -250,6 +375,13 @@ static int cpu_runs_bf16(void)
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
 }
 
+static int cpu_runs_fma(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl");
+}
+
 static int cpu_runs_vnni(void)
 {
     __builtin_cpu_init();
@@ -265,6 +397,17 @@ const lowp_isa lowp_isa_avx512_bf16 = {
     .kernel = ukernel_bf16_8x48,
     .pack_b = pack_b_bf16,
     .cpu_runs = cpu_runs_bf16,
+};
+
+const lowp_isa lowp_isa_avx512_fma_widened = {
+    .name = "avx512_fma_widened",
+    .mr = MR,
+    .nr = NR,
+    .group = 2,
+    .widen = 1,
+    .kernel = ukernel_bf16_fma_8x48,
+    .pack_b = pack_b_bf16_widened,
+    .cpu_runs = cpu_runs_fma,
 };
 
 const lowp_isa lowp_isa_avx512_vnni = {

@@ -5,7 +5,8 @@
  * padded leading dimensions whose padding holds sentinels (a bf16 NaN in A's
  * and B's, so that a kernel reading past K or N turns the sum into a NaN;
  * a value in C's that must survive), C filled with garbage first (beta = 0),
- * per call and pre-packed, the SIMD path and the forced portable one, the
+ * per call and pre-packed, each SIMD path (bf16's two forced in turn:
+ * vdpbf16ps and the widened f32 FMA) and the forced portable one, the
  * caches' blocks and tiny forced ones (every loop ends in a partial block).
  * Inputs: bf16 integers in [-64, 64] (every sum exact in fp32 while
  * K x 64 x 64 <= 2^24), u8 over 0..255 and s8 over -128..127 (exact in
@@ -159,7 +160,19 @@ static long run_once(const operands *o, int threads, int prepack)
     return bad;
 }
 
-/* Every shape, both types, per call and pre-packed, on the SIMD path (when
+/* The paths check_all runs: bf16's two AVX-512 ones forced in turn (where
+ * the CPU runs them; else the rule's again), then the portable one. */
+enum { PATH_DOT, PATH_WIDENED, PATH_PORTABLE, NPATHS };
+
+static void force_path(int path)
+{
+    packed_lowp_force_portable(path == PATH_PORTABLE);
+    packed_lowp_force_bf16_path(path == PATH_DOT       ? PACKED_LOWP_BF16_DOT
+                                : path == PATH_WIDENED ? PACKED_LOWP_BF16_WIDENED
+                                                       : PACKED_LOWP_BF16_RULE);
+}
+
+/* Every shape, both types, per call and pre-packed, on each SIMD path (when
  * the CPU has it) and the portable one, with the caches' blocks and tiny
  * ones; the first failing case is named. */
 static void check_all(int threads)
@@ -177,11 +190,11 @@ static void check_all(int threads)
                 CHECK(!"allocation");
                 return;
             }
-            for (int portable = 0; portable <= 1; portable++)
-                for (int b = 0; b < 2; b++)
+            for (int path = 0; path < NPATHS; path++)
+                for (int b = 0; b < 2 && !(t == GB_DTYPE_U8S8 && path == PATH_WIDENED); b++)
                     for (int prepack = 0; prepack <= 1; prepack++) {
                         long bad;
-                        packed_lowp_force_portable(portable);
+                        force_path(path);
                         packed_lowp_force_blocks(blocks[b][0], blocks[b][1], blocks[b][2]);
                         bad = run_once(&o, threads, prepack);
                         cases++;
@@ -198,10 +211,11 @@ static void check_all(int threads)
                     }
             operands_free(&o);
         }
-    packed_lowp_force_portable(0);
+    force_path(PATH_DOT);
+    packed_lowp_force_bf16_path(PACKED_LOWP_BF16_RULE);
     packed_lowp_force_blocks(0, 0, 0);
     CHECK_EQ_INT(failures, 0);
-    CHECK(cases == 2L * NSHAPES * 8);
+    CHECK(cases == (3L + 2L) * NSHAPES * 4); /* bf16 on 3 paths, u8s8 on 2 */
 }
 
 TEST(packed_lowp_exact_on_one_thread)
@@ -225,8 +239,33 @@ TEST(packed_lowp_names_its_path)
 
 #if defined(__x86_64__)
     __builtin_cpu_init();
+    /* bf16: the rule's choice, which it names; one of its two paths when
+     * the CPU has AVX-512, and timed only when it has both */
+    CHECK_STR(packed_lowp_path(GB_DTYPE_BF16), packed_lowp_bf16_rule_get()->chosen);
     CHECK_STR(packed_lowp_path(GB_DTYPE_BF16),
-              __builtin_cpu_supports("avx512bf16") ? "avx512_bf16" : "portable");
+              !__builtin_cpu_supports("avx512f")     ? "portable"
+              : !__builtin_cpu_supports("avx512bf16") ? "avx512_fma_widened"
+              : packed_lowp_bf16_rule_get()->ratio >= packed_lowp_bf16_rule_get()->margin
+                  ? "avx512_fma_widened"
+                  : "avx512_bf16");
+    CHECK(packed_lowp_bf16_rule_get()->measured ==
+          (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16")));
+    if (__builtin_cpu_supports("avx512f")) {
+        static const gb_bf16 Bh[4] = { 0x3F80, 0x4000, 0x4040, 0x4080 }; /* 1, 2, 3, 4 */
+        packed_lowp_force_bf16_path(PACKED_LOWP_BF16_WIDENED);
+        CHECK_STR(packed_lowp_path(GB_DTYPE_BF16), "avx512_fma_widened");
+        CHECK(gb_packed_bf16.prepare(1, 4, 1, Bh, 4, &ctx, 1, &ctx.state) == 0);
+        packed_lowp_force_bf16_path(PACKED_LOWP_BF16_RULE);
+        gb_packed_bf16.impl(1, 4, 1, &ctx, impl, sizeof impl);
+        CHECK_STR(impl, "avx512_fma_widened"); /* the path that ran, not the rule's */
+        gb_packed_bf16.release(ctx.state);
+        ctx.state = NULL;
+    }
+    if (__builtin_cpu_supports("avx512bf16")) {
+        packed_lowp_force_bf16_path(PACKED_LOWP_BF16_DOT);
+        CHECK_STR(packed_lowp_path(GB_DTYPE_BF16), "avx512_bf16");
+        packed_lowp_force_bf16_path(PACKED_LOWP_BF16_RULE);
+    }
     CHECK_STR(packed_lowp_path(GB_DTYPE_U8S8),
               __builtin_cpu_supports("avx512vnni") ? "avx512_vnni" : "portable");
 #else
