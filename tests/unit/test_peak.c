@@ -3,6 +3,7 @@
  * was measured is in the result file. */
 #define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include "test.h"
+#include <string.h>
 
 #include <stdlib.h>
 
@@ -139,8 +140,10 @@ TEST(typed_peak_is_positive_and_fills_the_machine)
  * two cycles on the development VM's Xeon (family 6 model 207) where the
  * FMA issues twice a cycle: there bf16's peak is half of FP32's.  So the
  * check is that the loop runs the instruction at a plausible rate, not the
- * 1.3x first hoped for: above 0.3x FP32 (a half, less a shared machine's
- * noise), below 4x (two products per lane at twice the FMA's issue rate). */
+ * 1.3x first hoped for.  bf16's peak is the faster of that loop and the
+ * FMA loop on widened operands (exact: bf16 products fit fp32), so it is
+ * at least about FP32's (above 0.7x on a shared machine) and below 4x (two
+ * products per lane at twice the FMA's issue rate). */
 TEST(bf16_peak_uses_avx512_bf16)
 {
     gb_machine m;
@@ -154,8 +157,11 @@ TEST(bf16_peak_uses_avx512_bf16)
     SKIP("not x86-64");
 #endif
     quick_peaks(&m, GB_DTYPE_BF16, &typed, &f32);
-    CHECK_STR(m.peak_dtype_isa[GB_DTYPE_BF16], "avx512_bf16");
-    CHECK(typed > 0.3 * f32);
+    /* the faster of the two ways to a bf16 product: the dot product, or
+     * the FMA on widened operands, which can never be far below f32's */
+    CHECK(strcmp(m.peak_dtype_isa[GB_DTYPE_BF16], "avx512_bf16") == 0 ||
+          strcmp(m.peak_dtype_isa[GB_DTYPE_BF16], "fma_widened") == 0);
+    CHECK(typed > 0.7 * f32);
     CHECK(typed < 4.0 * f32);
 }
 
