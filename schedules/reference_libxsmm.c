@@ -27,6 +27,7 @@
  * zeros (the awkward shapes of the tests; the benchmark's K are not).
  * Built only when the Makefile found libxsmm (GB_HAVE_LIBXSMM).
  */
+#define _GNU_SOURCE /* unsetenv */
 #include "gemmbench.h"
 #include "reference.h"
 
@@ -36,6 +37,30 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* libxsmm's initialisation (its first call: libxsmm_init) puts
+ * OMP_PROC_BIND=TRUE into the environment where it is unset: its own
+ * threading wants bound threads.  gemmbench's threads are the user's to
+ * place (--bind, their variables): the run would record a policy nobody
+ * chose, and every child (ab's builds, the schedule compiler) would inherit
+ * it.  So the library is initialised here, once, before any other of its
+ * calls, and what it added is taken out again. */
+static void xsmm_init(void)
+{
+    static int done;
+    int bind, places;
+
+    if (done)
+        return;
+    done = 1;
+    bind = getenv("OMP_PROC_BIND") != NULL;
+    places = getenv("OMP_PLACES") != NULL;
+    libxsmm_init();
+    if (!bind)
+        unsetenv("OMP_PROC_BIND");
+    if (!places)
+        unsetenv("OMP_PLACES");
+}
 
 /* The tile: rows of C (libxsmm's N) and columns of C (libxsmm's M). */
 #define LIBXSMM_MB 64
@@ -108,6 +133,7 @@ static int xsmm_build(xsmm_plan *p, int lda, int ldc, int nthreads, const gb_ctx
 {
     const int rows[2] = { p->mb, p->M % p->mb }, cols[2] = { p->nb, p->N % p->nb };
 
+    xsmm_init();
     p->lda = lda;
     p->ldc = ldc;
     p->nthreads = nthreads;
@@ -197,7 +223,10 @@ static int xsmm_prepare_type(gb_dtype t, int M, int N, int K, const void *B, int
                              const gb_ctx *ctx, int prepack, void **state)
 {
     xsmm_plan *p = calloc(1, sizeof *p);
-    const int arch = libxsmm_get_target_archid();
+    int arch;
+
+    xsmm_init();
+    arch = libxsmm_get_target_archid();
 
     *state = NULL;
     if (!p)
@@ -370,7 +399,10 @@ static const gb_typed_kernel xsmm_u8s8 = {
 static void xsmm_library(gb_library *lib)
 {
     static const char *const vars[] = { "LIBXSMM_TARGET", NULL };
-    const char *arch = libxsmm_get_target_arch();
+    const char *arch;
+
+    xsmm_init();
+    arch = libxsmm_get_target_arch();
 
     snprintf(lib->version, sizeof lib->version, "%d.%d.%d", LIBXSMM_VERSION_MAJOR,
              LIBXSMM_VERSION_MINOR, LIBXSMM_VERSION_UPDATE);
@@ -392,4 +424,5 @@ const gb_variant gb_variant_libxsmm = {
     .library = xsmm_library,
     .typed = { [GB_DTYPE_BF16] = &xsmm_bf16, [GB_DTYPE_U8S8] = &xsmm_u8s8 },
 };
+
 #endif

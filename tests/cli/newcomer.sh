@@ -29,7 +29,7 @@ compiles() { grep -c -- "-c schedules/table.c" "$WORK/plan"; }
 # that has them, names none) and hwloc if it found it.
 stamp=$(cat "$WORK/b/.reference")
 same_ref=
-for lib in openblas blis onednn; do
+for lib in openblas blis onednn libxsmm; do
     case " $stamp " in *" -DGB_HAVE_$(echo $lib | tr a-z A-Z) "*) same_ref="$same_ref${same_ref:+ }$lib" ;; esac
 done
 case " $stamp " in *" -DGB_HAVE_HWLOC "*) same_hwloc=hwloc ;; *) same_hwloc= ;; esac

@@ -124,3 +124,16 @@ expect_grep bench_types_bad_threads_says "THREADS must be positive integers" "$W
 printf '{"results": 3}' >"$WORK/notres.json"
 python3 scripts/types_report.py "$WORK/notres.json" >"$WORK/tr.out" 2>"$WORK/tr.err"
 check types_report_refuses_garbage test $? -eq 2
+
+# ---- libxsmm's initialisation puts OMP_PROC_BIND=TRUE in the environment: taken out again ----
+if "$G" --list | grep -q '^libxsmm '; then
+    env -u OMP_PROC_BIND -u OMP_PLACES -u GOMP_CPU_AFFINITY "$G" --quiet --variant libxsmm \
+        --dtype f32,u8s8 --shape 8x8x8 --reps 1 --rounds 1 -o "$WORK/x.json" >/dev/null 2>&1
+    py_check libxsmm_leaves_binding_alone "$WORK/x.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["run"]["openmp"]["bind"]
+assert b["policy"] == "default" and b["OMP_PROC_BIND"] == "", b
+PY
+else
+    skip libxsmm_leaves_binding_alone "needs libxsmm (libxsmm-dev) in the build"
+fi
