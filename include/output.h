@@ -21,6 +21,10 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
  * the kernels it chose in this process and the variable that forced them
  * (gb_library, as the variant reports it).  0, or -1 (out of memory). */
 int gb_json_add_library(cJSON *doc, const char *variant, const gb_library *lib);
+/* tool.libraries.VARIANT.impl.TYPE: the implementations the library ran
+ * for type t (oneDNN's "brg:avx512_core_bf16"), each once.  0 (also when
+ * the variant has no libraries entry), or -1 out of memory. */
+int gb_json_add_library_impl(cJSON *doc, const char *variant, gb_dtype t, const char *impl);
 /* Parameters as a JSON object: numbers, and choices by name (v's spec;
  * v may be NULL, then all are numbers). */
 cJSON *gb_params_json(const gb_variant *v, const gb_params *p);

@@ -321,6 +321,28 @@ int gb_json_add_library(cJSON *doc, const char *variant, const gb_library *lib)
     return 0;
 }
 
+int gb_json_add_library_impl(cJSON *doc, const char *variant, gb_dtype t, const char *impl)
+{
+    cJSON *one = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "tool"),
+                                         "libraries"),
+        variant);
+    cJSON *impls, *list, *item;
+
+    if (one == NULL)
+        return 0; /* not a library of this run's tool block */
+    if ((impls = cJSON_GetObjectItemCaseSensitive(one, "impl")) == NULL &&
+        (impls = cJSON_AddObjectToObject(one, "impl")) == NULL)
+        return -1;
+    if ((list = cJSON_GetObjectItemCaseSensitive(impls, gb_dtype_name(t))) == NULL &&
+        (list = cJSON_AddArrayToObject(impls, gb_dtype_name(t))) == NULL)
+        return -1;
+    cJSON_ArrayForEach(item, list)
+        if (cJSON_IsString(item) && strcmp(item->valuestring, impl) == 0)
+            return 0;
+    return cJSON_AddItemToArray(list, cJSON_CreateString(impl)) ? 0 : -1;
+}
+
 cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
                      const char *started, int argc, char **argv)
 {

@@ -372,6 +372,9 @@ static int checkpoint(sweep *w, const gb_run_entry *e)
     if (cfg->doc == NULL)
         return 0;
     if (gb_json_set_result(cfg->doc, e->json_index, &e->result) != 0 ||
+        (e->result.impl[0] && e->result.variant->library &&
+         gb_json_add_library_impl(cfg->doc, e->result.variant->name, e->result.dtype,
+                                  e->result.impl) != 0) ||
         (cfg->bind && gb_json_set_bind(cfg->doc, e->json_index, cfg->bind) != 0)) {
         snprintf(w->err, w->errlen, "out of memory");
         return -1;

@@ -137,3 +137,18 @@ PY
 else
     skip libxsmm_leaves_binding_alone "needs libxsmm (libxsmm-dev) in the build"
 fi
+
+# ---- tool.libraries: the implementations each library ran, per type ------------------------------
+if "$G" --list | grep -q '^onednn '; then
+    "$G" --quiet --dtype f32,u8s8 --variant onednn --shape 33x100x7 --reps 1 --rounds 1 \
+        --threads 1 -o "$WORK/lib.json" >/dev/null 2>&1
+    py_check libraries_impl_per_type "$WORK/lib.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+impl = d["tool"]["libraries"]["onednn"]["impl"]
+ran = {r["impl"] for r in d["results"] if r["dtype"] == "u8s8"}
+assert set(impl) == {"u8s8"} and set(impl["u8s8"]) == ran and len(impl["u8s8"]) == len(ran), (impl, ran)
+PY
+else
+    skip libraries_impl_per_type "needs oneDNN (libdnnl-dev) in the build"
+fi
