@@ -84,23 +84,19 @@ TEST(typed_inputs_stay_in_the_exact_range)
     gb_workspace_free(&w);
 }
 
-/* A typed kernel written here, apart from the schedules: the plain loops. */
-static int u8s8_run(int M, int N, int K, const void *Av, int lda, const void *Bv, int ldb,
-                    void *Cv, int ldc, const gb_ctx *ctx)
+/* baseline's kernel of type t: the plain loops the wrong kernels below
+ * start from. */
+static int base_run(gb_dtype t, int M, int N, int K, const void *A, int lda, const void *B,
+                    int ldb, void *C, int ldc, const gb_ctx *ctx)
 {
-    const uint8_t *A = Av;
-    const int8_t *B = Bv;
-    int32_t *C = Cv;
+    extern const gb_variant gb_variant_baseline;
+    return gb_variant_baseline.typed[t]->run(M, N, K, A, lda, B, ldb, C, ldc, ctx);
+}
 
-    (void)ctx;
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-            int32_t s = 0;
-            for (int k = 0; k < K; k++)
-                s += A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
-            C[(size_t)i * ldc + j] = s;
-        }
-    return 0;
+static int u8s8_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb,
+                    void *C, int ldc, const gb_ctx *ctx)
+{
+    return base_run(GB_DTYPE_U8S8, M, N, K, A, lda, B, ldb, C, ldc, ctx);
 }
 
 static int u8s8_off_by_one(int M, int N, int K, const void *A, int lda, const void *B, int ldb,
@@ -118,22 +114,10 @@ static int u8s8_partial(int M, int N, int K, const void *A, int lda, const void 
     return u8s8_run(M, N - 1, K, A, lda, (const int8_t *)B + 1, ldb, (int32_t *)C + 1, ldc, ctx);
 }
 
-static int bf16_run(int M, int N, int K, const void *Av, int lda, const void *Bv, int ldb,
-                    void *Cv, int ldc, const gb_ctx *ctx)
+static int bf16_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb,
+                    void *C, int ldc, const gb_ctx *ctx)
 {
-    const gb_bf16 *A = Av, *B = Bv;
-    float *C = Cv;
-
-    (void)ctx;
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-            float s = 0.0f;
-            for (int k = 0; k < K; k++)
-                s += gb_bf16_to_float(A[(size_t)i * lda + k]) *
-                     gb_bf16_to_float(B[(size_t)k * ldb + j]);
-            C[(size_t)i * ldc + j] = s;
-        }
-    return 0;
+    return base_run(GB_DTYPE_BF16, M, N, K, A, lda, B, ldb, C, ldc, ctx);
 }
 
 /* Half off in one element: less than any integer step, which an exact

@@ -1,11 +1,12 @@
 /*
- * test_libxsmm_lowp.c - the libxsmm variant's bf16 and u8s8 kernels
- * (libxsmm's JIT VNNI kernels) against a 64-bit integer reference: odd
- * shapes (K not a multiple of libxsmm's pair or quadruple, so A is copied
- * with K padded), padded leading dimensions whose padding must stay
- * untouched, 1 and 2 threads, B per call and pre-packed.  The inputs are integers a bf16
- * holds exactly and u8 / s8 over their full range, so every sum is exact
- * and any difference is a bug (test_variants.c covers f32 only).
+ * test_typed_references.c - the reference libraries' bf16 and u8s8 kernels
+ * (oneDNN's matmul primitive, libxsmm's JIT VNNI kernels) against a 64-bit
+ * integer reference: odd shapes (K not a multiple of a pair or quadruple,
+ * so libxsmm copies A with K padded), padded leading dimensions whose
+ * padding must stay untouched, 1 and 2 threads, B per call and pre-packed.
+ * The inputs are integers a bf16 holds exactly and u8 / s8 over their full
+ * range, so every sum is exact and any difference is a bug (test_variants.c
+ * covers f32 only).  A library the build lacks is skipped, never passed.
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -102,16 +103,19 @@ static long count_wrong(gb_dtype t, int M, int N, int K, const void *A, int lda,
     return wrong;
 }
 
-static const gb_typed_kernel *kernel_or_skip_reason(gb_dtype t, const char **why)
+/* The typed kernel of variant name for type t, or NULL with why: the
+ * library is not in this build (built says whether it should be), or it
+ * does not run t. */
+static const gb_typed_kernel *kernel_or_skip_reason(const char *name, int built, gb_dtype t,
+                                                    const char **why)
 {
-    const gb_variant *v = gb_variant_find("libxsmm");
+    const gb_variant *v = gb_variant_find(name);
 
     *why = NULL;
-#ifdef GB_HAVE_LIBXSMM
-    CHECK(v != NULL);
-#endif
+    if (built)
+        CHECK(v != NULL);
     if (!v) {
-        *why = "built without libxsmm";
+        *why = "the library is not in this build";
         return NULL;
     }
     if (!v->typed[t])
@@ -180,10 +184,10 @@ out:
 
 /* Every shape, unpadded and padded (3 elements on every row), 1 and 2
  * threads, per call and pre-packed. */
-static void check_type(gb_dtype t)
+static void check_type(const char *name, int built, gb_dtype t)
 {
     const char *why;
-    const gb_typed_kernel *kern = kernel_or_skip_reason(t, &why);
+    const gb_typed_kernel *kern = kernel_or_skip_reason(name, built, t, &why);
 
     if (!kern)
         SKIP(why);
@@ -197,32 +201,65 @@ static void check_type(gb_dtype t)
                 }
 }
 
+#ifdef GB_HAVE_ONEDNN
+#define HAVE_ONEDNN 1
+#else
+#define HAVE_ONEDNN 0
+#endif
+#ifdef GB_HAVE_LIBXSMM
+#define HAVE_LIBXSMM 1
+#else
+#define HAVE_LIBXSMM 0
+#endif
+
+TEST(onednn_bf16_exact)
+{
+    check_type("onednn", HAVE_ONEDNN, GB_DTYPE_BF16);
+}
+
+TEST(onednn_u8s8_exact)
+{
+    check_type("onednn", HAVE_ONEDNN, GB_DTYPE_U8S8);
+}
+
 TEST(libxsmm_bf16_exact)
 {
-    check_type(GB_DTYPE_BF16);
+    check_type("libxsmm", HAVE_LIBXSMM, GB_DTYPE_BF16);
 }
 
 TEST(libxsmm_u8s8_exact)
 {
-    check_type(GB_DTYPE_U8S8);
+    check_type("libxsmm", HAVE_LIBXSMM, GB_DTYPE_U8S8);
 }
 
 /* A call whose lda and ldc are not the ones prepare() assumed from ldb
- * (A unpadded, C padded by more than B): the kernel makes its kernels
- * again rather than read A or write C with the wrong strides; K = 8 and
- * lda = 8 let libxsmm read A in place, lda = 12 too, 7 and 9 do not. */
-TEST(libxsmm_lowp_call_strides)
+ * (A unpadded, C padded by more than B): the kernel makes its primitive
+ * (oneDNN) or kernels (libxsmm) again rather than read A or write C with
+ * the wrong strides; for libxsmm K = 8 and lda = 8 or 12 let it read A in
+ * place, 7 and 9 do not. */
+TEST(typed_references_call_strides)
 {
-    for (int t = GB_DTYPE_BF16; t <= GB_DTYPE_U8S8; t++) {
-        const char *why;
-        const gb_typed_kernel *kern = kernel_or_skip_reason((gb_dtype)t, &why);
-        if (!kern)
-            SKIP(why);
-        for (int prepack = 0; prepack <= 1; prepack++) {
-            check_case(kern, (gb_dtype)t, 33, 100, 7, 102, 7, 105, 2, prepack);
-            check_case(kern, (gb_dtype)t, 130, 300, 8, 302, 8, 305, 2, prepack);
-            check_case(kern, (gb_dtype)t, 130, 300, 8, 302, 12, 301, 1, prepack);
-            check_case(kern, (gb_dtype)t, 130, 300, 8, 302, 9, 305, 2, prepack);
+    static const struct {
+        const char *name;
+        int built;
+    } libs[] = { { "onednn", HAVE_ONEDNN }, { "libxsmm", HAVE_LIBXSMM } };
+    int ran = 0;
+
+    for (size_t l = 0; l < sizeof libs / sizeof libs[0]; l++)
+        for (int t = GB_DTYPE_BF16; t <= GB_DTYPE_U8S8; t++) {
+            const char *why;
+            const gb_typed_kernel *kern = kernel_or_skip_reason(libs[l].name, libs[l].built,
+                                                                (gb_dtype)t, &why);
+            if (!kern)
+                continue;
+            ran++;
+            for (int prepack = 0; prepack <= 1; prepack++) {
+                check_case(kern, (gb_dtype)t, 33, 100, 7, 102, 7, 105, 2, prepack);
+                check_case(kern, (gb_dtype)t, 130, 300, 8, 302, 8, 305, 2, prepack);
+                check_case(kern, (gb_dtype)t, 130, 300, 8, 302, 12, 301, 1, prepack);
+                check_case(kern, (gb_dtype)t, 130, 300, 8, 302, 9, 305, 2, prepack);
+            }
         }
-    }
+    if (ran == 0)
+        SKIP("neither oneDNN nor libxsmm is in this build");
 }
