@@ -85,6 +85,15 @@ sweep all --variant all $shapes $timing
 n=$(grep -c ' pass' "$tmp/all.txt" || true)
 echo "cross-aarch64: every variant, 7 shapes, 1 thread: $n results verified"
 
+# bf16 and u8s8: the portable paths (no dot-product instructions here),
+# per call and pre-packed, verified exactly like f32.
+sweep types --dtype bf16,u8s8 --variant baseline,packed --prepack $shapes $timing
+n=$(grep -c ' pass' "$tmp/types.txt" || true)
+[ "$n" -eq 42 ] || { cat "$tmp/types.txt" >&2; echo "cross-aarch64: bf16 and u8s8: $n of 42 results verified" >&2; exit 1; }
+grep -q '"impl":	"portable"' "$tmp/types.json" ||
+    { echo "cross-aarch64: packed's bf16 and u8s8 entries do not say the portable path ran" >&2; exit 1; }
+echo "cross-aarch64: bf16 and u8s8, baseline and packed, 7 shapes: $n results verified (portable)"
+
 # The block settings, read from the unit test's list so there is one list:
 # the quoted, non-empty strings of block_settings[] in test_packed.c.
 settings=$(sed -n '/block_settings\[\] = {/,/^};/s/^ *"\([^"][^"]*\)",$/\1/p' tests/unit/test_packed.c)
