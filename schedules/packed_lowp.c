@@ -450,7 +450,8 @@ const char *packed_lowp_path(gb_dtype t)
 /* mc rows x kc of A (es-byte elements, row stride lda) into MR-row
  * micro-panels of k groups ([kg][MR] words, the group's elements in k
  * order), rows past mc and k past kc zero.  One 32-bit copy per group:
- * the same on every path. */
+ * the portable path's (the AVX-512 paths transpose eight rows at a time,
+ * lowp_isa.pack_a). */
 static void pack_a(int mc, int kc, const void *Av, long lda, size_t es, int group, int mr,
                    uint32_t *restrict dst)
 {
@@ -664,7 +665,10 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
             /* ic: the region's rows, one A block (mc x kc) at a time */
             for (int ic = m0; ic < m1; ic += p->mc) {
                 const int mc_cur = m1 - ic < p->mc ? m1 - ic : p->mc;
-                if (p->isa->widen)
+                if (p->isa->pack_a)
+                    p->isa->pack_a(mc_cur, kc_cur, A + ((size_t)ic * lda + pc) * p->a_es, lda,
+                                   buf->a_block);
+                else if (p->isa->widen)
                     pack_a_widened(mc_cur, kc_cur, (const gb_bf16 *)A + (size_t)ic * lda + pc,
                                    lda, mr, buf->a_block);
                 else
