@@ -299,7 +299,11 @@ static void ukernel_u8s8_8x48(int kg, const uint32_t *restrict a, const uint32_t
  * byte 16r + j of the rows: 4 loads, 3 inserts, 1 permute and a store
  * per 16 words, where widening each row costs 4 widenings, 3 shifts and
  * 3 ors.  Without --prepack every call packs its B columns, and this
- * packing was a fifth of a one-thread qkv call at M = 64 (perf). */
+ * packing was a fifth of a one-thread qkv call at M = 64 (perf), half of
+ * one at M = 16 (about 8 cycles per 16 words: GCC 12 made every row a
+ * masked load into a register and every insert a shuffle-port uop, with
+ * a branch per row); whole quads of whole columns, nearly all of B, now
+ * take plain loads the inserts read from memory. */
 TARGET_VBMI
 static void pack_b_s8_vbmi(int kc, int nc, const uint8_t *B, long ldb, uint32_t *restrict dst,
                            long panel_stride)
@@ -323,7 +327,17 @@ static void pack_b_s8_vbmi(int kc, int nc, const uint8_t *B, long ldb, uint32_t 
                 const int j = jp + 16 * v;
                 const __mmask16 mask = column_mask(nc - j, 0);
                 __m512i word = _mm512_setzero_si512();
-                if (mask != 0) { /* else padding */
+                if (mask == 0xFFFF && rows == 4) {
+                    /* a whole quad of whole columns: plain loads, which
+                     * the inserts take as memory operands (no shuffle
+                     * port) */
+                    const uint8_t *row = B + (long)(4 * g) * ldb + j;
+                    __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const void *)row));
+                    z = _mm512_inserti32x4(z, _mm_loadu_si128((const void *)(row + ldb)), 1);
+                    z = _mm512_inserti32x4(z, _mm_loadu_si128((const void *)(row + 2 * ldb)), 2);
+                    z = _mm512_inserti32x4(z, _mm_loadu_si128((const void *)(row + 3 * ldb)), 3);
+                    word = _mm512_permutexvar_epi8(idx, z);
+                } else if (mask != 0) { /* else padding */
                     const uint8_t *row = B + (long)(4 * g) * ldb + j;
                     __m512i z = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mask, row));
                     z = _mm512_inserti32x4(z, _mm_maskz_loadu_epi8(rows > 1 ? mask : 0, row + r1), 1);
