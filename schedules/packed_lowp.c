@@ -50,7 +50,11 @@
  * Threads: one parallel region per call; a tm x tn grid over the MR-row
  * and NR-column panels of C, the one whose busiest thread has the least
  * dot products + PACK_COST x the elements it packs (B's are packed by the
- * thread whose columns they are, A's by every column of threads).
+ * thread whose columns they are, A's by every column of threads) +
+ * B_READ_COST x the pre-packed B words it reads from beyond L2: at small
+ * M a thread's few rows reuse each B micro-panel only once or twice, so
+ * B's stream from L3, not the dot products, sets its pace, and splitting
+ * N halves it.
  *
  * Edges: the packing zero-pads A's rows to MR, B's columns to NR and k to
  * the group, so the kernel always computes a full tile; it stores only the
@@ -98,6 +102,21 @@
 /* Cost of packing one element in dot-product MACs, for the thread grid: the
  * kernel does 32 group MACs a cycle, the packing a few words. */
 #define PACK_COST 16.0
+/* Cost of reading one pre-packed B word from beyond L2, in the same MACs:
+ * the kernel's B micro-panel is used once per MR rows of the thread, so a
+ * thread with few rows streams B at the rate L3 gives it.  Counted as free
+ * (as it was), 2 threads at M = 16 took 8 rows and all of B each.  With B
+ * of 2.4 MB (mlp_expand, mlp_reduce; Xeon family 6 model 207, 2 vCPUs,
+ * 2 MiB L2) splitting N instead (each thread half of B, all the rows) was
+ * 1.1-1.4x faster at M = 16 and 32, 1.05-1.15x at M = 64; at M = 128
+ * mlp_expand (N = 3072) still gained, mlp_reduce (N = 768) tied; at M =
+ * 384 splitting M was 1.05x faster.  An eighth of a packed element's cost
+ * puts the switch at 96 rows for N = 768, 384 for N = 3072.  With B in L2
+ * (qkv's 0.6 MB) splitting M stayed faster (1.1x at M = 64): B is read
+ * from L2 there, so only a thread's part of B larger than B_L2_SHARE of
+ * L2 (the rest is the A block's) pays it. */
+#define B_READ_COST (PACK_COST / 8)
+#define B_L2_SHARE (1.0 - MC_L2_SHARE)
 /* Packed buffers are aligned to a cache line (the kernel's aligned loads). */
 #define ALIGN_WORDS 16
 
@@ -431,7 +450,8 @@ const char *packed_lowp_path(gb_dtype t)
 /* mc rows x kc of A (es-byte elements, row stride lda) into MR-row
  * micro-panels of k groups ([kg][MR] words, the group's elements in k
  * order), rows past mc and k past kc zero.  One 32-bit copy per group:
- * the same on every path. */
+ * the portable path's (the AVX-512 paths transpose eight rows at a time,
+ * lowp_isa.pack_a). */
 static void pack_a(int mc, int kc, const void *Av, long lda, size_t es, int group, int mr,
                    uint32_t *restrict dst)
 {
@@ -512,12 +532,19 @@ static int balanced_block(long extent, long cap, int unit)
     return (int)(ceil_div(ceil_div(extent, blocks), unit) * unit);
 }
 
-/* The busiest thread's work on a tm x tn grid, in MACs of k groups per k. */
-static double grid_cost(const lowp_plan *p, int M, int N, int tm, int tn, int prepack)
+/* The busiest thread's work on a tm x tn grid, in MACs of k groups per k:
+ * its dot products, the A rows it packs, and its B columns: packed (not
+ * pre-packed), or pre-packed and read from beyond its L2 when its part of
+ * B (all of K) is more than B_L2_SHARE of l2 (smaller, it stays in L2
+ * from one call to the next and costs nothing more). */
+static double grid_cost(const lowp_plan *p, int M, int N, int K, int tm, int tn, int prepack,
+                        long l2)
 {
     const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
     const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
-    return rows * cols + PACK_COST * (rows + (prepack ? 0.0 : cols));
+    const double b_bytes = cols * (double)ceil_div(K, p->group) * 4.0 * p->words;
+    const double b_cost = !prepack ? PACK_COST : b_bytes > B_L2_SHARE * l2 ? B_READ_COST : 0.0;
+    return rows * cols + PACK_COST * rows + b_cost * cols;
 }
 
 /* The data caches' sizes (level 1 to 3; 0 unknown), detected once per
@@ -576,7 +603,7 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
         double cost;
         if (tm * tn != p->nthreads)
             continue;
-        cost = grid_cost(p, M, N, tm, tn, prepack);
+        cost = grid_cost(p, M, N, K, tm, tn, prepack, l2);
         if (best < 0.0 || cost < best) {
             best = cost;
             p->tm = tm;
@@ -638,7 +665,10 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
             /* ic: the region's rows, one A block (mc x kc) at a time */
             for (int ic = m0; ic < m1; ic += p->mc) {
                 const int mc_cur = m1 - ic < p->mc ? m1 - ic : p->mc;
-                if (p->isa->widen)
+                if (p->isa->pack_a)
+                    p->isa->pack_a(mc_cur, kc_cur, A + ((size_t)ic * lda + pc) * p->a_es, lda,
+                                   buf->a_block);
+                else if (p->isa->widen)
                     pack_a_widened(mc_cur, kc_cur, (const gb_bf16 *)A + (size_t)ic * lda + pc,
                                    lda, mr, buf->a_block);
                 else

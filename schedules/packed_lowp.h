@@ -85,11 +85,14 @@ typedef void (*lowp_ukernel_fn)(int kg, const uint32_t *restrict a,
                                 const uint32_t *restrict b, void *restrict c, long ldc,
                                 int m, int n, int accumulate);
 /* Packing B into that layout: kc rows x nc columns (row stride ldb
- * elements) into NR-column micro-panels panel_stride words apart.  (A's
- * packing is the driver's own: one 32-bit copy per group, or per k
- * widened.) */
+ * elements) into NR-column micro-panels panel_stride words apart. */
 typedef void (*lowp_pack_b_fn)(int kc, int nc, const void *B, long ldb, uint32_t *restrict dst,
                                long panel_stride);
+
+/* Packing A into that layout: mc rows x kc of A (row stride lda elements)
+ * into MR-row micro-panels, rows past mc and k past kc zero; the isa knows
+ * its element type, group and widening. */
+typedef void (*lowp_pack_a_fn)(int mc, int kc, const void *A, long lda, uint32_t *restrict dst);
 
 /* One type's kernel and packing on one instruction set. */
 typedef struct lowp_isa {
@@ -102,6 +105,7 @@ typedef struct lowp_isa {
                               * (f32 GEMM's layout), so a group takes 2 words */
     lowp_ukernel_fn kernel;
     lowp_pack_b_fn pack_b;
+    lowp_pack_a_fn pack_a;   /* NULL: the driver's portable packing of A */
     int (*cpu_runs)(void);   /* 1 when this CPU and OS execute it */
 } lowp_isa;
 

@@ -40,6 +40,7 @@
 
 #include <immintrin.h>
 #include <stddef.h>
+#include <string.h>
 
 #define MR 8
 #define NR 48
@@ -298,7 +299,11 @@ static void ukernel_u8s8_8x48(int kg, const uint32_t *restrict a, const uint32_t
  * byte 16r + j of the rows: 4 loads, 3 inserts, 1 permute and a store
  * per 16 words, where widening each row costs 4 widenings, 3 shifts and
  * 3 ors.  Without --prepack every call packs its B columns, and this
- * packing was a fifth of a one-thread qkv call at M = 64 (perf). */
+ * packing was a fifth of a one-thread qkv call at M = 64 (perf), half of
+ * one at M = 16 (about 8 cycles per 16 words: GCC 12 made every row a
+ * masked load into a register and every insert a shuffle-port uop, with
+ * a branch per row); whole quads of whole columns, nearly all of B, now
+ * take plain loads the inserts read from memory. */
 TARGET_VBMI
 static void pack_b_s8_vbmi(int kc, int nc, const uint8_t *B, long ldb, uint32_t *restrict dst,
                            long panel_stride)
@@ -322,7 +327,17 @@ static void pack_b_s8_vbmi(int kc, int nc, const uint8_t *B, long ldb, uint32_t 
                 const int j = jp + 16 * v;
                 const __mmask16 mask = column_mask(nc - j, 0);
                 __m512i word = _mm512_setzero_si512();
-                if (mask != 0) { /* else padding */
+                if (mask == 0xFFFF && rows == 4) {
+                    /* a whole quad of whole columns: plain loads, which
+                     * the inserts take as memory operands (no shuffle
+                     * port) */
+                    const uint8_t *row = B + (long)(4 * g) * ldb + j;
+                    __m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const void *)row));
+                    z = _mm512_inserti32x4(z, _mm_loadu_si128((const void *)(row + ldb)), 1);
+                    z = _mm512_inserti32x4(z, _mm_loadu_si128((const void *)(row + 2 * ldb)), 2);
+                    z = _mm512_inserti32x4(z, _mm_loadu_si128((const void *)(row + 3 * ldb)), 3);
+                    word = _mm512_permutexvar_epi8(idx, z);
+                } else if (mask != 0) { /* else padding */
                     const uint8_t *row = B + (long)(4 * g) * ldb + j;
                     __m512i z = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mask, row));
                     z = _mm512_inserti32x4(z, _mm_maskz_loadu_epi8(rows > 1 ? mask : 0, row + r1), 1);
@@ -366,6 +381,120 @@ static void pack_b_s8(int kc, int nc, const void *Bv, long ldb, uint32_t *restri
     }
 }
 
+/* ---- packing A ---------------------------------------------------------------------- */
+
+/* A's micro-panels, [kg][MR] words, put each row's words eight groups
+ * apart: copied one 32-bit word at a time (the driver's portable
+ * packing) they were 7 % of a one-thread u8s8 call at M = 16, N = 768
+ * (perf: the kernel 88 %), about two cycles a word.  Here eight rows' next
+ * eight words are eight ymm loads, an 8 x 8 transpose of 32-bit elements
+ * (three rounds: unpacks within 128-bit lanes, then a lane exchange) and
+ * eight stores; rows past mc are zero vectors, and the words past the
+ * last whole eight go one at a time. */
+#define TARGET_PACK_A __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+/* r[i], row i's words w..w+7, becomes r[j], word w + j of rows 0..7. */
+TARGET_PACK_A
+static inline void transpose_8x8(__m256i r[8])
+{
+    const __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpackhi_epi32(r[0], r[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+    const __m256i t4 = _mm256_unpacklo_epi32(r[4], r[5]), t5 = _mm256_unpackhi_epi32(r[4], r[5]);
+    const __m256i t6 = _mm256_unpacklo_epi32(r[6], r[7]), t7 = _mm256_unpackhi_epi32(r[6], r[7]);
+    /* u0: words 0 (low lane) and 4 (high lane) of rows 0..3; u4 of rows 4..7 */
+    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    const __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
+    const __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
+    r[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+    r[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+    r[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+    r[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+    r[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+    r[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+    r[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+    r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+}
+
+/* Groups of `group` es-byte elements, one 32-bit word each (u8 quads,
+ * bf16 pairs): word g of a row is its bytes 4g..4g+3; the last, partial
+ * group is zero-padded. */
+TARGET_PACK_A
+static void pack_a_words(int mc, int kc, const unsigned char *A, long row_bytes, int group,
+                         int es, uint32_t *restrict dst)
+{
+    const int kg = (kc + group - 1) / group, full = kc / group;
+
+    for (int ip = 0; ip < mc; ip += MR) {
+        const int rows = mc - ip < MR ? mc - ip : MR;
+        const unsigned char *row[MR];
+        int g = 0;
+        for (int i = 0; i < MR; i++) /* rows past mc: row 0's address, never read */
+            row[i] = A + (size_t)(ip + (i < rows ? i : 0)) * row_bytes;
+        for (; g + 8 <= full; g += 8) {
+            __m256i r[8];
+            for (int i = 0; i < MR; i++)
+                r[i] = i < rows ? _mm256_loadu_si256((const void *)(row[i] + 4 * (size_t)g))
+                                : _mm256_setzero_si256();
+            transpose_8x8(r);
+            for (int j = 0; j < 8; j++)
+                _mm256_storeu_si256((void *)(dst + (long)(g + j) * MR), r[j]);
+        }
+        for (; g < kg; g++)
+            for (int i = 0; i < MR; i++) {
+                uint32_t word = 0;
+                if (i < rows)
+                    memcpy(&word, row[i] + 4 * (size_t)g, g < full ? 4 : (size_t)(kc - g * group) * es);
+                dst[(long)g * MR + i] = word;
+            }
+        dst += (long)kg * MR;
+    }
+}
+
+TARGET_PACK_A
+static void pack_a_u8(int mc, int kc, const void *A, long lda, uint32_t *restrict dst)
+{
+    pack_a_words(mc, kc, A, lda, 4, 1, dst);
+}
+
+TARGET_PACK_A
+static void pack_a_bf16(int mc, int kc, const void *A, long lda, uint32_t *restrict dst)
+{
+    pack_a_words(mc, kc, A, 2 * lda, 2, 2, dst);
+}
+
+/* bf16 widened to f32, [2 kg][MR] words: eight rows' next eight bf16 are
+ * eight xmm loads, each widened to 32 bits and shifted up 16 (the f32 of
+ * the same value), then the same transpose; k past kc zero. */
+TARGET_PACK_A
+static void pack_a_bf16_widened(int mc, int kc, const void *Av, long lda, uint32_t *restrict dst)
+{
+    const uint16_t *A = Av;
+    const int ks = 2 * ((kc + 1) / 2);
+
+    for (int ip = 0; ip < mc; ip += MR) {
+        const int rows = mc - ip < MR ? mc - ip : MR;
+        const uint16_t *row[MR];
+        int k = 0;
+        for (int i = 0; i < MR; i++)
+            row[i] = A + (size_t)(ip + (i < rows ? i : 0)) * lda;
+        for (; k + 8 <= kc; k += 8) {
+            __m256i r[8];
+            for (int i = 0; i < MR; i++)
+                r[i] = i < rows ? _mm256_slli_epi32(
+                                      _mm256_cvtepu16_epi32(_mm_loadu_si128((const void *)(row[i] + k))), 16)
+                                : _mm256_setzero_si256();
+            transpose_8x8(r);
+            for (int j = 0; j < 8; j++)
+                _mm256_storeu_si256((void *)(dst + (long)(k + j) * MR), r[j]);
+        }
+        for (; k < ks; k++)
+            for (int i = 0; i < MR; i++)
+                dst[(long)k * MR + i] = i < rows && k < kc ? (uint32_t)row[i][k] << 16 : 0;
+        dst += (long)ks * MR;
+    }
+}
+
 /* ---- what the driver sees ---------------------------------------------------------- */
 
 static int cpu_runs_bf16(void)
@@ -396,6 +525,7 @@ const lowp_isa lowp_isa_avx512_bf16 = {
     .group = 2,
     .kernel = ukernel_bf16_8x48,
     .pack_b = pack_b_bf16,
+    .pack_a = pack_a_bf16,
     .cpu_runs = cpu_runs_bf16,
 };
 
@@ -407,6 +537,7 @@ const lowp_isa lowp_isa_avx512_fma_widened = {
     .widen = 1,
     .kernel = ukernel_bf16_fma_8x48,
     .pack_b = pack_b_bf16_widened,
+    .pack_a = pack_a_bf16_widened,
     .cpu_runs = cpu_runs_fma,
 };
 
@@ -417,6 +548,7 @@ const lowp_isa lowp_isa_avx512_vnni = {
     .group = 4,
     .kernel = ukernel_u8s8_8x48,
     .pack_b = pack_b_s8,
+    .pack_a = pack_a_u8,
     .cpu_runs = cpu_runs_vnni,
 };
 
