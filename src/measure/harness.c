@@ -504,7 +504,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     if (w->dtype != GB_DTYPE_F32 && (tk == NULL || params->count > 0)) {
         snprintf(err, errlen, "%s does not run %s%s", v->name, gb_dtype_name(w->dtype),
                  tk ? " with --param" : "");
-        return -1;
+        goto out; /* frees the samples */
     }
     if (tk ? tk->prepare && tk->prepare(M, N, K, w->b, N, &ctx, prepack, &ctx.state) != 0
            : v->prepare && v->prepare(M, N, K, w->B, N, &ctx, prepack, &ctx.state) != 0) {
