@@ -15,10 +15,13 @@
 
 #include "report_grid.h"
 
-static const gb_report_table *find_table(const gb_report *r, const char *kernel, int threads)
+/* The table of kernel in type t at threads: a type's speed-up is over
+ * its own 1-thread median. */
+static const gb_report_table *find_table(const gb_report *r, const char *kernel, gb_dtype t,
+                                         int threads)
 {
     for (int i = 0; i < r->ntables; i++)
-        if (r->tables[i].threads == threads && r->tables[i].kernel &&
+        if (r->tables[i].threads == threads && r->tables[i].dtype == t && r->tables[i].kernel &&
             strcmp(r->tables[i].kernel, kernel) == 0)
             return &r->tables[i];
     return NULL;
@@ -58,9 +61,10 @@ static double median_at(const gb_report_table *t, int key, const gb_report_col *
     return NAN;
 }
 
-/* Per label, the geometric mean's running sums, one per count above 1. */
+/* Per label and type, the geometric mean's running sums, one per count
+ * above 1. */
 typedef struct scaling_sum {
-    const char *label;
+    char label[160];          /* the label, then " [type]" in a report of several types */
     double *log_sum;
     int *n;
 } scaling_sum;
@@ -71,22 +75,25 @@ typedef struct scaling {
     int ncounts;
     scaling_sum *sums;
     int nsums, maxsums;
-    int *sum_of_key;         /* per row key: its sum, or -1 */
+    int *sum_of_key;         /* per row key and type (key x GB_DTYPE_COUNT + type): its
+                                sum, or -1 */
     char single[1024];       /* labels measured at 1 thread only */
 } scaling;
 
-static scaling_sum *sum_for(scaling *s, const char *label, int key)
+static scaling_sum *sum_for(scaling *s, const char *label, int key, gb_dtype t)
 {
-    if (s->sum_of_key[key] >= 0)
-        return &s->sums[s->sum_of_key[key]];
+    const int at = key * GB_DTYPE_COUNT + (int)t;
+
+    if (s->sum_of_key[at] >= 0)
+        return &s->sums[s->sum_of_key[at]];
     if (s->nsums == s->maxsums)
         return NULL;
-    s->sums[s->nsums].label = label;
+    snprintf(s->sums[s->nsums].label, sizeof s->sums[s->nsums].label, "%s", label);
     s->sums[s->nsums].log_sum = calloc((size_t)s->ncounts, sizeof(double));
     s->sums[s->nsums].n = calloc((size_t)s->ncounts, sizeof(int));
     if (s->sums[s->nsums].log_sum == NULL || s->sums[s->nsums].n == NULL)
         return NULL;
-    s->sum_of_key[key] = s->nsums;
+    s->sum_of_key[at] = s->nsums;
     return &s->sums[s->nsums++];
 }
 
@@ -112,10 +119,13 @@ static int scaling_rows(scaling *s, const gb_report_table *t1, gb_grid *g)
     if (at == NULL)
         return -2;
     for (int k = 0; k < s->ncounts; k++)
-        at[k] = find_table(s->r, t1->kernel, s->counts[k]);
+        at[k] = find_table(s->r, t1->kernel, t1->dtype, s->counts[k]);
     for (int row = 0; row < t1->nrows; row++) {
-        const char *label = t1->rows[row].label;
+        char label[160];
         int any = 0;
+        /* the type beside the label where the report has several */
+        snprintf(label, sizeof label, "%s%s%s%s", t1->rows[row].label, s->r->typed ? " [" : "",
+                 s->r->typed ? gb_dtype_name(t1->dtype) : "", s->r->typed ? "]" : "");
         for (int c = 0; c < t1->ncols; c++) {
             double base = t1->rows[row].cells[c].value;
             int col = 0, measured = 0;
@@ -126,7 +136,7 @@ static int scaling_rows(scaling *s, const gb_report_table *t1, gb_grid *g)
             snprintf(g->text[col++], GB_TABLE_CELL, "%s", t1->kernel);
             snprintf(g->text[col++], GB_TABLE_CELL, "%d", t1->cols[c].M);
             gb_grid_number(g, col++, base, "%.1f");
-            sum = sum_for(s, label, t1->rows[row].key);
+            sum = sum_for(s, label, t1->rows[row].key, t1->dtype);
             if (sum == NULL) {
                 free(at);
                 return -2;
@@ -259,7 +269,7 @@ static int any_speedup(const gb_report *r)
         for (int row = 0; row < t1->nrows; row++)
             for (int c = 0; c < t1->ncols; c++)
                 for (int k = 1; k < r->nthreads && t1->rows[row].cells[c].value > 0.0; k++)
-                    if (median_at(find_table(r, t1->kernel, r->threads[k]),
+                    if (median_at(find_table(r, t1->kernel, t1->dtype, r->threads[k]),
                                   t1->rows[row].key, &t1->cols[c]) > 0.0)
                         return 1;
     }
@@ -302,9 +312,9 @@ int gb_report_scaling(FILE *out, const gb_result_file *f, const gb_report_opts *
     s.maxsums = rows;
     s.sums = calloc((size_t)(rows > 0 ? rows : 1), sizeof *s.sums);
     /* Row keys count the report's labels: fewer than its tables' rows. */
-    s.sum_of_key = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *s.sum_of_key);
+    s.sum_of_key = malloc((size_t)(rows > 0 ? rows : 1) * GB_DTYPE_COUNT * sizeof *s.sum_of_key);
     rc = s.sums == NULL || s.sum_of_key == NULL ? -2 : 0;
-    for (int i = 0; rc == 0 && i < rows; i++)
+    for (int i = 0; rc == 0 && i < rows * GB_DTYPE_COUNT; i++)
         s.sum_of_key[i] = -1;
     if (rc == 0) {
         scaling_header(out, &r, o->format);

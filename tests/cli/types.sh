@@ -152,3 +152,18 @@ PY
 else
     skip libraries_impl_per_type "needs oneDNN (libdnnl-dev) in the build"
 fi
+
+# ---- report --metric scaling: each type's speed-up over its own 1-thread median -----------------
+"$G" --quiet --dtype f32,u8s8 --variant packed --shape 64x256x256 --threads 1,2 --reps 2 \
+    --rounds 1 -o "$WORK/sc.json" >/dev/null 2>&1
+"$G" report "$WORK/sc.json" --metric scaling >"$WORK/sc.txt" 2>&1
+check scaling_per_type_rows awk '$1 == "packed" && ($2 == "[f32]" || $2 == "[u8s8]") { n++ } END { exit n != 4 }' "$WORK/sc.txt"
+py_check scaling_per_type_ratio "$WORK/sc.json" "$WORK/sc.txt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+med = {(r["dtype"], r["threads"]): r["median_us"] for r in d["results"]}
+rows = [l.split() for l in open(sys.argv[2]) if l.startswith("packed [u8s8]") and "custom" in l]
+assert len(rows) == 1, rows
+want = med[("u8s8", 1)] / med[("u8s8", 2)]
+assert abs(float(rows[0][5]) - want) < 0.006, (rows, want)
+PY
