@@ -517,6 +517,7 @@ typedef struct lowp_plan {
     int words;               /* words per group in a panel's row / column: 1 + isa->widen */
     int kc, mc, nc;          /* kc % group == 0, mc % mr == 0, nc % nr == 0 */
     int tm, tn, nthreads;
+    int fused;               /* isa->kernel_packing runs here */
 } lowp_plan;
 
 static long ceil_div(long a, long b)
@@ -585,6 +586,7 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
     p->group = p->isa->group;
     p->words = 1 + p->isa->widen;
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
+    p->fused = p->isa->kernel_packing != NULL && p->isa->kernel_packing_runs();
 
     cache_sizes(&l1, &l2, &l3);
     if (l1 <= 0)
@@ -641,6 +643,14 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
 {
     const int mr = p->mr, nr = p->nr, group = p->group, w = p->words;
     const long k_groups = ceil_div(K, group);
+    /* B packed one micro-panel at a time by the first micro-kernel call on
+     * it (lowp_isa.kernel_packing), when the region's rows are one A
+     * block (so each panel is packed once either way) and B is not
+     * pre-packed: packing the whole B block first was about 40 % of a
+     * u8s8 call at M = 16 (perf), its loads of B overlapping no dot
+     * products; the panel (kc x NR, half of L1d) is then written to and
+     * read back from L1. */
+    const int per_panel = p->fused && b_prepacked == NULL && m1 - m0 <= p->mc;
 
     /* jc: the region's columns, one B block (kc x nc) at a time */
     for (int jc = n0; jc < n1; jc += p->nc) {
@@ -656,6 +666,9 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
                 b_block = b_prepacked + ((size_t)(jc / nr) * k_groups * nr +
                                          (size_t)(pc / group) * nr) * w;
                 b_panel_stride = k_groups * nr * w;
+            } else if (per_panel) {
+                b_block = buf->b_block; /* one micro-panel at a time, below */
+                b_panel_stride = 0;
             } else {
                 p->isa->pack_b(kc_cur, nc_cur, B + ((size_t)pc * ldb + jc) * p->b_es, ldb,
                                buf->b_block, (long)kg * nr * w);
@@ -678,8 +691,20 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
                 for (int jr = 0; jr < nc_cur; jr += nr) {
                     const uint32_t *b_panel = b_block + (size_t)(jr / nr) * b_panel_stride;
                     const int n = nc_cur - jr < nr ? nc_cur - jr : nr;
+                    const unsigned char *b_src = B + ((size_t)pc * ldb + jc + jr) * p->b_es;
+                    int ir = 0;
+                    if (per_panel && n == nr && kc_cur == kg * group) {
+                        /* the first rows' call packs the panel as it goes */
+                        const int m = mc_cur < mr ? mc_cur : mr;
+                        p->isa->kernel_packing(kg, buf->a_block, b_src, ldb, buf->b_block,
+                                               C + ((size_t)ic * ldc + jc + jr) * 4, ldc, m, n,
+                                               pc > 0);
+                        ir = mr;
+                    } else if (per_panel) {
+                        p->isa->pack_b(kc_cur, n, b_src, ldb, buf->b_block, (long)kg * nr * w);
+                    }
                     /* ir: ... every A micro-panel of the block streams past it */
-                    for (int ir = 0; ir < mc_cur; ir += mr) {
+                    for (; ir < mc_cur; ir += mr) {
                         const int m = mc_cur - ir < mr ? mc_cur - ir : mr;
                         p->isa->kernel(kg, buf->a_block + (size_t)(ir / mr) * kg * mr * w, b_panel,
                                        C + ((size_t)(ic + ir) * ldc + jc + jr) * 4, ldc, m, n,

@@ -89,6 +89,15 @@ typedef void (*lowp_ukernel_fn)(int kg, const uint32_t *restrict a,
 typedef void (*lowp_pack_b_fn)(int kc, int nc, const void *B, long ldb, uint32_t *restrict dst,
                                long panel_stride);
 
+/* The micro-kernel that also packs its B micro-panel: b is B's kc = 4 kg
+ * rows x NR columns in place (row stride ldb elements), all of them
+ * existing; the panel it packs goes to bdst (the layout above), for the
+ * plain kernel's calls on the other rows.  m, n, accumulate: the
+ * kernel's. */
+typedef void (*lowp_ukernel_packing_fn)(int kg, const uint32_t *restrict a, const void *b,
+                                        long ldb, uint32_t *restrict bdst, void *restrict c,
+                                        long ldc, int m, int n, int accumulate);
+
 /* Packing A into that layout: mc rows x kc of A (row stride lda elements)
  * into MR-row micro-panels, rows past mc and k past kc zero; the isa knows
  * its element type, group and widening. */
@@ -104,6 +113,8 @@ typedef struct lowp_isa {
                               * each k its own f32 word, [k][MR] and [k][NR]
                               * (f32 GEMM's layout), so a group takes 2 words */
     lowp_ukernel_fn kernel;
+    lowp_ukernel_packing_fn kernel_packing; /* NULL: B always packed first */
+    int (*kernel_packing_runs)(void);       /* 1 when this CPU runs kernel_packing */
     lowp_pack_b_fn pack_b;
     lowp_pack_a_fn pack_a;   /* NULL: the driver's portable packing of A */
     int (*cpu_runs)(void);   /* 1 when this CPU and OS execute it */

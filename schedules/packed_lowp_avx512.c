@@ -351,6 +351,84 @@ static void pack_b_s8_vbmi(int kc, int nc, const uint8_t *B, long ldb, uint32_t 
     }
 }
 
+/* The first micro-kernel call on a B micro-panel, packing it as it goes
+ * (lowp_isa.kernel_packing): each group's three B vectors are made from
+ * B's four rows in place as pack_b_s8_vbmi makes them (4 loads, 3
+ * inserts, a vpermb per 16 columns), used, and stored to the panel that
+ * the calls on the other rows read.  Packing the block first, the call
+ * at M = 16 spent about 40 % of its time there (perf), its loads of B
+ * from L2 and beyond waiting with no dot product to overlap them; here
+ * they interleave with the 24 vpdpbusd of each group.  Whole panels
+ * only: n = NR columns and kc = 4 kg rows. */
+TARGET_VBMI TARGET_VNNI
+static void ukernel_u8s8_8x48_packing(int kg, const uint32_t *restrict a, const void *bv,
+                                      long ldb, uint32_t *restrict bdst, void *restrict cv,
+                                      long ldc, int m, int n, int accumulate)
+{
+    static const uint8_t at[64] __attribute__((aligned(64))) = {
+        0, 16, 32, 48, 1, 17, 33, 49, 2, 18, 34, 50, 3, 19, 35, 51,
+        4, 20, 36, 52, 5, 21, 37, 53, 6, 22, 38, 54, 7, 23, 39, 55,
+        8, 24, 40, 56, 9, 25, 41, 57, 10, 26, 42, 58, 11, 27, 43, 59,
+        12, 28, 44, 60, 13, 29, 45, 61, 14, 30, 46, 62, 15, 31, 47, 63,
+    };
+    const __m512i idx = _mm512_load_si512(at);
+    const uint8_t *row = bv;
+    int32_t *c = cv;
+    const __mmask16 k0 = column_mask(n, 0), k1 = column_mask(n, 1), k2 = column_mask(n, 2);
+
+    DECLARE_TILE(__m512i, _mm512_setzero_si512())
+    prefetch_c((const char *)c, ldc * (long)sizeof(int32_t), m);
+    for (int g = 0; g < kg; g++) {
+#define QUADS(v)                                                                            \
+        _mm512_permutexvar_epi8(                                                            \
+            idx, _mm512_inserti32x4(                                                        \
+                     _mm512_inserti32x4(                                                    \
+                         _mm512_inserti32x4(                                                \
+                             _mm512_castsi128_si512(                                        \
+                                 _mm_loadu_si128((const void *)(row + 16 * (v)))),          \
+                             _mm_loadu_si128((const void *)(row + ldb + 16 * (v))), 1),     \
+                         _mm_loadu_si128((const void *)(row + 2 * ldb + 16 * (v))), 2),     \
+                     _mm_loadu_si128((const void *)(row + 3 * ldb + 16 * (v))), 3))
+        const __m512i b0 = QUADS(0);
+        const __m512i b1 = QUADS(1);
+        const __m512i b2 = QUADS(2);
+#undef QUADS
+        __m512i ai;
+        _mm512_store_si512(bdst, b0);
+        _mm512_store_si512(bdst + 16, b1);
+        _mm512_store_si512(bdst + 32, b2);
+#define DOT_ROW(i)                                                            \
+        ai = _mm512_set1_epi32((int)a[i]);                                    \
+        DPBUSD(c##i##0, ai, b0) DPBUSD(c##i##1, ai, b1) DPBUSD(c##i##2, ai, b2)
+        FOR_ROWS(DOT_ROW)
+#undef DOT_ROW
+        a += MR;
+        bdst += NR;
+        row += 4 * ldb;
+    }
+#define STORE_ROW(i)                                                                  \
+    {                                                                                 \
+        int32_t *ci = c + (long)(i < m ? i : 0) * ldc;                                  \
+        const __mmask16 s0 = i < m ? k0 : 0, s1 = i < m ? k1 : 0, s2 = i < m ? k2 : 0; \
+        const __mmask16 l0 = accumulate ? s0 : 0, l1 = accumulate ? s1 : 0;           \
+        const __mmask16 l2 = accumulate ? s2 : 0;                                     \
+        c##i##0 = _mm512_add_epi32(c##i##0, _mm512_maskz_loadu_epi32(l0, ci));              \
+        c##i##1 = _mm512_add_epi32(c##i##1, _mm512_maskz_loadu_epi32(l1, ci + 16));         \
+        c##i##2 = _mm512_add_epi32(c##i##2, _mm512_maskz_loadu_epi32(l2, ci + 32));         \
+        _mm512_mask_storeu_epi32(ci, s0, c##i##0);                                       \
+        _mm512_mask_storeu_epi32(ci + 16, s1, c##i##1);                                  \
+        _mm512_mask_storeu_epi32(ci + 32, s2, c##i##2);                                  \
+    }
+    FOR_ROWS(STORE_ROW)
+#undef STORE_ROW
+}
+
+static int cpu_runs_vnni_vbmi(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vbmi");
+}
+
 TARGET_VNNI
 static void pack_b_s8(int kc, int nc, const void *Bv, long ldb, uint32_t *restrict dst,
                       long panel_stride)
@@ -547,6 +625,8 @@ const lowp_isa lowp_isa_avx512_vnni = {
     .nr = NR,
     .group = 4,
     .kernel = ukernel_u8s8_8x48,
+    .kernel_packing = ukernel_u8s8_8x48_packing,
+    .kernel_packing_runs = cpu_runs_vnni_vbmi,
     .pack_b = pack_b_s8,
     .pack_a = pack_a_u8,
     .cpu_runs = cpu_runs_vnni,
