@@ -360,6 +360,11 @@ static void pack_b_s8_vbmi(int kc, int nc, const uint8_t *B, long ldb, uint32_t 
  * from L2 and beyond waiting with no dot product to overlap them; here
  * they interleave with the 24 vpdpbusd of each group.  Whole panels
  * only: n = NR columns and kc = 4 kg rows. */
+/* How many groups ahead it asks for B's rows (both lines a row's NR
+ * bytes may touch): perf put its time on the inserts' loads of B, rows
+ * ldb apart that the hardware's prefetchers did not fetch ahead. */
+#define PACKING_PREFETCH_GROUPS 8
+
 TARGET_VBMI TARGET_VNNI
 static void ukernel_u8s8_8x48_packing(int kg, const uint32_t *restrict a, const void *bv,
                                       long ldb, uint32_t *restrict bdst, void *restrict cv,
@@ -389,6 +394,13 @@ static void ukernel_u8s8_8x48_packing(int kg, const uint32_t *restrict a, const 
                              _mm_loadu_si128((const void *)(row + ldb + 16 * (v))), 1),     \
                          _mm_loadu_si128((const void *)(row + 2 * ldb + 16 * (v))), 2),     \
                      _mm_loadu_si128((const void *)(row + 3 * ldb + 16 * (v))), 3))
+        if (g + PACKING_PREFETCH_GROUPS < kg) {
+            const char *ahead = (const char *)(row + PACKING_PREFETCH_GROUPS * 4 * ldb);
+            for (int r = 0; r < 4; r++) {
+                _mm_prefetch(ahead + r * ldb, _MM_HINT_T0);
+                _mm_prefetch(ahead + r * ldb + NR - 1, _MM_HINT_T0); /* NR bytes */
+            }
+        }
         const __m512i b0 = QUADS(0);
         const __m512i b1 = QUADS(1);
         const __m512i b2 = QUADS(2);
