@@ -693,12 +693,27 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
                     const int n = nc_cur - jr < nr ? nc_cur - jr : nr;
                     const unsigned char *b_src = B + ((size_t)pc * ldb + jc + jr) * p->b_es;
                     int ir = 0;
-                    if (per_panel && n == nr && kc_cur == kg * group) {
-                        /* the first rows' call packs the panel as it goes */
-                        const int m = mc_cur < mr ? mc_cur : mr;
-                        p->isa->kernel_packing(kg, buf->a_block, b_src, ldb, buf->b_block,
-                                               C + ((size_t)ic * ldc + jc + jr) * 4, ldc, m, n,
-                                               pc > 0);
+                    if (per_panel && n == nr && kc_cur >= group) {
+                        /* the first rows' call packs the panel as it goes,
+                         * its whole groups; a k tail (kc_cur not a whole
+                         * number of groups) is packed alone and added by
+                         * the plain kernel, so that odd K keep the fused
+                         * call (packed alone, a panel's 48-byte slices of
+                         * B's rows were read from L2 a third slower than
+                         * a block's whole rows, standalone) */
+                        const int m = mc_cur < mr ? mc_cur : mr, kg_full = kc_cur / group;
+                        unsigned char *c_tile = C + ((size_t)ic * ldc + jc + jr) * 4;
+                        if (kg_full < kg)
+                            p->isa->pack_b(kc_cur - kg_full * group, n,
+                                           b_src + (size_t)kg_full * group * ldb * p->b_es, ldb,
+                                           buf->b_block + (size_t)kg_full * nr * w,
+                                           (long)kg * nr * w);
+                        p->isa->kernel_packing(kg_full, buf->a_block, b_src, ldb, buf->b_block,
+                                               c_tile, ldc, m, n, pc > 0);
+                        if (kg_full < kg)
+                            p->isa->kernel(kg - kg_full, buf->a_block + (size_t)kg_full * mr * w,
+                                           buf->b_block + (size_t)kg_full * nr * w, c_tile, ldc,
+                                           m, n, 1);
                         ir = mr;
                     } else if (per_panel) {
                         p->isa->pack_b(kc_cur, n, b_src, ldb, buf->b_block, (long)kg * nr * w);
