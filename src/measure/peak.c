@@ -864,7 +864,10 @@ void gb_peak_dtype_for_counts(gb_machine *m, gb_dtype t, const int *counts, int 
     if (t == GB_DTYPE_BF16) {
         const char *fma_isa;
         fma_loop_fn fma = select_loop(&fma_isa);
-        double widened = fma != fma_loop_portable ? measure_peak(fma, 1) : 0.0;
+        /* the FMA loop's 1-thread figure is f32's, measured already */
+        double widened = fma == fma_loop_portable ? 0.0
+                         : m->peak_gflops_1t > 0.0 ? m->peak_gflops_1t
+                                                   : measure_peak(fma, 1);
         if (widened > m->peak_dtype_1t[t]) {
             loop = fma;
             isa = "fma_widened";
