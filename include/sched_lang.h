@@ -47,7 +47,8 @@ typedef enum gb_sched_op {
     GB_SCHED_PREFETCH,
     GB_SCHED_CHOOSE,               /* choose NAME ANSWER: a model choice's block opens */
     GB_SCHED_OR,                   /* or ANSWER: its next alternative */
-    GB_SCHED_END                   /* end: the block closes */
+    GB_SCHED_END,                  /* end: the block closes */
+    GB_SCHED_TYPE                  /* type T: the computation's element types */
 } gb_sched_op;
 
 /* A split factor as written: a number, or the name of a param. */
@@ -71,6 +72,7 @@ typedef struct gb_sched_stmt {
     int at_root;                   /* pack ... at root */
     int fused;                     /* pack ... at LOOP fused */
     int model;                     /* param NAME = model */
+    gb_dtype dtype;                /* type's T */
     /* param: its name in names[0]; its set, when `in` was given */
     int nchoices;                  /* 0: no set; -1: a range lo..hi */
     long choices[GB_SCHED_MAX_CHOICES];
@@ -131,6 +133,7 @@ typedef struct gb_sched_block {
 /* The nest a schedule states: what check.c makes of the statements. */
 typedef struct gb_sched {
     char file[256];
+    gb_dtype dtype;                /* `type T` (SCHED.md, "Types"); f32 without one */
     int nparams;
     gb_sched_param params[GB_SCHED_MAX_PARAMS];
     int nloops;
@@ -298,6 +301,11 @@ gb_sched_plan *gb_sched_plan_for(const gb_sched *s, const gb_params *params, int
 void gb_sched_plan_free(gb_sched_plan *pl);
 /* The resolved nest the plan was made for. */
 const gb_sched_shape *gb_sched_plan_shape(const gb_sched_plan *pl);
+
+/* The test hook for a typed schedule's form (SCHED.md, "Types"): 0 the
+ * rule's (the default), 1 the dot form wherever the nest and the CPU allow
+ * it, 2 always widened.  Not for use while a plan is made. */
+void gb_sched_force_form(int which);
 
 /* Floats of scratch the kernel takes in ctx->state for nthreads threads
  * (its pack buffers); 0 when it needs none. */

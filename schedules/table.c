@@ -171,7 +171,7 @@ const char *gb_variant_types_note(const gb_variant *v)
         { "tutorial", "a step of TVM's CPU GEMM tutorial, which is f32" },
         { "tuned", "replays f32 records of gemmbench tune" },
         { "learned", "ranks f32 schedules with an f32 model" },
-        { "sched", "the schedule language has no types yet" },
+        { "sched", "the schedule states no type (f32)" },
     };
 
     if (v->types_note)

@@ -58,13 +58,15 @@ static void print_list(FILE *out)
     fprintf(out, "%-16s %-11s %s\n", "variant", "family", "description");
     for (size_t i = 0; i < gb_variant_count; i++) {
         const gb_variant *v = gb_variants[i];
-        char types[64] = "f32";
+        char types[64] = "";
         fprintf(out, "%-16s %-11s %s\n", v->name, v->family, v->description);
+        if (v->run)
+            snprintf(types, sizeof types, "f32");
         for (int t = GB_DTYPE_F32 + 1; t < GB_DTYPE_COUNT; t++)
             if (v->typed[t])
-                snprintf(types + strlen(types), sizeof types - strlen(types), ", %s",
-                         gb_dtype_name((gb_dtype)t));
-        if (strchr(types, ','))
+                snprintf(types + strlen(types), sizeof types - strlen(types), "%s%s",
+                         types[0] ? ", " : "", gb_dtype_name((gb_dtype)t));
+        if (strchr(types, ',') || v->run == NULL)
             fprintf(out, "%29stypes %s\n", "", types);
         else
             fprintf(out, "%29stypes f32 only: %s\n", "", gb_variant_types_note(v));

@@ -501,6 +501,10 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
         snprintf(err, errlen, "out of memory for %d samples", cfg->reps);
         return -1;
     }
+    if (w->dtype == GB_DTYPE_F32 && v->run == NULL) {
+        snprintf(err, errlen, "%s does not run f32", v->name);
+        goto out; /* frees the samples */
+    }
     if (w->dtype != GB_DTYPE_F32 && (tk == NULL || params->count > 0)) {
         snprintf(err, errlen, "%s does not run %s%s", v->name, gb_dtype_name(w->dtype),
                  tk ? " with --param" : "");

@@ -163,9 +163,9 @@ int gb_selection_runs(const gb_selection *sel, int v, int s, char *why, size_t w
     const gb_variant *var = sel->variants[v];
     const gb_dtype t = sel->shapes[s].dtype;
 
-    if (t == GB_DTYPE_F32)
+    if (t == GB_DTYPE_F32 && var->run != NULL)
         return 1;
-    if (var->typed[t] == NULL) {
+    if (t == GB_DTYPE_F32 || var->typed[t] == NULL) {
         if (why)
             snprintf(why, whylen, "%s", gb_variant_types_note(var));
         return 0;

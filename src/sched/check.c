@@ -279,6 +279,17 @@ static int apply_param(checker *c)
     return 0;
 }
 
+/* type T: the element types of A, B and C (SCHED.md, "Types"), stated
+ * once, before anything that names a loop, so a reader knows the
+ * computation before its schedule. */
+static int apply_type(checker *c)
+{
+    if (c->st != &c->text->stmts[0])
+        return FAIL(c, "a schedule states its type first, before any other statement");
+    c->s->dtype = c->st->dtype;
+    return 0;
+}
+
 static int apply_split(checker *c)
 {
     int loop;
@@ -759,7 +770,7 @@ static int check_plain(const gb_sched_text *text, gb_sched *out, char *err, size
             [GB_SCHED_FUSE] = apply_fuse,           [GB_SCHED_PARALLEL] = apply_parallel,
             [GB_SCHED_VECTORIZE] = apply_vectorize, [GB_SCHED_UNROLL] = apply_unroll,
             [GB_SCHED_CACHE_WRITE] = apply_cache_write, [GB_SCHED_PACK] = apply_pack,
-            [GB_SCHED_PREFETCH] = apply_prefetch,
+            [GB_SCHED_PREFETCH] = apply_prefetch,   [GB_SCHED_TYPE] = apply_type,
         };
         c.st = &text->stmts[i];
         if (apply[c.st->op](&c) != 0)
@@ -865,6 +876,7 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
         case GB_SCHED_SPLIT:
         case GB_SCHED_TILE:
         case GB_SCHED_FUSE:
+        case GB_SCHED_TYPE:
             /* the combinations share their loops and params: an alternative
              * places loops (reorder, parallel, pack, ...), it makes none */
             if (b != NULL)

@@ -71,6 +71,40 @@ static void line(sbuf *b, const char *fmt, ...)
     put(b, "\n");
 }
 
+/* ---- types (SCHED.md, "Types") --------------------------------------------- */
+
+/* A's, B's and C's element types in the C, and W, the type an element is
+ * widened to where it is read (the accumulator's: C's). */
+static const char *type_a(const plan *pl)
+{
+    return pl->dtype == GB_DTYPE_BF16 ? "unsigned short"
+           : pl->dtype == GB_DTYPE_U8S8 ? "unsigned char" : "float";
+}
+
+static const char *type_b(const plan *pl)
+{
+    return pl->dtype == GB_DTYPE_BF16 ? "unsigned short"
+           : pl->dtype == GB_DTYPE_U8S8 ? "signed char" : "float";
+}
+
+static const char *type_w(const plan *pl)
+{
+    return pl->dtype == GB_DTYPE_U8S8 ? "int" : "float";
+}
+
+/* A pack buffer's element: the type's own in the dot form, else widened. */
+static const char *type_pack(const plan *pl, int op)
+{
+    return pl->dot ? (op ? type_b(pl) : type_a(pl)) : type_w(pl);
+}
+
+static int elem_bytes(const plan *pl, int op)
+{
+    if (op == 2 || pl->dtype == GB_DTYPE_F32)
+        return 4;
+    return pl->dtype == GB_DTYPE_BF16 ? 2 : 1;
+}
+
 /* ---- expressions ----------------------------------------------------------- */
 
 /* An axis's index where all its loops are in scope: sum of stride * loop. */
@@ -89,20 +123,48 @@ static void axis_index(const plan *pl, int axis, char *out, size_t len)
         }
 }
 
-/* The index of (outer, inner) in a pack buffer: mixed radix over its dims. */
-static void pack_index(const plan *pl, int op, char *out, size_t len)
+/* The 32-bit word of (outer, inner) in a pack buffer: mixed radix over
+ * its dims (the dot loop's in groups).  In the dot form the element is
+ * that word's times the group plus the k within it (pack_index). */
+static void pack_word(const plan *pl, int op, char *out, size_t len)
 {
-    size_t used = 0;
-
-    used += (size_t)snprintf(out, len, "0");
+    snprintf(out, len, "0");
     for (int d = 0; d < pl->npack[op]; d++) {
         int l = pl->pack_dim[op][d];
         char prev[2048];
         snprintf(prev, sizeof prev, "%s", out);
-        used = (size_t)snprintf(out, len, "(%s) * %ld + l_%s", prev, pl->sh->extent[l],
-                                pl->s->loops[l].name);
+        if (l == pl->dot_loop)
+            snprintf(out, len, "(%s) * %ld + l_%s / %d", prev, pl->pack_ext[op][d],
+                     pl->s->loops[l].name, pl->group);
+        else
+            snprintf(out, len, "(%s) * %ld + l_%s", prev, pl->pack_ext[op][d],
+                     pl->s->loops[l].name);
     }
-    (void)used;
+}
+
+static void pack_index(const plan *pl, int op, char *out, size_t len)
+{
+    char word[2048];
+
+    pack_word(pl, op, word, sizeof word);
+    if (pl->dot)
+        snprintf(out, len, "(%s) * %d + l_%s %% %d", word, pl->group,
+                 pl->s->loops[pl->dot_loop].name, pl->group);
+    else
+        snprintf(out, len, "%s", word);
+}
+
+/* expr, an element of A (op 0) or B (1) as stored, widened to the
+ * accumulator's type. */
+static void widened(const plan *pl, int op, const char *expr, char *out, size_t len)
+{
+    if (pl->dtype == GB_DTYPE_F32)
+        snprintf(out, len, "%s", expr);
+    else if (pl->dtype == GB_DTYPE_BF16)
+        snprintf(out, len, "gb_bf16_wide(%s)", expr);
+    else
+        snprintf(out, len, "(int)%s", expr);
+    (void)op;
 }
 
 /* Operand op (0: A[i, k], 1: B[k, j]) in place, where all its loops are
@@ -138,43 +200,61 @@ static void pass_condition(const plan *pl, int op, char *out, size_t len)
     snprintf(out + used, len - used, ")");
 }
 
+/* Operand op's element, widened (its value in the accumulator's type). */
 static void operand(const plan *pl, int op, int mode, char *out, size_t len)
 {
-    char idx[2048], src[1200];
+    char idx[2048], src[1200], raw[1300];
 
     if (pl->s->pack[op] == -1) {
-        source(pl, op, out, len);
+        source(pl, op, src, sizeof src);
+        widened(pl, op, src, out, len);
         return;
     }
     pack_index(pl, op, idx, sizeof idx);
     if (pl->pass[op] < 0 || mode == READ) {
-        snprintf(out, len, "%s[%s]", op ? "pb" : "pa", idx);
+        snprintf(raw, sizeof raw, "%s[%s]", op ? "pb" : "pa", idx);
+        if (pl->dot) /* the buffer holds the type's elements */
+            widened(pl, op, raw, out, len);
+        else
+            snprintf(out, len, "%s", raw);
         return;
     }
+    /* a fused pack: never in the dot form, its buffer holds widened values */
     source(pl, op, src, sizeof src);
+    widened(pl, op, src, raw, sizeof raw);
     if (mode == COPY) {
-        snprintf(out, len, "(%s[%s] = %s)", op ? "pb" : "pa", idx, src);
+        snprintf(out, len, "(%s[%s] = %s)", op ? "pb" : "pa", idx, raw);
     } else {
         char first[512];
         pass_condition(pl, op, first, sizeof first);
-        snprintf(out, len, "(%s ? (%s[%s] = %s) : %s[%s])", first, op ? "pb" : "pa", idx, src,
+        snprintf(out, len, "(%s ? (%s[%s] = %s) : %s[%s])", first, op ? "pb" : "pa", idx, raw,
                  op ? "pb" : "pa", idx);
     }
 }
 
 /* A loop's value in a prefetch of the iteration `distance` after this one
  * of site: the site ahead, the loops inside it at 0, the rest as they are;
- * NULL for a loop that adds nothing. */
-static const char *at_prefetch(const plan *pl, int l, int site, long distance, char *buf,
-                               size_t len)
+ * NULL for a loop that adds nothing.  The dot loop steps a group at a
+ * time: in a pack buffer its value counts groups (words). */
+static const char *at_prefetch(const plan *pl, int l, int site, long distance, int packed,
+                               char *buf, size_t len)
 {
+    const char *name = pl->s->loops[l].name;
+    const int dot = l == pl->dot_loop;
+
     if (l == site) {
-        snprintf(buf, len, "(l_%s + %ld)", pl->s->loops[l].name, distance);
+        if (dot && packed)
+            snprintf(buf, len, "(l_%s / %d + %ld)", name, pl->group, distance);
+        else
+            snprintf(buf, len, "(l_%s + %ld)", name, distance * (dot ? pl->group : 1));
         return buf;
     }
     if (pl->base_pos[l] > pl->pos[site])
         return NULL;
-    snprintf(buf, len, "l_%s", pl->s->loops[l].name);
+    if (dot && packed)
+        snprintf(buf, len, "(l_%s / %d)", name, pl->group);
+    else
+        snprintf(buf, len, "l_%s", name);
     return buf;
 }
 
@@ -195,10 +275,10 @@ static void prefetch_index(const plan *pl, int op, int packed, char *rows, char 
         snprintf(rows, len, "0");
         for (int d = 0; d < pl->npack[op]; d++) {
             const int l = pl->pack_dim[op][d];
-            const char *x = at_prefetch(pl, l, site, dist, v, sizeof v);
+            const char *x = at_prefetch(pl, l, site, dist, 1, v, sizeof v);
             char prev[2048];
             snprintf(prev, sizeof prev, "%s", rows);
-            snprintf(rows, len, "(%s) * %ld + %s", prev, pl->sh->extent[l], x ? x : "0");
+            snprintf(rows, len, "(%s) * %ld + %s", prev, pl->pack_ext[op][d], x ? x : "0");
         }
         return;
     }
@@ -206,7 +286,8 @@ static void prefetch_index(const plan *pl, int op, int packed, char *rows, char 
     uc = (size_t)snprintf(cols, len, "0");
     for (int l = 0; l < s->nloops; l++) {
         const char *x;
-        if (!gb_sched_plan_is_base(s, l) || (x = at_prefetch(pl, l, site, dist, v, sizeof v)) == NULL)
+        if (!gb_sched_plan_is_base(s, l) ||
+            (x = at_prefetch(pl, l, site, dist, 0, v, sizeof v)) == NULL)
             continue;
         if (s->loops[l].axis == row_axis[op])
             ur += (size_t)snprintf(rows + ur, len - ur, " + %s * %ld", x, pl->sh->stride[l]);
@@ -365,25 +446,27 @@ static void emit_prefetches(emitter *e, int l)
         prefetch_index(pl, op, packed, rows, cols, sizeof rows);
         line(e->b, "{");
         e->b->indent++;
+        /* a pack's index counts 32-bit words; the matrix's, elements */
+        const int size = packed ? 4 : elem_bytes(pl, op);
         if (packed)
             line(e->b, "const size_t gb_pf = (size_t)%s + 4 * (size_t)(%s);", op ? "pb" : "pa",
                  rows);
         else
-            line(e->b, "const size_t gb_pf = (size_t)%s + 4 * ((size_t)(%s) * %s + (%s));",
-                 base[op], rows, ld[op], cols);
+            line(e->b, "const size_t gb_pf = (size_t)%s + %d * ((size_t)(%s) * %s + (%s));",
+                 base[op], size, rows, ld[op], cols);
         if (nrows > 1) {
-            snprintf(step, sizeof step, " + gb_r * 4 * (size_t)%s", ld[op]);
+            snprintf(step, sizeof step, " + gb_r * %d * (size_t)%s", size, ld[op]);
             line(e->b, "#pragma GCC unroll %ld", nrows);
             line(e->b, "for (size_t gb_r = 0; gb_r < %ld; gb_r++) {", nrows);
             e->b->indent++;
         }
         /* read (0) or write (1, C), kept in every level of the cache (3) */
         for (long f = 0; f < span; f += 16)
-            line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, 3);", step, 4 * f,
-                 op == 2);
+            line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, 3);", step,
+                 (long)size * f, op == 2);
         if ((span - 1) % 16 != 0)
             line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, 3);", step,
-                 4 * (span - 1), op == 2);
+                 (long)size * (span - 1), op == 2);
         if (nrows > 1)
             close_loop(e);
         close_loop(e);
@@ -415,16 +498,19 @@ static void emit_init(emitter *e, int p)
     char t[2048], stmt[2200];
 
     target(e->pl, t, sizeof t);
-    snprintf(stmt, sizeof stmt, "%s = 0.0f;", t);
+    snprintf(stmt, sizeof stmt, "%s = 0;", t);
     emit_spatial_nest(e, p, stmt);
 }
 
-/* The pack of operand op at a site: its dims' loops, copying. */
+/* The pack of operand op at a site: its dims' loops, copying.  In the dot
+ * form the dot loop runs on to a whole group and the k past its bound is
+ * zero (a product with it adds nothing); elsewhere each element is widened
+ * as it is copied. */
 static void emit_pack(emitter *e, int op)
 {
     const plan *pl = e->pl;
     const gb_sched *s = pl->s;
-    char idx[2048], src[1200], a[512], b[512];
+    char idx[2048], src[1200], a[512], b[512], dot_bound[4096] = "";
     const char *name = op ? "pb" : "pa";
 
     pack_index(pl, op, idx, sizeof idx);
@@ -433,8 +519,8 @@ static void emit_pack(emitter *e, int op)
     snprintf(src, sizeof src, "%s[(size_t)(%s) * %s + (%s)]", op ? "B" : "A", a,
              op ? "ldb" : "lda", b);
     if (pl->pack_per_thread[op])
-        line(e->b, "float *restrict %s = %s_all + (size_t)omp_get_thread_num() * %ld;", name,
-             name, pl->pack_floats[op]);
+        line(e->b, "%s *restrict %s = %s_all + (size_t)omp_get_thread_num() * %ld;",
+             type_pack(pl, op), name, name, pl->pack_floats[op] * pl->group);
     if (pl->pass[op] >= 0) /* fused: the pass's first iteration copies */
         return;
     for (int d = 0; d < pl->npack[op]; d++) {
@@ -449,11 +535,25 @@ static void emit_pack(emitter *e, int op)
             line(e->b, "#pragma omp parallel for num_threads(nthreads) schedule(static)");
         else if (d == pl->npack[op] - 1) /* a copy: its innermost loop is SIMD */
             line(e->b, "#pragma omp simd");
-        line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s++) {", s->loops[l].name,
-             s->loops[l].name, bound, s->loops[l].name);
+        if (l == pl->dot_loop) {
+            snprintf(dot_bound, sizeof dot_bound, "%s", bound);
+            line(e->b, "for (int l_%s = 0; l_%s < (%s + %d) / %d * %d; l_%s++) {",
+                 s->loops[l].name, s->loops[l].name, bound, pl->group - 1, pl->group, pl->group,
+                 s->loops[l].name);
+        } else {
+            line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s++) {", s->loops[l].name,
+                 s->loops[l].name, bound, s->loops[l].name);
+        }
         e->b->indent++;
     }
-    line(e->b, "%s[%s] = %s;", name, idx, src);
+    if (dot_bound[0] != '\0') {
+        line(e->b, "%s[%s] = l_%s < %s ? %s : 0;", name, idx, s->loops[pl->dot_loop].name,
+             dot_bound, src);
+    } else {
+        char w[1300];
+        widened(pl, op, src, w, sizeof w);
+        line(e->b, "%s[%s] = %s;", name, idx, w);
+    }
     for (int d = 0; d < pl->npack[op]; d++)
         close_loop(e);
 }
@@ -475,6 +575,25 @@ static void emit_first(emitter *e, int p)
     line(e->b, "const int gb_first = %s;", used ? cond : "1");
 }
 
+/* B's vector piece p of a register run of `lanes` lanes where all its
+ * loops are in scope, widened: from the pack (already widened) or from B
+ * in place (gb_vW_load_b widens as it loads). */
+static void b_vector(const plan *pl, int lanes, char *out, size_t len)
+{
+    char ref[2048];
+
+    if (pl->s->pack[1] == -1) {
+        source(pl, 1, ref, sizeof ref);
+        snprintf(out, len, "gb_v%d_load_b(&%s + p * GB_PW(%d))", lanes, ref, lanes);
+    } else {
+        char idx[2048];
+        pack_index(pl, 1, idx, sizeof idx);
+        snprintf(out, len, "gb_v%d_load(&pb[%s] + p * GB_PW(%d))", lanes, idx, lanes);
+    }
+}
+
+static void emit_rows_run_dot(emitter *e, int p, int lanes);
+
 /* The register run of a row block from position p: rows x lanes sums in
  * vectors, each B vector loaded once per k step for all the rows, each row's
  * A element broadcast (a micro-kernel: BLIS's MR x NR, A broadcast and B
@@ -488,9 +607,12 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     const char *r = s->loops[pl->rows_loop].name;
     char t[2048], a[2048], b[2048];
 
+    if (pl->dot) {
+        emit_rows_run_dot(e, p, lanes);
+        return;
+    }
     target(pl, t, sizeof t);
     operand(pl, 0, e->mode, a, sizeof a);
-    operand(pl, 1, READ, b, sizeof b);
     line(e->b, "const int l_%s = 0;", s->loops[s->vectorize].name);
     line(e->b, "gb_v%d acc[%d][GB_NP(%d)];", lanes, pl->rows, lanes);
     line(e->b, "#pragma GCC unroll %d", pl->rows);
@@ -513,19 +635,21 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     line(e->b, "#pragma GCC unroll 16");
     line(e->b, "for (int p = 0; p < GB_NP(%d); p++) {", lanes);
     if (e->mode == COPY && pl->pass[1] >= 0) { /* from B, into its copy */
-        char src[1200];
+        char src[1200], idx[2048];
         source(pl, 1, src, sizeof src);
-        line(e->b, "    bv[p] = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, src, lanes);
-        line(e->b, "    gb_v%d_store(&%s + p * GB_PW(%d), bv[p]);", lanes, b, lanes);
+        pack_index(pl, 1, idx, sizeof idx);
+        line(e->b, "    bv[p] = gb_v%d_load_b(&%s + p * GB_PW(%d));", lanes, src, lanes);
+        line(e->b, "    gb_v%d_store(&pb[%s] + p * GB_PW(%d), bv[p]);", lanes, idx, lanes);
     } else {
-        line(e->b, "    bv[p] = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, b, lanes);
+        b_vector(pl, lanes, b, sizeof b);
+        line(e->b, "    bv[p] = %s;", b);
     }
     line(e->b, "}");
     line(e->b, "#pragma GCC unroll %d", pl->rows);
     line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++) {", r, r, pl->rows, r);
     e->b->indent++;
     emit_prefetches(e, pl->rows_loop);
-    line(e->b, "const float a = %s;", a);
+    line(e->b, "const %s a = %s;", type_w(pl), a);
     line(e->b, "#pragma GCC unroll 16");
     line(e->b, "for (int p = 0; p < GB_NP(%d); p++)", lanes);
     line(e->b, "    acc[l_%s][p] += a * bv[p];", r);
@@ -537,6 +661,98 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     line(e->b, "    #pragma GCC unroll 16");
     line(e->b, "    for (int p = 0; p < GB_NP(%d); p++)", lanes);
     line(e->b, "        gb_v%d_store(&%s + p * GB_PW(%d), acc[l_%s][p]);", lanes, t, lanes, r);
+}
+
+/* The rows run in the dot form (plan.h): rows x lanes sums in 512-bit
+ * vectors (lanes / 16 a row), the one k loop stepping a group at a time;
+ * per step B's group of each 16 columns is one 64-byte load from its
+ * pack (16 words of `group` k), each row's group of A one 32-bit word
+ * broadcast, and each sum takes the group's products in one vdpbf16ps or
+ * vpdpbusd.  The k past the dot loop's bound is zero in the packs; A read
+ * in place stops at the last whole group and reads the rest into a word
+ * whose high bytes are zero (gb_word_part), never past its row. */
+static void emit_rows_run_dot(emitter *e, int p, int lanes)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    const int zero = p == pl->init_at && s->cache_write < 0;
+    const int u8 = pl->dtype == GB_DTYPE_U8S8, g = pl->group, np = lanes / 16;
+    const char *r = s->loops[pl->rows_loop].name, *kk = s->loops[pl->dot_loop].name;
+    const char *vt = u8 ? "__m512i" : "__m512";
+    const char *load_c = u8 ? "_mm512_loadu_si512" : "_mm512_loadu_ps";
+    const char *store_c = u8 ? "_mm512_storeu_si512" : "_mm512_storeu_ps";
+    const char *zero_v = u8 ? "_mm512_setzero_si512()" : "_mm512_setzero_ps()";
+    const int a_in_place = s->pack[0] == -1;
+    char t[2048], bword[2048], aref[2048], bound[4096];
+
+    target(pl, t, sizeof t);
+    pack_word(pl, 1, bword, sizeof bword);
+    if (a_in_place)
+        source(pl, 0, aref, sizeof aref);
+    else {
+        char w[2048];
+        pack_word(pl, 0, w, sizeof w);
+        snprintf(aref, sizeof aref, "pa[(size_t)(%s) * %d]", w, g);
+    }
+    bound_of(pl, pl->dot_loop, bound, sizeof bound);
+    line(e->b, "const int l_%s = 0;", s->loops[s->vectorize].name);
+    line(e->b, "%s acc[%d][%d];", vt, pl->rows, np);
+    line(e->b, "#pragma GCC unroll %d", pl->rows);
+    line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++)", r, r, pl->rows, r);
+    line(e->b, "    #pragma GCC unroll 4");
+    line(e->b, "    for (int p = 0; p < %d; p++)", np);
+    if (zero)
+        line(e->b, "        acc[l_%s][p] = %s;", r, zero_v);
+    else if (pl->fold_init)
+        line(e->b, "        acc[l_%s][p] = gb_first ? %s : %s(&%s + 16 * p);", r, zero_v, load_c,
+             t);
+    else
+        line(e->b, "        acc[l_%s][p] = %s(&%s + 16 * p);", r, load_c, t);
+    /* whole groups, then (A in place) the part of the last one */
+    line(e->b, "const int gb_kend = %s;", bound);
+    if (a_in_place)
+        line(e->b, "const int gb_kwhole = gb_kend / %d * %d;", g, g);
+    else
+        line(e->b, "const int gb_kwhole = gb_kend;");
+    line(e->b, "int l_%s = 0;", kk);
+    for (int part = 0; part < 1 + a_in_place; part++) {
+        if (part == 0) {
+            line(e->b, "for (; l_%s < gb_kwhole; l_%s += %d) {", kk, kk, g);
+        } else {
+            line(e->b, "if (l_%s < gb_kend) {", kk);
+        }
+        e->b->indent++;
+        if (part == 0)
+            emit_prefetches(e, pl->dot_loop);
+        line(e->b, "__m512i bv[%d];", np);
+        line(e->b, "#pragma GCC unroll 4");
+        line(e->b, "for (int p = 0; p < %d; p++)", np);
+        line(e->b, "    bv[p] = _mm512_loadu_si512((const void *)(pb + (size_t)(%s) * %d + "
+                   "%d * p));", bword, g, 64 / elem_bytes(pl, 1));
+        line(e->b, "#pragma GCC unroll %d", pl->rows);
+        line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++) {", r, r, pl->rows, r);
+        e->b->indent++;
+        emit_prefetches(e, pl->rows_loop);
+        if (part == 0)
+            line(e->b, "const __m512i a = _mm512_set1_epi32(gb_word(&%s));", aref);
+        else
+            line(e->b, "const __m512i a = _mm512_set1_epi32(gb_word_part(&%s, gb_kend - l_%s));",
+                 aref, kk);
+        line(e->b, "#pragma GCC unroll 4");
+        line(e->b, "for (int p = 0; p < %d; p++)", np);
+        if (u8)
+            line(e->b, "    acc[l_%s][p] = _mm512_dpbusd_epi32(acc[l_%s][p], a, bv[p]);", r, r);
+        else
+            line(e->b, "    acc[l_%s][p] = _mm512_dpbf16_ps(acc[l_%s][p], (__m512bh)a, "
+                       "(__m512bh)bv[p]);", r, r);
+        close_loop(e);
+        close_loop(e);
+    }
+    line(e->b, "#pragma GCC unroll %d", pl->rows);
+    line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++)", r, r, pl->rows, r);
+    line(e->b, "    #pragma GCC unroll 4");
+    line(e->b, "    for (int p = 0; p < %d; p++)", np);
+    line(e->b, "        %s(&%s + 16 * p, acc[l_%s][p]);", store_c, t, r);
 }
 
 /* The register run from position p: a scalar or a vector holds the sum
@@ -568,26 +784,28 @@ static void emit_run(emitter *e, int p, int lanes)
         else
             line(e->b, "    acc[p] = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, t, lanes);
     } else {
-        line(e->b, zero ? "float acc = 0.0f;" : pl->fold_init ? "float acc = gb_first ? 0.0f : %s;"
-                                                             : "float acc = %s;", t);
+        line(e->b, zero ? "%s acc = 0;" : pl->fold_init ? "%s acc = gb_first ? 0 : %s;"
+                                                       : "%s acc = %s;", type_w(pl), t);
     }
     for (int q = p; q < last; q++) {
         open_loop(e, pl->order[q], 1);
         emit_prefetches(e, pl->order[q]);
     }
     if (lanes) {
-        line(e->b, "const float a = %s;", a);
+        line(e->b, "const %s a = %s;", type_w(pl), a);
         line(e->b, "#pragma GCC unroll 16");
         line(e->b, "for (int p = 0; p < GB_NP(%d); p++) {", lanes);
         if (e->mode == COPY && pl->pass[1] >= 0) { /* from B, into its copy */
-            char src[1200];
+            char src[1200], idx[2048];
             source(pl, 1, src, sizeof src);
-            line(e->b, "    const gb_v%d bv = gb_v%d_load(&%s + p * GB_PW(%d));", lanes, lanes,
+            pack_index(pl, 1, idx, sizeof idx);
+            line(e->b, "    const gb_v%d bv = gb_v%d_load_b(&%s + p * GB_PW(%d));", lanes, lanes,
                  src, lanes);
-            line(e->b, "    gb_v%d_store(&%s + p * GB_PW(%d), bv);", lanes, b, lanes);
+            line(e->b, "    gb_v%d_store(&pb[%s] + p * GB_PW(%d), bv);", lanes, idx, lanes);
             line(e->b, "    acc[p] += a * bv;");
         } else {
-            line(e->b, "    acc[p] += a * gb_v%d_load(&%s + p * GB_PW(%d));", lanes, b, lanes);
+            b_vector(pl, lanes, b, sizeof b);
+            line(e->b, "    acc[p] += a * %s;", b);
         }
         line(e->b, "}");
     } else
@@ -726,10 +944,10 @@ static void emit_body(emitter *e, int site)
         if (s->pack[op] == site)
             emit_pack(e, op);
     if (s->cache_write >= 0 && s->cache_write == site) {
-        line(e->b, "float cc[%ld];", pl->tile_h * pl->tile_w);
+        line(e->b, "%s cc[%ld];", type_w(pl), pl->tile_h * pl->tile_w);
         line(e->b, "#pragma omp simd");
         line(e->b, "for (int t = 0; t < %ld; t++)", pl->tile_h * pl->tile_w);
-        line(e->b, "    cc[t] = 0.0f;");
+        line(e->b, "    cc[t] = 0;");
     }
     emit_from(e, p);
     if (s->cache_write >= 0 && s->cache_write == site) {
@@ -741,6 +959,55 @@ static void emit_body(emitter *e, int site)
         snprintf(stmt, sizeof stmt, "%s = %s;", c, t);
         emit_spatial_nest(e, p, stmt);
     }
+}
+
+/* What the kernel's type needs, each guarded so that kernels of several
+ * shapes and types can share one file: the register run's vectors of the
+ * accumulator's type and their loads (gb_vW_load_b widens B's elements as
+ * it loads them: a bf16 is the f32 of its bits above 16 zero bits, exact;
+ * an s8 sign-extends), bf16's scalar widening, and the dot form's 32-bit
+ * group loads (memcpy: A's groups need not be aligned). */
+static void emit_type_helpers(sbuf *b, const plan *pl)
+{
+    const int w = pl->vec_width;
+    const char *tw = type_w(pl), *tag = gb_dtype_name(pl->dtype);
+
+    if (pl->dtype == GB_DTYPE_BF16)
+        put(b, "#ifndef GB_BF16_WIDE\n#define GB_BF16_WIDE\n"
+               "static inline float gb_bf16_wide(unsigned short x) { unsigned int u = "
+               "(unsigned int)x << 16; float f; __builtin_memcpy(&f, &u, 4); return f; }\n"
+               "#endif\n");
+    if (pl->dot)
+        put(b, "#ifndef GB_WORD_%s\n#define GB_WORD_%s\n#include <immintrin.h>\n"
+               "static inline int gb_word(const %s *p) { int w; __builtin_memcpy(&w, p, 4); "
+               "return w; }\n"
+               "static inline int gb_word_part(const %s *p, int n) { int w = 0; "
+               "__builtin_memcpy(&w, p, (unsigned)n * sizeof *p); return w; }\n#endif\n",
+            tag, tag, type_a(pl), type_a(pl));
+    if (w == 0 || pl->dot)
+        return;
+    put(b, "#ifndef GB_V%d_%s\n#define GB_V%d_%s\n", w, tag, w, tag);
+    put(b, "typedef %s gb_v%d __attribute__((vector_size(4 * GB_PW(%d))));\n", tw, w, w);
+    put(b, "static inline gb_v%d gb_v%d_load(const %s *p) { gb_v%d v; "
+           "__builtin_memcpy(&v, p, sizeof v); return v; }\n", w, w, tw, w);
+    put(b, "#define gb_v%d_store(p, v) __builtin_memcpy((p), &(v), sizeof(v))\n", w);
+    if (pl->dtype == GB_DTYPE_F32) {
+        put(b, "#define gb_v%d_load_b gb_v%d_load\n", w, w);
+    } else {
+        const int u8 = pl->dtype == GB_DTYPE_U8S8;
+        put(b, "typedef %s gb_n%d __attribute__((vector_size(%d * GB_PW(%d))));\n",
+            type_b(pl), w, u8 ? 1 : 2, w);
+        put(b, "typedef %s gb_u%d __attribute__((vector_size(4 * GB_PW(%d))));\n",
+            u8 ? "int" : "unsigned int", w, w);
+        put(b, "static inline gb_v%d gb_v%d_load_b(const %s *p) { gb_n%d n; gb_v%d v; "
+               "__builtin_memcpy(&n, p, sizeof n); ", w, w, type_b(pl), w, w);
+        if (u8)
+            put(b, "v = __builtin_convertvector(n, gb_u%d); return v; }\n", w);
+        else
+            put(b, "gb_u%d u = __builtin_convertvector(n, gb_u%d) << 16; "
+                   "__builtin_memcpy(&v, &u, sizeof v); return v; }\n", w, w);
+    }
+    put(b, "#endif\n");
 }
 
 char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
@@ -770,15 +1037,7 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
             "#define GB_NL 8\n#else\n#define GB_NL 4\n#endif\n");
     put(&b, "#define GB_PW(w) ((w) < GB_NL ? (w) : GB_NL) /* lanes of one piece */\n");
     put(&b, "#define GB_NP(w) ((w) / GB_PW(w))             /* pieces of w lanes */\n#endif\n");
-    if (pl->vec_width) {
-        const int w = pl->vec_width;
-        put(&b, "#ifndef GB_V%d\n#define GB_V%d\n", w, w);
-        put(&b, "typedef float gb_v%d __attribute__((vector_size(4 * GB_PW(%d))));\n", w, w);
-        put(&b, "static inline gb_v%d gb_v%d_load(const float *p) { gb_v%d v; "
-                "__builtin_memcpy(&v, p, sizeof v); return v; }\n", w, w, w);
-        put(&b, "#define gb_v%d_store(p, v) __builtin_memcpy((p), &(v), sizeof(v))\n#endif\n",
-            w);
-    }
+    emit_type_helpers(&b, pl);
     /* The plan's no_jam: GCC's unroll-and-jam off for this kernel alone
      * (the outlined parallel regions inherit it; the code is that of
      * -fno-loop-unroll-and-jam on the command line).  GCC only: clang runs
@@ -787,9 +1046,9 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
         put(&b, "#if defined(__GNUC__) && !defined(__clang__)\n"
                 "__attribute__((optimize(\"no-loop-unroll-and-jam\")))\n#endif\n");
     put(&b,
-        "int %s(int M, int N, int K, const float *restrict A, int lda, const float *restrict "
-        "B, int ldb, float *restrict C, int ldc, const gb_ctx *ctx)\n{\n",
-        symbol);
+        "int %s(int M, int N, int K, const %s *restrict A, int lda, const %s *restrict "
+        "B, int ldb, %s *restrict C, int ldc, const gb_ctx *ctx)\n{\n",
+        symbol, type_a(pl), type_b(pl), type_w(pl));
     b.indent = 1;
     line(&b, "const int nthreads = ctx->nthreads;");
     line(&b, "if (M != %d || N != %d || K != %d)", sh->M, sh->N, sh->K);
@@ -801,10 +1060,11 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
         line(&b, "    return -1;");
     }
     if (pl->pack_floats[0])
-        line(&b, "float *restrict pa%s = scratch;", pl->pack_per_thread[0] ? "_all" : "");
+        line(&b, "%s *restrict pa%s = (%s *)scratch;", type_pack(pl, 0),
+             pl->pack_per_thread[0] ? "_all" : "", type_pack(pl, 0));
     if (pl->pack_floats[1])
-        line(&b, "float *restrict pb%s = scratch + (size_t)%ld * %s;",
-             pl->pack_per_thread[1] ? "_all" : "", pl->pack_floats[0],
+        line(&b, "%s *restrict pb%s = (%s *)(scratch + (size_t)%ld * %s);", type_pack(pl, 1),
+             pl->pack_per_thread[1] ? "_all" : "", type_pack(pl, 1), pl->pack_floats[0],
              pl->pack_per_thread[0] ? "nthreads" : "1");
     if (pl->team) {
         line(&b, "#pragma omp parallel num_threads(nthreads)");

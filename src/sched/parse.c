@@ -384,6 +384,14 @@ static int parse_statement(line_state *ls, gb_sched_stmt *st)
         return expect_end(ls);
     case GB_SCHED_END:
         return expect_end(ls);
+    case GB_SCHED_TYPE: {
+        char name[GB_SCHED_NAME_LEN];
+        if (expect_name(ls, "a type (f32, bf16, u8s8)", name))
+            return -1;
+        if (gb_dtype_parse(name, &st->dtype) != 0)
+            return fail(ls, "no type '%s' (f32, bf16, u8s8)", name);
+        return expect_end(ls);
+    }
     }
     return fail(ls, "unknown statement");
 }

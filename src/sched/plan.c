@@ -5,6 +5,7 @@
  * imply.  Made once per shape (gb_sched_plan_new), then read by the limits,
  * the scratch, lower.c and explain.c. */
 #include "plan.h"
+#include "packed_lowp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,12 +162,12 @@ static void plan_prefetch(plan *pl, int op)
                 pl->pf_src_span[op] += sh->stride[l] * (sh->extent[l] - 1);
         }
     if (pl->pf_packed[op]) {
-        long weight = 1;
+        long weight = 1; /* in 32-bit words: floats, or a dot pack's groups */
         for (int d = pl->npack[op] - 1; d >= 0; d--) {
             const int l = pl->pack_dim[op][d];
             if (pl->base_pos[l] > pl->pos[site])
-                pl->pf_span[op] += weight * (sh->extent[l] - 1);
-            weight *= sh->extent[l];
+                pl->pf_span[op] += weight * (pl->pack_ext[op][d] - 1);
+            weight *= pl->pack_ext[op][d];
         }
     } else {
         pl->pf_rows[op] = pl->pf_src_rows[op];
@@ -179,6 +180,108 @@ static void plan_prefetch(plan *pl, int op)
         if (src > pl->pf_lines[op])
             pl->pf_lines[op] = src;
     }
+}
+
+static int form_override; /* gb_sched_force_form's */
+
+void gb_sched_force_form(int which)
+{
+    form_override = which;
+}
+
+/* Whether this CPU runs type t's dot product on 512-bit vectors. */
+static int cpu_has_dot(gb_dtype t)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f"))
+        return 0;
+    return t == GB_DTYPE_BF16 ? __builtin_cpu_supports("avx512bf16")
+                              : t == GB_DTYPE_U8S8 && __builtin_cpu_supports("avx512vnni");
+#else
+    (void)t;
+    return 0;
+#endif
+}
+
+/* Why the run cannot take the dot form, or NULL when it can: a rows run
+ * of whole 16-lane vectors, one k loop in it (the innermost piece of k,
+ * every other piece a whole number of groups, so that no group straddles
+ * two of its runs), B packed by a copy of its own outside the run (a fused
+ * copy reads B's rows one at a time, not in groups), A not fused. */
+static const char *dot_blocker(const plan *pl, int group)
+{
+    const gb_sched *s = pl->s;
+    const gb_sched_shape *sh = pl->sh;
+    int kloops = 0;
+
+    if (pl->run_at < 0 || pl->rows_loop < 0 || pl->vec_width % 16 != 0)
+        return "no run of rows of 16-lane vectors";
+    for (int p = pl->run_at; p < pl->n && pl->order[p] != pl->rows_loop; p++)
+        kloops++;
+    if (kloops != 1 || sh->stride[pl->order[pl->run_at]] != 1)
+        return "the run's k loops are not one loop over the innermost piece of k";
+    for (int l = 0; l < s->nloops; l++)
+        if (gb_sched_plan_is_base(s, l) && s->loops[l].axis == GB_AXIS_K &&
+            l != pl->order[pl->run_at] && sh->stride[l] % group != 0)
+            return "a piece of k that is not a whole number of groups (kc not a multiple "
+                   "of the group)";
+    if (s->pack[1] == -1 || s->pack_fused[1] ||
+        (s->pack[1] != GB_SCHED_ROOT && pl->pos[s->pack[1]] >= pl->run_at))
+        return "B not packed by a copy of its own outside the run";
+    if (s->pack_fused[0])
+        return "A's pack is fused";
+    return NULL;
+}
+
+/* The type's form for this shape (plan.h): the dot form where the run and
+ * the CPU allow it, and for bf16 where packed's measured rule prefers
+ * vdpbf16ps to the f32 FMA on widened values (the faster of the two on
+ * this machine, timed once per process: packed_lowp.c). */
+static void plan_form(plan *pl)
+{
+    const gb_sched *s = pl->s;
+    const int group = s->dtype == GB_DTYPE_BF16 ? 2 : 4;
+    const char *blocker;
+
+    pl->dtype = s->dtype;
+    pl->dot = 0;
+    pl->group = 1;
+    pl->dot_loop = -1;
+    if (s->dtype == GB_DTYPE_F32) {
+        snprintf(pl->form_why, sizeof pl->form_why, "f32");
+        return;
+    }
+    if ((blocker = dot_blocker(pl, group)) != NULL) {
+        snprintf(pl->form_why, sizeof pl->form_why, "%s widened to %s where read: %s",
+                 gb_dtype_name(s->dtype), s->dtype == GB_DTYPE_BF16 ? "f32" : "int32", blocker);
+        return;
+    }
+    if (!cpu_has_dot(s->dtype) || form_override == 2) {
+        snprintf(pl->form_why, sizeof pl->form_why, "%s widened to %s where read: %s",
+                 gb_dtype_name(s->dtype), s->dtype == GB_DTYPE_BF16 ? "f32" : "int32",
+                 form_override == 2 ? "forced (a test)"
+                 : s->dtype == GB_DTYPE_BF16 ? "this CPU has no AVX512_BF16"
+                                              : "this CPU has no AVX512_VNNI");
+        return;
+    }
+    if (s->dtype == GB_DTYPE_BF16 && form_override == 0) {
+        const packed_lowp_bf16_rule *rule = packed_lowp_bf16_rule_get();
+        if (rule->measured && strcmp(rule->chosen, "avx512_bf16") != 0) {
+            snprintf(pl->form_why, sizeof pl->form_why,
+                     "bf16 widened to f32 where read: packed's rule (%s)", rule->why);
+            return;
+        }
+    }
+    pl->dot = 1;
+    pl->group = group;
+    pl->dot_loop = pl->order[pl->run_at];
+    snprintf(pl->form_why, sizeof pl->form_why, "%s in groups of %d k: %s", gb_dtype_name(s->dtype),
+             group, s->dtype == GB_DTYPE_BF16 ? "vdpbf16ps" : "vpdpbusd");
+    for (int op = 0; op < 2; op++)
+        for (int d = 0; d < pl->npack[op]; d++)
+            if (pl->pack_dim[op][d] == pl->dot_loop)
+                pl->pack_ext[op][d] = (pl->pack_ext[op][d] + group - 1) / group;
 }
 
 /* Fills pl for the nest resolved in pl->shape. */
@@ -303,10 +406,11 @@ static void fill_plan(plan *pl)
                     at--;
                 }
                 pl->pack_dim[op][at] = l;
-                pl->pack_floats[op] *= sh->extent[l];
             }
         pl->pack_per_thread[op] =
             site >= 0 && s->parallel >= 0 && pl->pos[s->parallel] <= site_pos;
+        for (int d = 0; d < pl->npack[op]; d++)
+            pl->pack_ext[op][d] = sh->extent[pl->pack_dim[op][d]];
         pl->pack_team[op] = site >= 0 && s->parallel >= 0 && pl->pos[s->parallel] > site_pos;
     }
     /* A pack outside the parallel loop (BLIS's B at pc, above the ic loop
@@ -318,6 +422,14 @@ static void fill_plan(plan *pl)
      * would make one per thread: then one thread packs, as before. */
     for (int op = 0; op < 2; op++)
         pl->pass[op] = s->pack_fused[op] ? gb_sched_fused_pass(s, op, pl->pos) : -1;
+    plan_form(pl);
+    for (int op = 0; op < 2; op++) {
+        if (s->pack[op] == -1)
+            continue;
+        pl->pack_floats[op] = 1; /* 32-bit words: floats, or a dot pack's groups */
+        for (int d = 0; d < pl->npack[op]; d++)
+            pl->pack_floats[op] *= pl->pack_ext[op][d];
+    }
     for (int op = 0; op < 3; op++)
         plan_prefetch(pl, op);
     pl->team = (pl->pack_team[0] || pl->pack_team[1]) &&

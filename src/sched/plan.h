@@ -54,7 +54,9 @@ typedef struct gb_sched_plan {
     long tile_h, tile_w;    /* cache_write's tile */
     int npack[2];           /* pack A, B: their dimensions (unsplit loops), outer first */
     int pack_dim[2][MAXL];
-    long pack_floats[2];
+    long pack_ext[2][MAXL]; /* each dim's extent in the buffer (the dot loop's in groups) */
+    long pack_floats[2];    /* 32-bit words of each buffer: floats, widened
+                               elements, or a dot pack's groups */
     int pack_per_thread[2]; /* the site is inside the parallel loop */
     int pack_team[2];       /* the site is outside it (not root): filled by the team */
     int pass[2];            /* a fused pack's pass loop (its first iteration copies), or -1 */
@@ -63,6 +65,18 @@ typedef struct gb_sched_plan {
      * first to its last, as `lines` prefetches in all */
     int pf_packed[3];       /* the box is in the pack buffer (packed outside the site) */
     long pf_rows[3], pf_span[3], pf_lines[3];
+    /* The type (SCHED.md, "Types"): a run of bf16 or u8s8 in the dot form
+     * multiplies groups of `group` k (2: vdpbf16ps, 4: vpdpbusd) held in
+     * 32-bit words; its k loop `dot_loop` steps a group at a time and the
+     * packs hold the type's elements in groups ([..][k / group][..][lanes]
+     * [group]).  Otherwise (f32, or a type widened) every element is
+     * widened to the accumulator's type where it is read, and packs hold
+     * it widened. */
+    gb_dtype dtype;
+    int dot;                /* 1: the run uses the type's dot-product instruction */
+    int group;              /* k per 32-bit word in the dot form, else 1 */
+    int dot_loop;           /* the run's k loop in the dot form, or -1 */
+    char form_why[200];     /* the form and why (--explain) */
     /* the box in the matrix, where a fused pack's first pass reads it */
     long pf_src_rows[3], pf_src_span[3];
 } plan;

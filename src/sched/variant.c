@@ -34,6 +34,8 @@ typedef struct sched_entry {
     char description[160];
     gb_param_spec spec[GB_SCHED_MAX_PARAMS + GB_SCHED_MAX_CHOOSE + 1];
     gb_variant variant;
+    gb_typed_kernel typed;    /* the schedule's type's kernel, when not f32 */
+    char types_note[160];
     int nrecords;
     build_record records[MAX_RECORDS];
 } sched_entry;
@@ -226,6 +228,12 @@ static int usable_entry(sched_entry *e, const gb_params *p, char *why, size_t wh
         (void)B, (void)ldb, (void)prepack;                                                   \
         return prepare_entry(entries[N], M, N_, K, ctx, state);                              \
     }                                                                                        \
+    static int typed_prepare_##N(int M, int N_, int K, const void *B, int ldb,               \
+                                 const gb_ctx *ctx, int prepack, void **state)               \
+    {                                                                                        \
+        (void)B, (void)ldb, (void)prepack;                                                   \
+        return prepare_entry(entries[N], M, N_, K, ctx, state);                              \
+    }                                                                                        \
     static void explain_##N(FILE *out, int M, int N_, int K, const gb_ctx *ctx)              \
     {                                                                                        \
         explain_entry(entries[N], out, M, N_, K, ctx);                                       \
@@ -246,11 +254,12 @@ SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15)
 /* Each slot's hooks, in one table. */
 static const struct slot_hooks {
     gb_prepare_fn prepare;
+    gb_typed_prepare_fn typed_prepare;
     gb_explain_fn explain;
     gb_resolve_fn resolve;
     gb_usable_fn usable;
 } slots[GB_SCHED_MAX_FILES] = {
-#define HOOKS(N) { prepare_##N, explain_##N, resolve_##N, usable_##N },
+#define HOOKS(N) { prepare_##N, typed_prepare_##N, explain_##N, resolve_##N, usable_##N },
     HOOKS(0) HOOKS(1) HOOKS(2) HOOKS(3) HOOKS(4) HOOKS(5) HOOKS(6) HOOKS(7)
     HOOKS(8) HOOKS(9) HOOKS(10) HOOKS(11) HOOKS(12) HOOKS(13) HOOKS(14) HOOKS(15)
 #undef HOOKS
@@ -324,9 +333,42 @@ static sched_entry *new_entry(const char *stem, const char *path, char *err, siz
     return e;
 }
 
+/* A schedule of another type than f32 as the typed kernel's run: the
+ * generated C has that type's signature (lower.c). */
+static int typed_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb,
+                     void *C, int ldc, const gb_ctx *ctx)
+{
+    const sched_state *st = ctx->state;
+    gb_ctx inner = *ctx;
+    gb_typed_kernel_fn fn;
+
+    if (st == NULL || st->so.fn == NULL)
+        return -1;
+    inner.state = st->scratch;
+    *(void **)&fn = st->so.fn;
+    return fn(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+}
+
+/* The variant runs the schedule's type only: f32's run, or (`type T`)
+ * typed[T] and no f32 (the runner skips f32 with types_note). */
+static void set_type(sched_entry *e)
+{
+    const gb_dtype t = e->nest.dtype;
+
+    snprintf(e->types_note, sizeof e->types_note, "the schedule states type %s",
+             gb_dtype_name(t));
+    for (int d = 0; d < GB_DTYPE_COUNT; d++)
+        e->variant.typed[d] = NULL;
+    e->variant.run = t == GB_DTYPE_F32 ? gb_sched_state_run : NULL;
+    if (t != GB_DTYPE_F32)
+        e->variant.typed[t] = &e->typed;
+}
+
 /* Makes e the variant of the next slot. */
 static const gb_variant *add_entry(sched_entry *e)
 {
+    e->typed = (gb_typed_kernel){ typed_run, slots[nentries].typed_prepare, gb_sched_state_free,
+                                  NULL, 0 };
     e->variant = (gb_variant){
         .name = e->name,
         .family = "sched",
@@ -338,7 +380,9 @@ static const gb_variant *add_entry(sched_entry *e)
         .explain = slots[nentries].explain,
         .usable = slots[nentries].usable,
         .resolve = slots[nentries].resolve,
+        .types_note = e->types_note,
     };
+    set_type(e);
     entries[nentries++] = e;
     return &e->variant;
 }
@@ -412,6 +456,7 @@ int gb_sched_variant_retext(const gb_variant *v, const char *file, const char *t
     e->nest = nest;
     snprintf(e->path, sizeof e->path, "%s", file);
     set_text(e, copy);
+    set_type(e);
     return 0;
 }
 
