@@ -219,9 +219,13 @@ static void operand(const plan *pl, int op, int mode, char *out, size_t len)
             snprintf(out, len, "%s", raw);
         return;
     }
-    /* a fused pack: never in the dot form, its buffer holds widened values */
+    /* a fused pack: its buffer holds widened values, or (the dot form) the
+     * type's, widened as read */
     source(pl, op, src, sizeof src);
-    widened(pl, op, src, raw, sizeof raw);
+    if (pl->dot)
+        snprintf(raw, sizeof raw, "%s", src);
+    else
+        widened(pl, op, src, raw, sizeof raw);
     if (mode == COPY) {
         snprintf(out, len, "(%s[%s] = %s)", op ? "pb" : "pa", idx, raw);
     } else {
@@ -229,6 +233,11 @@ static void operand(const plan *pl, int op, int mode, char *out, size_t len)
         pass_condition(pl, op, first, sizeof first);
         snprintf(out, len, "(%s ? (%s[%s] = %s) : %s[%s])", first, op ? "pb" : "pa", idx, raw,
                  op ? "pb" : "pa", idx);
+    }
+    if (pl->dot) {
+        char copy[4096];
+        snprintf(copy, sizeof copy, "%s", out);
+        widened(pl, op, copy, out, len);
     }
 }
 
@@ -502,6 +511,40 @@ static void emit_init(emitter *e, int p)
     emit_spatial_nest(e, p, stmt);
 }
 
+/* B's pack in the dot form where its last dims are the dot loop and the
+ * vectorized loop (BLIS's micro-panel [k / group][lanes][group]): a group
+ * of 16 columns at a time, its `group` rows of B loaded whole and
+ * interleaved into 64 bytes by one shuffle (gb_pack16: GCC makes it
+ * vpermb for u8s8 where the CPU has AVX512_VBMI, vpermw for bf16); the partial groups and
+ * columns at the edges element by element, k past the bound zero.  (An
+ * element at a time, the copy of a 768 x 3072 B took 6 ns a byte.) */
+static void emit_pack_groups(emitter *e, const char *kbound, const char *idx, const char *src)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    const char *kk = s->loops[pl->dot_loop].name, *jv = s->loops[s->vectorize].name;
+    const int g = pl->group;
+    char jbound[4096];
+
+    bound_of(pl, s->vectorize, jbound, sizeof jbound);
+    line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s += %d) {", kk, kk, kbound, kk, g);
+    e->b->indent++;
+    line(e->b, "const int gb_rows = %s - l_%s;", kbound, kk);
+    line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s += 16) {", jv, jv, jbound, jv);
+    e->b->indent++;
+    line(e->b, "if (gb_rows >= %d && l_%s + 16 <= %s) {", g, jv, jbound);
+    line(e->b, "    gb_pack16(&pb[%s], &%s, ldb);", idx, src);
+    line(e->b, "    continue;");
+    line(e->b, "}");
+    line(e->b, "const int gb_cols = gb_min(16, %s - l_%s);", jbound, jv);
+    line(e->b, "for (int gb_g = 0; gb_g < %d; gb_g++)", g);
+    line(e->b, "    for (int gb_j = 0; gb_j < gb_cols; gb_j++)");
+    line(e->b, "        (&pb[%s])[gb_j * %d + gb_g] = gb_g < gb_rows ? (&%s)[(size_t)gb_g * ldb + "
+               "gb_j] : 0;", idx, g, src);
+    close_loop(e);
+    close_loop(e);
+}
+
 /* The pack of operand op at a site: its dims' loops, copying.  In the dot
  * form the dot loop runs on to a whole group and the k past its bound is
  * zero (a product with it adds nothing); elsewhere each element is widened
@@ -523,10 +566,17 @@ static void emit_pack(emitter *e, int op)
              type_pack(pl, op), name, name, pl->pack_floats[op] * pl->group);
     if (pl->pass[op] >= 0) /* fused: the pass's first iteration copies */
         return;
+    const int groups16 = pl->dot && op == 1 && pl->npack[1] >= 2 &&
+                         pl->pack_dim[1][pl->npack[1] - 1] == s->vectorize &&
+                         pl->pack_dim[1][pl->npack[1] - 2] == pl->dot_loop;
     for (int d = 0; d < pl->npack[op]; d++) {
         int l = pl->pack_dim[op][d];
         char bound[4096];
         bound_of(pl, l, bound, sizeof bound);
+        if (groups16 && d == pl->npack[op] - 2) {
+            emit_pack_groups(e, bound, idx, src);
+            break;
+        }
         /* At root every thread of the run packs a share (the tutorial),
          * and so does the team at a loop outside the parallel loop. */
         if (d == 0 && (pl->pack_team[op] || (s->pack[op] == GB_SCHED_ROOT && pl->team)))
@@ -545,6 +595,11 @@ static void emit_pack(emitter *e, int op)
                  s->loops[l].name, bound, s->loops[l].name);
         }
         e->b->indent++;
+    }
+    if (groups16) {
+        for (int d = 0; d < pl->npack[op] - 2; d++)
+            close_loop(e);
+        return;
     }
     if (dot_bound[0] != '\0') {
         line(e->b, "%s[%s] = l_%s < %s ? %s : 0;", name, idx, s->loops[pl->dot_loop].name,
@@ -683,10 +738,18 @@ static void emit_rows_run_dot(emitter *e, int p, int lanes)
     const char *store_c = u8 ? "_mm512_storeu_si512" : "_mm512_storeu_ps";
     const char *zero_v = u8 ? "_mm512_setzero_si512()" : "_mm512_setzero_ps()";
     const int a_in_place = s->pack[0] == -1;
-    char t[2048], bword[2048], aref[2048], bound[4096];
+    /* B's fused copy made here (the pass's first iteration): its groups
+     * from B's rows, written to the pack as they are used */
+    const int b_copy = e->mode == COPY && pl->pass[1] >= 0;
+    const int split_last = a_in_place || b_copy; /* the part of the last group apart */
+    char t[2048], bword[2048], aref[2048], bound[4096], bsrc[1200];
 
+    /* The sums are named variables, one per row and piece, and the rows
+     * are written out, so that nothing depends on GCC's unrolling.  (The
+     * spills GCC 12 made here are header copying's: see no_tree_ch.) */
     target(pl, t, sizeof t);
     pack_word(pl, 1, bword, sizeof bword);
+    source(pl, 1, bsrc, sizeof bsrc);
     if (a_in_place)
         source(pl, 0, aref, sizeof aref);
     else {
@@ -696,63 +759,87 @@ static void emit_rows_run_dot(emitter *e, int p, int lanes)
     }
     bound_of(pl, pl->dot_loop, bound, sizeof bound);
     line(e->b, "const int l_%s = 0;", s->loops[s->vectorize].name);
-    line(e->b, "%s acc[%d][%d];", vt, pl->rows, np);
-    line(e->b, "#pragma GCC unroll %d", pl->rows);
-    line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++)", r, r, pl->rows, r);
-    line(e->b, "    #pragma GCC unroll 4");
-    line(e->b, "    for (int p = 0; p < %d; p++)", np);
-    if (zero)
-        line(e->b, "        acc[l_%s][p] = %s;", r, zero_v);
-    else if (pl->fold_init)
-        line(e->b, "        acc[l_%s][p] = gb_first ? %s : %s(&%s + 16 * p);", r, zero_v, load_c,
-             t);
-    else
-        line(e->b, "        acc[l_%s][p] = %s(&%s + 16 * p);", r, load_c, t);
+    for (int row = 0; row < pl->rows; row++) {
+        char names[96] = "";
+        for (int q = 0; q < np; q++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%sacc%d_%d",
+                     q ? ", " : "", row, q);
+        line(e->b, "%s %s;", vt, names);
+        line(e->b, "{");
+        e->b->indent++;
+        line(e->b, "const int l_%s = %d;", r, row);
+        for (int q = 0; q < np; q++) {
+            if (zero)
+                line(e->b, "acc%d_%d = %s;", row, q, zero_v);
+            else if (pl->fold_init)
+                line(e->b, "acc%d_%d = gb_first ? %s : %s(&%s + %d);", row, q, zero_v, load_c, t,
+                     16 * q);
+            else
+                line(e->b, "acc%d_%d = %s(&%s + %d);", row, q, load_c, t, 16 * q);
+        }
+        line(e->b, "(void)l_%s;", r);
+        close_loop(e);
+    }
     /* whole groups, then (A in place) the part of the last one */
     line(e->b, "const int gb_kend = %s;", bound);
-    if (a_in_place)
+    if (split_last)
         line(e->b, "const int gb_kwhole = gb_kend / %d * %d;", g, g);
     else
         line(e->b, "const int gb_kwhole = gb_kend;");
     line(e->b, "int l_%s = 0;", kk);
-    for (int part = 0; part < 1 + a_in_place; part++) {
-        if (part == 0) {
+    for (int part = 0; part < 1 + split_last; part++) {
+        if (part == 0)
             line(e->b, "for (; l_%s < gb_kwhole; l_%s += %d) {", kk, kk, g);
-        } else {
+        else
             line(e->b, "if (l_%s < gb_kend) {", kk);
-        }
         e->b->indent++;
         if (part == 0)
             emit_prefetches(e, pl->dot_loop);
-        line(e->b, "__m512i bv[%d];", np);
-        line(e->b, "#pragma GCC unroll 4");
-        line(e->b, "for (int p = 0; p < %d; p++)", np);
-        line(e->b, "    bv[p] = _mm512_loadu_si512((const void *)(pb + (size_t)(%s) * %d + "
-                   "%d * p));", bword, g, 64 / elem_bytes(pl, 1));
-        line(e->b, "#pragma GCC unroll %d", pl->rows);
-        line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++) {", r, r, pl->rows, r);
-        e->b->indent++;
-        emit_prefetches(e, pl->rows_loop);
-        if (part == 0)
-            line(e->b, "const __m512i a = _mm512_set1_epi32(gb_word(&%s));", aref);
-        else
-            line(e->b, "const __m512i a = _mm512_set1_epi32(gb_word_part(&%s, gb_kend - l_%s));",
-                 aref, kk);
-        line(e->b, "#pragma GCC unroll 4");
-        line(e->b, "for (int p = 0; p < %d; p++)", np);
-        if (u8)
-            line(e->b, "    acc[l_%s][p] = _mm512_dpbusd_epi32(acc[l_%s][p], a, bv[p]);", r, r);
-        else
-            line(e->b, "    acc[l_%s][p] = _mm512_dpbf16_ps(acc[l_%s][p], (__m512bh)a, "
-                       "(__m512bh)bv[p]);", r, r);
-        close_loop(e);
+        for (int q = 0; q < np; q++) {
+            if (!b_copy) {
+                line(e->b, "const __m512i bv%d = _mm512_loadu_si512((const void *)(pb + "
+                           "(size_t)(%s) * %d + %d));", q, bword, g, 64 / elem_bytes(pl, 1) * q);
+                continue;
+            }
+            if (part == 0)
+                line(e->b, "const __m512i bv%d = gb_group16(&%s + %d, ldb);", q, bsrc, 16 * q);
+            else
+                line(e->b, "const __m512i bv%d = gb_group16_part(&%s + %d, ldb, gb_kend - l_%s);",
+                     q, bsrc, 16 * q, kk);
+            line(e->b, "_mm512_storeu_si512((void *)(pb + (size_t)(%s) * %d + %d), bv%d);", bword,
+                 g, 64 / elem_bytes(pl, 1) * q, q);
+        }
+        for (int row = 0; row < pl->rows; row++) {
+            line(e->b, "{");
+            e->b->indent++;
+            line(e->b, "const int l_%s = %d;", r, row);
+            emit_prefetches(e, pl->rows_loop);
+            if (part == 0 || !a_in_place)
+                line(e->b, "const __m512i a = _mm512_set1_epi32(gb_word(&%s));", aref);
+            else
+                line(e->b, "const __m512i a = _mm512_set1_epi32(gb_word_part(&%s, gb_kend - "
+                           "l_%s));", aref, kk);
+            for (int q = 0; q < np; q++)
+                if (u8)
+                    line(e->b, "acc%d_%d = _mm512_dpbusd_epi32(acc%d_%d, a, bv%d);", row, q, row,
+                         q, q);
+                else
+                    line(e->b, "acc%d_%d = _mm512_dpbf16_ps(acc%d_%d, (__m512bh)a, "
+                               "(__m512bh)bv%d);", row, q, row, q, q);
+            line(e->b, "(void)l_%s;", r);
+            close_loop(e);
+        }
         close_loop(e);
     }
-    line(e->b, "#pragma GCC unroll %d", pl->rows);
-    line(e->b, "for (int l_%s = 0; l_%s < %d; l_%s++)", r, r, pl->rows, r);
-    line(e->b, "    #pragma GCC unroll 4");
-    line(e->b, "    for (int p = 0; p < %d; p++)", np);
-    line(e->b, "        %s(&%s + 16 * p, acc[l_%s][p]);", store_c, t, r);
+    for (int row = 0; row < pl->rows; row++) {
+        line(e->b, "{");
+        e->b->indent++;
+        line(e->b, "const int l_%s = %d;", r, row);
+        for (int q = 0; q < np; q++)
+            line(e->b, "%s(&%s + %d, acc%d_%d);", store_c, t, 16 * q, row, q);
+        line(e->b, "(void)l_%s;", r);
+        close_loop(e);
+    }
 }
 
 /* The register run from position p: a scalar or a vector holds the sum
@@ -982,8 +1069,43 @@ static void emit_type_helpers(sbuf *b, const plan *pl)
                "static inline int gb_word(const %s *p) { int w; __builtin_memcpy(&w, p, 4); "
                "return w; }\n"
                "static inline int gb_word_part(const %s *p, int n) { int w = 0; "
-               "__builtin_memcpy(&w, p, (unsigned)n * sizeof *p); return w; }\n#endif\n",
+               "__builtin_memcpy(&w, p, (unsigned)n * sizeof *p); return w; }\n",
             tag, tag, type_a(pl), type_a(pl));
+    if (pl->dot) {
+        /* 16 columns of `group` rows of B (ld elements apart) as 16 words,
+         * column j's k in order in word j: element j * group + r of the
+         * result is element r * 16 + j of the rows side by side */
+        const int g = pl->group;
+        put(b, "typedef %s gb_row64 __attribute__((vector_size(64)));\n", type_b(pl));
+        put(b, "typedef %s gb_idx64 __attribute__((vector_size(64)));\n",
+            g == 4 ? "unsigned char" : "unsigned short");
+        /* the rows into one vector by inserts (a copy through memory,
+         * 16-byte stores read back as 64 bytes, stalls store forwarding) */
+        put(b, "static inline __m512i gb_group16(const %s *src, long ld) { ", type_b(pl));
+        if (g == 4)
+            put(b, "__m512i w = _mm512_castsi128_si512(_mm_loadu_si128((const void *)src)); "
+                   "w = _mm512_inserti32x4(w, _mm_loadu_si128((const void *)(src + ld)), 1); "
+                   "w = _mm512_inserti32x4(w, _mm_loadu_si128((const void *)(src + 2 * ld)), 2); "
+                   "w = _mm512_inserti32x4(w, _mm_loadu_si128((const void *)(src + 3 * ld)), 3); ");
+        else
+            put(b, "__m512i w = _mm512_castsi256_si512(_mm256_loadu_si256((const void *)src)); "
+                   "w = _mm512_inserti64x4(w, _mm256_loadu_si256((const void *)(src + ld)), 1); ");
+        put(b, "gb_row64 v = (gb_row64)w; const gb_idx64 m = {");
+        for (int j = 0; j < 16; j++)
+            for (int r = 0; r < g; r++)
+                put(b, "%s%d", j || r ? "," : " ", r * 16 + j);
+        put(b, " }; v = __builtin_shuffle(v, m); return (__m512i)v; }\n");
+        put(b, "static inline void gb_pack16(%s *dst, const %s *src, long ld) { "
+               "_mm512_storeu_si512((void *)dst, gb_group16(src, ld)); }\n", type_b(pl),
+            type_b(pl));
+        /* the last group's rows that exist, the rest zero */
+        put(b, "static inline __m512i gb_group16_part(const %s *src, long ld, int rows) { "
+               "%s t[%d] = { 0 }; for (int r = 0; r < rows; r++) __builtin_memcpy(t + r * 16, "
+               "src + r * ld, sizeof t / %d); return gb_group16(t, 16); }\n", type_b(pl),
+            type_b(pl), 16 * g, g);
+    }
+    if (pl->dot)
+        put(b, "#endif\n");
     if (w == 0 || pl->dot)
         return;
     put(b, "#ifndef GB_V%d_%s\n#define GB_V%d_%s\n", w, tag, w, tag);
@@ -1042,9 +1164,16 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
      * (the outlined parallel regions inherit it; the code is that of
      * -fno-loop-unroll-and-jam on the command line).  GCC only: clang runs
      * no unroll-and-jam by default. */
-    if (pl->no_jam)
+    /* The dot form: loop header copying off too.  With it, where the k
+     * loop's trip count is a constant GCC 12 split each sum's live range
+     * around the copied header and stored 18 of the 24 sums to the stack
+     * at every k step (objdump of the 8 x 48 u8s8 run at K = 768; with a
+     * count known only at run time it did not). */
+    if (pl->no_jam || pl->dot)
         put(&b, "#if defined(__GNUC__) && !defined(__clang__)\n"
-                "__attribute__((optimize(\"no-loop-unroll-and-jam\")))\n#endif\n");
+                "__attribute__((optimize(%s%s%s)))\n#endif\n",
+            pl->no_jam ? "\"no-loop-unroll-and-jam\"" : "", pl->no_jam && pl->dot ? ", " : "",
+            pl->dot ? "\"no-tree-ch\"" : "");
     put(&b,
         "int %s(int M, int N, int K, const %s *restrict A, int lda, const %s *restrict "
         "B, int ldb, %s *restrict C, int ldc, const gb_ctx *ctx)\n{\n",

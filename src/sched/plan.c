@@ -207,8 +207,9 @@ static int cpu_has_dot(gb_dtype t)
 /* Why the run cannot take the dot form, or NULL when it can: a rows run
  * of whole 16-lane vectors, one k loop in it (the innermost piece of k,
  * every other piece a whole number of groups, so that no group straddles
- * two of its runs), B packed by a copy of its own outside the run (a fused
- * copy reads B's rows one at a time, not in groups), A not fused. */
+ * two of its runs), B packed outside the run (its groups are words; in
+ * place they are `group` rows apart), A not fused (its copy would go
+ * into groups across rows). */
 static const char *dot_blocker(const plan *pl, int group)
 {
     const gb_sched *s = pl->s;
@@ -226,9 +227,8 @@ static const char *dot_blocker(const plan *pl, int group)
             l != pl->order[pl->run_at] && sh->stride[l] % group != 0)
             return "a piece of k that is not a whole number of groups (kc not a multiple "
                    "of the group)";
-    if (s->pack[1] == -1 || s->pack_fused[1] ||
-        (s->pack[1] != GB_SCHED_ROOT && pl->pos[s->pack[1]] >= pl->run_at))
-        return "B not packed by a copy of its own outside the run";
+    if (s->pack[1] == -1 || (s->pack[1] != GB_SCHED_ROOT && pl->pos[s->pack[1]] >= pl->run_at))
+        return "B not packed outside the run";
     if (s->pack_fused[0])
         return "A's pack is fused";
     return NULL;
