@@ -302,6 +302,11 @@ void gb_sched_plan_free(gb_sched_plan *pl);
 /* The resolved nest the plan was made for. */
 const gb_sched_shape *gb_sched_plan_shape(const gb_sched_plan *pl);
 
+/* The form the type takes for the planned shape, one line (--explain's
+ * "type ..." line): "f32", "u8s8 in groups of 4 k: vpdpbusd", "bf16
+ * widened to f32 where read: ..."; and whether it is the dot form. */
+const char *gb_sched_plan_form(const gb_sched_plan *pl, int *dot);
+
 /* The test hook for a typed schedule's form (SCHED.md, "Types"): 0 the
  * rule's (the default), 1 the dot form wherever the nest and the CPU allow
  * it, 2 always widened.  Not for use while a plan is made. */

@@ -204,8 +204,13 @@ static void explain_all(const gb_selection *sel, int threads)
         if (var->explain == NULL)
             continue;
         any = 1;
+        /* once a shape, for the first type of the run the variant has (a
+         * typed schedule explains its own type) */
         for (int s = 0; s < sel->nshapes; s++)
-            if (sel->shapes[s].dtype == GB_DTYPE_F32)
+            if (gb_selection_runs(sel, v, s, NULL, 0) &&
+                (s == 0 || sel->shapes[s - 1].M != sel->shapes[s].M ||
+                 sel->shapes[s - 1].N != sel->shapes[s].N ||
+                 sel->shapes[s - 1].K != sel->shapes[s].K || !gb_selection_runs(sel, v, s - 1, NULL, 0)))
                 var->explain(stdout, sel->shapes[s].M, sel->shapes[s].N, sel->shapes[s].K, &ctx);
     }
     if (!any)
@@ -389,6 +394,19 @@ static int anything_runs(const gb_options *o, const gb_selection *sel, char *err
         for (int s = 0; s < sel->nshapes; s++)
             if (gb_selection_runs(sel, v, s, NULL, 0))
                 return 1;
+    /* a schedule of another type says which (the usual case: --dtype
+     * forgotten) */
+    for (int v = 0; v < sel->nvariants; v++) {
+        const gb_sched *nest = gb_sched_variant_nest(sel->variants[v]);
+        if (nest != NULL && nest->dtype != GB_DTYPE_F32) {
+            snprintf(err, errlen, "none of the selected variants runs %s%s: %s states type %s "
+                     "(--dtype %s runs it)", o->ndtypes == 1 ? "" : "these types: ",
+                     o->ndtypes == 1 ? gb_dtype_name(o->dtypes[0]) : "the types asked for",
+                     sel->variants[v]->name, gb_dtype_name(nest->dtype),
+                     gb_dtype_name(nest->dtype));
+            return 0;
+        }
+    }
     snprintf(err, errlen, "none of the selected variants runs %s%s (gemmbench --list says "
                           "which types each runs)",
              o->ndtypes == 1 ? "" : "these types: ",

@@ -170,6 +170,9 @@ static int schedule_space(tune_job *job)
     if (job->base == NULL)
         return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
     nest = gb_sched_variant_nest(job->base);
+    if (nest->dtype != GB_DTYPE_F32) /* its kernels take no --param (a typed run's rule) */
+        return gb_fail(GB_EXIT_USAGE, "tune", "%s states type %s: tune --schedule searches "
+                       "the params of f32 schedules", job->schedule, gb_dtype_name(nest->dtype));
     memset(sp, 0, sizeof *sp);
     sp->base = job->base->name;
     for (int i = 0; i < nest->nparams; i++) {

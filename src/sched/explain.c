@@ -52,6 +52,8 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
         gb_sched_model_explain(out, NULL, sh->M, sh->N, sh->K, sh->nthreads);
     }
     explain_choices(out, pl);
+    if (pl->dtype != GB_DTYPE_F32)
+        fprintf(out, "  type %s\n", pl->form_why);
     for (int op = 0; op < 2; op++)
         if (s->pack[op] == GB_SCHED_ROOT) {
             fprintf(out, "  pack %c at root: %s[", op ? 'B' : 'A', op ? "pb" : "pa");

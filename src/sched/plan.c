@@ -516,6 +516,13 @@ const gb_sched_shape *gb_sched_plan_shape(const gb_sched_plan *pl)
     return pl->sh;
 }
 
+const char *gb_sched_plan_form(const gb_sched_plan *pl, int *dot)
+{
+    if (dot)
+        *dot = pl->dot;
+    return pl->form_why;
+}
+
 long gb_sched_scratch_floats(const gb_sched_plan *pl, int nthreads)
 {
     long total = 0;

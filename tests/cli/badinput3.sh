@@ -14,8 +14,9 @@ printf 'split i 512 -> io ii\nsplit j 512 -> jo ji\nsplit k 512 -> ko ki\nreorde
 expect_exit unroll_product_refused 2 "$G" --schedule unrolls.sched --shape 512x512x512 --explain
 expect_grep unroll_product_says "unrolls.sched:6: unroll: 'ji' unrolled 512 times .* over 512" "$WORK/err"
 for f in "$ROOT"/schedules/*.sched; do
+    t=$(sed -n 's/^type \([a-z0-9]*\).*/\1/p' "$f")
     expect_exit "unroll_shipped_legal_$(basename "$f" .sched)" 0 "$G" --schedule "$f" \
-        --shape 8x8x8 --explain
+        --dtype "${t:-f32}" --shape 8x8x8 --explain
 done
 
 # 7. A result's schedule.sha256 is 64 lowercase hex digits and the SHA-256

@@ -1,0 +1,74 @@
+# sched_types.sh - types in the schedule language (SCHED.md, "Types"): the
+# shipped twins packed_bf16 and packed_u8s8 run their type beside packed
+# and verify exactly on shapes that are multiples of no tile; a typed
+# schedule asked for another type is skipped with its reason, alone it
+# names the --dtype that runs it; --explain says the type's form; a bad
+# type statement is one line.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+ROOT=$(pwd)
+cd "$WORK" || exit 1
+
+check() {
+    name=$1
+    shift
+    if "$@" >"$WORK/check.out" 2>&1; then
+        echo "ok $name"
+    else
+        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
+    fi
+}
+
+# ---- the twins beside packed, each type, odd shapes, 2 threads ----------------------------
+"$G" --quiet --dtype f32,bf16,u8s8 --variant packed --schedule "$ROOT/schedules/packed_bf16.sched" \
+    --schedule "$ROOT/schedules/packed_u8s8.sched" --shape 17x45x100 --shape 16x130x96 \
+    --reps 2 --warmup 1 --rounds 1 --threads 2 -o t.json >t.txt 2>t.err
+check twins_run_exit test $? -eq 0
+py_check twins_exact_in_their_types t.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {}
+for r in d["results"]:
+    assert r["check"] == "pass" and r["check_mode"] == "exact", r
+    got.setdefault(r["variant"], set()).add(r["dtype"])
+assert got["sched:packed_bf16"] == {"bf16"}, got
+assert got["sched:packed_u8s8"] == {"u8s8"}, got
+assert got["packed"] == {"f32", "bf16", "u8s8"}, got
+sk = {(s["variant"], s["dtype"]): s["reason"] for s in d["skipped"]}
+assert sk[("sched:packed_bf16", "f32")] == "the schedule states type bf16", sk
+assert sk[("sched:packed_bf16", "u8s8")] == "the schedule states type bf16", sk
+assert sk[("sched:packed_u8s8", "bf16")] == "the schedule states type u8s8", sk
+for r in d["results"]:
+    if r["variant"].startswith("sched:"):
+        assert r["schedule"]["text"].lstrip("# \n").find("type ") >= 0, r["schedule"]
+PY
+expect_grep twins_skipped_under_table "^skipped: sched:packed_u8s8 in f32: the schedule states type u8s8" t.txt
+
+# ---- alone, without --dtype: the type that runs it ----------------------------------------
+expect_exit typed_alone_names_its_dtype 2 "$G" --schedule "$ROOT/schedules/packed_u8s8.sched" \
+    --shape 8x8x8 --quick
+expect_grep typed_alone_says "sched:packed_u8s8 states type u8s8 (--dtype u8s8 runs it)" "$WORK/err"
+
+# ---- --explain: the form -------------------------------------------------------------------
+"$G" --dtype u8s8 --schedule "$ROOT/schedules/packed_u8s8.sched" --shape 64x768x768 \
+    --explain >x.txt 2>&1
+check explain_exit test $? -eq 0
+if grep -q avx512_vnni /proc/cpuinfo 2>/dev/null && grep -q avx512f /proc/cpuinfo; then
+    expect_grep explain_dot_form "^  type u8s8 in groups of 4 k: vpdpbusd" x.txt
+else
+    expect_grep explain_widened_form "^  type u8s8 widened to int32 where read: " x.txt
+fi
+printf 'type u8s8\nsplit j 16 -> jo ji\nvectorize ji\n' >w.sched
+"$G" --dtype u8s8 --schedule w.sched --shape 8x8x32 --explain >w.txt 2>&1
+expect_grep explain_widened_why "type u8s8 widened to int32 where read: no run of rows" w.txt
+
+# ---- refusals ------------------------------------------------------------------------------
+printf 'type fp8\n' >fp8.sched
+expect_exit type_unknown_refused 2 "$G" --dtype bf16 --schedule fp8.sched --shape 8x8x8 --quick
+expect_grep type_unknown_says "fp8.sched:1: type: no type 'fp8' (f32, bf16, u8s8)" "$WORK/err"
+printf 'split i 4 -> io ii\ntype bf16\n' >late.sched
+expect_exit type_late_refused 2 "$G" --dtype bf16 --schedule late.sched --shape 8x8x8 --quick
+expect_grep type_late_says "late.sched:2: type: a schedule states its type first" "$WORK/err"
+expect_exit tune_typed_schedule_refused 2 "$G" tune --schedule "$ROOT/schedules/packed_u8s8.sched" \
+    --shape 16x64x64 --trials 2
+expect_grep tune_typed_schedule_says "states type u8s8: tune --schedule searches the params of f32" "$WORK/err"

@@ -1,0 +1,290 @@
+/* test_sched_types.c - the type statement (src/sched/SCHED.md, "Types"):
+ * its refusals, the form each nest takes (the dot form where the run and
+ * the CPU allow it, widened elsewhere, each forced in turn), and the
+ * kernels of bf16 and u8s8 schedules exact on shapes that are multiples of
+ * no tile (K not a whole number of groups either), against a reference in
+ * 64-bit integers, with padded leading dimensions, on 1 and 2 threads.
+ * One compiler run for all kernels. */
+#define _POSIX_C_SOURCE 200809L
+#include "test.h"
+#include "sched_lang.h"
+#include "sched_build.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_text(const char *text, char *err, size_t errlen)
+{
+    static gb_sched nest;
+    return gb_sched_from_text("t.sched", text, strlen(text), &nest, err, errlen);
+}
+
+TEST(sched_type_refusals_name_the_line)
+{
+    static const struct {
+        const char *text, *message;
+    } refused[] = {
+        { "type fp8\n", "t.sched:1: type: no type 'fp8' (f32, bf16, u8s8)" },
+        { "type\n", "t.sched:1: type: expected a type (f32, bf16, u8s8), found the end of the "
+                    "line" },
+        { "type bf16 u8s8\n", "t.sched:1: type: unexpected 'u8s8' after the statement" },
+        { "split i 4 -> io ii\ntype bf16\n",
+          "t.sched:2: type: a schedule states its type first, before any other statement" },
+        { "type bf16\ntype u8s8\n",
+          "t.sched:2: type: a schedule states its type first, before any other statement" },
+        { "choose a_read in_place\ntype u8s8\nor copied\nend\n",
+          "t.sched:2: type: inside a choose block (an alternative makes no loop or param; "
+          "state it before the block)" },
+        { "param type = 4\n", "t.sched:1: param: 'type' is a word of the language, not a name" },
+    };
+    char err[512];
+
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        int rc = check_text(refused[i].text, err, sizeof err);
+        if (rc == 0 || strcmp(err, refused[i].message) != 0) {
+            char msg[1400];
+            snprintf(msg, sizeof msg, "schedule %zu: got %s'%s', expected '%s'", i,
+                     rc == 0 ? "no refusal, " : "", err, refused[i].message);
+            gb_test_fail(__FILE__, __LINE__, msg);
+        }
+    }
+    CHECK(check_text("# a comment first\ntype u8s8\nsplit i 4 -> io ii\n", err, sizeof err) == 0);
+    CHECK(check_text("type f32\n", err, sizeof err) == 0);
+}
+
+/* Nests of each form: the shipped twins (dot where the CPU has the
+ * instruction), B packed by a copy of its own with A in place or packed,
+ * and nests that can only widen (no rows run; B in place; a cache_write
+ * tile; a pack at root). */
+static const char *const nests[] = {
+    "schedules/packed_u8s8.sched",
+    "schedules/packed_bf16.sched",
+    /* B at pc, copied by the team; A in place: the last group's part */
+    "split j 48 -> jc jv\nsplit k 12 -> pc kk\nsplit i 5 -> ic ii\n"
+    "reorder pc jc ic kk ii jv\nparallel jc\npack B at pc\nvectorize jv\nunroll ii\n",
+    /* B and A both copied, kc and mc not multiples of anything */
+    "split j 32 -> jc jv\nsplit k 20 -> pc kk\nsplit i 3 -> ic ii\n"
+    "reorder jc pc ic kk ii jv\npack B at pc\npack A at pc\nvectorize jv\nunroll ii\n",
+    /* widened: vectorized in memory, B in place */
+    "split j 16 -> jo ji\nsplit k 7 -> ko ki\nreorder i jo ko ki ji\nparallel i\nvectorize ji\n",
+    /* widened: a cache_write tile and a pack of A at root */
+    "split i 4 -> io ii\nsplit j 8 -> jo ji\nreorder io jo k ii ji\ncache_write C at jo\n"
+    "pack A at root\n",
+};
+enum { NNESTS = sizeof nests / sizeof nests[0] };
+
+static const int shapes[][3] = { /* M, N, K */
+    { 1, 7, 33 }, { 17, 100, 45 }, { 33, 49, 7 }, { 16, 96, 130 }, { 9, 48, 1 },
+};
+enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
+
+/* The 8 x 48 runs of the shipped twins are most of the compile: two shapes
+ * each, one of tails everywhere (17 x 100 x 45) and one of BERT's kind
+ * (16 x 96 x 130); the other nests on every shape. */
+static int shape_used(int n, int s)
+{
+    return n >= 2 || s == 1 || s == 3;
+}
+
+typedef struct typed_case {
+    gb_dtype t;
+    int M, N, K;
+    long scratch;
+    int dot;
+    char what[200];
+} typed_case;
+
+/* A and B drawn in the type's exact ranges (bf16: small integers, exact in
+ * f32 however summed; u8 x s8: the whole range), C poisoned, the padding
+ * checked untouched.  The number of wrong elements, -1: did not run. */
+static long verify_typed(gb_typed_kernel_fn fn, const typed_case *c, int threads,
+                         unsigned *seed)
+{
+    const int pad = 5, lda = c->K + pad, ldb = c->N + pad, ldc = c->N + pad;
+    const int u8 = c->t == GB_DTYPE_U8S8;
+    const size_t na = (size_t)c->M * lda, nb = (size_t)c->K * ldb, nc = (size_t)c->M * ldc;
+    void *A = malloc(na * 2), *B = malloc(nb * 2), *C = malloc(nc * 4);
+    int64_t *ia = malloc(na * 8), *ib = malloc(nb * 8);
+    float *scratch = c->scratch > 0 ? malloc(sizeof(float) * (size_t)c->scratch) : NULL;
+    gb_params none = { 0 };
+    gb_ctx ctx = { threads, &none, scratch, NULL, 0 };
+    long bad = 0;
+
+    if (!A || !B || !C || !ia || !ib || (c->scratch > 0 && !scratch)) {
+        bad = -1;
+        goto out;
+    }
+    for (size_t i = 0; i < na; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        ia[i] = u8 ? (int64_t)(*seed >> 16 & 255) : (int64_t)(*seed >> 16) % 7 - 3;
+        if (u8)
+            ((uint8_t *)A)[i] = (uint8_t)ia[i];
+        else
+            ((gb_bf16 *)A)[i] = gb_bf16_from_float((float)ia[i]);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        ib[i] = u8 ? (int64_t)(*seed >> 16 & 255) - 128 : (int64_t)(*seed >> 16) % 7 - 3;
+        if (u8)
+            ((int8_t *)B)[i] = (int8_t)ib[i];
+        else
+            ((gb_bf16 *)B)[i] = gb_bf16_from_float((float)ib[i]);
+    }
+    for (size_t i = 0; i < nc; i++)
+        if (u8)
+            ((int32_t *)C)[i] = 777;
+        else
+            ((float *)C)[i] = 777.0f;
+    if (fn(c->M, c->N, c->K, A, lda, B, ldb, C, ldc, &ctx) != 0) {
+        bad = -1;
+        goto out;
+    }
+    for (int i = 0; i < c->M; i++)
+        for (int j = 0; j < ldc; j++) {
+            int64_t ref = 777;
+            double got = u8 ? ((int32_t *)C)[(size_t)i * ldc + j] : ((float *)C)[(size_t)i * ldc + j];
+            if (j < c->N) {
+                ref = 0;
+                for (int k = 0; k < c->K; k++)
+                    ref += ia[(size_t)i * lda + k] * ib[(size_t)k * ldb + j];
+            }
+            bad += got != (double)ref;
+        }
+out:
+    free(A), free(B), free(C), free(ia), free(ib), free(scratch);
+    return bad;
+}
+
+static int load_nest(const char *what, gb_sched *nest, gb_dtype t, char *err, size_t errlen)
+{
+    char text[2048];
+
+    if (strncmp(what, "schedules/", 10) == 0)
+        return gb_sched_load(what, nest, NULL, err, errlen);
+    snprintf(text, sizeof text, "type %s\n%s", gb_dtype_name(t), what);
+    return gb_sched_from_text("t.sched", text, strlen(text), nest, err, errlen);
+}
+
+/* form: 0 the rule's, 1 dot forced where legal, 2 widened forced */
+TEST(sched_typed_kernels_are_exact_in_each_form)
+{
+    enum { NFORMS = 3, NCASES = NNESTS * 2 * NSHAPES * NFORMS };
+    static typed_case cases[NCASES];
+    static gb_sched nest;
+    char err[512];
+    int ncases = 0, dots = 0, widened = 0;
+    unsigned seed = 12345;
+
+    /* one file and one compiler run per type: kernels of one type share
+     * their helpers (lower.c), as a schedule's shapes do */
+    for (int ti = 0; ti < 2; ti++) {
+        const gb_dtype t = ti ? GB_DTYPE_BF16 : GB_DTYPE_U8S8;
+        const int first = ncases;
+        size_t cap = 1 << 20, used = 0;
+        char *source = malloc(cap);
+        gb_sched_so so;
+        CHECK(source != NULL);
+        if (source == NULL)
+            return;
+        source[0] = '\0';
+        for (int n = 0; n < NNESTS; n++) {
+            if (load_nest(nests[n], &nest, t, err, sizeof err) != 0) {
+                gb_test_fail(__FILE__, __LINE__, err);
+                continue;
+            }
+            if (nest.dtype != t) /* a shipped twin runs its own type */
+                continue;
+            for (int s = 0; s < NSHAPES; s++)
+                for (int form = 0; form < NFORMS; form++) {
+                    /* the compiler's time is the test's: the forms where
+                     * they differ (u8s8's rule is the dot form where it
+                     * can be, bf16's either), the widening nests once */
+                    if ((n >= 4 && form != 0) || (t == GB_DTYPE_U8S8 && form == 1) ||
+                        (t == GB_DTYPE_BF16 && form == 0) || !shape_used(n, s))
+                        continue;
+                    typed_case *c = &cases[ncases];
+                    gb_params none = { 0 };
+                    gb_sched_plan *pl;
+                    char symbol[64], *kernel;
+                    size_t len;
+                    c->t = t;
+                    c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
+                    gb_sched_force_form(form);
+                    pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err);
+                    gb_sched_force_form(0);
+                    if (pl == NULL) {
+                        gb_test_fail(__FILE__, __LINE__, err);
+                        continue;
+                    }
+                    snprintf(c->what, sizeof c->what, "nest %d %s M=%d N=%d K=%d form %d: %s", n,
+                             gb_dtype_name(t), c->M, c->N, c->K, form,
+                             gb_sched_plan_form(pl, &c->dot));
+                    dots += c->dot;
+                    widened += !c->dot;
+                    if (form == 2)
+                        CHECK(!c->dot);
+                    c->scratch = gb_sched_scratch_floats(pl, 2);
+                    snprintf(symbol, sizeof symbol, "typed_%d", ncases);
+                    kernel = gb_sched_lower(pl, symbol);
+                    gb_sched_plan_free(pl);
+                    CHECK(kernel != NULL);
+                    if (kernel == NULL)
+                        continue;
+                    len = strlen(kernel);
+                    while (used + len + 1 > cap) {
+                        char *grown = realloc(source, cap *= 2);
+                        if (grown == NULL) {
+                            free(source), free(kernel);
+                            CHECK(0);
+                            return;
+                        }
+                        source = grown;
+                    }
+                    memcpy(source + used, kernel, len + 1);
+                    used += len;
+                    free(kernel);
+                    ncases++;
+                }
+        }
+        if (gb_sched_build(source, NULL, &so, err, sizeof err) != 0) {
+            free(source);
+            if (strncmp(err, "CC '", 4) == 0)
+                SKIP("no C compiler");
+            gb_test_fail(__FILE__, __LINE__, err);
+            return;
+        }
+        free(source);
+        for (int i = first; i < ncases; i++)
+        for (int threads = 1; threads <= 2; threads++) {
+            char symbol[64];
+            gb_typed_kernel_fn fn;
+            long bad;
+            snprintf(symbol, sizeof symbol, "typed_%d", i);
+            *(void **)&fn = dlsym(so.handle, symbol);
+            CHECK(fn != NULL);
+            if (fn == NULL)
+                continue;
+            bad = verify_typed(fn, &cases[i], threads, &seed);
+            if (bad != 0) {
+                char msg[400];
+                snprintf(msg, sizeof msg, "%s threads=%d: %ld wrong", cases[i].what, threads, bad);
+                gb_test_fail(__FILE__, __LINE__, msg);
+            }
+        }
+        gb_sched_so_close(&so);
+    }
+    CHECK(widened > 0);
+    /* a CPU with AVX512_VNNI takes u8s8's dot form in the shipped twin and
+     * the nests of B packed; without, nothing can, and that is said */
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512vnni"))
+        SKIP("the dot form: this CPU has no AVX512_VNNI (the widened forms ran)");
+    CHECK(dots > 0);
+#else
+    SKIP("the dot form: not an x86-64 CPU (the widened forms ran)");
+#endif
+}
