@@ -52,6 +52,11 @@ typedef struct gb_space {
     signed char answer[GB_SPACE_MAX_BLOCKS][GB_SPACE_MAX_ALTS];
     int nparams;
     gb_space_param params[GB_SCHED_MAX_PARAMS];
+    /* The points' type: a space states it (`type T`, its first statement)
+     * or tune --dtype sets it; a point's text (keep_lines 0) then starts
+     * with `type T` when the space does not state it. */
+    gb_dtype dtype;
+    int states_type;
 } gb_space;
 
 /* Parses text (len bytes) as a space named file into out: the grammar of the

@@ -41,6 +41,9 @@ typedef struct gb_tune_cfg {
      * database), and rank draws with a learned model (guided search) */
     int keep_trials;
     const struct gb_learned *model;
+    /* --space: the candidates' type; the time to beat is packed's kernel of
+     * the type (rule_based's for f32) */
+    gb_dtype dtype;
 } gb_tune_cfg;
 
 typedef struct gb_tune_outcome {
@@ -50,6 +53,10 @@ typedef struct gb_tune_outcome {
     double seconds;
     int interrupted;
 } gb_tune_outcome;
+
+/* The variant a --space search must beat for type t: rule_based for f32,
+ * packed (its kernel of the type) otherwise. */
+const char *gb_tune_baseline(gb_dtype t);
 
 /* The search space for a base variant, or NULL. */
 const gb_tune_space *gb_tune_space_for(const char *base);
@@ -89,6 +96,10 @@ typedef struct gb_space_outcome {
     double seconds;
     int interrupted;
     int rule_won;                 /* no finalist beat rule_based (text is "") */
+    /* the fastest finalist in the confirmation, whether it won or not: a
+     * search of another type prints it (text "" when none was confirmed) */
+    char fastest[GB_SPACE_MAX_TEXT];
+    double fastest_us;
     char why[512];                /* the first failure or wrong result, for the message */
     gb_space_trial *kept;         /* cfg->keep_trials: every candidate measured, in order */
     int nkept;                    /* (gb_space_outcome_free frees them) */

@@ -51,6 +51,7 @@ typedef struct tune_job {
     double budget;             /* --budget: seconds for all the shapes; 0 when not given */
     int trials_given, quiet, help;
     int kernel_given, m_given; /* beside --shape: refused, as run does */
+    int dtype_given;           /* --dtype: the space's points take that type */
 
     const gb_variant *base;
     const gb_tune_space *space;
@@ -96,6 +97,13 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
         }
         job->space_file = v->text;
         break;
+    case GB_SET_DTYPE:
+        if (gb_dtype_parse(v->text, &job->cfg.dtype) != 0) {
+            snprintf(err, errlen, "--dtype '%s': not a type (f32, bf16, u8s8: one)", v->text);
+            return -1;
+        }
+        job->dtype_given = 1;
+        break;
     case GB_SET_DATABASE: job->database = v->text; break;
     case GB_SET_MODEL: job->model_path = v->text; break;
     case GB_SET_TRIALS:
@@ -126,6 +134,7 @@ static void job_defaults(tune_job *job)
     job->trials_given = 0;   /* the default is not a --trials */
     job->variant_given = 0;  /* nor rule_based a --variant */
     job->kernel_given = job->m_given = 0;
+    job->dtype_given = 0;      /* nor f32 a --dtype */
     job->o.no_config = 1;
     job->records = gb_tuned_path();
 }
@@ -152,6 +161,8 @@ static int parse_args(int argc, char **argv, tune_job *job)
     if ((job->database || job->model_path) && job->space_file == NULL)
         return gb_usage("tune", "%s goes with --space FILE",
                         job->database ? "--database" : "--model");
+    if (job->dtype_given && job->space_file == NULL)
+        return gb_usage("tune", "--dtype goes with --space FILE");
     /* --shape replaces the kernel list: a --kernel beside it would be dropped. */
     if (job->o.nshapes > 0 && (job->kernel_given || job->m_given))
         return gb_usage("tune", "--shape cannot be combined with --kernel or --m");
@@ -241,6 +252,19 @@ static int resolve_job(tune_job *job)
         if (gb_space_load(job->space_file, &job->search_space, err, sizeof err) != 0)
             return gb_fail(GB_EXIT_USAGE, "tune", "%s", err);
         job->base = gb_variant_find(GB_TUNED_SCHED_BASE);
+        if (job->search_space.states_type && job->dtype_given &&
+            job->search_space.dtype != job->cfg.dtype)
+            return gb_usage("tune", "--dtype %s: %s states type %s", gb_dtype_name(job->cfg.dtype),
+                            job->search_space.file, gb_dtype_name(job->search_space.dtype));
+        if (job->search_space.states_type)
+            job->cfg.dtype = job->search_space.dtype;
+        job->search_space.dtype = job->cfg.dtype;
+        /* the trial database and the models are f32's (their features say
+         * no type), and tuned_sched replays f32 records */
+        if (job->cfg.dtype != GB_DTYPE_F32 && (job->database || job->model_path))
+            return gb_usage("tune", "%s: the trial database and the models are f32's; a %s "
+                            "search takes neither", job->database ? "--database" : "--model",
+                            gb_dtype_name(job->cfg.dtype));
     } else {
         job->base = gb_variant_find(job->base_name);
         job->space = gb_tune_space_for(job->base_name);
@@ -275,8 +299,9 @@ static int resolve_job(tune_job *job)
         job->cfg.model = job->model;
     }
     job->cfg.keep_trials = job->database != NULL;
-    /* --schedule records nothing (its params are printed to replay). */
-    if (job->schedule == NULL) {
+    /* --schedule records nothing (its params are printed to replay), nor
+     * a search of another type than f32 (its winners are printed). */
+    if (job->schedule == NULL && job->cfg.dtype == GB_DTYPE_F32) {
         int status = check_records_path(job->records);
         if (status != GB_EXIT_OK)
             return status;
@@ -442,6 +467,24 @@ static int keep_trials(const tune_job *job, const gb_shape *sh, gb_space_outcome
     return rc;
 }
 
+/* A typed search's winner (or, packed kept, the fastest schedule found),
+ * each line of its text after "  | ", so that it can be kept as a file:
+ * `sed -n 's/^  | //p'`.  The text is the checked schedule's, printable
+ * ASCII (the language's rule), so it is printed as it is. */
+static void print_winner(const gb_space_outcome *res)
+{
+    const char *t = res->rule_won ? res->fastest : res->text;
+
+    if (t[0] == '\0')
+        return;
+    while (*t) {
+        const char *nl = strchr(t, '\n');
+        int n = nl ? (int)(nl - t) : (int)strlen(t);
+        printf("  | %.*s\n", n, t);
+        t += n + (nl != NULL);
+    }
+}
+
 /* --space: searches shape i, prints its row and saves its record (an
  * interrupted search too: its fastest so far, unconfirmed).  GB_EXIT_OK, or
  * the error's status (said). */
@@ -481,8 +524,19 @@ static int search_shape(const tune_job *job, gb_tuned_set *set, const char *fing
            sh->M, sh->K, sh->N, res.rule_us, res.best_us, res.best_us / res.rule_us, res.trials,
            res.illegal, res.compiled, res.compile_s, res.measure_s,
            res.interrupted ? "  (interrupted: the fastest so far, unconfirmed)"
-           : res.rule_won  ? "  (rule_based kept: no schedule beat it when measured again)"
-                           : "");
+           : !res.rule_won ? ""
+           : job->cfg.dtype == GB_DTYPE_F32 ? "  (rule_based kept: no schedule beat it when "
+                                              "measured again)"
+                                            : "  (packed kept: no schedule beat it when measured "
+                                              "again)");
+    if (job->cfg.dtype != GB_DTYPE_F32) { /* not recorded: the winner's text, to keep */
+        if (res.rule_won && res.fastest[0] != '\0')
+            printf("  the fastest schedule found: %.1f us, %.3fx packed's time\n",
+                   res.fastest_us, res.fastest_us / res.rule_us);
+        print_winner(&res);
+        fflush(stdout);
+        return res.wrong > 0 ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
+    }
     fflush(stdout);
 
     memset(&rec, 0, sizeof rec);
@@ -557,7 +611,7 @@ int gb_cmd_tune(int argc, char **argv)
     gb_sched_set_compile_stop(&gb_interrupted);
     status = resolve_job(&job);
     memset(&set, 0, sizeof set);
-    if (status == GB_EXIT_OK && job.schedule == NULL)
+    if (status == GB_EXIT_OK && job.schedule == NULL && job.cfg.dtype == GB_DTYPE_F32)
         status = load_records(job.records, &set);
     if (status != GB_EXIT_OK) {
         free(job.shapes);
@@ -573,12 +627,20 @@ int gb_cmd_tune(int argc, char **argv)
         job.cfg.threads = job.counts[t];
         gb_tuned_fingerprint(job.cfg.threads, fingerprint, sizeof fingerprint);
         if (job.space_file) {
-            printf("searching %s (%.3g points), %d shape(s), %d thread(s), %s%s%s; rule_us: "
-                   "rule_based; records in %s\n", job.space_file,
-                   gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
-                   job.budget > 0.0 ? "time budget" : "trial budget",
-                   job.model ? ", guided by " : "", job.model ? model_shown : "",
-                   job.records);
+            if (job.cfg.dtype == GB_DTYPE_F32)
+                printf("searching %s (%.3g points), %d shape(s), %d thread(s), %s%s%s; "
+                       "rule_us: rule_based; records in %s\n", job.space_file,
+                       gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
+                       job.budget > 0.0 ? "time budget" : "trial budget",
+                       job.model ? ", guided by " : "", job.model ? model_shown : "",
+                       job.records);
+            else
+                printf("searching %s in %s (%.3g points), %d shape(s), %d thread(s), %s; "
+                       "rule_us: packed's %s kernel; not recorded: each winner's text under "
+                       "its row\n", job.space_file, gb_dtype_name(job.cfg.dtype),
+                       gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
+                       job.budget > 0.0 ? "time budget" : "trial budget",
+                       gb_dtype_name(job.cfg.dtype));
             printf("%-11s %5s %5s %5s %11s %11s %6s %7s %7s %7s %8s %8s\n", "kernel", "M", "K",
                    "N", "rule_us", "best_us", "ratio", "trials", "illegal", "compiled",
                    "compile_s", "measure_s");

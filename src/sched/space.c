@@ -305,6 +305,10 @@ int gb_space_parse(const char *file, const char *text, size_t len, gb_space *out
             snprintf(err, errlen, "%s", saved);
     } else {
         rc = gb_sched_parse(file, flat, len, stmts, err, errlen);
+        if (rc == 0 && stmts->nstmts > 0 && stmts->stmts[0].op == GB_SCHED_TYPE) {
+            out->dtype = stmts->stmts[0].dtype; /* its points' type (checked with them) */
+            out->states_type = 1;
+        }
         if (rc == 0)
             rc = read_params(out, stmts, err, errlen);
         if (rc == 0)
@@ -482,6 +486,13 @@ int gb_space_text(const gb_space *s, const gb_space_point *p, int keep_lines, ch
     if (len == 0)
         return -1;
     out[0] = '\0';  /* a space of no line (or comments only) is the empty text */
+    /* a type the space does not state (tune --dtype) heads the text; not
+     * where the lines must stay the file's (a refusal's line number) */
+    if (s->dtype != GB_DTYPE_F32 && !s->states_type && !keep_lines) {
+        at = (size_t)snprintf(out, len, "type %s\n", gb_dtype_name(s->dtype));
+        if (at >= len)
+            return -1;
+    }
     for (int l = 0; l < s->nlines; l++) {
         const char *line = s->text + s->start[l];
         int n = s->len[l], wrote;
@@ -523,6 +534,8 @@ int gb_space_check(const gb_space *s, const gb_space_point *p, gb_sched *nest, c
                  GB_SPACE_MAX_TEXT);
     else
         rc = gb_sched_from_text(s->file, text, strlen(text), nest, err, errlen);
+    if (rc == 0 && !s->states_type)
+        nest->dtype = s->dtype;
     free(text);
     return rc;
 }

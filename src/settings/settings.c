@@ -74,6 +74,11 @@ const gb_setting gb_settings[] = {
       .help = "search the schedules of a space file (schedules/cpu_gemm.space; choose blocks "
               "and param sets): the winner's text recorded per shape, replayed by "
               "`tuned_sched`" },
+    { .id = GB_SET_DTYPE, .commands = GB_CMD_TUNE, .flag = "dtype", TEXT, .value_name = "T",
+      .initial = "f32", .group = "selection",
+      .help = "--space: the type of the schedules searched, f32, bf16 or u8s8 (a space that "
+              "states its type searches that one); bf16 and u8s8 are measured against "
+              "packed's kernel of the type, their winners printed, not recorded" },
     { .id = GB_SET_MODEL, .commands = GB_CMD_RUN, .flag = "model", .conf_key = "model", TEXT,
       .value_name = "FILE", .group = "selection", .default_note = "none",
       .help = "the model ml_guided ranks its candidates with (gemmbench model train), or "

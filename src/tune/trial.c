@@ -22,7 +22,7 @@ int gb_trials_init(gb_trials *t, const gb_tune_cfg *cfg, int M, int K, int N,
                    volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    if (gb_workspace_init(&t->w, M, K, N, err, errlen) != 0)
+    if (gb_workspace_init_dtype(&t->w, cfg->dtype, M, K, N, err, errlen) != 0)
         return -1;
     t->cfg = cfg;
     t->M = M, t->K = K, t->N = N;
@@ -100,7 +100,7 @@ static double confirmed_time(const gb_run_entry *e)
 int gb_trials_confirm(gb_trials *t, const gb_variant *const *variants, const gb_params *params,
                       int n, double *us, char *err, size_t errlen)
 {
-    gb_shape shape = { "tune", t->M, t->K, t->N, GB_DTYPE_F32 };
+    gb_shape shape = { "tune", t->M, t->K, t->N, t->cfg->dtype };
     gb_selection sel;
     gb_runner_cfg rc;
     gb_runner runner;

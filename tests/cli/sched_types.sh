@@ -72,3 +72,22 @@ expect_grep type_late_says "late.sched:2: type: a schedule states its type first
 expect_exit tune_typed_schedule_refused 2 "$G" tune --schedule "$ROOT/schedules/packed_u8s8.sched" \
     --shape 16x64x64 --trials 2
 expect_grep tune_typed_schedule_says "states type u8s8: tune --schedule searches the params of f32" "$WORK/err"
+
+# ---- tune --space of a type: against packed's kernel, the winner printed, no record ---------
+GEMMBENCH_RECORDS=$WORK/rec.json expect_exit tune_space_typed_runs 0 "$G" tune \
+    --space "$ROOT/schedules/cpu_gemm.space" --dtype u8s8 --shape 20x33x17 --threads 1 \
+    --trials 4 --reps 3
+expect_grep tune_space_typed_header "^searching .*cpu_gemm.space in u8s8 .*rule_us: packed's u8s8 kernel" "$WORK/out"
+expect_grep tune_space_typed_row "^custom  *20  *33  *17 " "$WORK/out"
+expect_grep tune_space_typed_winner_text "^  | type u8s8$" "$WORK/out"
+check tune_space_typed_no_record test ! -e "$WORK/rec.json"
+sed -n 's/^  | //p' "$WORK/out" >won.sched
+expect_exit tune_space_winner_replays 0 "$G" --dtype u8s8 --schedule won.sched --shape 20x33x17 \
+    --reps 2 --warmup 1 --quiet -o won.json
+printf 'type bf16\nsplit j 16 -> jo ji\nvectorize ji\nchoose\nparallel i\nor\nend\n' >bf.space
+expect_exit tune_space_type_disagrees 2 "$G" tune --space bf.space --dtype u8s8 --shape 8x8x8
+expect_grep tune_space_type_disagrees_says "--dtype u8s8: bf.space states type bf16" "$WORK/err"
+expect_exit tune_space_typed_database_refused 2 "$G" tune --space "$ROOT/schedules/cpu_gemm.space" \
+    --dtype bf16 --database db.jsonl --shape 8x8x8
+expect_grep tune_space_typed_database_says "the trial database and the models are f32's" "$WORK/err"
+expect_exit tune_dtype_needs_space 2 "$G" tune --dtype bf16 --shape 8x8x8
