@@ -91,3 +91,26 @@ expect_exit tune_space_typed_database_refused 2 "$G" tune --space "$ROOT/schedul
     --dtype bf16 --database db.jsonl --shape 8x8x8
 expect_grep tune_space_typed_database_says "the trial database and the models are f32's" "$WORK/err"
 expect_exit tune_dtype_needs_space 2 "$G" tune --dtype bf16 --shape 8x8x8
+
+# ---- the dot run keeps its 24 sums in registers: no zmm stored to the stack -------------------
+# (GCC 12 spilled 18 of them at every k step under loop header copying, and again
+# with a loop counting groups: SCHED.md, "What GCC needs here"; read off objdump.)
+if ! grep -q avx512_vnni /proc/cpuinfo 2>/dev/null; then
+    skip dot_run_no_spills "this CPU has no AVX512_VNNI: no dot form to compile"
+elif ! command -v objdump >/dev/null 2>&1; then
+    skip dot_run_no_spills "needs objdump (binutils)"
+else
+    "$G" --dtype u8s8 --schedule "$ROOT/schedules/packed_u8s8.sched" --shape 64x768x3072 \
+        --emit-c >k.c 2>&1
+    flags=$(sed -n '1s/.*compiled with: \(.*\) \*\//\1/p' k.c)
+    # shellcheck disable=SC2086 # the flags are words
+    if ${CC:-cc} $flags -o k.so k.c 2>cc.err; then
+        n=$(objdump -d --no-show-raw-insn k.so | grep -c vpdpbusd)
+        spills=$(objdump -d --no-show-raw-insn k.so |
+            grep -cE 'vmovdq[au](32|64) +%zmm[0-9]+,(-?0x[0-9a-f]+)?\(%rsp\)')
+        check dot_run_has_its_dot_products test "$n" -ge 24
+        check dot_run_no_spills test "$spills" -eq 0
+    else
+        echo "FAIL dot_run_compiles: $(head -c 300 cc.err)"
+    fi
+fi
