@@ -193,6 +193,16 @@ typedef struct gb_sched_machine {
 /* The quantity a param name is (mr, nr, kc, mc, nc), or -1; its name. */
 int gb_sched_model_of(const char *name);
 const char *gb_sched_model_name(int q);
+/* k per 32-bit word the model counts in for s: the group of s's type where
+ * its run is expected to take the dot form (this CPU has the type's dot
+ * product and, for bf16, packed's rule prefers it: plan.c), else 1.  A
+ * dot pack holds a group of k in a word, so the caches hold group times
+ * the k of f32's blocks: the model's blocks are computed for K / group
+ * words and kc multiplied back (gb_sched_model_values_typed). */
+int gb_sched_model_group(const gb_sched *s);
+void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nthreads,
+                                 long out[]);
+
 /* The model's mr, nr, kc, mc, nc and pf (B's prefetch distance) for M x N x K on m (NULL: this machine,
  * read once, with kc's rule from its calibration at nthreads; 0: the run's
  * default), in out[GB_MODEL_COUNT]. */

@@ -37,7 +37,7 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
     long model[GB_MODEL_COUNT];
     int from_model = 0;
 
-    gb_sched_model_values(NULL, sh->M, sh->N, sh->K, sh->nthreads, model);
+    gb_sched_model_values_typed(s, sh->M, sh->N, sh->K, sh->nthreads, model);
     fprintf(out, "%s  M=%d K=%d N=%d", name, sh->M, sh->K, sh->N);
     for (int p = 0; p < s->nparams; p++) {
         const int m = s->params[p].model && sh->param[p] == model[s->params[p].model - 1];
@@ -49,7 +49,11 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
     if (from_model) {
         fprintf(out, "  *: the model's (BLIS's): mr x nr from the vector registers and two FMA "
                      "units' latency, kc from L1d (its ways, or half of it as calibrated), mc from L2's ways, nc from L3's and the threads\n");
-        gb_sched_model_explain(out, NULL, sh->M, sh->N, sh->K, sh->nthreads);
+        const int g = gb_sched_model_group(s);
+        if (g > 1)
+            fprintf(out, "    in words of %d k (the dot form's groups): the model's blocks for K "
+                         "= %d words, kc times %d\n", g, (sh->K + g - 1) / g, g);
+        gb_sched_model_explain(out, NULL, sh->M, sh->N, (sh->K + g - 1) / g, sh->nthreads);
     }
     explain_choices(out, pl);
     if (pl->dtype != GB_DTYPE_F32)

@@ -204,6 +204,35 @@ static int cpu_has_dot(gb_dtype t)
 #endif
 }
 
+/* Whether type t's dot form is this machine's choice where a nest allows
+ * it (the CPU has it; bf16: packed's rule prefers it, or a test forces it). */
+static int dot_preferred(gb_dtype t)
+{
+    if (t == GB_DTYPE_F32 || !cpu_has_dot(t) || form_override == 2)
+        return 0;
+    if (t == GB_DTYPE_BF16 && form_override == 0) {
+        const packed_lowp_bf16_rule *rule = packed_lowp_bf16_rule_get();
+        return !rule->measured || strcmp(rule->chosen, "avx512_bf16") == 0;
+    }
+    return 1;
+}
+
+int gb_sched_model_group(const gb_sched *s)
+{
+    if (!dot_preferred(s->dtype))
+        return 1;
+    return s->dtype == GB_DTYPE_BF16 ? 2 : 4;
+}
+
+void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nthreads,
+                                 long out[])
+{
+    const int g = gb_sched_model_group(s);
+
+    gb_sched_model_values(NULL, M, N, (K + g - 1) / g, nthreads, out);
+    out[GB_MODEL_KC] *= g;
+}
+
 /* Why the run cannot take the dot form, or NULL when it can: a rows run
  * of whole 16-lane vectors, one k loop in it (the innermost piece of k,
  * every other piece a whole number of groups, so that no group straddles
@@ -257,21 +286,18 @@ static void plan_form(plan *pl)
                  gb_dtype_name(s->dtype), s->dtype == GB_DTYPE_BF16 ? "f32" : "int32", blocker);
         return;
     }
-    if (!cpu_has_dot(s->dtype) || form_override == 2) {
+    if (!dot_preferred(s->dtype)) {
         snprintf(pl->form_why, sizeof pl->form_why, "%s widened to %s where read: %s",
                  gb_dtype_name(s->dtype), s->dtype == GB_DTYPE_BF16 ? "f32" : "int32",
                  form_override == 2 ? "forced (a test)"
-                 : s->dtype == GB_DTYPE_BF16 ? "this CPU has no AVX512_BF16"
-                                              : "this CPU has no AVX512_VNNI");
+                 : !cpu_has_dot(s->dtype) ? (s->dtype == GB_DTYPE_BF16
+                                                 ? "this CPU has no AVX512_BF16"
+                                                 : "this CPU has no AVX512_VNNI")
+                                          : "packed's rule");
+        if (s->dtype == GB_DTYPE_BF16 && form_override != 2 && cpu_has_dot(s->dtype))
+            snprintf(pl->form_why + strlen(pl->form_why), sizeof pl->form_why - strlen(pl->form_why),
+                     " (%s)", packed_lowp_bf16_rule_get()->why);
         return;
-    }
-    if (s->dtype == GB_DTYPE_BF16 && form_override == 0) {
-        const packed_lowp_bf16_rule *rule = packed_lowp_bf16_rule_get();
-        if (rule->measured && strcmp(rule->chosen, "avx512_bf16") != 0) {
-            snprintf(pl->form_why, sizeof pl->form_why,
-                     "bf16 widened to f32 where read: packed's rule (%s)", rule->why);
-            return;
-        }
     }
     pl->dot = 1;
     pl->group = group;

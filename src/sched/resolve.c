@@ -45,7 +45,7 @@ long gb_sched_param_at(const gb_sched *s, int p, const gb_params *params, int M,
         return v;
     if (s->params[p].model == 0)
         return s->params[p].value;
-    gb_sched_model_values(NULL, M, N, K, nthreads, model);
+    gb_sched_model_values_typed(s, M, N, K, nthreads, model);
     return model[s->params[p].model - 1];
 }
 

@@ -288,3 +288,34 @@ TEST(sched_typed_kernels_are_exact_in_each_form)
     SKIP("the dot form: not an x86-64 CPU (the widened forms ran)");
 #endif
 }
+
+/* The model counts the dot form's k in words: its blocks for K / group
+ * words, kc times the group back in k (a word holds a group, so the caches
+ * hold group times the k); widened, f32's blocks. */
+TEST(sched_model_counts_dot_k_in_words)
+{
+    static gb_sched nest;
+    char err[512];
+    long typed[GB_MODEL_COUNT], f32[GB_MODEL_COUNT];
+
+    CHECK(load_nest("schedules/packed_u8s8.sched", &nest, GB_DTYPE_U8S8, err, sizeof err) == 0);
+    gb_sched_force_form(2);
+    CHECK_EQ_INT(gb_sched_model_group(&nest), 1);
+    gb_sched_model_values_typed(&nest, 64, 768, 3072, 2, typed);
+    gb_sched_model_values(NULL, 64, 768, 3072, 2, f32);
+    for (int q = 0; q < GB_MODEL_COUNT; q++)
+        CHECK_EQ_INT(typed[q], f32[q]);
+    gb_sched_force_form(1);
+    if (gb_sched_model_group(&nest) == 1) { /* no AVX512_VNNI: never the dot form */
+        gb_sched_force_form(0);
+        SKIP("the words' model: this CPU has no AVX512_VNNI");
+    }
+    CHECK_EQ_INT(gb_sched_model_group(&nest), 4);
+    gb_sched_model_values_typed(&nest, 64, 768, 3070, 2, typed);
+    gb_sched_model_values(NULL, 64, 768, 768, 2, f32); /* ceil(3070 / 4) words */
+    CHECK_EQ_INT(typed[GB_MODEL_KC], 4 * f32[GB_MODEL_KC]);
+    CHECK_EQ_INT(typed[GB_MODEL_MC], f32[GB_MODEL_MC]);
+    CHECK_EQ_INT(typed[GB_MODEL_NC], f32[GB_MODEL_NC]);
+    CHECK_EQ_INT(typed[GB_MODEL_MR], f32[GB_MODEL_MR]);
+    gb_sched_force_form(0);
+}
