@@ -3,7 +3,7 @@
  * three shapes and lowered to C (nothing is compiled).  Besides the
  * sanitizers: a refusal always says FILE:LINE:, and the generated C holds
  * only printable ASCII and newlines and no quote (but in the lowering's own
- * constant no-jam attribute), whatever the input.  The
+ * constant optimize attributes), whatever the input.  The
  * same bytes as a search space (gb_space_parse): a refusal says FILE:LINE:,
  * and the points drawn from a space it accepts are checked like any text. */
 #include "fuzz_util.h"
@@ -65,11 +65,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gb_sched_plan_free(pl);
         if (c == NULL)
             abort();
-        /* The one string the lowering writes itself (a constant, not from the
-         * input): GCC's unroll-and-jam turned off for some nests. */
-        static const char no_jam[] = "optimize(\"no-loop-unroll-and-jam\")";
-        for (char *q = strstr(c, no_jam); q; q = strstr(q, no_jam))
-            memset(q, ' ', sizeof no_jam - 1);
+        /* The strings the lowering writes itself (constants, not from the
+         * input): GCC's unroll-and-jam and (the dot form) loop header
+         * copying turned off for some nests. */
+        static const char *const consts[] = {
+            "optimize(\"no-loop-unroll-and-jam\", \"no-tree-ch\")",
+            "optimize(\"no-loop-unroll-and-jam\")",
+            "optimize(\"no-tree-ch\")",
+        };
+        for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
+            for (char *q = strstr(c, consts[k]); q; q = strstr(q, consts[k]))
+                memset(q, ' ', strlen(consts[k]));
         for (const char *p = c; *p; p++)
             if ((*p < 0x20 && *p != '\n') || *p > 0x7e || *p == '"' || *p == '\'')
                 abort(); /* only the nest's checked names and numbers reach the C */
