@@ -201,12 +201,11 @@ void amx_pack_a(const amx_plan *p, int M, int K, const void *A, long lda, int s0
 }
 
 /* B's k rows are read along (each line of B once): k's element i of a
- * group goes to byte i x element size of the column's 32-bit word. */
+ * group goes to element i of the column's 32-bit word (a bf16's half, an
+ * int8's byte).  The images are 4-byte aligned, the words' halves 2. */
 void amx_pack_b(const amx_plan *p, int N, int K, const void *B, long ldb, int p0, int p1,
                 uint8_t *dst)
 {
-    const size_t es = gb_dtype_size_b(p->type);
-
     for (int pn = p0; pn < p1; pn++)
         for (int q = 0; q < p->ksteps; q++) {
             uint8_t *image = dst + amx_b_tile_offset(p, pn, q);
@@ -215,12 +214,20 @@ void amx_pack_b(const amx_plan *p, int N, int K, const void *B, long ldb, int p0
             for (int g = 0; g < p->kg; g++)
                 for (int i = 0; i < p->group; i++) {
                     const int k = (q * p->kg + g) * p->group + i;
-                    const uint8_t *src = (const uint8_t *)B + ((size_t)k * ldb + n0) * es;
-                    uint8_t *word = image + (size_t)g * p->cols * 4 + i * es;
+                    uint8_t *row = image + (size_t)g * p->cols * 4;
                     if (k >= K)
                         break;
-                    for (int j = 0; j < n; j++)
-                        memcpy(word + (size_t)j * 4, src + (size_t)j * es, es);
+                    if (p->type == GB_DTYPE_BF16) {
+                        const gb_bf16 *src = (const gb_bf16 *)B + (size_t)k * ldb + n0;
+                        gb_bf16 *half = (gb_bf16 *)row + i;
+                        for (int j = 0; j < n; j++)
+                            half[2 * j] = src[j];
+                    } else {
+                        const uint8_t *src = (const uint8_t *)B + (size_t)k * ldb + n0;
+                        uint8_t *byte = row + i;
+                        for (int j = 0; j < n; j++)
+                            byte[4 * j] = src[j];
+                    }
                 }
         }
 }
