@@ -127,6 +127,12 @@ $(shell printf '%s\n' '$(REFERENCE_FOUND)' | cmp -s - $(REFERENCE_STAMP) || prin
 # built-in and the generated schedules both get 64, so a twin compares code.
 SCHED_FLAGS = -fno-tree-vectorize -fno-loop-interchange -ffp-contract=fast -falign-loops=64
 
+# AMX's tile intrinsics (schedules/amx_tiles_x86.c) where the compiler
+# targets x86-64 and takes the flags; elsewhere that file compiles to the
+# reason the amx variant is skipped.
+AMX_FLAGS := $(if $(filter x86_64%,$(shell $(CC) -dumpmachine 2>/dev/null)),$(if $(call probe,int main(void){return 0;},-mamx-tile -mamx-bf16 -mamx-int8),-mamx-tile -mamx-bf16 -mamx-int8))
+$(BUILD)/schedules/amx_tiles_x86.o: CFLAGS += $(AMX_FLAGS)
+
 SRC_LIB   := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
 SCHED_SRC := $(wildcard schedules/*.c)
 TEST_SRC  := $(wildcard tests/unit/*.c)

@@ -161,6 +161,11 @@ typedef struct gb_typed_kernel {
     gb_typed_prepare_fn prepare; /* optional, as gb_variant's */
     gb_release_fn release;       /* optional */
     gb_impl_fn impl;             /* optional */
+    /* Optional: whether this CPU and OS run the kernel at all (AMX: the
+     * CPU's tiles and Linux's permission for them): 1, or 0 with a one-line
+     * reason in why.  A kernel that says 0 is skipped with the reason
+     * (exit 0), never called.  Without it: always. */
+    int (*available)(char *why, size_t whylen);
     int supports_prepack;
 } gb_typed_kernel;
 
@@ -168,7 +173,8 @@ typedef struct gb_variant {
     const char *name;          /* the interface: never renamed */
     const char *family;        /* --variant accepts family names too */
     const char *description;   /* one line, for --list and the docs */
-    gb_kernel_fn run;
+    gb_kernel_fn run;          /* f32's kernel; NULL: the variant runs no f32,
+                                * and types_note says why */
     const gb_param_spec *params; /* accepted --param keys, {0}-terminated; NULL if none */
     gb_prepare_fn prepare;     /* optional */
     gb_release_fn release;     /* optional, frees prepare's state */
@@ -186,7 +192,8 @@ typedef struct gb_variant {
     gb_library_fn library;     /* optional: reference libraries */
     /* The kernels of the other types, by gb_dtype ([GB_DTYPE_F32] unused:
      * run above is f32's).  NULL: the variant does not run that type, and
-     * types_note says why (--list, and the run's skipped entries). */
+     * types_note says why (--list, and the run's skipped entries), as it
+     * does for a NULL run. */
     const gb_typed_kernel *typed[GB_DTYPE_COUNT];
     const char *types_note;
 } gb_variant;

@@ -107,10 +107,15 @@ typedef struct gb_runner {
     int failed_runs;         /* measurements that could not be taken */
 } gb_runner;
 
-/* Whether entry v of sel runs shape s's type: f32 always; another type
- * when the variant has a kernel for it and the entry no --param set (the
- * sets are f32's).  When not, why (one line) into why, if not NULL. */
+/* Whether entry v of sel runs shape s's type: when the variant has a
+ * kernel for it (f32: all but amx), the entry no --param set for another
+ * type (the sets are f32's) and the kernel is available here
+ * (gb_selection_available).  When not, why (one line) into why, if not NULL. */
 int gb_selection_runs(const gb_selection *sel, int v, int s, char *why, size_t whylen);
+/* Whether this machine runs entry v's kernel for shape s's type, if it has
+ * one: 1, or 0 when the kernel's available() says the CPU or the OS
+ * cannot (AMX without tiles), with its reason in why, if not NULL. */
+int gb_selection_available(const gb_selection *sel, int v, int s, char *why, size_t whylen);
 
 /* Runs the sweep.  0 when it ran to the end or was stopped (*stop); -1 with
  * err when the result file could not be written or memory ran out (what was

@@ -24,6 +24,7 @@ extern const gb_variant gb_variant_tvm_blocking, gb_variant_tvm_vectorize,
 extern const gb_variant gb_variant_rule_based;
 extern const gb_variant gb_variant_tuned;
 extern const gb_variant gb_variant_packed, gb_variant_tuned_packed;
+extern const gb_variant gb_variant_amx;
 extern const gb_variant gb_variant_tuned_sched;
 extern const gb_variant gb_variant_ml_guided;
 /* Reference libraries: in the table only when the build found them. */
@@ -58,6 +59,8 @@ const gb_variant *const gb_variants[] = {
     &gb_variant_rule_based,
     /* beyond the study: our fastest schedule, and the vendor libraries */
     &gb_variant_packed,
+    /* bf16 and u8s8 on AMX's tiles, where the CPU has them */
+    &gb_variant_amx,
 #ifdef GB_HAVE_OPENBLAS
     &gb_variant_openblas,
 #endif

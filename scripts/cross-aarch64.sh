@@ -126,7 +126,8 @@ lockstep_same_plan_pairs_every_entry lockstep_entry_of_one_build_goes_alone
 lockstep_other_order_measures_everything lockstep_slices_alternate_within_an_entry
 sched_random_legal_schedules_are_exact sched_shipped_schedules_are_exact sched_row_blocks_are_exact
 calibration_result_decides_how_packed_reads_b calibration_measures_caches_and_measures_again_when_refused
-calibration_cache_reads_only_a_small_regular_file packed_lowp_exact_on_two_threads"
+calibration_cache_reads_only_a_small_regular_file packed_lowp_exact_on_two_threads
+amx_emulated_exact_on_odd_shapes_two_threads amx_emulated_exact_on_bert_shapes"
 # A name here that no test has any more would leave its successor in: refuse.
 for n in $NO_QEMU; do
     grep -q "^TEST($n)" tests/unit/*.c ||

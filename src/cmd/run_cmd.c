@@ -60,13 +60,13 @@ static void print_list(FILE *out)
         const gb_variant *v = gb_variants[i];
         char types[64] = "";
         fprintf(out, "%-16s %-11s %s\n", v->name, v->family, v->description);
-        if (v->run)
-            snprintf(types, sizeof types, "f32");
-        for (int t = GB_DTYPE_F32 + 1; t < GB_DTYPE_COUNT; t++)
-            if (v->typed[t])
+        for (int t = GB_DTYPE_F32; t < GB_DTYPE_COUNT; t++)
+            if (t == GB_DTYPE_F32 ? v->run != NULL : v->typed[t] != NULL)
                 snprintf(types + strlen(types), sizeof types - strlen(types), "%s%s",
                          types[0] ? ", " : "", gb_dtype_name((gb_dtype)t));
-        if (strchr(types, ',') || v->run == NULL)
+        if (v->run == NULL)
+            fprintf(out, "%29stypes %s; no f32: %s\n", "", types, gb_variant_types_note(v));
+        else if (strchr(types, ','))
             fprintf(out, "%29stypes %s\n", "", types);
         else
             fprintf(out, "%29stypes f32 only: %s\n", "", gb_variant_types_note(v));
@@ -384,6 +384,19 @@ static void note_impls(FILE *out, const gb_runner *r)
             fprintf(out, "impl: %s in %s: %s\n", a->variant->name, gb_dtype_name(a->dtype),
                     a->impl);
     }
+}
+
+/* Whether every entry that has a kernel for its type is one this machine
+ * cannot run (amx without AMX): a run of nothing but those is no usage
+ * error, only skipped. */
+static int only_unavailable(const gb_selection *sel)
+{
+    int any = 0;
+
+    for (int v = 0; v < sel->nvariants; v++)
+        for (int s = 0; s < sel->nshapes; s++)
+            any |= !gb_selection_available(sel, v, s, NULL, 0);
+    return any;
 }
 
 /* Whether any entry of sel runs at all (a run of --dtype bf16 over f32-only
@@ -791,8 +804,17 @@ int gb_cmd_run(int argc, char **argv)
                                             "--schedule FILE");
     if (o.nschedules > 0 && (rc = load_schedules(&o)) >= 0)
         return rc;
-    if (gb_selection_build(&o, &sel, err, sizeof err) != 0 ||
+    if ((rc = gb_selection_build(&o, &sel, err, sizeof err)) != 0 ||
         !anything_runs(&o, &sel, err, sizeof err)) {
+        /* Nothing runs here because this CPU cannot: each skip and its
+         * reason, exit 0, no result file. */
+        if (rc == 0 && only_unavailable(&sel)) {
+            note_skipped(&o, &sel, NULL, stdout);
+            gb_selection_free(&sel);
+            if (!o.quiet)
+                fprintf(stderr, "gemmbench: nothing this machine runs; no result file\n");
+            return gb_finish_stdout(NULL);
+        }
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
     }

@@ -501,14 +501,15 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
         snprintf(err, errlen, "out of memory for %d samples", cfg->reps);
         return -1;
     }
-    if (w->dtype == GB_DTYPE_F32 && v->run == NULL) {
-        snprintf(err, errlen, "%s does not run f32", v->name);
-        goto out; /* frees the samples */
-    }
-    if (w->dtype != GB_DTYPE_F32 && (tk == NULL || params->count > 0)) {
+    if (w->dtype != GB_DTYPE_F32 ? tk == NULL || params->count > 0 : v->run == NULL) {
         snprintf(err, errlen, "%s does not run %s%s", v->name, gb_dtype_name(w->dtype),
                  tk ? " with --param" : "");
         goto out; /* frees the samples */
+    }
+    /* Never called where it cannot run (AMX without tiles: SIGILL). */
+    if (tk && tk->available && !tk->available(why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", r->label, why);
+        goto out;
     }
     if (tk ? tk->prepare && tk->prepare(M, N, K, w->b, N, &ctx, prepack, &ctx.state) != 0
            : v->prepare && v->prepare(M, N, K, w->B, N, &ctx, prepack, &ctx.state) != 0) {

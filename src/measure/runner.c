@@ -175,7 +175,18 @@ int gb_selection_runs(const gb_selection *sel, int v, int s, char *why, size_t w
             snprintf(why, whylen, "a --param set applies to f32 only");
         return 0;
     }
-    return 1;
+    return gb_selection_available(sel, v, s, why, whylen);
+}
+
+int gb_selection_available(const gb_selection *sel, int v, int s, char *why, size_t whylen)
+{
+    const gb_dtype t = sel->shapes[s].dtype;
+    const gb_typed_kernel *tk = t == GB_DTYPE_F32 ? NULL : sel->variants[v]->typed[t];
+    char ignored[8];
+
+    if (tk == NULL || tk->available == NULL)
+        return 1;
+    return why && whylen ? tk->available(why, whylen) : tk->available(ignored, sizeof ignored);
 }
 
 /* Entries run per call, then (--prepack, variants that can) with B packed

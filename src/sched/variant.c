@@ -367,8 +367,8 @@ static void set_type(sched_entry *e)
 /* Makes e the variant of the next slot. */
 static const gb_variant *add_entry(sched_entry *e)
 {
-    e->typed = (gb_typed_kernel){ typed_run, slots[nentries].typed_prepare, gb_sched_state_free,
-                                  NULL, 0 };
+    e->typed = (gb_typed_kernel){ .run = typed_run, .prepare = slots[nentries].typed_prepare,
+                                  .release = gb_sched_state_free };
     e->variant = (gb_variant){
         .name = e->name,
         .family = "sched",
