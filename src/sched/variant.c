@@ -61,6 +61,7 @@ _Static_assert(sizeof(generated_ctx) == sizeof(gb_ctx) &&
 typedef struct sched_state {
     gb_sched_so so;
     float *scratch;
+    char impl[64];            /* a typed kernel's form, for the entry's "impl" */
 } sched_state;
 
 static sched_entry *entries[GB_SCHED_MAX_FILES];
@@ -107,6 +108,14 @@ int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, in
     }
     if (gb_sched_build(source, "gb_sched_kernel", &st->so, why, whylen) != 0)
         goto done;
+    {
+        int dot;
+        (void)gb_sched_plan_form(pl, &dot);
+        snprintf(st->impl, sizeof st->impl, "%s",
+                 nest->dtype == GB_DTYPE_F32 ? ""
+                 : dot ? (nest->dtype == GB_DTYPE_BF16 ? "dot: vdpbf16ps" : "dot: vpdpbusd")
+                 : nest->dtype == GB_DTYPE_BF16 ? "widened to f32" : "widened to int32");
+    }
     floats = gb_sched_scratch_floats(pl, nthreads);
     /* On a cache line, as TVM aligns its buffers (64 bytes): a malloc'd
      * pack buffer sits 16 bytes past a page, and every vector load of it
@@ -364,11 +373,21 @@ static void set_type(sched_entry *e)
         e->variant.typed[t] = &e->typed;
 }
 
+/* A typed schedule's entry says its form ("dot: vpdpbusd", "widened to
+ * f32"): which code ran, as packed's typed kernels say their path. */
+static void typed_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t len)
+{
+    const sched_state *st = ctx->state;
+
+    (void)M, (void)N, (void)K;
+    snprintf(buf, len, "%s", st != NULL ? st->impl : "");
+}
+
 /* Makes e the variant of the next slot. */
 static const gb_variant *add_entry(sched_entry *e)
 {
     e->typed = (gb_typed_kernel){ .run = typed_run, .prepare = slots[nentries].typed_prepare,
-                                  .release = gb_sched_state_free };
+                                  .release = gb_sched_state_free, .impl = typed_impl };
     e->variant = (gb_variant){
         .name = e->name,
         .family = "sched",

@@ -41,6 +41,9 @@ assert sk[("sched:packed_u8s8", "bf16")] == "the schedule states type u8s8", sk
 for r in d["results"]:
     if r["variant"].startswith("sched:"):
         assert r["schedule"]["text"].lstrip("# \n").find("type ") >= 0, r["schedule"]
+        # which form ran, as packed's entries say their path
+        assert r.get("impl") in ("dot: vpdpbusd", "dot: vdpbf16ps", "widened to f32",
+                                 "widened to int32"), r
 PY
 expect_grep twins_skipped_under_table "^skipped: sched:packed_u8s8 in f32: the schedule states type u8s8" t.txt
 
