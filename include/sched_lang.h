@@ -208,9 +208,15 @@ void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nth
  * default), in out[GB_MODEL_COUNT]. */
 void gb_sched_model_values(const gb_sched_machine *m, int M, int N, int K, int nthreads,
                            long out[]);
+/* The same with B's rows b_row bytes apart (f32's: N x 4), for a type's
+ * storage (the page rule of b_read's nc, and pf's set rule). */
+void gb_sched_model_values_rows(const gb_sched_machine *m, int M, int N, int K, int nthreads,
+                                long b_row, long out[]);
 /* The same, one line a block with the figures it came from (--explain). */
 void gb_sched_model_explain(FILE *out, const gb_sched_machine *m, int M, int N, int K,
                             int nthreads);
+void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *m, int M, int N, int K,
+                                 int nthreads, long b_row);
 
 /* The model's choices (SCHED.md, "Choices"): how B and A reach the
  * micro-kernel, decided per shape and machine from packed's rules and its
@@ -231,6 +237,14 @@ struct gb_calibration;
 void gb_sched_model_choose(const gb_sched_machine *m, const struct gb_calibration *cal, int M,
                            int N, int K, int nthreads, int answer[GB_CHOICE_COUNT],
                            char why[][320]);
+/* The same with B's and A's rows b_row and a_row bytes apart (the model's
+ * page rule), and for schedule s: its type's rows (u8s8's B rows are N
+ * bytes apart, not N floats) and blocks in words (gb_sched_model_group). */
+void gb_sched_model_choose_rows(const gb_sched_machine *m, const struct gb_calibration *cal,
+                                int M, int N, int K, int nthreads, long b_row, long a_row,
+                                int answer[GB_CHOICE_COUNT], char why[][320]);
+void gb_sched_model_choose_typed(const gb_sched *s, int M, int N, int K, int nthreads,
+                                 int answer[GB_CHOICE_COUNT], char why[][320]);
 /* The combination of s's blocks for M x N x K on nthreads threads (0: the
  * run's default): params' answers (--param b_read=copied) over the model's.
  * The index into s->combo, or -1 with err when params ask for a combination

@@ -16,7 +16,7 @@ static void explain_choices(FILE *out, const plan *pl)
 
     if (s->nblocks == 0)
         return;
-    gb_sched_model_choose(NULL, NULL, sh->M, sh->N, sh->K, pl->nthreads, model, why);
+    gb_sched_model_choose_typed(s, sh->M, sh->N, sh->K, pl->nthreads, model, why);
     for (int b = 0; b < s->nblocks; b++) {
         const int choice = s->blocks[b].choice, answer = s->combo_answer[pl->combo][b];
         fprintf(out, "  choose %s %s (line %d): ", gb_sched_choice_name(choice),
@@ -53,7 +53,8 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
         if (g > 1)
             fprintf(out, "    in words of %d k (the dot form's groups): the model's blocks for K "
                          "= %d words, kc times %d\n", g, (sh->K + g - 1) / g, g);
-        gb_sched_model_explain(out, NULL, sh->M, sh->N, (sh->K + g - 1) / g, sh->nthreads);
+        gb_sched_model_explain_rows(out, NULL, sh->M, sh->N, (sh->K + g - 1) / g, sh->nthreads,
+                                    (long)sh->N * (long)gb_dtype_size_b(s->dtype));
     }
     explain_choices(out, pl);
     if (pl->dtype != GB_DTYPE_F32)

@@ -146,6 +146,7 @@ static level level_of(long size, int ways, long fallback_size, int fallback_ways
 /* The derivation: every figure a block came from, for values and explain. */
 typedef struct derivation {
     gb_sched_machine m;
+    long b_row;           /* bytes between B's rows (N times its element's) */
     level l1, l2, l3;
     int line, line_known;
     long mr, nr;
@@ -224,11 +225,12 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
 }
 
 static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int K,
-                   derivation *d)
+                   long b_row, derivation *d)
 {
     long v = 1, best = 0;
 
     memset(d, 0, sizeof *d);
+    d->b_row = b_row;
     if (nthreads < 1)
         nthreads = omp_get_max_threads();
     d->threads = nthreads;
@@ -309,7 +311,7 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
      * (packed's B panel).  With L3's cap instead, mlp_expand (N = 3072) M =
      * 128 and 256 took 1.45x and 1.58x packed's time at 1 thread (Intel Xeon
      * family 6 model 207: nc 3072, a 9 MiB block read from L3 32 times). */
-    d->b_copied = (long)N * FLOAT_BYTES >= PAGE_BYTES && d->m.b_copied;
+    d->b_copied = b_row >= PAGE_BYTES && d->m.b_copied;
     d->nc_l2_cap = d->l2.size / 2 / (d->kc * FLOAT_BYTES);
     d->nc_threads_cap = ceil_div(ceil_div(N, d->threads), d->nr) * d->nr;
     d->nc_cap = d->b_copied ? d->nc_l2_cap : d->nc_l3_cap;
@@ -325,16 +327,22 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
      * A's micro-panel and one each to the row being loaded and the C lines
      * stored: the rest, times the period, at most 16 rows.  12 ways of 4 KiB:
      * N = 768 (period 4) 16 rows, N = 3072 (period 1) 4; 8 ways: 8 and 2. */
-    d->pf = gb_set_rule_rows(d->l1.way * d->l1.ways, d->l1.ways, (long)N * FLOAT_BYTES,
+    d->pf = gb_set_rule_rows(d->l1.way * d->l1.ways, d->l1.ways, b_row,
                              PF_MAX_ROWS, &d->pf_period, &d->pf_spare);
 }
 
 void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, int nthreads,
                            long out[])
 {
+    gb_sched_model_values_rows(mach, M, N, K, nthreads, (long)N * FLOAT_BYTES, out);
+}
+
+void gb_sched_model_values_rows(const gb_sched_machine *mach, int M, int N, int K,
+                                int nthreads, long b_row, long out[])
+{
     derivation d;
 
-    derive(mach, nthreads, M, N, K, &d);
+    derive(mach, nthreads, M, N, K, b_row, &d);
     out[GB_MODEL_MR] = d.mr;
     out[GB_MODEL_NR] = d.nr;
     out[GB_MODEL_KC] = d.kc;
@@ -354,10 +362,16 @@ static void describe_level(char *buf, size_t len, const char *name, const level 
 void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int N, int K,
                             int nthreads)
 {
+    gb_sched_model_explain_rows(out, mach, M, N, K, nthreads, (long)N * FLOAT_BYTES);
+}
+
+void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M, int N, int K,
+                                 int nthreads, long b_row)
+{
     derivation d;
     char l1[128], l2[128], l3[128];
 
-    derive(mach, nthreads, M, N, K, &d);
+    derive(mach, nthreads, M, N, K, b_row, &d);
     describe_level(l1, sizeof l1, "L1d", &d.l1);
     describe_level(l2, sizeof l2, "L2", &d.l2);
     describe_level(l3, sizeof l3, "L3", &d.l3);
@@ -382,7 +396,7 @@ void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int 
         fprintf(out, "    nc %ld: B copied (its rows %ld bytes apart, %s) and read again by "
                      "each row micro-panel: its block in half of L2, cap %ld KiB / 2 / (kc x 4) "
                      "= %ld; ",
-                d.nc, (long)N * FLOAT_BYTES, d.b_why, d.l2.size >> 10, d.nc_l2_cap);
+                d.nc, d.b_row, d.b_why, d.l2.size >> 10, d.nc_l2_cap);
     else
         fprintf(out, "    nc %ld: L3 ways for B's block C_Bc = %d - 1 - %ld (A's block) = %ld; "
                      "cap %ld x %ld KiB / (kc x 4) = %ld; ",
@@ -392,7 +406,7 @@ void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int 
             d.threads, d.threads == 1 ? "" : "s", d.nr, d.nc_threads_cap, N);
     fprintf(out, "    pf %ld: B's rows %ld bytes apart share an L1d set every %ld row%s; the set's "
                  "ways %d / 2 - 2 = %ld spare; %ld x %ld rows ahead, at most %d\n",
-            d.pf, (long)N * FLOAT_BYTES, d.pf_period, d.pf_period == 1 ? "" : "s", d.l1.ways,
+            d.pf, d.b_row, d.pf_period, d.pf_period == 1 ? "" : "s", d.l1.ways,
             d.pf_spare, d.pf_period, d.pf_spare, PF_MAX_ROWS);
 }
 
@@ -452,10 +466,17 @@ void gb_sched_model_choose(const gb_sched_machine *mach, const gb_calibration *g
                            int N, int K, int nthreads, int answer[GB_CHOICE_COUNT],
                            char why[][320])
 {
+    gb_sched_model_choose_rows(mach, given, M, N, K, nthreads, (long)N * FLOAT_BYTES,
+                               (long)K * FLOAT_BYTES, answer, why);
+}
+
+void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibration *given, int M,
+                                int N, int K, int nthreads, long b_row, long a_row,
+                                int answer[GB_CHOICE_COUNT], char why[][320])
+{
     char scratch[GB_CHOICE_COUNT][320];
     gb_calibration cal;
     derivation d;
-    const long b_row = (long)N * FLOAT_BYTES, a_row = (long)K * FLOAT_BYTES;
     const int forced[GB_CHOICE_COUNT] = { answer[0] >= 0, answer[1] >= 0, answer[2] >= 0 };
 
     if (why == NULL)
@@ -469,7 +490,7 @@ void gb_sched_model_choose(const gb_sched_machine *mach, const gb_calibration *g
         gb_machine_detect(&info);
         gb_calibration_lookup(&info, nthreads, &cal);
     }
-    derive(mach, nthreads, M, N, K, &d);
+    derive(mach, nthreads, M, N, K, b_row, &d);
 
     /* b_read: B's rows under a page apart are read in place; a page or
      * more apart, as the calibration measured (copied: ir outside jr, each
@@ -523,6 +544,18 @@ void gb_sched_model_choose(const gb_sched_machine *mach, const gb_calibration *g
                    "A's rows a page or more apart");
 }
 
+void gb_sched_model_choose_typed(const gb_sched *s, int M, int N, int K, int nthreads,
+                                 int answer[GB_CHOICE_COUNT], char why[][320])
+{
+    /* the rows' distance is the type's storage (u8s8's B: N bytes), the
+     * blocks the model's in words (gb_sched_model_group) */
+    const int g = gb_sched_model_group(s);
+
+    gb_sched_model_choose_rows(NULL, NULL, M, N, (K + g - 1) / g, nthreads,
+                               (long)N * (long)gb_dtype_size_b(s->dtype),
+                               (long)K * (long)gb_dtype_size_a(s->dtype), answer, why);
+}
+
 int gb_sched_combo_for(const gb_sched *s, const gb_params *params, int M, int N, int K,
                        int nthreads, char *err, size_t errlen)
 {
@@ -532,7 +565,7 @@ int gb_sched_combo_for(const gb_sched *s, const gb_params *params, int M, int N,
         return 0;
     for (int c = 0; c < GB_CHOICE_COUNT; c++)
         answer[c] = (int)gb_param_get(params, choice_names[c], -1);
-    gb_sched_model_choose(NULL, NULL, M, N, K, nthreads, answer, NULL);
+    gb_sched_model_choose_typed(s, M, N, K, nthreads, answer, NULL);
     for (int c = 0; c < s->ncombos; c++) {
         int same = 1;
         for (int b = 0; b < s->nblocks; b++)

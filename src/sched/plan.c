@@ -229,7 +229,8 @@ void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nth
 {
     const int g = gb_sched_model_group(s);
 
-    gb_sched_model_values(NULL, M, N, (K + g - 1) / g, nthreads, out);
+    gb_sched_model_values_rows(NULL, M, N, (K + g - 1) / g, nthreads,
+                               (long)N * (long)gb_dtype_size_b(s->dtype), out);
     out[GB_MODEL_KC] *= g;
 }
 
