@@ -545,6 +545,33 @@ static void emit_pack_groups(emitter *e, const char *kbound, const char *idx, co
     close_loop(e);
 }
 
+/* A's pack in the dot form where its last dims are the dot loop and a row
+ * loop (A's micro-panel [k / g][rows][g]): each row's group is a 32-bit
+ * word of its row, copied as one (element by element, `pack A at ic` ran
+ * 2.4x packed's time); the last group's part into a word whose high bytes
+ * are zero. */
+static void emit_pack_words_a(emitter *e, const char *kbound, const char *idx, const char *src)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    const int rows = pl->pack_dim[0][pl->npack[0] - 1];
+    const char *kk = s->loops[pl->dot_loop].name, *ii = s->loops[rows].name;
+    const int g = pl->group;
+    char rbound[4096];
+
+    bound_of(pl, rows, rbound, sizeof rbound);
+    line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s += %d) {", kk, kk, kbound, kk, g);
+    e->b->indent++;
+    line(e->b, "const int gb_part = gb_min(%d, %s - l_%s);", g, kbound, kk);
+    line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s++) {", ii, ii, rbound, ii);
+    e->b->indent++;
+    line(e->b, "const int gb_w = gb_part == %d ? gb_word(&%s) : gb_word_part(&%s, gb_part);", g,
+         src, src);
+    line(e->b, "__builtin_memcpy(&pa[%s], &gb_w, 4);", idx);
+    close_loop(e);
+    close_loop(e);
+}
+
 /* The pack of operand op at a site: its dims' loops, copying.  In the dot
  * form the dot loop runs on to a whole group and the k past its bound is
  * zero (a product with it adds nothing); elsewhere each element is widened
@@ -569,12 +596,20 @@ static void emit_pack(emitter *e, int op)
     const int groups16 = pl->dot && op == 1 && pl->npack[1] >= 2 &&
                          pl->pack_dim[1][pl->npack[1] - 1] == s->vectorize &&
                          pl->pack_dim[1][pl->npack[1] - 2] == pl->dot_loop;
+    /* A's micro-panel [k / g][rows][g]: a row's group is a word of A's row */
+    const int words_a = pl->dot && op == 0 && pl->npack[0] >= 2 &&
+                        pl->pack_dim[0][pl->npack[0] - 2] == pl->dot_loop &&
+                        s->loops[pl->pack_dim[0][pl->npack[0] - 1]].axis == GB_AXIS_I;
     for (int d = 0; d < pl->npack[op]; d++) {
         int l = pl->pack_dim[op][d];
         char bound[4096];
         bound_of(pl, l, bound, sizeof bound);
         if (groups16 && d == pl->npack[op] - 2) {
             emit_pack_groups(e, bound, idx, src);
+            break;
+        }
+        if (words_a && d == pl->npack[op] - 2) {
+            emit_pack_words_a(e, bound, idx, src);
             break;
         }
         /* At root every thread of the run packs a share (the tutorial),
@@ -596,7 +631,7 @@ static void emit_pack(emitter *e, int op)
         }
         e->b->indent++;
     }
-    if (groups16) {
+    if (groups16 || words_a) {
         for (int d = 0; d < pl->npack[op] - 2; d++)
             close_loop(e);
         return;
@@ -1168,12 +1203,15 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
      * loop's trip count is a constant GCC 12 split each sum's live range
      * around the copied header and stored 18 of the 24 sums to the stack
      * at every k step (objdump of the 8 x 48 u8s8 run at K = 768; with a
-     * count known only at run time it did not). */
+     * count known only at run time it did not).  And the dominator
+     * optimizations: with A packed (pa's word indexed from l_kk / 4) the
+     * same 18 stores came back, and went without them (the run's loop 55
+     * instructions, the in-place one's 50 either way). */
     if (pl->no_jam || pl->dot)
         put(&b, "#if defined(__GNUC__) && !defined(__clang__)\n"
                 "__attribute__((optimize(%s%s%s)))\n#endif\n",
             pl->no_jam ? "\"no-loop-unroll-and-jam\"" : "", pl->no_jam && pl->dot ? ", " : "",
-            pl->dot ? "\"no-tree-ch\"" : "");
+            pl->dot ? "\"no-tree-ch\", \"no-tree-dominator-opts\"" : "");
     put(&b,
         "int %s(int M, int N, int K, const %s *restrict A, int lda, const %s *restrict "
         "B, int ldb, %s *restrict C, int ldc, const gb_ctx *ctx)\n{\n",

@@ -103,17 +103,22 @@ if ! grep -q avx512_vnni /proc/cpuinfo 2>/dev/null; then
 elif ! command -v objdump >/dev/null 2>&1; then
     skip dot_run_no_spills "needs objdump (binutils)"
 else
-    "$G" --dtype u8s8 --schedule "$ROOT/schedules/packed_u8s8.sched" --shape 64x768x3072 \
-        --emit-c >k.c 2>&1
-    flags=$(sed -n '1s/.*compiled with: \(.*\) \*\//\1/p' k.c)
-    # shellcheck disable=SC2086 # the flags are words
-    if ${CC:-cc} $flags -o k.so k.c 2>cc.err; then
-        n=$(objdump -d --no-show-raw-insn k.so | grep -c vpdpbusd)
-        spills=$(objdump -d --no-show-raw-insn k.so |
-            grep -cE 'vmovdq[au](32|64) +%zmm[0-9]+,(-?0x[0-9a-f]+)?\(%rsp\)')
-        check dot_run_has_its_dot_products test "$n" -ge 24
-        check dot_run_no_spills test "$spills" -eq 0
-    else
-        echo "FAIL dot_run_compiles: $(head -c 300 cc.err)"
-    fi
+    # the twin (A read in place) and the same nest with A packed in groups
+    sed -e '/^choose a_read/,/^end/d' -e 's/^vectorize jv$/pack A at ic\nvectorize jv/' \
+        "$ROOT/schedules/packed_u8s8.sched" >apacked.sched
+    for f in "$ROOT/schedules/packed_u8s8.sched" apacked.sched; do
+        t=$(basename "$f" .sched)
+        "$G" --dtype u8s8 --schedule "$f" --shape 64x768x3072 --emit-c >k.c 2>&1
+        flags=$(sed -n '1s/.*compiled with: \(.*\) \*\//\1/p' k.c)
+        # shellcheck disable=SC2086 # the flags are words
+        if ${CC:-cc} $flags -o k.so k.c 2>cc.err; then
+            n=$(objdump -d --no-show-raw-insn k.so | grep -c vpdpbusd)
+            spills=$(objdump -d --no-show-raw-insn k.so |
+                grep -cE 'vmovdq[au](32|64) +%zmm[0-9]+,(-?0x[0-9a-f]+)?\(%rsp\)')
+            check "dot_run_has_its_dot_products_$t" test "$n" -ge 24
+            check "dot_run_no_spills_$t" test "$spills" -eq 0
+        else
+            echo "FAIL dot_run_compiles_$t: $(head -c 300 cc.err)"
+        fi
+    done
 fi

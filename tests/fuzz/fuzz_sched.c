@@ -69,9 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * input): GCC's unroll-and-jam and (the dot form) loop header
          * copying turned off for some nests. */
         static const char *const consts[] = {
-            "optimize(\"no-loop-unroll-and-jam\", \"no-tree-ch\")",
+            "optimize(\"no-loop-unroll-and-jam\", \"no-tree-ch\", \"no-tree-dominator-opts\")",
             "optimize(\"no-loop-unroll-and-jam\")",
-            "optimize(\"no-tree-ch\")",
+            "optimize(\"no-tree-ch\", \"no-tree-dominator-opts\")",
         };
         for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
             for (char *q = strstr(c, consts[k]); q; q = strstr(q, consts[k]))
