@@ -9,6 +9,7 @@
 #include "test.h"
 #include "sched_lang.h"
 #include "sched_build.h"
+#include "machine.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -317,5 +318,30 @@ TEST(sched_model_counts_dot_k_in_words)
     CHECK_EQ_INT(typed[GB_MODEL_MC], f32[GB_MODEL_MC]);
     CHECK_EQ_INT(typed[GB_MODEL_NC], f32[GB_MODEL_NC]);
     CHECK_EQ_INT(typed[GB_MODEL_MR], f32[GB_MODEL_MR]);
+    gb_sched_force_form(0);
+}
+
+/* Widened, A is copied (read in place it would be widened at every
+ * broadcast); in the dot form the page rule and the calibration decide,
+ * as for f32. */
+TEST(sched_model_copies_a_when_widened)
+{
+    static gb_sched nest;
+    char err[512], why[GB_CHOICE_COUNT][320];
+    int answer[GB_CHOICE_COUNT];
+
+    CHECK(load_nest("schedules/packed_bf16.sched", &nest, GB_DTYPE_BF16, err, sizeof err) == 0);
+    gb_sched_force_form(2);
+    for (int c = 0; c < GB_CHOICE_COUNT; c++)
+        answer[c] = -1;
+    gb_sched_model_choose_typed(&nest, 64, 768, 768, 2, answer, why);
+    CHECK_EQ_INT(answer[GB_CHOICE_A_READ], GB_READ_COPIED);
+    CHECK(strstr(why[GB_CHOICE_A_READ], "widened") != NULL);
+    /* --param a_read=in_place still rules */
+    for (int c = 0; c < GB_CHOICE_COUNT; c++)
+        answer[c] = -1;
+    answer[GB_CHOICE_A_READ] = GB_READ_IN_PLACE;
+    gb_sched_model_choose_typed(&nest, 64, 768, 768, 2, answer, why);
+    CHECK_EQ_INT(answer[GB_CHOICE_A_READ], GB_READ_IN_PLACE);
     gb_sched_force_form(0);
 }
