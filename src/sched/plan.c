@@ -161,6 +161,14 @@ static void plan_prefetch(plan *pl, int op)
             else if (s->loops[l].axis == col_axis[op])
                 pl->pf_src_span[op] += sh->stride[l] * (sh->extent[l] - 1);
         }
+    /* the dot loop's iteration reads a group of k: g rows of B, g columns
+     * of A (a pack's word holds the group already) */
+    if (pl->dot && site == pl->dot_loop) {
+        if (row_axis[op] == GB_AXIS_K)
+            pl->pf_src_rows[op] += pl->group - 1;
+        else if (col_axis[op] == GB_AXIS_K)
+            pl->pf_src_span[op] += pl->group - 1;
+    }
     if (pl->pf_packed[op]) {
         long weight = 1; /* in 32-bit words: floats, or a dot pack's groups */
         for (int d = pl->npack[op] - 1; d >= 0; d--) {
