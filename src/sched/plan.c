@@ -240,6 +240,12 @@ void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nth
     gb_sched_model_values_rows(NULL, M, N, (K + g - 1) / g, nthreads,
                                (long)N * (long)gb_dtype_size_b(s->dtype), out);
     out[GB_MODEL_KC] *= g;
+    /* pf is B's rows ahead (its L1d sets' rule); the dot loop's distance
+     * counts groups of g rows.  u8s8 twin at M = 16, 2 threads (Intel Xeon
+     * kind, two runs of 10 rounds): the rule's 16 taken as groups (64
+     * rows) 1.05-1.06x packed's time (geomean of qkv, mlp_expand,
+     * mlp_reduce), 8 0.98-1.01x, 16 / 4 = 4 0.93x. */
+    out[GB_MODEL_PF] = out[GB_MODEL_PF] / g > 0 ? out[GB_MODEL_PF] / g : 1;
 }
 
 /* Why the run cannot take the dot form, or NULL when it can: a rows run

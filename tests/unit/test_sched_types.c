@@ -318,6 +318,9 @@ TEST(sched_model_counts_dot_k_in_words)
     CHECK_EQ_INT(typed[GB_MODEL_MC], f32[GB_MODEL_MC]);
     CHECK_EQ_INT(typed[GB_MODEL_NC], f32[GB_MODEL_NC]);
     CHECK_EQ_INT(typed[GB_MODEL_MR], f32[GB_MODEL_MR]);
+    /* pf, rows ahead by its rule, in groups of the dot loop */
+    gb_sched_model_values_rows(NULL, 64, 768, 768, 2, 768, f32);
+    CHECK_EQ_INT(typed[GB_MODEL_PF], f32[GB_MODEL_PF] / 4 > 0 ? f32[GB_MODEL_PF] / 4 : 1);
     gb_sched_force_form(0);
 }
 
