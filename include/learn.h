@@ -25,6 +25,7 @@
 #define GB_MODEL_MAX_BYTES (64L << 20)   /* a model file */
 #define GB_MODEL_MAX_ELITES 4096         /* schedules a model file carries */
 #define GB_TRIALS_MAX_THREADS 4096       /* a trial's or an elite's thread count */
+#define GB_LEARN_MAX_US 1e12             /* a time (us) a trial, elite or prediction may be */
 
 /* What a model must match of a machine: its widest vector ISA, lanes and
  * registers, and its data caches.  The thread count is a column. */
@@ -169,6 +170,11 @@ int gb_xgb_predict(const gb_xgb *x, const float *X, int rows, float *out, char *
                    size_t errlen);
 /* XGBoost's JSON model (malloc'ed, NUL-ended) and its length. */
 int gb_xgb_save(const gb_xgb *x, char **json, size_t *len, char *err, size_t errlen);
+/* Checks XGBoost's JSON model before the library sees it (trees.c): the
+ * kind gb_xgb_train writes, cols columns, each tree a proper binary tree
+ * (children in range, none reached twice, split columns < cols), the
+ * counts consistent, a finite prediction.  0, or -1 with why. */
+int gb_xgb_check(const char *json, int cols, char *why, size_t whylen);
 /* Loads XGBoost's model from json; refused unless it reads cols features. */
 int gb_xgb_load(const char *json, size_t len, int cols, gb_xgb **out, char *err,
                 size_t errlen);

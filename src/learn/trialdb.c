@@ -270,7 +270,7 @@ static int read_row(const cJSON *o, gb_trial_row *r, char *why, size_t whylen)
     }
     r->verified = cJSON_IsTrue(verified);
     if (r->verified && !(cJSON_IsNumber(median) && isfinite(median->valuedouble) &&
-                         median->valuedouble > 0.0 && median->valuedouble < 1e12)) {
+                         median->valuedouble > 0.0 && median->valuedouble < GB_LEARN_MAX_US)) {
         snprintf(why, whylen, "\"median_us\" of a verified trial is not a time in microseconds");
         return -1;
     }

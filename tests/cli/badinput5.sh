@@ -1,0 +1,94 @@
+# badinput5.sh - hostile input, fifth pass: model files whose trees would
+# crash XGBoost or predict no time, \u0000 in the trial database and in model
+# files, the outputs of `model train`, the trial database's appends, writers
+# whose files their readers refuse.  Each refused in one line (exit 2), never
+# a crash, a clobbered file or a number made of infinity.
+. tests/cli/lib.sh
+G=$GEMMBENCH
+ROOT=$(pwd)
+cd "$WORK" || exit 1
+export GEMMBENCH_RECORDS="$WORK/rec.json"
+SPACE=$ROOT/schedules/cpu_gemm.space
+FIXTURE=$ROOT/tests/data/trials_small.jsonl
+RUN="--threads 1 --reps 2 --quiet"
+MODEL_CHECKS="model_trees model_predicts_time model_nul"
+
+have_xgboost=1
+if ! command -v python3 >/dev/null 2>&1; then
+    have_xgboost=0
+    why="needs python3 (writes the hostile files)"
+elif "$G" model train --database "$FIXTURE" -o "$WORK/probe.model" --space "$SPACE" 2>&1 | grep -q 'built without XGBoost'; then
+    have_xgboost=0
+    why="built without XGBoost (libxgboost-dev)"
+fi
+
+# The fixture's trials with this machine's features, for a model of this
+# machine (as learn.sh does).
+expect_exit bi5_db_tune 0 "$G" tune --space "$SPACE" --shape 8x16x16 --threads 1 --trials 1 --reps 2 --quiet --database "$WORK/db.jsonl" --records "$WORK/r0.json"
+if command -v python3 >/dev/null 2>&1; then
+python3 - "$FIXTURE" "$WORK/db.jsonl" "$WORK/here.jsonl" <<'PY'
+import json, sys
+here = json.loads(open(sys.argv[2]).readline())["machine"]
+with open(sys.argv[3], "w") as h:
+    for line in open(sys.argv[1]):
+        r = json.loads(line)
+        r["machine"] = dict(here)
+        h.write(json.dumps(r, separators=(",", ":")) + "\n")
+PY
+fi
+
+# ---- 1. model files: the booster checked before XGBoost sees it ----------
+if [ $have_xgboost = 1 ]; then
+    expect_exit bi5_train 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/a.model"
+    trees() { # NAME PYTHON: the model with XGBoost's model x edited (m: its
+              # trees' model, T: the first tree of at least 5 nodes)
+        python3 - "$WORK/a.model" "$WORK/$1.model" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+x = json.loads(d["xgboost"])
+m = x["learner"]["gradient_booster"]["model"]
+T = [t for t in m["trees"] if len(t["left_children"]) >= 5][0]
+exec(sys.argv[3])
+d["xgboost"] = json.dumps(x)
+open(sys.argv[2], "w").write(json.dumps(d))
+PY
+    }
+    hostile_trees() { # NAME PYTHON: refused by a run, --explain and tune --model
+        trees "$1" "$2"
+        expect_exit "bi5_trees_run_$1" 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/$1.model" -o "$WORK/t.json"
+        expect_exit "bi5_trees_explain_$1" 2 "$G" --variant ml_guided --shape 20x33x17 --threads 1 --explain --model "$WORK/$1.model"
+        expect_exit "bi5_trees_tune_$1" 2 "$G" tune --space "$SPACE" --shape 20x33x17 $RUN --trials 2 --model "$WORK/$1.model" --records "$WORK/t.records"
+    }
+    hostile_trees child_out_of_range 'T["left_children"][0] = 99'
+    hostile_trees child_negative 'T["right_children"][0] = -7'
+    hostile_trees cycle 'T["left_children"][T["left_children"][0]] = 0; T["right_children"][T["left_children"][0]] = T["right_children"][0]'
+    hostile_trees shared_child 'T["right_children"][0] = T["left_children"][0]'
+    hostile_trees split_negative 'T["split_indices"][0] = -5'
+    expect_grep bi5_trees_said_why "tree [0-9]*: node 0 splits on column -5 of 40" "$WORK/err"
+    hostile_trees split_past_features 'T["split_indices"][0] = 40'
+    hostile_trees more_trees_said 'm["gbtree_model_param"]["num_trees"] = str(len(m["trees"]) + 100)'
+    hostile_trees fewer_trees_said 'm["gbtree_model_param"]["num_trees"] = "3"'
+    hostile_trees tree_info_short 'm["tree_info"] = m["tree_info"][:5]'
+    hostile_trees short_arrays 'T["split_conditions"] = T["split_conditions"][:2]'
+    hostile_trees nodes_said 'T["tree_param"]["num_nodes"] = "1000"'
+    hostile_trees features_said 'x["learner"]["learner_model_param"]["num_feature"] = "4"'
+    hostile_trees leaf_huge 'T["split_conditions"] = [1e30] * len(T["split_conditions"])'
+    hostile_trees base_huge 'x["learner"]["learner_model_param"]["base_score"] = "1E30"'
+    hostile_trees base_nan 'x["learner"]["learner_model_param"]["base_score"] = "nan"'
+    hostile_trees trees_not_list 'm["trees"] = {}'
+    hostile_trees dart 'x["learner"]["gradient_booster"]["name"] = "dart"'
+    hostile_trees objective 'x["learner"]["objective"]["name"] = "reg:logistic"'
+    # A base within the check's bound that still predicts no time for this
+    # shape: never ranked, never a number made of infinity.
+    trees base_large 'x["learner"]["learner_model_param"]["base_score"] = "1E2"'
+    expect_exit bi5_predict_not_time 0 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/base_large.model" -o "$WORK/large.json"
+    py_check bi5_predict_not_recorded "$WORK/large.json" <<'PY'
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["results"]
+e = r["effective_params"]
+assert e["source"] == "rule", e
+assert "schedule" not in r or r["schedule"].get("predicted_us") is None, r
+PY
+else
+    for t in $MODEL_CHECKS; do skip "bi5_$t" "$why"; done
+fi
