@@ -428,7 +428,8 @@ static int open_store(const char *dir, int create, char *err, size_t errlen)
     text = gb_read_regular_nolink(path, 1 << 20, err, errlen);
     if (text == NULL)
         return -1;
-    cJSON *doc = cJSON_Parse(text);
+    char why[256];
+    cJSON *doc = gb_json_parse_strict(text, why, sizeof why);
     const char *schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "schema"));
     int ok = schema != NULL && strcmp(schema, GB_HISTORY_SCHEMA) == 0;
     cJSON_Delete(doc);
@@ -886,7 +887,7 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
         return -1;
     }
     /* A \u0000 would cut the string it is in (a commit's label) short. */
-    if (memmem(text, len, "\\u0000", 6) != NULL) {
+    if (gb_json_escaped_nul(text, len) >= 0) {
         snprintf(why, whylen, "a string holds \\u0000");
         cJSON_Delete(line);
         return -1;

@@ -8,6 +8,7 @@
  * and refused, never guessed at.  LEARN.md has the schema.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "inputfile.h"
 #include "learn.h"
 #include "machine.h"
 #include "output.h"
@@ -351,11 +352,10 @@ int gb_trialdb_parse(const char *name, const char *text, size_t len, gb_trial_db
             snprintf(why, sizeof why, "a NUL byte");
             goto bad;
         }
-        o = cJSON_ParseWithOpts(line, NULL, 1);
-        if (o == NULL) {
-            snprintf(why, sizeof why, "not JSON");
+        /* strict: one object, no key twice, no \u0000 cutting a string */
+        o = gb_json_parse_strict(line, why, sizeof why);
+        if (o == NULL)
             goto bad;
-        }
         rc = read_row(o, &r, why, sizeof why);
         cJSON_Delete(o);
         if (rc != 0)

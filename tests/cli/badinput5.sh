@@ -92,3 +92,36 @@ PY
 else
     for t in $MODEL_CHECKS; do skip "bi5_$t" "$why"; done
 fi
+
+# ---- 2. \u0000 in a string: refused with its line, by every reader -------
+good=$(head -n 1 "$FIXTURE")
+nul_db() { # NAME SED: a database of a good line and the line edited
+    { printf '%s\n' "$good"; printf '%s' "$good" | sed "$2"; echo; } >"$WORK/$1.jsonl"
+    expect_exit "bi5_db_nul_$1" 2 "$G" model train --database "$WORK/$1.jsonl" -o "$WORK/x.model" &&
+        expect_grep "bi5_db_nul_line_$1" "$1.jsonl:2: .*u0000" "$WORK/err"
+    cp "$WORK/$1.jsonl" "$WORK/$1.keep"
+    expect_exit "bi5_db_nul_tune_$1" 2 "$G" tune --space "$SPACE" --shape 8x16x16 --threads 1 --trials 1 --database "$WORK/$1.jsonl" --records "$WORK/x.json"
+    cmp -s "$WORK/$1.jsonl" "$WORK/$1.keep" && echo "ok bi5_db_nul_kept_$1" || echo "FAIL bi5_db_nul_kept_$1: tune changed the database"
+}
+nul_db schedule 's/"schedule":"param mc/"schedule":"\\u0000param mc/'
+nul_db schedule_tail 's/\\n","verified"/\\n\\u0000split i 7 -> a b\\n","verified"/'
+nul_db space 's#"space":"schedules/#"space":"x\\u0000\\u001b[31m#'
+nul_db isa 's/"isa":"\([a-z0-9]*\)"/"isa":"\1\\u0000 of another machine"/'
+nul_db key 's/"illegal":/"ill\\u0000egal":/'
+if [ $have_xgboost = 1 ]; then
+    envelope() { # NAME PYTHON: the model file edited (d: its JSON)
+        python3 - "$WORK/a.model" "$WORK/$1.model" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(json.dumps(d))
+PY
+        expect_exit "bi5_model_nul_$1" 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/$1.model" -o "$WORK/t.json" &&
+            expect_grep "bi5_model_nul_said_$1" "u0000" "$WORK/err"
+    }
+    envelope isa 'd["machine"]["isa"] += "\u0000 of another machine"'
+    envelope elite 'd["elites"][0]["schedule"] += "\u0000split i 7 -> a b\n"'
+    envelope space_file 'd["space"]["file"] += "\u0000\u001b[31m"'
+    envelope space_text 'd["space"]["text"] += "\u0000 anything"'
+    envelope target 'd["target"] += "\u0000"'
+fi
