@@ -90,13 +90,16 @@ int gb_trialdb_parse(const char *name, const char *text, size_t len, gb_trial_db
 int gb_trialdb_load(const char *path, gb_trial_db *db, char *err, size_t errlen);
 /* The row as one line of JSON, newline ended (malloc'ed), or NULL. */
 char *gb_trialdb_line(const gb_trial_row *row);
-/* Appends n rows to the database at path: what it holds is read (strictly:
- * a file that is no database is refused, never overwritten) and written
- * back with the new lines through the atomic writer.  0, or -1 with err. */
+/* Appends n rows to the database at path (created when missing), in place
+ * under an exclusive flock, never rewritten: what it holds is read first,
+ * under the lock and strictly (a file that is no database, or whose last
+ * line is cut short, is refused, never written to); a write that fails is
+ * taken back.  0, or -1 with err. */
 int gb_trialdb_append(const char *path, const gb_trial_row *rows, int n, char *err,
                       size_t errlen);
-/* Whether path may become a database: missing, or a readable database.
- * 0, or -1 with err (the same refusals as append, before any search). */
+/* Whether path may become a database: a name, missing in a folder that
+ * takes a new file, or a readable database this process may write.  0, or
+ * -1 with err (the same refusals as append, before any search). */
 int gb_trialdb_check(const char *path, char *err, size_t errlen);
 void gb_trialdb_free(gb_trial_db *db);
 
@@ -138,6 +141,9 @@ int gb_learned_save(const gb_learned *l, const char *path, char *err, size_t err
  * and the feature names in order, the machine, the space (parsed), the
  * trees.  0, or -1 with err "FILE: reason". */
 int gb_learned_load(const char *path, gb_learned **out, char *err, size_t errlen);
+/* 1 when the file at path is a model file (JSON of schema GB_MODEL_SCHEMA,
+ * any version): what `model train -o` replaces without --force. */
+int gb_learned_is_model(const char *path);
 void gb_learned_info_of(const gb_learned *l, gb_learned_info *out);
 /* Predicted median microseconds of n rows of GB_FEATURES_COUNT features. */
 int gb_learned_predict(const gb_learned *l, const float *features, int n, double *us,

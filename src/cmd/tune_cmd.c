@@ -20,6 +20,7 @@
 #include "learn.h"
 #include "machine.h"
 #include "options.h"
+#include "outpath.h"
 #include "parse.h"
 #include "sched_build.h"
 #include "sched_space.h"
@@ -219,6 +220,34 @@ static int check_records_path(const char *path)
     return GB_EXIT_OK;
 }
 
+/* The two files tune writes are none of its inputs nor each other: the
+ * records saved over the database (or the space, or the model) would lose
+ * what was read or measured.  GB_EXIT_OK, or GB_EXIT_USAGE (said). */
+static int outputs_apart(const tune_job *job)
+{
+    const char *const inputs[] = { job->space_file, job->schedule, job->model_path };
+    const char *const input_names[] = { "--space", "--schedule", "--model" };
+    const char *const outputs[] = { job->schedule ? NULL : job->records, job->database };
+    const char *const output_names[] = { "--records", "--database" };
+    char shown[256];
+
+    for (int o = 0; o < 2; o++) {
+        if (outputs[o] == NULL)
+            continue;
+        gb_printable(outputs[o], 200, shown, sizeof shown);
+        for (int i = 0; i < 3; i++)
+            if (inputs[i] && gb_same_file(outputs[o], inputs[i]))
+                return gb_usage("tune", "%s %s is the %s file, which it would replace",
+                                output_names[o], shown, input_names[i]);
+    }
+    if (outputs[0] && outputs[1] && gb_same_file(outputs[0], outputs[1])) {
+        gb_printable(outputs[1], 200, shown, sizeof shown);
+        return gb_usage("tune", "--records and --database are one file, %s: give each its own",
+                        shown);
+    }
+    return GB_EXIT_OK;
+}
+
 /* Resolves the variant, the shapes (checked against memory), the thread
  * counts and each shape's share of --budget.  GB_EXIT_OK, or the error's
  * status (said). */
@@ -256,6 +285,11 @@ static int resolve_job(tune_job *job)
             return gb_usage("tune", "%s", err);
     if (job->database && gb_trialdb_check(job->database, err, sizeof err) != 0)
         return gb_fail(GB_EXIT_USAGE, "tune", "--database: %s", err);
+    {
+        int status = outputs_apart(job);
+        if (status != GB_EXIT_OK)
+            return status;
+    }
     if (job->model_path) {
         gb_learned_info info;
         gb_learn_machine here;

@@ -547,6 +547,20 @@ done:
     return rc;
 }
 
+int gb_learned_is_model(const char *path)
+{
+    char err[GB_ERR_LEN], why[GB_ERR_LEN];
+    size_t len;
+    char *text = gb_learn_read_file(path, GB_MODEL_MAX_BYTES, &len, err, sizeof err);
+    cJSON *doc = text && strlen(text) == len ? gb_json_parse_strict(text, why, sizeof why) : NULL;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    int is = cJSON_IsString(schema) && strcmp(schema->valuestring, GB_MODEL_SCHEMA) == 0;
+
+    cJSON_Delete(doc);
+    free(text);
+    return is;
+}
+
 void gb_learned_info_of(const gb_learned *l, gb_learned_info *out)
 {
     out->machine = l->machine;

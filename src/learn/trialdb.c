@@ -7,6 +7,7 @@
  * Read strictly and bounded: a line that is not exactly the schema is named
  * and refused, never guessed at.  LEARN.md has the schema.
  */
+#define _DEFAULT_SOURCE /* flock */
 #define _POSIX_C_SOURCE 200809L
 #include "inputfile.h"
 #include "learn.h"
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -447,46 +449,124 @@ int gb_trialdb_load(const char *path, gb_trial_db *db, char *err, size_t errlen)
 int gb_trialdb_check(const char *path, char *err, size_t errlen)
 {
     gb_trial_db db = { 0 };
-    int rc;
+    char shown[256];
+    int rc, fd;
     struct stat st;
 
-    if (lstat(path, &st) != 0 && errno == ENOENT)
+    gb_printable(path, 200, shown, sizeof shown);
+    if (path[0] == '\0') {
+        snprintf(err, errlen, "needs a file name");
+        return -1;
+    }
+    if (lstat(path, &st) != 0 && errno == ENOENT) {
+        /* made by the first append: the folder must take it, said now
+         * rather than after the search */
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            snprintf(err, errlen, "cannot create %s: %s", shown, strerror(errno));
+            return -1;
+        }
+        close(fd);
+        unlink(path);
         return 0;
+    }
     rc = gb_trialdb_load(path, &db, err, errlen);
     gb_trialdb_free(&db);
-    return rc;
+    if (rc != 0)
+        return -1;
+    fd = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+/* The database open for appending (created when missing), locked
+ * (flock, exclusive) and checked under the lock: a regular file, a
+ * database whose last line is whole, room for add more bytes.  The
+ * descriptor and its size in *size, or -1 with err. */
+static int open_locked(const char *path, size_t add, off_t *size, char *err, size_t errlen)
+{
+    char shown[256];
+    struct stat st;
+    gb_trial_db db = { 0 };
+    char *text = NULL;
+    ssize_t got = 0;
+    int fd, rc;
+
+    gb_printable(path, 200, shown, sizeof shown);
+    fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", shown);
+        close(fd);
+        return -1;
+    }
+    if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot lock %s: %s", shown, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if ((size_t)st.st_size + add > (size_t)GB_TRIALS_MAX_BYTES) {
+        snprintf(err, errlen, "%s: would grow over %ld MiB; start another database", shown,
+                 GB_TRIALS_MAX_BYTES >> 20);
+        close(fd);
+        return -1;
+    }
+    /* what is there, read through the name under the lock (the descriptor
+     * writes only) and strictly: lines are added to a database, never to
+     * a file that is none or that another writer left cut short */
+    if (st.st_size > 0) {
+        int rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat rst;
+        text = malloc((size_t)st.st_size + 1);
+        if (rfd >= 0 && fstat(rfd, &rst) == 0 && rst.st_ino == st.st_ino &&
+            rst.st_dev == st.st_dev)
+            while (text != NULL && got < st.st_size) {
+                ssize_t n = read(rfd, text + got, (size_t)(st.st_size - got));
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n <= 0)
+                    break;
+                got += n;
+            }
+        if (rfd >= 0)
+            close(rfd);
+        if (text == NULL || got != st.st_size) {
+            snprintf(err, errlen, "%s: cannot read it", shown);
+            free(text);
+            close(fd);
+            return -1;
+        }
+        text[got] = '\0';
+        rc = gb_trialdb_parse(path, text, (size_t)got, &db, err, errlen);
+        gb_trialdb_free(&db);
+        free(text);
+        if (rc != 0) {
+            close(fd);
+            return -1;
+        }
+    }
+    *size = st.st_size;
+    return fd;
 }
 
 int gb_trialdb_append(const char *path, const gb_trial_row *rows, int n, char *err,
                       size_t errlen)
 {
-    gb_trial_db db = { 0 };
-    size_t len = 0, cap;
-    char *old = NULL, *all;
-    int rc;
-    struct stat st;
+    char *all = NULL, shown[256];
+    size_t len = 0, done = 0;
+    off_t size;
+    int fd, rc = -1;
 
     if (n == 0)
         return 0;
-    if (!(lstat(path, &st) != 0 && errno == ENOENT)) {
-        if ((old = gb_learn_read_file(path, GB_TRIALS_MAX_BYTES, &len, err, errlen)) == NULL)
-            return -1;
-        rc = gb_trialdb_parse(path, old, len, &db, err, errlen);
-        gb_trialdb_free(&db);
-        if (rc != 0) {
-            free(old);
-            return -1;
-        }
-    }
-    cap = len + 1;
-    all = malloc(cap);
-    if (all == NULL) {
-        free(old);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    memcpy(all, old ? old : "", len);
-    free(old);
+    gb_printable(path, 200, shown, sizeof shown);
     for (int i = 0; i < n; i++) {
         char *line = gb_trialdb_line(&rows[i]);
         size_t l = line ? strlen(line) : 0;
@@ -502,15 +582,31 @@ int gb_trialdb_append(const char *path, const gb_trial_row *rows, int n, char *e
         len += l;
         free(line);
     }
-    if (len > (size_t)GB_TRIALS_MAX_BYTES) {
-        char shown[256];
-        gb_printable(path, 200, shown, sizeof shown);
-        snprintf(err, errlen, "%s: would grow over %ld MiB; start another database", shown,
-                 GB_TRIALS_MAX_BYTES >> 20);
+    /* Appended in place under an exclusive lock, never rewritten: several
+     * searches appending to one database at once keep every line (a read,
+     * append and rename lost the others' lines in between). */
+    if ((fd = open_locked(path, len, &size, err, errlen)) < 0) {
         free(all);
         return -1;
     }
-    rc = gb_write_file_atomic(path, all, len, err, errlen);
+    while (done < len) {
+        ssize_t w = write(fd, all + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    if (done < len || fsync(fd) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno ? errno : EIO));
+        /* no line cut short: the file as it was */
+        if (ftruncate(fd, size) != 0)
+            snprintf(err, errlen, "cannot write %s, and its last line is cut short: %s", shown,
+                     strerror(errno));
+    } else {
+        rc = 0;
+    }
+    close(fd); /* and the lock with it */
     free(all);
     return rc;
 }

@@ -125,3 +125,68 @@ PY
     envelope space_text 'd["space"]["text"] += "\u0000 anything"'
     envelope target 'd["target"] += "\u0000"'
 fi
+
+# ---- 3. model train -o: one output rule ----------------------------------
+if [ $have_xgboost = 1 ]; then
+    TRAIN="model train --database $WORK/here.jsonl --space $SPACE"
+    cp "$WORK/here.jsonl" "$WORK/keep.jsonl"
+    expect_exit bi5_out_own_database 2 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/here.jsonl"
+    cmp -s "$WORK/here.jsonl" "$WORK/keep.jsonl" && echo "ok bi5_out_own_database_kept" || echo "FAIL bi5_out_own_database_kept: the database was replaced"
+    expect_exit bi5_out_own_database_force 2 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/here.jsonl" --force
+    ln -s "$WORK/here.jsonl" "$WORK/link.jsonl"
+    expect_exit bi5_out_database_by_link 2 "$G" model train --database "$WORK/link.jsonl" --space "$SPACE" -o "$WORK/here.jsonl" --force
+    cp "$SPACE" "$WORK/my.space"
+    expect_exit bi5_out_space 2 "$G" model train --database "$WORK/here.jsonl" --space "$WORK/my.space" -o "$WORK/my.space" --force
+    cmp -s "$WORK/my.space" "$SPACE" && echo "ok bi5_out_space_kept" || echo "FAIL bi5_out_space_kept"
+    echo '{"schema": "gemmbench/1", "results": []}' >"$WORK/result.json"
+    expect_exit bi5_out_other_kind 2 "$G" $TRAIN -o "$WORK/result.json"
+    expect_grep bi5_out_other_kind_says "--force replaces it" "$WORK/err"
+    grep -q '"gemmbench/1"' "$WORK/result.json" && echo "ok bi5_out_other_kind_kept" || echo "FAIL bi5_out_other_kind_kept"
+    expect_exit bi5_out_other_kind_force 0 "$G" $TRAIN -o "$WORK/result.json" --force
+    expect_exit bi5_out_model_replaced 0 "$G" $TRAIN -o "$WORK/result.json"
+    : >"$WORK/empty.model"
+    expect_exit bi5_out_empty_replaced 0 "$G" $TRAIN -o "$WORK/empty.model"
+    mkfifo "$WORK/fifo" 2>/dev/null && {
+        expect_exit bi5_out_fifo 2 "$G" $TRAIN -o "$WORK/fifo" --force
+        [ -p "$WORK/fifo" ] && echo "ok bi5_out_fifo_kept" || echo "FAIL bi5_out_fifo_kept"
+    }
+    expect_exit bi5_out_device 2 "$G" $TRAIN -o /dev/null --force
+    [ -c /dev/null ] && echo "ok bi5_out_device_kept" || echo "FAIL bi5_out_device_kept"
+    expect_exit bi5_out_directory 2 "$G" $TRAIN -o "$WORK" --force
+    expect_exit bi5_out_missing_folder 3 "$G" $TRAIN -o "$WORK/none/x.model"
+else
+    skip bi5_model_output "$why"
+fi
+
+# ---- 4. the trial database: appended under a lock, never rewritten -------
+TUNE="tune --space $SPACE --shape 8x16x16 --threads 1 --reps 2 --quiet"
+expect_exit bi5_db_empty_name 2 "$G" $TUNE --trials 1 --database '' --records "$WORK/r.json"
+expect_exit bi5_db_missing_folder 2 "$G" $TUNE --trials 1 --database "$WORK/none/db.jsonl" --records "$WORK/r.json"
+expect_grep bi5_db_missing_folder_before "cannot create" "$WORK/err"
+[ ! -e "$WORK/r.json" ] && echo "ok bi5_db_refused_before_search" || echo "FAIL bi5_db_refused_before_search: records written"
+expect_exit bi5_db_same_as_records 2 "$G" $TUNE --trials 1 --database "$WORK/same.jsonl" --records "$WORK/same.jsonl"
+cp "$WORK/db.jsonl" "$WORK/same2.jsonl"
+expect_exit bi5_db_same_as_records_existing 2 "$G" $TUNE --trials 1 --database "$WORK/same2.jsonl" --records "$WORK/same2.jsonl"
+cmp -s "$WORK/db.jsonl" "$WORK/same2.jsonl" && echo "ok bi5_db_same_kept" || echo "FAIL bi5_db_same_kept"
+cp "$SPACE" "$WORK/s.space"
+expect_exit bi5_records_is_space 2 "$G" tune --space "$WORK/s.space" --shape 8x16x16 --threads 1 --trials 1 --quiet --records "$WORK/s.space"
+# appended in place: the same file (inode) before and after
+cp "$WORK/db.jsonl" "$WORK/grow.jsonl"
+before=$(ls -i "$WORK/grow.jsonl" | cut -d' ' -f1)
+expect_exit bi5_db_append 0 "$G" $TUNE --trials 2 --database "$WORK/grow.jsonl" --records "$WORK/r.json"
+after=$(ls -i "$WORK/grow.jsonl" | cut -d' ' -f1)
+[ "$before" = "$after" ] && [ "$(wc -l <"$WORK/grow.jsonl")" -eq 3 ] && echo "ok bi5_db_appended_in_place" ||
+    echo "FAIL bi5_db_appended_in_place: inode $before -> $after, $(wc -l <"$WORK/grow.jsonl") lines"
+# four searches appending at once keep all their lines
+for i in 1 2 3 4; do
+    "$G" $TUNE --trials 4 --seed $i --database "$WORK/conc.jsonl" --records "$WORK/conc$i.json" >/dev/null 2>"$WORK/conc$i.err" &
+done
+wait
+lines=$(cat "$WORK/conc.jsonl" 2>/dev/null | wc -l)
+[ "$lines" -eq 16 ] && echo "ok bi5_db_concurrent_appends" || echo "FAIL bi5_db_concurrent_appends: $lines of 16 lines: $(cat "$WORK"/conc*.err | head -c 300)"
+# a database whose last line another writer cut short is refused, not added to
+cp "$WORK/db.jsonl" "$WORK/cut.jsonl"
+printf '{"schema":"gemmbench-trials"' >>"$WORK/cut.jsonl"
+cp "$WORK/cut.jsonl" "$WORK/cut.keep"
+expect_exit bi5_db_cut_refused 2 "$G" $TUNE --trials 1 --database "$WORK/cut.jsonl" --records "$WORK/r.json"
+cmp -s "$WORK/cut.jsonl" "$WORK/cut.keep" && echo "ok bi5_db_cut_kept" || echo "FAIL bi5_db_cut_kept"
