@@ -24,6 +24,7 @@
 #define GB_TRIALS_MAX_ROWS 200000        /* lines of all databases read together */
 #define GB_MODEL_MAX_BYTES (64L << 20)   /* a model file */
 #define GB_MODEL_MAX_ELITES 4096         /* schedules a model file carries */
+#define GB_TRIALS_MAX_SPACE 200         /* bytes of a trial's "space" */
 #define GB_TRIALS_MAX_THREADS 4096       /* a trial's or an elite's thread count */
 #define GB_LEARN_MAX_US 1e12             /* a time (us) a trial, elite or prediction may be */
 
@@ -67,7 +68,9 @@ char *gb_learn_read_file(const char *path, long max, size_t *len, char *err, siz
 typedef struct gb_trial_row {
     int M, K, N, threads;
     gb_learn_machine machine;
-    char space[256];          /* the space file it was drawn from, as given */
+    char space[256];          /* the space file it was drawn from, as given
+                               * (gb_trialdb_space_name: at most
+                               * GB_TRIALS_MAX_SPACE printable bytes) */
     char *text;               /* its schedule text (malloc'ed) */
     int verified;             /* 0: failed verification or did not run */
     double median_us;         /* when verified */
@@ -88,6 +91,9 @@ int gb_trialdb_parse(const char *name, const char *text, size_t len, gb_trial_db
                      char *err, size_t errlen);
 /* Reads a database file (a regular file, at most GB_TRIALS_MAX_BYTES) into db. */
 int gb_trialdb_load(const char *path, gb_trial_db *db, char *err, size_t errlen);
+/* A space file's path as a trial keeps it: escaped (gb_printable) and cut
+ * to GB_TRIALS_MAX_SPACE bytes, what the reader takes back. */
+void gb_trialdb_space_name(const char *path, char out[GB_TRIALS_MAX_SPACE + 1]);
 /* The row as one line of JSON, newline ended (malloc'ed), or NULL. */
 char *gb_trialdb_line(const gb_trial_row *row);
 /* Appends n rows to the database at path (created when missing), in place

@@ -458,7 +458,7 @@ static int keep_trials(const tune_job *job, const gb_shape *sh, gb_space_outcome
         r->M = sh->M, r->K = sh->K, r->N = sh->N;
         r->threads = job->cfg.threads;
         r->machine = here;
-        gb_printable(job->space_file, 200, r->space, sizeof r->space);
+        gb_trialdb_space_name(job->space_file, r->space);
         r->text = res->kept[i].text;
         r->verified = res->kept[i].verified;
         r->median_us = res->kept[i].us;

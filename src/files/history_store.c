@@ -1021,6 +1021,12 @@ static int read_line(gb_history_store *s, series_table *t, int caps[3], const ch
                                       "steal than known");
                 goto out;
             }
+            /* at most the rounds' bound: the page's sums stay finite */
+            if (c[13]->valuedouble > 2.0 * GB_MAX_ROUNDS * GB_MAX_CLOCK_S) {
+                snprintf(why, whylen, "an entry's steal seconds are over %g",
+                         2.0 * GB_MAX_ROUNDS * GB_MAX_CLOCK_S);
+                goto out;
+            }
             ob->steal_known = (int)known;
             ob->steal_rounds = (int)under;
             ob->steal_s = c[13]->valuedouble;

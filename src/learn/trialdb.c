@@ -95,6 +95,13 @@ cJSON *gb_learn_machine_json(const gb_learn_machine *m)
     return o;
 }
 
+void gb_trialdb_space_name(const char *path, char out[GB_TRIALS_MAX_SPACE + 1])
+{
+    /* every byte of the output printable ASCII; the buffer's size cuts it
+     * (a long path's tail goes, as the "..." of a shorter limit would) */
+    gb_printable(path, GB_TRIALS_MAX_SPACE, out, GB_TRIALS_MAX_SPACE + 1);
+}
+
 char *gb_trialdb_line(const gb_trial_row *r)
 {
     cJSON *o = cJSON_CreateObject(), *m = gb_learn_machine_json(&r->machine);
@@ -263,7 +270,7 @@ static int read_row(const cJSON *o, gb_trial_row *r, char *why, size_t whylen)
         int_at(o, "illegal", 0, MAX_ILLEGAL, &illegal, why, whylen) != 0 ||
         gb_learn_machine_read(cJSON_GetObjectItemCaseSensitive(o, "machine"), &r->machine, why,
                      whylen) != 0 ||
-        text_at(o, "space", 200, r->space, sizeof r->space, why, whylen) != 0)
+        text_at(o, "space", GB_TRIALS_MAX_SPACE, r->space, sizeof r->space, why, whylen) != 0)
         return -1;
     verified = cJSON_GetObjectItemCaseSensitive(o, "verified");
     median = cJSON_GetObjectItemCaseSensitive(o, "median_us");

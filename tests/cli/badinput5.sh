@@ -190,3 +190,55 @@ printf '{"schema":"gemmbench-trials"' >>"$WORK/cut.jsonl"
 cp "$WORK/cut.jsonl" "$WORK/cut.keep"
 expect_exit bi5_db_cut_refused 2 "$G" $TUNE --trials 1 --database "$WORK/cut.jsonl" --records "$WORK/r.json"
 cmp -s "$WORK/cut.jsonl" "$WORK/cut.keep" && echo "ok bi5_db_cut_kept" || echo "FAIL bi5_db_cut_kept"
+
+# ---- 5. writers whose files their readers refuse -------------------------
+# A --space path of over 200 bytes, or of escapes that grow past 200 shown,
+# is kept so that the database reads back.
+long=$WORK/$(printf 'd%.0s' $(seq 1 120))/$(printf 's%.0s' $(seq 1 120))
+mkdir -p "$(dirname "$long")" && cp "$SPACE" "$long.space"
+TUNE_AT="tune --shape 8x16x16 --threads 1 --reps 2 --quiet --trials 1 --records $WORK/r.json"
+expect_exit bi5_long_space_tune 0 "$G" $TUNE_AT --database "$WORK/long.jsonl" --space "$long.space"
+expect_exit bi5_long_space_reads 0 "$G" $TUNE --trials 1 --database "$WORK/long.jsonl" --records "$WORK/r.json"
+[ "$(wc -l <"$WORK/long.jsonl")" -eq 2 ] && echo "ok bi5_long_space_appended" || echo "FAIL bi5_long_space_appended"
+E=$(printf '\033')
+esc_dir="$WORK/$(printf "e${E}%.0s" $(seq 1 60))"
+mkdir -p "$esc_dir" && cp "$SPACE" "$esc_dir/x.space"
+expect_exit bi5_escaped_space_tune 0 "$G" $TUNE_AT --database "$WORK/esc.jsonl" --space "$esc_dir/x.space"
+expect_exit bi5_escaped_space_reads 0 "$G" $TUNE --trials 1 --database "$WORK/esc.jsonl" --records "$WORK/r.json"
+grep -q "$E" "$WORK/esc.jsonl" && echo "FAIL bi5_escaped_space_no_raw_esc" || echo "ok bi5_escaped_space_no_raw_esc"
+
+# Steal seconds whose sum overflows: refused when read, so that no index
+# holds null (which changes and html refuse).
+"$G" --variant vec_j --shape 8x8x8 --reps 5 --warmup 1 --rounds 2 --min-time 0 --quiet -o "$WORK/base.json" >/dev/null 2>&1
+if command -v python3 >/dev/null 2>&1 && [ -s "$WORK/base.json" ]; then
+    python3 - "$WORK/base.json" "$WORK/steal.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    for c in r["round_clocks"]:
+        c["steal_s"] = 1e308
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    expect_exit bi5_steal_overflow_add 2 "$G" history add --store "$WORK/st" --commit c1 --date 2026-01-01T00:00:00Z "$WORK/steal.json"
+    expect_exit bi5_steal_overflow_anchor 2 "$G" history add --store "$WORK/st" --commit c1 --anchor-commit A1 --anchor "$WORK/base.json" "$WORK/steal.json"
+    expect_exit bi5_steal_overflow_compare 2 "$G" compare "$WORK/steal.json" "$WORK/base.json"
+    expect_exit bi5_steal_store_fine 0 "$G" history add --store "$WORK/st" --commit c2 --date 2026-01-02T00:00:00Z "$WORK/base.json"
+    if grep -q null "$WORK/st/index.jsonl" 2>/dev/null; then echo "FAIL bi5_steal_no_null_index"; else echo "ok bi5_steal_no_null_index"; fi
+    expect_exit bi5_steal_changes 0 "$G" history changes --store "$WORK/st"
+    # an index whose steal seconds a page would sum to inf: refused by line
+    python3 - "$WORK/st/index.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+out = []
+for l in lines:
+    d = json.loads(l)
+    for row in d.get("entries", []):
+        if len(row) >= 14:
+            row[13] = 1e308
+    out.append(json.dumps(d))
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+PY
+    expect_exit bi5_steal_index_refused 2 "$G" history changes --store "$WORK/st"
+else
+    skip bi5_steal_overflow "needs python3 and a run's result"
+fi
