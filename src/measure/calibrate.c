@@ -154,7 +154,7 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
     out->ratio = st.median;
     out->ratio_p10 = st.p10;
     out->ratio_p90 = st.p90;
-    out->read = st.median > gb_calib_questions[q].copied_above ? GB_READ_COPIED : GB_READ_IN_PLACE;
+    out->read = gb_calibration_decide(q, st.median);
     rc = 0;
 cleanup:
     for (int s = 0; s < CALIB_NSHAPES; s++)

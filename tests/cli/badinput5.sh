@@ -242,3 +242,44 @@ PY
 else
     skip bi5_steal_overflow "needs python3 and a run's result"
 fi
+
+# ---- 6. a calibration cache that contradicts itself is not believed ------
+CACHE=$WORK/cache
+calib_run() { # NAME: packed, quick calibration, this test's own cache
+    XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=quick timeout -k 5 60 "$G" --variant packed \
+        --shape 16x64x64 --reps 1 --warmup 0 --threads 1 -o "$WORK/$1.json" >/dev/null 2>"$WORK/$1.err"
+}
+calib_run calib_first
+set -- "$CACHE"/gemmbench/calibration-*.json
+if [ -f "$1" ] && command -v python3 >/dev/null 2>&1; then
+    cpath=$1
+    for how in answer p10_above p90_below; do
+        python3 - "$cpath" "$how" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["b"]
+if sys.argv[2] == "answer":            # ratio 2.0 says copied; the file says in place
+    a.update(ratio=2.0, ratio_p10=1.9, ratio_p90=2.1, read="in_place")
+elif sys.argv[2] == "p10_above":
+    a.update(ratio=1.0, ratio_p10=3.0, ratio_p90=4.0, read="in_place")
+else:
+    a.update(ratio=1.0, ratio_p10=0.5, ratio_p90=0.7, read="in_place")
+json.dump(d, open(sys.argv[1], "w"))
+PY
+        calib_run "calib_$how"
+        rc=$?
+        if [ $rc -eq 0 ] && [ "$(grep -c 'calibration cache' "$WORK/calib_$how.err")" -eq 1 ] &&
+            grep -q 'corrupt: an answer contradicts its own ratios' "$WORK/calib_$how.err"; then
+            echo "ok bi5_calibration_contradiction_$how"
+        else
+            echo "FAIL bi5_calibration_contradiction_$how: exit $rc: $(head -c 300 "$WORK/calib_$how.err")"
+        fi
+        if python3 "$ROOT/scripts/validate-json.py" "$WORK/calib_$how.json" >"$WORK/v.out" 2>&1; then
+            echo "ok bi5_calibration_contradiction_valid_$how"
+        else
+            echo "FAIL bi5_calibration_contradiction_valid_$how: $(head -c 300 "$WORK/v.out")"
+        fi
+    done
+else
+    skip bi5_calibration_contradiction "no cache file written, or no python3"
+fi
