@@ -574,7 +574,8 @@ int gb_cmd_tune(int argc, char **argv)
 {
     static tune_job job; /* static: gb_options is large */
     gb_tuned_set set;
-    char fingerprint[384], model_shown[256] = "";
+    char fingerprint[384], model_shown[256] = "", records_shown[256], space_shown[256],
+        base_shown[256];
     double started;
     int status;
 
@@ -595,8 +596,12 @@ int gb_cmd_tune(int argc, char **argv)
         return status;
     }
     started = gb_now();
+    /* every path and name printed as every message shows user text */
     if (job.model)
         gb_printable(job.model_path, 200, model_shown, sizeof model_shown);
+    gb_printable(job.records, 200, records_shown, sizeof records_shown);
+    gb_printable(job.space_file ? job.space_file : "", 200, space_shown, sizeof space_shown);
+    gb_printable(job.base ? job.base->name : "", 200, base_shown, sizeof base_shown);
     /* Records are per thread count (the fingerprint has it): each count is
      * a search of its own. */
     for (int t = 0; t < job.ncounts && !gb_interrupted; t++) {
@@ -605,22 +610,22 @@ int gb_cmd_tune(int argc, char **argv)
         gb_tuned_fingerprint(job.cfg.threads, fingerprint, sizeof fingerprint);
         if (job.space_file) {
             printf("searching %s (%.3g points), %d shape(s), %d thread(s), %s%s%s; rule_us: "
-                   "rule_based; records in %s\n", job.space_file,
+                   "rule_based; records in %s\n", space_shown,
                    gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
                    job.budget > 0.0 ? "time budget" : "trial budget",
                    job.model ? ", guided by " : "", job.model ? model_shown : "",
-                   job.records);
+                   records_shown);
             printf("%-11s %5s %5s %5s %11s %11s %6s %7s %7s %7s %8s %8s\n", "kernel", "M", "K",
                    "N", "rule_us", "best_us", "ratio", "trials", "illegal", "compiled",
                    "compile_s", "measure_s");
         } else {
-            printf("tuning %s, %d shape(s), %d thread(s), %s; %s%s\n", job.base->name,
+            printf("tuning %s, %d shape(s), %d thread(s), %s; %s%s\n", base_shown,
                    job.nshapes, job.cfg.threads,
                    job.budget > 0.0 ? "time budget" : "trial budget",
                    job.schedule ? "rule_us: the file's own param values; not recorded, "
                                   "replay with --schedule FILE --shape MxKxN --param "
                                 : "records in ",
-                   job.schedule ? "..." : job.records);
+                   job.schedule ? "..." : records_shown);
             printf("%-11s %5s %5s %5s %11s %11s %6s %7s %6s  %s\n", "kernel", "M", "K", "N",
                    "rule_us", "tuned_us", "ratio", "trials", "secs", "parameters");
         }

@@ -283,3 +283,49 @@ PY
 else
     skip bi5_calibration_contradiction "no cache file written, or no python3"
 fi
+
+# ---- 7. one escape rule for everything printed ---------------------------
+no_raw_esc() { # NAME FILE...: no ESC byte in the files
+    name=$1
+    shift
+    if cat "$@" | grep -q "$E"; then echo "FAIL $name: a raw ESC printed"; else echo "ok $name"; fi
+}
+mkdir -p "$WORK/r${E}[31m"
+"$G" $TUNE_AT --space "$esc_dir/x.space" --records "$WORK/r${E}[31m/rec.json" >"$WORK/hdr.out" 2>"$WORK/hdr.err"
+expect_grep bi5_tune_header_escaped 'searching .*e\\x1be\\x1b.*records in .*r\\x1b\[31m/rec.json' "$WORK/hdr.out"
+no_raw_esc bi5_tune_header_no_raw_esc "$WORK/hdr.out" "$WORK/hdr.err"
+ECACHE="$WORK/c${E}[31m"
+XDG_CACHE_HOME=$ECACHE GEMMBENCH_CALIBRATE=quick "$G" --variant packed --shape 16x64x64 --reps 1 --warmup 0 --threads 1 -o "$WORK/ec1.json" >/dev/null 2>"$WORK/ec1.err"
+set -- "$ECACHE"/gemmbench/calibration-*.json
+if [ -f "$1" ]; then
+    rm -f "$1" && mkdir "$1"
+    XDG_CACHE_HOME=$ECACHE GEMMBENCH_CALIBRATE=quick "$G" --variant packed --shape 16x64x64 --reps 1 --warmup 0 --threads 1 -o "$WORK/ec2.json" >/dev/null 2>"$WORK/ec2.err"
+    expect_grep bi5_calibration_warning_escaped 'calibration cache .*c\\x1b\[31m/gemmbench/calibration-.* is a directory' "$WORK/ec2.err"
+    no_raw_esc bi5_calibration_warning_no_raw_esc "$WORK/ec1.err" "$WORK/ec2.err"
+    rmdir "$1"
+    printf '{"schema": "gemmbench-calibration/2", "key": "x"}' >"$1"
+    chmod 000 "$ECACHE/gemmbench"
+    XDG_CACHE_HOME=$ECACHE GEMMBENCH_CALIBRATE=quick "$G" --variant packed --shape 16x64x64 --reps 1 --warmup 0 --threads 1 -o "$WORK/ec3.json" >/dev/null 2>"$WORK/ec3.err"
+    chmod 700 "$ECACHE/gemmbench"
+    no_raw_esc bi5_calibration_refused_no_raw_esc "$WORK/ec3.err"
+else
+    skip bi5_calibration_warning_escaped "no calibration cache written under an escaped XDG_CACHE_HOME: $(head -c 200 "$WORK/ec1.err")"
+fi
+# history-ratios.py: a commit label of escapes printed escaped
+if command -v python3 >/dev/null 2>&1; then
+    mkdir -p "$WORK/hr"
+    python3 - "$WORK/hr/index.jsonl" <<'PY'
+import json, sys
+e = ["vec_j", "custom", 16, 64, 64, 1, "warm", 1.02, 0.99, 1.05, 0.0001]
+with open(sys.argv[1], "w") as f:
+    for c in ("c1", "c2\x1b[2J\x9b1m"):
+        f.write(json.dumps({"commit": c, "anchor": {"commit": "A1"}, "entries": [e]}) + "\n")
+PY
+    python3 "$ROOT/scripts/history-ratios.py" "$WORK/hr" >"$WORK/hr.out" 2>"$WORK/hr.err"
+    rc=$?
+    [ $rc -eq 0 ] && grep -q 'c2\\x1b\[2J\\xc2\\x9b1m' "$WORK/hr.out" && echo "ok bi5_ratios_label_escaped" ||
+        echo "FAIL bi5_ratios_label_escaped: exit $rc: $(head -c 300 "$WORK/hr.out" "$WORK/hr.err")"
+    no_raw_esc bi5_ratios_label_no_raw_esc "$WORK/hr.out" "$WORK/hr.err"
+else
+    skip bi5_ratios_label_escaped "needs python3"
+fi
