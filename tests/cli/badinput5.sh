@@ -329,3 +329,74 @@ PY
 else
     skip bi5_ratios_label_escaped "needs python3"
 fi
+
+# ---- 8. scripts: settings checked before any step, a failed step stops ---
+S=$ROOT/scripts
+for v in BUDGET=08 BUDGET=x THREADS=0 SEED=-1 GEMMBENCH=$WORK/none SPACE=$WORK/none DATABASE=$WORK/none; do
+    expect_exit "bi5_ml_guided_setting_${v%%=*}_$(echo "${v#*=}" | tr -c 'A-Za-z0-9\n' _)" 2 env "$v" sh "$S/ml-guided.sh" "$WORK/mg"
+done
+expect_exit bi5_ml_guided_usage 2 sh "$S/ml-guided.sh"
+expect_exit bi5_ml_search_budget_08 2 env MODEL=/dev/null BUDGET=08 sh "$S/ml-search.sh" "$WORK/ms" qkv 64
+expect_exit bi5_ml_search_m_08 2 env MODEL=/dev/null sh "$S/ml-search.sh" "$WORK/ms" qkv 064
+expect_exit bi5_ml_loo_budget_08 2 env BUDGET=08 sh "$S/ml-leave-one-out.sh" "$WORK/loo"
+expect_exit bi5_ml_loo_bad_shape 2 env SHAPES="qkv:08" sh "$S/ml-leave-one-out.sh" "$WORK/loo"
+if command -v flock >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
+    # a failed step ends the script in one line; nothing after it runs
+    printf '#!/bin/sh\necho "fake: it failed" >&2\nexit 3\n' >"$WORK/fail-gemmbench"
+    chmod +x "$WORK/fail-gemmbench"
+    env GEMMBENCH="$WORK/fail-gemmbench" LOCK="$WORK/lock" sh "$S/ml-guided.sh" "$WORK/mg1" >"$WORK/mg1.out" 2>"$WORK/mg1.err"
+    rc=$?
+    if [ $rc -eq 1 ] && [ "$(wc -l <"$WORK/mg1.err")" -eq 1 ] && grep -q 'the search failed' "$WORK/mg1.err" &&
+        [ ! -e "$WORK/mg1/train.txt" ]; then
+        echo "ok bi5_ml_guided_failed_search_stops"
+    else
+        echo "FAIL bi5_ml_guided_failed_search_stops: exit $rc: $(head -c 300 "$WORK/mg1.err")"
+    fi
+    printf 'garbage\n' >"$WORK/garbage.jsonl"
+    env DATABASE="$WORK/garbage.jsonl" LOCK="$WORK/lock" sh "$S/ml-guided.sh" "$WORK/mg2" >"$WORK/mg2.out" 2>"$WORK/mg2.err"
+    rc=$?
+    if [ $rc -eq 1 ] && [ "$(wc -l <"$WORK/mg2.err")" -eq 1 ] && grep -q 'training failed' "$WORK/mg2.err" &&
+        [ ! -e "$WORK/mg2/unseen6.json" ]; then
+        echo "ok bi5_ml_guided_failed_training_stops"
+    else
+        echo "FAIL bi5_ml_guided_failed_training_stops: exit $rc: $(head -c 300 "$WORK/mg2.err")"
+    fi
+    # ml-leave-one-out.sh on a garbage database: one line, no traceback
+    printf '{"records": [{"M": 64, "K": 768, "N": 768, "schedule": "x"}]}\n' >"$WORK/loo-rec.json"
+    printf '{"M": 64, "K": 768, "N": 768}\n\377garbage{\n' >"$WORK/loo-db.jsonl"
+    env DATABASE="$WORK/loo-db.jsonl" RECORDS="$WORK/loo-rec.json" SHAPES=qkv:64 LOCK="$WORK/lock" \
+        sh "$S/ml-leave-one-out.sh" "$WORK/loo" >"$WORK/loo.out" 2>"$WORK/loo.err"
+    rc=$?
+    if [ $rc -ne 0 ] && [ "$(wc -l <"$WORK/loo.err")" -eq 1 ] && ! grep -q Traceback "$WORK/loo.err" &&
+        grep -q 'loo-db.jsonl:2: not a line of a trial database' "$WORK/loo.err"; then
+        echo "ok bi5_ml_loo_garbage_database"
+    else
+        echo "FAIL bi5_ml_loo_garbage_database: exit $rc: $(head -c 300 "$WORK/loo.err")"
+    fi
+    printf 'not json' >"$WORK/loo-rec2.json"
+    env DATABASE="$WORK/loo-db.jsonl" RECORDS="$WORK/loo-rec2.json" SHAPES=qkv:64 LOCK="$WORK/lock" \
+        sh "$S/ml-leave-one-out.sh" "$WORK/loo" >"$WORK/loo.out" 2>"$WORK/loo.err"
+    rc=$?
+    [ $rc -ne 0 ] && [ "$(wc -l <"$WORK/loo.err")" -eq 1 ] && ! grep -q Traceback "$WORK/loo.err" &&
+        echo "ok bi5_ml_loo_garbage_records" || echo "FAIL bi5_ml_loo_garbage_records: exit $rc: $(head -c 300 "$WORK/loo.err")"
+    # history-ratios.py: one line, exit 2, never a traceback
+    ratios() { # NAME STORE
+        python3 "$S/history-ratios.py" "$2" >"$WORK/r.out" 2>"$WORK/r.err"
+        rc=$?
+        if [ $rc -eq 2 ] && [ "$(wc -l <"$WORK/r.err")" -eq 1 ] && ! grep -q Traceback "$WORK/r.err"; then
+            echo "ok bi5_ratios_$1"
+        else
+            echo "FAIL bi5_ratios_$1: exit $rc: $(head -c 300 "$WORK/r.err")"
+        fi
+    }
+    ratios missing_store "$WORK/no-store"
+    mkdir -p "$WORK/hr-bad" "$WORK/hr-zero" "$WORK/hr-utf8"
+    printf 'not json\n' >"$WORK/hr-bad/index.jsonl"
+    ratios bad_line "$WORK/hr-bad"
+    printf '{"commit": "c1", "anchor": {}, "entries": [["v", "k", 16, 64, 64, 1, "warm", 0, 0, 0, 0]]}\n' >"$WORK/hr-zero/index.jsonl"
+    ratios zero_ratio "$WORK/hr-zero"
+    printf '{"commit": "c\377", "anchor": {}, "entries": []}\n' >"$WORK/hr-utf8/index.jsonl"
+    ratios not_utf8 "$WORK/hr-utf8"
+else
+    skip bi5_scripts_steps "needs flock and python3"
+fi
