@@ -400,3 +400,53 @@ if command -v flock >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
 else
     skip bi5_scripts_steps "needs flock and python3"
 fi
+
+# ---- 9. history html: runs of whitespace in a machine or label -----------
+if command -v python3 >/dev/null 2>&1 && [ -s "$WORK/base.json" ]; then
+    python3 - "$WORK/base.json" "$WORK/ws.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    r["label"] = "vec   j\u3000x  "
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    "$G" history add --store "$WORK/hws" --machine "m   x  " --commit c1 --date 2026-01-01T00:00:00Z "$WORK/ws.json" >/dev/null 2>&1
+    "$G" history add --store "$WORK/hws" --machine " m x" --commit c2 --date 2026-01-02T00:00:00Z "$WORK/base.json" >/dev/null 2>&1
+    expect_exit bi5_html_whitespace 0 "$G" history html --store "$WORK/hws" -o "$WORK/ws.html"
+    # every option of every filter picks at least one chart
+    py_check bi5_html_whitespace_options_match "$WORK/ws.html" <<'PY'
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.sel, self.opts, self.charts = None, {}, []
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "select":
+            self.sel = a["id"][2:]
+            self.opts[self.sel] = []
+        elif tag == "option" and a.get("value"):
+            self.opts[self.sel].append(a["value"])
+        elif tag == "div" and a.get("class") == "chart":
+            self.charts.append(a)
+p = P()
+p.feed(open(sys.argv[1], encoding="utf-8").read())
+assert p.charts and all(p.opts.values()), (p.opts, len(p.charts))
+for f, values in p.opts.items():
+    for v in values:
+        assert any(c["data-" + f] == v for c in p.charts), (f, v)
+PY
+    browser=$(command -v chromium || command -v chromium-browser || true)
+    if [ -n "$browser" ]; then
+        # each filter set to each of its options in turn: never no chart
+        sed 's#</body></html>#<script>let none = [];\nfor (const f of ["machine", "variant", "kernel"]) {\n  const s = document.getElementById("f-" + f);\n  for (let i = 1; i < s.options.length; i++) {\n    s.selectedIndex = i; applyFilters();\n    if (document.body.dataset.charts === "0") none.push(f + i);\n  }\n  s.selectedIndex = 0; applyFilters();\n}\ndocument.body.dataset.none = none.join(",") || "-";</script></body></html>#' \
+            "$WORK/ws.html" >"$WORK/ws-test.html"
+        timeout 60 "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$WORK/chromium" \
+            --dump-dom "file://$WORK/ws-test.html" >"$WORK/ws-dom.html" 2>/dev/null
+        expect_grep bi5_html_whitespace_browser 'data-none="-"' "$WORK/ws-dom.html"
+    else
+        skip bi5_html_whitespace_browser "needs chromium (sh scripts/setup.sh browser)"
+    fi
+else
+    skip bi5_html_whitespace "needs python3 and a run's result"
+fi
