@@ -450,3 +450,12 @@ PY
 else
     skip bi5_html_whitespace "needs python3 and a run's result"
 fi
+# history html -o never replaces the store's own files, even with --force
+if [ -f "$WORK/hws/index.jsonl" ]; then
+    cp "$WORK/hws/index.jsonl" "$WORK/hws-index.keep"
+    expect_exit bi5_html_over_index 2 "$G" history html --store "$WORK/hws" -o "$WORK/hws/index.jsonl" --force
+    cmp -s "$WORK/hws/index.jsonl" "$WORK/hws-index.keep" && echo "ok bi5_html_over_index_kept" || echo "FAIL bi5_html_over_index_kept"
+    run=$(find "$WORK/hws/runs" -name '*.json' | head -n 1)
+    expect_exit bi5_html_over_run 2 "$G" history html --store "$WORK/hws" -o "$run" --force
+    expect_exit bi5_html_beside_store 0 "$G" history html --store "$WORK/hws" -o "$WORK/hws/history.html"
+fi
