@@ -226,8 +226,8 @@ static int clock_figure(const cJSON *o, const char *key, int null_ok, double max
     }
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0 ||
         v->valuedouble > max) {
-        snprintf(err, errlen, "%s: \"round_clocks\"[%d].%s is not a number in 0..%g%s", where,
-                 i, key, max, null_ok ? " or null" : "");
+        snprintf(err, errlen, "%s: \"round_clocks\"[%d].%s is not a number >= 0%s, at most %g",
+                 where, i, key, null_ok ? " or null" : "", max);
         return -1;
     }
     *out = v->valuedouble;

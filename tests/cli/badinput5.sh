@@ -53,26 +53,28 @@ d["xgboost"] = json.dumps(x)
 open(sys.argv[2], "w").write(json.dumps(d))
 PY
     }
-    hostile_trees() { # NAME PYTHON: refused by a run, --explain and tune --model
+    hostile_trees() { # NAME PYTHON [all]: refused by a run (and with all,
+                      # by --explain and tune --model, which read it alike)
         trees "$1" "$2"
         expect_exit "bi5_trees_run_$1" 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/$1.model" -o "$WORK/t.json"
+        [ "${3:-}" = all ] || return 0
         expect_exit "bi5_trees_explain_$1" 2 "$G" --variant ml_guided --shape 20x33x17 --threads 1 --explain --model "$WORK/$1.model"
         expect_exit "bi5_trees_tune_$1" 2 "$G" tune --space "$SPACE" --shape 20x33x17 $RUN --trials 2 --model "$WORK/$1.model" --records "$WORK/t.records"
     }
-    hostile_trees child_out_of_range 'T["left_children"][0] = 99'
+    hostile_trees child_out_of_range 'T["left_children"][0] = 99' all
     hostile_trees child_negative 'T["right_children"][0] = -7'
-    hostile_trees cycle 'T["left_children"][T["left_children"][0]] = 0; T["right_children"][T["left_children"][0]] = T["right_children"][0]'
+    hostile_trees cycle 'T["left_children"][T["left_children"][0]] = 0; T["right_children"][T["left_children"][0]] = T["right_children"][0]' all
     hostile_trees shared_child 'T["right_children"][0] = T["left_children"][0]'
-    hostile_trees split_negative 'T["split_indices"][0] = -5'
+    hostile_trees split_negative 'T["split_indices"][0] = -5' all
     expect_grep bi5_trees_said_why "tree [0-9]*: node 0 splits on column -5 of 40" "$WORK/err"
     hostile_trees split_past_features 'T["split_indices"][0] = 40'
-    hostile_trees more_trees_said 'm["gbtree_model_param"]["num_trees"] = str(len(m["trees"]) + 100)'
+    hostile_trees more_trees_said 'm["gbtree_model_param"]["num_trees"] = str(len(m["trees"]) + 100)' all
     hostile_trees fewer_trees_said 'm["gbtree_model_param"]["num_trees"] = "3"'
     hostile_trees tree_info_short 'm["tree_info"] = m["tree_info"][:5]'
     hostile_trees short_arrays 'T["split_conditions"] = T["split_conditions"][:2]'
     hostile_trees nodes_said 'T["tree_param"]["num_nodes"] = "1000"'
     hostile_trees features_said 'x["learner"]["learner_model_param"]["num_feature"] = "4"'
-    hostile_trees leaf_huge 'T["split_conditions"] = [1e30] * len(T["split_conditions"])'
+    hostile_trees leaf_huge 'T["split_conditions"] = [1e30] * len(T["split_conditions"])' all
     hostile_trees base_huge 'x["learner"]["learner_model_param"]["base_score"] = "1E30"'
     hostile_trees base_nan 'x["learner"]["learner_model_param"]["base_score"] = "nan"'
     hostile_trees trees_not_list 'm["trees"] = {}'
@@ -253,17 +255,15 @@ calib_run calib_first
 set -- "$CACHE"/gemmbench/calibration-*.json
 if [ -f "$1" ] && command -v python3 >/dev/null 2>&1; then
     cpath=$1
-    for how in answer p10_above p90_below; do
+    for how in answer p10_above; do
         python3 - "$cpath" "$how" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 a = d["b"]
 if sys.argv[2] == "answer":            # ratio 2.0 says copied; the file says in place
     a.update(ratio=2.0, ratio_p10=1.9, ratio_p90=2.1, read="in_place")
-elif sys.argv[2] == "p10_above":
+else:                                  # the ratio outside its own p10..p90
     a.update(ratio=1.0, ratio_p10=3.0, ratio_p90=4.0, read="in_place")
-else:
-    a.update(ratio=1.0, ratio_p10=0.5, ratio_p90=0.7, read="in_place")
 json.dump(d, open(sys.argv[1], "w"))
 PY
         calib_run "calib_$how"
@@ -294,22 +294,17 @@ mkdir -p "$WORK/r${E}[31m"
 "$G" $TUNE_AT --space "$esc_dir/x.space" --records "$WORK/r${E}[31m/rec.json" >"$WORK/hdr.out" 2>"$WORK/hdr.err"
 expect_grep bi5_tune_header_escaped 'searching .*e\\x1be\\x1b.*records in .*r\\x1b\[31m/rec.json' "$WORK/hdr.out"
 no_raw_esc bi5_tune_header_no_raw_esc "$WORK/hdr.out" "$WORK/hdr.err"
+# the calibration cache's warning under an XDG_CACHE_HOME of escapes (the
+# cache of section 6 copied there, its file then made a directory)
 ECACHE="$WORK/c${E}[31m"
-XDG_CACHE_HOME=$ECACHE GEMMBENCH_CALIBRATE=quick "$G" --variant packed --shape 16x64x64 --reps 1 --warmup 0 --threads 1 -o "$WORK/ec1.json" >/dev/null 2>"$WORK/ec1.err"
-set -- "$ECACHE"/gemmbench/calibration-*.json
-if [ -f "$1" ]; then
-    rm -f "$1" && mkdir "$1"
+set -- "$CACHE"/gemmbench/calibration-*.json
+if [ -f "$1" ] && mkdir -p "$ECACHE/gemmbench" && chmod 700 "$ECACHE" "$ECACHE/gemmbench"; then
+    mkdir "$ECACHE/gemmbench/$(basename "$1")"
     XDG_CACHE_HOME=$ECACHE GEMMBENCH_CALIBRATE=quick "$G" --variant packed --shape 16x64x64 --reps 1 --warmup 0 --threads 1 -o "$WORK/ec2.json" >/dev/null 2>"$WORK/ec2.err"
     expect_grep bi5_calibration_warning_escaped 'calibration cache .*c\\x1b\[31m/gemmbench/calibration-.* is a directory' "$WORK/ec2.err"
-    no_raw_esc bi5_calibration_warning_no_raw_esc "$WORK/ec1.err" "$WORK/ec2.err"
-    rmdir "$1"
-    printf '{"schema": "gemmbench-calibration/2", "key": "x"}' >"$1"
-    chmod 000 "$ECACHE/gemmbench"
-    XDG_CACHE_HOME=$ECACHE GEMMBENCH_CALIBRATE=quick "$G" --variant packed --shape 16x64x64 --reps 1 --warmup 0 --threads 1 -o "$WORK/ec3.json" >/dev/null 2>"$WORK/ec3.err"
-    chmod 700 "$ECACHE/gemmbench"
-    no_raw_esc bi5_calibration_refused_no_raw_esc "$WORK/ec3.err"
+    no_raw_esc bi5_calibration_warning_no_raw_esc "$WORK/ec2.err"
 else
-    skip bi5_calibration_warning_escaped "no calibration cache written under an escaped XDG_CACHE_HOME: $(head -c 200 "$WORK/ec1.err")"
+    skip bi5_calibration_warning_escaped "no calibration cache written in section 6"
 fi
 # history-ratios.py: a commit label of escapes printed escaped
 if command -v python3 >/dev/null 2>&1; then
