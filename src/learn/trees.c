@@ -327,10 +327,26 @@ static int check_booster(const cJSON *doc, int cols, char *why, size_t whylen)
     long ntrees, one, nodes_left = MAX_NODES, i = 0;
     char part[GB_ERR_LEN];
 
-    if (!cJSON_IsObject(doc) || keys_among(doc, "its top", top_keys, why, whylen) != 0 ||
+    if (!cJSON_IsObject(doc)) {
+        snprintf(why, whylen, "not a JSON object");
+        return -1;
+    }
+    if (keys_among(doc, "its top", top_keys, why, whylen) != 0 ||
         (learner = object_at(doc, "learner", why, whylen)) == NULL ||
         keys_among(learner, "\"learner\"", learner_keys, why, whylen) != 0)
         return -1;
+    {   /* the library version that wrote it: three counts, when given */
+        const cJSON *version = member(doc, "version");
+        int n = 0;
+        for (const cJSON *c = version ? version->child : NULL; c; c = c->next, n++)
+            if (!cJSON_IsNumber(c) || c->valuedouble < 0 || c->valuedouble > 1e6 ||
+                c->valuedouble != floor(c->valuedouble))
+                n = 99;
+        if (version != NULL && (!cJSON_IsArray(version) || n != 3)) {
+            snprintf(why, whylen, "\"version\" is not three counts");
+            return -1;
+        }
+    }
     attrs = member(learner, "attributes");
     if (attrs != NULL && (!cJSON_IsObject(attrs) || attrs->child != NULL)) {
         snprintf(why, whylen, "\"attributes\" is not empty");

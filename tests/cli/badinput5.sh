@@ -80,6 +80,8 @@ PY
     hostile_trees trees_not_list 'm["trees"] = {}'
     hostile_trees dart 'x["learner"]["gradient_booster"]["name"] = "dart"'
     hostile_trees objective 'x["learner"]["objective"]["name"] = "reg:logistic"'
+    hostile_trees version_text 'x["version"] = "1.7.4"'
+    hostile_trees not_an_object 'x = [1, 2]'
     # A base within the check's bound that still predicts no time for this
     # shape: never ranked, never a number made of infinity.
     trees base_large 'x["learner"]["learner_model_param"]["base_score"] = "1E2"'
