@@ -467,14 +467,20 @@ int gb_trialdb_check(const char *path, char *err, size_t errlen)
     }
     if (lstat(path, &st) != 0 && errno == ENOENT) {
         /* made by the first append: the folder must take it, said now
-         * rather than after the search */
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+         * rather than after the search (a file of another name, so that
+         * searches starting together never see each other's probe) */
+        char probe[4200];
+        if (snprintf(probe, sizeof probe, "%s.XXXXXX", path) >= (int)sizeof probe) {
+            snprintf(err, errlen, "cannot create %s: %s", shown, strerror(ENAMETOOLONG));
+            return -1;
+        }
+        fd = mkstemp(probe);
         if (fd < 0) {
             snprintf(err, errlen, "cannot create %s: %s", shown, strerror(errno));
             return -1;
         }
         close(fd);
-        unlink(path);
+        unlink(probe);
         return 0;
     }
     rc = gb_trialdb_load(path, &db, err, errlen);
