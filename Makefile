@@ -230,7 +230,7 @@ sanitize:
 FUZZ_SECONDS ?= 10
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      ?= clang-14
-FUZZ_TARGETS := config lists resultfile records sched report_multi space calibration history trials
+FUZZ_TARGETS := config lists resultfile records sched report_multi space calibration history trials model
 FUZZ_WARN    := -Wall -Wextra -Wshadow -Wno-unknown-pragmas -Wno-pass-failed
 FUZZ_FLAGS    = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

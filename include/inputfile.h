@@ -34,5 +34,10 @@ char *gb_read_regular_nolink(const char *path, long max, char *err, size_t errle
  * NUL: the rest would be cut off unseen).  The tree, or NULL with why
  * ("problem"). */
 cJSON *gb_json_parse_strict(const char *text, char *why, size_t whylen);
+/* The byte offset of the first \u0000 inside a string of the JSON text
+ * (len bytes, or up to a NUL), or -1: the escapes read as JSON reads them (a
+ * backslash escapes the next character).  The one rule of every reader,
+ * gb_json_parse_strict's and the line readers' (history index, trials). */
+long gb_json_escaped_nul(const char *text, size_t len);
 
 #endif

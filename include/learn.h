@@ -24,7 +24,9 @@
 #define GB_TRIALS_MAX_ROWS 200000        /* lines of all databases read together */
 #define GB_MODEL_MAX_BYTES (64L << 20)   /* a model file */
 #define GB_MODEL_MAX_ELITES 4096         /* schedules a model file carries */
+#define GB_TRIALS_MAX_SPACE 200         /* bytes of a trial's "space" */
 #define GB_TRIALS_MAX_THREADS 4096       /* a trial's or an elite's thread count */
+#define GB_LEARN_MAX_US 1e12             /* a time (us) a trial, elite or prediction may be */
 
 /* What a model must match of a machine: its widest vector ISA, lanes and
  * registers, and its data caches.  The thread count is a column. */
@@ -66,7 +68,9 @@ char *gb_learn_read_file(const char *path, long max, size_t *len, char *err, siz
 typedef struct gb_trial_row {
     int M, K, N, threads;
     gb_learn_machine machine;
-    char space[256];          /* the space file it was drawn from, as given */
+    char space[256];          /* the space file it was drawn from, as given
+                               * (gb_trialdb_space_name: at most
+                               * GB_TRIALS_MAX_SPACE printable bytes) */
     char *text;               /* its schedule text (malloc'ed) */
     int verified;             /* 0: failed verification or did not run */
     double median_us;         /* when verified */
@@ -87,15 +91,21 @@ int gb_trialdb_parse(const char *name, const char *text, size_t len, gb_trial_db
                      char *err, size_t errlen);
 /* Reads a database file (a regular file, at most GB_TRIALS_MAX_BYTES) into db. */
 int gb_trialdb_load(const char *path, gb_trial_db *db, char *err, size_t errlen);
+/* A space file's path as a trial keeps it: escaped (gb_printable) and cut
+ * to GB_TRIALS_MAX_SPACE bytes, what the reader takes back. */
+void gb_trialdb_space_name(const char *path, char out[GB_TRIALS_MAX_SPACE + 1]);
 /* The row as one line of JSON, newline ended (malloc'ed), or NULL. */
 char *gb_trialdb_line(const gb_trial_row *row);
-/* Appends n rows to the database at path: what it holds is read (strictly:
- * a file that is no database is refused, never overwritten) and written
- * back with the new lines through the atomic writer.  0, or -1 with err. */
+/* Appends n rows to the database at path (created when missing), in place
+ * under an exclusive flock, never rewritten: what it holds is read first,
+ * under the lock and strictly (a file that is no database, or whose last
+ * line is cut short, is refused, never written to); a write that fails is
+ * taken back.  0, or -1 with err. */
 int gb_trialdb_append(const char *path, const gb_trial_row *rows, int n, char *err,
                       size_t errlen);
-/* Whether path may become a database: missing, or a readable database.
- * 0, or -1 with err (the same refusals as append, before any search). */
+/* Whether path may become a database: a name, missing in a folder that
+ * takes a new file, or a readable database this process may write.  0, or
+ * -1 with err (the same refusals as append, before any search). */
 int gb_trialdb_check(const char *path, char *err, size_t errlen);
 void gb_trialdb_free(gb_trial_db *db);
 
@@ -137,6 +147,9 @@ int gb_learned_save(const gb_learned *l, const char *path, char *err, size_t err
  * and the feature names in order, the machine, the space (parsed), the
  * trees.  0, or -1 with err "FILE: reason". */
 int gb_learned_load(const char *path, gb_learned **out, char *err, size_t errlen);
+/* 1 when the file at path is a model file (JSON of schema GB_MODEL_SCHEMA,
+ * any version): what `model train -o` replaces without --force. */
+int gb_learned_is_model(const char *path);
 void gb_learned_info_of(const gb_learned *l, gb_learned_info *out);
 /* Predicted median microseconds of n rows of GB_FEATURES_COUNT features. */
 int gb_learned_predict(const gb_learned *l, const float *features, int n, double *us,
@@ -169,6 +182,11 @@ int gb_xgb_predict(const gb_xgb *x, const float *X, int rows, float *out, char *
                    size_t errlen);
 /* XGBoost's JSON model (malloc'ed, NUL-ended) and its length. */
 int gb_xgb_save(const gb_xgb *x, char **json, size_t *len, char *err, size_t errlen);
+/* Checks XGBoost's JSON model before the library sees it (trees.c): the
+ * kind gb_xgb_train writes, cols columns, each tree a proper binary tree
+ * (children in range, none reached twice, split columns < cols), the
+ * counts consistent, a finite prediction.  0, or -1 with why. */
+int gb_xgb_check(const char *json, int cols, char *why, size_t whylen);
 /* Loads XGBoost's model from json; refused unless it reads cols features. */
 int gb_xgb_load(const char *json, size_t len, int cols, gb_xgb **out, char *err,
                 size_t errlen);

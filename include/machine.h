@@ -205,6 +205,12 @@ int gb_calibration_mode(void);
 int gb_calibration_mode_check(char *err, size_t errlen);
 /* c without a measurement: every answer read, source "forced" or "default". */
 void gb_calibration_set(gb_calibration *c, int threads, int read, const char *source);
+/* The answer to question q that a measured ratio (the median of the rounds'
+ * in place over copied) gives: the second answer (copied, L2 only, BLIS's
+ * ways) exactly when ratio > the question's copied_above.  The one rule of
+ * the measurement and of the cache's reader (an answer that contradicts its
+ * own ratios is not believed). */
+int gb_calibration_decide(int q, double ratio);
 /* One line without a newline: a question's answer and its reason
  * ("copied: in place took 1.42x the time of copied (median of 5 rounds,
  * p10-p90 1.30-1.51, on mlp_expand M=16,64 ...), measured"). */

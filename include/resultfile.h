@@ -17,6 +17,11 @@
  * (--min-time stops at 100000 calls). */
 #define GB_MAX_ROUNDS 1000
 #define GB_MAX_SAMPLES 1000000
+/* A round's seconds (wall, CPU, steal) at most this, a billion (31 years):
+ * their sums over an entry's rounds, a pair's two entries and a history's
+ * points then cannot overflow (an index would write inf as null, which its
+ * reader refuses). */
+#define GB_MAX_CLOCK_S 1e9
 /* The largest result file read: a full sweep with every call kept is a few MB. */
 #define GB_RESULT_FILE_MAX (512L * 1024 * 1024)
 

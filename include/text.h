@@ -28,4 +28,11 @@ int gb_text_printable(const char *text, size_t max);
  * UTF-8 by '?'. */
 void gb_text_blank(char *text);
 
+/* Writes "gemmbench: " and the formatted line (no newline in fmt) to
+ * stderr, every control character and byte that is not UTF-8 in it as '?'
+ * (gb_text_blank), as the commands' errors are: the one rule of a line the
+ * library prints itself (a warning about a cache file).  Paths in it are
+ * best shown with gb_printable first. */
+void gb_text_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -65,7 +65,9 @@ static int positive_number(const cJSON *doc, const char *name, double *out)
     return 0;
 }
 
-/* The answer to question q from its object in a file: 0, or -1. */
+/* The answer to question q from its object in a file: 0, -1, or -2 when it
+ * contradicts its own ratios (p10 <= ratio <= p90, and the answer the ratio
+ * gives: gb_calibration_decide). */
 static int answer_from_json(const cJSON *o, int q, gb_calib_answer *a)
 {
     const cJSON *read = cJSON_GetObjectItemCaseSensitive(o, "read");
@@ -78,6 +80,9 @@ static int answer_from_json(const cJSON *o, int q, gb_calib_answer *a)
         positive_number(o, "ratio_p90", &a->ratio_p90) != 0)
         return -1;
     a->read = read_index(answers, read->valuestring);
+    if (!(a->ratio_p10 <= a->ratio && a->ratio <= a->ratio_p90) ||
+        a->read != gb_calibration_decide(q, a->ratio))
+        return -2;
     return 0;
 }
 
@@ -88,7 +93,7 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
     char *text = gb_read_regular(path, CALIB_MAX_FILE, why, sizeof why);
     cJSON *doc;
     const cJSON *schema, *file_key, *threads, *rounds;
-    int rc = -1, answers = 0;
+    int rc = -1, answers = 0, contradicted = 0;
 
     memset(out, 0, sizeof *out);
     if (text == NULL) {
@@ -121,10 +126,12 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
     file_key = cJSON_GetObjectItemCaseSensitive(doc, "key");
     threads = cJSON_GetObjectItemCaseSensitive(doc, "threads");
     rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds");
-    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
-        answers += answer_from_json(cJSON_GetObjectItemCaseSensitive(
-                                        doc, gb_calib_questions[q].name),
-                                    q, &out->answer[q]) == 0;
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+        int got = answer_from_json(cJSON_GetObjectItemCaseSensitive(doc, gb_calib_questions[q].name),
+                                   q, &out->answer[q]);
+        answers += got == 0;
+        contradicted += got == -2;
+    }
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, CALIB_SCHEMA) != 0) {
         snprintf(err, errlen, "corrupt: schema is not %s", CALIB_SCHEMA);
     } else if (!cJSON_IsString(file_key)) {
@@ -140,8 +147,10 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
     } else if (!cJSON_IsNumber(threads) || threads->valuedouble < 1 ||
                threads->valuedouble > 1e6 || !cJSON_IsNumber(rounds) ||
                rounds->valuedouble < 1 || rounds->valuedouble > 1e6 ||
-               answers != GB_CALIB_QUESTIONS) {
+               answers + contradicted != GB_CALIB_QUESTIONS) {
         snprintf(err, errlen, "corrupt: a field is missing or out of range");
+    } else if (contradicted > 0) {
+        snprintf(err, errlen, "corrupt: an answer contradicts its own ratios");
     } else {
         out->threads = (int)threads->valuedouble;
         out->rounds = (int)rounds->valuedouble;

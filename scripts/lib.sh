@@ -28,3 +28,27 @@ decimal() {
     [ ${#_decimal} -le 9 ] && [ "$_decimal" -le "$2" ] || return 1
     echo "$_decimal"
 }
+
+# whole TEXT MIN MAX: status 0 when TEXT is a whole number in decimal from
+# MIN to MAX written plainly: digits only, no sign, no leading zero (08 is
+# refused rather than read: the shell's $((...)) reads it as octal and
+# fails with "Illegal number" half-way through a script), at most 9 digits.
+whole() {
+    case $1 in '' | *[!0-9]* | 0?*) return 1 ;; esac
+    [ ${#1} -le 9 ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
+}
+
+# step NAME LOG CMD...: runs CMD with its output in LOG, then shows LOG; a
+# CMD that fails ends the script with one line naming NAME and LOG's last
+# line (exit 1).  No pipe: a `| tee` would hide CMD's exit status.
+step() {
+    _step_name=$1 _step_log=$2
+    shift 2
+    if "$@" >"$_step_log" 2>&1; then
+        cat "$_step_log"
+    else
+        _step_rc=$?
+        echo "gemmbench: ${script:-script}: $_step_name failed (exit $_step_rc): $(tail -n 1 "$_step_log" | cut -c1-300)" >&2
+        exit 1
+    fi
+}

@@ -13,31 +13,52 @@
 #   DATABASE (an existing database: the search is skipped),
 #   LOCK (/tmp/gemmbench-bench.lock: every timed step holds it)
 set -u
-out=${1:?usage: scripts/ml-guided.sh OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+script=ml-guided
+die() { echo "gemmbench: ml-guided: $1" >&2; exit 2; }
+[ $# -eq 1 ] || die "usage: scripts/ml-guided.sh OUTDIR"
+out=$1
 G=${GEMMBENCH:-$here/../build/gemmbench}
 SPACE=${SPACE:-$here/../schedules/cpu_gemm.space}
 BUDGET=${BUDGET:-20}
 THREADS=${THREADS:-2}
 SEED=${SEED:-1}
 LOCK=${LOCK:-/tmp/gemmbench-bench.lock}
-mkdir -p "$out" || exit 3
+# every setting checked before the first step
+whole "$BUDGET" 1 99999 || die "BUDGET $(shown "$BUDGET"): seconds, a whole number from 1 (no leading zero)"
+whole "$THREADS" 1 4096 || die "THREADS $(shown "$THREADS"): a whole number from 1 to 4096"
+whole "$SEED" 0 2147483647 || die "SEED $(shown "$SEED"): a whole number from 0"
+[ -f "$G" ] && [ -x "$G" ] || die "GEMMBENCH $(shown "$G"): not an executable file"
+[ -f "$SPACE" ] && [ -r "$SPACE" ] || die "SPACE $(shown "$SPACE"): not a readable file"
+if [ -n "${DATABASE:-}" ]; then
+    [ -f "$DATABASE" ] && [ -r "$DATABASE" ] || die "DATABASE $(shown "$DATABASE"): not a readable file"
+fi
+[ -n "$LOCK" ] && [ ! -d "$LOCK" ] || die "LOCK $(shown "$LOCK"): not a lock file's name"
+for tool in flock python3; do
+    command -v $tool >/dev/null 2>&1 || die "$tool is not installed"
+done
+mkdir -p "$out" 2>/dev/null || die "OUTDIR $(shown "$out"): cannot create it"
 db=${DATABASE:-$out/trials-9.jsonl}
 
+# each step's failure ends the script in one line (lib.sh: step)
 if [ -z "${DATABASE:-}" ]; then
-    flock "$LOCK" "$G" tune --space "$SPACE" --kernel qkv,mlp_expand,mlp_reduce --m 32,128,384 \
-        --threads "$THREADS" --budget $((BUDGET * 9)) --seed "$SEED" --quiet \
-        --records "$out/records-9.json" --database "$db" | tee "$out/tune.txt" || exit $?
+    step "the search" "$out/tune.txt" flock "$LOCK" "$G" tune --space "$SPACE" \
+        --kernel qkv,mlp_expand,mlp_reduce --m 32,128,384 --threads "$THREADS" \
+        --budget $((BUDGET * 9)) --seed "$SEED" --quiet --records "$out/records-9.json" \
+        --database "$db"
 fi
-"$G" model train --database "$db" --space "$SPACE" --seed "$SEED" -o "$out/bert9.model" \
-    --explain | tee "$out/train.txt" || exit $?
-flock "$LOCK" "$G" --variant ml_guided,rule_based,packed --kernel qkv,mlp_expand,mlp_reduce \
-    --m 64,256 --threads "$THREADS" --model "$out/bert9.model" --quiet -o "$out/unseen6.json" \
-    >"$out/unseen6.txt" || exit $?
-flock "$LOCK" "$G" --variant ml_guided --kernel qkv --m 64 --threads "$THREADS" --model none \
-    --reps 5 --quiet -o "$out/model-none.json" >/dev/null || exit $?
+step "training" "$out/train.txt" "$G" model train --database "$db" --space "$SPACE" \
+    --seed "$SEED" -o "$out/bert9.model" --force --explain
+step "the timed run" "$out/unseen6.txt" flock "$LOCK" "$G" \
+    --variant ml_guided,rule_based,packed --kernel qkv,mlp_expand,mlp_reduce --m 64,256 \
+    --threads "$THREADS" --model "$out/bert9.model" --quiet -o "$out/unseen6.json" --force \
+    >/dev/null
+step "the run without a model" "$out/model-none.txt" flock "$LOCK" "$G" --variant ml_guided \
+    --kernel qkv --m 64 --threads "$THREADS" --model none --reps 5 --quiet \
+    -o "$out/model-none.json" --force >/dev/null
 
-python3 - "$out/unseen6.json" "$out/model-none.json" "$here" <<'PY' | tee "$out/summary.txt"
+step "the summary" "$out/summary.txt" python3 - "$out/unseen6.json" "$out/model-none.json" "$here" <<'PY'
 import json, math, sys
 sys.path.insert(0, sys.argv[3])
 from round_ratios import ratio

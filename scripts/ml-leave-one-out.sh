@@ -22,10 +22,12 @@
 #   by that build on the same trials, is timed in the same run as
 #   sched:other_pick: a change to the model judged in one interleaved run)
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+script=ml-leave-one-out
 die() { echo "gemmbench: ml-leave-one-out: $1" >&2; exit 2; }
 [ $# -eq 1 ] || die "usage: scripts/ml-leave-one-out.sh OUTDIR"
 out=$1
-here=$(cd "$(dirname "$0")" && pwd)
 G=${GEMMBENCH:-$here/../build/gemmbench}
 SPACE=${SPACE:-$here/../schedules/cpu_gemm.space}
 BUDGET=${BUDGET:-20}
@@ -33,18 +35,24 @@ THREADS=${THREADS:-1}
 SEED=${SEED:-1}
 LOCK=${LOCK:-/tmp/gemmbench-bench.lock}
 RUN_OPTS=${RUN_OPTS:---rounds 5 --reps 10 --min-reps 5 --warmup 2 --max-time 2}
-case $BUDGET$THREADS$SEED in *[!0-9]*|'')
-    die "BUDGET, THREADS and SEED take whole numbers" ;;
-esac
-mkdir -p "$out" || exit 3
-db=${DATABASE:-$out/trials-24.jsonl}
-rec=${RECORDS:-$out/records-24.json}
-if [ -z "${DATABASE:-}" ]; then
-    flock "$LOCK" "$G" tune --space "$SPACE" --kernel all --threads "$THREADS" \
-        --budget $((BUDGET * 24)) --seed "$SEED" --quiet --records "$rec" --database "$db" \
-        | tee "$out/tune.txt" || exit $?
+# every setting checked before the first step (whole numbers written
+# plainly, lib.sh: 08 refused, never read as octal)
+whole "$BUDGET" 1 99999 || die "BUDGET $(shown "$BUDGET"): seconds, a whole number from 1 (no leading zero)"
+whole "$THREADS" 1 4096 || die "THREADS $(shown "$THREADS"): a whole number from 1 to 4096"
+whole "$SEED" 0 2147483647 || die "SEED $(shown "$SEED"): a whole number from 0"
+[ -f "$G" ] && [ -x "$G" ] || die "GEMMBENCH $(shown "$G"): not an executable file"
+[ -f "$SPACE" ] && [ -r "$SPACE" ] || die "SPACE $(shown "$SPACE"): not a readable file"
+if [ -n "${OTHER:-}" ]; then
+    [ -f "$OTHER" ] && [ -x "$OTHER" ] || die "OTHER $(shown "$OTHER"): not an executable file"
 fi
-[ -r "$db" ] && [ -r "$rec" ] || die "no database $db or records $rec"
+for tool in flock python3; do
+    command -v $tool >/dev/null 2>&1 || die "$tool is not installed"
+done
+if [ -n "${DATABASE:-}" ] || [ -n "${RECORDS:-}" ]; then
+    [ -n "${DATABASE:-}" ] && [ -n "${RECORDS:-}" ] || die "give DATABASE and RECORDS together"
+    [ -f "$DATABASE" ] && [ -r "$DATABASE" ] && [ -f "$RECORDS" ] && [ -r "$RECORDS" ] ||
+        die "no database $(shown "$DATABASE") or records $(shown "$RECORDS")"
+fi
 if [ -n "${SHAPES:-}" ]; then
     shapes=$SHAPES
 else
@@ -53,6 +61,23 @@ else
         for m in 16 32 64 96 128 192 256 384; do shapes="$shapes $k:$m"; done
     done
 fi
+for s in $shapes; do
+    case ${s%%:*} in qkv|mlp_expand|mlp_reduce) ;;
+        *) die "$(shown "$s"): the kernel is qkv, mlp_expand or mlp_reduce" ;; esac
+    whole "${s#*:}" 1 999999 || die "$(shown "$s"): M is a whole number from 1 (no leading zero)"
+done
+[ -n "$shapes" ] || die "SHAPES names no shape"
+mkdir -p "$out" 2>/dev/null || die "OUTDIR $(shown "$out"): cannot create it"
+db=${DATABASE:-$out/trials-24.jsonl}
+rec=${RECORDS:-$out/records-24.json}
+if [ -z "${DATABASE:-}" ]; then
+    # a fresh search: no earlier run's database or records read after it
+    rm -f "$db" "$rec"
+    step "the search" "$out/tune.txt" flock "$LOCK" "$G" tune --space "$SPACE" --kernel all \
+        --threads "$THREADS" --budget $((BUDGET * 24)) --seed "$SEED" --quiet --records "$rec" \
+        --database "$db"
+fi
+[ -r "$db" ] && [ -r "$rec" ] || die "no database $(shown "$db") or records $(shown "$rec")"
 # pick BUILD MODEL STEM: the schedule BUILD's ml_guided runs with MODEL on
 # the shape ($k, $m), from the model, into STEM.sched (STEM.json: its run)
 pick() {
@@ -60,8 +85,13 @@ pick() {
         --rounds 1 --reps 1 --min-reps 1 --warmup 0 --quiet -o "$3.json" -f >"$3.txt" 2>&1 &&
     python3 - "$3.json" "$3.sched" <<'PY'
 import json, sys
-(r,) = json.load(open(sys.argv[1]))["results"]
-assert r["effective_params"]["source"] == "model", r["effective_params"]
+try:
+    (r,) = json.load(open(sys.argv[1]))["results"]
+    ok = r["effective_params"]["source"] == "model"
+except (OSError, ValueError, KeyError, TypeError):
+    ok = False
+if not ok:
+    sys.exit(f"gemmbench: ml-leave-one-out: {sys.argv[1]}: ml_guided did not run the model's pick")
 open(sys.argv[2], "w").write(r["schedule"]["text"])
 PY
 }
@@ -70,7 +100,6 @@ for s in $shapes; do
     case $k in qkv) K=768 N=768 ;; mlp_expand) K=768 N=3072 ;; mlp_reduce) K=3072 N=768 ;;
         *) die "$s: the kernel is qkv, mlp_expand or mlp_reduce" ;;
     esac
-    case $m in ''|*[!0-9]*) die "$s: M is a whole number" ;; esac
     # the database and the records without this shape; its searched best
     mkdir -p "$out/s-$k-$m" || exit 3
     python3 - "$db" "$out/loo.jsonl" "$m" "$K" "$N" "$rec" "$out/loo-records.json" \
@@ -78,39 +107,58 @@ for s in $shapes; do
 import json, sys
 src, dst, M, K, N = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
 recs, loo_recs, searched = sys.argv[6:9]
-doc = json.load(open(recs))
-mine = [r for r in doc["records"] if (r["M"], r["K"], r["N"]) == (M, K, N)]
-if len(mine) != 1:
-    sys.exit(f"ml-leave-one-out: {M}x{K}x{N}: {len(mine)} records of the shape in {recs}")
+
+
+def fail(why):
+    sys.exit("gemmbench: ml-leave-one-out: " + why.encode("ascii", "backslashreplace").decode())
+
+
+def shape(r):
+    if not isinstance(r, dict) or not all(isinstance(r.get(k), int) for k in "MKN"):
+        raise ValueError("no M, K and N")
+    return (r["M"], r["K"], r["N"])
+
+
+try:
+    doc = json.load(open(recs, encoding="utf-8"))
+    mine = [r for r in doc["records"] if shape(r) == (M, K, N)]
+    if len(mine) != 1 or not isinstance(mine[0].get("schedule"), str):
+        fail(f"{M}x{K}x{N}: {len(mine)} records of the shape in {recs}")
+except (OSError, ValueError, KeyError, TypeError) as e:
+    fail(f"{recs}: not a records file ({type(e).__name__})")
 open(searched, "w").write(mine[0]["schedule"])
-doc["records"] = [r for r in doc["records"] if (r["M"], r["K"], r["N"]) != (M, K, N)]
+doc["records"] = [r for r in doc["records"] if shape(r) != (M, K, N)]
 json.dump(doc, open(loo_recs, "w"), indent=1)
 kept = left = 0
-with open(src) as f, open(dst, "w") as o:
-    for line in f:
-        r = json.loads(line)
-        if (r["M"], r["K"], r["N"]) == (M, K, N):
+with open(src, "rb") as f, open(dst, "wb") as o:
+    for n, line in enumerate(f, 1):
+        try:
+            r = json.loads(line.decode("utf-8"))
+            mine = shape(r) == (M, K, N)
+        except (ValueError, TypeError):
+            fail(f"{src}:{n}: not a line of a trial database")
+        if mine:
             left += 1
             continue
         o.write(line)
         kept += 1
 if left == 0 or kept == 0:
-    sys.exit(f"ml-leave-one-out: {M}x{K}x{N}: {left} trials of the shape, {kept} of the others")
+    fail(f"{M}x{K}x{N}: {left} trials of the shape, {kept} of the others")
 PY
     for e in 3 0; do
         "$G" model train --database "$out/loo.jsonl" --space "$SPACE" --seed "$SEED" \
             --elites $e -o "$out/loo$e-$k-$m.model" >"$out/train$e-$k-$m.txt" 2>&1 ||
-            { echo "ml-leave-one-out: $s: training failed: $(tail -n 1 "$out/train$e-$k-$m.txt")" >&2; exit 1; }
+            { echo "gemmbench: ml-leave-one-out: $s: training failed: $(tail -n 1 "$out/train$e-$k-$m.txt")" >&2; exit 1; }
     done
     # the picks timed beside ml_guided, each chosen once (not timed there)
     pick "$G" "$out/loo0-$k-$m.model" "$out/s-$k-$m/space_pick" ||
-        { echo "ml-leave-one-out: $s: no pick of the model without elites" >&2; exit 1; }
+        { echo "gemmbench: ml-leave-one-out: $s: no pick of the model without elites" >&2; exit 1; }
     other=
     if [ -n "${OTHER:-}" ]; then
         "$OTHER" model train --database "$out/loo.jsonl" --space "$SPACE" --seed "$SEED" \
             -o "$out/other-$k-$m.model" >"$out/train-other-$k-$m.txt" 2>&1 &&
         pick "$OTHER" "$out/other-$k-$m.model" "$out/s-$k-$m/other_pick" ||
-            { echo "ml-leave-one-out: $s: no pick of $OTHER's model" >&2; exit 1; }
+            { echo "gemmbench: ml-leave-one-out: $s: no pick of $OTHER's model" >&2; exit 1; }
         other="--schedule $out/s-$k-$m/other_pick.sched"
         rm -f "$out/other-$k-$m.model"
     fi
@@ -119,12 +167,12 @@ PY
         --schedule "$out/s-$k-$m/space_pick.sched" $other \
         --kernel "$k" --m "$m" --threads "$THREADS" --model "$out/loo3-$k-$m.model" $RUN_OPTS \
         --quiet -o "$out/run-$k-$m.json" -f >"$out/run-$k-$m.txt" 2>&1 ||
-        { echo "ml-leave-one-out: $s: run failed: $(tail -n 1 "$out/run-$k-$m.txt")" >&2; exit 1; }
+        { echo "gemmbench: ml-leave-one-out: $s: run failed: $(tail -n 1 "$out/run-$k-$m.txt")" >&2; exit 1; }
     rm -f "$out/loo3-$k-$m.model" "$out/loo0-$k-$m.model"
 done
 rm -f "$out/loo.jsonl" "$out/loo-records.json"
 
-python3 - "$here" "$out" $shapes <<'PY' | tee "$out/summary.txt"
+step "the summary" "$out/summary.txt" python3 - "$here" "$out" $shapes <<'PY'
 import json, math, sys
 sys.path.insert(0, sys.argv[1])
 from round_ratios import ratio

@@ -36,29 +36,39 @@ static void put_escaped(FILE *out, const char *s)
     }
 }
 
+/* Series si's value of a filter's field (0 machine, 1 variant, 2 kernel). */
+static const char *field_of(const gb_history_store *s, int si, int which)
+{
+    return which == 0 ? s->series[si].machine
+         : which == 1 ? s->series[si].label
+                      : s->series[si].kernel;
+}
+
+/* The first charted series with series si's value of the field: the
+ * filter compares these numbers, never the text, so that no way a browser
+ * reads a text (runs of whitespace collapsed in an option's label, line
+ * ends normalized) can make an option match no chart. */
+static int value_id(const gb_history_view *v, int si, int which)
+{
+    const gb_history_store *s = v->store;
+    const char *name = field_of(s, si, which);
+
+    for (int j = 0; j < s->nseries; j++)
+        if (v->npoints[j] > 0 && strcmp(field_of(s, j, which), name) == 0)
+            return j;
+    return si;
+}
+
 /* The distinct values of one series field, for a filter's options. */
 static void put_options(FILE *out, const gb_history_view *v, int which)
 {
     const gb_history_store *s = v->store;
 
     for (int i = 0; i < s->nseries; i++) {
-        const char *name = which == 0 ? s->series[i].machine
-                         : which == 1 ? s->series[i].label
-                                      : s->series[i].kernel;
-        int seen = v->npoints[i] == 0;
-        for (int j = 0; j < i && !seen; j++) {
-            const char *other = which == 0 ? s->series[j].machine
-                              : which == 1 ? s->series[j].label
-                                           : s->series[j].kernel;
-            seen = v->npoints[j] > 0 && strcmp(other, name) == 0;
-        }
-        if (seen)
+        if (v->npoints[i] == 0 || value_id(v, i, which) != i)
             continue;
-        /* value given: an option's text alone is read with its spaces collapsed */
-        fputs("<option value=\"", out);
-        put_escaped(out, name);
-        fputs("\">", out);
-        put_escaped(out, name);
+        fprintf(out, "<option value=\"v%d\">", i);
+        put_escaped(out, field_of(s, i, which));
         fputs("</option>", out);
     }
 }
@@ -128,13 +138,9 @@ static void put_chart(FILE *out, const gb_history_view *v, int si)
     hi += 0.05 * span;
 #define Y(val) clamp(PAD_T + (hi - (val)) / (hi - lo) * (CHART_H - PAD_T - PAD_B), 0, CHART_H)
 
-    fprintf(out, "<div class=\"chart\" id=\"s%d\" data-machine=\"", si);
-    put_escaped(out, se->machine);
-    fputs("\" data-variant=\"", out);
-    put_escaped(out, se->label);
-    fputs("\" data-kernel=\"", out);
-    put_escaped(out, se->kernel);
-    fputs("\"><h2>", out);
+    fprintf(out, "<div class=\"chart\" id=\"s%d\" data-machine=\"v%d\" data-variant=\"v%d\" "
+                 "data-kernel=\"v%d\"><h2>", si, value_id(v, si, 0), value_id(v, si, 1),
+            value_id(v, si, 2));
     put_escaped(out, se->key);
     fputs("</h2>\n", out);
     if (!isnan(v->noise[si].sd))

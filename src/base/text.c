@@ -2,6 +2,8 @@
  * gemmbench prints of text from outside; see text.h. */
 #include "text.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 int gb_utf8_length(const unsigned char *c)
@@ -60,4 +62,16 @@ void gb_text_blank(char *text)
         }
     }
     *out = '\0';
+}
+
+void gb_text_say(const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    gb_text_blank(line);
+    fprintf(stderr, "gemmbench: %s\n", line);
 }

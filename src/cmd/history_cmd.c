@@ -160,6 +160,45 @@ static int action_changes(const gb_history_args *a)
     return status;
 }
 
+/* Whether path names one of the store's own files: its index, marker,
+ * lock or annotations, or anything in a folder below it (a stored run).
+ * A page beside them, in the store's own folder, is where
+ * scripts/history-commits.sh keeps it. */
+static int inside_store(const char *store, const char *path)
+{
+    static const char *const own[] = { "index.jsonl", "store.json", ".lock",
+                                       "annotations.json" };
+    char *dir = strdup(path), *slash, *real_store, *real_dir;
+    const char *name;
+    size_t n;
+    int inside = 0;
+
+    if (dir == NULL)
+        return 0;
+    slash = strrchr(dir, '/');
+    name = slash ? path + (slash - dir) + 1 : path;
+    if (slash == NULL)
+        snprintf(dir, strlen(dir) + 1, ".");
+    else
+        slash[slash == dir] = '\0'; /* "/x": the root */
+    real_store = realpath(store, NULL);
+    real_dir = realpath(dir, NULL);
+    if (real_store && real_dir) {
+        n = strlen(real_store);
+        if (strcmp(real_dir, real_store) == 0) {
+            for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+                inside |= strcmp(name, own[i]) == 0;
+        } else {
+            inside = strncmp(real_dir, real_store, n) == 0 &&
+                     (real_dir[n] == '/' || (n == 1 && real_dir[1] != '\0'));
+        }
+    }
+    free(real_store);
+    free(real_dir);
+    free(dir);
+    return inside;
+}
+
 static int action_html(const gb_history_args *a)
 {
     gb_history_store s;
@@ -172,6 +211,10 @@ static int action_html(const gb_history_args *a)
     if (a->output == NULL || a->output[0] == '\0')
         return gb_usage("history html", "expected -o FILE.html");
     gb_printable(a->output, 512, shown, sizeof shown);
+    if (a->store && inside_store(a->store, a->output))
+        return gb_fail(GB_EXIT_USAGE, "history html", "%s is one of the store's own files (not "
+                       "replaced, even with --force): the page is drawn from them",
+                       shown);
     struct stat st;
     if (lstat(a->output, &st) == 0) {
         /* --force replaces a page, never a device, FIFO, link or folder. */

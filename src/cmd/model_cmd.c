@@ -10,6 +10,7 @@
 
 #include "command.h"
 #include "learn.h"
+#include "outpath.h"
 #include "parse.h"
 #include "settings.h"
 #include "sweep.h"
@@ -29,7 +30,7 @@ typedef struct model_args {
     int ndatabases;
     const char *output, *space;
     unsigned seed;
-    int elites, explain, help;
+    int elites, explain, force, help;
 } model_args;
 
 static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,
@@ -50,6 +51,7 @@ static int store_setting(void *target, const gb_setting *s, const gb_setting_val
     case GB_SET_SEED: a->seed = (unsigned)v->number; break;
     case GB_SET_ELITES: a->elites = (int)v->number; break;
     case GB_SET_EXPLAIN: a->explain = 1; break;
+    case GB_SET_FORCE: a->force = 1; break;
     case GB_SET_HELP: a->help = 1; break;
     default:
         snprintf(err, errlen, "%s is not an option of model", v->name);
@@ -96,6 +98,20 @@ static int train(const model_args *a)
         return gb_usage("model train", "give at least one --database FILE");
     if (a->output == NULL || a->output[0] == '\0')
         return gb_usage("model train", "give the model file to write: -o MODEL");
+    /* the output before any work: never an input, nor a file of another
+     * kind without --force */
+    {
+        const char *inputs[MAX_DATABASES + 1];
+        int n = 0, rc;
+        for (int i = 0; i < a->ndatabases; i++)
+            inputs[n++] = a->databases[i];
+        inputs[n++] = a->space;
+        rc = gb_output_check("-o", a->output, inputs, n, gb_learned_is_model, "a model file",
+                             a->force, err,
+                             sizeof err);
+        if (rc != GB_EXIT_OK)
+            return gb_fail(rc, "model train", "%s", err);
+    }
     /* the databases are read first: a bad line is said with or without XGBoost */
     for (int i = 0; i < a->ndatabases; i++)
         if (gb_trialdb_load(a->databases[i], &db, err, sizeof err) != 0) {

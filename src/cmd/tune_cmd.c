@@ -20,6 +20,7 @@
 #include "learn.h"
 #include "machine.h"
 #include "options.h"
+#include "outpath.h"
 #include "parse.h"
 #include "sched_build.h"
 #include "sched_space.h"
@@ -233,6 +234,34 @@ static int check_records_path(const char *path)
     return GB_EXIT_OK;
 }
 
+/* The two files tune writes are none of its inputs nor each other: the
+ * records saved over the database (or the space, or the model) would lose
+ * what was read or measured.  GB_EXIT_OK, or GB_EXIT_USAGE (said). */
+static int outputs_apart(const tune_job *job)
+{
+    const char *const inputs[] = { job->space_file, job->schedule, job->model_path };
+    const char *const input_names[] = { "--space", "--schedule", "--model" };
+    const char *const outputs[] = { job->schedule ? NULL : job->records, job->database };
+    const char *const output_names[] = { "--records", "--database" };
+    char shown[256];
+
+    for (int o = 0; o < 2; o++) {
+        if (outputs[o] == NULL)
+            continue;
+        gb_printable(outputs[o], 200, shown, sizeof shown);
+        for (int i = 0; i < 3; i++)
+            if (inputs[i] && gb_same_file(outputs[o], inputs[i]))
+                return gb_usage("tune", "%s %s is the %s file, which it would replace",
+                                output_names[o], shown, input_names[i]);
+    }
+    if (outputs[0] && outputs[1] && gb_same_file(outputs[0], outputs[1])) {
+        gb_printable(outputs[1], 200, shown, sizeof shown);
+        return gb_usage("tune", "--records and --database are one file, %s: give each its own",
+                        shown);
+    }
+    return GB_EXIT_OK;
+}
+
 /* Resolves the variant, the shapes (checked against memory), the thread
  * counts and each shape's share of --budget.  GB_EXIT_OK, or the error's
  * status (said). */
@@ -283,6 +312,11 @@ static int resolve_job(tune_job *job)
             return gb_usage("tune", "%s", err);
     if (job->database && gb_trialdb_check(job->database, err, sizeof err) != 0)
         return gb_fail(GB_EXIT_USAGE, "tune", "--database: %s", err);
+    {
+        int status = outputs_apart(job);
+        if (status != GB_EXIT_OK)
+            return status;
+    }
     if (job->model_path) {
         gb_learned_info info;
         gb_learn_machine here;
@@ -452,7 +486,7 @@ static int keep_trials(const tune_job *job, const gb_shape *sh, gb_space_outcome
         r->M = sh->M, r->K = sh->K, r->N = sh->N;
         r->threads = job->cfg.threads;
         r->machine = here;
-        gb_printable(job->space_file, 200, r->space, sizeof r->space);
+        gb_trialdb_space_name(job->space_file, r->space);
         r->text = res->kept[i].text;
         r->verified = res->kept[i].verified;
         r->median_us = res->kept[i].us;
@@ -597,7 +631,8 @@ int gb_cmd_tune(int argc, char **argv)
 {
     static tune_job job; /* static: gb_options is large */
     gb_tuned_set set;
-    char fingerprint[384], model_shown[256] = "";
+    char fingerprint[384], model_shown[256] = "", records_shown[256], space_shown[256],
+        base_shown[256];
     double started;
     int status;
 
@@ -618,8 +653,12 @@ int gb_cmd_tune(int argc, char **argv)
         return status;
     }
     started = gb_now();
+    /* every path and name printed as every message shows user text */
     if (job.model)
         gb_printable(job.model_path, 200, model_shown, sizeof model_shown);
+    gb_printable(job.records, 200, records_shown, sizeof records_shown);
+    gb_printable(job.space_file ? job.space_file : "", 200, space_shown, sizeof space_shown);
+    gb_printable(job.base ? job.base->name : "", 200, base_shown, sizeof base_shown);
     /* Records are per thread count (the fingerprint has it): each count is
      * a search of its own. */
     for (int t = 0; t < job.ncounts && !gb_interrupted; t++) {
@@ -629,15 +668,15 @@ int gb_cmd_tune(int argc, char **argv)
         if (job.space_file) {
             if (job.cfg.dtype == GB_DTYPE_F32)
                 printf("searching %s (%.3g points), %d shape(s), %d thread(s), %s%s%s; "
-                       "rule_us: rule_based; records in %s\n", job.space_file,
+                       "rule_us: rule_based; records in %s\n", space_shown,
                        gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
                        job.budget > 0.0 ? "time budget" : "trial budget",
                        job.model ? ", guided by " : "", job.model ? model_shown : "",
-                       job.records);
+                       records_shown);
             else
                 printf("searching %s in %s (%.3g points), %d shape(s), %d thread(s), %s; "
                        "rule_us: packed's %s kernel; not recorded: each winner's text under "
-                       "its row\n", job.space_file, gb_dtype_name(job.cfg.dtype),
+                       "its row\n", space_shown, gb_dtype_name(job.cfg.dtype),
                        gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
                        job.budget > 0.0 ? "time budget" : "trial budget",
                        gb_dtype_name(job.cfg.dtype));
@@ -645,13 +684,13 @@ int gb_cmd_tune(int argc, char **argv)
                    "N", "rule_us", "best_us", "ratio", "trials", "illegal", "compiled",
                    "compile_s", "measure_s");
         } else {
-            printf("tuning %s, %d shape(s), %d thread(s), %s; %s%s\n", job.base->name,
+            printf("tuning %s, %d shape(s), %d thread(s), %s; %s%s\n", base_shown,
                    job.nshapes, job.cfg.threads,
                    job.budget > 0.0 ? "time budget" : "trial budget",
                    job.schedule ? "rule_us: the file's own param values; not recorded, "
                                   "replay with --schedule FILE --shape MxKxN --param "
                                 : "records in ",
-                   job.schedule ? "..." : job.records);
+                   job.schedule ? "..." : records_shown);
             printf("%-11s %5s %5s %5s %11s %11s %6s %7s %6s  %s\n", "kernel", "M", "K", "N",
                    "rule_us", "tuned_us", "ratio", "trials", "secs", "parameters");
         }

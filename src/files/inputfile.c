@@ -163,20 +163,18 @@ static int check_tree(const cJSON *node, char *why, size_t whylen)
     return 0;
 }
 
-/* The byte offset of the first \u0000 inside a string of text, or -1: the
- * escapes read as JSON does (a backslash escapes the next character). */
-static long escaped_nul(const char *text)
+long gb_json_escaped_nul(const char *text, size_t len)
 {
     int in_string = 0;
 
-    for (const char *c = text; *c; c++) {
-        if (*c == '"')
+    for (size_t i = 0; i < len && text[i] != '\0'; i++) {
+        if (text[i] == '"')
             in_string = !in_string;
-        else if (in_string && *c == '\\') {
-            if (c[1] == 'u' && strncmp(c + 2, "0000", 4) == 0)
-                return (long)(c - text);
-            if (c[1] != '\0')
-                c++;
+        else if (in_string && text[i] == '\\') {
+            if (i + 5 < len && text[i + 1] == 'u' && strncmp(text + i + 2, "0000", 4) == 0)
+                return (long)i;
+            if (i + 1 < len && text[i + 1] != '\0')
+                i++;
         }
     }
     return -1;
@@ -203,9 +201,9 @@ cJSON *gb_json_parse_strict(const char *text, char *why, size_t whylen)
         cJSON_Delete(doc);
         return NULL;
     }
-    if (escaped_nul(text) >= 0) {
+    if (gb_json_escaped_nul(text, strlen(text)) >= 0) {
         snprintf(why, whylen, "a string holds \\u0000 (byte %ld): a NUL would cut it short",
-                 escaped_nul(text));
+                 gb_json_escaped_nul(text, strlen(text)));
         cJSON_Delete(doc);
         return NULL;
     }

@@ -1,6 +1,7 @@
 /* output.c - rows for the terminal and documents for the file. */
 #define _GNU_SOURCE
 #include "output.h"
+#include "parse.h"
 #include "roof.h"
 
 #include <errno.h>
@@ -650,17 +651,18 @@ int gb_json_set_result(cJSON *doc, int index, const gb_result *r)
 int gb_write_file_atomic(const char *path, const char *text, size_t len, char *err,
                          size_t errlen)
 {
-    char tmp[4200];
+    char tmp[4200], shown[256];
     size_t done = 0;
     int fd;
 
+    gb_printable(path, 200, shown, sizeof shown); /* as every message shows a path */
     if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "path too long: %s", path);
+        snprintf(err, errlen, "path too long: %s", shown);
         return -1;
     }
     fd = mkstemp(tmp);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno));
         return -1;
     }
     while (done < len) {
@@ -672,13 +674,13 @@ int gb_write_file_atomic(const char *path, const char *text, size_t len, char *e
         done += (size_t)n;
     }
     if (done < len || fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
+        snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno ? errno : EIO));
         close(fd);
         unlink(tmp);
         return -1;
     }
     if (close(fd) != 0 || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno));
         unlink(tmp);
         return -1;
     }

@@ -211,8 +211,11 @@ static int load_rounds(const cJSON *o, gb_entry *e, const char *where, char *err
     return 0;
 }
 
-/* A number >= 0 at key of a round clock, or null (NAN) when null_ok. */
-static int clock_figure(const cJSON *o, const char *key, int null_ok, double *out,
+/* Context switches of a round at most this (the seconds: GB_MAX_CLOCK_S). */
+#define MAX_SWITCHES 1e15
+
+/* A number in 0..max at key of a round clock, or null (NAN) when null_ok. */
+static int clock_figure(const cJSON *o, const char *key, int null_ok, double max, double *out,
                         const char *where, int i, char *err, size_t errlen)
 {
     const cJSON *v = field(o, key);
@@ -221,9 +224,10 @@ static int clock_figure(const cJSON *o, const char *key, int null_ok, double *ou
         *out = NAN;
         return 0;
     }
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0) {
-        snprintf(err, errlen, "%s: \"round_clocks\"[%d].%s is not a number >= 0%s", where, i,
-                 key, null_ok ? " or null" : "");
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0 ||
+        v->valuedouble > max) {
+        snprintf(err, errlen, "%s: \"round_clocks\"[%d].%s is not a number >= 0%s, at most %g",
+                 where, i, key, null_ok ? " or null" : "", max);
         return -1;
     }
     *out = v->valuedouble;
@@ -263,12 +267,12 @@ static int load_round_clocks(const cJSON *o, gb_entry *e, const char *where, cha
         }
         seen[(int)r] = 1;
         rc->round = (int)r;
-        if (clock_figure(c, "wall_s", 0, &rc->wall_s, where, i, err, errlen) ||
-            clock_figure(c, "cpu_s", 1, &rc->cpu_s, where, i, err, errlen) ||
-            clock_figure(c, "steal_s", 1, &rc->steal_s, where, i, err, errlen) ||
-            clock_figure(c, "nivcsw", 1, &nivcsw, where, i, err, errlen))
+        if (clock_figure(c, "wall_s", 0, GB_MAX_CLOCK_S, &rc->wall_s, where, i, err, errlen) ||
+            clock_figure(c, "cpu_s", 1, GB_MAX_CLOCK_S, &rc->cpu_s, where, i, err, errlen) ||
+            clock_figure(c, "steal_s", 1, GB_MAX_CLOCK_S, &rc->steal_s, where, i, err, errlen) ||
+            clock_figure(c, "nivcsw", 1, MAX_SWITCHES, &nivcsw, where, i, err, errlen))
             return -1;
-        if (!isnan(nivcsw) && (nivcsw != floor(nivcsw) || nivcsw > 1e15)) {
+        if (!isnan(nivcsw) && nivcsw != floor(nivcsw)) {
             snprintf(err, errlen, "%s: \"round_clocks\"[%d].nivcsw is not a count", where, i);
             return -1;
         }

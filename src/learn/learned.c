@@ -9,6 +9,7 @@
  * strictly, and a model that does not match is refused with the reason.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "inputfile.h"
 #include "learn.h"
 #include "output.h"
 #include "parse.h"
@@ -388,7 +389,7 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
             return -1;
         }
         if (!cJSON_IsNumber(us) || !isfinite(us->valuedouble) || us->valuedouble <= 0.0 ||
-            us->valuedouble >= 1e12) {
+            us->valuedouble >= GB_LEARN_MAX_US) {
             snprintf(why, whylen, "elite %d: \"median_us\" is not a time in microseconds", i + 1);
             return -1;
         }
@@ -514,8 +515,12 @@ int gb_learned_load(const char *path, gb_learned **out, char *err, size_t errlen
     }
     if ((text = gb_learn_read_file(path, GB_MODEL_MAX_BYTES, &len, err, errlen)) == NULL)
         goto done;
-    if (strlen(text) != len || (doc = cJSON_ParseWithOpts(text, NULL, 1)) == NULL) {
-        snprintf(err, errlen, "%s: not a model file (not JSON)", shown);
+    if (strlen(text) != len) {
+        snprintf(err, errlen, "%s: not a model file (a NUL byte)", shown);
+        goto done;
+    }
+    if ((doc = gb_json_parse_strict(text, why, sizeof why)) == NULL) {
+        snprintf(err, errlen, "%s: not a model file: %s", shown, why);
         goto done;
     }
     if (read_envelope(doc, l, why, sizeof why) != 0) {
@@ -524,6 +529,7 @@ int gb_learned_load(const char *path, gb_learned **out, char *err, size_t errlen
     }
     trees = cJSON_GetObjectItemCaseSensitive(doc, "xgboost");
     if (!cJSON_IsString(trees) ||
+        gb_xgb_check(trees->valuestring, GB_FEATURES_COUNT, why, sizeof why) != 0 ||
         gb_xgb_load(trees->valuestring, strlen(trees->valuestring), GB_FEATURES_COUNT,
                     &l->trees, why, sizeof why) != 0) {
         if (!cJSON_IsString(trees))
@@ -539,6 +545,20 @@ done:
     cJSON_Delete(doc);
     free(text);
     return rc;
+}
+
+int gb_learned_is_model(const char *path)
+{
+    char err[GB_ERR_LEN], why[GB_ERR_LEN];
+    size_t len;
+    char *text = gb_learn_read_file(path, GB_MODEL_MAX_BYTES, &len, err, sizeof err);
+    cJSON *doc = text && strlen(text) == len ? gb_json_parse_strict(text, why, sizeof why) : NULL;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    int is = cJSON_IsString(schema) && strcmp(schema->valuestring, GB_MODEL_SCHEMA) == 0;
+
+    cJSON_Delete(doc);
+    free(text);
+    return is;
 }
 
 void gb_learned_info_of(const gb_learned *l, gb_learned_info *out)
@@ -566,8 +586,16 @@ int gb_learned_predict(const gb_learned *l, const float *features, int n, double
         free(pred);
         return -1;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         us[i] = exp((double)pred[i]) * gb_features_flops(features + (size_t)i * GB_FEATURES_COUNT);
+        /* a time, or no ranking at all: an infinite or zero prediction
+         * would be ranked first or last and reported as a number */
+        if (!(isfinite(us[i]) && us[i] > 0.0 && us[i] < GB_LEARN_MAX_US)) {
+            snprintf(err, errlen, "the model predicts %g us for a candidate: not a time", us[i]);
+            free(pred);
+            return -1;
+        }
+    }
     free(pred);
     return 0;
 }

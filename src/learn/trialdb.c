@@ -7,7 +7,9 @@
  * Read strictly and bounded: a line that is not exactly the schema is named
  * and refused, never guessed at.  LEARN.md has the schema.
  */
+#define _DEFAULT_SOURCE /* flock */
 #define _POSIX_C_SOURCE 200809L
+#include "inputfile.h"
 #include "learn.h"
 #include "machine.h"
 #include "output.h"
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,6 +93,13 @@ cJSON *gb_learn_machine_json(const gb_learn_machine *m)
         return NULL;
     }
     return o;
+}
+
+void gb_trialdb_space_name(const char *path, char out[GB_TRIALS_MAX_SPACE + 1])
+{
+    /* every byte of the output printable ASCII; the buffer's size cuts it
+     * (a long path's tail goes, as the "..." of a shorter limit would) */
+    gb_printable(path, GB_TRIALS_MAX_SPACE, out, GB_TRIALS_MAX_SPACE + 1);
 }
 
 char *gb_trialdb_line(const gb_trial_row *r)
@@ -260,7 +270,7 @@ static int read_row(const cJSON *o, gb_trial_row *r, char *why, size_t whylen)
         int_at(o, "illegal", 0, MAX_ILLEGAL, &illegal, why, whylen) != 0 ||
         gb_learn_machine_read(cJSON_GetObjectItemCaseSensitive(o, "machine"), &r->machine, why,
                      whylen) != 0 ||
-        text_at(o, "space", 200, r->space, sizeof r->space, why, whylen) != 0)
+        text_at(o, "space", GB_TRIALS_MAX_SPACE, r->space, sizeof r->space, why, whylen) != 0)
         return -1;
     verified = cJSON_GetObjectItemCaseSensitive(o, "verified");
     median = cJSON_GetObjectItemCaseSensitive(o, "median_us");
@@ -270,7 +280,7 @@ static int read_row(const cJSON *o, gb_trial_row *r, char *why, size_t whylen)
     }
     r->verified = cJSON_IsTrue(verified);
     if (r->verified && !(cJSON_IsNumber(median) && isfinite(median->valuedouble) &&
-                         median->valuedouble > 0.0 && median->valuedouble < 1e12)) {
+                         median->valuedouble > 0.0 && median->valuedouble < GB_LEARN_MAX_US)) {
         snprintf(why, whylen, "\"median_us\" of a verified trial is not a time in microseconds");
         return -1;
     }
@@ -351,11 +361,10 @@ int gb_trialdb_parse(const char *name, const char *text, size_t len, gb_trial_db
             snprintf(why, sizeof why, "a NUL byte");
             goto bad;
         }
-        o = cJSON_ParseWithOpts(line, NULL, 1);
-        if (o == NULL) {
-            snprintf(why, sizeof why, "not JSON");
+        /* strict: one object, no key twice, no \u0000 cutting a string */
+        o = gb_json_parse_strict(line, why, sizeof why);
+        if (o == NULL)
             goto bad;
-        }
         rc = read_row(o, &r, why, sizeof why);
         cJSON_Delete(o);
         if (rc != 0)
@@ -447,46 +456,130 @@ int gb_trialdb_load(const char *path, gb_trial_db *db, char *err, size_t errlen)
 int gb_trialdb_check(const char *path, char *err, size_t errlen)
 {
     gb_trial_db db = { 0 };
-    int rc;
+    char shown[256];
+    int rc, fd;
     struct stat st;
 
-    if (lstat(path, &st) != 0 && errno == ENOENT)
+    gb_printable(path, 200, shown, sizeof shown);
+    if (path[0] == '\0') {
+        snprintf(err, errlen, "needs a file name");
+        return -1;
+    }
+    if (lstat(path, &st) != 0 && errno == ENOENT) {
+        /* made by the first append: the folder must take it, said now
+         * rather than after the search (a file of another name, so that
+         * searches starting together never see each other's probe) */
+        char probe[4200];
+        if (snprintf(probe, sizeof probe, "%s.XXXXXX", path) >= (int)sizeof probe) {
+            snprintf(err, errlen, "cannot create %s: %s", shown, strerror(ENAMETOOLONG));
+            return -1;
+        }
+        fd = mkstemp(probe);
+        if (fd < 0) {
+            snprintf(err, errlen, "cannot create %s: %s", shown, strerror(errno));
+            return -1;
+        }
+        close(fd);
+        unlink(probe);
         return 0;
+    }
     rc = gb_trialdb_load(path, &db, err, errlen);
     gb_trialdb_free(&db);
-    return rc;
+    if (rc != 0)
+        return -1;
+    fd = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+/* The database open for appending (created when missing), locked
+ * (flock, exclusive) and checked under the lock: a regular file, a
+ * database whose last line is whole, room for add more bytes.  The
+ * descriptor and its size in *size, or -1 with err. */
+static int open_locked(const char *path, size_t add, off_t *size, char *err, size_t errlen)
+{
+    char shown[256];
+    struct stat st;
+    gb_trial_db db = { 0 };
+    char *text = NULL;
+    ssize_t got = 0;
+    int fd, rc;
+
+    gb_printable(path, 200, shown, sizeof shown);
+    fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", shown);
+        close(fd);
+        return -1;
+    }
+    if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot lock %s: %s", shown, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if ((size_t)st.st_size + add > (size_t)GB_TRIALS_MAX_BYTES) {
+        snprintf(err, errlen, "%s: would grow over %ld MiB; start another database", shown,
+                 GB_TRIALS_MAX_BYTES >> 20);
+        close(fd);
+        return -1;
+    }
+    /* what is there, read through the name under the lock (the descriptor
+     * writes only) and strictly: lines are added to a database, never to
+     * a file that is none or that another writer left cut short */
+    if (st.st_size > 0) {
+        int rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat rst;
+        text = malloc((size_t)st.st_size + 1);
+        if (rfd >= 0 && fstat(rfd, &rst) == 0 && rst.st_ino == st.st_ino &&
+            rst.st_dev == st.st_dev)
+            while (text != NULL && got < st.st_size) {
+                ssize_t n = read(rfd, text + got, (size_t)(st.st_size - got));
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n <= 0)
+                    break;
+                got += n;
+            }
+        if (rfd >= 0)
+            close(rfd);
+        if (text == NULL || got != st.st_size) {
+            snprintf(err, errlen, "%s: cannot read it", shown);
+            free(text);
+            close(fd);
+            return -1;
+        }
+        text[got] = '\0';
+        rc = gb_trialdb_parse(path, text, (size_t)got, &db, err, errlen);
+        gb_trialdb_free(&db);
+        free(text);
+        if (rc != 0) {
+            close(fd);
+            return -1;
+        }
+    }
+    *size = st.st_size;
+    return fd;
 }
 
 int gb_trialdb_append(const char *path, const gb_trial_row *rows, int n, char *err,
                       size_t errlen)
 {
-    gb_trial_db db = { 0 };
-    size_t len = 0, cap;
-    char *old = NULL, *all;
-    int rc;
-    struct stat st;
+    char *all = NULL, shown[256];
+    size_t len = 0, done = 0;
+    off_t size;
+    int fd, rc = -1;
 
     if (n == 0)
         return 0;
-    if (!(lstat(path, &st) != 0 && errno == ENOENT)) {
-        if ((old = gb_learn_read_file(path, GB_TRIALS_MAX_BYTES, &len, err, errlen)) == NULL)
-            return -1;
-        rc = gb_trialdb_parse(path, old, len, &db, err, errlen);
-        gb_trialdb_free(&db);
-        if (rc != 0) {
-            free(old);
-            return -1;
-        }
-    }
-    cap = len + 1;
-    all = malloc(cap);
-    if (all == NULL) {
-        free(old);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    memcpy(all, old ? old : "", len);
-    free(old);
+    gb_printable(path, 200, shown, sizeof shown);
     for (int i = 0; i < n; i++) {
         char *line = gb_trialdb_line(&rows[i]);
         size_t l = line ? strlen(line) : 0;
@@ -502,15 +595,31 @@ int gb_trialdb_append(const char *path, const gb_trial_row *rows, int n, char *e
         len += l;
         free(line);
     }
-    if (len > (size_t)GB_TRIALS_MAX_BYTES) {
-        char shown[256];
-        gb_printable(path, 200, shown, sizeof shown);
-        snprintf(err, errlen, "%s: would grow over %ld MiB; start another database", shown,
-                 GB_TRIALS_MAX_BYTES >> 20);
+    /* Appended in place under an exclusive lock, never rewritten: several
+     * searches appending to one database at once keep every line (a read,
+     * append and rename lost the others' lines in between). */
+    if ((fd = open_locked(path, len, &size, err, errlen)) < 0) {
         free(all);
         return -1;
     }
-    rc = gb_write_file_atomic(path, all, len, err, errlen);
+    while (done < len) {
+        ssize_t w = write(fd, all + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    if (done < len || fsync(fd) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", shown, strerror(errno ? errno : EIO));
+        /* no line cut short: the file as it was */
+        if (ftruncate(fd, size) != 0)
+            snprintf(err, errlen, "cannot write %s, and its last line is cut short: %s", shown,
+                     strerror(errno));
+    } else {
+        rc = 0;
+    }
+    close(fd); /* and the lock with it */
     free(all);
     return rc;
 }

@@ -104,6 +104,11 @@ void gb_calibration_set(gb_calibration *c, int threads, int read, const char *so
     snprintf(c->source, sizeof c->source, "%s", source);
 }
 
+int gb_calibration_decide(int q, double ratio)
+{
+    return ratio > gb_calib_questions[q].copied_above ? GB_READ_COPIED : GB_READ_IN_PLACE;
+}
+
 void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len)
 {
     const gb_calib_answer *a = &c->answer[question];

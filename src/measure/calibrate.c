@@ -66,7 +66,9 @@
 #include "harness.h"
 #include "sched_lang.h"
 #include "sched_variant.h"
+#include "parse.h"
 #include "stats.h"
+#include "text.h"
 
 extern const gb_variant gb_variant_packed;
 
@@ -154,7 +156,7 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
     out->ratio = st.median;
     out->ratio_p10 = st.p10;
     out->ratio_p90 = st.p90;
-    out->read = st.median > gb_calib_questions[q].copied_above ? GB_READ_COPIED : GB_READ_IN_PLACE;
+    out->read = gb_calibration_decide(q, st.median);
     rc = 0;
 cleanup:
     for (int s = 0; s < CALIB_NSHAPES; s++)
@@ -184,7 +186,7 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
                           char *err, size_t errlen)
 {
     const int mode = gb_calibration_mode();
-    char key[1024], path[4200], why[512], line[256];
+    char key[1024], path[4200], why[512], line[256], shown[256];
     int rc;
 
     if (gb_calibration_mode_check(err, errlen) != 0)
@@ -195,11 +197,13 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
     }
     gb_calibration_key(m, threads, key, sizeof key);
     if (gb_calibration_path(key, path, sizeof path, why, sizeof why) != 0) {
-        fprintf(stderr, "gemmbench: warning: packed's calibration cannot be cached (%s): "
-                        "A and B read by the default, in place\n", why);
+        gb_text_say("warning: packed's calibration cannot be cached (%s): A and B read by the "
+                    "default, in place", why);
         gb_calibration_set(out, threads, GB_READ_IN_PLACE, "default");
         return 0;
     }
+    /* the path is the environment's (XDG_CACHE_HOME): shown escaped */
+    gb_printable(path, 200, shown, sizeof shown);
     rc = gb_calibration_load(path, key, out, why, sizeof why);
     if (rc == 0)
         return 0;
@@ -207,19 +211,18 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
         /* A FIFO, device or directory there: packed's plan cannot read a
          * cache from it, so a measurement would be lost; nothing replaces
          * what someone put there. */
-        fprintf(stderr, "gemmbench: warning: calibration cache %s is %s: packed's calibration "
-                        "not cached, A and B read by the default, in place\n", path, why);
+        gb_text_say("warning: calibration cache %s is %s: packed's calibration not cached, A "
+                    "and B read by the default, in place", shown, why);
         gb_calibration_set(out, threads, GB_READ_IN_PLACE, "default");
         return 0;
     }
     if (rc < 0)
-        fprintf(stderr, "gemmbench: calibration cache %s refused: %s; measuring again\n", path,
-                why);
+        gb_text_say("calibration cache %s refused: %s; measuring again", shown, why);
     if (gb_calibration_measure(threads, mode == GB_READ_CHOICES, out, err, errlen) != 0)
         return -2;
     if (gb_calibration_store(path, key, out, why, sizeof why) != 0) {
-        fprintf(stderr, "gemmbench: warning: packed's calibration not cached (%s): A and B "
-                        "read by the default, in place\n", why);
+        gb_text_say("warning: packed's calibration not cached (%s): A and B read by the "
+                    "default, in place", why);
         gb_calibration_set(out, threads, GB_READ_IN_PLACE, "default");
         return 0;
     }
