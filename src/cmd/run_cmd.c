@@ -32,6 +32,7 @@
 #include "options.h"
 #include "parse.h"
 #include "output.h"
+#include "run_story.h"
 #include "run_view.h"
 #include "runner.h"
 #include "settings.h"
@@ -465,6 +466,29 @@ static int lockstep_pause(void *arg)
     return lockstep_turn("more");
 }
 
+/* The story after the table: a table or Markdown on stdout, not --quiet,
+ * not a round of gemmbench ab (its rounds are one run). */
+static int shows_story(const gb_options *o)
+{
+    return !o->quiet && !o->lockstep && (o->format == GB_FMT_TABLE || o->format == GB_FMT_MD);
+}
+
+/* The run's story (run_story.h), read back from the file just written: it
+ * says what the file holds.  A file that cannot be read back is said on
+ * stderr; the run itself stands. */
+static void print_story(const char *output)
+{
+    gb_result_file f;
+    char err[GB_ERR_LEN];
+
+    if (gb_result_file_load(output, &f, err, sizeof err) != 0) {
+        fprintf(stderr, "gemmbench: warning: no summary: %s\n", err);
+        return;
+    }
+    gb_run_story(stdout, &f, output);
+    gb_result_file_free(&f);
+}
+
 /* Measures the sweep of o into output; the exit status. */
 static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *machine,
                      thread_plan *plan, const char *output, int argc, char **argv)
@@ -610,8 +634,12 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
         gb_fail(GB_EXIT_INTERRUPTED, NULL, "interrupted; partial results in %s", output);
         status = GB_EXIT_INTERRUPTED;
     } else {
+        /* The file's name, then the story: the story is the last thing said. */
+        fflush(stdout);
         if (!o->quiet)
             fprintf(stderr, "gemmbench: results in %s\n", output);
+        if (shows_story(o))
+            print_story(output);
         if (status == GB_EXIT_OK && runner.failed_checks > 0)
             status = gb_fail(GB_EXIT_CHECK_FAILED, NULL, "%d result(s) failed verification",
                              runner.failed_checks);
