@@ -12,6 +12,7 @@
  * --dtype f32) is as before.
  */
 #include "gemmbench.h"
+#include "libraries.h"
 #include "report.h"
 #include "roof.h"
 
@@ -89,10 +90,23 @@ static void write_roofs_csv(FILE *out, const gb_report *r)
     }
 }
 
+/* Each reference library that ran: its kernels, flagged when they are not
+ * this CPU's best path (libraries.h). */
+static void write_libraries(FILE *out, const gb_result_file *f, const char *prefix,
+                            const char *indent)
+{
+    gb_library_note libs[GB_MAX_LIBRARY_NOTES];
+    int n = gb_library_notes(f, libs, GB_MAX_LIBRARY_NOTES);
+
+    for (int i = 0; i < n; i++)
+        gb_library_note_print(out, &libs[i], prefix, indent);
+}
+
 /* Comment lines: gnuplot skips them, pandas with comment='#'. */
 static void write_header_csv(FILE *out, const gb_report *r, const facts *x)
 {
     const gb_result_file *f = r->f;
+    gb_library_note libs[GB_MAX_LIBRARY_NOTES];
 
     fprintf(out, "# file: %s\n# machine: %s (%s)\n# started: %s\n# threads: %s\n", f->path,
             x->cpu, x->host, x->started, x->threads);
@@ -100,6 +114,13 @@ static void write_header_csv(FILE *out, const gb_report *r, const facts *x)
             metric_text[r->metric].csv_name);
     if (f->peak_gflops > 0.0)
         fprintf(out, "# peak_gflops: %.2f\n", f->peak_gflops);
+    write_libraries(out, f, "# library: ", "#   ");
+    if (gb_library_notes(f, libs, GB_MAX_LIBRARY_NOTES) > 0) {
+        /* one line for scripts/plot.sh's figure titles */
+        fprintf(out, "# libraries: ");
+        gb_library_notes_brief(out, libs, gb_library_notes(f, libs, GB_MAX_LIBRARY_NOTES));
+        fprintf(out, "\n");
+    }
     write_roofs_csv(out, r);
     fprintf(out, "# empty cell: not measured; geomeans over the cells present\n");
 }
@@ -128,6 +149,8 @@ static void write_header_text(FILE *out, const gb_report *r, const facts *x, gb_
     fputc('\n', out);
     fprintf(out, "%srun: started %s; threads %s; %s\n", bullet, x->started, x->threads,
             f->complete ? "complete" : "INCOMPLETE (interrupted: cells may be missing)");
+    write_libraries(out, f, fmt == GB_FMT_MD ? "- library: " : "library: ",
+                    fmt == GB_FMT_MD ? "  " : "         ");
     fprintf(out, "%scells: %s; '-' = not measured\n", bullet, metric_text[r->metric].title);
     fprintf(out, "%sgeomean: over the cells present in the row; * = fewer than all columns\n",
             bullet);

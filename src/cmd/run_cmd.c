@@ -26,6 +26,7 @@
 #include "peak.h"
 #include "roof.h"
 #include "gemmbench.h"
+#include "libraries.h"
 #include "lockstep.h"
 #include "machine.h"
 #include "ml_guided.h"
@@ -380,6 +381,28 @@ static void note_impls(FILE *out, const gb_runner *r)
     }
 }
 
+/* Under the table: the kernels each reference library that ran chose, and
+ * when they are not this CPU's best path, why and what would change it
+ * (libraries.h). */
+static void note_libraries(FILE *out, const cJSON *doc, const gb_runner *r)
+{
+    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(doc, "tool");
+    const cJSON *libs = cJSON_GetObjectItemCaseSensitive(tool, "libraries"), *lib;
+
+    cJSON_ArrayForEach(lib, libs) {
+        gb_library_note note;
+        int measured = 0;
+        for (int i = 0; i < r->nentries && !measured; i++)
+            measured = r->entries[i].measured && lib->string &&
+                       strcmp(r->entries[i].result.variant->name, lib->string) == 0;
+        if (!measured)
+            continue;
+        gb_library_note_of(lib->string, lib, cJSON_GetObjectItemCaseSensitive(doc, "machine"),
+                           cJSON_GetObjectItemCaseSensitive(doc, "run"), &note);
+        gb_library_note_print(out, &note, "library: ", "         ");
+    }
+}
+
 /* Whether any entry of sel runs at all (a run of --dtype bf16 over f32-only
  * variants measures nothing): 1, or 0 with the reason in err. */
 static int anything_runs(const gb_options *o, const gb_selection *sel, char *err, size_t errlen)
@@ -616,6 +639,7 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     /* Under the table: what was asked for and not run, and why. */
     if (o->format == GB_FMT_TABLE || o->format == GB_FMT_MD) {
         note_impls(stdout, &runner);
+        note_libraries(stdout, cfg.doc, &runner);
         note_skipped(o, sel, NULL, stdout);
     }
     if (gb_json_write_atomic(cfg.doc, output, !gb_interrupted && status == GB_EXIT_OK, err,
@@ -823,6 +847,11 @@ int gb_cmd_run(int argc, char **argv)
         fprintf(stderr, "gemmbench: warning: --bind: cannot restart with the OpenMP "
                         "variables set (%s); threads placed as the runtime chooses\n",
                 strerror(errno));
+    /* BLIS reads its choice when first used: before anything calls it. */
+    if (o.blis_arch[0] && gb_blis_arch_choose(o.blis_arch, err, sizeof err) != 0) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    }
     gb_machine_detect(&machine);
     plan_threads(&o, &machine, &plan);
     threads = plan.counts[plan.n - 1];

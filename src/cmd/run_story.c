@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "libraries.h"
 #include "stats.h"
 
 /* The entries the story compares: measured per call (pre-packed ones are a
@@ -184,13 +185,15 @@ static void group_name(char *buf, size_t len, const story_group *g, int threads_
         snprintf(buf + strlen(buf), len - strlen(buf), " %dt", g->threads);
 }
 
-/* What the reader should not miss: failed checks, high CV, variants
- * skipped, an interrupted run. */
+/* What the reader should not miss: failed checks, high CV, a reference
+ * library off this CPU's best path, variants skipped, an interrupted run. */
 static void print_flags(FILE *out, const gb_result_file *f)
 {
     int failed = 0, noisy = 0, measured = 0;
     const gb_entry *first_failed = NULL;
     const cJSON *skipped = cJSON_GetObjectItemCaseSensitive(f->doc, "skipped");
+    gb_library_note libs[GB_MAX_LIBRARY_NOTES];
+    int nlibs = gb_library_notes(f, libs, GB_MAX_LIBRARY_NOTES);
 
     for (int i = 0; i < f->nentries; i++) {
         const gb_entry *e = &f->entries[i];
@@ -211,6 +214,10 @@ static void print_flags(FILE *out, const gb_result_file *f)
         fprintf(out, "  flagged: %d of %d entries with CV above %.0f%%: the machine was busy; "
                      "--rounds 5, or gemmbench ab for two builds\n",
                 noisy, measured, 100.0 * GB_CV_WARN);
+    for (int i = 0; i < nlibs; i++)
+        if (libs[i].flagged)
+            fprintf(out, "  flagged: %s ran %s kernels (%s), not this CPU's best path: "
+                         "see its library line\n", libs[i].name, libs[i].kernels, libs[i].isa);
     if (cJSON_GetArraySize(skipped) > 0)
         fprintf(out, "  skipped: %d variant and type pair%s (the lines above say why)\n",
                 cJSON_GetArraySize(skipped), cJSON_GetArraySize(skipped) == 1 ? "" : "s");

@@ -406,6 +406,8 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     for (int i = 0; i < o->nparam_sets; i++)
         cJSON_AddItemToArray(params, cJSON_CreateString(o->param_sets[i]));
     cJSON_AddStringToObject(config, "format", format_name(o->format));
+    if (o->blis_arch[0])
+        cJSON_AddStringToObject(config, "blis_arch", o->blis_arch);
     env = cJSON_AddObjectToObject(run, "openmp");
     add_env(env, "OMP_NUM_THREADS");
     add_env(env, "OMP_PROC_BIND");
