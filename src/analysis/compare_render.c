@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roof.h"
 #include "table.h"
 
 const char *gb_verdict_word(gb_verdict v)
@@ -78,9 +79,14 @@ static void format_roof(char *buf, size_t len, const gb_compare_row *r)
 {
     char a[32] = "-", b[32] = "-";
 
-    if (isfinite(r->old_roof_pct))
+    /* a roof an entry beat was measured low: no figure (roof.h) */
+    if (gb_roof_measured_low(r->old_roof_pct))
+        snprintf(a, sizeof a, "!roof");
+    else if (isfinite(r->old_roof_pct))
         snprintf(a, sizeof a, "%.1f", r->old_roof_pct);
-    if (isfinite(r->new_roof_pct))
+    if (gb_roof_measured_low(r->new_roof_pct))
+        snprintf(b, sizeof b, "!roof");
+    else if (isfinite(r->new_roof_pct))
         snprintf(b, sizeof b, "%.1f", r->new_roof_pct);
     snprintf(buf, len, "%s->%s", a, b);
 }

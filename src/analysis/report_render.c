@@ -282,6 +282,11 @@ static void cell_text(const layout *l, const gb_report_row *row, int k, char *bu
     int ncols = l->t->ncols, s;
 
     if (k < ncols) {
+        /* A roof the entry beat was measured low: no figure (roof.h). */
+        if (l->r->metric == GB_METRIC_ROOF && gb_roof_measured_low(row->cells[k].value)) {
+            snprintf(buf, len, "!roof");
+            return;
+        }
         /* A wrong result's time is shown, but marked. */
         format_value(buf, len, row->cells[k].value, l->r->metric,
                      row->cells[k].failed ? "!" : "");
@@ -378,11 +383,25 @@ static void metric_title(gb_report_metric m, gb_dtype t, char *buf, size_t len)
 
 /* ---- the report ------------------------------------------------------------------ */
 
+/* Whether a cell of r's tables beat its roof. */
+static int roof_low(const gb_report *r)
+{
+    for (int i = 0; i < r->ntables; i++)
+        for (int j = 0; j < r->tables[i].nrows; j++)
+            for (int c = 0; c < r->tables[i].ncols; c++)
+                if (gb_roof_measured_low(r->tables[i].rows[j].cells[c].value))
+                    return 1;
+    return 0;
+}
+
 /* Notes that only apply to some files come last, after the tables. */
 static void write_notes(FILE *out, const gb_report *r, gb_format fmt)
 {
     if (fmt != GB_FMT_CSV && r->failed)
         fprintf(out, "\n! = failed verification: the time of a wrong result\n");
+    if (fmt != GB_FMT_CSV && r->metric == GB_METRIC_ROOF && roof_low(r))
+        fprintf(out, "\n!roof = the entry beat its roof (%%roof above %.0f): the roof's "
+                     "bandwidth was measured low (a busy machine)\n", GB_ROOF_PCT_LOW);
     if (r->duplicates)
         fprintf(out, "\n%s%d entr%s repeat%s a cell already shown: the first in the file is "
                      "used\n", fmt == GB_FMT_CSV ? "# " : "", r->duplicates,

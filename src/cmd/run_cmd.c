@@ -381,6 +381,20 @@ static void note_impls(FILE *out, const gb_runner *r)
     }
 }
 
+/* Under the table: entries that beat their roof, whose %roof the table
+ * shows as "!roof" (roof.h). */
+static void note_roofs_low(FILE *out, const gb_runner *r)
+{
+    int low = 0;
+
+    for (int i = 0; i < r->nentries; i++)
+        low += r->entries[i].measured && gb_roof_measured_low(r->entries[i].result.roof_pct);
+    if (low)
+        fprintf(out, "!roof: %d entr%s beat %s roof (%%roof above %.0f): the roof's bandwidth "
+                     "was measured low (a busy machine); gemmbench info measures it again\n",
+                low, low == 1 ? "y" : "ies", low == 1 ? "its" : "their", GB_ROOF_PCT_LOW);
+}
+
 /* Under the table: the kernels each reference library that ran chose, and
  * when they are not this CPU's best path, why and what would change it
  * (libraries.h). */
@@ -639,6 +653,7 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     /* Under the table: what was asked for and not run, and why. */
     if (o->format == GB_FMT_TABLE || o->format == GB_FMT_MD) {
         note_impls(stdout, &runner);
+        note_roofs_low(stdout, &runner);
         note_libraries(stdout, cfg.doc, &runner);
         note_skipped(o, sel, NULL, stdout);
     }

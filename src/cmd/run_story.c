@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "libraries.h"
+#include "roof.h"
 #include "stats.h"
 
 /* The entries the story compares: measured per call (pre-packed ones are a
@@ -189,7 +190,7 @@ static void group_name(char *buf, size_t len, const story_group *g, int threads_
  * library off this CPU's best path, variants skipped, an interrupted run. */
 static void print_flags(FILE *out, const gb_result_file *f)
 {
-    int failed = 0, noisy = 0, measured = 0;
+    int failed = 0, noisy = 0, measured = 0, roof_low = 0;
     const gb_entry *first_failed = NULL;
     const cJSON *skipped = cJSON_GetObjectItemCaseSensitive(f->doc, "skipped");
     gb_library_note libs[GB_MAX_LIBRARY_NOTES];
@@ -203,6 +204,7 @@ static void print_flags(FILE *out, const gb_result_file *f)
             measured++;
         if (e->mean_us > 0.0 && e->stddev_us / e->mean_us > GB_CV_WARN)
             noisy++;
+        roof_low += gb_roof_measured_low(e->roof_pct);
     }
     if (!f->complete)
         fprintf(out, "  flagged: the run was interrupted; the file holds what it measured\n");
@@ -214,6 +216,10 @@ static void print_flags(FILE *out, const gb_result_file *f)
         fprintf(out, "  flagged: %d of %d entries with CV above %.0f%%: the machine was busy; "
                      "--rounds 5, or gemmbench ab for two builds\n",
                 noisy, measured, 100.0 * GB_CV_WARN);
+    if (roof_low)
+        fprintf(out, "  flagged: %d entr%s beat %s roof: a bandwidth measured low (a busy "
+                     "machine); their %%roof is not a figure\n", roof_low,
+                roof_low == 1 ? "y" : "ies", roof_low == 1 ? "its" : "their");
     for (int i = 0; i < nlibs; i++)
         if (libs[i].flagged)
             fprintf(out, "  flagged: %s ran %s kernels (%s), not this CPU's best path: "

@@ -103,3 +103,19 @@ TEST(run_story_nothing_to_compare)
     CHECK(text && strstr(text, "flagged") == NULL);
     free(text);
 }
+
+/* An entry above its roof: flagged, its figure not given. */
+TEST(run_story_roof_measured_low)
+{
+    static const char entries[] =
+        "{\"variant\":\"packed\",\"family\":\"packed\",\"kernel\":\"qkv\",\"M\":16,"
+        "\"K\":8,\"N\":8,\"threads\":2,\"prepack\":false,\"reps\":1,\"median_us\":1,"
+        "\"min_us\":1,\"mean_us\":1,\"stddev_us\":0,\"gflops\":30,\"peak_pct\":30,"
+        "\"check\":\"pass\",\"params\":{},\"samples_us\":[1],\"intensity\":1,"
+        "\"roof\":\"memory\",\"attainable_gflops\":10,\"roof_pct\":300}";
+    char *text = story_of(entries, "");
+
+    CHECK(text && strstr(text, "flagged: 1 entry beat its roof: a bandwidth measured low") != NULL);
+    CHECK(text && strstr(text, "300") == NULL);
+    free(text);
+}
