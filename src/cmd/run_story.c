@@ -48,7 +48,8 @@ static const gb_entry *at_point(const gb_result_file *f, const char *label, cons
 
 /* How label b compares with label a over g's points, both measured:
  * a's median over b's (above 1: b is faster), geometric mean, its least and
- * largest, b's mean %peak and a's; the points counted (0: none in common). */
+ * largest, b's %peak and a's and b's GFLOP/s (geometric means); the points
+ * counted (0: none in common). */
 typedef struct versus {
     double ratio, lo, hi, peak_a, peak_b, gflops_b;
     int points;
@@ -73,24 +74,27 @@ static versus compare_labels(const gb_result_file *f, const story_group *g, cons
         ratios[v.points++] = r;
         v.lo = fmin(v.lo, r);
         v.hi = fmax(v.hi, r);
-        v.gflops_b += eb->gflops;
-        if (isfinite(ea->peak_pct) && isfinite(eb->peak_pct)) {
-            v.peak_a += ea->peak_pct;
-            v.peak_b += eb->peak_pct;
+        v.gflops_b += log(eb->gflops > 0.0 ? eb->gflops : 1e-300);
+        if (isfinite(ea->peak_pct) && isfinite(eb->peak_pct) && ea->peak_pct > 0.0 &&
+            eb->peak_pct > 0.0) {
+            v.peak_a += log(ea->peak_pct);
+            v.peak_b += log(eb->peak_pct);
             npeak++;
         }
     }
     if (v.points > 0) {
         v.ratio = gb_geomean(ratios, v.points, NULL);
-        v.gflops_b /= v.points;
+        v.gflops_b = exp(v.gflops_b / v.points);
     }
-    v.peak_a = npeak ? v.peak_a / npeak : NAN;
-    v.peak_b = npeak ? v.peak_b / npeak : NAN;
+    /* geometric means, as the ratio's: packed's %peak over rule_based's is
+     * then its speed over rule_based's */
+    v.peak_a = npeak ? exp(v.peak_a / npeak) : NAN;
+    v.peak_b = npeak ? exp(v.peak_b / npeak) : NAN;
     free(ratios);
     return v;
 }
 
-/* b's mean %peak over g's points ("72.1% of peak"), or its GFLOP/s when the
+/* b's %peak over g's points ("72.1% of peak"), or its GFLOP/s when the
  * file has no peak. */
 static void describe_speed(char *buf, size_t len, const versus *v)
 {
@@ -257,7 +261,7 @@ void gb_run_story(FILE *out, const gb_result_file *f, const char *path)
     fprintf(out, "\nsummary");
     if (ngroups > 0 && !threads_differ)
         fprintf(out, " at %d thread%s", groups[0].threads, groups[0].threads == 1 ? "" : "s");
-    fprintf(out, " (geometric means over each kernel's shapes; %%peak: their mean):\n");
+    fprintf(out, " (geometric means over each kernel's shapes):\n");
     for (int g = 0; g < ngroups; g++) {
         char name[128], indent[160], rest[160];
         int lines;

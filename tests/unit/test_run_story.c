@@ -79,7 +79,7 @@ TEST(run_story_steps_limit_and_next)
         return;
     CHECK(strstr(text, "summary at 2 threads") != NULL);
     CHECK(strstr(text, "  qkv         baseline -> rule_based: 4x (2x..8x over 2 shapes), "
-                       "2.5% -> 8.0% of peak\n") != NULL);
+                       "2.0% -> 8.0% of peak\n") != NULL);
     CHECK(strstr(text, "packed: 16.0% of peak, 2x rule_based's speed\n") != NULL);
     CHECK(strstr(text, "fastest reference: onednn 12.8% of peak; packed 1.25x its speed\n") !=
           NULL);
