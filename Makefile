@@ -3,6 +3,21 @@
 # (scripts/setup.sh: as root it runs apt-get, otherwise it prints the command).
 
 BUILD    ?= build
+# Quiet by default: one short line per step (`CC src/x.c`, `LD gemmbench`),
+# as the Linux kernel's and git's builds print; `make V=1` prints the whole
+# commands.  Warnings and errors are the compiler's own output: always shown.
+# `make -s` prints neither.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say = @:
+else
+Q := @
+say = @printf '  %-7s %s\n'
+endif
+ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+say = @:
+endif
 CC       ?= cc
 # -march=native: a benchmark measures this machine.  Record what was used.
 OPT      ?= -O3 -march=native
@@ -159,7 +174,8 @@ $(DEPS_OK): scripts/setup.sh
 
 $(BUILD)/src/%.o: src/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(DEFS) -c $< -o $@
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(DEFS) -c $< -o $@
 
 $(BUILD)/src/files/output.o: $(VERSION_STAMP)
 # Every object whose source tests a GB_HAVE_* macro (the variant table, the
@@ -172,20 +188,25 @@ $(HAVE_USERS): $(REFERENCE_STAMP)
 
 $(BUILD)/schedules/%.o: schedules/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(SCHED_FLAGS) -c $< -o $@
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) $(SCHED_FLAGS) -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(CFLAGS_EXTRA) -c $< -o $@
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(CFLAGS_EXTRA) -c $< -o $@
 
 $(BUILD)/libgemmbench.a: $(LIB_OBJ)
-	$(AR) rcs $@ $^
+	$(say) AR $@
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BIN): $(MAIN_OBJ) $(BUILD)/libgemmbench.a $(REFERENCE_STAMP)
-	$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $(filter-out $(REFERENCE_STAMP),$^) $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $(filter-out $(REFERENCE_STAMP),$^) $(LDLIBS)
 
 $(TEST_BIN): $(TEST_OBJ) $(BUILD)/libgemmbench.a $(REFERENCE_STAMP)
-	$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $(filter-out $(REFERENCE_STAMP),$^) $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $(filter-out $(REFERENCE_STAMP),$^) $(LDLIBS)
 
 # The main job, quick by default: every variant on every kernel at two M.
 # `make run RUN_ARGS=` runs bench.conf's full sweep.
@@ -194,12 +215,13 @@ $(TEST_BIN): $(TEST_OBJ) $(BUILD)/libgemmbench.a $(REFERENCE_STAMP)
 # `make run` on a fresh machine measures against the ceiling.
 run: $(DEPS_OK)
 	@$(MAKE) --no-print-directory $(BIN)
-	./$(BIN) $(RUN_ARGS)
+	$(say) RUN "$(BIN) $(RUN_ARGS)"
+	$(Q)./$(BIN) $(RUN_ARGS)
 
 # Figures of a result file (scripts/plot.sh, gnuplot): PLOT_FILE defaults to
 # the newest results/*.json, PLOT_DIR to results/figures/<its name>.
 plots: $(BIN)
-	GEMMBENCH=$(abspath $(BIN)) sh scripts/plot.sh $(PLOT_FILE) $(if $(PLOT_FILE),$(PLOT_DIR))
+	$(Q)GEMMBENCH=$(abspath $(BIN)) sh scripts/plot.sh $(PLOT_FILE) $(if $(PLOT_FILE),$(PLOT_DIR))
 
 # Unit tests (C) and command-line tests (shell), two at a time; ends with
 # `N passed, N failed, N skipped` (tests/run.sh).
@@ -219,7 +241,8 @@ test-slow: $(TEST_DEPS_OK) $(BIN)
 
 # The tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize:
-	$(MAKE) BUILD=build-san OPT='-O1 -g -march=native' \
+	$(say) MAKE "test under ASan + UBSan (build-san)"
+	$(Q)$(MAKE) --no-print-directory BUILD=build-san OPT='-O1 -g -march=native' \
 	    CFLAGS_EXTRA='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
 
 # libFuzzer on the parsers of untrusted input (tests/fuzz/README.md): each
@@ -236,10 +259,12 @@ FUZZ_FLAGS    = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 
 fuzz-build:
 	@sh scripts/setup.sh fuzz
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) REFERENCE= HWLOC= XGBOOST= OPT='-O1 -g -march=native' WARN='$(FUZZ_WARN)' SCHED_FLAGS='-ffp-contract=fast' \
+	$(say) MAKE "$(FUZZ_BUILD)/libgemmbench.a ($(FUZZ_CC), ASan + UBSan, fuzzer-no-link)"
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) REFERENCE= HWLOC= XGBOOST= OPT='-O1 -g -march=native' WARN='$(FUZZ_WARN)' SCHED_FLAGS='-ffp-contract=fast' \
 	    CFLAGS_EXTRA='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link' $(FUZZ_BUILD)/libgemmbench.a
 	@for t in $(FUZZ_TARGETS); do \
-	    echo "$(FUZZ_CC) -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c"; \
+	    $(if $(filter 1,$(V)),,printf '  %-7s %s\n' LD $(FUZZ_BUILD)/fuzz_$$t;) \
+	    $(if $(filter 1,$(V)),set -x;) \
 	    $(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -std=c11 -O1 -g -march=native $(FUZZ_WARN) -fopenmp \
 	        $(FUZZ_FLAGS) -fsanitize=fuzzer -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
 	        $(FUZZ_BUILD)/libgemmbench.a $(CJSON_LIBS) $(NETTLE_LIBS) -lm || exit 1; \
@@ -251,16 +276,17 @@ fuzz: fuzz-build
 # Leave one shape out on a trial database, no measurement (scripts/ml-loo.c,
 # results/notes/ml-guided.md): `make build/ml-loo`.
 $(BUILD)/ml-loo: scripts/ml-loo.c $(BUILD)/libgemmbench.a
-	$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fopenmp -o $@ $< $(BUILD)/libgemmbench.a $(LDLIBS)
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fopenmp -o $@ $< $(BUILD)/libgemmbench.a $(LDLIBS)
 
 # packed against the reference libraries and the peak, one interleaved run
 # (results/notes/ceiling.md); a few minutes.
 bench-ceiling: $(BIN)
-	sh scripts/bench-ceiling.sh
+	$(Q)sh scripts/bench-ceiling.sh
 
 # packed against oneDNN in f32, bf16 and u8s8, 2 threads then 1 (results/notes/low-precision.md)
 bench-types: $(BIN)
-	sh scripts/bench-types.sh
+	$(Q)sh scripts/bench-types.sh
 
 # The portable build for aarch64 with Debian's cross compiler, then its
 # verified runs and unit tests under qemu-aarch64 (scripts/cross-aarch64.sh).

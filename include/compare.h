@@ -103,6 +103,9 @@ typedef struct gb_compare_group {
 typedef struct gb_header_diff {
     char *field;             /* e.g. "machine.cpu_model", "run.config.m" */
     char *old_value, *new_value;   /* rendered as text; "(absent)" when missing */
+    const cJSON *old_json, *new_json;   /* the values themselves (NULL: absent),
+                                           pointing into the files' blocks */
+    int old_items, new_items;      /* an array's length; -1 for other values */
     int identity;                  /* a field that identifies the hardware */
 } gb_header_diff;
 

@@ -31,7 +31,28 @@ typedef struct gb_bw_level {
     double triad_median_gbs[2];
 } gb_bw_level;
 
+/* The cache levels the bandwidth sweep found (src/measure/bandwidth.md,
+ * "Cache levels measured"): one thread's read rate against its working set
+ * from 16 KiB up, the knees of that curve matched to L1d, L2 and L3 (index
+ * 1..3), and what the roofs, the cold copies and the level probe use. */
+#define GB_SWEEP_MAX_POINTS 96
+typedef struct gb_cache_levels {
+    int swept;               /* 1 when the sweep ran */
+    int npoints;
+    double bytes[GB_SWEEP_MAX_POINTS];   /* ascending working sets */
+    double gbs[GB_SWEEP_MAX_POINTS];     /* best read rate at each, GB/s */
+    int budget_cut;          /* the sweep stopped at its time budget */
+    double seconds;          /* what it took */
+    long reported[4];        /* sysfs/hwloc's sizes, by level; 0 none */
+    long measured[4];        /* the knee matched to the level; 0 none found */
+    double level_gbs[4];     /* the plateau of the level's own reads */
+    double memory_gbs;       /* the plateau past the last knee */
+    long used[4];            /* the size the run uses: measured where they disagree */
+    char why[4][192];        /* how used was chosen, per level */
+} gb_cache_levels;
+
 typedef struct gb_bandwidth {
+    gb_cache_levels levels;  /* the sweep (levels.swept 0: not run) */
     int measured;            /* 1 when at least one figure is in */
     int threads;             /* the "all threads" count */
     int trials;              /* per figure, at least (src/measure/bandwidth.md) */
@@ -166,6 +187,10 @@ void gb_machine_detect(gb_machine *m);
 int gb_machine_usable_cpus(const gb_machine *m);
 /* Cache size in bytes of the data or unified cache of a level; 0 unknown. */
 long gb_machine_cache_bytes(const gb_machine *m, int level);
+/* The size the run uses for a level (2 or 3): the sweep's where it ran and
+ * disagreed with the reported one (a VM's cpuid is the hypervisor's), else
+ * the reported (gb_machine_cache_bytes); 0 none. */
+long gb_machine_level_bytes(const gb_machine *m, int level);
 /* Its associativity (ways); 0 unknown, -1 fully associative. */
 int gb_machine_cache_ways(const gb_machine *m, int level);
 /* BLIS's analytical kc (Low, Igual, Smith and Quintana-Orti, TOMS 2016,

@@ -54,6 +54,14 @@ int gb_roof_for(const gb_machine *m, int M, int K, int N, int threads, int cold,
 int gb_roof_for_dtype(const gb_machine *m, gb_dtype t, int M, int K, int N, int threads,
                       int cold, gb_roof *r);
 
+/* A result above its roof by more than this percent has beaten a bound
+ * that it cannot beat: the roof's bandwidth was measured low (a busy
+ * machine; src/measure/bandwidth.md).  Its %roof is then never shown as a
+ * figure: "!roof" and a line saying why, the file's roof_measured_low. */
+#define GB_ROOF_PCT_LOW 105.0
+/* Whether roof_pct (NAN: none) says the roof was measured low. */
+int gb_roof_measured_low(double roof_pct);
+
 /* The name of r's bound: "compute", "L2", "L3", "memory". */
 const char *gb_roof_bound_name(int bound);
 

@@ -83,6 +83,7 @@ typedef struct gb_options {
     /* --model FILE (bench.conf model = FILE): the model ml_guided ranks
      * with, "none", or empty (none given) */
     char model[PATH_MAX];
+    char blis_arch[32];          /* --blis-arch: BLIS's sub-configuration by name, or "" */
     int force;
     gb_format format;
     /* Each --param is one parameter set ("k=v,k=v"); every selected variant

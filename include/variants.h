@@ -24,4 +24,11 @@ const char *gb_variant_types_note(const gb_variant *v);
 int gb_variants_select(const char *spec, const gb_variant **out, int max,
                        char *err, size_t errlen);
 
+/* --blis-arch NAME: BLIS's sub-configuration for this process, set as the
+ * number BLIS_ARCH_TYPE that BLIS reads when it first initializes (so
+ * before any BLIS call).  0, or -1 with err: a name this BLIS was not built
+ * with (the ones it has listed), one whose instruction set this CPU lacks,
+ * or a build without BLIS. */
+int gb_blis_arch_choose(const char *name, char *err, size_t errlen);
+
 #endif

@@ -93,9 +93,23 @@ started=$(meta started)
 complete=$(meta complete)
 origin="$machine, run started $started, $(basename "$file")"
 [ "$complete" = yes ] || origin="$origin (INCOMPLETE run)"
+# The reference libraries' kernels (BLIS's generic ones draw a library far
+# below itself): under the origin on every figure, and said once here.
+libraries=$(meta libraries)
+if [ -n "$libraries" ]; then
+    origin="$origin
+libraries: $libraries"
+    case $libraries in
+    *"NOT this CPU's best path"*) echo "plot: note: a reference library ran kernels that are not this CPU's best path: $libraries" ;;
+    esac
+fi
 
-# gnuplot single-quoted string: no escapes, '' is a quote.
-gq() { printf "'%s'" "$(printf %s "$1" | sed "s/'/''/g")"; }
+# gnuplot string: single-quoted pieces ('' is a quote), a line break in
+# the text joined as "\n".
+gq() {
+    printf '%s\n' "$1" | awk -v q="'" '{ gsub(q, q q); printf "%s%s%s%s", (NR > 1 ? ".\"\\n\"." : ""), q, $0, q }
+                                       END { if (NR == 0) printf "%s%s", q, q }'
+}
 
 # A CSV splitter for awk (fields may be quoted: labels hold commas).
 csv_awk='

@@ -38,6 +38,36 @@ def roof_problems(i, r):
     return out
 
 
+def levels_problems(lv):
+    """machine.bandwidth.levels, when present: the sweep's points (ascending sizes,
+    positive rates) and per level the reported, measured and used sizes, the used one
+    the measured or the reported one (or 0: none), with its reason."""
+    if lv is None:
+        return []
+    if not isinstance(lv, dict):
+        return ["machine.bandwidth.levels is not an object"]
+    out = []
+    sizes, rates = lv.get("bytes"), lv.get("read_gbs")
+    if not (isinstance(sizes, list) and isinstance(rates, list) and len(sizes) == len(rates)):
+        return ["machine.bandwidth.levels: bytes and read_gbs are not lists of one length"]
+    if any(not isinstance(v, (int, float)) or v <= 0 for v in sizes + rates):
+        out.append("machine.bandwidth.levels: a size or rate is not a positive number")
+    elif sizes != sorted(sizes):
+        out.append("machine.bandwidth.levels.bytes is not ascending")
+    for name in ("L1d", "L2", "L3"):
+        one = lv.get(name)
+        if not isinstance(one, dict):
+            out.append(f"machine.bandwidth.levels.{name} is missing")
+            continue
+        used, rep, mea = one.get("used_bytes"), one.get("reported_bytes"), one.get("measured_bytes")
+        if not isinstance(one.get("why"), str) or not one["why"]:
+            out.append(f"machine.bandwidth.levels.{name}.why is missing")
+        if used not in (rep, mea, 0):
+            out.append(f"machine.bandwidth.levels.{name}.used_bytes is neither the reported "
+                       "nor the measured size")
+    return out
+
+
 def slurm_problems(s):
     """machine.slurm, when present: the job that ran the file (results/FORMAT.md)."""
     if s is None:
@@ -219,6 +249,7 @@ def main(argv):
     bw_method = (doc["machine"].get("bandwidth") or {}).get("method", "full")
     if bw_method not in ("full", "quick"):
         problems.append("machine.bandwidth.method is neither \"full\" nor \"quick\"")
+    problems += levels_problems((doc["machine"].get("bandwidth") or {}).get("levels"))
     problems += dtype_problems(doc)
     if len(doc["results"]) < min_results:
         problems.append(f"{len(doc['results'])} results, expected at least {min_results}")

@@ -6,6 +6,7 @@
 #include "signedrank.h"
 #include "stats.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -385,29 +386,29 @@ static int compute_geomeans(gb_compare *c)
 
 /* ---- header differences ----------------------------------------------------- */
 
-/* Fields that differ on every run or say nothing about the measurement; the
- * peak has its own line (it is measured, so it always differs a little), and
- * the measured bandwidths (every figure of every level) show in %roof. */
+/* Fields that differ on every run or say nothing about the measurement
+ * (fnmatch patterns over the printed path); the peak has its own line (it is
+ * measured, so it always differs a little), the measured bandwidths (every
+ * figure of every level) show in %roof, and packed's calibration ratios are
+ * measurements too: the regime each chose (`read`) stays. */
 static const char *const ignored_fields[] = {
     "run.started", "run.command", "run.config.format", "machine.peak_gflops",
-    "machine.peak_gflops_1thread", "machine.bandwidth.", NULL
+    "machine.peak_gflops_1thread", "machine.bandwidth.*", "machine.calibration\\[*\\].*.ratio*",
+    NULL
 };
 
 /* Fields that identify the hardware: when one differs, the files come from
- * two machines.  A prefix ending in '.' covers every field below it. */
+ * two machines. */
 static const char *const machine_identity[] = {
     "machine.hostname", "machine.cpu_model", "machine.arch", "machine.isa",
-    "machine.logical_cpus", "machine.caches.", NULL
+    "machine.logical_cpus", "machine.caches.*", NULL
 };
 
 static int in_list(const char *const *list, const char *field)
 {
-    for (int i = 0; list[i]; i++) {
-        size_t len = strlen(list[i]);
-        if (list[i][len - 1] == '.' ? strncmp(field, list[i], len) == 0
-                                    : strcmp(field, list[i]) == 0)
+    for (int i = 0; list[i]; i++)
+        if (fnmatch(list[i], field, 0) == 0)
             return 1;
-    }
     return 0;
 }
 
@@ -450,10 +451,103 @@ char *gb_json_value_text(const cJSON *v)
     return text;
 }
 
+/* "2 MiB", "48 KiB", "508 MiB": a cache's size as people say it. */
+static void format_cache_size(char *buf, size_t len, double bytes)
+{
+    if (bytes >= 1024.0 * 1024 * 1024)
+        snprintf(buf, len, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
+    else if (bytes >= 1024.0 * 1024)
+        snprintf(buf, len, "%.3g MiB", bytes / (1024.0 * 1024));
+    else if (bytes >= 1024.0)
+        snprintf(buf, len, "%.3g KiB", bytes / 1024.0);
+    else
+        snprintf(buf, len, "%.0f B", bytes);
+}
+
+/* A cache level (machine.caches.L2, machine.topology.caches[2]) is one
+ * leaf: "2 MiB 16-way, 64 B lines, CPUs 0" reads as the level it is, where
+ * its fields one by one would take five lines.  Every field is in the text;
+ * NULL when out of memory. */
+static char *cache_text(const cJSON *o)
+{
+    const cJSON *level = cJSON_GetObjectItemCaseSensitive(o, "level");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
+    const cJSON *size = cJSON_GetObjectItemCaseSensitive(o, "size_bytes");
+    const cJSON *ways = cJSON_GetObjectItemCaseSensitive(o, "ways");
+    const cJSON *item;
+    char *text = NULL, sz[32];
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+
+    if (out == NULL)
+        return NULL;
+    if (cJSON_IsNumber(level))
+        fprintf(out, "L%d ", level->valueint);
+    if (cJSON_IsString(type))
+        fprintf(out, "%s ", type->valuestring);
+    format_cache_size(sz, sizeof sz, cJSON_GetNumberValue(size));
+    fprintf(out, "%s", sz);
+    if (cJSON_IsNumber(ways))
+        fprintf(out, ways->valueint > 0 ? " %d-way" : " ways unknown", ways->valueint);
+    cJSON_ArrayForEach(item, o) {
+        const char *k = item->string;
+        char *v;
+        if (strcmp(k, "level") == 0 || strcmp(k, "type") == 0 || strcmp(k, "size_bytes") == 0 ||
+            strcmp(k, "ways") == 0)
+            continue;
+        v = gb_json_value_text(item);
+        if (strcmp(k, "line_bytes") == 0)
+            fprintf(out, ", %s B lines", v ? v : "?");
+        else if (strcmp(k, "count") == 0)
+            fprintf(out, ", x%s", v ? v : "?");
+        else if (strcmp(k, "cpus_each") == 0)
+            fprintf(out, " (%s CPUs each)", v ? v : "?");
+        else if (strcmp(k, "shared_cpus") == 0 || strcmp(k, "first_cpus") == 0)
+            fprintf(out, ", CPUs %s", v ? v : "?");
+        else
+            fprintf(out, ", %s %s", k, v ? v : "?");
+        free(v);
+    }
+    if (fclose(out) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* An object that describes one cache level: printed as one leaf. */
+static int is_cache_object(const cJSON *v)
+{
+    return cJSON_IsObject(v) && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(v, "size_bytes"));
+}
+
+static char *leaf_text(const cJSON *v)
+{
+    return is_cache_object(v) ? cache_text(v) : gb_json_value_text(v);
+}
+
+static int leaf_items(const cJSON *v)
+{
+    return cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+}
+
+/* Whether two objects differ in a field both have. */
+static int fields_differ(const cJSON *a, const cJSON *b)
+{
+    const cJSON *item;
+
+    cJSON_ArrayForEach(item, a) {
+        const cJSON *other = cJSON_GetObjectItemCaseSensitive(b, item->string);
+        if (other != NULL && !cJSON_Compare(item, other, 1))
+            return 1;
+    }
+    return 0;
+}
+
 static int add_diff(gb_compare *c, const char *field, const cJSON *a, const cJSON *b)
 {
     gb_header_diff *grown, *d;
-    char *va = gb_json_value_text(a), *vb = gb_json_value_text(b);
+    char *va = leaf_text(a), *vb = leaf_text(b);
     int rc = -1;
 
     if (va == NULL || vb == NULL)
@@ -472,10 +566,15 @@ static int add_diff(gb_compare *c, const char *field, const cJSON *a, const cJSO
         goto out;
     d->old_value = va;
     d->new_value = vb;
+    d->old_json = a;
+    d->new_json = b;
+    d->old_items = leaf_items(a);
+    d->new_items = leaf_items(b);
     va = vb = NULL;
     /* A field one file lacks is a format the other's build did not write
      * (caches' ways, say), not another machine. */
-    d->identity = a != NULL && b != NULL && in_list(machine_identity, field);
+    d->identity = a != NULL && b != NULL && in_list(machine_identity, field) &&
+                  (!is_cache_object(a) || !is_cache_object(b) || fields_differ(a, b));
     c->cross_machine |= d->identity;
     c->ndiffs++;
     rc = 0;
@@ -487,17 +586,56 @@ out:
     return rc;
 }
 
-/* Walks two objects in step (OLD's keys, then NEW's extra keys), recording
- * every leaf whose rendering differs. */
+/* An array that holds objects or arrays: walked element by element
+ * (`machine.calibration[0].b.read`), never printed whole. */
+static int has_containers(const cJSON *v)
+{
+    const cJSON *item;
+
+    if (!cJSON_IsArray(v))
+        return 0;
+    cJSON_ArrayForEach(item, v)
+        if (cJSON_IsObject(item) || cJSON_IsArray(item))
+            return 1;
+    return 0;
+}
+
+/* Whether two values (either may be absent) are walked into rather than
+ * compared as one leaf: objects, and arrays that hold objects or arrays. */
+static int walk_into(const cJSON *a, const cJSON *b)
+{
+    if (is_cache_object(a) || is_cache_object(b))
+        return 0;
+    if ((a == NULL || cJSON_IsObject(a)) && (b == NULL || cJSON_IsObject(b)))
+        return a != NULL || b != NULL;
+    if ((a == NULL || cJSON_IsArray(a)) && (b == NULL || cJSON_IsArray(b)))
+        return has_containers(a) || has_containers(b);
+    return 0;
+}
+
+/* Walks two values in step, recording every leaf whose rendering differs:
+ * objects by key (OLD's keys, then NEW's extra keys), arrays of objects by
+ * index, a side that lacks a whole object or array as "(absent)" at each of
+ * the other side's leaves.  A leaf is a scalar, an array of scalars or a
+ * cache level, so that a difference is one line a person reads. */
 static int diff_blocks(gb_compare *c, const char *prefix, const cJSON *a, const cJSON *b)
 {
     const cJSON *item;
     char field[512];
 
-    if (!cJSON_IsObject(a) || !cJSON_IsObject(b)) {
-        if (in_list(ignored_fields, prefix))
-            return 0;
+    if (in_list(ignored_fields, prefix))
+        return 0;
+    if (!walk_into(a, b))
         return add_diff(c, prefix, a, b);
+    if (cJSON_IsArray(a) || cJSON_IsArray(b)) {
+        int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
+        for (int i = 0; i < (na > nb ? na : nb); i++) {
+            snprintf(field, sizeof field, "%s[%d]", prefix, i);
+            if (diff_blocks(c, field, i < na ? cJSON_GetArrayItem(a, i) : NULL,
+                            i < nb ? cJSON_GetArrayItem(b, i) : NULL))
+                return -1;
+        }
+        return 0;
     }
     cJSON_ArrayForEach(item, a) {
         snprintf(field, sizeof field, "%s.%s", prefix, item->string);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roof.h"
 #include "table.h"
 
 const char *gb_verdict_word(gb_verdict v)
@@ -78,9 +79,14 @@ static void format_roof(char *buf, size_t len, const gb_compare_row *r)
 {
     char a[32] = "-", b[32] = "-";
 
-    if (isfinite(r->old_roof_pct))
+    /* a roof an entry beat was measured low: no figure (roof.h) */
+    if (gb_roof_measured_low(r->old_roof_pct))
+        snprintf(a, sizeof a, "!roof");
+    else if (isfinite(r->old_roof_pct))
         snprintf(a, sizeof a, "%.1f", r->old_roof_pct);
-    if (isfinite(r->new_roof_pct))
+    if (gb_roof_measured_low(r->new_roof_pct))
+        snprintf(b, sizeof b, "!roof");
+    else if (isfinite(r->new_roof_pct))
         snprintf(b, sizeof b, "%.1f", r->new_roof_pct);
     snprintf(buf, len, "%s->%s", a, b);
 }
@@ -136,6 +142,34 @@ static void print_gate_rule(FILE *out, const gb_compare *c)
     fprintf(out, "; fewer than %d samples on a side: no verdict", o->min_samples);
 }
 
+/* The rule on the terminal: a line a clause (at "; "), so that no line runs
+ * past a screen's width; Markdown keeps it one paragraph. */
+static void print_gate_rule_lines(FILE *out, const gb_compare *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+
+    if (mem == NULL) {
+        print_gate_rule(out, c);
+        return;
+    }
+    print_gate_rule(mem, c);
+    if (fclose(mem) != 0 || text == NULL) {
+        free(text);
+        print_gate_rule(out, c);
+        return;
+    }
+    for (const char *p = text; *p; p++) {
+        if (p[0] == ';' && p[1] == ' ') {
+            fputs(";\n     ", out);
+            continue;
+        }
+        fputc(*p, out);
+    }
+    free(text);
+}
+
 static void print_gate_result(FILE *out, gb_format fmt, const gb_compare *c)
 {
     const char *bold = fmt == GB_FMT_MD ? "**" : "";
@@ -161,6 +195,55 @@ static void print_gate_result(FILE *out, gb_format fmt, const gb_compare *c)
     }
 }
 
+/* A differences line is at most DIFF_LINE characters: two values and a
+ * field name, each cut to fit (a list to its first items and its length),
+ * the whole of every value staying in --format json. */
+enum { DIFF_LINE = 200, DIFF_FIELD_WIDTH = 48 };
+
+/* The characters each value of d's line may take, its field padded to width. */
+static size_t diff_side_width(const gb_header_diff *d, int width)
+{
+    size_t field = strlen(d->field) > (size_t)width ? strlen(d->field) : (size_t)width;
+    size_t fixed = 2 + field + 2 + 3;   /* "  FIELD  OLD | NEW" */
+
+    return fixed + 2 * 16 >= DIFF_LINE ? 16 : (DIFF_LINE - fixed) / 2;
+}
+
+/* value as at most max characters: "(empty)" for an empty text; a list
+ * longer than that as its first items and "... (N items)"; other text cut
+ * with "... (N characters)". */
+static void shorten_value(char *buf, size_t len, const char *value, int items, size_t max)
+{
+    size_t n = strlen(value), keep;
+    char tail[48];
+
+    if (max >= len)
+        max = len - 1;
+    if (n == 0) {
+        snprintf(buf, len, "(empty)");
+        return;
+    }
+    if (n <= max) {
+        snprintf(buf, len, "%s", value);
+        return;
+    }
+    if (items > 0)
+        snprintf(tail, sizeof tail, " ... (%d items)", items);
+    else
+        snprintf(tail, sizeof tail, "... (%zu characters)", n);
+    keep = max > strlen(tail) ? max - strlen(tail) : 0;
+    if (items > 0)   /* whole items only: back to the last blank */
+        while (keep > 0 && value[keep] != ' ')
+            keep--;
+    snprintf(buf, len, "%.*s%s", (int)keep, value, tail);
+}
+
+static int diff_is_cut(const gb_header_diff *d, int width)
+{
+    size_t side = diff_side_width(d, width);
+    return strlen(d->old_value) > side || strlen(d->new_value) > side;
+}
+
 static void print_header_table(FILE *out, const gb_compare *c)
 {
     fprintf(out, "OLD  ");
@@ -172,7 +255,7 @@ static void print_header_table(FILE *out, const gb_compare *c)
         fprintf(out, "CROSS-MACHINE comparison (");
         identity_fields(out, c);
         fprintf(out, "): ratios mix the hardware change with any code change%s\n",
-                c->peak_both ? "; the %peak column compares each run with its own "
+                c->peak_both ? ";\n  the %peak column compares each run with its own "
                                "machine's measured peak" : "");
         fprintf(out, "  OLD machine: ");
         describe_machine(out, c->old_f);
@@ -190,17 +273,27 @@ static void print_header_table(FILE *out, const gb_compare *c)
     if (c->ndiffs == 0) {
         fprintf(out, "no differences in the tool, machine and run blocks\n");
     } else {
-        int width = 5;
+        int width = 5, cut = 0;
         for (int i = 0; i < c->ndiffs; i++)
             if ((int)strlen(c->diffs[i].field) > width)
                 width = (int)strlen(c->diffs[i].field);
-        fprintf(out, "differences in the tool, machine and run blocks (OLD | NEW):\n");
+        if (width > DIFF_FIELD_WIDTH)
+            width = DIFF_FIELD_WIDTH;
         for (int i = 0; i < c->ndiffs; i++)
-            fprintf(out, "  %-*s  %s | %s\n", width, c->diffs[i].field,
-                    c->diffs[i].old_value, c->diffs[i].new_value);
+            cut |= diff_is_cut(&c->diffs[i], width);
+        fprintf(out, "differences in the tool, machine and run blocks (OLD | NEW)%s:\n",
+                cut ? "; long values cut to fit, whole in --format json" : "");
+        for (int i = 0; i < c->ndiffs; i++) {
+            char va[DIFF_LINE], vb[DIFF_LINE];
+            const gb_header_diff *d = &c->diffs[i];
+            size_t side = diff_side_width(d, width);
+            shorten_value(va, sizeof va, d->old_value, d->old_items, side);
+            shorten_value(vb, sizeof vb, d->new_value, d->new_items, side);
+            fprintf(out, "  %-*s  %s | %s\n", width, d->field, va, vb);
+        }
     }
     fprintf(out, "gate: ");
-    print_gate_rule(out, c);
+    print_gate_rule_lines(out, c);
     fprintf(out, "\n\n");
 }
 
@@ -297,9 +390,14 @@ static void print_header_md(FILE *out, const gb_compare *c)
         return;
     }
     fprintf(out, "| field | OLD | NEW |\n|---|---|---|\n");
-    for (int i = 0; i < c->ndiffs; i++)
-        fprintf(out, "| %s | %s | %s |\n", c->diffs[i].field, c->diffs[i].old_value,
-                c->diffs[i].new_value);
+    for (int i = 0; i < c->ndiffs; i++) {
+        char va[DIFF_LINE], vb[DIFF_LINE];
+        const gb_header_diff *d = &c->diffs[i];
+        size_t side = diff_side_width(d, DIFF_FIELD_WIDTH);
+        shorten_value(va, sizeof va, d->old_value, d->old_items, side);
+        shorten_value(vb, sizeof vb, d->new_value, d->new_items, side);
+        fprintf(out, "| %s | %s | %s |\n", d->field, va, vb);
+    }
     fprintf(out, "\n");
 }
 
@@ -347,20 +445,26 @@ static void print_steal(FILE *out, gb_format fmt, const gb_compare *c)
 {
     const gb_compare_steal *s = &c->steal;
     int known = s->known[0] + s->known[1], under = s->under[0] + s->under[1];
+    char side[2][64];
 
     if (known == 0)
         return;
     fprintf(out, "\n%ssteal: ", fmt == GB_FMT_MD ? "- " : "");
+    for (int i = 0; i < 2; i++)
+        if (s->known[i])
+            snprintf(side[i], sizeof side[i], "%d of its %d rounds", s->under[i], s->known[i]);
+        else
+            snprintf(side[i], sizeof side[i], "no round clocks, steal unknown");
     if (under == 0) {
-        fprintf(out, "no round ran under steal (%d rounds with their steal: OLD %d, NEW %d)\n",
-                known, s->known[0], s->known[1]);
+        fprintf(out, "no round ran under steal, of the %d whose steal is recorded "
+                     "(OLD: %s; NEW: %s)\n", known, side[0], side[1]);
         return;
     }
-    fprintf(out, "%d of %d rounds ran under steal (OLD %d of %d, NEW %d of %d), %.3g s of CPU "
-                 "time taken by the hypervisor in all (OLD %.3g s, NEW %.3g s, over the "
-                 "machine's CPUs); every round is kept in the verdicts\n",
-            under, known, s->under[0], s->known[0], s->under[1], s->known[1],
-            s->seconds[0] + s->seconds[1], s->seconds[0], s->seconds[1]);
+    fprintf(out, "%d of the %d rounds whose steal is recorded ran under steal (OLD: %s; "
+                 "NEW: %s), %.3g s of CPU time taken by the hypervisor in all (OLD %.3g s, "
+                 "NEW %.3g s, over the machine's CPUs); every round is kept in the verdicts\n",
+            under, known, side[0], side[1], s->seconds[0] + s->seconds[1], s->seconds[0],
+            s->seconds[1]);
 }
 
 static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)
@@ -597,6 +701,13 @@ cJSON *gb_compare_json(const gb_compare *c)
         cJSON_AddStringToObject(d, "field", c->diffs[i].field);
         cJSON_AddStringToObject(d, "old", c->diffs[i].old_value);
         cJSON_AddStringToObject(d, "new", c->diffs[i].new_value);
+        /* the values themselves, as the files have them (null: absent) */
+        cJSON_AddItemToObject(d, "old_value", c->diffs[i].old_json
+                                                   ? cJSON_Duplicate(c->diffs[i].old_json, 1)
+                                                   : cJSON_CreateNull());
+        cJSON_AddItemToObject(d, "new_value", c->diffs[i].new_json
+                                                   ? cJSON_Duplicate(c->diffs[i].new_json, 1)
+                                                   : cJSON_CreateNull());
         cJSON_AddItemToArray(list, d);
     }
     gate = cJSON_AddObjectToObject(doc, "gate");

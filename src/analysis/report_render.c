@@ -12,6 +12,7 @@
  * --dtype f32) is as before.
  */
 #include "gemmbench.h"
+#include "libraries.h"
 #include "report.h"
 #include "roof.h"
 
@@ -89,10 +90,23 @@ static void write_roofs_csv(FILE *out, const gb_report *r)
     }
 }
 
+/* Each reference library that ran: its kernels, flagged when they are not
+ * this CPU's best path (libraries.h). */
+static void write_libraries(FILE *out, const gb_result_file *f, const char *prefix,
+                            const char *indent)
+{
+    gb_library_note libs[GB_MAX_LIBRARY_NOTES];
+    int n = gb_library_notes(f, libs, GB_MAX_LIBRARY_NOTES);
+
+    for (int i = 0; i < n; i++)
+        gb_library_note_print(out, &libs[i], prefix, indent);
+}
+
 /* Comment lines: gnuplot skips them, pandas with comment='#'. */
 static void write_header_csv(FILE *out, const gb_report *r, const facts *x)
 {
     const gb_result_file *f = r->f;
+    gb_library_note libs[GB_MAX_LIBRARY_NOTES];
 
     fprintf(out, "# file: %s\n# machine: %s (%s)\n# started: %s\n# threads: %s\n", f->path,
             x->cpu, x->host, x->started, x->threads);
@@ -100,6 +114,13 @@ static void write_header_csv(FILE *out, const gb_report *r, const facts *x)
             metric_text[r->metric].csv_name);
     if (f->peak_gflops > 0.0)
         fprintf(out, "# peak_gflops: %.2f\n", f->peak_gflops);
+    write_libraries(out, f, "# library: ", "#   ");
+    if (gb_library_notes(f, libs, GB_MAX_LIBRARY_NOTES) > 0) {
+        /* one line for scripts/plot.sh's figure titles */
+        fprintf(out, "# libraries: ");
+        gb_library_notes_brief(out, libs, gb_library_notes(f, libs, GB_MAX_LIBRARY_NOTES));
+        fprintf(out, "\n");
+    }
     write_roofs_csv(out, r);
     fprintf(out, "# empty cell: not measured; geomeans over the cells present\n");
 }
@@ -128,6 +149,8 @@ static void write_header_text(FILE *out, const gb_report *r, const facts *x, gb_
     fputc('\n', out);
     fprintf(out, "%srun: started %s; threads %s; %s\n", bullet, x->started, x->threads,
             f->complete ? "complete" : "INCOMPLETE (interrupted: cells may be missing)");
+    write_libraries(out, f, fmt == GB_FMT_MD ? "- library: " : "library: ",
+                    fmt == GB_FMT_MD ? "  " : "         ");
     fprintf(out, "%scells: %s; '-' = not measured\n", bullet, metric_text[r->metric].title);
     fprintf(out, "%sgeomean: over the cells present in the row; * = fewer than all columns\n",
             bullet);
@@ -259,6 +282,11 @@ static void cell_text(const layout *l, const gb_report_row *row, int k, char *bu
     int ncols = l->t->ncols, s;
 
     if (k < ncols) {
+        /* A roof the entry beat was measured low: no figure (roof.h). */
+        if (l->r->metric == GB_METRIC_ROOF && gb_roof_measured_low(row->cells[k].value)) {
+            snprintf(buf, len, "!roof");
+            return;
+        }
         /* A wrong result's time is shown, but marked. */
         format_value(buf, len, row->cells[k].value, l->r->metric,
                      row->cells[k].failed ? "!" : "");
@@ -355,11 +383,25 @@ static void metric_title(gb_report_metric m, gb_dtype t, char *buf, size_t len)
 
 /* ---- the report ------------------------------------------------------------------ */
 
+/* Whether a cell of r's tables beat its roof. */
+static int roof_low(const gb_report *r)
+{
+    for (int i = 0; i < r->ntables; i++)
+        for (int j = 0; j < r->tables[i].nrows; j++)
+            for (int c = 0; c < r->tables[i].ncols; c++)
+                if (gb_roof_measured_low(r->tables[i].rows[j].cells[c].value))
+                    return 1;
+    return 0;
+}
+
 /* Notes that only apply to some files come last, after the tables. */
 static void write_notes(FILE *out, const gb_report *r, gb_format fmt)
 {
     if (fmt != GB_FMT_CSV && r->failed)
         fprintf(out, "\n! = failed verification: the time of a wrong result\n");
+    if (fmt != GB_FMT_CSV && r->metric == GB_METRIC_ROOF && roof_low(r))
+        fprintf(out, "\n!roof = the entry beat its roof (%%roof above %.0f): the roof's "
+                     "bandwidth was measured low (a busy machine)\n", GB_ROOF_PCT_LOW);
     if (r->duplicates)
         fprintf(out, "\n%s%d entr%s repeat%s a cell already shown: the first in the file is "
                      "used\n", fmt == GB_FMT_CSV ? "# " : "", r->duplicates,

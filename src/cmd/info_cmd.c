@@ -23,8 +23,64 @@ static void format_bytes(char *buf, size_t len, size_t bytes)
         snprintf(buf, len, "%.1f MiB", (double)bytes / 1048576.0);
 }
 
+/* "48K", "2M", "1G": the sweep's sizes in a line of the curve. */
+static void format_short(char *buf, size_t len, double bytes)
+{
+    if (bytes >= 1000.0 * 1024 * 1024)
+        snprintf(buf, len, "%.3gG", bytes / (1024.0 * 1024 * 1024));
+    else if (bytes >= 1000.0 * 1024)
+        snprintf(buf, len, "%.3gM", bytes / (1024.0 * 1024));
+    else
+        snprintf(buf, len, "%.3gK", bytes / 1024.0);
+}
+
+/* The cache levels as reported and as the sweep measured them, each with
+ * the size the roofs, the cold copies and the level probe use and why. */
+static void print_levels(FILE *out, const gb_cache_levels *lv)
+{
+    static const char *const names[4] = { "", "L1d", "L2", "L3" };
+    char a[32], b[32];
+
+    if (!lv->swept) {
+        fprintf(out, "cache levels   not swept (GEMMBENCH_BANDWIDTH=quick): the reported "
+                     "sizes are used\n");
+        return;
+    }
+    format_short(a, sizeof a, lv->npoints ? lv->bytes[0] : 0);
+    format_short(b, sizeof b, lv->npoints ? lv->bytes[lv->npoints - 1] : 0);
+    fprintf(out, "cache levels   measured: one thread's read rate against its working set, %s "
+                 "to %s, %d points in %.1f s%s\n", a, b, lv->npoints, lv->seconds,
+            lv->budget_cut ? " (stopped at its time budget)" : "");
+    for (int l = 1; l <= 3; l++) {
+        char used[32];
+        if (lv->used[l] > 0)
+            format_short(used, sizeof used, (double)lv->used[l]);
+        else
+            snprintf(used, sizeof used, "none");
+        fprintf(out, "  %-12s %s -> %s", names[l], lv->why[l], used);
+        if (lv->measured[l] > 0)
+            fprintf(out, " (reads %.3g GB/s there)", lv->level_gbs[l]);
+        fprintf(out, "\n");
+    }
+    if (lv->memory_gbs > 0.0)
+        fprintf(out, "  %-12s reads %.3g GB/s past the last knee\n", "memory", lv->memory_gbs);
+    fprintf(out, "  %-12s", "curve GB/s");
+    for (int i = 0, col = 15; i < lv->npoints; i += 2) {   /* every other point */
+        char one[48];
+        format_short(a, sizeof a, lv->bytes[i]);
+        snprintf(one, sizeof one, " %s:%.3g", a, lv->gbs[i]);
+        if (col + (int)strlen(one) > 110) {
+            fprintf(out, "\n%15s", "");
+            col = 15;
+        }
+        col += fprintf(out, "%s", one);
+    }
+    fprintf(out, "\n");
+}
+
 static void print_bandwidth(FILE *out, const gb_bandwidth *bw)
 {
+    print_levels(out, &bw->levels);
     fprintf(out, "bandwidth      GB/s (1e9 bytes/s): the best of at least %d trials (more "
                  "within 50 ms), the median in parentheses;\n               read: a sum "
                  "over the working set, 4 streams per thread; triad: a = b + s c, 12 bytes "

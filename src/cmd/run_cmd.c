@@ -26,12 +26,14 @@
 #include "peak.h"
 #include "roof.h"
 #include "gemmbench.h"
+#include "libraries.h"
 #include "lockstep.h"
 #include "machine.h"
 #include "ml_guided.h"
 #include "options.h"
 #include "parse.h"
 #include "output.h"
+#include "run_story.h"
 #include "run_view.h"
 #include "runner.h"
 #include "settings.h"
@@ -399,6 +401,42 @@ static int only_unavailable(const gb_selection *sel)
     return any;
 }
 
+/* Under the table: entries that beat their roof, whose %roof the table
+ * shows as "!roof" (roof.h). */
+static void note_roofs_low(FILE *out, const gb_runner *r)
+{
+    int low = 0;
+
+    for (int i = 0; i < r->nentries; i++)
+        low += r->entries[i].measured && gb_roof_measured_low(r->entries[i].result.roof_pct);
+    if (low)
+        fprintf(out, "!roof: %d entr%s beat %s roof (%%roof above %.0f): the roof's bandwidth "
+                     "was measured low (a busy machine); gemmbench info measures it again\n",
+                low, low == 1 ? "y" : "ies", low == 1 ? "its" : "their", GB_ROOF_PCT_LOW);
+}
+
+/* Under the table: the kernels each reference library that ran chose, and
+ * when they are not this CPU's best path, why and what would change it
+ * (libraries.h). */
+static void note_libraries(FILE *out, const cJSON *doc, const gb_runner *r)
+{
+    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(doc, "tool");
+    const cJSON *libs = cJSON_GetObjectItemCaseSensitive(tool, "libraries"), *lib;
+
+    cJSON_ArrayForEach(lib, libs) {
+        gb_library_note note;
+        int measured = 0;
+        for (int i = 0; i < r->nentries && !measured; i++)
+            measured = r->entries[i].measured && lib->string &&
+                       strcmp(r->entries[i].result.variant->name, lib->string) == 0;
+        if (!measured)
+            continue;
+        gb_library_note_of(lib->string, lib, cJSON_GetObjectItemCaseSensitive(doc, "machine"),
+                           cJSON_GetObjectItemCaseSensitive(doc, "run"), &note);
+        gb_library_note_print(out, &note, "library: ", "         ");
+    }
+}
+
 /* Whether any entry of sel runs at all (a run of --dtype bf16 over f32-only
  * variants measures nothing): 1, or 0 with the reason in err. */
 static int anything_runs(const gb_options *o, const gb_selection *sel, char *err, size_t errlen)
@@ -496,6 +534,29 @@ static int lockstep_pause(void *arg)
 {
     (void)arg;
     return lockstep_turn("more");
+}
+
+/* The story after the table: a table or Markdown on stdout, not --quiet,
+ * not a round of gemmbench ab (its rounds are one run). */
+static int shows_story(const gb_options *o)
+{
+    return !o->quiet && !o->lockstep && (o->format == GB_FMT_TABLE || o->format == GB_FMT_MD);
+}
+
+/* The run's story (run_story.h), read back from the file just written: it
+ * says what the file holds.  A file that cannot be read back is said on
+ * stderr; the run itself stands. */
+static void print_story(const char *output)
+{
+    gb_result_file f;
+    char err[GB_ERR_LEN];
+
+    if (gb_result_file_load(output, &f, err, sizeof err) != 0) {
+        fprintf(stderr, "gemmbench: warning: no summary: %s\n", err);
+        return;
+    }
+    gb_run_story(stdout, &f, output);
+    gb_result_file_free(&f);
 }
 
 /* Measures the sweep of o into output; the exit status. */
@@ -625,6 +686,8 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
     /* Under the table: what was asked for and not run, and why. */
     if (o->format == GB_FMT_TABLE || o->format == GB_FMT_MD) {
         note_impls(stdout, &runner);
+        note_roofs_low(stdout, &runner);
+        note_libraries(stdout, cfg.doc, &runner);
         note_skipped(o, sel, NULL, stdout);
     }
     if (gb_json_write_atomic(cfg.doc, output, !gb_interrupted && status == GB_EXIT_OK, err,
@@ -643,8 +706,12 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
         gb_fail(GB_EXIT_INTERRUPTED, NULL, "interrupted; partial results in %s", output);
         status = GB_EXIT_INTERRUPTED;
     } else {
+        /* The file's name, then the story: the story is the last thing said. */
+        fflush(stdout);
         if (!o->quiet)
             fprintf(stderr, "gemmbench: results in %s\n", output);
+        if (shows_story(o))
+            print_story(output);
         if (status == GB_EXIT_OK && runner.failed_checks > 0)
             status = gb_fail(GB_EXIT_CHECK_FAILED, NULL, "%d result(s) failed verification",
                              runner.failed_checks);
@@ -837,6 +904,11 @@ int gb_cmd_run(int argc, char **argv)
         fprintf(stderr, "gemmbench: warning: --bind: cannot restart with the OpenMP "
                         "variables set (%s); threads placed as the runtime chooses\n",
                 strerror(errno));
+    /* BLIS reads its choice when first used: before anything calls it. */
+    if (o.blis_arch[0] && gb_blis_arch_choose(o.blis_arch, err, sizeof err) != 0) {
+        gb_selection_free(&sel);
+        return gb_fail(GB_EXIT_USAGE, NULL, "%s", err);
+    }
     gb_machine_detect(&machine);
     plan_threads(&o, &machine, &plan);
     threads = plan.counts[plan.n - 1];

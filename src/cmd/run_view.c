@@ -65,7 +65,11 @@ static void print_result_row(FILE *out, const gb_table *t, const gb_result *r)
     snprintf(v[10], 64, csv ? "%.3f" : "%.1f", r->stats.min);
     snprintf(v[11], 64, csv ? "%.3f" : "%.2f", r->gflops);
     format_optional(v[12], 64, r->peak_pct, csv ? "%.2f" : "%.1f");
-    format_optional(v[13], 64, r->roof_pct, csv ? "%.2f" : "%.1f");
+    /* A roof the entry beat was measured low: no figure (run_cmd says why). */
+    if (!csv && gb_roof_measured_low(r->roof_pct))
+        snprintf(v[13], 64, "!roof");
+    else
+        format_optional(v[13], 64, r->roof_pct, csv ? "%.2f" : "%.1f");
     snprintf(v[14], 64, "%s", isnan(r->attainable_gflops) ? "" : gb_roof_bound_name(r->roof_bound));
     snprintf(v[15], 64, "%s", r->cold ? "cold" : "warm");
     format_optional(v[16], 64, r->speedup, csv ? "%.4f" : "%.2fx");

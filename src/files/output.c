@@ -100,6 +100,42 @@ static cJSON *bandwidth_figures(const gb_bw_level *lv, int c)
     return o;
 }
 
+/* The cache levels the sweep found: its points, and per level the reported,
+ * measured and used sizes with the reason (src/measure/bandwidth.md). */
+static cJSON *levels_json(const gb_cache_levels *lv)
+{
+    static const char *const names[4] = { "", "L1d", "L2", "L3" };
+    cJSON *o = cJSON_CreateObject(), *bytes, *gbs;
+
+    if (o == NULL)
+        return NULL;
+    cJSON_AddNumberToObject(o, "seconds", lv->seconds);
+    cJSON_AddBoolToObject(o, "budget_cut", lv->budget_cut);
+    bytes = cJSON_AddArrayToObject(o, "bytes");
+    gbs = cJSON_AddArrayToObject(o, "read_gbs");
+    for (int i = 0; i < lv->npoints && bytes && gbs; i++) {
+        cJSON_AddItemToArray(bytes, cJSON_CreateNumber(lv->bytes[i]));
+        cJSON_AddItemToArray(gbs, cJSON_CreateNumber(lv->gbs[i]));
+    }
+    for (int l = 1; l <= 3; l++) {
+        cJSON *one = cJSON_AddObjectToObject(o, names[l]);
+        if (one == NULL)
+            continue;
+        cJSON_AddNumberToObject(one, "reported_bytes", (double)lv->reported[l]);
+        if (lv->measured[l] > 0) {
+            cJSON_AddNumberToObject(one, "measured_bytes", (double)lv->measured[l]);
+            cJSON_AddNumberToObject(one, "read_gbs", lv->level_gbs[l]);
+        } else {
+            cJSON_AddNullToObject(one, "measured_bytes");
+            cJSON_AddNullToObject(one, "read_gbs");
+        }
+        cJSON_AddNumberToObject(one, "used_bytes", (double)lv->used[l]);
+        cJSON_AddStringToObject(one, "why", lv->why[l]);
+    }
+    cJSON_AddNumberToObject(o, "memory_read_gbs", lv->memory_gbs);
+    return o;
+}
+
 /* The measured bandwidths (src/measure/bandwidth.md): per level, 1 thread and all. */
 static cJSON *bandwidth_json(const gb_bandwidth *bw)
 {
@@ -120,6 +156,8 @@ static cJSON *bandwidth_json(const gb_bandwidth *bw)
         cJSON_AddItemToObject(level, "1thread", bandwidth_figures(lv, 0));
         cJSON_AddItemToObject(level, "all_threads", bandwidth_figures(lv, 1));
     }
+    if (bw->levels.swept)
+        cJSON_AddItemToObject(o, "levels", levels_json(&bw->levels));
     return o;
 }
 
@@ -407,6 +445,8 @@ cJSON *gb_json_begin(const gb_machine *m, const gb_options *o, int threads,
     for (int i = 0; i < o->nparam_sets; i++)
         cJSON_AddItemToArray(params, cJSON_CreateString(o->param_sets[i]));
     cJSON_AddStringToObject(config, "format", format_name(o->format));
+    if (o->blis_arch[0])
+        cJSON_AddStringToObject(config, "blis_arch", o->blis_arch);
     env = cJSON_AddObjectToObject(run, "openmp");
     add_env(env, "OMP_NUM_THREADS");
     add_env(env, "OMP_PROC_BIND");
@@ -457,6 +497,15 @@ static void put_number(cJSON *o, const char *key, double v)
         cJSON_AddItemToObject(o, key, item);
 }
 
+/* "roof_measured_low": true when the entry beat its roof (roof.h); absent
+ * otherwise. */
+static void put_roof_low(cJSON *o, double roof_pct)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "roof_measured_low");
+    if (gb_roof_measured_low(roof_pct))
+        cJSON_AddBoolToObject(o, "roof_measured_low", 1);
+}
+
 void gb_json_put_timing(cJSON *o, const gb_stats *st, double gflops, double peak_pct)
 {
     const cJSON *attainable;
@@ -474,8 +523,10 @@ void gb_json_put_timing(cJSON *o, const gb_stats *st, double gflops, double peak
     put_number(o, "peak_pct", peak_pct);
     /* A result with a roof: its %roof follows the median (ab's merges). */
     attainable = cJSON_GetObjectItemCaseSensitive(o, "attainable_gflops");
-    if (cJSON_IsNumber(attainable) && attainable->valuedouble > 0.0)
+    if (cJSON_IsNumber(attainable) && attainable->valuedouble > 0.0) {
         put_number(o, "roof_pct", 100.0 * gflops / attainable->valuedouble);
+        put_roof_low(o, 100.0 * gflops / attainable->valuedouble);
+    }
 }
 
 /* The cache mode and the roofline fields (results/FORMAT.md). */
@@ -495,6 +546,7 @@ static void add_roof(cJSON *o, const gb_result *r)
     cJSON_AddStringToObject(o, "operands_in", gb_bw_level_name(r->roof_level));
     cJSON_AddNumberToObject(o, "attainable_gflops", r->attainable_gflops);
     add_optional_number(o, "roof_pct", r->roof_pct);
+    put_roof_low(o, r->roof_pct);
 }
 
 /* An array of n numbers, ints when ints is not NULL; NULL when out of memory. */

@@ -248,6 +248,13 @@ static const gb_cache *data_cache(const gb_machine *m, int level)
     return NULL;
 }
 
+long gb_machine_level_bytes(const gb_machine *m, int level)
+{
+    if (m->bw.levels.swept && level >= 1 && level <= 3)
+        return m->bw.levels.used[level];
+    return gb_machine_cache_bytes(m, level);
+}
+
 long gb_machine_cache_bytes(const gb_machine *m, int level)
 {
     const gb_cache *c = data_cache(m, level);

@@ -37,6 +37,11 @@ int gb_roof_level(double ws, long l2, long l3, int threads, int cold)
     return GB_BW_MEM;
 }
 
+int gb_roof_measured_low(double roof_pct)
+{
+    return isfinite(roof_pct) && roof_pct > GB_ROOF_PCT_LOW;
+}
+
 const char *gb_roof_bound_name(int bound)
 {
     return bound == GB_ROOF_COMPUTE ? "compute" : gb_bw_level_name(bound);
@@ -81,8 +86,8 @@ int gb_roof_for_dtype(const gb_machine *m, gb_dtype t, int M, int K, int N, int 
     memset(r, 0, sizeof *r);
     r->intensity = gb_intensity_dtype(t, M, K, N);
     r->working_set = gb_compulsory_bytes_dtype(t, M, K, N);
-    r->level = gb_roof_level(r->working_set, gb_machine_cache_bytes(m, 2),
-                             gb_machine_cache_bytes(m, 3), threads, cold);
+    r->level = gb_roof_level(r->working_set, gb_machine_level_bytes(m, 2),
+                             gb_machine_level_bytes(m, 3), threads, cold);
     /* A working set past L2 on a machine without a measured L3 (an L3 too
      * small to measure apart from L2) streams from memory. */
     if (r->level == GB_BW_L3 && gb_roof_bandwidth(&m->bw, GB_BW_L3, all) <= 0.0)

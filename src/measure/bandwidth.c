@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "bandwidth.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,10 +270,117 @@ int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errle
     return 0;
 }
 
+/* ---- the sweep: cache levels measured (levels.c finds them) ------------------ */
+
+/* From 16 KiB (below every L1d) to twice the largest reported cache, at
+ * least 128 MiB and at most 1 GiB, SWEEP_PER_OCTAVE points an octave (past
+ * SWEEP_BIG_BYTES, where only memory's tail is left to see, fewer); one
+ * thread reads (a level's knee is one core's view); each point the best of
+ * a few trials of about SWEEP_TRIAL_S, past SWEEP_BIG_BYTES one pass a
+ * trial and no warming pass (the set is in memory whatever it does).  The
+ * whole sweep stops at SWEEP_BUDGET_S (said in the file): on the AMD EPYC
+ * guest it takes about a second, most of it the sets past 256 MiB. */
+#define SWEEP_MIN_BYTES ((size_t)16 << 10)
+#define SWEEP_FLOOR_BYTES ((size_t)128 << 20)
+#define SWEEP_MAX_BYTES ((size_t)1 << 30)
+#define SWEEP_PER_OCTAVE 4
+#define SWEEP_PER_OCTAVE_BIG 2
+#define SWEEP_TRIALS 3
+#define SWEEP_TRIAL_S 0.0005
+#define SWEEP_BIG_BYTES ((size_t)64 << 20)
+#define SWEEP_BUDGET_S 2.0
+
+/* The best GB/s of one thread reading the first n floats of buf. */
+static double sweep_point(float *buf, size_t n)
+{
+    bw_job j = { buf, n, n, 1, 0 };
+    double best = 0.0, once = 0.0;
+    int passes = 1, trials = n * sizeof(float) >= SWEEP_BIG_BYTES ? 2 : SWEEP_TRIALS;
+
+    if (n * sizeof(float) < SWEEP_BIG_BYTES) {
+        once = timed_passes(&j, 1);
+        passes = once > 0.0 && once < SWEEP_TRIAL_S ? (int)(SWEEP_TRIAL_S / once) + 1 : 1;
+    }
+    for (int t = 0; t < trials; t++) {
+        double sec = timed_passes(&j, passes);
+        double rate = sec > 0.0 ? (double)n * sizeof(float) * passes / sec / 1e9 : 0.0;
+        if (rate > best)
+            best = rate;
+    }
+    return best;
+}
+
+void gb_bw_sweep(const gb_bw_plan *p, long largest_reported, gb_cache_levels *lv)
+{
+    size_t top = (size_t)(largest_reported > 0 ? largest_reported : 0) * 2, n;
+    double began = gb_now(), size;
+    float *buf = NULL;
+
+    lv->npoints = 0;
+    lv->budget_cut = 0;
+    if (top < SWEEP_FLOOR_BYTES)
+        top = SWEEP_FLOOR_BYTES;
+    if (top > SWEEP_MAX_BYTES)
+        top = SWEEP_MAX_BYTES;
+    if (p->mem_available > 0 && top > p->mem_available / 2)
+        top = p->mem_available / 2;
+    n = top / sizeof(float) / BW_STEP * BW_STEP;
+    if (n < BW_STEP || posix_memalign((void **)&buf, 64, n * sizeof(float)) != 0)
+        return;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)(i & 7) * 0.125f;
+    lv->swept = 1;
+    for (size = (double)SWEEP_MIN_BYTES; lv->npoints < GB_SWEEP_MAX_POINTS;
+         size *= pow(2.0, 1.0 / (size < (double)SWEEP_BIG_BYTES ? SWEEP_PER_OCTAVE
+                                                                 : SWEEP_PER_OCTAVE_BIG))) {
+        size_t floats = (size_t)(size / sizeof(float)) / BW_STEP * BW_STEP;
+        if (floats > n)
+            break;
+        if (gb_now() - began > SWEEP_BUDGET_S) {
+            lv->budget_cut = 1;
+            break;
+        }
+        lv->bytes[lv->npoints] = (double)floats * sizeof(float);
+        lv->gbs[lv->npoints++] = sweep_point(buf, floats);
+    }
+    /* The last point at the top itself: what "swept to" means. */
+    if (!lv->budget_cut && lv->npoints > 0 && lv->npoints < GB_SWEEP_MAX_POINTS &&
+        lv->bytes[lv->npoints - 1] < 0.95 * (double)n * sizeof(float)) {
+        lv->bytes[lv->npoints] = (double)n * sizeof(float);
+        lv->gbs[lv->npoints++] = sweep_point(buf, n);
+    }
+    free(buf);
+    lv->seconds = gb_now() - began;
+}
+
 int gb_machine_measure_bandwidth(gb_machine *m, int threads, char *err, size_t errlen)
 {
+    gb_cache_levels levels;
     gb_bw_plan p;
+    long largest = 0;
+    int rc;
 
+    memset(&levels, 0, sizeof levels);
     gb_bw_plan_init(&p, gb_machine_cache_bytes(m, 2), gb_machine_cache_bytes(m, 3), threads);
-    return gb_bw_measure(&p, &m->bw, err, errlen);
+    /* The full probe measures the levels first and sizes its sets from
+     * them: a level that is not there (a VM's 508 MiB "L3") would measure
+     * memory under its name.  The quick one (the tests') keeps the
+     * reported sizes, capped below any such question. */
+    if (!p.quick) {
+        for (int l = 1; l <= 3; l++) {
+            levels.reported[l] = gb_machine_cache_bytes(m, l);
+            if (levels.reported[l] > largest)
+                largest = levels.reported[l];
+        }
+        gb_bw_sweep(&p, largest, &levels);
+        if (levels.swept) {
+            gb_bw_find_levels(&levels);
+            if (levels.used[2] > 0)
+                p.l2_bytes = levels.used[2];
+            p.l3_bytes = levels.used[3];
+        }
+    }
+    rc = gb_bw_measure(&p, &m->bw, err, errlen);
+    m->bw.levels = levels;
+    return rc;
 }

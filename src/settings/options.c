@@ -216,6 +216,17 @@ int gb_options_store(void *options, const gb_setting *s, const gb_setting_value 
         }
         snprintf(o->model, sizeof o->model, "%s", v->text);
         break;
+    case GB_SET_BLIS_ARCH:
+        /* a name: BLIS's are short lower-case words (checked against the
+         * library when the run starts) */
+        if (v->text[0] == '\0' || strlen(v->text) >= sizeof o->blis_arch ||
+            strspn(v->text, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(v->text)) {
+            snprintf(err, errlen, "%s: '%s' is not a BLIS sub-configuration name (skx, "
+                     "haswell, zen3, ...)", v->name, v->text);
+            return -1;
+        }
+        snprintf(o->blis_arch, sizeof o->blis_arch, "%s", v->text);
+        break;
     case GB_SET_HELP: o->help = 1; break;
     case GB_SET_VERSION: o->version = 1; break;
     case GB_SET_LOCKSTEP: o->lockstep = 1; break;

@@ -149,6 +149,12 @@ const gb_setting gb_settings[] = {
       TEXT, .value_name = "FILE", .group = "selection",
       .help = "a schedule file (src/sched/SCHED.md), measured as the variant sched:STEM; "
               "repeatable; alone, the whole selection" },
+    { .id = GB_SET_BLIS_ARCH, .commands = GB_CMD_RUN, .flag = "blis-arch",
+      .conf_key = "blis_arch", TEXT, .value_name = "NAME", .group = "selection",
+      .default_note = "BLIS's own choice from CPUID",
+      .help = "BLIS's sub-configuration for the blis variant (skx, haswell, zen3, ...: one "
+              "this BLIS was built with, for an instruction set this CPU has), so that BLIS "
+              "can be measured at its best; recorded in run.config and tool.libraries.blis" },
     { .id = GB_SET_PREPACK, .commands = RUN_AB, .flag = "prepack", SWITCH, .group = "selection",
       .help = "also measure with B packed outside the timed region (the variants that can; "
               "separate +prepack entries)" },

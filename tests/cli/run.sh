@@ -10,7 +10,18 @@ expect_exit tiny_run 0 "$G" $tiny -o "$WORK/a.json"
 expect_grep table_has_header "median_us" "$WORK/out"
 expect_grep table_has_row "^vec_j .* qkv .* 7 .*pass" "$WORK/out"
 expect_true json_valid $V "$WORK/a.json" --complete --min-results 6
-expect_exit no_overwrite 2 "$G" $tiny -o "$WORK/a.json"
+# --quiet keeps the story off; without it the run ends with it, after the
+# table: the study's steps, the next commands naming the file.
+expect_true quiet_no_story sh -c "! grep -q '^summary\|^next:' '$WORK/out'"
+story="--variant baseline,rule_based,packed --kernel qkv --m 7 --reps 3 --warmup 1"
+expect_exit story_run 0 "$G" $story -o "$WORK/story.json"
+expect_grep story_steps "^  qkv  baseline -> rule_based: [0-9.]*x, [0-9.]*% -> [0-9.]*% of peak$" "$WORK/out"
+expect_grep story_packed "^       packed: [0-9.]*% of peak, [0-9.]*x rule_based's speed$" "$WORK/out"
+expect_grep story_next "^next: make plots PLOT_FILE=$WORK/story.json" "$WORK/out"
+expect_grep story_report "gemmbench report $WORK/story.json" "$WORK/out"
+expect_true story_after_table sh -c "test \"\$(grep -n '^summary' '$WORK/out' | cut -d: -f1)\" -gt \"\$(grep -n '^packed ' '$WORK/out' | cut -d: -f1)\""
+expect_exit story_json_format 0 "$G" $story -o "$WORK/story2.json" --format json
+expect_true story_not_in_json python3 -c "import json, sys; json.load(open('$WORK/out'))"
 expect_exit force_overwrites 0 "$G" $tiny -o "$WORK/a.json" --force
 expect_true json_still_valid $V "$WORK/a.json" --complete --min-results 6
 

@@ -15,3 +15,9 @@ for level in L2 memory; do
         '$1 == l && $4 + 0 > 0 { ok = 1 } END { exit !ok }' "$WORK/info.txt"
 done
 expect_grep info_real_method "best of at least 7 trials" "$WORK/info.txt"
+# The sweep: the levels measured and reported, each with its size and why.
+expect_grep info_real_levels "^cache levels   measured: one thread's read rate against its working set, 16K to " "$WORK/info.txt"
+for level in L1d L2 L3; do
+    expect_grep "info_real_level_$level" "^  $level  *\(reported\|none reported\).* -> " "$WORK/info.txt"
+done
+expect_grep info_real_curve "^  curve GB/s   16K:" "$WORK/info.txt"

@@ -361,6 +361,138 @@ TEST(compare_header_differences)
     gb_result_file_free(&fb);
 }
 
+/* A file whose tool and machine blocks are the JSON given. */
+static void doc_begin_blocks(doc *d, const char *tool, const char *machine)
+{
+    d->entries = 0;
+    d->used = (size_t)snprintf(
+        d->text, sizeof d->text,
+        "{\"schema\":\"gemmbench/1\",\"complete\":true,\"tool\":%s,\"machine\":%s,"
+        "\"run\":{\"started\":\"s\",\"command\":\"x\",\"threads\":1,\"config\":{\"m\":[16]}},"
+        "\"results\":[",
+        tool, machine);
+}
+
+/* One differences line a leaf: nested objects by path, a cache level as
+ * "2 MiB 16-way", arrays of objects by index, a side that lacks a whole
+ * object as "(absent)" at each of the other's leaves, measured calibration
+ * ratios left out; printed, no line over 200 characters and no '{' in the
+ * block, a long list cut to its first items and its length; the JSON keeps
+ * the values whole. */
+TEST(compare_header_differences_are_leaves)
+{
+    static const char tool_a[] =
+        "{\"version\":\"0.1.0\",\"libraries\":{\"blis\":{\"version\":\"0.9.0\","
+        "\"kernels\":\"haswell\"}}}";
+    static const char tool_b[] =
+        "{\"version\":\"0.1.0\",\"libraries\":{\"blis\":{\"version\":\"0.9.0\","
+        "\"kernels\":\"generic\"},\"openblas\":{\"version\":\"0.3.21\",\"kernels\":\"Haswell\","
+        "\"forced_by\":\"OPENBLAS_CORETYPE=Haswell\"}}}";
+    char machine_a[4096], machine_b[4096], list_a[1200] = "", list_b[1200] = "";
+    doc a, b;
+    gb_result_file fa, fb;
+    gb_compare c;
+    gb_compare_opts o = default_opts();
+    char err[512], *text = NULL;
+    size_t len = 0;
+    FILE *out;
+    int saw_l2 = 0, saw_topo = 0, saw_blis = 0, saw_forced = 0, saw_read = 0, saw_list = 0;
+
+    /* a list of 120 flags: 960 characters on one side */
+    for (int i = 0; i < 120; i++) {
+        snprintf(list_a + strlen(list_a), sizeof list_a - strlen(list_a), "%s\"f%03d\"",
+                 i ? "," : "", i);
+        snprintf(list_b + strlen(list_b), sizeof list_b - strlen(list_b), "%s\"g%03d\"",
+                 i ? "," : "", i);
+    }
+    snprintf(machine_a, sizeof machine_a,
+             "{\"hostname\":\"h\",\"cpu_model\":\"Xeon\",\"logical_cpus\":2,\"isa\":[\"avx2\"],"
+             "\"flags\":[%s],"
+             "\"caches\":{\"L2\":{\"size_bytes\":2097152,\"line_bytes\":64,\"ways\":16}},"
+             "\"topology\":{\"caches\":[{\"level\":1,\"size_bytes\":49152},"
+             "{\"level\":3,\"type\":\"Unified\",\"size_bytes\":272629760,\"ways\":20}]},"
+             "\"calibration\":[{\"threads\":2,\"b\":{\"read\":\"copied\",\"ratio\":1.4}}],"
+             "\"peak_gflops\":null}", list_a);
+    snprintf(machine_b, sizeof machine_b,
+             "{\"hostname\":\"h\",\"cpu_model\":\"EPYC\",\"logical_cpus\":2,\"isa\":[\"avx2\"],"
+             "\"flags\":[%s],"
+             "\"caches\":{\"L2\":{\"size_bytes\":1048576,\"line_bytes\":64,\"ways\":8}},"
+             "\"topology\":{\"caches\":[{\"level\":1,\"size_bytes\":49152},"
+             "{\"level\":3,\"type\":\"Unified\",\"size_bytes\":532676608,\"ways\":0}]},"
+             "\"calibration\":[{\"threads\":2,\"b\":{\"read\":\"in_place\",\"ratio\":1.04}}],"
+             "\"peak_gflops\":null}", list_b);
+    doc_begin_blocks(&a, tool_a, machine_a);
+    doc_entry(&a, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
+    doc_begin_blocks(&b, tool_b, machine_b);
+    doc_entry(&b, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
+    CHECK(doc_load(&a, &fa) == 0 && doc_load(&b, &fb) == 0);
+    CHECK(gb_compare_files(&fa, &fb, &o, &c, err, sizeof err) == 0);
+    for (int i = 0; i < c.ndiffs; i++) {
+        const gb_header_diff *d = &c.diffs[i];
+        CHECK(strchr(d->old_value, '{') == NULL && strchr(d->new_value, '{') == NULL);
+        CHECK(strstr(d->field, ".ratio") == NULL);
+        if (strcmp(d->field, "machine.caches.L2") == 0) {
+            saw_l2 = 1;
+            CHECK_STR(d->old_value, "2 MiB 16-way, 64 B lines");
+            CHECK_STR(d->new_value, "1 MiB 8-way, 64 B lines");
+        }
+        if (strcmp(d->field, "machine.topology.caches[1]") == 0) {
+            saw_topo = 1;
+            CHECK_STR(d->old_value, "L3 Unified 260 MiB 20-way");
+            CHECK_STR(d->new_value, "L3 Unified 508 MiB ways unknown");
+        }
+        saw_blis |= strcmp(d->field, "tool.libraries.blis.kernels") == 0 &&
+                    strcmp(d->new_value, "generic") == 0;
+        saw_forced |= strcmp(d->field, "tool.libraries.openblas.forced_by") == 0 &&
+                      strcmp(d->old_value, "(absent)") == 0;
+        saw_read |= strcmp(d->field, "machine.calibration[0].b.read") == 0;
+        saw_list |= strcmp(d->field, "machine.flags") == 0 && d->old_items == 120;
+        CHECK(strcmp(d->field, "machine.topology.caches[0]") != 0);   /* the same */
+    }
+    CHECK(saw_l2 && saw_topo && saw_blis && saw_forced && saw_read && saw_list);
+    CHECK(c.cross_machine);
+
+    out = open_memstream(&text, &len);
+    CHECK(out && gb_compare_print(out, GB_FMT_TABLE, &c) == 0);
+    if (out)
+        fclose(out);
+    if (text) {
+        const char *block = strstr(text, "differences in the tool");
+        const char *end = block ? strstr(block, "\ngate: ") : NULL;
+        int longest = 0, run = 0;
+        CHECK(block && end);
+        for (const char *p = text; *p; p++) {
+            run = *p == '\n' ? 0 : run + 1;
+            if (run > longest)
+                longest = run;
+        }
+        CHECK(longest <= 200);
+        CHECK(block && end && memchr(block, '{', (size_t)(end - block)) == NULL);
+        CHECK(strstr(text, "f000 f001 f002") && strstr(text, " ... (120 items)"));
+        CHECK(strstr(text, "whole in --format json") != NULL);
+    }
+    free(text);
+    {
+        cJSON *json = gb_compare_json(&c);
+        const cJSON *d;
+        int whole = 0;
+        cJSON_ArrayForEach(d, cJSON_GetObjectItem(json, "differences")) {
+            const cJSON *f = cJSON_GetObjectItem(d, "field");
+            if (cJSON_IsString(f) && strcmp(f->valuestring, "machine.flags") == 0)
+                whole = cJSON_GetArraySize(cJSON_GetObjectItem(d, "old_value")) == 120 &&
+                        strlen(cJSON_GetObjectItem(d, "old")->valuestring) == 120 * 5 - 1;
+            if (cJSON_IsString(f) && strcmp(f->valuestring, "machine.caches.L2") == 0)
+                whole += cJSON_GetNumberValue(cJSON_GetObjectItem(
+                             cJSON_GetObjectItem(d, "new_value"), "size_bytes")) == 1048576;
+        }
+        CHECK(whole == 2);
+        cJSON_Delete(json);
+    }
+    gb_compare_free(&c);
+    gb_result_file_free(&fa);
+    gb_result_file_free(&fb);
+}
+
 TEST(compare_nothing_in_common_and_zero_median)
 {
     doc a, b;
