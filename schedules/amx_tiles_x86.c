@@ -31,7 +31,10 @@
 #include <unistd.h>
 #endif
 
-#if defined(__x86_64__) && defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AMX_INT8__)
+/* -mamx-*: GCC defines __AMX_TILE__ and the like, clang __AMXTILE__. */
+#if defined(__x86_64__) && ((defined(__AMX_TILE__) && defined(__AMX_BF16__) &&               \
+                             defined(__AMX_INT8__)) ||                                       \
+                            (defined(__AMXTILE__) && defined(__AMXBF16__) && defined(__AMXINT8__)))
 #define HAVE_AMX_INTRINSICS 1
 
 static void hw_configure(void *state, const amx_tilecfg *cfg)

@@ -5,7 +5,8 @@
 # result file, and beside another variant it is skipped in the table and
 # the file while the other runs; f32 alone is a usage error.  Where the CPU
 # has AMX, amx runs verified instead.  And scripts/bench-amx.sh, oneDNN's
-# two paths (default and AVX-512) side by side.
+# two paths (default and AVX-512) side by side; and the tile instructions
+# the hardware ops were built into (objdump).
 . tests/cli/lib.sh
 G=$GEMMBENCH
 
@@ -53,6 +54,25 @@ assert all("amx" not in i for _, i in impl(avx512)), impl(avx512)
 if not open("/proc/cpuinfo").read().count("amx_tile"):
     assert impl(default) == impl(avx512), (impl(default), impl(avx512))  # one kernel here
 PY
+fi
+
+# The hardware ops as built: the intrinsics became the instructions, each
+# dot product one of the block layouts' triples (amx_tiles.h), A the first
+# source and B the second (AT&T order: B, A, C), for both types.
+obj=$(dirname "$G")/schedules/amx_tiles_x86.o
+if ! command -v objdump >/dev/null 2>&1 || [ ! -s "$obj" ] || [ "$(uname -m)" != x86_64 ]; then
+    skip amx_ops_assembled "needs objdump and an x86-64 build's $obj"
+else
+    objdump -d "$obj" >"$WORK/ops.s" 2>&1
+    for insn in ldtilecfg tilerelease tilezero tileloadd tilestored; do
+        expect_grep "amx_ops_issue_$insn" "$insn" "$WORK/ops.s"
+    done
+    want="0,3,4 0,4,6 1,3,5 1,4,7 2,3,6 2,5,6 3,5,7"
+    for insn in tdpbf16ps tdpbusd; do
+        got=$(sed -n "s/.*$insn *%tmm\([0-7]\),%tmm\([0-7]\),%tmm\([0-7]\).*/\3,\2,\1/p" \
+            "$WORK/ops.s" | sort | tr '\n' ' ')
+        check "amx_ops_${insn}_layout_triples" test "$got" = "$want "
+    done
 fi
 
 if grep -qw amx_tile /proc/cpuinfo 2>/dev/null; then
