@@ -78,6 +78,12 @@ cJSON *gb_sched_json(const gb_variant *v, const gb_params *p, int M, int N, int 
 int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, int N, int K,
                         int nthreads, void **state, gb_sched_so *built, char *why,
                         size_t whylen);
+/* The same for a schedule of another type (its kernel's signature is the
+ * typed one of gemmbench.h); and which form it took ("dot: vpdpbusd",
+ * "widened to f32"; "" for f32). */
+int gb_sched_state_run_typed(int M, int N, int K, const void *A, int lda, const void *B,
+                             int ldb, void *C, int ldc, const gb_ctx *ctx);
+const char *gb_sched_state_impl(const void *state);
 int gb_sched_state_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                        float *C, int ldc, const gb_ctx *ctx);
 void gb_sched_state_free(void *state);

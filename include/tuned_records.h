@@ -55,6 +55,11 @@ const char *gb_tuned_path(void);
 
 /* The fingerprint of this machine at a thread count. */
 void gb_tuned_fingerprint(int threads, char *buf, size_t len);
+/* The same for the records of type t's searches (tune --space --dtype):
+ * f32's is gb_tuned_fingerprint's, another type's ends in "|dtype=T", so
+ * that each type's records are apart and tuned_sched of f32 never finds a
+ * bf16 schedule. */
+void gb_tuned_fingerprint_dtype(int threads, gb_dtype t, char *buf, size_t len);
 
 /* Loads path into set.  A missing file is an empty set (returns 0); a file
  * that is unreadable, not a regular file, or not one strict JSON document of

@@ -44,6 +44,16 @@ void gb_tuned_fingerprint(int threads, char *buf, size_t len)
     snprintf(buf, len, "%s|threads=%d", machine, threads);
 }
 
+void gb_tuned_fingerprint_dtype(int threads, gb_dtype t, char *buf, size_t len)
+{
+    size_t used;
+
+    gb_tuned_fingerprint(threads, buf, len);
+    used = strlen(buf);
+    if (t != GB_DTYPE_F32 && used < len)
+        snprintf(buf + used, len - used, "|dtype=%s", gb_dtype_name(t));
+}
+
 static void free_strings(gb_tuned_record *r)
 {
     free(r->schedule);

@@ -6,7 +6,9 @@
  * thread count; else the record of the nearest searched shape (same layer and
  * closest M first), its schedule compiled for this shape; else rule_based
  * with its own rules.  A record with an empty schedule says that rule_based
- * beat every schedule the search found: rule_based runs.  The choice is reported as effective_params.source, as
+ * beat every schedule the search found: rule_based runs.  bf16 and u8s8 run
+ * the records of `tune --space --dtype` (their fingerprint ends in the
+ * type) the same way, packed's kernel of the type in rule_based's place.  The choice is reported as effective_params.source, as
  * `tuned` reports it, and a result of a record carries the schedule's JSON
  * object (its text and sha256), so that compare and ab never pair two
  * different schedules under this one name.  The text was checked when the
@@ -23,7 +25,7 @@
 #include "tuned_records.h"
 #include "variants.h"
 
-extern const gb_variant gb_variant_rule_based;
+extern const gb_variant gb_variant_rule_based, gb_variant_packed;
 
 static const char *const source_names[] = { "record", "nearest", "rule", "unreadable", NULL };
 
@@ -73,10 +75,12 @@ static int fits(const gb_tuned_record *rec, int M, int N, int K, int threads)
     return pl != NULL;
 }
 
-/* The record for a shape, or NULL; *source says where the schedule comes
- * from.  The nearest shape's schedule that does not fit this shape is
- * passed over for rule_based, as when there is no record (SCHED.md). */
-static const gb_tuned_record *choose(int M, int N, int K, int threads, gb_tuned_source *source)
+/* The record of type t for a shape, or NULL; *source says where the
+ * schedule comes from.  The nearest shape's schedule that does not fit
+ * this shape is passed over for rule_based (another type: packed), as when
+ * there is no record (SCHED.md). */
+static const gb_tuned_record *choose_typed(gb_dtype t, int M, int N, int K, int threads,
+                                           gb_tuned_source *source)
 {
     const gb_tuned_set *set = gb_tuned_records();
     char fingerprint[384];
@@ -87,12 +91,17 @@ static const gb_tuned_record *choose(int M, int N, int K, int threads, gb_tuned_
         *source = GB_TUNED_UNREADABLE;
         return NULL;
     }
-    gb_tuned_fingerprint(threads, fingerprint, sizeof fingerprint);
+    gb_tuned_fingerprint_dtype(threads, t, fingerprint, sizeof fingerprint);
     rec = gb_tuned_find(set, GB_TUNED_SCHED_BASE, fingerprint, M, K, N, &exact);
     if (rec != NULL && !exact && rec->schedule[0] != '\0' && !fits(rec, M, N, K, threads))
         rec = NULL;
     *source = rec == NULL ? GB_TUNED_RULE : exact ? GB_TUNED_RECORD : GB_TUNED_NEAREST;
     return rec;
+}
+
+static const gb_tuned_record *choose(int M, int N, int K, int threads, gb_tuned_source *source)
+{
+    return choose_typed(GB_DTYPE_F32, M, N, K, threads, source);
 }
 
 static replayed *slot_for(int M, int N, int K, int threads)
@@ -280,6 +289,131 @@ cJSON *gb_tuned_sched_json(int M, int N, int K, int threads)
     return o;
 }
 
+/* ---- bf16 and u8s8: the records of tune --space --dtype ------------------------ */
+
+/* A typed record's schedule, or packed's kernel of the type where there is
+ * none (or packed won that search): what prepare chose, for run and impl. */
+typedef struct typed_state {
+    gb_dtype t;
+    const gb_typed_kernel *packed; /* NULL: the record's schedule runs */
+    void *state;
+    gb_tuned_source source;
+    int from_m;
+} typed_state;
+
+static int typed_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb,
+                         const gb_ctx *ctx, int prepack, void **state)
+{
+    static gb_sched nest;
+    static const gb_params none;
+    typed_state *st = calloc(1, sizeof *st);
+    const gb_tuned_record *rec;
+    char why[512];
+
+    if (st == NULL)
+        return -1;
+    st->t = t;
+    rec = choose_typed(t, M, N, K, ctx->nthreads, &st->source);
+    st->from_m = rec ? rec->M : 0;
+    if (rec != NULL && rec->schedule[0] != '\0') {
+        char line[700];
+        if (nest_of(rec, &nest, why, sizeof why) == 0 && nest.dtype != t)
+            snprintf(why, sizeof why, "its schedule states type %s, not %s",
+                     gb_dtype_name(nest.dtype), gb_dtype_name(t));
+        else if (nest_of(rec, &nest, why, sizeof why) == 0 &&
+                 gb_sched_state_make(&nest, &none, M, N, K, ctx->nthreads, &st->state, NULL, why,
+                                     sizeof why) == 0) {
+            *state = st;
+            return 0;
+        }
+        snprintf(line, sizeof line, "the %s record of %dx%dx%d: %s", gb_dtype_name(t), rec->M,
+                 rec->K, rec->N, why);
+        say(ctx, line);
+        free(st);
+        return -1;
+    }
+    st->packed = gb_variant_packed.typed[t];
+    if (st->packed == NULL ||
+        (st->packed->prepare &&
+         st->packed->prepare(M, N, K, B, ldb, ctx, prepack, &st->state) != 0)) {
+        free(st);
+        return -1;
+    }
+    *state = st;
+    return 0;
+}
+
+static int typed_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb,
+                     void *C, int ldc, const gb_ctx *ctx)
+{
+    const typed_state *st = ctx->state;
+    gb_ctx inner = *ctx;
+
+    if (st == NULL)
+        return -1;
+    inner.state = st->state;
+    if (st->packed)
+        return st->packed->run(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+    return gb_sched_state_run_typed(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+}
+
+static void typed_release(void *state)
+{
+    typed_state *st = state;
+
+    if (st == NULL)
+        return;
+    if (st->packed && st->packed->release)
+        st->packed->release(st->state);
+    else if (!st->packed)
+        gb_sched_state_free(st->state);
+    free(st);
+}
+
+/* Which code ran: "record: dot: vpdpbusd", "nearest (M=64): widened to
+ * f32", or "packed: avx512_vnni" where no record (or packed's win) ran. */
+static void typed_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t len)
+{
+    const typed_state *st = ctx->state;
+    char inner[96] = "";
+
+    if (st == NULL) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    if (st->packed) {
+        gb_ctx pc = *ctx;
+        pc.state = st->state;
+        if (st->packed->impl)
+            st->packed->impl(M, N, K, &pc, inner, sizeof inner);
+        snprintf(buf, len, "packed: %s", inner);
+        return;
+    }
+    if (st->source == GB_TUNED_NEAREST)
+        snprintf(buf, len, "nearest (M=%d): %s", st->from_m, gb_sched_state_impl(st->state));
+    else
+        snprintf(buf, len, "record: %s", gb_sched_state_impl(st->state));
+}
+
+static int typed_prepare_bf16(int M, int N, int K, const void *B, int ldb, const gb_ctx *ctx,
+                              int prepack, void **state)
+{
+    return typed_prepare(GB_DTYPE_BF16, M, N, K, B, ldb, ctx, prepack, state);
+}
+
+static int typed_prepare_u8s8(int M, int N, int K, const void *B, int ldb, const gb_ctx *ctx,
+                              int prepack, void **state)
+{
+    return typed_prepare(GB_DTYPE_U8S8, M, N, K, B, ldb, ctx, prepack, state);
+}
+
+static const gb_typed_kernel tuned_sched_typed[GB_DTYPE_COUNT] = {
+    [GB_DTYPE_BF16] = { .run = typed_run, .prepare = typed_prepare_bf16,
+                        .release = typed_release, .impl = typed_impl },
+    [GB_DTYPE_U8S8] = { .run = typed_run, .prepare = typed_prepare_u8s8,
+                        .release = typed_release, .impl = typed_impl },
+};
+
 const gb_variant gb_variant_tuned_sched = {
     .name = "tuned_sched",
     .family = "tuned",
@@ -292,4 +426,6 @@ const gb_variant gb_variant_tuned_sched = {
     .resolve = tuned_sched_resolve,
     .explain = tuned_sched_explain,
     .base = &gb_variant_rule_based,
+    .typed = { [GB_DTYPE_BF16] = &tuned_sched_typed[GB_DTYPE_BF16],
+               [GB_DTYPE_U8S8] = &tuned_sched_typed[GB_DTYPE_U8S8] },
 };

@@ -289,7 +289,7 @@ static int resolve_job(tune_job *job)
             job->cfg.dtype = job->search_space.dtype;
         job->search_space.dtype = job->cfg.dtype;
         /* the trial database and the models are f32's (their features say
-         * no type), and tuned_sched replays f32 records */
+         * no type) */
         if (job->cfg.dtype != GB_DTYPE_F32 && (job->database || job->model_path))
             return gb_usage("tune", "%s: the trial database and the models are f32's; a %s "
                             "search takes neither", job->database ? "--database" : "--model",
@@ -335,7 +335,7 @@ static int resolve_job(tune_job *job)
     job->cfg.keep_trials = job->database != NULL;
     /* --schedule records nothing (its params are printed to replay), nor
      * a search of another type than f32 (its winners are printed). */
-    if (job->schedule == NULL && job->cfg.dtype == GB_DTYPE_F32) {
+    if (job->schedule == NULL) {
         int status = check_records_path(job->records);
         if (status != GB_EXIT_OK)
             return status;
@@ -563,13 +563,11 @@ static int search_shape(const tune_job *job, gb_tuned_set *set, const char *fing
                                               "measured again)"
                                             : "  (packed kept: no schedule beat it when measured "
                                               "again)");
-    if (job->cfg.dtype != GB_DTYPE_F32) { /* not recorded: the winner's text, to keep */
+    if (job->cfg.dtype != GB_DTYPE_F32) { /* the winner's text too, to read or keep */
         if (res.rule_won && res.fastest[0] != '\0')
             printf("  the fastest schedule found: %.1f us, %.3fx packed's time\n",
                    res.fastest_us, res.fastest_us / res.rule_us);
         print_winner(&res);
-        fflush(stdout);
-        return res.wrong > 0 ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
     }
     fflush(stdout);
 
@@ -646,7 +644,7 @@ int gb_cmd_tune(int argc, char **argv)
     gb_sched_set_compile_stop(&gb_interrupted);
     status = resolve_job(&job);
     memset(&set, 0, sizeof set);
-    if (status == GB_EXIT_OK && job.schedule == NULL && job.cfg.dtype == GB_DTYPE_F32)
+    if (status == GB_EXIT_OK && job.schedule == NULL)
         status = load_records(job.records, &set);
     if (status != GB_EXIT_OK) {
         free(job.shapes);
@@ -664,7 +662,8 @@ int gb_cmd_tune(int argc, char **argv)
     for (int t = 0; t < job.ncounts && !gb_interrupted; t++) {
         int rc;
         job.cfg.threads = job.counts[t];
-        gb_tuned_fingerprint(job.cfg.threads, fingerprint, sizeof fingerprint);
+        gb_tuned_fingerprint_dtype(job.cfg.threads, job.cfg.dtype, fingerprint,
+                                   sizeof fingerprint);
         if (job.space_file) {
             if (job.cfg.dtype == GB_DTYPE_F32)
                 printf("searching %s (%.3g points), %d shape(s), %d thread(s), %s%s%s; "
@@ -675,11 +674,13 @@ int gb_cmd_tune(int argc, char **argv)
                        records_shown);
             else
                 printf("searching %s in %s (%.3g points), %d shape(s), %d thread(s), %s; "
-                       "rule_us: packed's %s kernel; not recorded: each winner's text under "
-                       "its row\n", space_shown, gb_dtype_name(job.cfg.dtype),
-                       gb_space_size(&job.search_space), job.nshapes, job.cfg.threads,
+                       "rule_us: packed's %s kernel; records in %s (of %s: tuned_sched "
+                       "--dtype %s), each winner's text under its row\n", space_shown,
+                       gb_dtype_name(job.cfg.dtype), gb_space_size(&job.search_space),
+                       job.nshapes, job.cfg.threads,
                        job.budget > 0.0 ? "time budget" : "trial budget",
-                       gb_dtype_name(job.cfg.dtype));
+                       gb_dtype_name(job.cfg.dtype), records_shown,
+                       gb_dtype_name(job.cfg.dtype), gb_dtype_name(job.cfg.dtype));
             printf("%-11s %5s %5s %5s %11s %11s %6s %7s %7s %7s %8s %8s\n", "kernel", "M", "K",
                    "N", "rule_us", "best_us", "ratio", "trials", "illegal", "compiled",
                    "compile_s", "measure_s");

@@ -344,8 +344,8 @@ static sched_entry *new_entry(const char *stem, const char *path, char *err, siz
 
 /* A schedule of another type than f32 as the typed kernel's run: the
  * generated C has that type's signature (lower.c). */
-static int typed_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb,
-                     void *C, int ldc, const gb_ctx *ctx)
+int gb_sched_state_run_typed(int M, int N, int K, const void *A, int lda, const void *B,
+                             int ldb, void *C, int ldc, const gb_ctx *ctx)
 {
     const sched_state *st = ctx->state;
     gb_ctx inner = *ctx;
@@ -377,16 +377,21 @@ static void set_type(sched_entry *e)
  * f32"): which code ran, as packed's typed kernels say their path. */
 static void typed_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t len)
 {
-    const sched_state *st = ctx->state;
-
     (void)M, (void)N, (void)K;
-    snprintf(buf, len, "%s", st != NULL ? st->impl : "");
+    snprintf(buf, len, "%s", gb_sched_state_impl(ctx->state));
+}
+
+const char *gb_sched_state_impl(const void *state)
+{
+    const sched_state *st = state;
+    return st != NULL ? st->impl : "";
 }
 
 /* Makes e the variant of the next slot. */
 static const gb_variant *add_entry(sched_entry *e)
 {
-    e->typed = (gb_typed_kernel){ .run = typed_run, .prepare = slots[nentries].typed_prepare,
+    e->typed = (gb_typed_kernel){ .run = gb_sched_state_run_typed,
+                                  .prepare = slots[nentries].typed_prepare,
                                   .release = gb_sched_state_free, .impl = typed_impl };
     e->variant = (gb_variant){
         .name = e->name,

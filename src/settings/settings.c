@@ -78,7 +78,7 @@ const gb_setting gb_settings[] = {
       .initial = "f32", .group = "selection",
       .help = "--space: the type of the schedules searched, f32, bf16 or u8s8 (a space that "
               "states its type searches that one); bf16 and u8s8 are measured against "
-              "packed's kernel of the type, their winners printed, not recorded" },
+              "packed's kernel of the type, recorded per type for tuned_sched --dtype" },
     { .id = GB_SET_MODEL, .commands = GB_CMD_RUN, .flag = "model", .conf_key = "model", TEXT,
       .value_name = "FILE", .group = "selection", .default_note = "none",
       .help = "the model ml_guided ranks its candidates with (gemmbench model train), or "

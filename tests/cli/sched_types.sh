@@ -76,15 +76,48 @@ expect_exit tune_typed_schedule_refused 2 "$G" tune --schedule "$ROOT/schedules/
     --shape 16x64x64 --trials 2
 expect_grep tune_typed_schedule_says "states type u8s8: tune --schedule searches the params of f32" "$WORK/err"
 
-# ---- tune --space of a type: against packed's kernel, the winner printed, no record ---------
+# ---- tune --space of a type: against packed's kernel, recorded per type, replayed ---------
 GEMMBENCH_RECORDS=$WORK/rec.json expect_exit tune_space_typed_runs 0 "$G" tune \
     --space "$ROOT/schedules/cpu_gemm.space" --dtype u8s8 --shape 20x33x17 --threads 1 \
     --trials 4 --reps 3
 expect_grep tune_space_typed_header "^searching .*cpu_gemm.space in u8s8 .*rule_us: packed's u8s8 kernel" "$WORK/out"
 expect_grep tune_space_typed_row "^custom  *20  *33  *17 " "$WORK/out"
 expect_grep tune_space_typed_winner_text "^  | type u8s8$" "$WORK/out"
-check tune_space_typed_no_record test ! -e "$WORK/rec.json"
-sed -n 's/^  | //p' "$WORK/out" >won.sched
+cp "$WORK/out" tune.out
+py_check tune_space_typed_record "$WORK/rec.json" <<'PY'
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+assert len(recs) == 1 and recs[0]["fingerprint"].endswith("|dtype=u8s8"), recs
+assert recs[0]["base"] == "tuned_sched" and (recs[0]["M"], recs[0]["K"], recs[0]["N"]) == (20, 33, 17)
+assert recs[0]["schedule"] == "" or recs[0]["schedule"].startswith("type u8s8\n"), recs
+PY
+# tuned_sched replays it in u8s8 (its schedule, or packed where packed won); f32 has none
+GEMMBENCH_RECORDS=$WORK/rec.json expect_exit tuned_sched_typed_replays 0 "$G" --variant tuned_sched \
+    --dtype f32,u8s8 --shape 20x33x17 --threads 1 --reps 2 --warmup 1 --quiet -o ts.json
+py_check tuned_sched_typed_entries ts.json <<'PY'
+import json, sys
+rs = {r["dtype"]: r for r in json.load(open(sys.argv[1]))["results"]}
+assert set(rs) == {"f32", "u8s8"} and all(r["check"] == "pass" for r in rs.values()), rs
+assert rs["f32"]["label"] == "tuned_sched(rule)", rs["f32"]["label"]   # no f32 record
+assert rs["u8s8"]["impl"].startswith(("record: ", "packed: ")), rs["u8s8"]["impl"]
+PY
+# a record's schedule runs in its type; one of another type is refused with its reason
+python3 - "$WORK/rec.json" "$WORK/rec2.json" "$WORK/rec3.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["records"][0]["schedule"] = "type u8s8\nsplit j 16 -> jo ji\nvectorize ji\n"
+json.dump(d, open(sys.argv[2], "w"))
+d["records"][0]["schedule"] = "type bf16\nsplit j 16 -> jo ji\nvectorize ji\n"
+json.dump(d, open(sys.argv[3], "w"))
+PY
+GEMMBENCH_RECORDS=$WORK/rec2.json expect_exit tuned_sched_typed_record_runs 0 "$G" \
+    --variant tuned_sched --dtype u8s8 --shape 20x33x17 --threads 1 --reps 2 --warmup 1 -o ts2.json
+expect_grep tuned_sched_typed_record_impl "impl: tuned_sched in u8s8: record: widened to int32" "$WORK/out"
+GEMMBENCH_RECORDS=$WORK/rec3.json "$G" --variant tuned_sched --dtype u8s8 --shape 20x33x17 \
+    --threads 1 --reps 2 --warmup 1 -o ts3.json >/dev/null 2>ts3.err
+check tuned_sched_other_type_fails test $? -ne 0
+expect_grep tuned_sched_other_type_says "its schedule states type bf16, not u8s8" ts3.err
+sed -n 's/^  | //p' tune.out >won.sched
 expect_exit tune_space_winner_replays 0 "$G" --dtype u8s8 --schedule won.sched --shape 20x33x17 \
     --reps 2 --warmup 1 --quiet -o won.json
 printf 'type bf16\nsplit j 16 -> jo ji\nvectorize ji\nchoose\nparallel i\nor\nend\n' >bf.space
