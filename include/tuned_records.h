@@ -86,7 +86,7 @@ const gb_tuned_set *gb_tuned_records(void);
 /* The "schedule" object of a tuned_sched result (results/FORMAT.md): the
  * record's text, its sha256 and build, for what (M, N, K, threads) last
  * prepared; NULL when that ran rule_based (no record) or memory ran out. */
-struct cJSON *gb_tuned_sched_json(int M, int N, int K, int threads);
+struct cJSON *gb_tuned_sched_json(gb_dtype t, int M, int N, int K, int threads);
 /* Whether tuned_sched compiles a record's schedule for (M, N, K, threads):
  * the shape's record, or a nearest one that fits it, holds a text. */
 int gb_tuned_sched_compiles(int M, int N, int K, int threads);

@@ -45,6 +45,7 @@ typedef struct sched_state {
  * prepare's choice. */
 typedef struct replayed {
     int M, N, K, threads;
+    gb_dtype t;
     gb_tuned_source source;
     int from_m;
     char *text;               /* the record's schedule (owned), or NULL */
@@ -104,23 +105,23 @@ static const gb_tuned_record *choose(int M, int N, int K, int threads, gb_tuned_
     return choose_typed(GB_DTYPE_F32, M, N, K, threads, source);
 }
 
-static replayed *slot_for(int M, int N, int K, int threads)
+static replayed *slot_for(gb_dtype t, int M, int N, int K, int threads)
 {
     for (int i = 0; i < nplayed; i++)
         if (played[i].M == M && played[i].N == N && played[i].K == K &&
-            played[i].threads == threads)
+            played[i].threads == threads && played[i].t == t)
             return &played[i];
     if (nplayed == MAX_REPLAYED)
         return NULL;
-    played[nplayed] = (replayed){ .M = M, .N = N, .K = K, .threads = threads };
+    played[nplayed] = (replayed){ .M = M, .N = N, .K = K, .threads = threads, .t = t };
     return &played[nplayed++];
 }
 
 /* Notes what a shape ran (a failure to note only costs the JSON object). */
-static void note(int M, int N, int K, int threads, gb_tuned_source source,
+static void note(gb_dtype t, int M, int N, int K, int threads, gb_tuned_source source,
                  const gb_tuned_record *rec, const gb_sched_so *build)
 {
-    replayed *p = slot_for(M, N, K, threads);
+    replayed *p = slot_for(t, M, N, K, threads);
 
     if (p == NULL)
         return;
@@ -174,7 +175,7 @@ static int tuned_sched_prepare(int M, int N, int K, const float *B, int ldb, con
             return -1;
         }
         st->from_record = 1;
-        note(M, N, K, ctx->nthreads, source, rec, &build);
+        note(GB_DTYPE_F32, M, N, K, ctx->nthreads, source, rec, &build);
     } else {
         gb_ctx base = { ctx->nthreads, &none, NULL, ctx->why, ctx->whylen };
         if (gb_variant_rule_based.prepare &&
@@ -182,7 +183,7 @@ static int tuned_sched_prepare(int M, int N, int K, const float *B, int ldb, con
             free(st);
             return -1;
         }
-        note(M, N, K, ctx->nthreads, source, rec, NULL); /* rec: rule_based's win, or NULL */
+        note(GB_DTYPE_F32, M, N, K, ctx->nthreads, source, rec, NULL); /* rule_based's win, or NULL */
     }
     *state = st;
     return 0;
@@ -272,14 +273,14 @@ int gb_tuned_sched_compiles(int M, int N, int K, int threads)
     return rec != NULL && rec->schedule[0] != '\0';
 }
 
-cJSON *gb_tuned_sched_json(int M, int N, int K, int threads)
+cJSON *gb_tuned_sched_json(gb_dtype t, int M, int N, int K, int threads)
 {
     const replayed *p = NULL;
     cJSON *o;
 
     for (int i = 0; i < nplayed; i++)
         if (played[i].M == M && played[i].N == N && played[i].K == K &&
-            played[i].threads == threads)
+            played[i].threads == threads && played[i].t == t)
             p = &played[i];
     if (p == NULL || p->text == NULL ||
         (o = gb_sched_json_object(gb_tuned_path(), p->text, NULL, NULL, 0, 0, 0, 0, &p->build)) == NULL)
@@ -317,12 +318,14 @@ static int typed_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb
     st->from_m = rec ? rec->M : 0;
     if (rec != NULL && rec->schedule[0] != '\0') {
         char line[700];
+        gb_sched_so build;
         if (nest_of(rec, &nest, why, sizeof why) == 0 && nest.dtype != t)
             snprintf(why, sizeof why, "its schedule states type %s, not %s",
                      gb_dtype_name(nest.dtype), gb_dtype_name(t));
         else if (nest_of(rec, &nest, why, sizeof why) == 0 &&
-                 gb_sched_state_make(&nest, &none, M, N, K, ctx->nthreads, &st->state, NULL, why,
-                                     sizeof why) == 0) {
+                 gb_sched_state_make(&nest, &none, M, N, K, ctx->nthreads, &st->state, &build,
+                                     why, sizeof why) == 0) {
+            note(t, M, N, K, ctx->nthreads, st->source, rec, &build);
             *state = st;
             return 0;
         }
@@ -332,6 +335,7 @@ static int typed_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb
         free(st);
         return -1;
     }
+    note(t, M, N, K, ctx->nthreads, st->source, rec, NULL); /* packed's win, or none */
     st->packed = gb_variant_packed.typed[t];
     if (st->packed == NULL ||
         (st->packed->prepare &&

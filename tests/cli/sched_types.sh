@@ -113,6 +113,15 @@ PY
 GEMMBENCH_RECORDS=$WORK/rec2.json expect_exit tuned_sched_typed_record_runs 0 "$G" \
     --variant tuned_sched --dtype u8s8 --shape 20x33x17 --threads 1 --reps 2 --warmup 1 -o ts2.json
 expect_grep tuned_sched_typed_record_impl "impl: tuned_sched in u8s8: record: widened to int32" "$WORK/out"
+GEMMBENCH_RECORDS=$WORK/rec2.json "$G" --variant tuned_sched --dtype f32,u8s8 --shape 20x33x17 \
+    --threads 1 --reps 2 --warmup 1 --quiet -o ts4.json >/dev/null 2>&1
+py_check tuned_sched_typed_schedule_object ts4.json <<'PY'
+import json, sys
+rs = {r["dtype"]: r for r in json.load(open(sys.argv[1]))["results"]}
+# the u8s8 record's schedule, so that compare never pairs two texts; f32 ran rule_based
+assert rs["u8s8"]["schedule"]["text"].startswith("type u8s8\n"), rs["u8s8"].get("schedule")
+assert "schedule" not in rs["f32"], rs["f32"].get("schedule")
+PY
 GEMMBENCH_RECORDS=$WORK/rec3.json "$G" --variant tuned_sched --dtype u8s8 --shape 20x33x17 \
     --threads 1 --reps 2 --warmup 1 -o ts3.json >/dev/null 2>ts3.err
 check tuned_sched_other_type_fails test $? -ne 0
