@@ -460,11 +460,12 @@ static void print_steal(FILE *out, gb_format fmt, const gb_compare *c)
                      "(OLD: %s; NEW: %s)\n", known, side[0], side[1]);
         return;
     }
+    /* two lines: one would run past 200 characters */
     fprintf(out, "%d of the %d rounds whose steal is recorded ran under steal (OLD: %s; "
-                 "NEW: %s), %.3g s of CPU time taken by the hypervisor in all (OLD %.3g s, "
+                 "NEW: %s),\n%s%.3g s of CPU time taken by the hypervisor in all (OLD %.3g s, "
                  "NEW %.3g s, over the machine's CPUs); every round is kept in the verdicts\n",
-            under, known, side[0], side[1], s->seconds[0] + s->seconds[1], s->seconds[0],
-            s->seconds[1]);
+            under, known, side[0], side[1], fmt == GB_FMT_MD ? "  " : "       ",
+            s->seconds[0] + s->seconds[1], s->seconds[0], s->seconds[1]);
 }
 
 static int print_rows(FILE *out, gb_format fmt, const gb_compare *c)

@@ -6,6 +6,7 @@
 
 #include "command.h"
 #include "bandwidth.h"
+#include "libraries.h"
 #include "calibrate.h"
 #include "variants.h"
 #include "peak.h"
@@ -121,19 +122,31 @@ static void print_bandwidth(FILE *out, const gb_bandwidth *bw)
 /* The reference libraries in this build and the kernels each chose here:
  * a library that did not recognise the CPU, or was told otherwise by its
  * environment, is not the ceiling it is taken for. */
-static void print_libraries(FILE *out)
+static void print_libraries(FILE *out, const gb_machine *m)
 {
+    /* judged as a result file's are (libraries.h), on this machine's ISA */
+    cJSON *machine = cJSON_CreateObject(), *isa = cJSON_AddArrayToObject(machine, "isa");
+
+    cJSON_AddStringToObject(machine, "arch", m->arch);
+    cJSON_AddStringToObject(machine, "cpu_model", m->cpu_model);
+    for (int i = 0; i < m->nisa && isa; i++)
+        cJSON_AddItemToArray(isa, cJSON_CreateString(m->isa[i]));
     for (size_t i = 0; i < gb_variant_count; i++) {
         gb_library lib;
+        gb_library_note note;
+        cJSON *one;
 
-        if (gb_variant_library(gb_variants[i], &lib) != 0)
+        if (gb_variant_library(gb_variants[i], &lib) != 0 || (one = cJSON_CreateObject()) == NULL)
             continue;
-        fprintf(out, "%-14s %s %s: %s kernels%s%s%s\n", "library", gb_variants[i]->name,
-                lib.version[0] ? lib.version : "(version unknown)",
-                lib.kernels[0] ? lib.kernels : "unknown",
-                lib.forced_by[0] ? " (forced by " : "", lib.forced_by,
-                lib.forced_by[0] ? " in the environment)" : "");
+        cJSON_AddStringToObject(one, "version", lib.version);
+        cJSON_AddStringToObject(one, "kernels", lib.kernels);
+        if (lib.forced_by[0])
+            cJSON_AddStringToObject(one, "forced_by", lib.forced_by);
+        gb_library_note_of(gb_variants[i]->name, one, machine, NULL, &note);
+        gb_library_note_print(out, &note, "library        ", "               ");
+        cJSON_Delete(one);
     }
+    cJSON_Delete(machine);
 }
 
 static const char info_intro[] =
@@ -170,7 +183,7 @@ int gb_cmd_info(int argc, char **argv)
         return gb_fail(GB_EXIT_USAGE, "info", "%s", err);
     gb_machine_detect(&m);
     gb_machine_print(stdout, &m);
-    print_libraries(stdout);
+    print_libraries(stdout, &m);
     gb_peak_info(stdout, &m);
     /* The calibration at the peak's two counts: one thread and all. */
     for (int all = 0; all < 2; all++) {

@@ -172,7 +172,7 @@ if "$G" --list 2>/dev/null | grep -q '^ *openblas ' && [ "$(uname -m)" = x86_64 
     expect_true lib_own_not_forced test -z "$(lib_field "$WORK/lo.json" forced_by)"
     expect_true lib_own_kernels test -n "$(lib_field "$WORK/lo.json" kernels)"
     expect_exit lib_info_forced 0 env OPENBLAS_CORETYPE=Prescott "$G" info
-    expect_grep lib_info_says_forced "^library  *openblas .*forced by OPENBLAS_CORETYPE=Prescott" "$WORK/out"
+    expect_grep lib_info_says_forced "^library  *openblas .*OPENBLAS_CORETYPE=Prescott forced them" "$WORK/out"
     expect_exit lib_report_forced 0 python3 "$ROOT/scripts/ceiling_report.py" "$WORK/lf.json"
     expect_grep lib_report_note "^note: openblas ran the kernels OPENBLAS_CORETYPE=Prescott chose" "$WORK/out"
     expect_exit lib_report_own 0 python3 "$ROOT/scripts/ceiling_report.py" "$WORK/lo.json"

@@ -257,7 +257,14 @@ TEST(compare_says_rounds_under_steal)
         fclose(out);
     CHECK(text && strstr(text, "steal: 1 of the 5 rounds whose steal is recorded ran under "
                                "steal (OLD: 1 of its 5 rounds; NEW: no round clocks, steal "
-                               "unknown), 0.02 s") != NULL);
+                               "unknown),\n       0.02 s") != NULL);
+    /* no line of it runs past 200 characters */
+    for (const char *p = text, *nl; p && *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (nl == NULL)
+            nl = p + strlen(p) - 1;
+        CHECK(nl - p <= 200);
+    }
     CHECK(header_has(text, "steal") && text && strstr(text, " 1r/- ") != NULL);
     free(text);
     doc = gb_compare_json(&c);
