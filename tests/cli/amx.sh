@@ -10,15 +10,6 @@
 . tests/cli/lib.sh
 G=$GEMMBENCH
 
-check() {
-    name=$1
-    shift
-    if "$@" >"$WORK/check.out" 2>&1; then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
-    fi
-}
 
 "$G" --list >"$WORK/list.txt"
 check list_amx_types awk '$1 == "amx" { getline; if ($0 ~ /types bf16, u8s8; no f32: AMX/) ok = 1 }

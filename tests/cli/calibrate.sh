@@ -7,15 +7,6 @@
 G=$GEMMBENCH
 CACHE=$WORK/cache
 
-check() {
-    name=$1
-    shift
-    if "$@" >"$WORK/check.out" 2>&1; then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
-    fi
-}
 
 # The cache of this test alone; the quick measurement.
 calib() { XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=quick "$G" "$@"; }

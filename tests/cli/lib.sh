@@ -77,6 +77,17 @@ expect_grep() {
     fi
 }
 
+# check NAME CMD...: CMD succeeds (its output, on failure, in the line).
+check() {
+    name=$1
+    shift
+    if "$@" >"$WORK/check.out" 2>&1; then
+        echo "ok $name"
+    else
+        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
+    fi
+}
+
 # expect_true NAME CMD...: CMD succeeds.
 expect_true() {
     name=$1

@@ -5,15 +5,6 @@ G=$GEMMBENCH
 ROOT=$(pwd)
 
 # check NAME CMD...: like expect_true, but shows what went wrong.
-check() {
-    name=$1
-    shift
-    if "$@" >"$WORK/check.out" 2>&1; then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
-    fi
-}
 
 # ---- a real run: every median and speed-up of the report is the file's -----
 "$G" --quiet --variant baseline,parallel,vec_j --kernel qkv --m 1,7 --reps 3 --warmup 0 \

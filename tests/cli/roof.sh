@@ -6,15 +6,6 @@
 G=$GEMMBENCH
 ROOT=$(pwd)
 
-check() {
-    name=$1
-    shift
-    if "$@" >"$WORK/check.out" 2>&1; then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
-    fi
-}
 
 # A positive GB/s figure in the row of LEVEL (its 1-thread read column,
 # after the working set's number and unit).

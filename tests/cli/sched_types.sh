@@ -9,15 +9,6 @@ G=$GEMMBENCH
 ROOT=$(pwd)
 cd "$WORK" || exit 1
 
-check() {
-    name=$1
-    shift
-    if "$@" >"$WORK/check.out" 2>&1; then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
-    fi
-}
 
 # ---- the twins beside packed, each type, odd shapes, 2 threads ----------------------------
 "$G" --quiet --dtype f32,bf16,u8s8 --variant packed --schedule "$ROOT/schedules/packed_bf16.sched" \

@@ -6,15 +6,6 @@
 . tests/cli/lib.sh
 G=$GEMMBENCH
 
-check() {
-    name=$1
-    shift
-    if "$@" >"$WORK/check.out" 2>&1; then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(head -c 400 "$WORK/check.out")"
-    fi
-}
 
 # ---- refusals: one line, exit 2 -------------------------------------------------
 expect_exit dtype_unknown 2 "$G" --dtype fp8 --quick
