@@ -456,3 +456,5 @@ if [ -f "$WORK/hws/index.jsonl" ]; then
     expect_exit bi5_html_over_run 2 "$G" history html --store "$WORK/hws" -o "$run" --force
     expect_exit bi5_html_beside_store 0 "$G" history html --store "$WORK/hws" -o "$WORK/hws/history.html"
 fi
+expect_exit bi5_space_search_budget_08 2 env BUDGET=08 sh "$S/space-search.sh" "$WORK/ss"
+expect_exit bi5_space_search_rounds_x 2 env ROUNDS=x sh "$S/space-search.sh" "$WORK/ss"
