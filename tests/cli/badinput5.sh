@@ -82,9 +82,10 @@ PY
     hostile_trees objective 'x["learner"]["objective"]["name"] = "reg:logistic"'
     hostile_trees version_text 'x["version"] = "1.7.4"'
     hostile_trees not_an_object 'x = [1, 2]'
-    # A base within the check's bound that still predicts no time for this
-    # shape: never ranked, never a number made of infinity.
-    trees base_large 'x["learner"]["learner_model_param"]["base_score"] = "1E2"'
+    hostile_trees base_large 'x["learner"]["learner_model_param"]["base_score"] = "1E2"'
+    # A base within the check's bound (a time for the smallest shape) that
+    # predicts over 10^12 us for this one: never ranked, never recorded.
+    trees base_large 'x["learner"]["learner_model_param"]["base_score"] = "%.4g" % (26.4 - sum(max(t["split_conditions"][i] for i in range(len(t["left_children"])) if t["left_children"][i] == -1) for t in m["trees"]))'
     expect_exit bi5_predict_not_time 0 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/base_large.model" -o "$WORK/large.json"
     py_check bi5_predict_not_recorded "$WORK/large.json" <<'PY'
 import json, sys
