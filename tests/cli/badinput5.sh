@@ -244,6 +244,25 @@ for l in lines:
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 PY
     expect_exit bi5_steal_index_refused 2 "$G" history changes --store "$WORK/st"
+    # a pair whose rounds' ratio a double cannot hold: said so, not "out of memory"
+    "$G" ab "$G" "$G" --variant vec_j --shape 16x64x64 --reps 8 --warmup 1 --rounds 8 --min-time 0 \
+        --quiet -o "$WORK/pair" >/dev/null 2>&1
+    if [ -f "$WORK/pair-old.json" ] && [ -f "$WORK/pair-new.json" ]; then
+        python3 - "$WORK/pair-old.json" "$WORK/pair-new.json" <<'PY'
+import json, sys
+for name, f in ((sys.argv[1], 1e-300), (sys.argv[2], 1e300)):
+    d = json.load(open(name))
+    for r in d["results"]:
+        r["samples_us"] = [f * (1 + i * 1e-3) for i in range(len(r["samples_us"]))]
+        for k in ("median_us", "min_us", "mean_us"):
+            r[k] = f
+    json.dump(d, open(name, "w"))
+PY
+        expect_exit bi5_pair_ratio_overflow 2 "$G" history add --store "$WORK/st2" --commit c1 --anchor-commit A1 --anchor "$WORK/pair-old.json" "$WORK/pair-new.json"
+        expect_grep bi5_pair_ratio_overflow_said "ratio to the anchor is not a finite number" "$WORK/err"
+    else
+        skip bi5_pair_ratio_overflow "gemmbench ab made no pair"
+    fi
 else
     skip bi5_steal_overflow "needs python3 and a run's result"
 fi
