@@ -1,8 +1,15 @@
-# badinput5.sh - hostile input, fifth pass: model files whose trees would
-# crash XGBoost or predict no time, \u0000 in the trial database and in model
-# files, the outputs of `model train`, the trial database's appends, writers
-# whose files their readers refuse.  Each refused in one line (exit 2), never
-# a crash, a clobbered file or a number made of infinity.
+# badinput5.sh - hostile input, fifth pass (each section a class):
+#  1. model files whose booster would crash XGBoost or predict no time;
+#  2. \u0000 in the trial database and in model files;
+#  3. model train -o: one output rule (an input, another kind, a node);
+#  4. the trial database appended under a lock, never rewritten;
+#  5. writers whose files their readers refused (long --space, steal sums);
+#  6. a calibration cache that contradicts itself;
+#  7. one escape rule for what is printed (tune, calibration, ratios);
+#  8. the ml scripts' settings and failed steps, history-ratios.py;
+#  9. history html's filters with runs of whitespace, its -o in the store.
+# Each refused in one line (exit 2), never a crash, a clobbered file, a
+# traceback or a number made of infinity.
 . tests/cli/lib.sh
 G=$GEMMBENCH
 ROOT=$(pwd)
