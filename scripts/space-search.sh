@@ -17,6 +17,7 @@ set -u
 out=${1:?usage: scripts/space-search.sh OUTDIR [six|bert|MxKxN,...]}
 set=${2:-six}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 G=${GEMMBENCH:-$here/../build/gemmbench}
 SPACE=${SPACE:-$here/../schedules/cpu_gemm.space}
 BUDGET=${BUDGET:-120}
@@ -24,11 +25,18 @@ SEED=${SEED:-1}
 THREADS=${THREADS:-2}
 ROUNDS=${ROUNDS:-5}
 TUNE_TRIALS=${TUNE_TRIALS:-30}
+# whole numbers written plainly (lib.sh): 08 refused, never read as octal
+die() { echo "gemmbench: space-search: $1" >&2; exit 2; }
+whole "$BUDGET" 1 99999 || die "BUDGET $(shown "$BUDGET"): seconds, a whole number from 1 (no leading zero)"
+whole "$SEED" 0 2147483647 || die "SEED $(shown "$SEED"): a whole number from 0"
+whole "$THREADS" 1 4096 || die "THREADS $(shown "$THREADS"): a whole number from 1 to 4096"
+whole "$ROUNDS" 1 1000 || die "ROUNDS $(shown "$ROUNDS"): a whole number from 1 to 1000"
+whole "$TUNE_TRIALS" 1 100000 || die "TUNE_TRIALS $(shown "$TUNE_TRIALS"): a whole number from 1"
 case $set in
     six) shapes="--kernel qkv --kernel mlp_expand --kernel mlp_reduce --m 32,256" nshapes=6 ;;
     bert) shapes="--kernel all" nshapes=24 ;;
     *[!0-9x,]* | '' | ,* | *, | *,,*)
-        echo "space-search: SHAPESET is six, bert or MxKxN[,MxKxN...]" >&2; exit 2 ;;
+        die "SHAPESET is six, bert or MxKxN[,MxKxN...]" ;;
     *)
         shapes="" nshapes=0
         for s in $(echo "$set" | tr , ' '); do

@@ -93,7 +93,7 @@ static int test_paired(const gb_compare *c, gb_compare_row *row)
     for (int r = 0; r < n; r++)
         if (a->round_medians[r] > 0.0 && b->round_medians[r] > 0.0 &&
             isfinite(a->round_medians[r]) && isfinite(b->round_medians[r]))
-            d[m++] = log(b->round_medians[r] / a->round_medians[r]);
+            d[m++] = log(b->round_medians[r]) - log(a->round_medians[r]); /* no overflow */
     row->n_old = row->n_new = m;
     if (m >= GB_AB_MIN_ROUNDS) {
         rc = gb_signed_rank_test(d, (size_t)m, c->opts.alpha, &sr) == 0 ? 0 : -1;

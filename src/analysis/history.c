@@ -225,9 +225,14 @@ int gb_history_pair(const gb_result_file *anchor, const gb_result_file *newer,
         const gb_compare_row *r = &c.rows[i];
         if (r->verdict == GB_VERDICT_TOO_FEW || !(r->lo > 0.0) || !isfinite(r->hi) ||
             !(r->ratio > 0.0) || !isfinite(r->ratio)) {
-            snprintf(err, errlen, "%s: %s %s M=%d: fewer than %d rounds measured by both builds",
-                     newer->path, r->new_e->label, r->new_e->kernel, r->new_e->M,
-                     GB_AB_MIN_ROUNDS);
+            if (r->verdict == GB_VERDICT_TOO_FEW)
+                snprintf(err, errlen, "%s: %s %s M=%d: fewer than %d rounds measured by both "
+                         "builds", newer->path, r->new_e->label, r->new_e->kernel, r->new_e->M,
+                         GB_AB_MIN_ROUNDS);
+            else /* times whose ratio a double cannot hold */
+                snprintf(err, errlen, "%s: %s %s M=%d: its ratio to the anchor is not a finite "
+                         "number above 0", newer->path, r->new_e->label, r->new_e->kernel,
+                         r->new_e->M);
             free(*rows);
             *rows = NULL;
             goto out;

@@ -28,10 +28,14 @@
 #define MAX_TREES 100000
 #define MAX_NODES 1000000
 #define MAX_DEPTH 64
-/* The largest |ln(time per operation)| the trees may add up to: a real one
- * is about -25..0; at 200 exp() stays finite and positive for any shape,
- * where a leaf of 1e30 would predict an infinite time. */
+/* What the trees may add up to, ln(median_us / (2 M N K)): a real model's
+ * lie about -25..0 (its 300 trees' largest leaves and base_score summed:
+ * -8 on the tests' fixture).  At most the time of GB_LEARN_MAX_US for the
+ * smallest shape (2 operations), at least -MAX_MARGIN (exp() stays
+ * positive): a leaf of 1e30 or a base_score of 1E30 would predict an
+ * infinite time, a base_score of 100 one of 10^43 us. */
 #define MAX_MARGIN 200.0
+#define MAX_ABOVE log(GB_LEARN_MAX_US / 2.0)
 /* XGBoost's parent of the root (kInvalidNodeId without its left-child bit). */
 #define ROOT_PARENT 2147483647.0
 
@@ -153,8 +157,9 @@ static const char *const tree_param_keys[] = { "num_deleted", "num_feature", "nu
 enum { LEFT, RIGHT, PARENT, SPLIT, VALUE, DEFAULT_LEFT, COLUMNS };
 
 /* Walks tree t (n nodes, columns in col) from the root: each node once,
- * children after their parent, leaves' largest |value| into *leaf_max. */
-static int walk(long n, double *const col[COLUMNS], int cols, double *leaf_max, char *why,
+ * children after their parent, the leaves' smallest and largest values into
+ * leaf[0] and leaf[1]. */
+static int walk(long n, double *const col[COLUMNS], int cols, double leaf[2], char *why,
                 size_t whylen)
 {
     long *stack = malloc((size_t)n * sizeof *stack), *depth = malloc((size_t)n * sizeof *depth);
@@ -170,7 +175,7 @@ static int walk(long n, double *const col[COLUMNS], int cols, double *leaf_max, 
         snprintf(why, whylen, "node 0 (the root) has a parent");
         goto done;
     }
-    *leaf_max = 0.0;
+    leaf[0] = INFINITY, leaf[1] = -INFINITY;
     stack[top] = 0, depth[top++] = 0, seen[0] = 1;
     while (top > 0) {
         long v = stack[--top], d = depth[top];
@@ -186,8 +191,8 @@ static int walk(long n, double *const col[COLUMNS], int cols, double *leaf_max, 
             goto done;
         }
         if (l == -1 && r == -1) { /* a leaf: its value is the split condition */
-            if (fabs(col[VALUE][v]) > *leaf_max)
-                *leaf_max = fabs(col[VALUE][v]);
+            leaf[0] = fmin(leaf[0], col[VALUE][v]);
+            leaf[1] = fmax(leaf[1], col[VALUE][v]);
             continue;
         }
         /* children after their parent: no cycle, whatever else is wrong */
@@ -225,8 +230,9 @@ done:
     return rc;
 }
 
-/* Tree number i (t) of a model reading cols columns; its largest |leaf|. */
-static int check_tree(const cJSON *t, long i, int cols, long *nodes_left, double *leaf_max,
+/* Tree number i (t) of a model reading cols columns; its smallest and
+ * largest leaves. */
+static int check_tree(const cJSON *t, long i, int cols, long *nodes_left, double leaf[2],
                       char *why, size_t whylen)
 {
     const cJSON *param, *id = member(t, "id");
@@ -280,7 +286,7 @@ static int check_tree(const cJSON *t, long i, int cols, long *nodes_left, double
                 goto done;
             }
     }
-    rc = walk(n, col, cols, leaf_max, why, whylen);
+    rc = walk(n, col, cols, leaf, why, whylen);
 done:
     free(block);
     free(scratch);
@@ -323,7 +329,7 @@ static int check_params(const cJSON *learner, int cols, double *base, char *why,
 static int check_booster(const cJSON *doc, int cols, char *why, size_t whylen)
 {
     const cJSON *learner, *booster, *model, *param, *objective, *info, *trees, *attrs;
-    double base, margin, leaf_max;
+    double base, lowest, highest, leaf[2];
     long ntrees, one, nodes_left = MAX_NODES, i = 0;
     char part[GB_ERR_LEN];
 
@@ -385,17 +391,19 @@ static int check_booster(const cJSON *doc, int cols, char *why, size_t whylen)
             snprintf(why, whylen, "\"tree_info\" is not a list of %ld zeros (one target)", ntrees);
             return -1;
         }
-    margin = fabs(base);
+    lowest = highest = base;
     for (const cJSON *t = trees->child; t; t = t->next, i++) {
-        if (check_tree(t, i, cols, &nodes_left, &leaf_max, part, sizeof part) != 0) {
+        if (check_tree(t, i, cols, &nodes_left, leaf, part, sizeof part) != 0) {
             snprintf(why, whylen, "tree %ld: %s", i, part);
             return -1;
         }
-        margin += leaf_max;
+        lowest += leaf[0];
+        highest += leaf[1];
     }
-    if (margin > MAX_MARGIN) {
-        snprintf(why, whylen, "its trees add up to ln(time per operation) of up to %.3g: "
-                 "no time (a leaf out of range)", margin);
+    if (highest > MAX_ABOVE || lowest < -MAX_MARGIN) {
+        snprintf(why, whylen, "its trees can add up to ln(time per operation) of %.3g: no time "
+                 "(a leaf or base_score out of range; at most %.1f, at least -%.0f)",
+                 highest > MAX_ABOVE ? highest : lowest, MAX_ABOVE, MAX_MARGIN);
         return -1;
     }
     return 0;

@@ -1,8 +1,15 @@
-# badinput5.sh - hostile input, fifth pass: model files whose trees would
-# crash XGBoost or predict no time, \u0000 in the trial database and in model
-# files, the outputs of `model train`, the trial database's appends, writers
-# whose files their readers refuse.  Each refused in one line (exit 2), never
-# a crash, a clobbered file or a number made of infinity.
+# badinput5.sh - hostile input, fifth pass (each section a class):
+#  1. model files whose booster would crash XGBoost or predict no time;
+#  2. \u0000 in the trial database and in model files;
+#  3. model train -o: one output rule (an input, another kind, a node);
+#  4. the trial database appended under a lock, never rewritten;
+#  5. writers whose files their readers refused (long --space, steal sums);
+#  6. a calibration cache that contradicts itself;
+#  7. one escape rule for what is printed (tune, calibration, ratios);
+#  8. the ml scripts' settings and failed steps, history-ratios.py;
+#  9. history html's filters with runs of whitespace, its -o in the store.
+# Each refused in one line (exit 2), never a crash, a clobbered file, a
+# traceback or a number made of infinity.
 . tests/cli/lib.sh
 G=$GEMMBENCH
 ROOT=$(pwd)
@@ -82,9 +89,10 @@ PY
     hostile_trees objective 'x["learner"]["objective"]["name"] = "reg:logistic"'
     hostile_trees version_text 'x["version"] = "1.7.4"'
     hostile_trees not_an_object 'x = [1, 2]'
-    # A base within the check's bound that still predicts no time for this
-    # shape: never ranked, never a number made of infinity.
-    trees base_large 'x["learner"]["learner_model_param"]["base_score"] = "1E2"'
+    hostile_trees base_large 'x["learner"]["learner_model_param"]["base_score"] = "1E2"'
+    # A base within the check's bound (a time for the smallest shape) that
+    # predicts over 10^12 us for this one: never ranked, never recorded.
+    trees base_large 'x["learner"]["learner_model_param"]["base_score"] = "%.4g" % (26.4 - sum(max(t["split_conditions"][i] for i in range(len(t["left_children"])) if t["left_children"][i] == -1) for t in m["trees"]))'
     expect_exit bi5_predict_not_time 0 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/base_large.model" -o "$WORK/large.json"
     py_check bi5_predict_not_recorded "$WORK/large.json" <<'PY'
 import json, sys
@@ -243,6 +251,25 @@ for l in lines:
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 PY
     expect_exit bi5_steal_index_refused 2 "$G" history changes --store "$WORK/st"
+    # a pair whose rounds' ratio a double cannot hold: said so, not "out of memory"
+    "$G" ab "$G" "$G" --variant vec_j --shape 16x64x64 --reps 8 --warmup 1 --rounds 8 --min-time 0 \
+        --quiet -o "$WORK/pair" >/dev/null 2>&1
+    if [ -f "$WORK/pair-old.json" ] && [ -f "$WORK/pair-new.json" ]; then
+        python3 - "$WORK/pair-old.json" "$WORK/pair-new.json" <<'PY'
+import json, sys
+for name, f in ((sys.argv[1], 1e-300), (sys.argv[2], 1e300)):
+    d = json.load(open(name))
+    for r in d["results"]:
+        r["samples_us"] = [f * (1 + i * 1e-3) for i in range(len(r["samples_us"]))]
+        for k in ("median_us", "min_us", "mean_us"):
+            r[k] = f
+    json.dump(d, open(name, "w"))
+PY
+        expect_exit bi5_pair_ratio_overflow 2 "$G" history add --store "$WORK/st2" --commit c1 --anchor-commit A1 --anchor "$WORK/pair-old.json" "$WORK/pair-new.json"
+        expect_grep bi5_pair_ratio_overflow_said "ratio to the anchor is not a finite number" "$WORK/err"
+    else
+        skip bi5_pair_ratio_overflow "gemmbench ab made no pair"
+    fi
 else
     skip bi5_steal_overflow "needs python3 and a run's result"
 fi
@@ -456,3 +483,5 @@ if [ -f "$WORK/hws/index.jsonl" ]; then
     expect_exit bi5_html_over_run 2 "$G" history html --store "$WORK/hws" -o "$run" --force
     expect_exit bi5_html_beside_store 0 "$G" history html --store "$WORK/hws" -o "$WORK/hws/history.html"
 fi
+expect_exit bi5_space_search_budget_08 2 env BUDGET=08 sh "$S/space-search.sh" "$WORK/ss"
+expect_exit bi5_space_search_rounds_x 2 env ROUNDS=x sh "$S/space-search.sh" "$WORK/ss"
