@@ -20,6 +20,7 @@
 #include "command.h"
 #include "sched_build.h"
 #include "sched_variant.h"
+#include "outpath.h"
 #include "bandwidth.h"
 #include "calibrate.h"
 #include "variants.h"
@@ -151,6 +152,31 @@ static int claim_output(const char *path, int force, int *created, char *err, si
     }
     close(fd);
     *created = 1;
+    return 0;
+}
+
+/* The output is none of the run's inputs (a --schedule file, the config,
+ * the model), --force or not: the result would be renamed over what the run
+ * read (outpath.h's rule).  0, or GB_EXIT_USAGE with err. */
+static int output_not_an_input(const gb_options *o, const char *path, char *err, size_t errlen)
+{
+    const char *inputs[GB_MAX_SCHEDULES + 2];
+    int n = 0;
+    char shown[256];
+
+    for (int i = 0; i < o->nschedules; i++)
+        inputs[n++] = o->schedules[i];
+    inputs[n++] = o->config_path;
+    inputs[n++] = o->model;
+    for (int i = 0; i < n; i++)
+        if (inputs[i][0] != '\0' && gb_same_file(path, inputs[i])) {
+            gb_printable(path, 200, shown, sizeof shown);
+            snprintf(err, errlen, "--output %s is one of the run's inputs (%s): the result "
+                     "would replace it", shown,
+                     i < o->nschedules ? "a --schedule file" : i == o->nschedules ? "the config"
+                                                                                  : "the model");
+            return GB_EXIT_USAGE;
+        }
     return 0;
 }
 
@@ -953,8 +979,10 @@ int gb_cmd_run(int argc, char **argv)
         gb_selection_free(&sel);
         return gb_fail(GB_EXIT_INTERRUPTED, NULL, "interrupted");
     }
-    rc = o.output[0] ? claim_output(output, o.force, &created, err, sizeof err)
-                     : claim_default_output(output, sizeof output, &created, err, sizeof err);
+    rc = o.output[0] ? output_not_an_input(&o, output, err, sizeof err) : 0;
+    if (rc == 0)
+        rc = o.output[0] ? claim_output(output, o.force, &created, err, sizeof err)
+                         : claim_default_output(output, sizeof output, &created, err, sizeof err);
     if (rc != 0) {
         gb_selection_free(&sel);
         return gb_fail(rc, NULL, "%s", err);

@@ -1,7 +1,7 @@
 # badinput5.sh - hostile input, fifth pass (each section a class):
 #  1. model files whose booster would crash XGBoost or predict no time;
 #  2. \u0000 in the trial database and in model files;
-#  3. model train -o: one output rule (an input, another kind, a node);
+#  3. model train -o and a run's -o: one output rule (an input, another kind, a node);
 #  4. the trial database appended under a lock, never rewritten;
 #  5. writers whose files their readers refused (long --space, steal sums);
 #  6. a calibration cache that contradicts itself;
@@ -485,3 +485,14 @@ if [ -f "$WORK/hws/index.jsonl" ]; then
 fi
 expect_exit bi5_space_search_budget_08 2 env BUDGET=08 sh "$S/space-search.sh" "$WORK/ss"
 expect_exit bi5_space_search_rounds_x 2 env ROUNDS=x sh "$S/space-search.sh" "$WORK/ss"
+# a run's --output is never one of its inputs, --force or not
+printf 'split i 4 -> io ii\n' >"$WORK/in.sched"
+cp "$WORK/in.sched" "$WORK/in.keep"
+expect_exit bi5_run_output_is_schedule 2 "$G" --schedule "$WORK/in.sched" --shape 8x8x8 --quick \
+    -o "$WORK/in.sched" --force
+expect_grep bi5_run_output_is_schedule_says "is one of the run's inputs (a --schedule file)" "$WORK/err"
+cmp -s "$WORK/in.sched" "$WORK/in.keep" && echo "ok bi5_run_output_schedule_kept" ||
+    echo "FAIL bi5_run_output_schedule_kept"
+printf '[run]\nreps = 2\n' >"$WORK/in.conf"
+expect_exit bi5_run_output_is_config 2 "$G" --config "$WORK/in.conf" --variant baseline \
+    --shape 8x8x8 --quick -o "$WORK/in.conf" --force
