@@ -44,15 +44,17 @@ static const char *const source_names[] = { "model", "rule", NULL };
 enum { SOURCE_MODEL, SOURCE_RULE };
 static const char *const why_names[] = { "none", "no_model", "model_none", "no_xgboost",
                                          "other_machine", "no_candidate", "compile_failed",
-                                         "verify_failed", NULL };
+                                         "verify_failed", "no_time", NULL };
 enum { WHY_NONE, WHY_NO_MODEL, WHY_MODEL_NONE, WHY_NO_XGBOOST, WHY_OTHER_MACHINE,
-       WHY_NO_CANDIDATE, WHY_COMPILE_FAILED, WHY_VERIFY_FAILED };
+       WHY_NO_CANDIDATE, WHY_COMPILE_FAILED, WHY_VERIFY_FAILED, WHY_NO_TIME };
 static const char *const why_text[] = {
     "", "no model given (--model FILE, or bench.conf's model)", "--model none",
     "built without XGBoost (libxgboost-dev)", "the model is of another kind of machine",
     "no candidate of the space is legal for this shape",
     "the best predicted candidates failed to compile",
     "the best predicted candidates failed verification",
+    "the model predicts no time for this shape's candidates (not finite and positive, or "
+    "over its bound)",
 };
 
 /* Reported only (min > max): --param refuses them. */
@@ -220,8 +222,12 @@ static void rank_candidates(choice *c)
         hash[n++] = h;
     }
     c->legal = n;
-    if (n == 0 || gb_learned_predict(ranker.model, X, n, us, err, sizeof err) != 0)
+    if (n == 0)
         goto done;
+    if (gb_learned_predict(ranker.model, X, n, us, err, sizeof err) != 0) {
+        c->why = WHY_NO_TIME; /* legal candidates, but no prediction to rank them by */
+        goto done;
+    }
     for (int t = 0; t < TRY && t < n; t++) { /* the TRY fastest, by selection */
         int best = -1;
         for (int i = 0; i < n; i++)

@@ -99,6 +99,7 @@ import json, sys
 (r,) = json.load(open(sys.argv[1]))["results"]
 e = r["effective_params"]
 assert e["source"] == "rule", e
+assert e["why"] == "no_time", e   # candidates exist: the model predicted no time for them
 assert "schedule" not in r or r["schedule"].get("predicted_us") is None, r
 PY
 else
