@@ -4,7 +4,7 @@
  * rules about the finished nest (where a cache_write or pack sits once
  * every reorder is done and the vectorized loop has moved innermost) are
  * checked at the end and reported at the statement that placed them.
- * One file over 700 lines: every rule of the language is here, each an
+ * One file just over 1,000 lines: every rule of the language is here, each an
  * apply_ function or a check of the finished nest, so that the rules and
  * SCHED.md's list of them read side by side; split by statement they would
  * share the checker's state through a header for no reader's gain. */

@@ -1,6 +1,6 @@
 /* lower.c - a planned nest as C (SCHED.md, "Lowering").  Everything that
  * enters the C comes from the checked nest: loop names (already
- * [a-z_][a-z0-9_]*, prefixed l_) and integers.  One file over 700 lines:
+ * [a-z_][a-z0-9_]*, prefixed l_) and integers.  One file over 1,000 lines (the types' helpers and the dot run added):
  * the emitters (loops, packs, prefetches, the register runs and their
  * copying and reading forms) call one another and share the emitter's
  * state, and what may reach the compiler is checked in one place. */
