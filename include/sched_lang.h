@@ -48,7 +48,8 @@ typedef enum gb_sched_op {
     GB_SCHED_CHOOSE,               /* choose NAME ANSWER: a model choice's block opens */
     GB_SCHED_OR,                   /* or ANSWER: its next alternative */
     GB_SCHED_END,                  /* end: the block closes */
-    GB_SCHED_TYPE                  /* type T: the computation's element types */
+    GB_SCHED_TYPE,                 /* type T: the computation's element types */
+    GB_SCHED_TENSORIZE             /* tensorize LOOP amx: the run on AMX's tiles */
 } gb_sched_op;
 
 /* A split factor as written: a number, or the name of a param. */
@@ -148,6 +149,8 @@ typedef struct gb_sched {
     int pack_fused[2];             /* the copy made by the first pass that reads it */
     int prefetch[3];               /* [0] A, [1] B, [2] C: loop id, or -1 */
     gb_sched_factor distance[3];   /* each prefetch's iterations ahead */
+    int tensorize;                 /* `tensorize LOOP amx`: the rows loop whose run is
+                                      on AMX's tiles (SCHED.md, "Tiles"), or -1 */
     /* Model choices (SCHED.md, "Choices"): the fields above are the first
      * combination's; combo[c] holds combination c's placement, its answer
      * to each block in combo_answer[c] (an index into the choice's answers,
@@ -330,11 +333,21 @@ const gb_sched_shape *gb_sched_plan_shape(const gb_sched_plan *pl);
  * "type ..." line): "f32", "u8s8 in groups of 4 k: vpdpbusd", "bf16
  * widened to f32 where read: ..."; and whether it is the dot form. */
 const char *gb_sched_plan_form(const gb_sched_plan *pl, int *dot);
+/* Whether the planned run is on AMX's tiles (SCHED.md, "Tiles"). */
+int gb_sched_plan_tiles(const gb_sched_plan *pl);
 
 /* The test hook for a typed schedule's form (SCHED.md, "Types"): 0 the
  * rule's (the default), 1 the dot form wherever the nest and the CPU allow
  * it, 2 always widened.  Not for use while a plan is made. */
 void gb_sched_force_form(int which);
+
+/* The test hook for a tensorized schedule (SCHED.md, "Tiles"): 1, the
+ * kernel's tile operations are lowered to calls of the emulation
+ * (amx_tiles_emulated_any), so that the lowering runs and is verified on
+ * a CPU without AMX; 0 (the default), AMX's instructions.  Not for use
+ * while a plan is made. */
+void gb_sched_force_tiles_emulated(int on);
+int gb_sched_tiles_emulated(void);
 
 /* Floats of scratch the kernel takes in ctx->state for nthreads threads
  * (its pack buffers); 0 when it needs none. */

@@ -94,6 +94,11 @@ typedef struct amx_tile_ops {
 } amx_tile_ops;
 
 extern const amx_tile_ops amx_tiles_emulated;
+/* The same emulation with any three distinct tiles as a dot product: the
+ * code the schedule language generates names its tiles as constants, so
+ * the hardware issues every triple it writes (src/sched/SCHED.md,
+ * "Tiles"; the language's test hook). */
+extern const amx_tile_ops amx_tiles_emulated_any;
 #if defined(__x86_64__)
 extern const amx_tile_ops amx_tiles_hardware;
 #endif

@@ -142,7 +142,7 @@ static float bf16_daz(uint16_t h)
  * #UD unless A.rows = C.rows, B.colsb = C.colsb, A.colsb = 4 B.rows, the
  * three tiles distinct; and here, a triple the hardware ops do not issue.
  */
-static void emulated_dot(void *state, gb_dtype type, int c, int a, int b)
+static void dot_of(void *state, gb_dtype type, int c, int a, int b, int layouts_only)
 {
     emulated_tiles *s = state;
     const amx_tilecfg *k = &s->cfg;
@@ -154,7 +154,7 @@ static void emulated_dot(void *state, gb_dtype type, int c, int a, int b)
         fault(s, "#UD: TDP*: the tiles' shapes disagree, or a tile named twice");
         return;
     }
-    if (!amx_dot_known(c, a, b)) {
+    if (layouts_only && !amx_dot_known(c, a, b)) {
         fault(s, "a dot product of no block layout: amx_tiles_hardware cannot issue it");
         return;
     }
@@ -187,6 +187,16 @@ static void emulated_dot(void *state, gb_dtype type, int c, int a, int b)
         }
 }
 
+static void emulated_dot(void *state, gb_dtype type, int c, int a, int b)
+{
+    dot_of(state, type, c, a, b, 1);
+}
+
+static void emulated_dot_any(void *state, gb_dtype type, int c, int a, int b)
+{
+    dot_of(state, type, c, a, b, 0);
+}
+
 /* TILERELEASE: the tiles back to their initial state, unconfigured. */
 static void emulated_release(void *state)
 {
@@ -210,5 +220,16 @@ const amx_tile_ops amx_tiles_emulated = {
     .load = emulated_load,
     .store = emulated_store,
     .dot = emulated_dot,
+    .release = emulated_release,
+};
+
+const amx_tile_ops amx_tiles_emulated_any = {
+    .name = "emulated_amx",
+    .state_bytes = sizeof(emulated_tiles),
+    .configure = emulated_configure,
+    .zero = emulated_zero,
+    .load = emulated_load,
+    .store = emulated_store,
+    .dot = emulated_dot_any,
     .release = emulated_release,
 };

@@ -4,7 +4,7 @@
  * rules about the finished nest (where a cache_write or pack sits once
  * every reorder is done and the vectorized loop has moved innermost) are
  * checked at the end and reported at the statement that placed them.
- * One file just over 1,000 lines: every rule of the language is here, each an
+ * One file of about 1,080 lines: every rule of the language is here, each an
  * apply_ function or a check of the finished nest, so that the rules and
  * SCHED.md's list of them read side by side; split by statement they would
  * share the checker's state through a header for no reader's gain. */
@@ -20,7 +20,7 @@ typedef struct checker {
     gb_sched *s;
     const gb_sched_text *text;
     const gb_sched_stmt *st;  /* the statement being applied */
-    int line_of[4];           /* parallel, vectorize, cache_write, pack A/B: their lines */
+    int line_of[4];           /* parallel, vectorize, cache_write, tensorize: their lines */
     int pack_line[2];
     int prefetch_line[3];
     int unroll_line[GB_SCHED_MAX_LOOPS];
@@ -29,7 +29,7 @@ typedef struct checker {
     size_t errlen;
 } checker;
 
-enum { LINE_PARALLEL, LINE_VECTORIZE, LINE_CACHE_WRITE };
+enum { LINE_PARALLEL, LINE_VECTORIZE, LINE_CACHE_WRITE, LINE_TENSORIZE };
 
 static int fail_at(checker *c, int line, gb_sched_op op, const char *fmt, ...)
 {
@@ -598,6 +598,36 @@ static int apply_prefetch(checker *c)
 
 /* The loop of the order that runs base loop b: b, or the fused loop that
  * took it in. */
+/* tensorize LOOP amx: the rows of the run on AMX's tiles (SCHED.md,
+ * "Tiles").  What the statement alone decides; where the loops stand once
+ * every reorder is done is check_tensorize's. */
+static int apply_tensorize(checker *c)
+{
+    gb_sched *s = c->s;
+    int loop;
+
+    if (s->dtype == GB_DTYPE_F32)
+        return FAIL(c, "AMX's tiles multiply bf16 and u8s8: state `type bf16` or `type u8s8` "
+                       "first");
+    if (live_loop(c, c->st->loops[0], &loop))
+        return -1;
+    if (s->tensorize >= 0)
+        return FAIL(c, "'%s' is tensorized already (line %d); one run on the tiles per nest",
+                    s->loops[s->tensorize].name, c->line_of[LINE_TENSORIZE]);
+    if (s->loops[loop].axis != GB_AXIS_I)
+        return FAIL(c, "'%s' is not a piece of i: the tiles' rows are rows of C",
+                    s->loops[loop].name);
+    if (s->parallel == loop)
+        return FAIL(c, "'%s' is parallel (line %d)", s->loops[loop].name,
+                    c->line_of[LINE_PARALLEL]);
+    if (s->unroll[loop])
+        return FAIL(c, "'%s' is unrolled (line %d): its rows are the tiles'",
+                    s->loops[loop].name, c->unroll_line[loop]);
+    s->tensorize = loop;
+    c->line_of[LINE_TENSORIZE] = c->st->line;
+    return 0;
+}
+
 static int carrier(const gb_sched *s, int b)
 {
     while (s->loops[b].fused_into >= 0)
@@ -744,6 +774,55 @@ static int check_pack_sites(checker *c, const int *pos)
     return 0;
 }
 
+/* The tensorized loop in the finished nest: directly inside one k loop
+ * (the run, whose k the tiles step through) and directly outside the
+ * vectorized loop (the tiles' columns); A read in place, whose rows are
+ * the A tiles' rows; B packed, not fused, outside the run, its pairs or
+ * quads of k the B tiles' rows; no cache_write (C is the tiles'), no
+ * prefetch in the run. */
+static int check_tensorize(checker *c, const int *pos)
+{
+    const gb_sched *s = c->s;
+    const int t = s->tensorize, line = c->line_of[LINE_TENSORIZE];
+    int outer = -1;
+
+    if (t < 0)
+        return 0;
+    if (s->vectorize < 0 || s->loops[s->vectorize].axis != GB_AXIS_J)
+        return fail_at(c, line, GB_SCHED_TENSORIZE, "no vectorized piece of j: its lanes are "
+                       "the tiles' columns (vectorize one)");
+    if (pos[t] != pos[s->vectorize] - 1)
+        return fail_at(c, line, GB_SCHED_TENSORIZE, "'%s' is not directly outside the "
+                       "vectorized loop '%s'", s->loops[t].name, s->loops[s->vectorize].name);
+    for (int i = 0; i < s->norder; i++)
+        if (pos[s->order[i]] == pos[t] - 1)
+            outer = s->order[i];
+    if (outer < 0 || s->loops[outer].axis != GB_AXIS_K)
+        return fail_at(c, line, GB_SCHED_TENSORIZE, "the loop directly outside '%s' is not a "
+                       "piece of k: the tiles hold C's sums over its k", s->loops[t].name);
+    if (s->cache_write >= 0)
+        return fail_at(c, line, GB_SCHED_TENSORIZE, "C is cached (line %d): the tiles hold "
+                       "C's block", c->line_of[LINE_CACHE_WRITE]);
+    if (s->pack[0] != -1)
+        return fail_at(c, line, GB_SCHED_TENSORIZE, "A is packed (line %d): the A tiles are "
+                       "A's rows, read in place", c->pack_line[0]);
+    if (s->pack[1] == -1)
+        return fail_at(c, line, GB_SCHED_TENSORIZE, "B is not packed: the B tiles are rows "
+                       "of its pack, pairs or quads of k side by side");
+    if (s->pack_fused[1])
+        return fail_at(c, line, GB_SCHED_TENSORIZE, "B's pack is fused (line %d): the tiles "
+                       "read B's pack whole", c->pack_line[1]);
+    if (s->pack[1] != GB_SCHED_ROOT && pos[s->pack[1]] >= pos[outer])
+        return fail_at(c, line, GB_SCHED_TENSORIZE, "B is packed at '%s', inside the run: "
+                       "pack it outside '%s'", s->loops[s->pack[1]].name, s->loops[outer].name);
+    for (int op = 0; op < 3; op++)
+        if (s->prefetch[op] == outer || s->prefetch[op] == t)
+            return fail_at(c, c->prefetch_line[op], GB_SCHED_PREFETCH, "'%s' is in the run "
+                           "on the tiles (line %d), which prefetches nothing",
+                           s->loops[s->prefetch[op]].name, line);
+    return 0;
+}
+
 static int check_plain(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen)
 {
     static const char *const axes[] = { "i", "j", "k" };
@@ -761,6 +840,7 @@ static int check_plain(const gb_sched_text *text, gb_sched *out, char *err, size
     out->parallel = out->vectorize = out->cache_write = -1;
     out->pack[0] = out->pack[1] = -1;
     out->prefetch[0] = out->prefetch[1] = out->prefetch[2] = -1;
+    out->tensorize = -1;
     for (int a = 0; a < 3; a++)
         out->order[out->norder++] = add_loop(&c, axes[a], a, -1);
     for (int i = 0; i < text->nstmts; i++) {
@@ -771,13 +851,15 @@ static int check_plain(const gb_sched_text *text, gb_sched *out, char *err, size
             [GB_SCHED_VECTORIZE] = apply_vectorize, [GB_SCHED_UNROLL] = apply_unroll,
             [GB_SCHED_CACHE_WRITE] = apply_cache_write, [GB_SCHED_PACK] = apply_pack,
             [GB_SCHED_PREFETCH] = apply_prefetch,   [GB_SCHED_TYPE] = apply_type,
+            [GB_SCHED_TENSORIZE] = apply_tensorize,
         };
         c.st = &text->stmts[i];
         if (apply[c.st->op](&c) != 0)
             return -1;
     }
     final_positions(out, pos);
-    if (check_cache_write_site(&c, pos) || check_pack_sites(&c, pos))
+    if (check_cache_write_site(&c, pos) || check_pack_sites(&c, pos) ||
+        check_tensorize(&c, pos))
         return -1;
     return 0;
 }
@@ -883,6 +965,12 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
                 return block_fail(text, st->line, st->op, err, errlen,
                                   "inside a choose block (an alternative makes no loop or "
                                   "param; state it before the block)");
+            break;
+        case GB_SCHED_TENSORIZE:
+            if (b != NULL)
+                return block_fail(text, st->line, st->op, err, errlen,
+                                  "inside a choose block (the run on the tiles is the "
+                                  "schedule's; state it outside the blocks)");
             break;
         default:
             break;

@@ -5,6 +5,7 @@
  * copying and reading forms) call one another and share the emitter's
  * state, and what may reach the compiler is checked in one place. */
 #include "plan.h"
+#include "amx_tiles.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -702,6 +703,7 @@ static void b_vector(const plan *pl, int lanes, char *out, size_t len)
 }
 
 static void emit_rows_run_dot(emitter *e, int p, int lanes);
+static void emit_tile_run(emitter *e, int p);
 
 
 /* The register run of a row block from position p: rows x lanes sums in
@@ -717,6 +719,10 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     const char *r = s->loops[pl->rows_loop].name;
     char t[2048], a[2048], b[2048];
 
+    if (pl->tiles) {
+        emit_tile_run(e, p);
+        return;
+    }
     if (pl->dot) {
         emit_rows_run_dot(e, p, lanes);
         return;
@@ -902,6 +908,168 @@ static void emit_rows_run_dot(emitter *e, int p, int lanes)
     }
 }
 
+/* ---- the run on AMX's tiles (SCHED.md, "Tiles") ---------------------------- */
+
+/* The tiles of the run's block, numbered as the hand-written amx's
+ * layouts are (schedules/amx_tiles.h): C(i, j) = i nt + j, then the A
+ * tiles, one a row of C tiles, then the B tiles, one a column. */
+static int tile_c(const plan *pl, int i, int j)
+{
+    return i * pl->tile_nt + j;
+}
+static int tile_a(const plan *pl, int i)
+{
+    return pl->tile_mt * pl->tile_nt + i;
+}
+static int tile_b(const plan *pl, int j)
+{
+    return pl->tile_mt * pl->tile_nt + pl->tile_mt + j;
+}
+
+/* Rows of C tile row i: 16, the last what is left of the run's rows. */
+static int tile_rows(const plan *pl, int i)
+{
+    const int left = pl->rows - GB_SCHED_TILE_ROWS * i;
+    return left < GB_SCHED_TILE_ROWS ? left : GB_SCHED_TILE_ROWS;
+}
+
+/* The tile operations as macros: AMX's instructions (GCC's intrinsics),
+ * or, under the test hook, calls of the emulation through a pointer the
+ * loader sets (gb_tile_ops_emulated: variant.c), its state a zeroed tile
+ * file on the thread's stack. */
+static void emit_tile_helpers(sbuf *b, const plan *pl)
+{
+    const char *tag = gb_dtype_name(pl->dtype);
+
+    if (!pl->tiles)
+        return;
+    if (gb_sched_tiles_emulated()) {
+        put(b, "#ifndef GB_TILES_EMULATED\n#define GB_TILES_EMULATED\n");
+        /* amx_tile_ops of schedules/amx_tiles.h, field for field */
+        put(b, "typedef struct gb_tile_ops { const char *name; size_t state_bytes; "
+               "void (*configure)(void *, const void *); void (*zero)(void *, int); "
+               "void (*load)(void *, int, const void *, long); "
+               "void (*store)(void *, int, void *, long); "
+               "void (*dot)(void *, int, int, int, int); void (*release)(void *); } "
+               "gb_tile_ops;\n");
+        put(b, "__attribute__((visibility(\"default\"))) const gb_tile_ops *gb_tile_ops_emulated;\n");
+        put(b, "#define GB_TILES_BEGIN(cfg) unsigned char gb_tstate[%zu] "
+               "__attribute__((aligned(64))) = { 0 }; gb_tile_ops_emulated->configure(gb_tstate, "
+               "cfg)\n", amx_tiles_emulated_any.state_bytes);
+        put(b, "#define GB_TILES_END() gb_tile_ops_emulated->release(gb_tstate)\n");
+        put(b, "#define GB_TZERO(t) gb_tile_ops_emulated->zero(gb_tstate, t)\n");
+        put(b, "#define GB_TLOAD(t, p, s) gb_tile_ops_emulated->load(gb_tstate, t, p, s)\n");
+        put(b, "#define GB_TSTORE(t, p, s) gb_tile_ops_emulated->store(gb_tstate, t, p, s)\n");
+        put(b, "#endif\n");
+        put(b, "#ifndef GB_TDOT_%s\n#define GB_TDOT_%s(c, a, b) gb_tile_ops_emulated->dot("
+               "gb_tstate, %d, c, a, b)\n#endif\n", tag, tag, (int)pl->dtype);
+        return;
+    }
+    put(b, "#ifndef GB_TILES_HARDWARE\n#define GB_TILES_HARDWARE\n#include <immintrin.h>\n");
+    put(b, "#define GB_TILES_BEGIN(cfg) _tile_loadconfig(cfg)\n");
+    put(b, "#define GB_TILES_END() _tile_release()\n");
+    put(b, "#define GB_TZERO(t) _tile_zero(t)\n");
+    put(b, "#define GB_TLOAD(t, p, s) _tile_loadd(t, p, s)\n");
+    put(b, "#define GB_TSTORE(t, p, s) _tile_stored(t, p, s)\n#endif\n");
+    put(b, "#ifndef GB_TDOT_%s\n#define GB_TDOT_%s(c, a, b) %s(c, a, b)\n#endif\n", tag, tag,
+        pl->dtype == GB_DTYPE_BF16 ? "_tile_dpbf16ps" : "_tile_dpbusd");
+}
+
+/* LDTILECFG's 64 bytes for the run's tiles (palette 1, start row 0, each
+ * tile's bytes a row as 16 bits, then its rows), a constant of the
+ * kernel, and the tiles configured for the thread: first in the body of
+ * the parallel loop (or of the kernel), released at its end. */
+static void emit_tiles_begin(emitter *e)
+{
+    const plan *pl = e->pl;
+    int colsb[GB_SCHED_TILES] = { 0 }, rows[GB_SCHED_TILES] = { 0 };
+
+    for (int i = 0; i < pl->tile_mt; i++) {
+        for (int j = 0; j < pl->tile_nt; j++) {
+            colsb[tile_c(pl, i, j)] = 64; /* 16 f32 or int32 */
+            rows[tile_c(pl, i, j)] = tile_rows(pl, i);
+        }
+        colsb[tile_a(pl, i)] = 64; /* 16 groups of k */
+        rows[tile_a(pl, i)] = tile_rows(pl, i);
+    }
+    for (int j = 0; j < pl->tile_nt; j++) {
+        colsb[tile_b(pl, j)] = 64; /* 16 columns' groups */
+        rows[tile_b(pl, j)] = GB_SCHED_TILE_ROWS;
+    }
+    put(e->b, "%*sstatic const unsigned char gb_tcfg[64] __attribute__((aligned(64))) = { 1, 0",
+        4 * e->b->indent, "");
+    for (int t = 0; t < 14; t++)
+        put(e->b, ", 0");
+    for (int t = 0; t < 16; t++)
+        put(e->b, ", %d, %d", t < GB_SCHED_TILES ? colsb[t] & 255 : 0,
+            t < GB_SCHED_TILES ? colsb[t] >> 8 : 0);
+    for (int t = 0; t < 16; t++)
+        put(e->b, ", %d", t < GB_SCHED_TILES ? rows[t] : 0);
+    put(e->b, " };\n");
+    line(e->b, "GB_TILES_BEGIN(gb_tcfg);");
+}
+
+/*
+ * The run from position p on the tiles: its block of rows x lanes of C is
+ * tile_mt x tile_nt C tiles, zeroed (or loaded from C) before the k loop,
+ * stored to C after it; per step of 16 groups of k, each A tile loaded
+ * from A's rows in place (rows lda apart, 64 bytes each), each B tile from
+ * B's pack (16 rows of groups, 16 columns' words each, the rows a group of
+ * the pack apart), and each C tile += its A tile . its B tile.  The
+ * compiler fences keep the packs' stores before the tile loads, which
+ * GCC's intrinsics do not say read memory.
+ */
+static void emit_tile_run(emitter *e, int p)
+{
+    const plan *pl = e->pl;
+    const gb_sched *s = pl->s;
+    const int zero = p == pl->init_at;
+    const int g = pl->group, depth = GB_SCHED_TILE_ROWS * g;
+    const char *tag = gb_dtype_name(pl->dtype), *kk = s->loops[pl->dot_loop].name;
+    char t[2048], aref[2048], bword[2048], bound[4096];
+
+    target(pl, t, sizeof t);
+    source(pl, 0, aref, sizeof aref);
+    pack_word(pl, 1, bword, sizeof bword);
+    bound_of(pl, pl->dot_loop, bound, sizeof bound);
+    line(e->b, "const int l_%s = 0, l_%s = 0;", s->loops[s->vectorize].name,
+         s->loops[pl->rows_loop].name);
+    line(e->b, "int l_%s = 0;", kk);
+    line(e->b, "__atomic_signal_fence(__ATOMIC_SEQ_CST);");
+    for (int i = 0; i < pl->tile_mt; i++)
+        for (int j = 0; j < pl->tile_nt; j++) {
+            char at[2200];
+            snprintf(at, sizeof at, "&%s + (size_t)%d * ldc + %d", t, 16 * i, 16 * j);
+            if (zero)
+                line(e->b, "GB_TZERO(%d);", tile_c(pl, i, j));
+            else if (pl->fold_init)
+                line(e->b, "if (gb_first) GB_TZERO(%d); else GB_TLOAD(%d, %s, (long)ldc * 4);",
+                     tile_c(pl, i, j), tile_c(pl, i, j), at);
+            else
+                line(e->b, "GB_TLOAD(%d, %s, (long)ldc * 4);", tile_c(pl, i, j), at);
+        }
+    line(e->b, "const %s *gb_bk = pb + (size_t)(%s) * %d;", type_b(pl), bword, g);
+    line(e->b, "for (const int gb_kend = %s; l_%s < gb_kend; l_%s += %d, gb_bk += %ld) {", bound,
+         kk, kk, depth, dot_step_words(pl) * depth);
+    e->b->indent++;
+    for (int i = 0; i < pl->tile_mt; i++)
+        line(e->b, "GB_TLOAD(%d, &%s + (size_t)%d * lda, (long)lda * %d);", tile_a(pl, i), aref,
+             16 * i, elem_bytes(pl, 0));
+    for (int j = 0; j < pl->tile_nt; j++)
+        line(e->b, "GB_TLOAD(%d, gb_bk + %d, %ld);", tile_b(pl, j), 16 * g * j,
+             dot_step_words(pl) * 4);
+    for (int i = 0; i < pl->tile_mt; i++)
+        for (int j = 0; j < pl->tile_nt; j++)
+            line(e->b, "GB_TDOT_%s(%d, %d, %d);", tag, tile_c(pl, i, j), tile_a(pl, i),
+                 tile_b(pl, j));
+    close_loop(e);
+    for (int i = 0; i < pl->tile_mt; i++)
+        for (int j = 0; j < pl->tile_nt; j++)
+            line(e->b, "GB_TSTORE(%d, &%s + (size_t)%d * ldc + %d, (long)ldc * 4);",
+                 tile_c(pl, i, j), t, 16 * i, 16 * j);
+    line(e->b, "__atomic_signal_fence(__ATOMIC_SEQ_CST);");
+}
+
 /* The register run from position p: a scalar or a vector holds the sum
  * over the k loops and reaches the target once. */
 static void emit_run(emitter *e, int p, int lanes)
@@ -1074,8 +1242,12 @@ static void emit_from(emitter *e, int p)
         return;
     }
     open_loop(e, pl->order[p], 1);
+    if (pl->tiles && pl->order[p] == s->parallel)
+        emit_tiles_begin(e);
     emit_prefetches(e, pl->order[p]);
     emit_body(e, pl->order[p]);
+    if (pl->tiles && pl->order[p] == s->parallel)
+        line(e->b, "GB_TILES_END();");
     close_loop(e);
 }
 
@@ -1221,6 +1393,7 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
     put(&b, "#define GB_PW(w) ((w) < GB_NL ? (w) : GB_NL) /* lanes of one piece */\n");
     put(&b, "#define GB_NP(w) ((w) / GB_PW(w))             /* pieces of w lanes */\n#endif\n");
     emit_type_helpers(&b, pl);
+    emit_tile_helpers(&b, pl);
     /* The plan's no_jam: GCC's unroll-and-jam off for this kernel alone
      * (the outlined parallel regions inherit it; the code is that of
      * -fno-loop-unroll-and-jam on the command line).  GCC only: clang runs
@@ -1238,6 +1411,9 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
                 "__attribute__((optimize(%s%s%s)))\n#endif\n",
             pl->no_jam ? "\"no-loop-unroll-and-jam\"" : "", pl->no_jam && pl->dot ? ", " : "",
             pl->dot ? "\"no-tree-ch\", \"no-tree-dominator-opts\"" : "");
+    /* _tile_loadconfig is an inline function of the amx-tile target */
+    if (pl->tiles && !gb_sched_tiles_emulated())
+        put(&b, "__attribute__((target(\"amx-tile,amx-bf16,amx-int8\")))\n");
     put(&b,
         "int %s(int M, int N, int K, const %s *restrict A, int lda, const %s *restrict "
         "B, int ldb, %s *restrict C, int ldc, const gb_ctx *ctx)\n{\n",
@@ -1264,7 +1440,11 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
         line(&b, "{");
         b.indent++;
     }
+    if (pl->tiles && pl->s->parallel < 0)
+        emit_tiles_begin(&e);
     emit_body(&e, GB_SCHED_ROOT);
+    if (pl->tiles && pl->s->parallel < 0)
+        line(&b, "GB_TILES_END();");
     if (pl->team)
         close_loop(&e);
     line(&b, "return 0;");

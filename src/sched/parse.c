@@ -392,6 +392,10 @@ static int parse_statement(line_state *ls, gb_sched_stmt *st)
             return fail(ls, "no type '%s' (f32, bf16, u8s8)", name);
         return expect_end(ls);
     }
+    case GB_SCHED_TENSORIZE: /* tensorize LOOP amx: the one target there is */
+        if (parse_loops(ls, st, 1) || expect_word(ls, "amx"))
+            return -1;
+        return expect_end(ls);
     }
     return fail(ls, "unknown statement");
 }

@@ -254,6 +254,16 @@ void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nth
  * two of its runs), B packed outside the run (its groups are words; in
  * place they are `group` rows apart), A not fused (its copy would go
  * into groups across rows). */
+static int cpu_has_avx512(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}
+
 static const char *dot_blocker(const plan *pl, int group)
 {
     const gb_sched *s = pl->s;
@@ -278,12 +288,70 @@ static const char *dot_blocker(const plan *pl, int group)
     return NULL;
 }
 
+static int tiles_emulated; /* gb_sched_force_tiles_emulated's */
+
+void gb_sched_force_tiles_emulated(int on)
+{
+    tiles_emulated = on != 0;
+}
+
+int gb_sched_tiles_emulated(void)
+{
+    return tiles_emulated;
+}
+
+/* Why the run cannot go on the tiles at this shape, or NULL: the dot
+ * form's run (dot_blocker) whose rows are the tensorized loop's, a piece
+ * of i of stride 1 (consecutive rows), at most two tiles of rows and
+ * three of 16 columns, tiles for C, A and B within the 8; its k loop
+ * whole tiles deep at every k block (kc and K multiples of the depth:
+ * the tiles read A in place, and a tile past K would read past A's row);
+ * the packs' copies need AVX-512. */
+static const char *tile_blocker(const plan *pl, int group)
+{
+    const gb_sched *s = pl->s;
+    const gb_sched_shape *sh = pl->sh;
+    const long depth = (long)GB_SCHED_TILE_ROWS * group;
+    const char *why;
+    int mt, nt;
+
+    if (pl->rows_loop != s->tensorize)
+        return "the tensorized loop is no run's rows at this shape (a tail bounds it)";
+    if ((why = dot_blocker(pl, group)) != NULL)
+        return why;
+    if (sh->stride[pl->rows_loop] != 1)
+        return "the tensorized loop is not the innermost piece of i";
+    mt = (pl->rows + GB_SCHED_TILE_ROWS - 1) / GB_SCHED_TILE_ROWS;
+    nt = pl->vec_width / 16;
+    if (mt * nt + mt + nt > GB_SCHED_TILES)
+        return "more tiles than the 8 registers (C's rows x columns of tiles, one A tile a "
+               "row of them, one B tile a column)";
+    if (sh->K % depth != 0 || sh->extent[pl->order[pl->run_at]] % depth != 0)
+        return "K or the run's k is not a whole number of tiles deep (32 bf16, 64 u8)";
+    if (!cpu_has_avx512())
+        return "this CPU has no AVX-512 for the packs' copies";
+    return NULL;
+}
+
 /* The type's form for this shape (plan.h): the dot form where the run and
  * the CPU allow it, and for bf16 where packed's measured rule prefers
  * vdpbf16ps to the f32 FMA on widened values (the faster of the two on
  * this machine, timed once per process: packed_lowp.c). */
+/* The dot form's plan: the run's k loop steps groups, the packs hold them. */
+static void set_dot(plan *pl, int group)
+{
+    pl->dot = 1;
+    pl->group = group;
+    pl->dot_loop = pl->order[pl->run_at];
+    for (int op = 0; op < 2; op++)
+        for (int d = 0; d < pl->npack[op]; d++)
+            if (pl->pack_dim[op][d] == pl->dot_loop)
+                pl->pack_ext[op][d] = (pl->pack_ext[op][d] + group - 1) / group;
+}
+
 static void plan_form(plan *pl)
 {
+    char tiles_why[200] = "";
     const gb_sched *s = pl->s;
     const int group = s->dtype == GB_DTYPE_BF16 ? 2 : 4;
     const char *blocker;
@@ -292,18 +360,48 @@ static void plan_form(plan *pl)
     pl->dot = 0;
     pl->group = 1;
     pl->dot_loop = -1;
+    pl->tiles = 0;
     if (s->dtype == GB_DTYPE_F32) {
         snprintf(pl->form_why, sizeof pl->form_why, "f32");
         return;
     }
+    if (s->tensorize >= 0) {
+        if ((blocker = tile_blocker(pl, group)) == NULL) {
+            set_dot(pl, group);
+            pl->tiles = 1;
+            pl->tile_mt = (pl->rows + GB_SCHED_TILE_ROWS - 1) / GB_SCHED_TILE_ROWS;
+            pl->tile_nt = pl->vec_width / 16;
+            snprintf(pl->form_why, sizeof pl->form_why,
+                     "%s on AMX's tiles%s: %d x %d C tiles of %d x 16, k %d a step: %s",
+                     gb_dtype_name(s->dtype), tiles_emulated ? " (emulated: a test)" : "",
+                     pl->tile_mt, pl->tile_nt, pl->rows < 16 ? pl->rows : 16, 16 * group,
+                     s->dtype == GB_DTYPE_BF16 ? "tdpbf16ps" : "tdpbusd");
+            return;
+        }
+        /* elsewhere the other forms; rows past a register block's are
+         * an i loop of their own again, between the k loop and the
+         * vector, so there is no register run: the memory form */
+        snprintf(tiles_why, sizeof tiles_why, "not on the tiles at this shape (%s); ", blocker);
+        if (pl->rows_loop >= 0 &&
+            (pl->rows > GB_SCHED_MAX_ROWS || pl->rows < 2 ||
+             (long)pl->rows * pl->vec_width > GB_SCHED_MAX_ROW_LANES)) {
+            pl->rows_loop = -1;
+            pl->rows = 1;
+            pl->run_at = -1;
+            pl->vec_width = 0;
+            pl->fold_init = 0;
+            pl->no_jam = 0;
+        }
+    }
     if ((blocker = dot_blocker(pl, group)) != NULL) {
-        snprintf(pl->form_why, sizeof pl->form_why, "%s widened to %s where read: %s",
-                 gb_dtype_name(s->dtype), s->dtype == GB_DTYPE_BF16 ? "f32" : "int32", blocker);
+        snprintf(pl->form_why, sizeof pl->form_why, "%s%s widened to %s where read: %s",
+                 tiles_why, gb_dtype_name(s->dtype), s->dtype == GB_DTYPE_BF16 ? "f32" : "int32",
+                 blocker);
         return;
     }
     if (!dot_preferred(s->dtype)) {
-        snprintf(pl->form_why, sizeof pl->form_why, "%s widened to %s where read: %s",
-                 gb_dtype_name(s->dtype), s->dtype == GB_DTYPE_BF16 ? "f32" : "int32",
+        snprintf(pl->form_why, sizeof pl->form_why, "%s%s widened to %s where read: %s",
+                 tiles_why, gb_dtype_name(s->dtype), s->dtype == GB_DTYPE_BF16 ? "f32" : "int32",
                  form_override == 2 ? "forced (a test)"
                  : !cpu_has_dot(s->dtype) ? (s->dtype == GB_DTYPE_BF16
                                                  ? "this CPU has no AVX512_BF16"
@@ -314,15 +412,9 @@ static void plan_form(plan *pl)
                      " (%s)", packed_lowp_bf16_rule_get()->why);
         return;
     }
-    pl->dot = 1;
-    pl->group = group;
-    pl->dot_loop = pl->order[pl->run_at];
-    snprintf(pl->form_why, sizeof pl->form_why, "%s in groups of %d k: %s", gb_dtype_name(s->dtype),
-             group, s->dtype == GB_DTYPE_BF16 ? "vdpbf16ps" : "vpdpbusd");
-    for (int op = 0; op < 2; op++)
-        for (int d = 0; d < pl->npack[op]; d++)
-            if (pl->pack_dim[op][d] == pl->dot_loop)
-                pl->pack_ext[op][d] = (pl->pack_ext[op][d] + group - 1) / group;
+    set_dot(pl, group);
+    snprintf(pl->form_why, sizeof pl->form_why, "%s%s in groups of %d k: %s", tiles_why,
+             gb_dtype_name(s->dtype), group, s->dtype == GB_DTYPE_BF16 ? "vdpbf16ps" : "vpdpbusd");
 }
 
 /* Fills pl for the nest resolved in pl->shape. */
@@ -368,9 +460,15 @@ static void fill_plan(plan *pl)
         int tailed = 0;
         for (int t = 0; t < pl->ntails; t++)
             tailed |= pl->tails[t].carrier == r;
+        /* the tensorized loop's rows are the tiles' (at most two tiles of
+         * 16), not registers' (plan_form takes them back if the tiles
+         * are not taken at this shape) */
+        const int tiled = s->tensorize == r && rows <= 2 * GB_SCHED_TILE_ROWS;
         if (s->loops[r].axis == GB_AXIS_I && gb_sched_plan_is_base(s, r) && !tailed &&
-            s->parallel != r && (s->unroll[r] < 0 || s->unroll[r] >= rows) && rows >= 2 &&
-            rows <= GB_SCHED_MAX_ROWS && rows * sh->extent[s->vectorize] <= GB_SCHED_MAX_ROW_LANES) {
+            s->parallel != r &&
+            (tiled || ((s->unroll[r] < 0 || s->unroll[r] >= rows) && rows >= 2 &&
+                       rows <= GB_SCHED_MAX_ROWS &&
+                       rows * sh->extent[s->vectorize] <= GB_SCHED_MAX_ROW_LANES))) {
             pl->rows_loop = r;
             pl->rows = (int)rows;
             last--;
@@ -555,6 +653,11 @@ void gb_sched_plan_free(gb_sched_plan *pl)
 const gb_sched_shape *gb_sched_plan_shape(const gb_sched_plan *pl)
 {
     return pl->sh;
+}
+
+int gb_sched_plan_tiles(const gb_sched_plan *pl)
+{
+    return pl->tiles;
 }
 
 const char *gb_sched_plan_form(const gb_sched_plan *pl, int *dot)

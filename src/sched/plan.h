@@ -13,6 +13,9 @@
  * 3 B vectors and the broadcast of A take 4 more of the 32 registers). */
 #define GB_SCHED_MAX_ROWS 8
 #define GB_SCHED_MAX_ROW_LANES 384
+/* The tiles (palette 1): 8 registers of at most 16 rows of 64 bytes. */
+#define GB_SCHED_TILES 8
+#define GB_SCHED_TILE_ROWS 16
 
 /* A tail condition: sum over its loops of coef * loop < limit. */
 typedef struct tail {
@@ -76,7 +79,13 @@ typedef struct gb_sched_plan {
     int dot;                /* 1: the run uses the type's dot-product instruction */
     int group;              /* k per 32-bit word in the dot form, else 1 */
     int dot_loop;           /* the run's k loop in the dot form, or -1 */
-    char form_why[200];     /* the form and why (--explain) */
+    char form_why[320];     /* the form and why (--explain) */
+    /* The run on AMX's tiles (`tensorize`, SCHED.md "Tiles"), a dot form
+     * whose rows x lanes are tile_mt x tile_nt C tiles of 16 columns (the
+     * last row of tiles holds what is left of 16 rows), and whose k loop
+     * steps a tile's depth, 16 groups (32 bf16, 64 u8). */
+    int tiles;
+    int tile_mt, tile_nt;
     /* the box in the matrix, where a fused pack's first pass reads it */
     long pf_src_rows[3], pf_src_span[3];
 } plan;

@@ -6,6 +6,7 @@
 #include "sched_variant.h"
 #include "sched_lang.h"
 #include "sched_build.h"
+#include "amx_tiles.h"
 #include "machine.h"
 #include "sha256.h"
 #include "parse.h"
@@ -14,6 +15,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dlfcn.h>
 #include <string.h>
 
 /* The first build of each shape and parameter set, for the JSON's
@@ -108,11 +110,23 @@ int gb_sched_state_make(const gb_sched *nest, const gb_params *params, int M, in
     }
     if (gb_sched_build(source, "gb_sched_kernel", &st->so, why, whylen) != 0)
         goto done;
+    if (gb_sched_plan_tiles(pl) && gb_sched_tiles_emulated()) {
+        /* the emulated tile operations the kernel calls (the test hook) */
+        const amx_tile_ops **ops = dlsym(st->so.handle, "gb_tile_ops_emulated");
+        if (ops == NULL) {
+            gb_sched_so_close(&st->so);
+            snprintf(why, whylen, "object '%s': no symbol 'gb_tile_ops_emulated'", st->so.path);
+            goto done;
+        }
+        *ops = &amx_tiles_emulated_any;
+    }
     {
         int dot;
         (void)gb_sched_plan_form(pl, &dot);
         snprintf(st->impl, sizeof st->impl, "%s",
                  nest->dtype == GB_DTYPE_F32 ? ""
+                 : gb_sched_plan_tiles(pl)
+                     ? (nest->dtype == GB_DTYPE_BF16 ? "tiles: tdpbf16ps" : "tiles: tdpbusd")
                  : dot ? (nest->dtype == GB_DTYPE_BF16 ? "dot: vdpbf16ps" : "dot: vpdpbusd")
                  : nest->dtype == GB_DTYPE_BF16 ? "widened to f32" : "widened to int32");
     }
@@ -228,6 +242,17 @@ static int usable_entry(sched_entry *e, const gb_params *p, char *why, size_t wh
     return 0;
 }
 
+/* A schedule that runs on AMX's tiles runs where the CPU has them and
+ * Linux grants them (amx_tiles_available: asked once per process), or
+ * under the test hook on their emulation; elsewhere it is skipped with
+ * the reason, never run. */
+static int available_entry(sched_entry *e, char *why, size_t whylen)
+{
+    if (e->nest.tensorize < 0 || gb_sched_tiles_emulated())
+        return 1;
+    return amx_tiles_available(e->nest.dtype, why, whylen);
+}
+
 /* The variant interface has no user pointer: one set of functions per
  * slot, each passing its own entry. */
 #define SLOT(N)                                                                              \
@@ -251,6 +276,10 @@ static int usable_entry(sched_entry *e, const gb_params *p, char *why, size_t wh
     {                                                                                        \
         return usable_entry(entries[N], p, why, whylen);                                     \
     }                                                                                        \
+    static int available_##N(char *why, size_t whylen)                                       \
+    {                                                                                        \
+        return available_entry(entries[N], why, whylen);                                     \
+    }                                                                                        \
     static void resolve_##N(int M, int N_, int K, const gb_ctx *ctx, gb_params *effective)   \
     {                                                                                        \
         (void)M, (void)N_, (void)K;                                                          \
@@ -267,8 +296,10 @@ static const struct slot_hooks {
     gb_explain_fn explain;
     gb_resolve_fn resolve;
     gb_usable_fn usable;
+    int (*available)(char *why, size_t whylen);
 } slots[GB_SCHED_MAX_FILES] = {
-#define HOOKS(N) { prepare_##N, typed_prepare_##N, explain_##N, resolve_##N, usable_##N },
+#define HOOKS(N) { prepare_##N, typed_prepare_##N, explain_##N, resolve_##N, usable_##N, \
+                   available_##N },
     HOOKS(0) HOOKS(1) HOOKS(2) HOOKS(3) HOOKS(4) HOOKS(5) HOOKS(6) HOOKS(7)
     HOOKS(8) HOOKS(9) HOOKS(10) HOOKS(11) HOOKS(12) HOOKS(13) HOOKS(14) HOOKS(15)
 #undef HOOKS
@@ -392,7 +423,8 @@ static const gb_variant *add_entry(sched_entry *e)
 {
     e->typed = (gb_typed_kernel){ .run = gb_sched_state_run_typed,
                                   .prepare = slots[nentries].typed_prepare,
-                                  .release = gb_sched_state_free, .impl = typed_impl };
+                                  .release = gb_sched_state_free, .impl = typed_impl,
+                                  .available = slots[nentries].available };
     e->variant = (gb_variant){
         .name = e->name,
         .family = "sched",

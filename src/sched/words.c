@@ -15,7 +15,7 @@ static const char *const statement_names[] = {
     [GB_SCHED_CACHE_WRITE] = "cache_write", [GB_SCHED_PACK] = "pack",
     [GB_SCHED_PREFETCH] = "prefetch",   [GB_SCHED_CHOOSE] = "choose",
     [GB_SCHED_OR] = "or",               [GB_SCHED_END] = "end",
-    [GB_SCHED_TYPE] = "type",
+    [GB_SCHED_TYPE] = "type",           [GB_SCHED_TENSORIZE] = "tensorize",
 };
 #define NSTATEMENTS (sizeof statement_names / sizeof statement_names[0])
 

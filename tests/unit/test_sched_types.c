@@ -10,6 +10,7 @@
 #include "sched_lang.h"
 #include "sched_build.h"
 #include "machine.h"
+#include "amx_tiles.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -347,4 +348,219 @@ TEST(sched_model_copies_a_when_widened)
     gb_sched_model_choose_typed(&nest, 64, 768, 768, 2, answer, why);
     CHECK_EQ_INT(answer[GB_CHOICE_A_READ], GB_READ_IN_PLACE);
     gb_sched_force_form(0);
+}
+
+/* ---- tensorize (SCHED.md, "Tiles") ----------------------------------------- */
+
+/* Each rule of `tensorize LOOP amx`, refused at its line before any
+ * compiler runs. */
+TEST(sched_tensorize_refusals_name_the_line)
+{
+    /* the legal nest the refusals break, one thing each */
+    static const char legal[] = "type bf16\nsplit j 32 -> jr jv\nsplit i 32 -> ir ii\n"
+                                "reorder jr ir k ii jv\npack B at jr\nvectorize jv\n";
+    static const struct {
+        const char *text, *message;
+    } refused[] = {
+        { "split i 16 -> io ii\ntensorize ii amx\n",
+          "t.sched:2: tensorize: AMX's tiles multiply bf16 and u8s8: state `type bf16` or "
+          "`type u8s8` first" },
+        { "type bf16\ntensorize i avx\n", "t.sched:2: tensorize: expected 'amx', found 'avx'" },
+        { "type bf16\ntensorize j amx\n",
+          "t.sched:2: tensorize: 'j' is not a piece of i: the tiles' rows are rows of C" },
+        { "type bf16\ntensorize i amx\ntensorize i amx\n",
+          "t.sched:3: tensorize: 'i' is tensorized already (line 2); one run on the tiles "
+          "per nest" },
+        { "+tensorize jv amx\n",
+          "t.sched:7: tensorize: 'jv' is not a piece of i: the tiles' rows are rows of C" },
+        { "type bf16\nsplit i 16 -> io ii\nreorder io j k ii\npack B at io\ntensorize ii amx\n",
+          "t.sched:5: tensorize: no vectorized piece of j: its lanes are the tiles' columns "
+          "(vectorize one)" },
+        { "type bf16\nsplit j 32 -> jr jv\nsplit i 32 -> ir ii\nreorder jr ir ii k jv\n"
+          "pack B at jr\nvectorize jv\ntensorize ii amx\n",
+          "t.sched:7: tensorize: 'ii' is not directly outside the vectorized loop 'jv'" },
+        { "type bf16\nsplit j 32 -> jr jv\nsplit i 32 -> ir ii\nreorder jr k ir ii jv\n"
+          "pack B at jr\nvectorize jv\ntensorize ii amx\n",
+          "t.sched:7: tensorize: the loop directly outside 'ii' is not a piece of k: the tiles "
+          "hold C's sums over its k" },
+        { "+pack A at jr\ntensorize ii amx\n",
+          "t.sched:8: tensorize: A is packed (line 7): the A tiles are A's rows, read in place" },
+        { "type u8s8\nsplit j 32 -> jr jv\nsplit i 32 -> ir ii\nreorder jr ir k ii jv\n"
+          "vectorize jv\ntensorize ii amx\n",
+          "t.sched:6: tensorize: B is not packed: the B tiles are rows of its pack, pairs or "
+          "quads of k side by side" },
+        { "type bf16\nsplit j 32 -> jr jv\nsplit i 32 -> ir ii\nreorder jr ir k ii jv\n"
+          "pack B at jr fused\nvectorize jv\ntensorize ii amx\n",
+          "t.sched:7: tensorize: B's pack is fused (line 5): the tiles read B's pack whole" },
+        { "+prefetch C at k\ntensorize ii amx\n",
+          "t.sched:7: prefetch: 'k' is in the run on the tiles (line 8), which prefetches "
+          "nothing" },
+        { "+cache_write C at ir\ntensorize ii amx\n",
+          "t.sched:8: tensorize: C is cached (line 7): the tiles hold C's block" },
+        { "type bf16\nsplit i 16 -> io ii\nchoose a_read in_place\ntensorize ii amx\n"
+          "or copied\nend\n",
+          "t.sched:4: tensorize: inside a choose block (the run on the tiles is the "
+          "schedule's; state it outside the blocks)" },
+        { "param tensorize = 4\n",
+          "t.sched:1: param: 'tensorize' is a word of the language, not a name" },
+    };
+    char err[512], text[1024];
+
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        int rc;
+        if (refused[i].text[0] == '+') /* the legal nest and more */
+            snprintf(text, sizeof text, "%s%s", legal, refused[i].text + 1);
+        else
+            snprintf(text, sizeof text, "%s", refused[i].text);
+        rc = check_text(text, err, sizeof err);
+        if (rc == 0 || strcmp(err, refused[i].message) != 0) {
+            char msg[1400];
+            snprintf(msg, sizeof msg, "schedule %zu: got %s'%s', expected '%s'", i,
+                     rc == 0 ? "no refusal, " : "", err, refused[i].message);
+            gb_test_fail(__FILE__, __LINE__, msg);
+        }
+    }
+    snprintf(text, sizeof text, "%stensorize ii amx\n", legal);
+    CHECK(check_text(text, err, sizeof err) == 0);
+    CHECK(gb_sched_load("schedules/amx_bf16.sched", &(gb_sched){ 0 }, NULL, err, sizeof err) == 0);
+}
+
+/* Tensorized nests on the tiles' emulation (the lowering's test hook: the
+ * same C, its tile operations calls of amx_tiles_emulated_any), exact on
+ * shapes that take the tiles (2 x 2, 1 x 2 and 1 x 3 blocks; C's init
+ * folded where k is split outside the run; B packed by the team) and on
+ * shapes that cannot (tails in the rows, K not whole tiles deep), which
+ * run the other forms; 1 and 2 threads. */
+TEST(sched_tensorized_kernels_are_exact_on_emulated_tiles)
+{
+    static const struct {
+        gb_dtype t;
+        const char *nest;
+    } tnests[] = {
+        { GB_DTYPE_BF16, "schedules/amx_bf16.sched" },
+        /* k split outside the run (C's init folded: tiles loaded from C
+         * after the first block), B at pc by the team, 1 x 3 tiles */
+        { GB_DTYPE_U8S8, "split j 48 -> jr jv\nsplit k 128 -> pc kk\nsplit i 16 -> ir ii\n"
+                         "reorder pc jr ir kk ii jv\nparallel jr\npack B at pc\nvectorize jv\n"
+                         "tensorize ii amx\n" },
+        { GB_DTYPE_BF16, "split j 16 -> jr jv\nsplit k 64 -> pc kk\nsplit i 24 -> ir ii\n"
+                         "reorder jr pc ir kk ii jv\nparallel jr\npack B at pc\nvectorize jv\n"
+                         "tensorize ii amx\n" },
+    };
+    static const int tshapes[][3] = { /* M, N, K */
+        { 32, 64, 64 }, { 16, 96, 256 }, { 64, 96, 384 }, { 48, 96, 192 }, { 17, 100, 45 },
+        { 24, 48, 96 },
+    };
+    enum { NT = sizeof tnests / sizeof tnests[0], NS = sizeof tshapes / sizeof tshapes[0] };
+    static typed_case cases[NT * NS];
+    static gb_sched nest;
+    char err[512];
+    int ncases = 0, tiled = 0, other = 0;
+    unsigned seed = 4242;
+
+    /* one file and one compiler run per type, as above */
+    for (int ti = 0; ti < 2; ti++) {
+    const gb_dtype type = ti ? GB_DTYPE_U8S8 : GB_DTYPE_BF16;
+    const int first = ncases;
+    size_t cap = 1 << 20, used = 0;
+    char *source = malloc(cap);
+    gb_sched_so so;
+
+    CHECK(source != NULL);
+    if (source == NULL)
+        return;
+    source[0] = '\0';
+    gb_sched_force_tiles_emulated(1);
+    for (int n = 0; n < NT; n++) {
+        if (tnests[n].t != type)
+            continue;
+        if (load_nest(tnests[n].nest, &nest, tnests[n].t, err, sizeof err) != 0) {
+            gb_test_fail(__FILE__, __LINE__, err);
+            continue;
+        }
+        for (int s = 0; s < NS; s++) {
+            typed_case *c = &cases[ncases];
+            gb_params none = { 0 };
+            gb_sched_plan *pl;
+            char symbol[64], *kernel;
+            size_t len;
+            c->t = tnests[n].t;
+            c->M = tshapes[s][0], c->N = tshapes[s][1], c->K = tshapes[s][2];
+            pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err);
+            if (pl == NULL) {
+                gb_test_fail(__FILE__, __LINE__, err);
+                continue;
+            }
+            snprintf(c->what, sizeof c->what, "nest %d M=%d N=%d K=%d: %s", n, c->M, c->N, c->K,
+                     gb_sched_plan_form(pl, &c->dot));
+            c->dot = gb_sched_plan_tiles(pl); /* here: whether on the tiles */
+            tiled += c->dot;
+            other += !c->dot;
+            c->scratch = gb_sched_scratch_floats(pl, 2);
+            snprintf(symbol, sizeof symbol, "tiled_%d", ncases);
+            kernel = gb_sched_lower(pl, symbol);
+            gb_sched_plan_free(pl);
+            CHECK(kernel != NULL);
+            if (kernel == NULL)
+                continue;
+            len = strlen(kernel);
+            while (used + len + 1 > cap) {
+                char *grown = realloc(source, cap *= 2);
+                if (grown == NULL) {
+                    free(source), free(kernel);
+                    gb_sched_force_tiles_emulated(0);
+                    CHECK(0);
+                    return;
+                }
+                source = grown;
+            }
+            memcpy(source + used, kernel, len + 1);
+            used += len;
+            free(kernel);
+            ncases++;
+        }
+    }
+    gb_sched_force_tiles_emulated(0);
+    if (gb_sched_build(source, NULL, &so, err, sizeof err) != 0) {
+        free(source);
+        if (strncmp(err, "CC '", 4) == 0)
+            SKIP("no C compiler");
+        gb_test_fail(__FILE__, __LINE__, err);
+        return;
+    }
+    free(source);
+    {
+        const amx_tile_ops **ops = dlsym(so.handle, "gb_tile_ops_emulated");
+        CHECK(ops != NULL || tiled == 0);
+        if (ops != NULL)
+            *ops = &amx_tiles_emulated_any;
+    }
+    for (int i = first; i < ncases; i++)
+        for (int threads = 1; threads <= 2; threads++) {
+            char symbol[64];
+            gb_typed_kernel_fn fn;
+            long bad;
+            snprintf(symbol, sizeof symbol, "tiled_%d", i);
+            *(void **)&fn = dlsym(so.handle, symbol);
+            CHECK(fn != NULL);
+            if (fn == NULL)
+                continue;
+            bad = verify_typed(fn, &cases[i], threads, &seed);
+            if (bad != 0) {
+                char msg[400];
+                snprintf(msg, sizeof msg, "%s threads=%d: %ld wrong", cases[i].what, threads, bad);
+                gb_test_fail(__FILE__, __LINE__, msg);
+            }
+        }
+    gb_sched_so_close(&so);
+    }
+    CHECK(other > 0);
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f"))
+        SKIP("the tiles: this CPU has no AVX-512 for the packs (the other forms ran)");
+    CHECK(tiled >= 2 * NT);
+#else
+    SKIP("the tiles: not an x86-64 CPU (the other forms ran)");
+#endif
 }
