@@ -3,7 +3,9 @@
 # and verify exactly on shapes that are multiples of no tile; a typed
 # schedule asked for another type is skipped with its reason, alone it
 # names the --dtype that runs it; --explain says the type's form; a bad
-# type statement is one line.
+# type statement is one line; a tensorized schedule (amx_bf16.sched) is
+# skipped without AMX, compiles to AMX's instructions, and a broken
+# tensorize rule is one line.
 . tests/cli/lib.sh
 G=$GEMMBENCH
 ROOT=$(pwd)
@@ -155,3 +157,58 @@ else
         fi
     done
 fi
+
+# ---- tensorize: the run on AMX's tiles (SCHED.md, "Tiles") -----------------------------
+# Without AMX (or Linux's grant of it) the tensorized schedule is skipped with
+# the reason, exit 0, never run; with it, it runs and verifies exactly.
+"$G" --dtype bf16 --schedule "$ROOT/schedules/amx_bf16.sched" --shape 64x256x768 --reps 2 \
+    --warmup 1 --rounds 1 -o tiles.json >tiles.txt 2>tiles.err
+rc=$?
+if grep -q '^flags.* amx_tile' /proc/cpuinfo 2>/dev/null; then
+    check tiles_run_exit test $rc -eq 0
+    py_check tiles_run_exact_on_the_tiles tiles.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rs = [r for r in d["results"] if r["variant"] == "sched:amx_bf16"]
+skipped = [s for s in d["skipped"] if s["variant"] == "sched:amx_bf16"]
+# a CPU with AMX whose kernel refuses the tiles skips it with that reason
+assert (rs and all(r["check"] == "pass" and r["impl"] == "tiles: tdpbf16ps" for r in rs)) or \
+    (skipped and "AMX" in skipped[0]["reason"]), (rs, skipped)
+PY
+else
+    check tiles_skipped_without_amx_exit_0 test $rc -eq 0
+    expect_grep tiles_skipped_with_the_reason \
+        "^skipped: sched:amx_bf16 in bf16: AMX not available: the CPU does not report amx_tile" \
+        tiles.txt
+    check tiles_never_ran test ! -s tiles.json
+fi
+# the hardware build, compiled whatever the CPU (the assembler knows AMX):
+# per k step 2 A and 2 B tile loads, 4 tdpbf16ps (GCC may unroll the k loop:
+# as many loads as dot products); C's 4 tiles zeroed and stored, the tiles
+# configured and released once per parallel iteration
+if ! command -v objdump >/dev/null 2>&1; then
+    skip tiles_compile_to_amx "needs objdump (binutils)"
+elif ! grep -q avx512f /proc/cpuinfo 2>/dev/null; then
+    skip tiles_compile_to_amx "this CPU has no AVX-512: the tiles are not taken"
+else
+    "$G" --dtype bf16 --schedule "$ROOT/schedules/amx_bf16.sched" --shape 64x768x256 \
+        --emit-c >tk.c 2>&1
+    flags=$(sed -n '1s/.*compiled with: \(.*\) \*\//\1/p' tk.c)
+    # shellcheck disable=SC2086 # the flags are words
+    if ${CC:-cc} $flags -o tk.so tk.c 2>cc.err; then
+        objdump -d --no-show-raw-insn tk.so >tk.s
+        check tiles_compile_to_amx test "$(grep -c tdpbf16ps tk.s)" -ge 4 \
+            -a "$(grep -c tileloadd tk.s)" -eq "$(grep -c tdpbf16ps tk.s)" -a "$(grep -c tilestored tk.s)" -eq 4 \
+            -a "$(grep -c tilezero tk.s)" -eq 4 -a "$(grep -c ldtilecfg tk.s)" -eq 1 \
+            -a "$(grep -c tilerelease tk.s)" -eq 1
+    else
+        echo "FAIL tiles_compile_to_amx: $(head -c 300 cc.err)"
+    fi
+fi
+# a rule broken: one line naming it, exit 2, before any compiler
+printf 'split i 16 -> io ii\ntensorize ii amx\n' >f32tiles.sched
+"$G" --schedule f32tiles.sched --shape 16x16x16 >ft.out 2>ft.err
+check tiles_refused_exit_2 test $? -eq 2
+expect_grep tiles_refused_one_line \
+    "f32tiles.sched:2: tensorize: AMX's tiles multiply bf16 and u8s8" ft.err
+check tiles_refused_one_line_only test "$(wc -l <ft.err)" -eq 1
