@@ -270,6 +270,9 @@ int gb_sched_is_reserved(const char *name);
 /* Applies the statements in order to the nest i, j, k, checking every rule
  * of SCHED.md.  0, or -1 with err. */
 int gb_sched_check(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen);
+/* The same for statements with no choose block (check.c); gb_sched_check
+ * (check_blocks.c) calls it once per combination of the blocks. */
+int gb_sched_check_plain(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen);
 
 /* ---- text to a checked nest (load.c) ----------------------------------------- */
 
