@@ -7,6 +7,9 @@
 #ifndef GB_RUN_VIEW_H
 #define GB_RUN_VIEW_H
 
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
 #include "options.h"
 #include "result.h"
 #include "runner.h"
@@ -33,5 +36,16 @@ void gb_run_show_measured(void *arg, const gb_result *r, int last);
 void gb_run_show_failed(void *arg, const char *err, const gb_shape *s);
 void gb_run_clear_progress(const run_view *view);
 void gb_run_show_unfinished(run_view *view, const gb_runner *r);
+
+/* Under the table (run_notes.c): the selected variants that do not run a
+ * type of the run, with the reason, into doc's "skipped" and/or out
+ * (either NULL: not there; 0, or -1 when out of memory); the code each
+ * typed entry ran, once per variant, type and implementation; the entries
+ * that beat their roof; the kernels each reference library that ran chose
+ * and, when not this CPU's best path, why. */
+int gb_run_note_skipped(const gb_options *o, const gb_selection *sel, cJSON *doc, FILE *out);
+void gb_run_note_impls(FILE *out, const gb_runner *r);
+void gb_run_note_roofs_low(FILE *out, const gb_runner *r);
+void gb_run_note_libraries(FILE *out, const cJSON *doc, const gb_runner *r);
 
 #endif

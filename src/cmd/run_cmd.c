@@ -3,10 +3,8 @@
  * (built-in defaults < bench.conf < flags), answers --help, --version,
  * --list and --explain, claims the output file, measures the peak, then
  * hands the sweep to the runner and shows its rows as they arrive.
- * One file of about 1,000 lines: the run's steps in their order, each a
- * function; the rows' display is already its own file (run_view.c); the
- * notes under the table (impl, skipped, roofs, libraries) are the next to
- * move out when it grows.
+ * The run's steps in their order, each a function; the rows' display is
+ * run_view.c, the notes under the table run_notes.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -373,49 +371,6 @@ static void measure_peaks(const gb_options *o, gb_machine *machine, thread_plan 
                                      plan->dtype_peaks[o->dtypes[i]], o->quiet);
 }
 
-/* The selected variants that do not run a type of the run, each with its
- * reason: in the file's "skipped" (doc), or under the table (out; NULL:
- * not printed).  0, or -1 when out of memory. */
-static int note_skipped(const gb_options *o, const gb_selection *sel, cJSON *doc, FILE *out)
-{
-    for (int i = 0; i < o->ndtypes; i++)
-        for (int v = 0; v < sel->nvariants; v++) {
-            char why[256];
-            int s = 0;
-            while (s < sel->nshapes && sel->shapes[s].dtype != o->dtypes[i])
-                s++;
-            if (s == sel->nshapes || gb_selection_runs(sel, v, s, why, sizeof why))
-                continue;
-            if (out)
-                fprintf(out, "skipped: %s in %s: %s\n", sel->variants[v]->name,
-                        gb_dtype_name(o->dtypes[i]), why);
-            if (doc && gb_json_add_skipped(doc, sel->variants[v]->name, o->dtypes[i], why) != 0)
-                return -1;
-        }
-    return 0;
-}
-
-/* Under the table: which code each typed entry ran, once per variant, type
- * and implementation (packed's avx512_bf16 or portable; oneDNN's choice,
- * which may differ between shapes). */
-static void note_impls(FILE *out, const gb_runner *r)
-{
-    for (int i = 0; i < r->nentries; i++) {
-        const gb_result *a = &r->entries[i].result;
-        int seen = 0;
-        if (!r->entries[i].measured || a->impl[0] == '\0')
-            continue;
-        for (int j = 0; j < i && !seen; j++) {
-            const gb_result *b = &r->entries[j].result;
-            seen = r->entries[j].measured && b->variant == a->variant && b->dtype == a->dtype &&
-                   strcmp(b->impl, a->impl) == 0;
-        }
-        if (!seen)
-            fprintf(out, "impl: %s in %s: %s\n", a->variant->name, gb_dtype_name(a->dtype),
-                    a->impl);
-    }
-}
-
 /* Whether every entry that has a kernel for its type is one this machine
  * cannot run (amx without AMX): a run of nothing but those is no usage
  * error, only skipped. */
@@ -427,42 +382,6 @@ static int only_unavailable(const gb_selection *sel)
         for (int s = 0; s < sel->nshapes; s++)
             any |= !gb_selection_available(sel, v, s, NULL, 0);
     return any;
-}
-
-/* Under the table: entries that beat their roof, whose %roof the table
- * shows as "!roof" (roof.h). */
-static void note_roofs_low(FILE *out, const gb_runner *r)
-{
-    int low = 0;
-
-    for (int i = 0; i < r->nentries; i++)
-        low += r->entries[i].measured && gb_roof_measured_low(r->entries[i].result.roof_pct);
-    if (low)
-        fprintf(out, "!roof: %d entr%s beat %s roof (%%roof above %.0f): the roof's bandwidth "
-                     "was measured low (a busy machine); gemmbench info measures it again\n",
-                low, low == 1 ? "y" : "ies", low == 1 ? "its" : "their", GB_ROOF_PCT_LOW);
-}
-
-/* Under the table: the kernels each reference library that ran chose, and
- * when they are not this CPU's best path, why and what would change it
- * (libraries.h). */
-static void note_libraries(FILE *out, const cJSON *doc, const gb_runner *r)
-{
-    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(doc, "tool");
-    const cJSON *libs = cJSON_GetObjectItemCaseSensitive(tool, "libraries"), *lib;
-
-    cJSON_ArrayForEach(lib, libs) {
-        gb_library_note note;
-        int measured = 0;
-        for (int i = 0; i < r->nentries && !measured; i++)
-            measured = r->entries[i].measured && lib->string &&
-                       strcmp(r->entries[i].result.variant->name, lib->string) == 0;
-        if (!measured)
-            continue;
-        gb_library_note_of(lib->string, lib, cJSON_GetObjectItemCaseSensitive(doc, "machine"),
-                           cJSON_GetObjectItemCaseSensitive(doc, "run"), &note);
-        gb_library_note_print(out, &note, "library: ", "         ");
-    }
 }
 
 /* Whether any entry of sel runs at all (a run of --dtype bf16 over f32-only
@@ -640,7 +559,7 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
             cfg.doc = NULL;
         }
     }
-    if (cfg.doc != NULL && note_skipped(o, sel, cfg.doc, NULL) != 0) {
+    if (cfg.doc != NULL && gb_run_note_skipped(o, sel, cfg.doc, NULL) != 0) {
         cJSON_Delete(cfg.doc);
         cfg.doc = NULL;
     }
@@ -713,10 +632,10 @@ static int run_sweep(const gb_options *o, const gb_selection *sel, gb_machine *m
         gb_run_show_unfinished(&view, &runner);
     /* Under the table: what was asked for and not run, and why. */
     if (o->format == GB_FMT_TABLE || o->format == GB_FMT_MD) {
-        note_impls(stdout, &runner);
-        note_roofs_low(stdout, &runner);
-        note_libraries(stdout, cfg.doc, &runner);
-        note_skipped(o, sel, NULL, stdout);
+        gb_run_note_impls(stdout, &runner);
+        gb_run_note_roofs_low(stdout, &runner);
+        gb_run_note_libraries(stdout, cfg.doc, &runner);
+        gb_run_note_skipped(o, sel, NULL, stdout);
     }
     if (gb_json_write_atomic(cfg.doc, output, !gb_interrupted && status == GB_EXIT_OK, err,
                              sizeof err) != 0) {
@@ -904,7 +823,7 @@ int gb_cmd_run(int argc, char **argv)
         /* Nothing runs here because this CPU cannot: each skip and its
          * reason, exit 0, no result file. */
         if (rc == 0 && only_unavailable(&sel)) {
-            note_skipped(&o, &sel, NULL, stdout);
+            gb_run_note_skipped(&o, &sel, NULL, stdout);
             gb_selection_free(&sel);
             if (!o.quiet)
                 fprintf(stderr, "gemmbench: nothing this machine runs; no result file\n");
