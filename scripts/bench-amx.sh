@@ -2,7 +2,8 @@
 # bench-amx.sh - amx against oneDNN's two paths (schedules/AMX.md): what the
 # tiles buy.  oneDNN reads ONEDNN_MAX_CPU_ISA once, when it loads, so its
 # two paths are two processes:
-#   1. amx and onednn as oneDNN chooses by default (AMX where the CPU has it
+#   1. amx, the language's schedules/amx_bf16.sched (bf16; sched:amx_bf16)
+#      and onednn as oneDNN chooses by default (AMX where the CPU has it
 #      and Linux grants the tiles), bf16 and u8s8, B pre-packed too;
 #   2. onednn alone held to AVX-512 (ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16:
 #      vdpbf16ps and vpdpbusd, no tiles), the same shapes and settings;
@@ -33,7 +34,8 @@ tiles="$OUTDIR/amx-$stamp-default.json"
 avx512="$OUTDIR/amx-$stamp-avx512.json"
 settings="--quiet --dtype bf16,u8s8 --prepack --threads $threads --bind close --reps 50 --rounds 10 --warmup 5 --max-time 60"
 # shellcheck disable=SC2086 # shapes and settings are lists of options
-"$G" $settings --variant amx,onednn $shapes -o "$tiles" "$@" >"$OUTDIR/amx-$stamp-default.txt"
+"$G" $settings --variant amx,onednn --schedule "$(dirname "$0")/../schedules/amx_bf16.sched" \
+    $shapes -o "$tiles" "$@" >"$OUTDIR/amx-$stamp-default.txt"
 # shellcheck disable=SC2086
 ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16 "$G" $settings --variant onednn $shapes -o "$avx512" "$@" \
     >"$OUTDIR/amx-$stamp-avx512.txt"
