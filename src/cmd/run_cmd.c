@@ -222,6 +222,17 @@ static void warn_unreadable_records(const gb_selection *sel)
         }
 }
 
+/* Whether --explain shows variant v at shape s: where it runs, and where
+ * only this machine cannot (AMX's tiles absent: what it would run). */
+static int explains(const gb_selection *sel, int v, int s)
+{
+    const gb_dtype t = sel->shapes[s].dtype;
+
+    return gb_selection_runs(sel, v, s, NULL, 0) ||
+           (t != GB_DTYPE_F32 && sel->variants[v]->typed[t] != NULL &&
+            sel->params[v].count == 0 && !gb_selection_available(sel, v, s, NULL, 0));
+}
+
 static void explain_all(const gb_selection *sel, int threads)
 {
     int any = 0;
@@ -235,10 +246,10 @@ static void explain_all(const gb_selection *sel, int threads)
         /* once a shape, for the first type of the run the variant has (a
          * typed schedule explains its own type) */
         for (int s = 0; s < sel->nshapes; s++)
-            if (gb_selection_runs(sel, v, s, NULL, 0) &&
+            if (explains(sel, v, s) &&
                 (s == 0 || sel->shapes[s - 1].M != sel->shapes[s].M ||
                  sel->shapes[s - 1].N != sel->shapes[s].N ||
-                 sel->shapes[s - 1].K != sel->shapes[s].K || !gb_selection_runs(sel, v, s - 1, NULL, 0)))
+                 sel->shapes[s - 1].K != sel->shapes[s].K || !explains(sel, v, s - 1)))
                 var->explain(stdout, sel->shapes[s].M, sel->shapes[s].N, sel->shapes[s].K, &ctx);
     }
     if (!any)
@@ -824,6 +835,11 @@ int gb_cmd_run(int argc, char **argv)
          * reason, exit 0, no result file. */
         if (rc == 0 && only_unavailable(&sel)) {
             gb_run_note_skipped(&o, &sel, NULL, stdout);
+            if (o.explain) { /* what it would run, were the tiles here */
+                gb_machine_detect(&machine);
+                plan_threads(&o, &machine, &plan);
+                explain_all(&sel, plan.counts[plan.n - 1]);
+            }
             gb_selection_free(&sel);
             if (!o.quiet)
                 fprintf(stderr, "gemmbench: nothing this machine runs; no result file\n");

@@ -76,7 +76,7 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
                          "first iteration of the k loops outside it, else from C\n", 2 * p + 2, "");
         else if (p == pl->init_at && s->cache_write < 0)
             fprintf(out, "%*sC = 0 over the spatial loops inside%s\n", 2 * p + 2, "",
-                     p == pl->run_at ? " (in a register)" : "");
+                     p != pl->run_at ? "" : pl->tiles ? " (in AMX's tiles)" : " (in a register)");
         fprintf(out, "%*s%sfor %s in 0..%ld", 2 * p + 2, "", kind, s->loops[l].name,
                 sh->extent[l]);
         if (s->loops[l].axis == GB_AXIS_FUSED)
@@ -91,7 +91,10 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
                             pl->tails[t].coef[i]);
                 fprintf(out, " < %ld", pl->tails[t].limit);
             }
-        if (p == pl->run_at && pl->rows_loop >= 0)
+        if (p == pl->run_at && pl->tiles)
+            fprintf(out, "  (sums of %d rows x %d lanes kept in %d x %d tiles, k %d a step)",
+                     pl->rows, pl->vec_width, pl->tile_mt, pl->tile_nt, 16 * pl->group);
+        else if (p == pl->run_at && pl->rows_loop >= 0)
             fprintf(out, "  (sums of %d rows x %d lanes kept in vector registers)", pl->rows,
                     pl->vec_width);
         else if (p == pl->run_at)

@@ -182,6 +182,17 @@ else
         tiles.txt
     check tiles_never_ran test ! -s tiles.json
 fi
+# --explain shows what it runs (or would, without AMX): the tiles' form
+"$G" --dtype bf16 --schedule "$ROOT/schedules/amx_bf16.sched" --shape 64x768x256 --explain \
+    >tx.out 2>tx.err
+check tiles_explain_exit_0 test $? -eq 0
+if grep -q avx512f /proc/cpuinfo 2>/dev/null; then
+    expect_grep tiles_explain_says_the_tiles \
+        "type bf16 on AMX's tiles: 2 x 2 C tiles of 16 x 16, k 32 a step: tdpbf16ps" tx.out
+    expect_grep tiles_explain_run_in_tiles "kept in 2 x 2 tiles, k 32 a step" tx.out
+else
+    skip tiles_explain_says_the_tiles "this CPU has no AVX-512: the tiles are not taken"
+fi
 # the hardware build, compiled whatever the CPU (the assembler knows AMX):
 # per k step 2 A and 2 B tile loads, 4 tdpbf16ps (GCC may unroll the k loop:
 # as many loads as dot products); C's 4 tiles zeroed and stored, the tiles
