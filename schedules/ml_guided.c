@@ -57,12 +57,29 @@ static const char *const why_text[] = {
     "over its bound)",
 };
 
+/* The guard (src/learn/LEARN.md): the best predicted runs only when its
+ * predicted gain over the analytic point exceeds the model's error out of
+ * sample for such a shape; else the analytic point is kept. */
+static const char *const guard_names[] = { "beats", "kept", "inside", "analytic", "no_analytic",
+                                           NULL };
+enum { GUARD_BEATS = GB_GUARD_BEATS, GUARD_KEPT = GB_GUARD_KEPT, GUARD_INSIDE = GB_GUARD_INSIDE,
+       GUARD_ANALYTIC, GUARD_NO_ANALYTIC };
+
 /* Reported only (min > max): --param refuses them. */
 static const gb_param_spec ml_guided_params[] = {
     { "source", 1, 0, source_names, "reported: model, or rule (rule_based's schedule)" },
     { "why", 1, 0, why_names, "reported: why rule_based's schedule ran" },
-    { "rank", 1, 0, NULL, "reported: which of the best predicted ran (0: the best)" },
+    { "rank", 1, 0, NULL, "reported: which of the ranked candidates ran (0: the first)" },
     { "predicted_ns", 1, 0, NULL, "reported: the model's time for it, nanoseconds" },
+    { "guard", 1, 0, guard_names,
+      "reported: at the edge of the M range trained on, beats (the best predicted's gain over "
+      "the analytic point exceeds the model's error there) or kept (within it: the analytic "
+      "point runs); inside (the best predicted runs), analytic (it is the best predicted), "
+      "no_analytic (not a legal candidate here)" },
+    { "edge", 1, 0, NULL, "reported: 1 when the shape is outside the M range trained on" },
+    { "gain_pct", 1, 0, NULL, "reported: the best predicted's gain over the analytic point, %" },
+    { "error_pct", 1, 0, NULL,
+      "reported: the model's error out of sample for such a shape, % (-1: not measured)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -86,6 +103,11 @@ typedef struct choice {
     double predicted_us[TRY];
     char origin[TRY][80];     /* "space", or the elite's "trial of MxKxN, T thread(s)" */
     int rank;                 /* the one that runs */
+    int guard;                /* GUARD_*: why text[0] is the one it is */
+    int edge;                 /* outside the M range trained on */
+    char *analytic_text;      /* the analytic point's text, when legal (owned) */
+    double gain, error;       /* ln: best predicted's gain over the analytic point; the
+                               * model's error for such a shape (NAN: not measured) */
     int checked;              /* compiled and verified once */
     gb_sched_built build;
 } choice;
@@ -164,7 +186,7 @@ static void rank_candidates(choice *c)
     gb_space_point start;
     /* each shape its own sequence of draws, the same in every run */
     unsigned rng = (0x6d6c6775u ^ (unsigned)c->M * 2654435761u ^ (unsigned)(c->K * 40503u + c->N)) | 1u;
-    int n = 0;
+    int n = 0, analytic = -1;   /* analytic: the space's own point's place, when legal */
 
     gb_learned_info_of(ranker.model, &info);
     cap = DRAWS + info.nelites;
@@ -219,6 +241,8 @@ static void rank_candidates(choice *c)
         if ((texts[n] = strdup(text)) == NULL)
             goto done;
         elite[n] = d < DRAWS ? -1 : d - DRAWS;
+        if (d == 0)
+            analytic = n;
         hash[n++] = h;
     }
     c->legal = n;
@@ -228,7 +252,28 @@ static void rank_candidates(choice *c)
         c->why = WHY_NO_TIME; /* legal candidates, but no prediction to rank them by */
         goto done;
     }
-    for (int t = 0; t < TRY && t < n; t++) { /* the TRY fastest, by selection */
+    {   /* the guard: the analytic point (the first drawn, d = 0, when legal here)
+         * first unless the best predicted's gain over it exceeds the error */
+        int best = 0;
+        for (int i = 1; i < n; i++)
+            if (us[i] < us[best])
+                best = i;
+        c->error = gb_learned_error_for(ranker.model, c->M, c->K, c->N, c->threads, &c->edge);
+        c->gain = analytic >= 0 ? log(us[analytic] / us[best]) : NAN;
+        if (analytic >= 0 && (c->analytic_text = strdup(texts[analytic])) == NULL)
+            goto done;
+        c->guard = analytic < 0        ? GUARD_NO_ANALYTIC
+                   : best == analytic ? GUARD_ANALYTIC
+                                      : gb_learned_guard(c->edge, us[best], us[analytic], c->error);
+        if (c->guard == GUARD_KEPT) { /* it goes first; the rest by prediction after it */
+            c->text[0] = texts[analytic];
+            c->predicted_us[0] = us[analytic];
+            snprintf(c->origin[0], sizeof c->origin[0], "space");
+            texts[analytic] = NULL;
+            c->ncand++;
+        }
+    }
+    for (int t = c->ncand; t < TRY && t < n; t++) { /* the fastest predicted, by selection */
         int best = -1;
         for (int i = 0; i < n; i++)
             if (texts[i] && (best < 0 || us[i] < us[best]))
@@ -406,6 +451,48 @@ static void ml_guided_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params 
     if (why == WHY_NONE) {
         gb_param_set(effective, "rank", c->rank);
         gb_param_set(effective, "predicted_ns", lround(c->predicted_us[c->rank] * 1000.0));
+        gb_param_set(effective, "guard", c->guard);
+        gb_param_set(effective, "edge", c->edge);
+        if (!isnan(c->gain))
+            gb_param_set(effective, "gain_pct", lround(100.0 * (exp(c->gain) - 1.0)));
+        gb_param_set(effective, "error_pct",
+                     isnan(c->error) ? -1 : lround(100.0 * (exp(c->error) - 1.0)));
+    }
+}
+
+/* Why c's first candidate is the one it is, in a sentence. */
+static void guard_text(const choice *c, char *out, size_t len)
+{
+    const char *where = c->edge ? "shapes outside the M range it was trained on"
+                                : "shapes inside the M range it was trained on";
+    char err[64];
+
+    if (isnan(c->error))
+        snprintf(err, sizeof err, "not measured (no such shape to hold out): no gain trusted");
+    else
+        snprintf(err, sizeof err, "%.3fx", exp(c->error));
+    switch (c->guard) {
+    case GUARD_KEPT:
+        snprintf(out, len, "the analytic point (the space's own point) kept: the best predicted "
+                 "is %.3fx faster by the model, within its error out of sample for %s (%s)",
+                 exp(c->gain), where, err);
+        break;
+    case GUARD_BEATS:
+        snprintf(out, len, "the best predicted runs: %.3fx faster than the analytic point by the "
+                 "model, beyond its error out of sample for %s (%s)", exp(c->gain), where, err);
+        break;
+    case GUARD_INSIDE:
+        snprintf(out, len, "the best predicted runs: the shape is inside the M range the model "
+                 "was trained on, where the guard does not apply (%.3fx faster than the "
+                 "analytic point by the model; its error out of sample there %s)", exp(c->gain),
+                 err);
+        break;
+    case GUARD_ANALYTIC:
+        snprintf(out, len, "the analytic point (the space's own point) is the best predicted");
+        break;
+    default:
+        snprintf(out, len, "the analytic point is no legal candidate here: the best predicted "
+                 "runs (the model's error for %s: %s)", where, err);
     }
 }
 
@@ -436,6 +523,8 @@ static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                 strcmp(c->origin[t], "space") == 0 ? "a point of the space"
                                                    : c->origin[t],
                 t == c->rank ? "  <- runs (checked against rule_based before it is timed)" : "");
+    guard_text(c, why, sizeof why);
+    fprintf(out, "  guard: %s\n", why);
     if (gb_sched_from_text(ranker.space.file, c->text[c->rank], strlen(c->text[c->rank]), &nest,
                            why, sizeof why) != 0 ||
         (pl = gb_sched_plan_for(&nest, &none, M, N, K, ctx->nthreads, why, sizeof why)) == NULL) {
@@ -463,6 +552,26 @@ cJSON *gb_ml_guided_json(int M, int N, int K, int threads)
     cJSON_AddNumberToObject(o, "predicted_us", c->predicted_us[c->rank]);
     cJSON_AddNumberToObject(o, "candidates", c->legal);
     cJSON_AddStringToObject(o, "origin", c->origin[c->rank]);
+    {
+        char why[GB_ERR_LEN];
+        cJSON *g = cJSON_AddObjectToObject(o, "guard");
+        guard_text(c, why, sizeof why);
+        if (g) {
+            cJSON_AddStringToObject(g, "rule", guard_names[c->guard]);
+            cJSON_AddBoolToObject(g, "edge", c->edge);
+            if (isnan(c->gain))
+                cJSON_AddNullToObject(g, "predicted_gain");
+            else
+                cJSON_AddNumberToObject(g, "predicted_gain", exp(c->gain));
+            if (isnan(c->error))
+                cJSON_AddNullToObject(g, "error");
+            else
+                cJSON_AddNumberToObject(g, "error", exp(c->error));
+            cJSON_AddStringToObject(g, "why", why);
+            if (c->analytic_text)
+                cJSON_AddStringToObject(g, "analytic", c->analytic_text);
+        }
+    }
     return o;
 }
 

@@ -77,7 +77,7 @@ if "$G" model train --database "$FIXTURE" -o "$WORK/probe.model" --space "$SPACE
     expect_exit learn_no_xgboost_run 0 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/probe.model" -o "$WORK/nx.json"
     grep -q '"why":	"no_xgboost"' "$WORK/nx.json" && echo "ok learn_no_xgboost_rule" || echo "FAIL learn_no_xgboost_rule"
     for t in train_deterministic train_explain model_hostile ml_guided_model ml_guided_none \
-             ml_guided_other_machine ml_guided_explain tune_guided; do
+             ml_guided_other_machine ml_guided_explain guard tune_guided; do
         skip "learn_$t" "built without XGBoost (libxgboost-dev)"
     done
     exit 0
@@ -87,7 +87,7 @@ fi
 # of this one, its machine is put in each line (from a trial measured here).
 if ! command -v python3 >/dev/null 2>&1; then
     for t in train_deterministic train_explain model_hostile ml_guided_model ml_guided_none \
-             ml_guided_other_machine ml_guided_explain tune_guided; do
+             ml_guided_other_machine ml_guided_explain guard tune_guided; do
         skip "learn_$t" "needs python3 (rewrites the fixture's machine)"
     done
     exit 0
@@ -174,6 +174,20 @@ edit elite_negative_time 'd["elites"][0]["median_us"] = -3'
 edit elite_huge_text 'd["elites"][0]["schedule"] = "x" * 70000'
 edit elite_point_too_long 'd["elites"][0]["schedule"] = "#" * 20000'
 edit elite_control_byte 'd["elites"][0]["schedule"] += "\x1b[31m"'
+edit version2 'd["version"] = 2; del d["trained"]; del d["error"]'
+expect_grep learn_model_version2_says "model version 2; this gemmbench reads version 3 (train it again)" "$WORK/err"
+edit no_trained 'del d["trained"]'
+edit trained_short 'd["trained"].pop()'
+edit trained_twice 'd["trained"][1] = d["trained"][0]'
+edit trained_zero_m 'd["trained"][0]["M"] = 0'
+edit no_error 'del d["error"]'
+edit error_not_object 'd["error"] = 0.3'
+edit error_negative 'd["error"]["edge"] = -0.1'
+edit error_huge 'd["error"]["edge"] = 1e300'
+edit error_text 'd["error"]["edge"] = "0.3"'
+edit error_other_quantile 'd["error"]["quantile"] = 0.5'
+edit error_without_shapes 'd["error"]["edge_shapes"] = 0'
+edit error_extra_key 'd["error"]["x"] = 1'
 edit elite_refused_text 'd["elites"][0]["schedule"] = d["elites"][0]["schedule"].replace("split i mc", "split q mc")'
 expect_grep learn_model_elite_named "elite 1: " "$WORK/err"
 expect_exit learn_model_refuses_missing 2 "$G" --variant ml_guided --shape 20x33x17 $RUN --model "$WORK/none.model"
@@ -210,6 +224,65 @@ expect_grep learn_ml_guided_explain_predicted "candidate 1: predicted [0-9.]* us
 expect_grep learn_ml_guided_explain_nest "vectorized for jl" "$WORK/out"
 expect_exit learn_ml_guided_explain_other 0 "$G" --variant ml_guided --shape 20x33x17 --threads 1 --model "$WORK/other.model" --explain
 expect_grep learn_ml_guided_explain_why "another kind of machine: L2" "$WORK/out"
+
+# The guard: the model file carries the shapes trained on and its error out
+# of sample (the fixture's two shapes differ in K and N: each is outside the
+# other, both held out); at a shape outside them the analytic point runs
+# unless the predicted gain exceeds the edge error; inside, the best predicted.
+py_check learn_model_error "$WORK/a.model" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 3
+assert sorted((t["M"], t["K"], t["N"], t["threads"]) for t in d["trained"]) == [(20, 33, 17, 1), (24, 40, 32, 1)], d["trained"]
+e = d["error"]
+assert e["quantile"] == 0.9 and e["edge_shapes"] == 2 and e["edge"] >= 0, e
+assert e["inside"] is None and e["inside_shapes"] == 0, e
+PY
+expect_exit learn_train_error_line 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/d.model"
+expect_grep learn_train_says_error "error out of sample .*at the edge [0-9.]*x (2 shape(s) held out), inside not measured" "$WORK/out"
+python3 - "$WORK/a.model" "$WORK/wide.model" "$WORK/zero.model" "$WORK/unmeasured.model" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for path, edge, shapes in ((sys.argv[2], 10.0, 2), (sys.argv[3], 0.0, 2), (sys.argv[4], None, 0)):
+    d["error"]["edge"], d["error"]["edge_shapes"] = edge, shapes
+    open(path, "w").write(json.dumps(d))
+PY
+for m in wide zero unmeasured a; do
+    for shape in 24x33x17 20x33x17; do
+        expect_exit "learn_guard_${m}_$shape" 0 "$G" --variant ml_guided --shape $shape $RUN --model "$WORK/$m.model" -o "$WORK/g-$m-$shape.json"
+    done
+done
+py_check learn_guard_rule "$WORK" <<'PY'
+import json, math, sys
+def ml(m, shape):
+    (r,) = json.load(open(f"{sys.argv[1]}/g-{m}-{shape}.json"))["results"]
+    assert r["check"] == "pass" and r["effective_params"]["source"] == "model", r
+    return r
+for m in ("wide", "unmeasured"):
+    # outside: within an error of 10 (e^10) or an unmeasured one, the analytic point
+    r = ml(m, "24x33x17")
+    g, e = r["schedule"]["guard"], r["effective_params"]
+    assert g["edge"] is True and e["edge"] == 1, g
+    assert g["rule"] in ("kept", "analytic"), g
+    assert r["schedule"]["text"] == g["analytic"], "the analytic point did not run"
+    assert e["guard"] == g["rule"] and (g["rule"] != "kept" or "kept" in g["why"]), (e, g)
+    assert (g["error"] is None) == (m == "unmeasured"), g
+    assert e["error_pct"] == (-1 if m == "unmeasured" else round(100 * (math.exp(10) - 1))), e
+# an error of 0 at the edge: the best predicted, unless it is the analytic point
+r = ml("zero", "24x33x17")
+g = r["schedule"]["guard"]
+assert g["rule"] in ("beats", "analytic"), g
+assert (g["rule"] == "beats") == (r["schedule"]["text"] != g["analytic"]), g
+assert g["rule"] == "analytic" or g["predicted_gain"] > 1, g
+# a shape trained on is inside: the best predicted, whatever the error
+for m in ("wide", "zero", "unmeasured", "a"):
+    r = ml(m, "20x33x17")
+    g = r["schedule"]["guard"]
+    assert g["edge"] is False and g["rule"] in ("inside", "analytic"), (m, g)
+    assert r["effective_params"]["gain_pct"] >= 0, r["effective_params"]
+PY
+expect_exit learn_guard_explain 0 "$G" --variant ml_guided --shape 24x33x17 --threads 1 --model "$WORK/wide.model" --explain
+expect_grep learn_guard_explain_says "guard: the analytic point (the space's own point) \(kept\|is the best predicted\)" "$WORK/out"
 
 # The guided search: the model ranks, the best predicted is measured.
 expect_exit learn_tune_guided 0 "$G" tune --space "$SPACE" --shape 20x33x17 --threads 1 --trials 3 --reps 2 --quiet --model "$WORK/a.model"
