@@ -15,7 +15,7 @@
 #include "sched_lang.h"
 
 #define GB_TRIALS_SCHEMA "gemmbench-trials"
-#define GB_TRIALS_VERSION 1
+#define GB_TRIALS_VERSION 2   /* 1, from before types, still read: f32 */
 #define GB_MODEL_SCHEMA "gemmbench-model"
 #define GB_MODEL_VERSION 3
 
@@ -67,6 +67,7 @@ char *gb_learn_read_file(const char *path, long max, size_t *len, char *err, siz
 /* One measured candidate: a line of the database. */
 typedef struct gb_trial_row {
     int M, K, N, threads;
+    gb_dtype dtype;           /* its schedule's type (version 1 lines: f32) */
     gb_learn_machine machine;
     char space[256];          /* the space file it was drawn from, as given
                                * (gb_trialdb_space_name: at most
@@ -117,6 +118,7 @@ typedef struct gb_learned gb_learned;
  * ml_guided ranks its schedule, as it stands, among the space's points. */
 typedef struct gb_learned_elite {
     int M, K, N, threads;
+    gb_dtype dtype;           /* its schedule's type */
     double median_us;
     char *text;               /* the trial's schedule text */
 } gb_learned_elite;
@@ -124,6 +126,7 @@ typedef struct gb_learned_elite {
 /* A (shape, threads) a model was trained on. */
 typedef struct gb_learned_shape {
     int M, K, N, threads;
+    gb_dtype dtype;
 } gb_learned_shape;
 
 /* The model's error out of sample (src/learn/LEARN.md, "The guard"): for
@@ -155,11 +158,14 @@ typedef struct gb_learned_info {
     gb_learned_error error;
 } gb_learned_info;
 
-/* 1 when M x K x N on threads lies outside what the shapes trained on
- * bracket: no trained shape of the same K, N and threads has an M at most
- * M, or none has one at least M (a BERT shape's M is the tokens; its K and
- * N are the layer's).  The trees extrapolate there. */
-int gb_learned_outside(const gb_learned_shape *trained, int n, int M, int K, int N, int threads);
+/* 1 when M x K x N on threads in dtype lies outside what the shapes
+ * trained on bracket: no trained shape of the same K, N, threads and type
+ * has an M at most M, or none has one at least M (a BERT shape's M is the
+ * tokens; its K and N are the layer's).  The trees extrapolate there. */
+int gb_learned_outside(const gb_learned_shape *trained, int n, int M, int K, int N, int threads,
+                       gb_dtype dtype);
+/* 1 when the model was trained on trials of dtype. */
+int gb_learned_trained_on(const gb_learned *l, gb_dtype dtype);
 /* The guard (src/learn/LEARN.md, "The guard"), on predicted times: for a
  * shape outside what the model was trained on (edge), the candidate
  * predicted best_us runs rather than the analytic point predicted
@@ -173,7 +179,8 @@ int gb_learned_guard(int edge, double best_us, double analytic_us, double error)
 /* The model's error out of sample for a shape like this one: the edge one
  * when it is outside what the model was trained on (*edge 1), else the
  * inside one (reported; the guard does not use it). */
-double gb_learned_error_for(const gb_learned *l, int M, int K, int N, int threads, int *edge);
+double gb_learned_error_for(const gb_learned *l, int M, int K, int N, int threads,
+                            gb_dtype dtype, int *edge);
 
 /* Fits a model of ln(median_us / (2 M N K)) to db's verified rows of machine m (the
  * others are counted in *skipped), features from each row's schedule

@@ -44,9 +44,11 @@ static const char *const source_names[] = { "model", "rule", NULL };
 enum { SOURCE_MODEL, SOURCE_RULE };
 static const char *const why_names[] = { "none", "no_model", "model_none", "no_xgboost",
                                          "other_machine", "no_candidate", "compile_failed",
-                                         "verify_failed", "no_time", NULL };
+                                         "verify_failed", "no_time", "no_type", "other_type",
+                                         NULL };
 enum { WHY_NONE, WHY_NO_MODEL, WHY_MODEL_NONE, WHY_NO_XGBOOST, WHY_OTHER_MACHINE,
-       WHY_NO_CANDIDATE, WHY_COMPILE_FAILED, WHY_VERIFY_FAILED, WHY_NO_TIME };
+       WHY_NO_CANDIDATE, WHY_COMPILE_FAILED, WHY_VERIFY_FAILED, WHY_NO_TIME, WHY_NO_TYPE,
+       WHY_OTHER_TYPE };
 static const char *const why_text[] = {
     "", "no model given (--model FILE, or bench.conf's model)", "--model none",
     "built without XGBoost (libxgboost-dev)", "the model is of another kind of machine",
@@ -55,6 +57,8 @@ static const char *const why_text[] = {
     "the best predicted candidates failed verification",
     "the model predicts no time for this shape's candidates (not finite and positive, or "
     "over its bound)",
+    "the model was trained on no trial of this type (tune --space ... --dtype T --database)",
+    "the model's space states another type",
 };
 
 /* The guard (src/learn/LEARN.md): the best predicted runs only when its
@@ -96,6 +100,7 @@ static struct {
 /* One shape's choice, made once and kept. */
 typedef struct choice {
     int M, N, K, threads;
+    gb_dtype dtype;
     int why;                  /* WHY_NONE: the model's candidate runs */
     int ncand, legal, illegal;
     int idle;                 /* legal, but leaving threads idle (never ranked) */
@@ -222,6 +227,8 @@ static void rank_candidates(choice *c)
             /* the fastest trials of the shapes trained on, as they stand:
              * where the searches ended, each at least as legal as the
              * checker and the plan below find it for this shape */
+            if (info.elites[d - DRAWS].dtype != c->dtype) /* another type's */
+                continue;
             snprintf(text, GB_SPACE_MAX_TEXT, "%s", info.elites[d - DRAWS].text);
         }
         h = text_hash(text);
@@ -258,7 +265,8 @@ static void rank_candidates(choice *c)
         for (int i = 1; i < n; i++)
             if (us[i] < us[best])
                 best = i;
-        c->error = gb_learned_error_for(ranker.model, c->M, c->K, c->N, c->threads, &c->edge);
+        c->error = gb_learned_error_for(ranker.model, c->M, c->K, c->N, c->threads, c->dtype,
+                                        &c->edge);
         c->gain = analytic >= 0 ? log(us[analytic] / us[best]) : NAN;
         if (analytic >= 0 && (c->analytic_text = strdup(texts[analytic])) == NULL)
             goto done;
@@ -304,20 +312,36 @@ done:
 
 /* The choice of (M, N, K, threads), made on first need; NULL when the table
  * is full (rule_based then). */
-static choice *choose(int M, int N, int K, int threads)
+static choice *find_choice(int M, int N, int K, int threads, gb_dtype dtype)
 {
-    choice *c;
-
     for (int i = 0; i < nchoices; i++)
         if (choices[i].M == M && choices[i].N == N && choices[i].K == K &&
-            choices[i].threads == threads)
+            choices[i].threads == threads && choices[i].dtype == dtype)
             return &choices[i];
+    return NULL;
+}
+
+static choice *choose(int M, int N, int K, int threads, gb_dtype dtype)
+{
+    choice *c = find_choice(M, N, K, threads, dtype);
+
+    if (c != NULL)
+        return c;
     if (nchoices == MAX_CHOICES)
         return NULL;
     c = &choices[nchoices++];
-    *c = (choice){ .M = M, .N = N, .K = K, .threads = threads, .why = ranker.why };
-    if (ranker.why == WHY_NONE)
+    *c = (choice){ .M = M, .N = N, .K = K, .threads = threads, .dtype = dtype,
+                   .why = ranker.why };
+    if (c->why == WHY_NONE && !gb_learned_trained_on(ranker.model, dtype))
+        c->why = WHY_NO_TYPE;
+    else if (c->why == WHY_NONE && ranker.space.states_type && ranker.space.dtype != dtype)
+        c->why = WHY_OTHER_TYPE;
+    if (c->why == WHY_NONE) {
+        const gb_dtype was = ranker.space.dtype;
+        ranker.space.dtype = dtype; /* the points' texts state the type */
         rank_candidates(c);
+        ranker.space.dtype = was;
+    }
     return c;
 }
 
@@ -376,7 +400,10 @@ static int build_candidate(choice *c, void **state)
             gb_sched_state_make(&nest, &none, c->M, c->N, c->K, c->threads, state, &so, why,
                                 sizeof why) != 0)
             continue;
-        if (c->checked || agrees_with_rule(c->M, c->N, c->K, c->threads, *state)) {
+        /* a typed pick: the harness's exact verification only (rule_based
+         * runs f32 alone) */
+        if (c->checked || c->dtype != GB_DTYPE_F32 ||
+            agrees_with_rule(c->M, c->N, c->K, c->threads, *state)) {
             c->checked = 1;
             gb_sched_built_from(&c->build, &so);
             return 0;
@@ -394,7 +421,7 @@ static int ml_guided_prepare(int M, int N, int K, const float *B, int ldb, const
 {
     static const gb_params none;
     ml_state *st = calloc(1, sizeof *st);
-    choice *c = choose(M, N, K, ctx->nthreads);
+    choice *c = choose(M, N, K, ctx->nthreads, GB_DTYPE_F32);
 
     if (st == NULL)
         return -1;
@@ -442,7 +469,7 @@ static int ml_guided_run(int M, int N, int K, const float *A, int lda, const flo
 
 static void ml_guided_resolve(int M, int N, int K, const gb_ctx *ctx, gb_params *effective)
 {
-    const choice *c = choose(M, N, K, ctx->nthreads);
+    const choice *c = choose(M, N, K, ctx->nthreads, GB_DTYPE_F32);
     const int why = c ? c->why : WHY_NO_CANDIDATE;
 
     memset(effective, 0, sizeof *effective);
@@ -499,7 +526,7 @@ static void guard_text(const choice *c, char *out, size_t len)
 static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
     static const gb_params none;
-    choice *c = choose(M, N, K, ctx->nthreads);
+    choice *c = choose(M, N, K, ctx->nthreads, GB_DTYPE_F32);
     gb_learned_info info;
     gb_sched nest;
     gb_sched_plan *pl;
@@ -535,15 +562,11 @@ static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
     gb_sched_plan_free(pl);
 }
 
-cJSON *gb_ml_guided_json(int M, int N, int K, int threads)
+cJSON *gb_ml_guided_json(gb_dtype dtype, int M, int N, int K, int threads)
 {
-    const choice *c = NULL;
+    const choice *c = find_choice(M, N, K, threads, dtype);
     cJSON *o;
 
-    for (int i = 0; i < nchoices; i++)
-        if (choices[i].M == M && choices[i].N == N && choices[i].K == K &&
-            choices[i].threads == threads)
-            c = &choices[i];
     if (c == NULL || c->why != WHY_NONE || !c->checked ||
         (o = gb_sched_json_object(ranker.space.file, c->text[c->rank], NULL, NULL, 0, 0, 0, 0,
                                   &c->build)) == NULL)
@@ -575,6 +598,110 @@ cJSON *gb_ml_guided_json(int M, int N, int K, int threads)
     return o;
 }
 
+/* ---- bf16 and u8s8: the model's pick among the typed space's points ------- */
+
+extern const gb_variant gb_variant_packed;
+
+/* The model's typed pick, or packed's kernel of the type where it has none
+ * (rule_based runs f32 alone): what prepare chose, for run and impl. */
+typedef struct typed_state {
+    const gb_typed_kernel *packed; /* NULL: the model's pick runs */
+    void *state;
+    int why;                       /* the choice's why where packed runs */
+} typed_state;
+
+static int typed_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb,
+                         const gb_ctx *ctx, int prepack, void **state)
+{
+    typed_state *st = calloc(1, sizeof *st);
+    choice *c = choose(M, N, K, ctx->nthreads, t);
+
+    if (st == NULL)
+        return -1;
+    if (c != NULL && c->why == WHY_NONE && build_candidate(c, &st->state) == 0) {
+        *state = st;
+        return 0;
+    }
+    st->why = c ? c->why : WHY_NO_CANDIDATE;
+    st->packed = gb_variant_packed.typed[t];
+    if (st->packed == NULL ||
+        (st->packed->prepare &&
+         st->packed->prepare(M, N, K, B, ldb, ctx, prepack, &st->state) != 0)) {
+        free(st);
+        return -1;
+    }
+    *state = st;
+    return 0;
+}
+
+static int typed_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb,
+                     void *C, int ldc, const gb_ctx *ctx)
+{
+    const typed_state *st = ctx->state;
+    gb_ctx inner = *ctx;
+
+    if (st == NULL)
+        return -1;
+    inner.state = st->state;
+    if (st->packed)
+        return st->packed->run(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+    return gb_sched_state_run_typed(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+}
+
+static void typed_release(void *state)
+{
+    typed_state *st = state;
+
+    if (st == NULL)
+        return;
+    if (st->packed && st->packed->release)
+        st->packed->release(st->state);
+    else if (!st->packed)
+        gb_sched_state_free(st->state);
+    free(st);
+}
+
+/* Which code ran: "model: dot: vdpbf16ps", or "packed: avx512_bf16 (WHY)"
+ * where the model had no pick, WHY the reason's name (no_type, ...). */
+static void typed_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t len)
+{
+    const typed_state *st = ctx->state;
+    char inner[96] = "";
+
+    if (st == NULL) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    if (st->packed) {
+        gb_ctx pc = *ctx;
+        pc.state = st->state;
+        if (st->packed->impl)
+            st->packed->impl(M, N, K, &pc, inner, sizeof inner);
+        snprintf(buf, len, "packed: %s (%s)", inner, why_names[st->why]);
+        return;
+    }
+    snprintf(buf, len, "model: %s", gb_sched_state_impl(st->state));
+}
+
+static int typed_prepare_bf16(int M, int N, int K, const void *B, int ldb, const gb_ctx *ctx,
+                              int prepack, void **state)
+{
+    return typed_prepare(GB_DTYPE_BF16, M, N, K, B, ldb, ctx, prepack, state);
+}
+
+static int typed_prepare_u8s8(int M, int N, int K, const void *B, int ldb, const gb_ctx *ctx,
+                              int prepack, void **state)
+{
+    return typed_prepare(GB_DTYPE_U8S8, M, N, K, B, ldb, ctx, prepack, state);
+}
+
+static const gb_typed_kernel ml_guided_typed[GB_DTYPE_COUNT] = {
+    [GB_DTYPE_BF16] = { .run = typed_run, .prepare = typed_prepare_bf16,
+                        .release = typed_release, .impl = typed_impl },
+    [GB_DTYPE_U8S8] = { .run = typed_run, .prepare = typed_prepare_u8s8,
+                        .release = typed_release, .impl = typed_impl },
+};
+
 const gb_variant gb_variant_ml_guided = {
     .name = "ml_guided",
     .family = "learned",
@@ -587,4 +714,6 @@ const gb_variant gb_variant_ml_guided = {
     .resolve = ml_guided_resolve,
     .explain = ml_guided_explain,
     .base = &gb_variant_rule_based,
+    .typed = { [GB_DTYPE_BF16] = &ml_guided_typed[GB_DTYPE_BF16],
+               [GB_DTYPE_U8S8] = &ml_guided_typed[GB_DTYPE_U8S8] },
 };

@@ -23,7 +23,8 @@
 
 static int same_shape(const gb_trial_row *a, const gb_trial_row *b)
 {
-    return a->M == b->M && a->K == b->K && a->N == b->N && a->threads == b->threads;
+    return a->M == b->M && a->K == b->K && a->N == b->N && a->threads == b->threads &&
+           a->dtype == b->dtype;
 }
 
 int main(int argc, char **argv)
@@ -108,7 +109,7 @@ int main(int argc, char **argv)
             analytic_pred = pred[a];
         }
         error = gb_learned_error_for(model, db.rows[h].M, db.rows[h].K, db.rows[h].N,
-                                     db.rows[h].threads, &edge);
+                                     db.rows[h].threads, db.rows[h].dtype, &edge);
         guard_us = isnan(analytic_us) ||
                            gb_learned_guard(edge, pick_pred, analytic_pred, error) != GB_GUARD_KEPT
                        ? pick_us

@@ -95,17 +95,18 @@ typedef struct ranked_row {
 
 static int same_shape(const gb_trial_row *p, const gb_trial_row *q)
 {
-    return p->M == q->M && p->K == q->K && p->N == q->N && p->threads == q->threads;
+    return p->M == q->M && p->K == q->K && p->N == q->N && p->threads == q->threads &&
+           p->dtype == q->dtype;
 }
 
 static int by_shape_then_time(const void *a, const void *b)
 {
     const ranked_row *x = a, *y = b;
     const gb_trial_row *p = x->r, *q = y->r;
-    const int key_p[4] = { p->M, p->K, p->N, p->threads }, key_q[4] = { q->M, q->K, q->N,
-                                                                          q->threads };
+    const int key_p[5] = { p->M, p->K, p->N, p->threads, (int)p->dtype };
+    const int key_q[5] = { q->M, q->K, q->N, q->threads, (int)q->dtype };
 
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         if (key_p[k] != key_q[k])
             return key_p[k] < key_q[k] ? -1 : 1;
     if (p->median_us != q->median_us)
@@ -140,7 +141,8 @@ static int take_elites(gb_learned *l, const gb_trial_db *db, const char *used, i
             dup |= strcmp(l->elites[e].text, r->text) == 0;
         if (l->nelites - group >= per || dup) /* the shape has its elites, or this text */
             continue;
-        l->elites[l->nelites] = (gb_learned_elite){ r->M, r->K, r->N, r->threads, r->median_us,
+        l->elites[l->nelites] = (gb_learned_elite){ r->M, r->K, r->N, r->threads, r->dtype,
+                                                    r->median_us,
                                                     strdup(r->text) };
         if (l->elites[l->nelites].text == NULL)
             goto done;
@@ -152,13 +154,14 @@ done:
     return rc;
 }
 
-int gb_learned_outside(const gb_learned_shape *trained, int n, int M, int K, int N, int threads)
+int gb_learned_outside(const gb_learned_shape *trained, int n, int M, int K, int N, int threads,
+                       gb_dtype dtype)
 {
     int below = 0, above = 0;
 
     for (int i = 0; i < n; i++) {
         const gb_learned_shape *t = &trained[i];
-        if (t->K != K || t->N != N || t->threads != threads)
+        if (t->K != K || t->N != N || t->threads != threads || t->dtype != dtype)
             continue;
         below |= t->M <= M;
         above |= t->M >= M;
@@ -174,9 +177,18 @@ int gb_learned_guard(int edge, double best_us, double analytic_us, double error)
     return log(analytic_us / best_us) > error ? GB_GUARD_BEATS : GB_GUARD_KEPT;
 }
 
-double gb_learned_error_for(const gb_learned *l, int M, int K, int N, int threads, int *edge)
+int gb_learned_trained_on(const gb_learned *l, gb_dtype dtype)
 {
-    *edge = gb_learned_outside(l->trained, l->ntrained, M, K, N, threads);
+    for (int s = 0; s < l->ntrained; s++)
+        if (l->trained[s].dtype == dtype)
+            return 1;
+    return 0;
+}
+
+double gb_learned_error_for(const gb_learned *l, int M, int K, int N, int threads,
+                            gb_dtype dtype, int *edge)
+{
+    *edge = gb_learned_outside(l->trained, l->ntrained, M, K, N, threads, dtype);
     return *edge ? l->error.edge : l->error.inside;
 }
 
@@ -319,7 +331,7 @@ static int cross_validate(gb_learned *l, const float *X, const float *y, int row
             gb_learned_shape mine = l->trained[s];
             l->trained[s] = l->trained[S - 1];
             edge[s] = (char)gb_learned_outside(l->trained, S - 1, mine.M, mine.K, mine.N,
-                                              mine.threads);
+                                              mine.threads, mine.dtype);
             l->trained[s] = mine;
         }
     }
@@ -370,12 +382,13 @@ static int shape_index(gb_learned *l, const gb_trial_row *r, int cap)
 {
     for (int s = 0; s < l->ntrained; s++) {
         const gb_learned_shape *t = &l->trained[s];
-        if (t->M == r->M && t->K == r->K && t->N == r->N && t->threads == r->threads)
+        if (t->M == r->M && t->K == r->K && t->N == r->N && t->threads == r->threads &&
+            t->dtype == r->dtype)
             return s;
     }
     if (l->ntrained == cap)
         return -1;
-    l->trained[l->ntrained] = (gb_learned_shape){ r->M, r->K, r->N, r->threads };
+    l->trained[l->ntrained] = (gb_learned_shape){ r->M, r->K, r->N, r->threads, r->dtype };
     return l->ntrained++;
 }
 
@@ -469,11 +482,12 @@ static const char *const model_keys[] = { "schema", "version", "features_version
                                           "target", "machine", "seed", "trials", "shapes",
                                           "space", "elites", "trained", "error", "xgboost",
                                           NULL };
-static const char *const shape_keys[] = { "M", "K", "N", "threads", NULL };
+static const char *const shape_keys[] = { "M", "K", "N", "threads", "dtype", NULL };
 static const char *const error_keys[] = { "quantile", "edge", "edge_shapes", "inside",
                                           "inside_shapes", NULL };
 static const char *const space_keys[] = { "file", "text", NULL };
-static const char *const elite_keys[] = { "M", "K", "N", "threads", "median_us", "schedule",
+static const char *const elite_keys[] = { "M", "K", "N", "threads", "dtype", "median_us",
+                                          "schedule",
                                           NULL };
 
 /* The elites as a JSON array, or NULL. */
@@ -487,6 +501,7 @@ static cJSON *elites_json(const gb_learned *l)
         if (o == NULL || !cJSON_AddItemToArray(a, o) || !cJSON_AddNumberToObject(o, "M", e->M) ||
             !cJSON_AddNumberToObject(o, "K", e->K) || !cJSON_AddNumberToObject(o, "N", e->N) ||
             !cJSON_AddNumberToObject(o, "threads", e->threads) ||
+            !cJSON_AddStringToObject(o, "dtype", gb_dtype_name(e->dtype)) ||
             !cJSON_AddNumberToObject(o, "median_us", e->median_us) ||
             !cJSON_AddStringToObject(o, "schedule", e->text)) {
             cJSON_Delete(a);
@@ -507,7 +522,8 @@ static cJSON *trained_json(const gb_learned *l)
         cJSON *o = cJSON_CreateObject();
         if (o == NULL || !cJSON_AddItemToArray(a, o) || !cJSON_AddNumberToObject(o, "M", t->M) ||
             !cJSON_AddNumberToObject(o, "K", t->K) || !cJSON_AddNumberToObject(o, "N", t->N) ||
-            !cJSON_AddNumberToObject(o, "threads", t->threads)) {
+            !cJSON_AddNumberToObject(o, "threads", t->threads) ||
+            !cJSON_AddStringToObject(o, "dtype", gb_dtype_name(t->dtype))) {
             cJSON_Delete(a);
             return NULL;
         }
@@ -624,6 +640,18 @@ static int int_in(const cJSON *o, const char *key, double lo, double hi, long *o
     return 0;
 }
 
+/* A type at "dtype" of o, or -1 with why. */
+static int dtype_in(const cJSON *o, gb_dtype *out, char *why, size_t whylen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "dtype");
+
+    if (!cJSON_IsString(v) || gb_dtype_parse(v->valuestring, out) != 0) {
+        snprintf(why, whylen, "\"dtype\" is not f32, bf16 or u8s8");
+        return -1;
+    }
+    return 0;
+}
+
 /* The "elites" array of doc into l: each object exactly its keys, the
  * shape and threads in range, a time, a schedule the language accepts
  * (what it refuses never reaches a feature or a compiler).  0, or -1
@@ -647,6 +675,7 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
         const cJSON *us = cJSON_GetObjectItemCaseSensitive(o, "median_us");
         gb_learned_elite *e = &l->elites[i];
         long M, K, N, threads;
+        gb_dtype dtype;
         gb_sched nest;
         char part[GB_ERR_LEN];
 
@@ -654,7 +683,8 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
             int_in(o, "M", 1, GB_MAX_DIM, &M, part, sizeof part) != 0 ||
             int_in(o, "K", 1, GB_MAX_DIM, &K, part, sizeof part) != 0 ||
             int_in(o, "N", 1, GB_MAX_DIM, &N, part, sizeof part) != 0 ||
-            int_in(o, "threads", 1, GB_TRIALS_MAX_THREADS, &threads, part, sizeof part) != 0) {
+            int_in(o, "threads", 1, GB_TRIALS_MAX_THREADS, &threads, part, sizeof part) != 0 ||
+            dtype_in(o, &dtype, part, sizeof part) != 0) {
             if (!cJSON_IsObject(o))
                 snprintf(part, sizeof part, "not an object");
             snprintf(why, whylen, "elite %d: %s", i + 1, part);
@@ -672,7 +702,12 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
             snprintf(why, whylen, "elite %d: %s", i + 1, part);
             return -1;
         }
-        *e = (gb_learned_elite){ (int)M, (int)K, (int)N, (int)threads, us->valuedouble,
+        if (nest.dtype != dtype) {
+            snprintf(why, whylen, "elite %d: its schedule states type %s, its \"dtype\" is %s",
+                     i + 1, gb_dtype_name(nest.dtype), gb_dtype_name(dtype));
+            return -1;
+        }
+        *e = (gb_learned_elite){ (int)M, (int)K, (int)N, (int)threads, dtype, us->valuedouble,
                                  strdup(t->valuestring) };
         if (e->text == NULL) {
             snprintf(why, whylen, "out of memory");
@@ -700,18 +735,20 @@ static int read_trained(const cJSON *doc, gb_learned *l, char *why, size_t whyle
     }
     for (const cJSON *o = a->child; o; o = o->next, i++) {
         long M, K, N, threads;
+        gb_dtype dtype;
         char part[GB_ERR_LEN];
         if (!cJSON_IsObject(o) || gb_learn_keys_exact(o, shape_keys, part, sizeof part) != 0 ||
             int_in(o, "M", 1, GB_MAX_DIM, &M, part, sizeof part) != 0 ||
             int_in(o, "K", 1, GB_MAX_DIM, &K, part, sizeof part) != 0 ||
             int_in(o, "N", 1, GB_MAX_DIM, &N, part, sizeof part) != 0 ||
-            int_in(o, "threads", 1, GB_TRIALS_MAX_THREADS, &threads, part, sizeof part) != 0) {
+            int_in(o, "threads", 1, GB_TRIALS_MAX_THREADS, &threads, part, sizeof part) != 0 ||
+            dtype_in(o, &dtype, part, sizeof part) != 0) {
             if (!cJSON_IsObject(o))
                 snprintf(part, sizeof part, "not an object");
             snprintf(why, whylen, "trained shape %d: %s", i + 1, part);
             return -1;
         }
-        l->trained[i] = (gb_learned_shape){ (int)M, (int)K, (int)N, (int)threads };
+        l->trained[i] = (gb_learned_shape){ (int)M, (int)K, (int)N, (int)threads, dtype };
         for (int j = 0; j < i; j++)
             if (memcmp(&l->trained[j], &l->trained[i], sizeof l->trained[i]) == 0) {
                 snprintf(why, whylen, "trained shape %d: the same as %d", i + 1, j + 1);

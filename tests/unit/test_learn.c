@@ -9,28 +9,34 @@
 
 /* mlp_expand's K and N at M 32..384 on 2 threads, and qkv's at M 16 */
 static const gb_learned_shape trained[] = {
-    { 32, 768, 3072, 2 }, { 64, 768, 3072, 2 }, { 128, 768, 3072, 2 }, { 384, 768, 3072, 2 },
-    { 16, 768, 768, 2 },
+    { 32, 768, 3072, 2, GB_DTYPE_F32 }, { 64, 768, 3072, 2, GB_DTYPE_F32 },
+    { 128, 768, 3072, 2, GB_DTYPE_F32 }, { 384, 768, 3072, 2, GB_DTYPE_F32 },
+    { 16, 768, 768, 2, GB_DTYPE_F32 }, { 16, 768, 768, 2, GB_DTYPE_BF16 },
 };
+#define F32 GB_DTYPE_F32
 #define NTRAINED ((int)(sizeof trained / sizeof trained[0]))
 
 TEST(learn_outside_is_beyond_the_trained_m_of_the_same_k_n_threads)
 {
     /* below the smallest M of its K and N: a smaller M of another K, N
      * (qkv's 16) brackets nothing */
-    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 16, 768, 3072, 2), 1);
-    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 512, 768, 3072, 2), 1);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 16, 768, 3072, 2, F32), 1);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 512, 768, 3072, 2, F32), 1);
     /* between two trained M, or one of them */
-    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 48, 768, 3072, 2), 0);
-    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 32, 768, 3072, 2), 0);
-    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 384, 768, 3072, 2), 0);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 48, 768, 3072, 2, F32), 0);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 32, 768, 3072, 2, F32), 0);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 384, 768, 3072, 2, F32), 0);
     /* another thread count, another K or N: nothing trained brackets it */
-    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 48, 768, 3072, 1), 1);
-    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 48, 3072, 768, 2), 1);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 48, 768, 3072, 1, F32), 1);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 48, 3072, 768, 2, F32), 1);
     /* a single trained M brackets itself only */
-    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 16, 768, 768, 2), 0);
-    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 17, 768, 768, 2), 1);
-    CHECK_EQ_INT(gb_learned_outside(trained, 0, 16, 768, 768, 2), 1);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 16, 768, 768, 2, F32), 0);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 17, 768, 768, 2, F32), 1);
+    CHECK_EQ_INT(gb_learned_outside(trained, 0, 16, 768, 768, 2, F32), 1);
+    /* another type: only its own trials bracket it */
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 48, 768, 3072, 2, GB_DTYPE_BF16), 1);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 16, 768, 768, 2, GB_DTYPE_BF16), 0);
+    CHECK_EQ_INT(gb_learned_outside(trained, NTRAINED, 16, 768, 768, 2, GB_DTYPE_U8S8), 1);
 }
 
 TEST(learn_guard_keeps_the_analytic_point_within_the_error)
