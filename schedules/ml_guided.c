@@ -15,7 +15,12 @@
  * (none given, `--model none`, a build without XGBoost, a model of another
  * kind of machine), rule_based runs with its own rules.  Which one ran and
  * why is effective_params.source and .why; --explain prints the chosen nest
- * and its predicted time.  src/learn/LEARN.md says the rest.
+ * and its predicted time.  At a shape outside the M range the model was
+ * trained on, the analytic point (the first draw) is kept unless the best
+ * predicted beats it by more than the model's error there (the guard).
+ * bf16 and u8s8 (--dtype): the typed space's points and that type's
+ * elites, the pick checked against packed's kernel of the type, which runs
+ * where there is no pick.  src/learn/LEARN.md says the rest.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -384,6 +389,54 @@ static int agrees_with_rule(int M, int N, int K, int threads, void *state)
     return ok;
 }
 
+extern const gb_variant gb_variant_packed;
+
+/* The same for a pick of another type, against packed's kernel of it (A,
+ * B of small integers: products exact in bf16's f32 sums and in u8s8's
+ * int32, so the two agree bit for bit). */
+static int agrees_with_packed(gb_dtype t, int M, int N, int K, int threads, void *state)
+{
+    static const gb_params none;
+    const gb_typed_kernel *pk = gb_variant_packed.typed[t];
+    const size_t sa = gb_dtype_size_a(t), sb = gb_dtype_size_b(t), sc = gb_dtype_size_c(t);
+    unsigned char *A = malloc((size_t)M * K * sa), *B = malloc((size_t)K * N * sb);
+    unsigned char *C = malloc((size_t)M * N * sc), *R = malloc((size_t)M * N * sc);
+    gb_ctx ctx = { threads, &none, state, NULL, 0 }, ref = { threads, &none, NULL, NULL, 0 };
+    unsigned x = 54321u;
+    int ok = 0;
+
+    if (pk != NULL && A && B && C && R) {
+        for (size_t i = 0; i < (size_t)M * K; i++) {
+            const int v = (int)((x = x * 1664525u + 1013904223u) >> 16) % 9;
+            if (t == GB_DTYPE_BF16)
+                ((gb_bf16 *)A)[i] = gb_bf16_from_float((float)(v - 4));
+            else
+                A[i] = (unsigned char)v; /* u8: 0..8 */
+        }
+        for (size_t i = 0; i < (size_t)K * N; i++) {
+            const int v = (int)((x = x * 1664525u + 1013904223u) >> 16) % 9 - 4;
+            if (t == GB_DTYPE_BF16)
+                ((gb_bf16 *)B)[i] = gb_bf16_from_float((float)v);
+            else
+                ((signed char *)B)[i] = (signed char)v;
+        }
+        memset(C, 0xff, (size_t)M * N * sc); /* an element never written differs */
+        memset(R, 0x00, (size_t)M * N * sc);
+        ok = gb_sched_state_run_typed(M, N, K, A, K, B, N, C, N, &ctx) == 0;
+        if (ok && pk->prepare)
+            ok = pk->prepare(M, N, K, B, N, &ref, 0, &ref.state) == 0;
+        ok = ok && pk->run(M, N, K, A, K, B, N, R, N, &ref) == 0;
+        if (ref.state && pk->release)
+            pk->release(ref.state);
+        ok = ok && memcmp(C, R, (size_t)M * N * sc) == 0;
+    }
+    free(A);
+    free(B);
+    free(C);
+    free(R);
+    return ok;
+}
+
 /* The first of c's candidates, from c->rank on, that compiles (and, the
  * first time, verifies) into *state; else c->why says which failed. */
 static int build_candidate(choice *c, void **state)
@@ -400,10 +453,12 @@ static int build_candidate(choice *c, void **state)
             gb_sched_state_make(&nest, &none, c->M, c->N, c->K, c->threads, state, &so, why,
                                 sizeof why) != 0)
             continue;
-        /* a typed pick: the harness's exact verification only (rule_based
-         * runs f32 alone) */
-        if (c->checked || c->dtype != GB_DTYPE_F32 ||
-            agrees_with_rule(c->M, c->N, c->K, c->threads, *state)) {
+        /* a typed pick against packed's kernel of its type (rule_based runs
+         * f32 alone) */
+        if (c->checked ||
+            (c->dtype == GB_DTYPE_F32
+                 ? agrees_with_rule(c->M, c->N, c->K, c->threads, *state)
+                 : agrees_with_packed(c->dtype, c->M, c->N, c->K, c->threads, *state))) {
             c->checked = 1;
             gb_sched_built_from(&c->build, &so);
             return 0;
@@ -599,8 +654,6 @@ cJSON *gb_ml_guided_json(gb_dtype dtype, int M, int N, int K, int threads)
 }
 
 /* ---- bf16 and u8s8: the model's pick among the typed space's points ------- */
-
-extern const gb_variant gb_variant_packed;
 
 /* The model's typed pick, or packed's kernel of the type where it has none
  * (rule_based runs f32 alone): what prepare chose, for run and impl. */
