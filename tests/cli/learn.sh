@@ -77,6 +77,16 @@ expect_exit learn_tune_refuses_bad_db 2 "$G" tune --space "$SPACE" --shape 8x16x
 cmp -s "$WORK/keep.jsonl" "$WORK/not_json.jsonl" && echo "ok learn_tune_keeps_bad_db" || echo "FAIL learn_tune_keeps_bad_db"
 expect_exit learn_database_needs_space 2 "$G" tune --shape 8x16x16 --database "$WORK/db.jsonl"
 
+# ml_guided in bf16 without a model: packed's bf16 kernel, verified, saying why.
+expect_exit learn_typed_no_model 0 "$G" --variant ml_guided --dtype bf16 --shape 16x32x32 --threads 1 --reps 2 -o "$WORK/typed-nomodel.json"
+expect_grep learn_typed_no_model_note "ml_guided runs rule_based's schedule (packed's kernel in bf16 and u8s8): no model given" "$WORK/err"
+py_check learn_typed_no_model_impl "$WORK/typed-nomodel.json" <<'PY'
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["results"]
+assert r["dtype"] == "bf16" and r["check"] == "pass" and "schedule" not in r, r
+assert r["impl"].startswith("packed: ") and r["impl"].endswith("(no_model)"), r["impl"]
+PY
+
 # ---- the model: trained on the fixture -----------------------------------
 if "$G" model train --database "$FIXTURE" -o "$WORK/probe.model" --space "$SPACE" 2>&1 | grep -q 'built without XGBoost'; then
     expect_exit learn_no_xgboost_train 2 "$G" model train --database "$FIXTURE" -o "$WORK/m.model"
