@@ -658,8 +658,7 @@ cJSON *gb_ml_guided_json(gb_dtype dtype, int M, int N, int K, int threads)
 /* The model's typed pick, or packed's kernel of the type where it has none
  * (rule_based runs f32 alone): what prepare chose, for run and impl. */
 typedef struct typed_state {
-    const gb_typed_kernel *packed; /* NULL: the model's pick runs */
-    void *state;
+    gb_sched_typed_pick pick;
     int why;                       /* the choice's why where packed runs */
 } typed_state;
 
@@ -671,15 +670,13 @@ static int typed_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb
 
     if (st == NULL)
         return -1;
-    if (c != NULL && c->why == WHY_NONE && build_candidate(c, &st->state) == 0) {
+    if (c != NULL && c->why == WHY_NONE && build_candidate(c, &st->pick.state) == 0) {
         *state = st;
         return 0;
     }
     st->why = c ? c->why : WHY_NO_CANDIDATE;
-    st->packed = gb_variant_packed.typed[t];
-    if (st->packed == NULL ||
-        (st->packed->prepare &&
-         st->packed->prepare(M, N, K, B, ldb, ctx, prepack, &st->state) != 0)) {
+    if (gb_sched_pick_packed(&st->pick, gb_variant_packed.typed[t], M, N, K, B, ldb, ctx,
+                             prepack) != 0) {
         free(st);
         return -1;
     }
@@ -691,14 +688,8 @@ static int typed_run(int M, int N, int K, const void *A, int lda, const void *B,
                      void *C, int ldc, const gb_ctx *ctx)
 {
     const typed_state *st = ctx->state;
-    gb_ctx inner = *ctx;
 
-    if (st == NULL)
-        return -1;
-    inner.state = st->state;
-    if (st->packed)
-        return st->packed->run(M, N, K, A, lda, B, ldb, C, ldc, &inner);
-    return gb_sched_state_run_typed(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+    return st == NULL ? -1 : gb_sched_pick_run(&st->pick, M, N, K, A, lda, B, ldb, C, ldc, ctx);
 }
 
 static void typed_release(void *state)
@@ -707,10 +698,7 @@ static void typed_release(void *state)
 
     if (st == NULL)
         return;
-    if (st->packed && st->packed->release)
-        st->packed->release(st->state);
-    else if (!st->packed)
-        gb_sched_state_free(st->state);
+    gb_sched_pick_release(&st->pick);
     free(st);
 }
 
@@ -719,21 +707,17 @@ static void typed_release(void *state)
 static void typed_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t len)
 {
     const typed_state *st = ctx->state;
-    char inner[96] = "";
+    char ran[160];
 
     if (st == NULL) {
         snprintf(buf, len, "%s", "");
         return;
     }
-    if (st->packed) {
-        gb_ctx pc = *ctx;
-        pc.state = st->state;
-        if (st->packed->impl)
-            st->packed->impl(M, N, K, &pc, inner, sizeof inner);
-        snprintf(buf, len, "packed: %s (%s)", inner, why_names[st->why]);
-        return;
-    }
-    snprintf(buf, len, "model: %s", gb_sched_state_impl(st->state));
+    gb_sched_pick_impl(&st->pick, "model: ", M, N, K, ctx, ran, sizeof ran);
+    if (st->pick.packed)
+        snprintf(buf, len, "%s (%s)", ran, why_names[st->why]);
+    else
+        snprintf(buf, len, "%s", ran);
 }
 
 static int typed_prepare_bf16(int M, int N, int K, const void *B, int ldb, const gb_ctx *ctx,
