@@ -15,9 +15,9 @@
 #include "sched_lang.h"
 
 #define GB_TRIALS_SCHEMA "gemmbench-trials"
-#define GB_TRIALS_VERSION 1
+#define GB_TRIALS_VERSION 2   /* 1, from before types, still read: f32 */
 #define GB_MODEL_SCHEMA "gemmbench-model"
-#define GB_MODEL_VERSION 2
+#define GB_MODEL_VERSION 3
 
 #define GB_TRIALS_MAX_BYTES (64L << 20)  /* a database file */
 #define GB_TRIALS_MAX_LINE 65536         /* bytes of one line */
@@ -67,6 +67,7 @@ char *gb_learn_read_file(const char *path, long max, size_t *len, char *err, siz
 /* One measured candidate: a line of the database. */
 typedef struct gb_trial_row {
     int M, K, N, threads;
+    gb_dtype dtype;           /* its schedule's type (version 1 lines: f32) */
     gb_learn_machine machine;
     char space[256];          /* the space file it was drawn from, as given
                                * (gb_trialdb_space_name: at most
@@ -117,9 +118,31 @@ typedef struct gb_learned gb_learned;
  * ml_guided ranks its schedule, as it stands, among the space's points. */
 typedef struct gb_learned_elite {
     int M, K, N, threads;
+    gb_dtype dtype;           /* its schedule's type */
     double median_us;
     char *text;               /* the trial's schedule text */
 } gb_learned_elite;
+
+/* A (shape, threads) a model was trained on. */
+typedef struct gb_learned_shape {
+    int M, K, N, threads;
+    gb_dtype dtype;
+} gb_learned_shape;
+
+/* The model's error out of sample (src/learn/LEARN.md, "The guard"): for
+ * each trial of a shape held out of a fit, its residual ln(time) -
+ * ln(predicted) less that of the shape's analytic point (the space's own
+ * point, packed.sched's), i.e. how much the trees overstate a candidate's
+ * gain over the analytic point; GB_LEARNED_ERROR_QUANTILE of these, at
+ * least 0, over the shapes that were outside the others' M range when held
+ * out (edge) and over the others (inside).  NAN: no such shape to hold out. */
+#define GB_LEARNED_ERROR_QUANTILE 0.9
+#define GB_LEARNED_EDGE_FOLDS 12   /* edge shapes held out, one fit each */
+#define GB_LEARNED_INSIDE_FOLDS 4  /* fits the inside shapes are held out in */
+typedef struct gb_learned_error {
+    double edge, inside;           /* ln of a time ratio, or NAN */
+    int edge_shapes, inside_shapes; /* shapes held out for each */
+} gb_learned_error;
 
 /* What a model file says it was trained on. */
 typedef struct gb_learned_info {
@@ -130,7 +153,34 @@ typedef struct gb_learned_info {
     const char *space_text;   /* ... and its text, carried in the file */
     int nelites;              /* the fastest trials of each shape, fastest first */
     const gb_learned_elite *elites;
+    int ntrained;             /* the (shape, threads) trained on */
+    const gb_learned_shape *trained;
+    gb_learned_error error;
 } gb_learned_info;
+
+/* 1 when M x K x N on threads in dtype lies outside what the shapes
+ * trained on bracket: no trained shape of the same K, N, threads and type
+ * has an M at most M, or none has one at least M (a BERT shape's M is the
+ * tokens; its K and N are the layer's).  The trees extrapolate there. */
+int gb_learned_outside(const gb_learned_shape *trained, int n, int M, int K, int N, int threads,
+                       gb_dtype dtype);
+/* 1 when the model was trained on trials of dtype. */
+int gb_learned_trained_on(const gb_learned *l, gb_dtype dtype);
+/* The guard (src/learn/LEARN.md, "The guard"), on predicted times: for a
+ * shape outside what the model was trained on (edge), the candidate
+ * predicted best_us runs rather than the analytic point predicted
+ * analytic_us only when the predicted gain ln(analytic_us / best_us)
+ * exceeds error (the model's error out of sample at the edge, ln of a
+ * ratio; NAN, not measured, trusts no gain); inside, the best predicted
+ * runs.  GB_GUARD_BEATS, GB_GUARD_KEPT (the analytic point runs) or
+ * GB_GUARD_INSIDE. */
+enum { GB_GUARD_BEATS, GB_GUARD_KEPT, GB_GUARD_INSIDE };
+int gb_learned_guard(int edge, double best_us, double analytic_us, double error);
+/* The model's error out of sample for a shape like this one: the edge one
+ * when it is outside what the model was trained on (*edge 1), else the
+ * inside one (reported; the guard does not use it). */
+double gb_learned_error_for(const gb_learned *l, int M, int K, int N, int threads,
+                            gb_dtype dtype, int *edge);
 
 /* Fits a model of ln(median_us / (2 M N K)) to db's verified rows of machine m (the
  * others are counted in *skipped), features from each row's schedule

@@ -11,6 +11,8 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "gemmbench.h"
+
 /* The model ml_guided ranks with, from --model or bench.conf's `model`:
  * a model file, "none" (rule_based, said so), or NULL / "" when none was
  * given (the same, for that reason).  A file that cannot be read or is
@@ -22,9 +24,10 @@ int gb_ml_guided_use(const char *path, char *err, size_t errlen);
 const char *gb_ml_guided_no_model(void);
 /* Whether ml_guided has a model (so a sweep of it compiles). */
 int gb_ml_guided_compiles(void);
-/* The "schedule" object of an ml_guided result (results/FORMAT.md): the
- * chosen schedule's text, sha256 and build, its predicted time, the model
- * file; NULL when that shape ran rule_based. */
-cJSON *gb_ml_guided_json(int M, int N, int K, int threads);
+/* The "schedule" object of an ml_guided result of type dtype
+ * (results/FORMAT.md): the chosen schedule's text, sha256 and build, its
+ * predicted time, the model file, the guard; NULL when that shape ran
+ * rule_based (f32) or packed's kernel (bf16, u8s8). */
+cJSON *gb_ml_guided_json(gb_dtype dtype, int M, int N, int K, int threads);
 
 #endif

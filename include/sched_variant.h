@@ -88,4 +88,24 @@ int gb_sched_state_run(int M, int N, int K, const float *A, int lda, const float
                        float *C, int ldc, const gb_ctx *ctx);
 void gb_sched_state_free(void *state);
 
+/* What a variant that replays a chosen schedule runs in bf16 or u8s8
+ * (tuned_sched's record, ml_guided's pick): the schedule's compiled state
+ * (gb_sched_state_make), or, where it has none to run, packed's kernel of
+ * the type (rule_based runs f32 alone).  Each variant keeps one in its own
+ * state beside what its impl says. */
+typedef struct gb_sched_typed_pick {
+    const gb_typed_kernel *packed; /* NULL: state is the schedule's */
+    void *state;
+} gb_sched_typed_pick;
+/* Packed's kernel k of the type into p, prepared for the shape.  0, or -1. */
+int gb_sched_pick_packed(gb_sched_typed_pick *p, const gb_typed_kernel *k, int M, int N, int K,
+                         const void *B, int ldb, const gb_ctx *ctx, int prepack);
+int gb_sched_pick_run(const gb_sched_typed_pick *p, int M, int N, int K, const void *A, int lda,
+                      const void *B, int ldb, void *C, int ldc, const gb_ctx *ctx);
+void gb_sched_pick_release(gb_sched_typed_pick *p);
+/* Which code ran: "packed: " and packed's own impl, or the schedule's form
+ * ("dot: vpdpbusd", "widened to f32") after prefix. */
+void gb_sched_pick_impl(const gb_sched_typed_pick *p, const char *prefix, int M, int N, int K,
+                        const gb_ctx *ctx, char *buf, size_t len);
+
 #endif

@@ -295,9 +295,7 @@ cJSON *gb_tuned_sched_json(gb_dtype t, int M, int N, int K, int threads)
 /* A typed record's schedule, or packed's kernel of the type where there is
  * none (or packed won that search): what prepare chose, for run and impl. */
 typedef struct typed_state {
-    gb_dtype t;
-    const gb_typed_kernel *packed; /* NULL: the record's schedule runs */
-    void *state;
+    gb_sched_typed_pick pick;
     gb_tuned_source source;
     int from_m;
 } typed_state;
@@ -313,7 +311,6 @@ static int typed_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb
 
     if (st == NULL)
         return -1;
-    st->t = t;
     rec = choose_typed(t, M, N, K, ctx->nthreads, &st->source);
     st->from_m = rec ? rec->M : 0;
     if (rec != NULL && rec->schedule[0] != '\0') {
@@ -323,8 +320,8 @@ static int typed_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb
             snprintf(why, sizeof why, "its schedule states type %s, not %s",
                      gb_dtype_name(nest.dtype), gb_dtype_name(t));
         else if (nest_of(rec, &nest, why, sizeof why) == 0 &&
-                 gb_sched_state_make(&nest, &none, M, N, K, ctx->nthreads, &st->state, &build,
-                                     why, sizeof why) == 0) {
+                 gb_sched_state_make(&nest, &none, M, N, K, ctx->nthreads, &st->pick.state,
+                                     &build, why, sizeof why) == 0) {
             note(t, M, N, K, ctx->nthreads, st->source, rec, &build);
             *state = st;
             return 0;
@@ -336,10 +333,8 @@ static int typed_prepare(gb_dtype t, int M, int N, int K, const void *B, int ldb
         return -1;
     }
     note(t, M, N, K, ctx->nthreads, st->source, rec, NULL); /* packed's win, or none */
-    st->packed = gb_variant_packed.typed[t];
-    if (st->packed == NULL ||
-        (st->packed->prepare &&
-         st->packed->prepare(M, N, K, B, ldb, ctx, prepack, &st->state) != 0)) {
+    if (gb_sched_pick_packed(&st->pick, gb_variant_packed.typed[t], M, N, K, B, ldb, ctx,
+                             prepack) != 0) {
         free(st);
         return -1;
     }
@@ -351,14 +346,8 @@ static int typed_run(int M, int N, int K, const void *A, int lda, const void *B,
                      void *C, int ldc, const gb_ctx *ctx)
 {
     const typed_state *st = ctx->state;
-    gb_ctx inner = *ctx;
 
-    if (st == NULL)
-        return -1;
-    inner.state = st->state;
-    if (st->packed)
-        return st->packed->run(M, N, K, A, lda, B, ldb, C, ldc, &inner);
-    return gb_sched_state_run_typed(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+    return st == NULL ? -1 : gb_sched_pick_run(&st->pick, M, N, K, A, lda, B, ldb, C, ldc, ctx);
 }
 
 static void typed_release(void *state)
@@ -367,10 +356,7 @@ static void typed_release(void *state)
 
     if (st == NULL)
         return;
-    if (st->packed && st->packed->release)
-        st->packed->release(st->state);
-    else if (!st->packed)
-        gb_sched_state_free(st->state);
+    gb_sched_pick_release(&st->pick);
     free(st);
 }
 
@@ -379,24 +365,17 @@ static void typed_release(void *state)
 static void typed_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t len)
 {
     const typed_state *st = ctx->state;
-    char inner[96] = "";
+    char prefix[32];
 
     if (st == NULL) {
         snprintf(buf, len, "%s", "");
         return;
     }
-    if (st->packed) {
-        gb_ctx pc = *ctx;
-        pc.state = st->state;
-        if (st->packed->impl)
-            st->packed->impl(M, N, K, &pc, inner, sizeof inner);
-        snprintf(buf, len, "packed: %s", inner);
-        return;
-    }
     if (st->source == GB_TUNED_NEAREST)
-        snprintf(buf, len, "nearest (M=%d): %s", st->from_m, gb_sched_state_impl(st->state));
+        snprintf(prefix, sizeof prefix, "nearest (M=%d): ", st->from_m);
     else
-        snprintf(buf, len, "record: %s", gb_sched_state_impl(st->state));
+        snprintf(prefix, sizeof prefix, "record: ");
+    gb_sched_pick_impl(&st->pick, prefix, M, N, K, ctx, buf, len);
 }
 
 static int typed_prepare_bf16(int M, int N, int K, const void *B, int ldb, const gb_ctx *ctx,

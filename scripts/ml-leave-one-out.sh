@@ -7,9 +7,11 @@
 # schedules (`model train --elites 0`: the space's points alone; as
 # sched:space_pick), the shape's searched best (sched:searched), tuned_sched
 # with the other 23 records (the nearest recorded shape's schedule),
-# rule_based and packed on the shape.  Prints per shape ml_guided's time
-# over each (the median over the rounds of the per-round median ratio) and
-# the geomeans (results/notes/ml-guided.md).
+# rule_based and packed on the shape, and the shape's analytic point (the
+# space's own point for it, as sched:analytic, when it is legal there).
+# Prints per shape ml_guided's time over each (the median over the rounds
+# of the per-round median ratio), the guard's verdict (src/learn/LEARN.md),
+# and the geomeans (results/notes/ml-guided.md).
 #
 # usage: scripts/ml-leave-one-out.sh OUTDIR
 # environment: GEMMBENCH (build/gemmbench), SPACE (schedules/cpu_gemm.space),
@@ -93,6 +95,10 @@ except (OSError, ValueError, KeyError, TypeError):
 if not ok:
     sys.exit(f"gemmbench: ml-leave-one-out: {sys.argv[1]}: ml_guided did not run the model's pick")
 open(sys.argv[2], "w").write(r["schedule"]["text"])
+# the analytic point, as the guard saw it (a build without the guard: none)
+g = r["schedule"].get("guard") or {}
+if g.get("analytic"):
+    open(sys.argv[2][:-len("pick.sched")] + "analytic.sched", "w").write(g["analytic"])
 PY
 }
 for s in $shapes; do
@@ -153,6 +159,9 @@ PY
     # the picks timed beside ml_guided, each chosen once (not timed there)
     pick "$G" "$out/loo0-$k-$m.model" "$out/s-$k-$m/space_pick" ||
         { echo "gemmbench: ml-leave-one-out: $s: no pick of the model without elites" >&2; exit 1; }
+    analytic=
+    [ -f "$out/s-$k-$m/space_analytic.sched" ] &&
+        analytic="--schedule $out/s-$k-$m/space_analytic.sched"
     other=
     if [ -n "${OTHER:-}" ]; then
         "$OTHER" model train --database "$out/loo.jsonl" --space "$SPACE" --seed "$SEED" \
@@ -164,7 +173,7 @@ PY
     fi
     GEMMBENCH_RECORDS=$out/loo-records.json flock "$LOCK" "$G" \
         --variant ml_guided,tuned_sched,rule_based,packed --schedule "$out/s-$k-$m/searched.sched" \
-        --schedule "$out/s-$k-$m/space_pick.sched" $other \
+        --schedule "$out/s-$k-$m/space_pick.sched" $other $analytic \
         --kernel "$k" --m "$m" --threads "$THREADS" --model "$out/loo3-$k-$m.model" $RUN_OPTS \
         --quiet -o "$out/run-$k-$m.json" -f >"$out/run-$k-$m.txt" 2>&1 ||
         { echo "gemmbench: ml-leave-one-out: $s: run failed: $(tail -n 1 "$out/run-$k-$m.txt")" >&2; exit 1; }
@@ -179,10 +188,14 @@ from round_ratios import ratio
 out, shapes = sys.argv[2], sys.argv[3:]
 
 logs = {"sched:searched": [], "tuned_sched": [], "rule_based": [], "packed": [],
-        "sched:space_pick": [], "sched:other_pick": []}
+        "sched:space_pick": [], "sched:other_pick": [], "sched:space_analytic": []}
+# the guard everywhere instead of at the edge only: the analytic point's time
+# where the predicted gain is within the model's error inside too
+always = []
 print(f"{'kernel':11} {'M':>4} {'ml_us':>8} {'search_us':>9} {'near_us':>8} {'rule_us':>8} "
       f"{'packed_us':>9} {'ml/searched (rounds)':>22} {'ml/near':>7} {'ml/rule':>7} "
-      f"{'ml/packed':>9} {'ml/space':>8} {'ml/other':>8} source check origin")
+      f"{'ml/packed':>9} {'ml/space':>8} {'ml/other':>8} {'ml/analytic':>11} "
+      f"{'guard':>11} {'gain':>5} {'error':>5} source check origin")
 for s in shapes:
     k, m = s.split(":")
     v = {r["variant"]: r for r in json.load(open(f"{out}/run-{k}-{m}.json"))["results"]}
@@ -192,11 +205,18 @@ for s in shapes:
         if b in v:
             logs[b].append(math.log(q[b][0]))
     t = q["sched:searched"]
+    g = ml.get("schedule", {}).get("guard") or {}
+    inside_keep = (g.get("rule") == "inside" and g.get("error") is not None
+                   and g["predicted_gain"] <= g["error"] and "sched:space_analytic" in v)
+    always.append(math.log(ratio(v["sched:space_analytic"], v["sched:searched"])[0]
+                           if inside_keep else t[0]))
     print(f"{k:11} {m:>4} {ml['median_us']:8.1f} {v['sched:searched']['median_us']:9.1f} "
           f"{v['tuned_sched']['median_us']:8.1f} {v['rule_based']['median_us']:8.1f} "
           f"{v['packed']['median_us']:9.1f} {t[0]:8.3f} ({t[1]:.3f}..{t[2]:.3f}) "
           f"{q['tuned_sched'][0]:7.3f} {q['rule_based'][0]:7.3f} {q['packed'][0]:9.3f} "
           f"{q['sched:space_pick'][0]:8.3f} {q['sched:other_pick'][0]:8.3f} "
+          f"{q['sched:space_analytic'][0]:11.3f} {g.get('rule', '-'):>11} "
+          f"{g.get('predicted_gain') or math.nan:5.2f} {g.get('error') or math.nan:5.2f} "
           f"{ml['effective_params']['source']:6} {ml['check']} {ml['schedule']['origin']}")
 g = {b: math.exp(sum(x) / len(x)) for b, x in logs.items() if x}
 worst = max(logs["sched:searched"])
@@ -204,5 +224,10 @@ print(f"geomean over {len(shapes)} shapes left out, ml_guided's time over: the s
       f"{g['sched:searched']:.3f} (worst {math.exp(worst):.3f}), the nearest record (tuned_sched) "
       f"{g['tuned_sched']:.3f}, rule_based {g['rule_based']:.3f}, packed {g['packed']:.3f}, "
       f"the same model's pick without elites {g['sched:space_pick']:.3f}"
-      + (f", the other build's pick {g['sched:other_pick']:.3f}" if logs["sched:other_pick"] else ""))
+      + (f", the other build's pick {g['sched:other_pick']:.3f}" if logs["sched:other_pick"] else "")
+      + (f", the analytic point {g['sched:space_analytic']:.3f} ({len(logs['sched:space_analytic'])} shapes)"
+         if logs["sched:space_analytic"] else ""))
+print(f"the guard at every shape instead (the analytic point also inside where the gain is "
+      f"within the error): over the searched best {math.exp(sum(always) / len(always)):.3f} "
+      f"(worst {math.exp(max(always)):.3f})")
 PY

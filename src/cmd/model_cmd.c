@@ -4,6 +4,7 @@
  * databases (learn.h; src/learn/LEARN.md).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,15 @@ static int explain(const gb_learned *l)
     return GB_EXIT_OK;
 }
 
+/* One of the errors out of sample: a time ratio, and the shapes held out. */
+static void print_error(const char *where, double e, int shapes)
+{
+    if (isnan(e))
+        printf("%s not measured (no such shape to hold out)", where);
+    else
+        printf("%s %.3fx (%d shape(s) held out)", where, exp(e), shapes);
+}
+
 static int train(const model_args *a)
 {
     gb_trial_db db = { 0 };
@@ -138,6 +148,13 @@ static int train(const model_args *a)
            "%d elite schedule(s) carried\n",
            info.trials, info.shapes, db.n, skipped, info.machine.isa, info.machine.lanes,
            info.machine.l1d, info.machine.l2, info.machine.l3, info.seed, info.nelites);
+    printf("error out of sample (a predicted gain over the analytic point that did not hold, "
+           "%.0fth percentile): ",
+           100.0 * GB_LEARNED_ERROR_QUANTILE);
+    print_error("at the edge", info.error.edge, info.error.edge_shapes);
+    printf(", ");
+    print_error("inside", info.error.inside, info.error.inside_shapes);
+    printf("\n");
     printf("wrote %s\n", shown);
     status = a->explain ? explain(l) : GB_EXIT_OK;
     gb_learned_free(l);

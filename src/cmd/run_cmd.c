@@ -763,18 +763,22 @@ static int schedules_fit(const gb_options *o, const gb_selection *sel, char *err
 /* --model (bench.conf model): read and checked before the sweep, whether
  * or not ml_guided runs (a bad model file is an input error, exit 2).  With
  * ml_guided selected and nothing to rank with, one note says that it runs
- * rule_based and why.  An exit status, or -1 to go on with the run. */
+ * rule_based (packed's typed kernels in a typed run) and why.  An exit status, or -1 to go on with the run. */
 static int use_model(const gb_options *o, const gb_selection *sel)
 {
     char err[GB_ERR_LEN];
     const char *why;
+    int typed = 0;
 
     if (gb_ml_guided_use(o->model, err, sizeof err) != 0)
         return gb_fail(GB_EXIT_USAGE, NULL, "--model: %s", err);
+    for (int i = 0; i < o->ndtypes; i++)
+        typed |= o->dtypes[i] != GB_DTYPE_F32;
     for (int v = 0; v < sel->nvariants; v++)
         if (strcmp(sel->variants[v]->name, "ml_guided") == 0 && !o->quiet &&
             (why = gb_ml_guided_no_model()) != NULL)
-            fprintf(stderr, "gemmbench: note: ml_guided runs rule_based's schedule: %s\n", why);
+            fprintf(stderr, "gemmbench: note: ml_guided runs rule_based's schedule%s: %s\n",
+                    typed ? " (packed's kernel in bf16 and u8s8)" : "", why);
     return -1;
 }
 

@@ -288,12 +288,6 @@ static int resolve_job(tune_job *job)
         if (job->search_space.states_type)
             job->cfg.dtype = job->search_space.dtype;
         job->search_space.dtype = job->cfg.dtype;
-        /* the trial database and the models are f32's (their features say
-         * no type) */
-        if (job->cfg.dtype != GB_DTYPE_F32 && (job->database || job->model_path))
-            return gb_usage("tune", "%s: the trial database and the models are f32's; a %s "
-                            "search takes neither", job->database ? "--database" : "--model",
-                            gb_dtype_name(job->cfg.dtype));
     } else {
         job->base = gb_variant_find(job->base_name);
         job->space = gb_tune_space_for(job->base_name);
@@ -330,6 +324,10 @@ static int resolve_job(tune_job *job)
         if (gb_learn_machine_same(&here, &info.machine, why, sizeof why) != 0)
             return gb_fail(GB_EXIT_USAGE, "tune", "--model: a model of another kind of machine "
                            "(%s)", why);
+        if (!gb_learned_trained_on(job->model, job->cfg.dtype))
+            return gb_fail(GB_EXIT_USAGE, "tune", "--model: trained on no %s trial (train it on "
+                           "a database of `tune --space ... --dtype %s --database FILE`)",
+                           gb_dtype_name(job->cfg.dtype), gb_dtype_name(job->cfg.dtype));
         job->cfg.model = job->model;
     }
     job->cfg.keep_trials = job->database != NULL;
@@ -485,6 +483,7 @@ static int keep_trials(const tune_job *job, const gb_shape *sh, gb_space_outcome
         gb_trial_row *r = &rows[i];
         r->M = sh->M, r->K = sh->K, r->N = sh->N;
         r->threads = job->cfg.threads;
+        r->dtype = job->cfg.dtype; /* the space's points state it (a typed text) */
         r->machine = here;
         gb_trialdb_space_name(job->space_file, r->space);
         r->text = res->kept[i].text;

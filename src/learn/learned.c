@@ -31,6 +31,9 @@ struct gb_learned {
     char *space_text;
     int nelites;
     gb_learned_elite *elites;   /* fastest first within a shape */
+    int ntrained;
+    gb_learned_shape *trained;  /* the (shape, threads) trained on */
+    gb_learned_error error;     /* out of sample, by shapes held out */
 };
 
 void gb_learned_free(gb_learned *l)
@@ -42,6 +45,7 @@ void gb_learned_free(gb_learned *l)
     for (int i = 0; i < l->nelites; i++)
         free(l->elites[i].text);
     free(l->elites);
+    free(l->trained);
     free(l);
 }
 
@@ -62,26 +66,6 @@ int gb_learned_features(const char *file, const char *text, int M, int K, int N,
     gb_features_of(pl, &sm, threads, out);
     gb_sched_plan_free(pl);
     return 0;
-}
-
-/* Distinct (shape, threads) among the rows used: each row against the
- * distinct ones so far (a database holds many trials of few shapes). */
-static int count_shapes(const gb_trial_db *db, const char *used)
-{
-    int *first = malloc((size_t)(db->n > 0 ? db->n : 1) * sizeof *first), shapes = 0;
-
-    for (int i = 0; first != NULL && i < db->n; i++) {
-        const gb_trial_row *r = &db->rows[i];
-        int seen = !used[i];
-        for (int s = 0; s < shapes && !seen; s++) {
-            const gb_trial_row *q = &db->rows[first[s]];
-            seen = q->M == r->M && q->K == r->K && q->N == r->N && q->threads == r->threads;
-        }
-        if (!seen)
-            first[shapes++] = i;
-    }
-    free(first);
-    return shapes;
 }
 
 /* Reads a space file for the model to carry. */
@@ -111,17 +95,18 @@ typedef struct ranked_row {
 
 static int same_shape(const gb_trial_row *p, const gb_trial_row *q)
 {
-    return p->M == q->M && p->K == q->K && p->N == q->N && p->threads == q->threads;
+    return p->M == q->M && p->K == q->K && p->N == q->N && p->threads == q->threads &&
+           p->dtype == q->dtype;
 }
 
 static int by_shape_then_time(const void *a, const void *b)
 {
     const ranked_row *x = a, *y = b;
     const gb_trial_row *p = x->r, *q = y->r;
-    const int key_p[4] = { p->M, p->K, p->N, p->threads }, key_q[4] = { q->M, q->K, q->N,
-                                                                          q->threads };
+    const int key_p[5] = { p->M, p->K, p->N, p->threads, (int)p->dtype };
+    const int key_q[5] = { q->M, q->K, q->N, q->threads, (int)q->dtype };
 
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         if (key_p[k] != key_q[k])
             return key_p[k] < key_q[k] ? -1 : 1;
     if (p->median_us != q->median_us)
@@ -156,7 +141,8 @@ static int take_elites(gb_learned *l, const gb_trial_db *db, const char *used, i
             dup |= strcmp(l->elites[e].text, r->text) == 0;
         if (l->nelites - group >= per || dup) /* the shape has its elites, or this text */
             continue;
-        l->elites[l->nelites] = (gb_learned_elite){ r->M, r->K, r->N, r->threads, r->median_us,
+        l->elites[l->nelites] = (gb_learned_elite){ r->M, r->K, r->N, r->threads, r->dtype,
+                                                    r->median_us,
                                                     strdup(r->text) };
         if (l->elites[l->nelites].text == NULL)
             goto done;
@@ -168,18 +154,260 @@ done:
     return rc;
 }
 
+int gb_learned_outside(const gb_learned_shape *trained, int n, int M, int K, int N, int threads,
+                       gb_dtype dtype)
+{
+    int below = 0, above = 0;
+
+    for (int i = 0; i < n; i++) {
+        const gb_learned_shape *t = &trained[i];
+        if (t->K != K || t->N != N || t->threads != threads || t->dtype != dtype)
+            continue;
+        below |= t->M <= M;
+        above |= t->M >= M;
+    }
+    return !(below && above);
+}
+
+int gb_learned_guard(int edge, double best_us, double analytic_us, double error)
+{
+    if (!edge)
+        return GB_GUARD_INSIDE;
+    /* NAN compares false: an error never measured trusts no gain */
+    return log(analytic_us / best_us) > error ? GB_GUARD_BEATS : GB_GUARD_KEPT;
+}
+
+int gb_learned_trained_on(const gb_learned *l, gb_dtype dtype)
+{
+    for (int s = 0; s < l->ntrained; s++)
+        if (l->trained[s].dtype == dtype)
+            return 1;
+    return 0;
+}
+
+double gb_learned_error_for(const gb_learned *l, int M, int K, int N, int threads,
+                            gb_dtype dtype, int *edge)
+{
+    *edge = gb_learned_outside(l->trained, l->ntrained, M, K, N, threads, dtype);
+    return *edge ? l->error.edge : l->error.inside;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q quantile of v[n] (nearest rank; v sorted in place), at least 0. */
+static double quantile_of(double *v, int n, double q)
+{
+    int at;
+
+    if (n == 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    at = (int)ceil(q * n) - 1;
+    at = at < 0 ? 0 : at >= n ? n - 1 : at;
+    return v[at] > 0.0 ? v[at] : 0.0;
+}
+
+/* One fit without the shapes marked in out_of[] (indices into l->trained),
+ * then for each of them every trial's residual less its analytic point's
+ * appended to d (*nd).  rows: the training rows, shape_of[r] each one's
+ * index in l->trained, analytic[s] the row of shape s's analytic point or
+ * -1 (its residual is then the shape's median).  1, 0 when the fold has
+ * too few rows on either side (passed over), or -1 with err. */
+static int held_out_fit(const gb_learned *l, const float *X, const float *y, int rows,
+                        const int *shape_of, const int *analytic, const char *out_of,
+                        double *d, int *nd, char *err, size_t errlen)
+{
+    const int F = GB_FEATURES_COUNT;
+    float *Xt = malloc((size_t)rows * F * sizeof *Xt), *yt = malloc((size_t)rows * sizeof *yt);
+    float *pred = malloc((size_t)rows * sizeof *pred);
+    double *r = malloc((size_t)rows * sizeof *r), *sorted = malloc((size_t)rows * sizeof *sorted);
+    int *held = malloc((size_t)rows * sizeof *held);
+    int nt = 0, nh = 0, rc = -1;
+    gb_xgb *x = NULL;
+
+    if (!Xt || !yt || !pred || !r || !sorted || !held) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < rows; i++) {
+        if (out_of[shape_of[i]]) {
+            held[nh++] = i;
+            continue;
+        }
+        memcpy(Xt + (size_t)nt * F, X + (size_t)i * F, F * sizeof *Xt);
+        yt[nt++] = y[i];
+    }
+    rc = 0;
+    if (nt < 8 || nh == 0)
+        goto done;
+    rc = -1;
+    if (gb_xgb_train(Xt, yt, nt, F, l->seed, &x, err, errlen) != 0)
+        goto done;
+    /* the held-out rows into Xt's first nh rows (the fit has its own copy) */
+    for (int i = 0; i < nh; i++)
+        memcpy(Xt + (size_t)i * F, X + (size_t)held[i] * F, F * sizeof *Xt);
+    if (gb_xgb_predict(x, Xt, nh, pred, err, errlen) != 0)
+        goto done;
+    for (int i = 0; i < nh; i++)
+        r[i] = (double)y[held[i]] - (double)pred[i];
+    for (int s = 0; s < l->ntrained; s++) {
+        double base = NAN;
+        int m = 0;
+        if (!out_of[s])
+            continue;
+        for (int i = 0; i < nh; i++)
+            if (shape_of[held[i]] == s) {
+                if (held[i] == analytic[s])
+                    base = r[i];
+                sorted[m++] = r[i];
+            }
+        if (m == 0)
+            continue;
+        if (isnan(base)) { /* no analytic trial: the shape's median residual */
+            qsort(sorted, (size_t)m, sizeof *sorted, by_value);
+            base = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
+        }
+        for (int i = 0; i < nh; i++)
+            if (shape_of[held[i]] == s)
+                d[(*nd)++] = r[i] - base;
+    }
+    rc = 1;
+done:
+    gb_xgb_free(x);
+    free(Xt);
+    free(yt);
+    free(pred);
+    free(r);
+    free(sorted);
+    free(held);
+    return rc;
+}
+
+/* The model's error out of sample into l->error (learn.h): each edge shape
+ * (outside the others' range) held out alone, up to GB_LEARNED_EDGE_FOLDS
+ * of them; the inside shapes in GB_LEARNED_INSIDE_FOLDS fits, round robin
+ * (each stays inside: the ends of its K, N and threads are never held out
+ * with it).  text[r]: row r's schedule; the analytic point of a shape is
+ * the space's own point for it (gb_space_initial_at), found by its text. */
+static int cross_validate(gb_learned *l, const float *X, const float *y, int rows,
+                          const int *shape_of, const char *const *text, char *err, size_t errlen)
+{
+    const int S = l->ntrained;
+    int *analytic = malloc((size_t)S * sizeof *analytic);
+    char *out_of = calloc((size_t)S, 1), *edge = calloc((size_t)S, 1);
+    double *d = malloc((size_t)rows * sizeof *d);
+    char *point = malloc(GB_SPACE_MAX_TEXT);
+    gb_space space;
+    int nd = 0, ninside = 0, rc = -1;
+
+    l->error = (gb_learned_error){ NAN, NAN, 0, 0 };
+    if (!analytic || !out_of || !edge || !d || !point) {
+        free(analytic);
+        free(out_of);
+        free(edge);
+        free(d);
+        free(point);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (gb_space_parse(l->space_file, l->space_text, strlen(l->space_text), &space, err,
+                       errlen) != 0)
+        goto done;
+    for (int s = 0; s < S; s++) {
+        const gb_learned_shape *t = &l->trained[s];
+        gb_space_point p;
+        analytic[s] = -1;
+        gb_space_initial_at(&space, &p, t->M, t->N, t->K, t->threads);
+        if (gb_space_text(&space, &p, 0, point, GB_SPACE_MAX_TEXT) == 0)
+            for (int i = 0; i < rows && analytic[s] < 0; i++)
+                if (shape_of[i] == s && strcmp(text[i], point) == 0)
+                    analytic[s] = i;
+        /* outside the others? (itself swapped to the end, out of the count) */
+        {
+            gb_learned_shape mine = l->trained[s];
+            l->trained[s] = l->trained[S - 1];
+            edge[s] = (char)gb_learned_outside(l->trained, S - 1, mine.M, mine.K, mine.N,
+                                              mine.threads, mine.dtype);
+            l->trained[s] = mine;
+        }
+    }
+    gb_space_free(&space);
+    for (int s = 0, folds = 0; S > 1 && s < S && folds < GB_LEARNED_EDGE_FOLDS; s++) {
+        if (!edge[s])
+            continue;
+        int ran;
+        out_of[s] = 1;
+        if ((ran = held_out_fit(l, X, y, rows, shape_of, analytic, out_of, d, &nd, err,
+                                errlen)) < 0)
+            goto done;
+        out_of[s] = 0;
+        folds++;
+        l->error.edge_shapes += ran;
+    }
+    l->error.edge = quantile_of(d, nd, GB_LEARNED_ERROR_QUANTILE);
+    nd = 0;
+    for (int f = 0; f < GB_LEARNED_INSIDE_FOLDS; f++) {
+        int any = 0, ran;
+        memset(out_of, 0, (size_t)S);
+        for (int s = 0, k = 0; s < S; s++)
+            if (!edge[s] && k++ % GB_LEARNED_INSIDE_FOLDS == f)
+                any = out_of[s] = 1;
+        if (!any)
+            continue;
+        if ((ran = held_out_fit(l, X, y, rows, shape_of, analytic, out_of, d, &nd, err,
+                                errlen)) < 0)
+            goto done;
+        for (int s = 0; ran && s < S; s++)
+            ninside += out_of[s];
+    }
+    l->error.inside_shapes = ninside;
+    l->error.inside = quantile_of(d, nd, GB_LEARNED_ERROR_QUANTILE);
+    rc = 0;
+done:
+    free(analytic);
+    free(out_of);
+    free(edge);
+    free(d);
+    free(point);
+    return rc;
+}
+
+/* The (shape, threads) of row r in l->trained, added when new: its index,
+ * or -1 (out of memory). */
+static int shape_index(gb_learned *l, const gb_trial_row *r, int cap)
+{
+    for (int s = 0; s < l->ntrained; s++) {
+        const gb_learned_shape *t = &l->trained[s];
+        if (t->M == r->M && t->K == r->K && t->N == r->N && t->threads == r->threads &&
+            t->dtype == r->dtype)
+            return s;
+    }
+    if (l->ntrained == cap)
+        return -1;
+    l->trained[l->ntrained] = (gb_learned_shape){ r->M, r->K, r->N, r->threads, r->dtype };
+    return l->ntrained++;
+}
+
 int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned seed, int elites,
                      gb_learned **out, int *skipped, char *err, size_t errlen)
 {
     gb_learned *l = calloc(1, sizeof *l);
-    float *X = db->n > 0 ? malloc((size_t)db->n * GB_FEATURES_COUNT * sizeof *X) : NULL;
-    float *y = db->n > 0 ? malloc((size_t)db->n * sizeof *y) : NULL;
-    char *used = db->n > 0 ? calloc((size_t)db->n, 1) : NULL;
+    const size_t n = (size_t)(db->n > 0 ? db->n : 1);
+    float *X = malloc(n * GB_FEATURES_COUNT * sizeof *X);
+    float *y = malloc(n * sizeof *y);
+    char *used = calloc(n, 1);
+    int *shape_of = malloc(n * sizeof *shape_of);
+    const char **text = malloc(n * sizeof *text);
     int rows = 0, first = -1, rc = -1;
 
     *out = NULL;
     *skipped = 0;
-    if (l == NULL || (db->n > 0 && (X == NULL || y == NULL || used == NULL))) {
+    if (l == NULL || !X || !y || !used || !shape_of || !text ||
+        (l->trained = malloc(n * sizeof *l->trained)) == NULL) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
@@ -214,6 +442,8 @@ int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned see
          * them (trees do not interpolate) */
         y[rows] = (float)(log(r->median_us) -
                           log(gb_features_flops(X + (size_t)rows * GB_FEATURES_COUNT)));
+        shape_of[rows] = shape_index(l, r, db->n);
+        text[rows] = r->text;
         rows++;
         used[i] = 1;
     }
@@ -223,11 +453,12 @@ int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned see
                  "(tune --space ... --database FILE measures them)", rows);
         goto done;
     }
-    if (gb_xgb_train(X, y, rows, GB_FEATURES_COUNT, seed, &l->trees, err, errlen) != 0)
-        goto done;
     l->seed = seed;
+    if (gb_xgb_train(X, y, rows, GB_FEATURES_COUNT, seed, &l->trees, err, errlen) != 0 ||
+        cross_validate(l, X, y, rows, shape_of, text, err, errlen) != 0)
+        goto done;
     l->trials = rows;
-    l->shapes = count_shapes(db, used);
+    l->shapes = l->ntrained;
     if (take_elites(l, db, used, elites) != 0) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -240,6 +471,8 @@ done:
     free(X);
     free(y);
     free(used);
+    free(shape_of);
+    free(text);
     return rc;
 }
 
@@ -247,9 +480,14 @@ done:
 
 static const char *const model_keys[] = { "schema", "version", "features_version", "features",
                                           "target", "machine", "seed", "trials", "shapes",
-                                          "space", "elites", "xgboost", NULL };
+                                          "space", "elites", "trained", "error", "xgboost",
+                                          NULL };
+static const char *const shape_keys[] = { "M", "K", "N", "threads", "dtype", NULL };
+static const char *const error_keys[] = { "quantile", "edge", "edge_shapes", "inside",
+                                          "inside_shapes", NULL };
 static const char *const space_keys[] = { "file", "text", NULL };
-static const char *const elite_keys[] = { "M", "K", "N", "threads", "median_us", "schedule",
+static const char *const elite_keys[] = { "M", "K", "N", "threads", "dtype", "median_us",
+                                          "schedule",
                                           NULL };
 
 /* The elites as a JSON array, or NULL. */
@@ -263,6 +501,7 @@ static cJSON *elites_json(const gb_learned *l)
         if (o == NULL || !cJSON_AddItemToArray(a, o) || !cJSON_AddNumberToObject(o, "M", e->M) ||
             !cJSON_AddNumberToObject(o, "K", e->K) || !cJSON_AddNumberToObject(o, "N", e->N) ||
             !cJSON_AddNumberToObject(o, "threads", e->threads) ||
+            !cJSON_AddStringToObject(o, "dtype", gb_dtype_name(e->dtype)) ||
             !cJSON_AddNumberToObject(o, "median_us", e->median_us) ||
             !cJSON_AddStringToObject(o, "schedule", e->text)) {
             cJSON_Delete(a);
@@ -273,10 +512,52 @@ static cJSON *elites_json(const gb_learned *l)
 }
 #define TARGET "ln(median_us / (2 M N K))"
 
+/* The shapes trained on, as a JSON array, or NULL. */
+static cJSON *trained_json(const gb_learned *l)
+{
+    cJSON *a = cJSON_CreateArray();
+
+    for (int i = 0; a && i < l->ntrained; i++) {
+        const gb_learned_shape *t = &l->trained[i];
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL || !cJSON_AddItemToArray(a, o) || !cJSON_AddNumberToObject(o, "M", t->M) ||
+            !cJSON_AddNumberToObject(o, "K", t->K) || !cJSON_AddNumberToObject(o, "N", t->N) ||
+            !cJSON_AddNumberToObject(o, "threads", t->threads) ||
+            !cJSON_AddStringToObject(o, "dtype", gb_dtype_name(t->dtype))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/* A number, or null for NAN. */
+static int add_maybe(cJSON *o, const char *key, double v)
+{
+    return isnan(v) ? cJSON_AddNullToObject(o, key) != NULL
+                    : cJSON_AddNumberToObject(o, key, v) != NULL;
+}
+
+/* The error out of sample as a JSON object, or NULL. */
+static cJSON *error_json(const gb_learned *l)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL || !cJSON_AddNumberToObject(o, "quantile", GB_LEARNED_ERROR_QUANTILE) ||
+        !add_maybe(o, "edge", l->error.edge) ||
+        !cJSON_AddNumberToObject(o, "edge_shapes", l->error.edge_shapes) ||
+        !add_maybe(o, "inside", l->error.inside) ||
+        !cJSON_AddNumberToObject(o, "inside_shapes", l->error.inside_shapes)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 int gb_learned_save(const gb_learned *l, const char *path, char *err, size_t errlen)
 {
     cJSON *doc = cJSON_CreateObject(), *names = cJSON_CreateArray(), *space = cJSON_CreateObject();
-    cJSON *machine = gb_learn_machine_json(&l->machine), *elites = NULL;
+    cJSON *machine = gb_learn_machine_json(&l->machine), *elites = NULL, *extra = NULL;
     char *trees = NULL, *text = NULL;
     size_t len;
     int ok, rc = -1;
@@ -307,6 +588,12 @@ int gb_learned_save(const gb_learned *l, const char *path, char *err, size_t err
     ok = ok && (elites = elites_json(l)) != NULL && cJSON_AddItemToObject(doc, "elites", elites);
     if (ok)
         elites = NULL;
+    ok = ok && (extra = trained_json(l)) != NULL && cJSON_AddItemToObject(doc, "trained", extra);
+    if (ok)
+        extra = NULL;
+    ok = ok && (extra = error_json(l)) != NULL && cJSON_AddItemToObject(doc, "error", extra);
+    if (ok)
+        extra = NULL;
     ok = ok && cJSON_AddStringToObject(doc, "xgboost", trees);
     if (!ok || (text = cJSON_Print(doc)) == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -334,6 +621,7 @@ done:
     cJSON_Delete(space);
     cJSON_Delete(machine);
     cJSON_Delete(elites);
+    cJSON_Delete(extra);
     return rc;
 }
 
@@ -349,6 +637,18 @@ static int int_in(const cJSON *o, const char *key, double lo, double hi, long *o
         return -1;
     }
     *out = (long)v->valuedouble;
+    return 0;
+}
+
+/* A type at "dtype" of o, or -1 with why. */
+static int dtype_in(const cJSON *o, gb_dtype *out, char *why, size_t whylen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "dtype");
+
+    if (!cJSON_IsString(v) || gb_dtype_parse(v->valuestring, out) != 0) {
+        snprintf(why, whylen, "\"dtype\" is not f32, bf16 or u8s8");
+        return -1;
+    }
     return 0;
 }
 
@@ -375,6 +675,7 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
         const cJSON *us = cJSON_GetObjectItemCaseSensitive(o, "median_us");
         gb_learned_elite *e = &l->elites[i];
         long M, K, N, threads;
+        gb_dtype dtype;
         gb_sched nest;
         char part[GB_ERR_LEN];
 
@@ -382,7 +683,8 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
             int_in(o, "M", 1, GB_MAX_DIM, &M, part, sizeof part) != 0 ||
             int_in(o, "K", 1, GB_MAX_DIM, &K, part, sizeof part) != 0 ||
             int_in(o, "N", 1, GB_MAX_DIM, &N, part, sizeof part) != 0 ||
-            int_in(o, "threads", 1, GB_TRIALS_MAX_THREADS, &threads, part, sizeof part) != 0) {
+            int_in(o, "threads", 1, GB_TRIALS_MAX_THREADS, &threads, part, sizeof part) != 0 ||
+            dtype_in(o, &dtype, part, sizeof part) != 0) {
             if (!cJSON_IsObject(o))
                 snprintf(part, sizeof part, "not an object");
             snprintf(why, whylen, "elite %d: %s", i + 1, part);
@@ -400,7 +702,12 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
             snprintf(why, whylen, "elite %d: %s", i + 1, part);
             return -1;
         }
-        *e = (gb_learned_elite){ (int)M, (int)K, (int)N, (int)threads, us->valuedouble,
+        if (nest.dtype != dtype) {
+            snprintf(why, whylen, "elite %d: its schedule states type %s, its \"dtype\" is %s",
+                     i + 1, gb_dtype_name(nest.dtype), gb_dtype_name(dtype));
+            return -1;
+        }
+        *e = (gb_learned_elite){ (int)M, (int)K, (int)N, (int)threads, dtype, us->valuedouble,
                                  strdup(t->valuestring) };
         if (e->text == NULL) {
             snprintf(why, whylen, "out of memory");
@@ -408,6 +715,101 @@ static int read_elites(const cJSON *doc, gb_learned *l, char *why, size_t whylen
         }
         l->nelites++;
     }
+    return 0;
+}
+
+/* The "trained" array of doc into l: exactly "shapes" objects of a shape
+ * and threads in range, none twice.  0, or -1 with why. */
+static int read_trained(const cJSON *doc, gb_learned *l, char *why, size_t whylen)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(doc, "trained");
+    int i = 0;
+
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != l->shapes) {
+        snprintf(why, whylen, "\"trained\" is not a list of the %d shapes trained on", l->shapes);
+        return -1;
+    }
+    if ((l->trained = calloc((size_t)l->shapes, sizeof *l->trained)) == NULL) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    for (const cJSON *o = a->child; o; o = o->next, i++) {
+        long M, K, N, threads;
+        gb_dtype dtype;
+        char part[GB_ERR_LEN];
+        if (!cJSON_IsObject(o) || gb_learn_keys_exact(o, shape_keys, part, sizeof part) != 0 ||
+            int_in(o, "M", 1, GB_MAX_DIM, &M, part, sizeof part) != 0 ||
+            int_in(o, "K", 1, GB_MAX_DIM, &K, part, sizeof part) != 0 ||
+            int_in(o, "N", 1, GB_MAX_DIM, &N, part, sizeof part) != 0 ||
+            int_in(o, "threads", 1, GB_TRIALS_MAX_THREADS, &threads, part, sizeof part) != 0 ||
+            dtype_in(o, &dtype, part, sizeof part) != 0) {
+            if (!cJSON_IsObject(o))
+                snprintf(part, sizeof part, "not an object");
+            snprintf(why, whylen, "trained shape %d: %s", i + 1, part);
+            return -1;
+        }
+        l->trained[i] = (gb_learned_shape){ (int)M, (int)K, (int)N, (int)threads, dtype };
+        for (int j = 0; j < i; j++)
+            if (memcmp(&l->trained[j], &l->trained[i], sizeof l->trained[i]) == 0) {
+                snprintf(why, whylen, "trained shape %d: the same as %d", i + 1, j + 1);
+                return -1;
+            }
+        l->ntrained++;
+    }
+    return 0;
+}
+
+/* An error (ln of a ratio) at key: null (NAN) or a number in [0, 50]. */
+static int error_in(const cJSON *o, const char *key, double *out, char *why, size_t whylen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+    if (cJSON_IsNull(v)) {
+        *out = NAN;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0.0 && v->valuedouble <= 50.0)) {
+        snprintf(why, whylen, "\"error\": \"%s\" is not null or a number in 0..50", key);
+        return -1;
+    }
+    *out = v->valuedouble;
+    return 0;
+}
+
+/* The "error" object of doc into l.  0, or -1 with why. */
+static int read_error(const cJSON *doc, gb_learned *l, char *why, size_t whylen)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, "error");
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "quantile");
+    long edge_shapes, inside_shapes;
+    char part[GB_ERR_LEN];
+
+    if (!cJSON_IsObject(o) || gb_learn_keys_exact(o, error_keys, part, sizeof part) != 0) {
+        snprintf(why, whylen, "\"error\": %s", cJSON_IsObject(o) ? part : "not an object");
+        return -1;
+    }
+    if (!cJSON_IsNumber(q) || q->valuedouble != GB_LEARNED_ERROR_QUANTILE) {
+        snprintf(why, whylen, "\"error\": \"quantile\" is not %g (train it again)",
+                 GB_LEARNED_ERROR_QUANTILE);
+        return -1;
+    }
+    if (error_in(o, "edge", &l->error.edge, why, whylen) != 0 ||
+        error_in(o, "inside", &l->error.inside, why, whylen) != 0)
+        return -1;
+    if (int_in(o, "edge_shapes", 0, l->shapes, &edge_shapes, part, sizeof part) != 0 ||
+        int_in(o, "inside_shapes", 0, l->shapes, &inside_shapes, part, sizeof part) != 0) {
+        snprintf(why, whylen, "\"error\": %s", part);
+        return -1;
+    }
+    /* a measured error has its shapes, and shapes held out an error */
+    if ((edge_shapes > 0) != !isnan(l->error.edge) ||
+        (inside_shapes > 0) != !isnan(l->error.inside)) {
+        snprintf(why, whylen, "\"error\": an error without shapes held out, or shapes "
+                 "without an error");
+        return -1;
+    }
+    l->error.edge_shapes = (int)edge_shapes;
+    l->error.inside_shapes = (int)inside_shapes;
     return 0;
 }
 
@@ -494,7 +896,10 @@ static int read_envelope(const cJSON *doc, gb_learned *l, char *why, size_t whyl
         snprintf(why, whylen, "out of memory");
         return -1;
     }
-    return read_elites(doc, l, why, whylen);
+    return read_elites(doc, l, why, whylen) != 0 || read_trained(doc, l, why, whylen) != 0 ||
+                   read_error(doc, l, why, whylen) != 0
+               ? -1
+               : 0;
 }
 
 int gb_learned_load(const char *path, gb_learned **out, char *err, size_t errlen)
@@ -571,6 +976,9 @@ void gb_learned_info_of(const gb_learned *l, gb_learned_info *out)
     out->space_text = l->space_text;
     out->nelites = l->nelites;
     out->elites = l->elites;
+    out->ntrained = l->ntrained;
+    out->trained = l->trained;
+    out->error = l->error;
 }
 
 int gb_learned_predict(const gb_learned *l, const float *features, int n, double *us,

@@ -113,6 +113,7 @@ char *gb_trialdb_line(const gb_trial_row *r)
          cJSON_AddNumberToObject(o, "M", r->M) && cJSON_AddNumberToObject(o, "K", r->K) &&
          cJSON_AddNumberToObject(o, "N", r->N) &&
          cJSON_AddNumberToObject(o, "threads", r->threads) &&
+         cJSON_AddStringToObject(o, "dtype", gb_dtype_name(r->dtype)) &&
          cJSON_AddItemToObject(o, "machine", m);
     if (ok)
         m = NULL;
@@ -135,8 +136,12 @@ char *gb_trialdb_line(const gb_trial_row *r)
 /* ---- reading ------------------------------------------------------------- */
 
 static const char *const row_keys[] = { "schema", "version", "M", "K", "N", "threads",
-                                        "machine", "space", "schedule", "verified",
+                                        "dtype", "machine", "space", "schedule", "verified",
                                         "median_us", "illegal", NULL };
+/* version 1, from before types: every trial f32's */
+static const char *const row_keys_v1[] = { "schema", "version", "M", "K", "N", "threads",
+                                           "machine", "space", "schedule", "verified",
+                                           "median_us", "illegal", NULL };
 static const char *const machine_keys[] = { "isa", "lanes", "registers", "l1d", "l2", "l3",
                                             NULL };
 
@@ -257,12 +262,22 @@ static int read_row(const cJSON *o, gb_trial_row *r, char *why, size_t whylen)
     }
     if (int_at(o, "version", 0, 1e9, &version, why, whylen) != 0)
         return -1;
-    if (version != GB_TRIALS_VERSION) {
-        snprintf(why, whylen, "version %ld; this gemmbench reads version %d", version,
+    if (version != GB_TRIALS_VERSION && version != 1) {
+        snprintf(why, whylen, "version %ld; this gemmbench reads versions 1 and %d", version,
                  GB_TRIALS_VERSION);
         return -1;
     }
-    if (gb_learn_keys_exact(o, row_keys, why, whylen) != 0 ||
+    if (gb_learn_keys_exact(o, version == 1 ? row_keys_v1 : row_keys, why, whylen) != 0)
+        return -1;
+    r->dtype = GB_DTYPE_F32;
+    if (version != 1) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "dtype");
+        if (!cJSON_IsString(t) || gb_dtype_parse(t->valuestring, &r->dtype) != 0) {
+            snprintf(why, whylen, "\"dtype\" is not f32, bf16 or u8s8");
+            return -1;
+        }
+    }
+    if (
         int_at(o, "M", 1, GB_MAX_DIM, &M, why, whylen) != 0 ||
         int_at(o, "K", 1, GB_MAX_DIM, &K, why, whylen) != 0 ||
         int_at(o, "N", 1, GB_MAX_DIM, &N, why, whylen) != 0 ||
@@ -295,6 +310,13 @@ static int read_row(const cJSON *o, gb_trial_row *r, char *why, size_t whylen)
     if (gb_sched_from_text("schedule", sched->valuestring, strlen(sched->valuestring), &nest,
                            err, sizeof err) != 0) {
         snprintf(why, whylen, "%s", err);
+        return -1;
+    }
+    /* the line's type is its schedule's (a typed space's point states it) */
+    if (nest.dtype != r->dtype) {
+        snprintf(why, whylen, "the schedule states type %s, the line's \"dtype\" is %s%s",
+                 gb_dtype_name(nest.dtype), gb_dtype_name(r->dtype),
+                 version == 1 ? " (version 1: f32)" : "");
         return -1;
     }
     if ((r->text = strdup(sched->valuestring)) == NULL) {

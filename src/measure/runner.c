@@ -404,7 +404,8 @@ static int checkpoint(sweep *w, const gb_run_entry *e)
         /* the model's candidate (none when it ran rule_based) */
         const gb_result *r = &e->result;
         cJSON *o = gb_json_result_at(cfg->doc, e->json_index);
-        cJSON *sched = gb_ml_guided_json(r->shape.M, r->shape.N, r->shape.K, r->threads);
+        cJSON *sched = gb_ml_guided_json(r->dtype, r->shape.M, r->shape.N, r->shape.K,
+                                          r->threads);
         if (o == NULL || (sched != NULL && !cJSON_AddItemToObject(o, "schedule", sched))) {
             cJSON_Delete(sched);
             snprintf(w->err, w->errlen, "out of memory");

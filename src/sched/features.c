@@ -28,6 +28,8 @@ enum {
     F_LOG_FIT_L1, F_LOG_OUTER_L1, F_LOG_FIT_L2, F_LOG_OUTER_L2, F_LOG_FIT_L3, F_LOG_OUTER_L3,
     /* the machine */
     F_LANES, F_LOG_L1, F_LOG_L2,
+    /* the type (SCHED.md, "Types"): an element's bytes, the run's form */
+    F_ELEM_BYTES, F_DOT, F_LOG_GROUP,
     F_END
 };
 
@@ -44,6 +46,7 @@ static const char *const names[GB_FEATURES_COUNT] = {
     "log2_fit_l1_bytes", "log2_outer_l1", "log2_fit_l2_bytes", "log2_outer_l2",
     "log2_fit_l3_bytes", "log2_outer_l3",
     "lanes", "log2_l1_bytes", "log2_l2_bytes",
+    "elem_bytes", "dot_form", "log2_group",
 };
 
 double gb_features_flops(const float f[GB_FEATURES_COUNT])
@@ -196,6 +199,14 @@ void gb_features_of(const gb_sched_plan *pl, const gb_sched_machine *m, int thre
     out[F_LANES] = (float)m->lanes;
     out[F_LOG_L1] = log2f_of((double)m->l1);
     out[F_LOG_L2] = log2f_of((double)m->l2);
+
+    /* the type: what an element of A is (4 f32, 2 bf16, 1 u8), and whether
+     * the run multiplies groups of k in words (the dot form) or widens
+     * every element where it is read; the cache columns above count 4
+     * bytes an element, the widened size */
+    out[F_ELEM_BYTES] = (float)gb_dtype_size_a(pl->dtype);
+    out[F_DOT] = (float)pl->dot;
+    out[F_LOG_GROUP] = log2f_of((double)pl->group);
 }
 
 int gb_features_idle_threads(const float f[GB_FEATURES_COUNT])

@@ -389,6 +389,53 @@ int gb_sched_state_run_typed(int M, int N, int K, const void *A, int lda, const 
     return fn(M, N, K, A, lda, B, ldb, C, ldc, &inner);
 }
 
+int gb_sched_pick_packed(gb_sched_typed_pick *p, const gb_typed_kernel *k, int M, int N, int K,
+                         const void *B, int ldb, const gb_ctx *ctx, int prepack)
+{
+    p->packed = k;
+    p->state = NULL;
+    return k != NULL && (k->prepare == NULL ||
+                         k->prepare(M, N, K, B, ldb, ctx, prepack, &p->state) == 0)
+               ? 0
+               : -1;
+}
+
+int gb_sched_pick_run(const gb_sched_typed_pick *p, int M, int N, int K, const void *A, int lda,
+                      const void *B, int ldb, void *C, int ldc, const gb_ctx *ctx)
+{
+    gb_ctx inner = *ctx;
+
+    inner.state = p->state;
+    if (p->packed)
+        return p->packed->run(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+    return gb_sched_state_run_typed(M, N, K, A, lda, B, ldb, C, ldc, &inner);
+}
+
+void gb_sched_pick_release(gb_sched_typed_pick *p)
+{
+    if (p->packed && p->packed->release)
+        p->packed->release(p->state);
+    else if (!p->packed)
+        gb_sched_state_free(p->state);
+    p->state = NULL;
+}
+
+void gb_sched_pick_impl(const gb_sched_typed_pick *p, const char *prefix, int M, int N, int K,
+                        const gb_ctx *ctx, char *buf, size_t len)
+{
+    char inner[96] = "";
+
+    if (p->packed) {
+        gb_ctx pc = *ctx;
+        pc.state = p->state;
+        if (p->packed->impl)
+            p->packed->impl(M, N, K, &pc, inner, sizeof inner);
+        snprintf(buf, len, "packed: %s", inner);
+        return;
+    }
+    snprintf(buf, len, "%s%s", prefix, gb_sched_state_impl(p->state));
+}
+
 /* The variant runs the schedule's type only: f32's run, or (`type T`)
  * typed[T] and no f32 (the runner skips f32 with types_note). */
 static void set_type(sched_entry *e)

@@ -350,6 +350,8 @@ static void queue_elites(search *s)
 
     s->queued = 1;
     for (int e = 0; X && us && which && e < n; e++) {
+        if (s->model.elites[e].dtype != s->t.cfg->dtype) /* another type's schedule */
+            continue;
         if (gb_learned_features(s->space->file, s->model.elites[e].text, s->t.M, s->t.K, s->t.N,
                                 s->t.cfg->threads, &s->machine, X + (size_t)legal * F, err,
                                 sizeof err) != 0) {

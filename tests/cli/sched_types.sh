@@ -125,9 +125,17 @@ expect_exit tune_space_winner_replays 0 "$G" --dtype u8s8 --schedule won.sched -
 printf 'type bf16\nsplit j 16 -> jo ji\nvectorize ji\nchoose\nparallel i\nor\nend\n' >bf.space
 expect_exit tune_space_type_disagrees 2 "$G" tune --space bf.space --dtype u8s8 --shape 8x8x8
 expect_grep tune_space_type_disagrees_says "--dtype u8s8: bf.space states type bf16" "$WORK/err"
-expect_exit tune_space_typed_database_refused 2 "$G" tune --space "$ROOT/schedules/cpu_gemm.space" \
-    --dtype bf16 --database db.jsonl --shape 8x8x8
-expect_grep tune_space_typed_database_says "the trial database and the models are f32's" "$WORK/err"
+# A typed search keeps its trials too, each line of its type (src/learn/LEARN.md).
+expect_exit tune_space_typed_database 0 "$G" tune --space "$ROOT/schedules/cpu_gemm.space" \
+    --dtype bf16 --database db.jsonl --shape 8x8x8 --threads 1 --trials 2 --reps 2 --quiet --records "$WORK/rec-db.json"
+py_check tune_space_typed_database_lines db.jsonl <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 2, len(rows)
+for r in rows:
+    assert r["version"] == 2 and r["dtype"] == "bf16", r
+    assert r["schedule"].startswith("type bf16\n"), r["schedule"][:40]
+PY
 expect_exit tune_dtype_needs_space 2 "$G" tune --dtype bf16 --shape 8x8x8
 
 # ---- the dot run keeps its 24 sums in registers: no zmm stored to the stack -------------------
