@@ -67,11 +67,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         /* The strings the lowering writes itself (constants, not from the
          * input): GCC's unroll-and-jam and (the dot form) loop header
-         * copying turned off for some nests. */
+         * copying turned off for some nests; a tensorized kernel's AMX
+         * target (and, under the test hook, its emulation's symbol). */
         static const char *const consts[] = {
             "optimize(\"no-loop-unroll-and-jam\", \"no-tree-ch\", \"no-tree-dominator-opts\")",
             "optimize(\"no-loop-unroll-and-jam\")",
             "optimize(\"no-tree-ch\", \"no-tree-dominator-opts\")",
+            "target(\"amx-tile,amx-bf16,amx-int8\")",
+            "visibility(\"default\")",
         };
         for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
             for (char *q = strstr(c, consts[k]); q; q = strstr(q, consts[k]))
