@@ -23,7 +23,8 @@
 # the architecture), the calibration cache's reader test (it reads in a
 # forked child with a 5 s limit, which the child under qemu did not meet), sustained_peak_is_plausible, whose floor of
 # 1 GFLOP/s emulation misses, and the schedule language's compiled tests
-# (their kernels run on 2 threads, and the host's cc makes x86 objects).
+# (their kernels run on 2 threads, and the host's cc makes x86 objects; the
+# tiles' test too).
 # Needs: sh scripts/setup.sh cross (gcc-aarch64-linux-gnu, libcjson-dev:arm64,
 # nettle-dev:arm64, qemu-user).  Usage: scripts/cross-aarch64.sh [--build-only]
 set -e
@@ -125,7 +126,7 @@ variants_honour_leading_dimensions bind_probe_sees_every_thread bandwidth_probe_
 lockstep_same_plan_pairs_every_entry lockstep_entry_of_one_build_goes_alone
 lockstep_other_order_measures_everything lockstep_slices_alternate_within_an_entry
 sched_random_legal_schedules_are_exact sched_shipped_schedules_are_exact sched_row_blocks_are_exact
-sched_typed_kernels_are_exact_in_each_form
+sched_typed_kernels_are_exact_in_each_form sched_tensorized_kernels_are_exact_on_emulated_tiles
 calibration_result_decides_how_packed_reads_b calibration_measures_caches_and_measures_again_when_refused
 calibration_cache_reads_only_a_small_regular_file packed_lowp_exact_on_two_threads
 amx_emulated_exact_on_odd_shapes_two_threads amx_emulated_exact_on_bert_shapes"
