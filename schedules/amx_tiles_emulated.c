@@ -212,24 +212,13 @@ const char *amx_emulated_fault(const void *state)
     return ((const emulated_tiles *)state)->fault;
 }
 
-const amx_tile_ops amx_tiles_emulated = {
-    .name = "emulated_amx",
-    .state_bytes = sizeof(emulated_tiles),
-    .configure = emulated_configure,
-    .zero = emulated_zero,
-    .load = emulated_load,
-    .store = emulated_store,
-    .dot = emulated_dot,
-    .release = emulated_release,
-};
+/* The two tables differ only in the dot product's check of the triple. */
+#define EMULATED_OPS(dot_fn)                                                                 \
+    {                                                                                        \
+        .name = "emulated_amx", .state_bytes = sizeof(emulated_tiles),                       \
+        .configure = emulated_configure, .zero = emulated_zero, .load = emulated_load,       \
+        .store = emulated_store, .dot = (dot_fn), .release = emulated_release,               \
+    }
 
-const amx_tile_ops amx_tiles_emulated_any = {
-    .name = "emulated_amx",
-    .state_bytes = sizeof(emulated_tiles),
-    .configure = emulated_configure,
-    .zero = emulated_zero,
-    .load = emulated_load,
-    .store = emulated_store,
-    .dot = emulated_dot_any,
-    .release = emulated_release,
-};
+const amx_tile_ops amx_tiles_emulated = EMULATED_OPS(emulated_dot);
+const amx_tile_ops amx_tiles_emulated_any = EMULATED_OPS(emulated_dot_any);

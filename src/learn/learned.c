@@ -7,6 +7,11 @@
  * names in order, the machine, the seed, the space the candidates come
  * from, with its text) around XGBoost's own JSON model; it is read
  * strictly, and a model that does not match is refused with the reason.
+ * One file of about 1,000 lines: training (with its out-of-sample error,
+ * which fills the model as it is fitted), the file's writer and strict
+ * reader share struct gb_learned, private here; split, they would share
+ * it through a header for no reader's gain.  The error's measurement
+ * (held_out_fit, cross_validate) is the piece to move first if it grows.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "inputfile.h"

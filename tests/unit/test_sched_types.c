@@ -160,6 +160,51 @@ out:
     return bad;
 }
 
+/* Appends kernel (taken over, freed) to the growing *source; 0, or -1
+ * when out of memory (*source freed). */
+static int append_kernel(char **source, size_t *cap, size_t *used, char *kernel)
+{
+    const size_t len = strlen(kernel);
+
+    while (*used + len + 1 > *cap) {
+        char *grown = realloc(*source, *cap *= 2);
+        if (grown == NULL) {
+            free(*source), free(kernel);
+            *source = NULL;
+            return -1;
+        }
+        *source = grown;
+    }
+    memcpy(*source + *used, kernel, len + 1);
+    *used += len;
+    free(kernel);
+    return 0;
+}
+
+/* Cases [first, n) of the built object, symbols PREFIX_i, each verified
+ * at 1 and 2 threads; a failure names the case. */
+static void verify_cases(const gb_sched_so *so, const char *prefix, const typed_case *cases,
+                         int first, int n, unsigned *seed)
+{
+    for (int i = first; i < n; i++)
+        for (int threads = 1; threads <= 2; threads++) {
+            char symbol[64];
+            gb_typed_kernel_fn fn;
+            long bad;
+            snprintf(symbol, sizeof symbol, "%s_%d", prefix, i);
+            *(void **)&fn = dlsym(so->handle, symbol);
+            CHECK(fn != NULL);
+            if (fn == NULL)
+                continue;
+            bad = verify_typed(fn, &cases[i], threads, seed);
+            if (bad != 0) {
+                char msg[400];
+                snprintf(msg, sizeof msg, "%s threads=%d: %ld wrong", cases[i].what, threads, bad);
+                gb_test_fail(__FILE__, __LINE__, msg);
+            }
+        }
+}
+
 static int load_nest(const char *what, gb_sched *nest, gb_dtype t, char *err, size_t errlen)
 {
     char text[2048];
@@ -211,7 +256,6 @@ TEST(sched_typed_kernels_are_exact_in_each_form)
                     gb_params none = { 0 };
                     gb_sched_plan *pl;
                     char symbol[64], *kernel;
-                    size_t len;
                     c->t = t;
                     c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
                     gb_sched_force_form(form);
@@ -235,19 +279,10 @@ TEST(sched_typed_kernels_are_exact_in_each_form)
                     CHECK(kernel != NULL);
                     if (kernel == NULL)
                         continue;
-                    len = strlen(kernel);
-                    while (used + len + 1 > cap) {
-                        char *grown = realloc(source, cap *= 2);
-                        if (grown == NULL) {
-                            free(source), free(kernel);
-                            CHECK(0);
-                            return;
-                        }
-                        source = grown;
+                    if (append_kernel(&source, &cap, &used, kernel) != 0) {
+                        CHECK(0);
+                        return;
                     }
-                    memcpy(source + used, kernel, len + 1);
-                    used += len;
-                    free(kernel);
                     ncases++;
                 }
         }
@@ -259,23 +294,7 @@ TEST(sched_typed_kernels_are_exact_in_each_form)
             return;
         }
         free(source);
-        for (int i = first; i < ncases; i++)
-        for (int threads = 1; threads <= 2; threads++) {
-            char symbol[64];
-            gb_typed_kernel_fn fn;
-            long bad;
-            snprintf(symbol, sizeof symbol, "typed_%d", i);
-            *(void **)&fn = dlsym(so.handle, symbol);
-            CHECK(fn != NULL);
-            if (fn == NULL)
-                continue;
-            bad = verify_typed(fn, &cases[i], threads, &seed);
-            if (bad != 0) {
-                char msg[400];
-                snprintf(msg, sizeof msg, "%s threads=%d: %ld wrong", cases[i].what, threads, bad);
-                gb_test_fail(__FILE__, __LINE__, msg);
-            }
-        }
+        verify_cases(&so, "typed", cases, first, ncases, &seed);
         gb_sched_so_close(&so);
     }
     CHECK(widened > 0);
@@ -483,7 +502,6 @@ TEST(sched_tensorized_kernels_are_exact_on_emulated_tiles)
             gb_params none = { 0 };
             gb_sched_plan *pl;
             char symbol[64], *kernel;
-            size_t len;
             c->t = tnests[n].t;
             c->M = tshapes[s][0], c->N = tshapes[s][1], c->K = tshapes[s][2];
             pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err);
@@ -503,20 +521,11 @@ TEST(sched_tensorized_kernels_are_exact_on_emulated_tiles)
             CHECK(kernel != NULL);
             if (kernel == NULL)
                 continue;
-            len = strlen(kernel);
-            while (used + len + 1 > cap) {
-                char *grown = realloc(source, cap *= 2);
-                if (grown == NULL) {
-                    free(source), free(kernel);
-                    gb_sched_force_tiles_emulated(0);
-                    CHECK(0);
-                    return;
-                }
-                source = grown;
+            if (append_kernel(&source, &cap, &used, kernel) != 0) {
+                gb_sched_force_tiles_emulated(0);
+                CHECK(0);
+                return;
             }
-            memcpy(source + used, kernel, len + 1);
-            used += len;
-            free(kernel);
             ncases++;
         }
     }
@@ -535,23 +544,7 @@ TEST(sched_tensorized_kernels_are_exact_on_emulated_tiles)
         if (ops != NULL)
             *ops = &amx_tiles_emulated_any;
     }
-    for (int i = first; i < ncases; i++)
-        for (int threads = 1; threads <= 2; threads++) {
-            char symbol[64];
-            gb_typed_kernel_fn fn;
-            long bad;
-            snprintf(symbol, sizeof symbol, "tiled_%d", i);
-            *(void **)&fn = dlsym(so.handle, symbol);
-            CHECK(fn != NULL);
-            if (fn == NULL)
-                continue;
-            bad = verify_typed(fn, &cases[i], threads, &seed);
-            if (bad != 0) {
-                char msg[400];
-                snprintf(msg, sizeof msg, "%s threads=%d: %ld wrong", cases[i].what, threads, bad);
-                gb_test_fail(__FILE__, __LINE__, msg);
-            }
-        }
+    verify_cases(&so, "tiled", cases, first, ncases, &seed);
     gb_sched_so_close(&so);
     }
     CHECK(other > 0);
