@@ -122,6 +122,43 @@ static long ceil_div(long a, long b)
     return (a + b - 1) / b;
 }
 
+/* The columns, in units, of the busiest of t threads when `units` are cut
+ * into blocks of b units (the last one short) and the blocks shared as
+ * OpenMP's static schedule shares them: the first (blocks mod t) threads
+ * take one more, so the first thread is the busiest. */
+static long busiest_units(long units, long b, int t)
+{
+    const long blocks = ceil_div(units, b);
+    const long first = blocks / t + (blocks % t != 0);
+    return first * b < units ? first * b : units;
+}
+
+/* nc grown, up to NC_EVEN_SLACK times its cap, where a larger block shares
+ * the jc blocks more evenly among the threads (fewer columns for the
+ * busiest): N = 3072 under a cap of 336 (7 x 48) is ten blocks, the last
+ * one 48 wide, 1680 columns for the first of 2 threads and 1392 for the
+ * other; 384 is eight, 1536 each.  Blocks are never shrunk for it: more
+ * of them means A packed again for each (nc 192 took mlp_expand M = 64
+ * 1.07x the time of 336 on the Intel Xeon kind, 2 threads). */
+#define NC_EVEN_SLACK 1.25
+static long nc_even(long N, long nc, long cap, long threads_cap, long nr, int threads)
+{
+    const long units = ceil_div(N, nr);
+    long hi = (long)(NC_EVEN_SLACK * (double)cap) / nr, best = nc / nr;
+    long best_load = busiest_units(units, best, threads);
+
+    if (hi > threads_cap / nr)
+        hi = threads_cap / nr;
+    for (long b = best + 1; b <= hi; b++) {
+        const long load = busiest_units(units, b, threads);
+        if (load < best_load) {
+            best = b;
+            best_load = load;
+        }
+    }
+    return best * nr;
+}
+
 /* One cache as the model uses it: size, ways, a way's bytes (its sets x
  * its line), and which figures fell back. */
 typedef struct level {
@@ -163,6 +200,7 @@ typedef struct derivation {
     int b_copied;         /* B copied whole, read back per row micro-panel: nc from L2 */
     char b_why[320];      /* why, for explain */
     long nc_l3_cap, nc_l2_cap, nc_threads_cap, nc_cap, nc;
+    long nc_balanced;     /* nc as balanced over N, before nc_even */
     long pf_spare, pf_period, pf; /* B's prefetch: spare ways, rows a set repeats, rows */
 } derivation;
 
@@ -317,7 +355,10 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
     d->nc_cap = d->b_copied ? d->nc_l2_cap : d->nc_l3_cap;
     if (d->nc_threads_cap < d->nc_cap)
         d->nc_cap = d->nc_threads_cap;
-    d->nc = balance(N, d->nc_cap, d->nr);
+    d->nc_balanced = balance(N, d->nc_cap, d->nr);
+    d->nc = d->threads > 1 ? nc_even(N, d->nc_balanced, d->nc_cap, d->nc_threads_cap, d->nr,
+                                     d->threads)
+                           : d->nc_balanced;
 
     /* pf (packed's set rule, packed_plan.c): B read in place, its rows N
      * floats apart, is prefetched pf k steps ahead into L1d; a prefetched
@@ -402,8 +443,17 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M,
                      "cap %ld x %ld KiB / (kc x 4) = %ld; ",
                 d.nc, d.l3.ways, d.c_ac3, d.c_bc, d.c_bc, d.l3.way >> 10, d.nc_l3_cap);
     fprintf(out, "and N over %d thread%s in columns of %ld, %ld, so that the threads split C's "
-                 "columns by jc block; balanced over N = %d\n",
+                 "columns by jc block; balanced over N = %d",
             d.threads, d.threads == 1 ? "" : "s", d.nr, d.nc_threads_cap, N);
+    if (d.nc != d.nc_balanced) {
+        const long units = ceil_div(N, d.nr);
+        fprintf(out, ", %ld; grown to %ld (at most %.2f x the cap) so that the jc blocks share "
+                     "evenly: the busiest thread %ld columns, not %ld",
+                d.nc_balanced, d.nc, NC_EVEN_SLACK,
+                busiest_units(units, d.nc / d.nr, d.threads) * d.nr,
+                busiest_units(units, d.nc_balanced / d.nr, d.threads) * d.nr);
+    }
+    fputc('\n', out);
     fprintf(out, "    pf %ld: B's rows %ld bytes apart share an L1d set every %ld row%s; the set's "
                  "ways %d / 2 - 2 = %ld spare; %ld x %ld rows ahead, at most %d\n",
             d.pf, d.b_row, d.pf_period, d.pf_period == 1 ? "" : "s", d.l1.ways,

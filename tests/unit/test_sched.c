@@ -434,6 +434,16 @@ TEST(sched_model_gives_blis_blocks_for_each_machine)
     half = xeon, half.kc_half = 1, half.b_copied = 1;
     gb_sched_model_values(&half, 256, 3072, 768, 1, v);
     CHECK(v[GB_MODEL_KC] == 768 && v[GB_MODEL_NC] == 336);
+    /* At 2 threads the ten blocks of 336 (the last 48 wide) share as 5 and
+     * 5, 1680 columns against 1392: nc grows (up to 1.25 x the cap, 426)
+     * to 384, eight blocks, 1536 columns each.  N = 768 splits evenly as
+     * it is, and a block is never shrunk for it. */
+    gb_sched_model_values(&half, 256, 3072, 768, 2, v);
+    CHECK(v[GB_MODEL_KC] == 768 && v[GB_MODEL_NC] == 384);
+    gb_sched_model_values(&half, 256, 768, 768, 2, v);
+    CHECK(v[GB_MODEL_NC] == 384);
+    gb_sched_model_values(&half, 256, 3072 + 48, 768, 2, v);
+    CHECK(v[GB_MODEL_NC] == 336); /* 65 columns of 48: 35 and 30; 384 would be 40 and 25 */
     half.kc_half = 0;
     gb_sched_model_values(&half, 256, 3072, 768, 1, v);
     CHECK(v[GB_MODEL_KC] == 128 && v[GB_MODEL_NC] == 1536);
