@@ -166,15 +166,21 @@ int gb_learned_outside(const gb_learned_shape *trained, int n, int M, int K, int
                        gb_dtype dtype);
 /* 1 when the model was trained on trials of dtype. */
 int gb_learned_trained_on(const gb_learned *l, gb_dtype dtype);
-/* The guard (src/learn/LEARN.md, "The guard"), on predicted times: for a
- * shape outside what the model was trained on (edge), the candidate
- * predicted best_us runs rather than the analytic point predicted
- * analytic_us only when the predicted gain ln(analytic_us / best_us)
- * exceeds error (the model's error out of sample at the edge, ln of a
- * ratio; NAN, not measured, trusts no gain); inside, the best predicted
- * runs.  GB_GUARD_BEATS, GB_GUARD_KEPT (the analytic point runs) or
- * GB_GUARD_INSIDE. */
+/* The guard (src/learn/LEARN.md, "The guard"), on predicted times: the
+ * candidate predicted best_us runs rather than the analytic point
+ * predicted analytic_us only when the predicted gain analytic_us / best_us
+ * exceeds GB_GUARD_MIN_GAIN, and, for a shape outside what the model was
+ * trained on (edge), when ln of it exceeds error too (the model's error
+ * out of sample at the edge, ln of a ratio; NAN, not measured, trusts no
+ * gain).  GB_GUARD_BEATS (edge), GB_GUARD_INSIDE (inside), or
+ * GB_GUARD_KEPT (the analytic point runs). */
 enum { GB_GUARD_BEATS, GB_GUARD_KEPT, GB_GUARD_INSIDE };
+/* The least predicted gain a pick runs for: in the 24-shape leave-one-out
+ * (Intel Xeon kind, 2 threads), the picks inside the trained range that
+ * the model predicted under 1.15x faster than the analytic point ran
+ * slower than it on 10 of 11 shapes (1.06x its time, geomean; mlp_reduce
+ * M=32 1.22x), those predicted 1.17x and more faster on all 7. */
+#define GB_GUARD_MIN_GAIN 1.15
 int gb_learned_guard(int edge, double best_us, double analytic_us, double error);
 /* The model's error out of sample for a shape like this one: the edge one
  * when it is outside what the model was trained on (*edge 1), else the
@@ -182,14 +188,18 @@ int gb_learned_guard(int edge, double best_us, double analytic_us, double error)
 double gb_learned_error_for(const gb_learned *l, int M, int K, int N, int threads,
                             gb_dtype dtype, int *edge);
 
-/* Fits a model of ln(median_us / (2 M N K)) to db's verified rows of machine m (the
- * others are counted in *skipped), features from each row's schedule
- * planned for its shape; the space file it was drawn from goes into the
+/* Fits a model of ln(median_us / (2 M N K)) to db's verified rows of one
+ * machine (the first verified row's; the others are counted in
+ * skipped[0]), features from each row's schedule planned for its shape (a
+ * schedule that checks but no longer plans for its shape on this build is
+ * left out, counted in skipped[1], the first in stale); a schedule that
+ * does not check fails it.  The space file it was drawn from goes into the
  * model (ml_guided draws from it), and the elites fastest distinct
  * schedules of each (shape, threads) trained on.  Deterministic for a
  * seed.  0, or -1 with err. */
 int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned seed, int elites,
-                     gb_learned **out, int *skipped, char *err, size_t errlen);
+                     gb_learned **out, int skipped[2], char *stale, size_t stalelen,
+                     char *err, size_t errlen);
 /* Writes the model file (a JSON envelope around XGBoost's model) through
  * the atomic writer.  0, or -1 with err. */
 int gb_learned_save(const gb_learned *l, const char *path, char *err, size_t errlen);
@@ -210,7 +220,8 @@ int gb_learned_gain(const gb_learned *l, double gain[GB_FEATURES_COUNT], char *e
 void gb_learned_free(gb_learned *l);
 
 /* The features of a schedule text for a shape and thread count on m:
- * 0, or -1 with err when it does not check or plan. */
+ * 0; -1 with err when it does not check, -2 when it checks but does not
+ * plan for the shape. */
 int gb_learned_features(const char *file, const char *text, int M, int K, int N, int threads,
                         const gb_learn_machine *m, float out[GB_FEATURES_COUNT], char *err,
                         size_t errlen);

@@ -15,9 +15,10 @@
  * (none given, `--model none`, a build without XGBoost, a model of another
  * kind of machine), rule_based runs with its own rules.  Which one ran and
  * why is effective_params.source and .why; --explain prints the chosen nest
- * and its predicted time.  At a shape outside the M range the model was
- * trained on, the analytic point (the first draw) is kept unless the best
- * predicted beats it by more than the model's error there (the guard).
+ * and its predicted time.  The analytic point (the first draw) is kept
+ * unless the best predicted beats it by 1.15x, and, at a shape outside the
+ * M range the model was trained on, by more than the model's error there
+ * (the guard).
  * bf16 and u8s8 (--dtype): the typed space's points and that type's
  * elites, the pick checked against packed's kernel of the type, which runs
  * where there is no pick.  src/learn/LEARN.md says the rest.
@@ -67,8 +68,9 @@ static const char *const why_text[] = {
 };
 
 /* The guard (src/learn/LEARN.md): the best predicted runs only when its
- * predicted gain over the analytic point exceeds the model's error out of
- * sample for such a shape; else the analytic point is kept. */
+ * predicted gain over the analytic point is at least GB_GUARD_MIN_GAIN and,
+ * at the edge, exceeds the model's error out of sample for such a shape;
+ * else the analytic point is kept. */
 static const char *const guard_names[] = { "beats", "kept", "inside", "analytic", "no_analytic",
                                            NULL };
 enum { GUARD_BEATS = GB_GUARD_BEATS, GUARD_KEPT = GB_GUARD_KEPT, GUARD_INSIDE = GB_GUARD_INSIDE,
@@ -555,19 +557,24 @@ static void guard_text(const choice *c, char *out, size_t len)
         snprintf(err, sizeof err, "%.3fx", exp(c->error));
     switch (c->guard) {
     case GUARD_KEPT:
-        snprintf(out, len, "the analytic point (the space's own point) kept: the best predicted "
-                 "is %.3fx faster by the model, within its error out of sample for %s (%s)",
-                 exp(c->gain), where, err);
+        if (!(c->gain > log(GB_GUARD_MIN_GAIN)))
+            snprintf(out, len, "the analytic point (the space's own point) kept: the best "
+                     "predicted is %.3fx faster by the model, under the %.2fx a pick must "
+                     "promise (%s)", exp(c->gain), GB_GUARD_MIN_GAIN, where);
+        else
+            snprintf(out, len, "the analytic point (the space's own point) kept: the best "
+                     "predicted is %.3fx faster by the model, within its error out of sample "
+                     "for %s (%s)", exp(c->gain), where, err);
         break;
     case GUARD_BEATS:
         snprintf(out, len, "the best predicted runs: %.3fx faster than the analytic point by the "
                  "model, beyond its error out of sample for %s (%s)", exp(c->gain), where, err);
         break;
     case GUARD_INSIDE:
-        snprintf(out, len, "the best predicted runs: the shape is inside the M range the model "
-                 "was trained on, where the guard does not apply (%.3fx faster than the "
-                 "analytic point by the model; its error out of sample there %s)", exp(c->gain),
-                 err);
+        snprintf(out, len, "the best predicted runs: %.3fx faster than the analytic point by "
+                 "the model, at least the %.2fx a pick must promise; the shape is inside the M "
+                 "range the model was trained on, where its error out of sample (%s) is not "
+                 "asked", exp(c->gain), GB_GUARD_MIN_GAIN, err);
         break;
     case GUARD_ANALYTIC:
         snprintf(out, len, "the analytic point (the space's own point) is the best predicted");

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
         float *X;
         double *us, *pred, best = INFINITY, pick_pred = INFINITY, pick_us = 0.0, best_pred = 0.0;
         double analytic_us = NAN, analytic_pred = NAN, error, guard_us;
-        int n = 0, skipped, first = 1, rank = 1, edge;
+        int n = 0, skipped[2], first = 1, rank = 1, edge;
 
         for (int j = 0; j < h && first; j++) /* each shape once */
             first = !same_shape(&db.rows[j], &db.rows[h]);
@@ -72,7 +72,8 @@ int main(int argc, char **argv)
         for (int j = 0; j < db.n; j++)
             if (!same_shape(&db.rows[j], &db.rows[h]))
                 train.rows[train.n++] = db.rows[j];
-        if (gb_learned_train(&train, argv[2], seed, 0, &model, &skipped, err, sizeof err) != 0) {
+        if (gb_learned_train(&train, argv[2], seed, 0, &model, skipped, NULL, 0, err,
+                             sizeof err) != 0) {
             fprintf(stderr, "ml-loo: %s\n", err);
             return 2;
         }

@@ -101,8 +101,8 @@ static int train(const model_args *a)
     gb_trial_db db = { 0 };
     gb_learned *l = NULL;
     gb_learned_info info;
-    char err[GB_ERR_LEN], shown[256];
-    int skipped, status;
+    char err[GB_ERR_LEN], shown[256], stale[GB_ERR_LEN];
+    int skipped[2], status;
 
     if (a->ndatabases == 0)
         return gb_usage("model train", "give at least one --database FILE");
@@ -132,7 +132,8 @@ static int train(const model_args *a)
         gb_trialdb_free(&db);
         return gb_fail(GB_EXIT_USAGE, "model train", "%s", GB_XGB_MISSING);
     }
-    if (gb_learned_train(&db, a->space, a->seed, a->elites, &l, &skipped, err, sizeof err) != 0) {
+    if (gb_learned_train(&db, a->space, a->seed, a->elites, &l, skipped, stale, sizeof stale, err,
+                         sizeof err) != 0) {
         gb_trialdb_free(&db);
         return gb_fail(GB_EXIT_USAGE, "model train", "%s", err);
     }
@@ -146,8 +147,12 @@ static int train(const model_args *a)
     printf("trained on %d verified trials of %d shape(s) (%d trial(s) in all; %d of another "
            "machine left out), %s, %d lanes, L1d %ld, L2 %ld, L3 %ld bytes; seed %u; "
            "%d elite schedule(s) carried\n",
-           info.trials, info.shapes, db.n, skipped, info.machine.isa, info.machine.lanes,
+           info.trials, info.shapes, db.n, skipped[0], info.machine.isa, info.machine.lanes,
            info.machine.l1d, info.machine.l2, info.machine.l3, info.seed, info.nelites);
+    if (skipped[1] > 0)
+        printf("left out: %d trial(s) whose schedule this build no longer plans for its shape "
+               "(measured by a build whose model chose other blocks); the first: %s\n",
+               skipped[1], stale);
     printf("error out of sample (a predicted gain over the analytic point that did not hold, "
            "%.0fth percentile): ",
            100.0 * GB_LEARNED_ERROR_QUANTILE);

@@ -66,7 +66,7 @@ int gb_learned_features(const char *file, const char *text, int M, int K, int N,
     if (gb_sched_from_text(file, text, strlen(text), &nest, err, errlen) != 0)
         return -1;
     if ((pl = gb_sched_plan_for(&nest, &none, M, N, K, threads, err, errlen)) == NULL)
-        return -1;
+        return -2;
     gb_learn_machine_sched(m, &sm);
     gb_features_of(pl, &sm, threads, out);
     gb_sched_plan_free(pl);
@@ -176,10 +176,14 @@ int gb_learned_outside(const gb_learned_shape *trained, int n, int M, int K, int
 
 int gb_learned_guard(int edge, double best_us, double analytic_us, double error)
 {
+    const double gain = log(analytic_us / best_us);
+
+    if (!(gain > log(GB_GUARD_MIN_GAIN)))
+        return GB_GUARD_KEPT;
     if (!edge)
         return GB_GUARD_INSIDE;
     /* NAN compares false: an error never measured trusts no gain */
-    return log(analytic_us / best_us) > error ? GB_GUARD_BEATS : GB_GUARD_KEPT;
+    return gain > error ? GB_GUARD_BEATS : GB_GUARD_KEPT;
 }
 
 int gb_learned_trained_on(const gb_learned *l, gb_dtype dtype)
@@ -398,7 +402,8 @@ static int shape_index(gb_learned *l, const gb_trial_row *r, int cap)
 }
 
 int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned seed, int elites,
-                     gb_learned **out, int *skipped, char *err, size_t errlen)
+                     gb_learned **out, int skipped[2], char *stale, size_t stalelen,
+                     char *err, size_t errlen)
 {
     gb_learned *l = calloc(1, sizeof *l);
     const size_t n = (size_t)(db->n > 0 ? db->n : 1);
@@ -407,10 +412,12 @@ int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned see
     char *used = calloc(n, 1);
     int *shape_of = malloc(n * sizeof *shape_of);
     const char **text = malloc(n * sizeof *text);
-    int rows = 0, first = -1, rc = -1;
+    int rows = 0, first = -1, rc = -1, fc;
 
     *out = NULL;
-    *skipped = 0;
+    skipped[0] = skipped[1] = 0;
+    if (stalelen > 0)
+        stale[0] = '\0';
     if (l == NULL || !X || !y || !used || !shape_of || !text ||
         (l->trained = malloc(n * sizeof *l->trained)) == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -431,14 +438,23 @@ int gb_learned_train(const gb_trial_db *db, const char *space_path, unsigned see
             l->machine = r->machine;
         }
         if (gb_learn_machine_same(&r->machine, &l->machine, why, sizeof why) != 0) {
-            (*skipped)++;
+            skipped[0]++;
             continue;
         }
-        if (gb_learned_features("schedule", r->text, r->M, r->K, r->N, r->threads, &r->machine,
-                                X + (size_t)rows * GB_FEATURES_COUNT, err, errlen) != 0) {
-            char line[GB_ERR_LEN];
-            snprintf(line, sizeof line, "trial %d (%dx%dx%d): %s", i + 1, r->M, r->K, r->N, err);
-            snprintf(err, errlen, "%s", line);
+        fc = gb_learned_features("schedule", r->text, r->M, r->K, r->N, r->threads, &r->machine,
+                                 X + (size_t)rows * GB_FEATURES_COUNT, why, sizeof why);
+        if (fc == -2) {
+            /* checks, but no longer plans for its shape: measured by a
+             * build whose model chose other blocks (a cache_write tile
+             * then under its bound, say); left out, counted, the first
+             * said */
+            if (skipped[1]++ == 0 && stalelen > 0)
+                snprintf(stale, stalelen, "trial %d (%dx%dx%d): %s", i + 1, r->M, r->K, r->N,
+                         why);
+            continue;
+        }
+        if (fc != 0) {
+            snprintf(err, errlen, "trial %d (%dx%dx%d): %s", i + 1, r->M, r->K, r->N, why);
             goto done;
         }
         /* time per operation: the shape's size is no longer what the

@@ -124,6 +124,24 @@ expect_exit learn_train 0 "$G" model train --database "$WORK/here.jsonl" --space
 expect_exit learn_train_again 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/b.model"
 cmp -s "$WORK/a.model" "$WORK/b.model" && echo "ok learn_train_deterministic" || echo "FAIL learn_train_deterministic: two trainings of one seed differ"
 expect_grep learn_train_counts "trained on 20 verified trials of 2 shape(s)" "$WORK/out"
+# A trial whose schedule checks but no longer plans for its shape (a build
+# whose model chose other blocks measured it) is left out, counted, the
+# first named; one that does not check is refused as the file is read.
+python3 - "$WORK/here.jsonl" "$WORK/stale.jsonl" "$WORK/unchecked.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+r = json.loads(lines[0])
+r.update(M=384, K=768, N=3072, schedule="split i 384 -> io ii\nsplit j 3072 -> jo ji\n"
+         "reorder io jo ii ji k\ncache_write C at jo\n")
+open(sys.argv[2], "w").write("\n".join(lines + [json.dumps(r)]) + "\n")
+r["schedule"] = r["schedule"].replace("split j", "split q")
+open(sys.argv[3], "w").write("\n".join(lines + [json.dumps(r)]) + "\n")
+PY
+expect_exit learn_train_stale 0 "$G" model train --database "$WORK/stale.jsonl" --space "$SPACE" -o "$WORK/stale.model"
+expect_grep learn_train_stale_counted "trained on 20 verified trials of 2 shape(s) (21 trial(s) in all" "$WORK/out"
+expect_grep learn_train_stale_named "left out: 1 trial(s) whose schedule this build no longer plans for its shape .*the first: trial 21 (384x768x3072): .*cache_write at jo: a tile of 384 x 3072 floats, over 65536" "$WORK/out"
+expect_exit learn_train_unchecked 2 "$G" model train --database "$WORK/unchecked.jsonl" --space "$SPACE" -o "$WORK/unchecked.model"
+expect_grep learn_train_unchecked_named "unchecked.jsonl:21: schedule:2: split: no loop 'q'" "$WORK/err"
 expect_exit learn_train_explain 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/c.model" --explain --seed 7
 expect_grep learn_train_explain_lists " 1\. [A-Za-z0-9_]*  *[0-9.]* %" "$WORK/out"
 expect_exit learn_train_no_elites 0 "$G" model train --database "$WORK/here.jsonl" --space "$SPACE" -o "$WORK/e0.model" --elites 0

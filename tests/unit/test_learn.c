@@ -54,12 +54,18 @@ TEST(learn_guard_keeps_the_analytic_point_within_the_error)
     CHECK_EQ_INT(gb_learned_guard(1, 100.0, 150.1, log(150.0 / 100.0)), GB_GUARD_BEATS);
     /* no error measured: no gain trusted, however large */
     CHECK_EQ_INT(gb_learned_guard(1, 1.0, 1000.0, NAN), GB_GUARD_KEPT);
-    /* an error of 0: any gain at all */
-    CHECK_EQ_INT(gb_learned_guard(1, 99.0, 100.0, 0.0), GB_GUARD_BEATS);
+    /* an error of 0: any gain over the least one (1.15x) */
+    CHECK_EQ_INT(gb_learned_guard(1, 100.0, 116.0, 0.0), GB_GUARD_BEATS);
+    CHECK_EQ_INT(gb_learned_guard(1, 100.0, 114.0, 0.0), GB_GUARD_KEPT);
     CHECK_EQ_INT(gb_learned_guard(1, 101.0, 100.0, 0.0), GB_GUARD_KEPT);
-    /* inside the trained range the best predicted runs, whatever the gain */
+    /* inside the trained range the best predicted runs, whatever the
+     * error, when it promises at least 1.15x: mlp_reduce M=32 left out,
+     * predicted 1.04x faster, ran 1.22x the analytic point's time */
     CHECK_EQ_INT(gb_learned_guard(0, 516.9, 669.8, error), GB_GUARD_INSIDE);
     CHECK_EQ_INT(gb_learned_guard(0, 1.0, 1000.0, NAN), GB_GUARD_INSIDE);
+    CHECK_EQ_INT(gb_learned_guard(0, 100.0, 104.0, error), GB_GUARD_KEPT);
+    CHECK_EQ_INT(gb_learned_guard(0, 100.0, 114.9, NAN), GB_GUARD_KEPT);
+    CHECK_EQ_INT(gb_learned_guard(0, 100.0, 115.1, NAN), GB_GUARD_INSIDE);
 }
 
 /* A database line of version v, dtype (NULL: no key) and schedule text. */

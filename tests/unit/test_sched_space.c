@@ -2,10 +2,12 @@
  * space refused with its message, FILE:LINE of the space; the text of a
  * point; a refused point named by the space's line; the points drawn and
  * mutated stay in the space; the default space parses. */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include "test.h"
 #include "sched_space.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static gb_space space_buf;
@@ -209,6 +211,33 @@ TEST(space_named_block_starts_at_the_models_answer)
     CHECK(space_buf.answer[0][0] == 1 && space_buf.answer[0][1] == 0);
     gb_space_initial_at(&space_buf, &p, 16, 768, 768, 1);
     CHECK(p.alt[0] == 1);
+    gb_space_free(&space_buf);
+    /* B's rows 12 KiB apart (N = 3072) and the calibration copying them
+     * (b_read copied): a space without a b_read block starts from B's
+     * micro-panels copied (b_copy copied); one with it, from B copied
+     * whole there and its micro-panels not again (b_copy in place). */
+    {
+        const char *saved = getenv("GEMMBENCH_CALIBRATE");
+        char *keep = saved ? strdup(saved) : NULL;
+        setenv("GEMMBENCH_CALIBRATE", "copied", 1);
+        CHECK(parse("split j 48 -> jo ji\nchoose b_copy in_place\nor copied\n  pack B at jo "
+                    "fused\nend\n", err, sizeof err) == 0);
+        gb_space_initial_at(&space_buf, &p, 64, 3072, 768, 1);
+        CHECK(p.alt[0] == 1);
+        gb_space_initial_at(&space_buf, &p, 64, 768, 768, 1); /* rows 3 KiB apart: in place */
+        CHECK(p.alt[0] == 0);
+        gb_space_free(&space_buf);
+        CHECK(parse("split j 48 -> jo ji\nsplit i 8 -> io ii\nchoose b_read in_place\nor "
+                    "copied\n  pack B at io fused\nend\nchoose b_copy in_place\nor copied\n"
+                    "  pack B at jo fused\nend\n", err, sizeof err) == 0);
+        gb_space_initial_at(&space_buf, &p, 64, 3072, 768, 1);
+        CHECK(p.alt[0] == 1 && p.alt[1] == 0);
+        if (keep)
+            setenv("GEMMBENCH_CALIBRATE", keep, 1);
+        else
+            unsetenv("GEMMBENCH_CALIBRATE");
+        free(keep);
+    }
     CHECK(parse("choose a_read copied\nor\nend\n", err, sizeof err) == -1);
     CHECK(strcmp(err, "t.space:2: or: no answer of the block's choice") == 0);
     CHECK(parse("choose a_read sometimes\nor in_place\nend\n", err, sizeof err) == -1);
