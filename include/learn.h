@@ -181,6 +181,8 @@ enum { GB_GUARD_BEATS, GB_GUARD_KEPT, GB_GUARD_INSIDE };
  * slower than it on 10 of 11 shapes (1.06x its time, geomean; mlp_reduce
  * M=32 1.22x), those predicted 1.17x and more faster on all 7. */
 #define GB_GUARD_MIN_GAIN 1.15
+/* 1 when a predicted gain (ln of a ratio) reaches GB_GUARD_MIN_GAIN. */
+int gb_learned_promises(double gain);
 int gb_learned_guard(int edge, double best_us, double analytic_us, double error);
 /* The model's error out of sample for a shape like this one: the edge one
  * when it is outside what the model was trained on (*edge 1), else the

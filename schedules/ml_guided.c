@@ -557,7 +557,7 @@ static void guard_text(const choice *c, char *out, size_t len)
         snprintf(err, sizeof err, "%.3fx", exp(c->error));
     switch (c->guard) {
     case GUARD_KEPT:
-        if (!(c->gain > log(GB_GUARD_MIN_GAIN)))
+        if (!gb_learned_promises(c->gain))
             snprintf(out, len, "the analytic point (the space's own point) kept: the best "
                      "predicted is %.3fx faster by the model, under the %.2fx a pick must "
                      "promise (%s)", exp(c->gain), GB_GUARD_MIN_GAIN, where);

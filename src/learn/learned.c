@@ -7,7 +7,7 @@
  * names in order, the machine, the seed, the space the candidates come
  * from, with its text) around XGBoost's own JSON model; it is read
  * strictly, and a model that does not match is refused with the reason.
- * One file of about 1,000 lines: training (with its out-of-sample error,
+ * One file of just over 1,000 lines: training (with its out-of-sample error,
  * which fills the model as it is fitted), the file's writer and strict
  * reader share struct gb_learned, private here; split, they would share
  * it through a header for no reader's gain.  The error's measurement
@@ -174,11 +174,16 @@ int gb_learned_outside(const gb_learned_shape *trained, int n, int M, int K, int
     return !(below && above);
 }
 
+int gb_learned_promises(double gain)
+{
+    return gain > log(GB_GUARD_MIN_GAIN);
+}
+
 int gb_learned_guard(int edge, double best_us, double analytic_us, double error)
 {
     const double gain = log(analytic_us / best_us);
 
-    if (!(gain > log(GB_GUARD_MIN_GAIN)))
+    if (!gb_learned_promises(gain))
         return GB_GUARD_KEPT;
     if (!edge)
         return GB_GUARD_INSIDE;

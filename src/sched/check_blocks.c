@@ -126,36 +126,32 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
     return 0;
 }
 
+/* What a block's alternative may place, the same fields in a nest and in
+ * its combinations (gb_sched_placement): copied one way and back. */
+#define COPY_PLACEMENT(dst, src)                                                               \
+    do {                                                                                       \
+        (dst)->norder = (src)->norder;                                                         \
+        (dst)->parallel = (src)->parallel;                                                     \
+        (dst)->vectorize = (src)->vectorize;                                                   \
+        (dst)->cache_write = (src)->cache_write;                                               \
+        memcpy((dst)->order, (src)->order, sizeof (dst)->order);                               \
+        memcpy((dst)->unroll, (src)->unroll, sizeof (dst)->unroll);                            \
+        memcpy((dst)->pack, (src)->pack, sizeof (dst)->pack);                                  \
+        memcpy((dst)->pack_fused, (src)->pack_fused, sizeof (dst)->pack_fused);                \
+        memcpy((dst)->prefetch, (src)->prefetch, sizeof (dst)->prefetch);                      \
+        memcpy((dst)->distance, (src)->distance, sizeof (dst)->distance);                      \
+    } while (0)
+
 static void placement_of(const gb_sched *s, gb_sched_placement *p)
 {
     memset(p, 0, sizeof *p);
-    p->norder = s->norder;
-    memcpy(p->order, s->order, sizeof p->order);
-    p->parallel = s->parallel;
-    p->vectorize = s->vectorize;
-    p->cache_write = s->cache_write;
-    memcpy(p->unroll, s->unroll, sizeof p->unroll);
-    memcpy(p->pack, s->pack, sizeof p->pack);
-    memcpy(p->pack_fused, s->pack_fused, sizeof p->pack_fused);
-    memcpy(p->prefetch, s->prefetch, sizeof p->prefetch);
-    memcpy(p->distance, s->distance, sizeof p->distance);
+    COPY_PLACEMENT(p, s);
 }
 
 void gb_sched_with_combo(const gb_sched *s, int c, gb_sched *out)
 {
-    const gb_sched_placement *p = &s->combo[c];
-
     *out = *s;
-    out->norder = p->norder;
-    memcpy(out->order, p->order, sizeof out->order);
-    out->parallel = p->parallel;
-    out->vectorize = p->vectorize;
-    out->cache_write = p->cache_write;
-    memcpy(out->unroll, p->unroll, sizeof out->unroll);
-    memcpy(out->pack, p->pack, sizeof out->pack);
-    memcpy(out->pack_fused, p->pack_fused, sizeof out->pack_fused);
-    memcpy(out->prefetch, p->prefetch, sizeof out->prefetch);
-    memcpy(out->distance, p->distance, sizeof out->distance);
+    COPY_PLACEMENT(out, &s->combo[c]);
 }
 
 /* Every combination of the blocks' alternatives that the model can make

@@ -181,6 +181,45 @@ static int append_kernel(char **source, size_t *cap, size_t *used, char *kernel)
     return 0;
 }
 
+/* Lowers pl (freed) as the kernel PREFIX_INDEX of case c and appends it
+ * to the growing *source: 0; 1 when it did not lower (a failed CHECK,
+ * the case left out); -1 when out of memory (a failed CHECK, *source
+ * freed). */
+static int add_case(gb_sched_plan *pl, typed_case *c, const char *prefix, int index,
+                    char **source, size_t *cap, size_t *used)
+{
+    char symbol[64], *kernel;
+
+    c->scratch = gb_sched_scratch_floats(pl, 2);
+    snprintf(symbol, sizeof symbol, "%s_%d", prefix, index);
+    kernel = gb_sched_lower(pl, symbol);
+    gb_sched_plan_free(pl);
+    CHECK(kernel != NULL);
+    if (kernel == NULL)
+        return 1;
+    if (append_kernel(source, cap, used, kernel) != 0) {
+        CHECK(0);
+        return -1;
+    }
+    return 0;
+}
+
+/* Compiles source (freed) into *so: 0; 1 when there is no C compiler;
+ * -1 when it failed (a failure said). */
+static int build_cases(char *source, gb_sched_so *so)
+{
+    char err[512];
+    const int rc = gb_sched_build(source, NULL, so, err, sizeof err);
+
+    free(source);
+    if (rc == 0)
+        return 0;
+    if (strncmp(err, "CC '", 4) == 0)
+        return 1;
+    gb_test_fail(__FILE__, __LINE__, err);
+    return -1;
+}
+
 /* Cases [first, n) of the built object, symbols PREFIX_i, each verified
  * at 1 and 2 threads; a failure names the case. */
 static void verify_cases(const gb_sched_so *so, const char *prefix, const typed_case *cases,
@@ -233,6 +272,7 @@ TEST(sched_typed_kernels_are_exact_in_each_form)
         size_t cap = 1 << 20, used = 0;
         char *source = malloc(cap);
         gb_sched_so so;
+        int rc;
         CHECK(source != NULL);
         if (source == NULL)
             return;
@@ -255,7 +295,6 @@ TEST(sched_typed_kernels_are_exact_in_each_form)
                     typed_case *c = &cases[ncases];
                     gb_params none = { 0 };
                     gb_sched_plan *pl;
-                    char symbol[64], *kernel;
                     c->t = t;
                     c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
                     gb_sched_force_form(form);
@@ -272,28 +311,17 @@ TEST(sched_typed_kernels_are_exact_in_each_form)
                     widened += !c->dot;
                     if (form == 2)
                         CHECK(!c->dot);
-                    c->scratch = gb_sched_scratch_floats(pl, 2);
-                    snprintf(symbol, sizeof symbol, "typed_%d", ncases);
-                    kernel = gb_sched_lower(pl, symbol);
-                    gb_sched_plan_free(pl);
-                    CHECK(kernel != NULL);
-                    if (kernel == NULL)
-                        continue;
-                    if (append_kernel(&source, &cap, &used, kernel) != 0) {
-                        CHECK(0);
+                    rc = add_case(pl, c, "typed", ncases, &source, &cap, &used);
+                    if (rc < 0)
                         return;
-                    }
-                    ncases++;
+                    ncases += rc == 0;
                 }
         }
-        if (gb_sched_build(source, NULL, &so, err, sizeof err) != 0) {
-            free(source);
-            if (strncmp(err, "CC '", 4) == 0)
-                SKIP("no C compiler");
-            gb_test_fail(__FILE__, __LINE__, err);
+        rc = build_cases(source, &so);
+        if (rc > 0)
+            SKIP("no C compiler");
+        if (rc < 0)
             return;
-        }
-        free(source);
         verify_cases(&so, "typed", cases, first, ncases, &seed);
         gb_sched_so_close(&so);
     }
@@ -479,73 +507,61 @@ TEST(sched_tensorized_kernels_are_exact_on_emulated_tiles)
 
     /* one file and one compiler run per type, as above */
     for (int ti = 0; ti < 2; ti++) {
-    const gb_dtype type = ti ? GB_DTYPE_U8S8 : GB_DTYPE_BF16;
-    const int first = ncases;
-    size_t cap = 1 << 20, used = 0;
-    char *source = malloc(cap);
-    gb_sched_so so;
+        const gb_dtype type = ti ? GB_DTYPE_U8S8 : GB_DTYPE_BF16;
+        const int first = ncases;
+        size_t cap = 1 << 20, used = 0;
+        char *source = malloc(cap);
+        gb_sched_so so;
+        int rc = 0;
 
-    CHECK(source != NULL);
-    if (source == NULL)
-        return;
-    source[0] = '\0';
-    gb_sched_force_tiles_emulated(1);
-    for (int n = 0; n < NT; n++) {
-        if (tnests[n].t != type)
-            continue;
-        if (load_nest(tnests[n].nest, &nest, tnests[n].t, err, sizeof err) != 0) {
-            gb_test_fail(__FILE__, __LINE__, err);
-            continue;
-        }
-        for (int s = 0; s < NS; s++) {
-            typed_case *c = &cases[ncases];
-            gb_params none = { 0 };
-            gb_sched_plan *pl;
-            char symbol[64], *kernel;
-            c->t = tnests[n].t;
-            c->M = tshapes[s][0], c->N = tshapes[s][1], c->K = tshapes[s][2];
-            pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err);
-            if (pl == NULL) {
+        CHECK(source != NULL);
+        if (source == NULL)
+            return;
+        source[0] = '\0';
+        gb_sched_force_tiles_emulated(1);
+        for (int n = 0; n < NT && rc >= 0; n++) {
+            if (tnests[n].t != type)
+                continue;
+            if (load_nest(tnests[n].nest, &nest, tnests[n].t, err, sizeof err) != 0) {
                 gb_test_fail(__FILE__, __LINE__, err);
                 continue;
             }
-            snprintf(c->what, sizeof c->what, "nest %d M=%d N=%d K=%d: %s", n, c->M, c->N, c->K,
-                     gb_sched_plan_form(pl, &c->dot));
-            c->dot = gb_sched_plan_tiles(pl); /* here: whether on the tiles */
-            tiled += c->dot;
-            other += !c->dot;
-            c->scratch = gb_sched_scratch_floats(pl, 2);
-            snprintf(symbol, sizeof symbol, "tiled_%d", ncases);
-            kernel = gb_sched_lower(pl, symbol);
-            gb_sched_plan_free(pl);
-            CHECK(kernel != NULL);
-            if (kernel == NULL)
-                continue;
-            if (append_kernel(&source, &cap, &used, kernel) != 0) {
-                gb_sched_force_tiles_emulated(0);
-                CHECK(0);
-                return;
+            for (int s = 0; s < NS && rc >= 0; s++) {
+                typed_case *c = &cases[ncases];
+                gb_params none = { 0 };
+                gb_sched_plan *pl;
+                c->t = tnests[n].t;
+                c->M = tshapes[s][0], c->N = tshapes[s][1], c->K = tshapes[s][2];
+                pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err);
+                if (pl == NULL) {
+                    gb_test_fail(__FILE__, __LINE__, err);
+                    continue;
+                }
+                snprintf(c->what, sizeof c->what, "nest %d M=%d N=%d K=%d: %s", n, c->M, c->N,
+                         c->K, gb_sched_plan_form(pl, &c->dot));
+                c->dot = gb_sched_plan_tiles(pl); /* here: whether on the tiles */
+                tiled += c->dot;
+                other += !c->dot;
+                rc = add_case(pl, c, "tiled", ncases, &source, &cap, &used);
+                ncases += rc == 0;
             }
-            ncases++;
         }
-    }
-    gb_sched_force_tiles_emulated(0);
-    if (gb_sched_build(source, NULL, &so, err, sizeof err) != 0) {
-        free(source);
-        if (strncmp(err, "CC '", 4) == 0)
+        gb_sched_force_tiles_emulated(0);
+        if (rc < 0)
+            return;
+        rc = build_cases(source, &so);
+        if (rc > 0)
             SKIP("no C compiler");
-        gb_test_fail(__FILE__, __LINE__, err);
-        return;
-    }
-    free(source);
-    {
-        const amx_tile_ops **ops = dlsym(so.handle, "gb_tile_ops_emulated");
-        CHECK(ops != NULL || tiled == 0);
-        if (ops != NULL)
-            *ops = &amx_tiles_emulated_any;
-    }
-    verify_cases(&so, "tiled", cases, first, ncases, &seed);
-    gb_sched_so_close(&so);
+        if (rc < 0)
+            return;
+        {
+            const amx_tile_ops **ops = dlsym(so.handle, "gb_tile_ops_emulated");
+            CHECK(ops != NULL || tiled == 0);
+            if (ops != NULL)
+                *ops = &amx_tiles_emulated_any;
+        }
+        verify_cases(&so, "tiled", cases, first, ncases, &seed);
+        gb_sched_so_close(&so);
     }
     CHECK(other > 0);
 #if defined(__x86_64__)
