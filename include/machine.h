@@ -42,7 +42,8 @@ typedef struct gb_cache_levels {
     double bytes[GB_SWEEP_MAX_POINTS];   /* ascending working sets */
     double gbs[GB_SWEEP_MAX_POINTS];     /* best read rate at each, GB/s */
     int budget_cut;          /* the sweep stopped at its time budget */
-    double seconds;          /* what it took */
+    double seconds;          /* what it took, touch_seconds included */
+    double touch_seconds;    /* the set's first touch (outside the budget) */
     long reported[4];        /* sysfs/hwloc's sizes, by level; 0 none */
     long measured[4];        /* the knee matched to the level; 0 none found */
     double level_gbs[4];     /* the plateau of the level's own reads */

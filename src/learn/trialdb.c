@@ -217,9 +217,10 @@ int gb_learn_machine_read(const cJSON *o, gb_learn_machine *m, char *why, size_t
         text_at(o, "isa", sizeof m->isa - 1, m->isa, sizeof m->isa, why, whylen) != 0 ||
         int_at(o, "lanes", 1, 64, &lanes, why, whylen) != 0 ||
         int_at(o, "registers", 1, 256, &registers, why, whylen) != 0 ||
-        int_at(o, "l1d", 1, MAX_CACHE, &m->l1d, why, whylen) != 0 ||
-        int_at(o, "l2", 1, MAX_CACHE, &m->l2, why, whylen) != 0 ||
-        int_at(o, "l3", 1, MAX_CACHE, &m->l3, why, whylen) != 0)
+        /* 0: not reported (a build without hwloc), as tune writes it */
+        int_at(o, "l1d", 0, MAX_CACHE, &m->l1d, why, whylen) != 0 ||
+        int_at(o, "l2", 0, MAX_CACHE, &m->l2, why, whylen) != 0 ||
+        int_at(o, "l3", 0, MAX_CACHE, &m->l3, why, whylen) != 0)
         return -1;
     m->lanes = (int)lanes;
     m->registers = (int)registers;

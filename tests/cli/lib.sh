@@ -44,7 +44,7 @@ py_check() {
     if python3 - "$@" >"$WORK/py.out" 2>&1; then
         echo "ok $name"
     else
-        echo "FAIL $name: $(tail -c 300 "$WORK/py.out")"
+        echo "FAIL $name: $(tail -c 400 "$WORK/py.out" | tr "\n" " ")"
     fi
 }
 
