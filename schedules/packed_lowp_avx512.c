@@ -167,6 +167,70 @@ static void pack_b_bf16(int kc, int nc, const void *Bv, long ldb, uint32_t *rest
     }
 }
 
+/* The first vdpbf16ps call on a B micro-panel, packing it as it goes
+ * (lowp_isa.kernel_packing), as the u8s8 and widened kernels do: each
+ * group's three B vectors are made from B's two rows in place (16 bf16 of
+ * each row in one zmm, vpermw interleaving them into pairs), used, and
+ * stored to the panel the calls on the other rows read.  With the block
+ * packed first, pack_b_bf16 took more of a call's time than the kernel at
+ * M = 16 (perf, mlp_reduce, AMD EPYC family 26 model 2, 2 threads), where
+ * vdpbf16ps issues twice a cycle and this path runs.  Whole panels only:
+ * n = NR columns and kc = 2 kg rows. */
+#define BF16_PACKING_PREFETCH_GROUPS 8
+
+TARGET_BF16
+static void ukernel_bf16_8x48_packing(int kg, const uint32_t *restrict a, const void *bv,
+                                      long ldb, uint32_t *restrict bdst, void *restrict cv,
+                                      long ldc, int m, int n, int accumulate)
+{
+    /* word j of the result: column j of the even row (low half), then of
+     * the odd row: elements j and 16 + j of (even row | odd row << 256) */
+    static const uint16_t at[32] __attribute__((aligned(64))) = {
+        0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
+        8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31,
+    };
+    const __m512i idx = _mm512_load_si512(at);
+    const uint16_t *row = bv;
+    float *c = cv;
+    const __mmask16 k0 = column_mask(n, 0), k1 = column_mask(n, 1), k2 = column_mask(n, 2);
+
+    DECLARE_TILE(__m512, _mm512_setzero_ps())
+    prefetch_c((const char *)c, ldc * (long)sizeof(float), m);
+    for (int g = 0; g < kg; g++) {
+        if (g + BF16_PACKING_PREFETCH_GROUPS < kg) {
+            const char *ahead = (const char *)(row + BF16_PACKING_PREFETCH_GROUPS * 2 * ldb);
+            for (int r = 0; r < 2; r++) {
+                _mm_prefetch(ahead + r * ldb * 2, _MM_HINT_T0);
+                _mm_prefetch(ahead + r * ldb * 2 + 2 * NR - 1, _MM_HINT_T0); /* NR bf16 */
+            }
+        }
+#define PAIRS(v)                                                                         \
+        _mm512_permutexvar_epi16(                                                        \
+            idx, _mm512_inserti64x4(                                                     \
+                     _mm512_castsi256_si512(_mm256_loadu_si256((const void *)(row + 16 * (v)))), \
+                     _mm256_loadu_si256((const void *)(row + ldb + 16 * (v))), 1))
+        const __m512i b0 = PAIRS(0);
+        const __m512i b1 = PAIRS(1);
+        const __m512i b2 = PAIRS(2);
+#undef PAIRS
+        __m512bh ai;
+        _mm512_store_si512(bdst, b0);
+        _mm512_store_si512(bdst + 16, b1);
+        _mm512_store_si512(bdst + 32, b2);
+#define DOT_ROW(i)                                                            \
+        ai = (__m512bh)_mm512_set1_epi32((int)a[i]);                          \
+        c##i##0 = _mm512_dpbf16_ps(c##i##0, ai, (__m512bh)b0);                \
+        c##i##1 = _mm512_dpbf16_ps(c##i##1, ai, (__m512bh)b1);                \
+        c##i##2 = _mm512_dpbf16_ps(c##i##2, ai, (__m512bh)b2);
+        FOR_ROWS(DOT_ROW)
+#undef DOT_ROW
+        a += MR;
+        bdst += NR;
+        row += 2 * ldb;
+    }
+    STORE_TILE_F32
+}
+
 /* ---- bf16 widened: the f32 FMA, C float ------------------------------------------ */
 
 /* Where vdpbf16ps issues once per two cycles (Xeon family 6 model 207:
@@ -666,6 +730,8 @@ const lowp_isa lowp_isa_avx512_bf16 = {
     .nr = NR,
     .group = 2,
     .kernel = ukernel_bf16_8x48,
+    .kernel_packing = ukernel_bf16_8x48_packing,
+    .kernel_packing_runs = cpu_runs_bf16,
     .pack_b = pack_b_bf16,
     .pack_a = pack_a_bf16,
     .cpu_runs = cpu_runs_bf16,
