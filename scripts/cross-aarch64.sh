@@ -146,7 +146,11 @@ case $status:$summary in
 0:"unit: "*" passed, 0 failed"*) echo "cross-aarch64: unit tests (all but $(echo $NO_QEMU | wc -w) threaded or timing ones): ${summary#unit: }" ;;
 *)
     cat "$tmp/unit.txt" >&2
-    echo "cross-aarch64: unit tests under qemu: exit $status (137: killed after 300 s; a test that starts a thread belongs in NO_QEMU)" >&2
+    if [ "$status" -eq 137 ]; then
+        echo "cross-aarch64: unit tests under qemu killed after 300 s (a test that starts a thread belongs in NO_QEMU)" >&2
+    else
+        echo "cross-aarch64: unit tests under qemu: exit $status, $(grep -c '^FAIL' "$tmp/unit.txt") failed (above)" >&2
+    fi
     exit 1 ;;
 esac
 
