@@ -37,6 +37,15 @@ GEMMBENCH_PEAK=quick
 # each result.
 GEMMBENCH_CALIBRATE=in_place
 export GEMMBENCH_BANDWIDTH GEMMBENCH_PEAK GEMMBENCH_CALIBRATE
+# OpenBLAS's pthreads build starts its worker pool when the library loads,
+# and the workers spin (sched_yield) for about 0.1 s before they sleep,
+# whether or not the run calls OpenBLAS: a third of a tiny run's CPU time
+# (90 against 120-190 ms of task-clock, AMD EPYC guest) and a quarter of
+# tests/cli/learn.sh's.  At one thread no pool is made at load;
+# openblas_set_num_threads() still makes the workers a measurement asks
+# for (--threads 2 ran on both CPUs).  OPENBLAS_CORETYPE stays the
+# environment's.
+[ -z "${OPENBLAS_NUM_THREADS:-}" ] && export OPENBLAS_NUM_THREADS=1
 # OpenMP's threads sleep when they wait, in the fast suite: by default they
 # spin first, which a run that times kernels wants, and which cost a tiny
 # run of gemmbench half its CPU time here (0.25-0.40 s wall, 0.13-0.18 s

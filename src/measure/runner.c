@@ -482,12 +482,23 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int t, in
  * its L2, as the bandwidth sweep found them where it disagreed with the
  * reported sizes (a VM's 508 MiB "L3" made every shape copy 1 GiB a round);
  * 0 unknown (the run command refuses --cache cold then). */
+/* The tests' quick probe (GEMMBENCH_BANDWIDTH=quick) sweeps no sizes, so
+ * the last level is the reported one; its cold copies stop at this many
+ * bytes (twice it in all).  A VM's reported 508 MiB L3 made them 1 GiB a
+ * shape a round: 8 of tests/cli/roof.sh's 25 s of CPU, page faults on an
+ * AMD EPYC guest.  A quick run checks that cold runs and verifies, not
+ * what memory costs; its file says "method": "quick". */
+#define COLD_LLC_MAX_QUICK (32L << 20)
+
 static long last_level_cache(const gb_runner_cfg *cfg)
 {
     long l3 = cfg->machine ? gb_machine_level_bytes(cfg->machine, 3) : 0;
     long l2 = cfg->machine ? gb_machine_level_bytes(cfg->machine, 2) : 0;
+    long llc = l3 > 0 ? l3 : l2;
 
-    return l3 > 0 ? l3 : l2;
+    if (cfg->machine && cfg->machine->bw.quick && llc > COLD_LLC_MAX_QUICK)
+        llc = COLD_LLC_MAX_QUICK;
+    return llc;
 }
 
 /* One pass over the sweep.  0; 1 when a measurement could not be taken
