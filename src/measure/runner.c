@@ -478,10 +478,6 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int t, in
     return 0;
 }
 
-/* The last-level cache the cold mode must exceed: the machine's L3, else
- * its L2, as the bandwidth sweep found them where it disagreed with the
- * reported sizes (a VM's 508 MiB "L3" made every shape copy 1 GiB a round);
- * 0 unknown (the run command refuses --cache cold then). */
 /* The tests' quick probe (GEMMBENCH_BANDWIDTH=quick) sweeps no sizes, so
  * the last level is the reported one; its cold copies stop at this many
  * bytes (twice it in all).  A VM's reported 508 MiB L3 made them 1 GiB a
@@ -490,6 +486,11 @@ static int measure_entry(sweep *w, gb_workspace *ws, int shape, int v, int t, in
  * what memory costs; its file says "method": "quick". */
 #define COLD_LLC_MAX_QUICK (32L << 20)
 
+/* The last-level cache the cold mode must exceed: the machine's L3, else
+ * its L2, as the bandwidth sweep found them where it disagreed with the
+ * reported sizes (a VM's 508 MiB "L3" made every shape copy 1 GiB a round);
+ * 0 unknown (the run command refuses --cache cold then); under the quick
+ * probe at most COLD_LLC_MAX_QUICK. */
 static long last_level_cache(const gb_runner_cfg *cfg)
 {
     long l3 = cfg->machine ? gb_machine_level_bytes(cfg->machine, 3) : 0;
