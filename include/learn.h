@@ -235,8 +235,12 @@ typedef struct gb_xgb gb_xgb;
 /* What every entry point says in a build without XGBoost. */
 #define GB_XGB_MISSING \
     "built without XGBoost: install libxgboost-dev (scripts/setup.sh does, as root) and rebuild"
-/* Whether the build has XGBoost (GB_HAVE_XGBOOST). */
+/* Whether XGBoost can run: the build has it (GB_HAVE_XGBOOST) and its
+ * library opens (it is opened on first use, not linked). */
 int gb_xgb_available(void);
+/* Why it cannot ("" when it can): GB_XGB_MISSING, or the library that did
+ * not open and why. */
+const char *gb_xgb_missing(void);
 /* Fits regression trees to rows x cols features X (row-major) and labels y,
  * one thread, deterministic for a seed. */
 int gb_xgb_train(const float *X, const float *y, int rows, int cols, unsigned seed,

@@ -76,6 +76,15 @@ trap 'rm -rf "$logs"' EXIT
 # the user's ~/.cache/gemmbench, and every run compiles them afresh.
 XDG_CACHE_HOME=$logs/cache
 export XDG_CACHE_HOME
+# The quick probes' figures are measured by the first three runs that ask
+# for each (a loop, a set of working sets, a thread count, a CPU set), the
+# best kept, and read back by every later run of the suite
+# (include/probe_memo.h): 45 to 65 ms of each of about a thousand runs,
+# a sixth of the suite's CPU time.  Only the quick probes; a test that
+# unsets GEMMBENCH_PEAK or GEMMBENCH_BANDWIDTH measures for itself.
+mkdir -p "$logs/probes"
+GEMMBENCH_PROBE_MEMO=$logs/probes
+export GEMMBENCH_PROBE_MEMO
 # The tests call python3 by name, some hundreds of times.  Where python3 is
 # a version manager's shim (pyenv, asdf: a script that looks the interpreter
 # up on every call; 0.42 s a call on one VM, against 0.04 s for the

@@ -130,7 +130,7 @@ static int train(const model_args *a)
         }
     if (!gb_xgb_available()) {
         gb_trialdb_free(&db);
-        return gb_fail(GB_EXIT_USAGE, "model train", "%s", GB_XGB_MISSING);
+        return gb_fail(GB_EXIT_USAGE, "model train", "%s", gb_xgb_missing());
     }
     if (gb_learned_train(&db, a->space, a->seed, a->elites, &l, skipped, stale, sizeof stale, err,
                          sizeof err) != 0) {

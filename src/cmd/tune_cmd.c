@@ -316,7 +316,7 @@ static int resolve_job(tune_job *job)
         gb_learn_machine here;
         char why[256];
         if (!gb_xgb_available())
-            return gb_fail(GB_EXIT_USAGE, "tune", "--model: %s", GB_XGB_MISSING);
+            return gb_fail(GB_EXIT_USAGE, "tune", "--model: %s", gb_xgb_missing());
         if (gb_learned_load(job->model_path, &job->model, err, sizeof err) != 0)
             return gb_fail(GB_EXIT_USAGE, "tune", "--model: %s", err);
         gb_learned_info_of(job->model, &info);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "probe_memo.h"
 #include "stats.h"
 
 #define BW_TRIALS 7
@@ -193,10 +194,41 @@ static void plan_sizes(const gb_bw_plan *p, int threads, size_t *bytes)
         bytes[GB_BW_L3] = BW_MEM_MAX_QUICK;
 }
 
+/* The quick probe's memo key (probe_memo.h): its working sets, each job's
+ * floats per thread, and the thread count.  1, or 0: no memo. */
+static int bw_memo_key(const gb_bw_plan *p, size_t sizes[2][GB_BW_LEVELS], char *key,
+                       size_t len)
+{
+    const int counts[2] = { 1, p->threads };
+    char what[160];
+    size_t used = 0;
+
+    if (!p->quick)
+        return 0;
+    used = (size_t)snprintf(what, sizeof what, "bw");
+    for (int l = 0; l < GB_BW_LEVELS; l++)
+        for (int c = 0; c < 2; c++)
+            if (used < sizeof what)
+                used += (size_t)snprintf(what + used, sizeof what - used, "-%zu",
+                                         per_thread(sizes[c][l], counts[c]));
+    return used < sizeof what && gb_probe_memo_key(what, p->threads, key, len);
+}
+
+/* A level's four figures at count c, in the memo's order. */
+static double *bw_figure(gb_bw_level *lv, int c, int i)
+{
+    double *const f[4] = { &lv->read_gbs[c], &lv->read_median_gbs[c], &lv->triad_gbs[c],
+                           &lv->triad_median_gbs[c] };
+    return f[i];
+}
+
 int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errlen)
 {
     size_t sizes[2][GB_BW_LEVELS], slice, total;
     int counts[2] = { 1, p->threads };
+    double kept[GB_BW_LEVELS * 2 * 4];
+    char key[256];
+    int memo, from_memo;
     float *buf = NULL;
 
     memset(bw, 0, sizeof *bw);
@@ -226,17 +258,21 @@ int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errle
         if (per_thread(sizes[1][l], p->threads) > slice)
             slice = per_thread(sizes[1][l], p->threads);
     }
-    if (slice < BW_STEP * 3 ||
-        posix_memalign((void **)&buf, 64, slice * sizeof(float) * (size_t)p->threads) != 0) {
-        snprintf(err, errlen, "cannot measure bandwidth: out of memory for %zu MiB",
-                 slice * sizeof(float) * (size_t)p->threads >> 20);
-        return -1;
-    }
-    total = slice * (size_t)p->threads;
-    /* First touch by the thread that reads it; small values, no overflow. */
+    memo = bw_memo_key(p, sizes, key, sizeof key);
+    from_memo = memo && gb_probe_memo_get(key, kept, (int)(sizeof kept / sizeof *kept));
+    if (!from_memo) {
+        if (slice < BW_STEP * 3 ||
+            posix_memalign((void **)&buf, 64, slice * sizeof(float) * (size_t)p->threads) != 0) {
+            snprintf(err, errlen, "cannot measure bandwidth: out of memory for %zu MiB",
+                     slice * sizeof(float) * (size_t)p->threads >> 20);
+            return -1;
+        }
+        total = slice * (size_t)p->threads;
+        /* First touch by the thread that reads it; small values, no overflow. */
 #pragma omp parallel for num_threads(p->threads) schedule(static)
-    for (size_t i = 0; i < total; i++)
-        buf[i] = (float)(i & 7) * 0.125f;
+        for (size_t i = 0; i < total; i++)
+            buf[i] = (float)(i & 7) * 0.125f;
+    }
 
     bw->threads = p->threads;
     bw->trials = p->trials;
@@ -256,9 +292,14 @@ int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errle
             }
             if (j.n < BW_STEP * 3)
                 continue;
-            measure_job(&j, p->trials, &lv->read_gbs[c], &lv->read_median_gbs[c]);
-            j.triad = 1;
-            measure_job(&j, p->trials, &lv->triad_gbs[c], &lv->triad_median_gbs[c]);
+            if (from_memo) {
+                for (int i = 0; i < 4; i++)
+                    *bw_figure(lv, c, i) = kept[(l * 2 + c) * 4 + i];
+            } else {
+                measure_job(&j, p->trials, &lv->read_gbs[c], &lv->read_median_gbs[c]);
+                j.triad = 1;
+                measure_job(&j, p->trials, &lv->triad_gbs[c], &lv->triad_median_gbs[c]);
+            }
             lv->bytes[c] = j.n * sizeof(float) * (size_t)counts[c];
             bw->measured = 1;
         }
@@ -266,6 +307,13 @@ int gb_bw_measure(const gb_bw_plan *p, gb_bandwidth *bw, char *err, size_t errle
     if (!bw->measured) {
         snprintf(err, errlen, "cannot measure bandwidth: no level has a working set");
         return -1;
+    }
+    if (memo && !from_memo) {
+        for (int l = 0; l < GB_BW_LEVELS; l++)
+            for (int c = 0; c < 2; c++)
+                for (int i = 0; i < 4; i++)
+                    kept[(l * 2 + c) * 4 + i] = *bw_figure(&bw->level[l], c, i);
+        gb_probe_memo_put(key, kept, (int)(sizeof kept / sizeof *kept));
     }
     return 0;
 }

@@ -49,6 +49,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "probe_memo.h"
 #include "stats.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -66,6 +67,8 @@
 #define PEAK_CALIBRATE_ITERS 20000L
 #define PEAK_SUSTAINED_TRIALS 25
 #define PEAK_SUSTAINED_TRIAL_S 0.02
+#define PEAK_SUSTAINED_TRIALS_QUICK 5
+#define PEAK_SUSTAINED_TRIAL_S_QUICK 0.005
 /* k rows of the kernel-shaped loop's operands: 64 x (MR + NR) floats, at
  * most 14 KiB, in L1 on any core with AVX-512 or AVX2. */
 #define PEAK_KSHAPE_ROWS 64
@@ -475,7 +478,7 @@ static double peak_budget_s(void)
 
 /* Best GFLOP/s over the trials at a thread count; the trial length comes
  * from timing a short run of the loop on this thread. */
-static double measure_peak(fma_loop_fn loop, int threads)
+static double measure_peak_now(fma_loop_fn loop, int threads)
 {
     double t0, dt, best = 0.0;
     long iters = PEAK_CALIBRATE_ITERS;
@@ -492,6 +495,68 @@ static double measure_peak(fma_loop_fn loop, int threads)
         if (g > best)
             best = g;
     }
+    return best;
+}
+
+/* The loop's name in the probe memo's keys. */
+static const char *loop_name(fma_loop_fn loop)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (loop == fma_loop_avx512)
+        return "fma_avx512";
+    if (loop == fma_loop_avx2)
+        return "fma_avx2";
+    if (loop == bf16_loop_avx512)
+        return "bf16_avx512";
+    if (loop == u8s8_loop_avx512)
+        return "u8s8_avx512";
+    if (loop == u8s8_loop_avx_vnni)
+        return "u8s8_avx_vnni";
+#endif
+    if (loop == fma_loop_portable)
+        return "fma_portable";
+    if (loop == u8s8_loop_portable)
+        return "u8s8_portable";
+    return NULL;
+}
+
+/* The quick peak's memo key for loop at threads (probe_memo.h): 1, or 0
+ * when the figure is this run's alone. */
+static int peak_memo_key(fma_loop_fn loop, int threads, char *key, size_t len)
+{
+    char what[64];
+
+    if (!peak_quick() || loop_name(loop) == NULL)
+        return 0;
+    snprintf(what, sizeof what, "peak_%s", loop_name(loop));
+    return gb_probe_memo_key(what, threads, key, len);
+}
+
+/* measure_peak_now's figure, read back from the probe memo once earlier
+ * runs measured it (GEMMBENCH_PEAK=quick and GEMMBENCH_PROBE_MEMO). */
+static double measure_peak(fma_loop_fn loop, int threads)
+{
+    char key[256];
+    double best;
+    int memo = peak_memo_key(loop, threads, key, sizeof key);
+
+    if (memo && gb_probe_memo_get(key, &best, 1))
+        return best;
+    best = measure_peak_now(loop, threads);
+    if (memo)
+        gb_probe_memo_put(key, &best, 1);
+    return best;
+}
+
+/* A figure that looked busy, measured again: now, never read back, and
+ * kept in the memo where better than what it holds. */
+static double measure_peak_again(fma_loop_fn loop, int threads)
+{
+    char key[256];
+    double best = measure_peak_now(loop, threads);
+
+    if (peak_memo_key(loop, threads, key, sizeof key))
+        gb_probe_memo_put(key, &best, 1);
     return best;
 }
 
@@ -655,7 +720,7 @@ void gb_peak_for_run(gb_machine *m, int threads, int quiet)
     for (int retry = 0; retry < PEAK_BUSY_RETRIES && looks_busy(m, threads); retry++) {
         double again;
         busy_pause(retry);
-        again = measure_peak(loop, threads);
+        again = measure_peak_again(loop, threads);
         if (again > m->peak_gflops)
             m->peak_gflops = again;
     }
@@ -676,7 +741,7 @@ void gb_peak_settle(int threads)
 {
     const char *isa;
 
-    (void)measure_peak(select_loop(&isa), threads);
+    (void)measure_peak_now(select_loop(&isa), threads);
 }
 
 /* arch_prctl's codes for the extended states (Linux 5.16, asm/prctl.h,
@@ -773,7 +838,10 @@ void gb_peak_info(FILE *out, gb_machine *m)
         if (t != GB_DTYPE_F32)
             print_dtype_peak(out, m, (gb_dtype)t, threads);
     print_amx(out);
-    if (gb_peak_sustained(PEAK_SUSTAINED_TRIALS, PEAK_SUSTAINED_TRIAL_S, &sp) == 0) {
+    /* quick (the tests'): a second of trials becomes a twentieth */
+    if (gb_peak_sustained(peak_quick() ? PEAK_SUSTAINED_TRIALS_QUICK : PEAK_SUSTAINED_TRIALS,
+                          peak_quick() ? PEAK_SUSTAINED_TRIAL_S_QUICK : PEAK_SUSTAINED_TRIAL_S,
+                          &sp) == 0) {
         fprintf(out, "sustained fp32 %.1f GFLOP/s on 1 thread, FMA loop: median of %d trials "
                      "of %.0f ms (%.0f%% of the peak)\n",
                 sp.fma_median, sp.trials, 1e3 * sp.trial_s,
@@ -809,7 +877,7 @@ static double peak_at_count(fma_loop_fn loop, const gb_machine *m, double one_th
          retry++) {
         double again;
         busy_pause(retry);
-        again = measure_peak(loop, threads);
+        again = measure_peak_again(loop, threads);
         if (again > best)
             best = again;
     }

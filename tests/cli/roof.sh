@@ -74,31 +74,6 @@ GEMMBENCH_BANDWIDTH=quick "$G" --quiet --config "$WORK/cold.conf" --rounds 1 --v
     --shape 5x9x13 --reps 2 --warmup 0 -o "$WORK/conf.json" >/dev/null 2>&1
 expect_grep conf_cache_cold '"cache":	"cold"' "$WORK/conf.json"
 
-# ---- the full probe: the cache levels swept, their sizes and why, in the file ------
-# (about 2 s: the sweep to twice the largest reported cache, at most 1 GiB)
-env -u GEMMBENCH_BANDWIDTH "$G" --quiet --variant vec_j --shape 8x8x8 --reps 1 --warmup 0 \
-    -o "$WORK/full.json" >/dev/null 2>"$WORK/full.err"
-check full_probe_run test $? -eq 0
-if command -v python3 >/dev/null 2>&1; then
-    check full_probe_levels_valid python3 "$ROOT/scripts/validate-json.py" "$WORK/full.json" --complete
-    check full_probe_levels python3 -c "
-import json, sys
-lv = json.load(open(sys.argv[1]))['machine']['bandwidth']['levels']
-assert lv['bytes'][0] == 16384 and len(lv['bytes']) >= 30, lv['bytes'][:3]
-assert all(b > 0 for b in lv['read_gbs'])
-assert lv['L2']['used_bytes'] > 0 and lv['L2']['why'], lv['L2']
-" "$WORK/full.json"
-    # validate-json.py refuses a used size that is neither the reported nor the measured.
-    python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1]))
-d['machine']['bandwidth']['levels']['L2']['used_bytes'] = 12345
-json.dump(d, open(sys.argv[2], 'w'))" "$WORK/full.json" "$WORK/badlevels.json"
-    expect_exit validate_bad_levels 1 python3 "$ROOT/scripts/validate-json.py" "$WORK/badlevels.json"
-else
-    skip full_probe_levels "needs python3"
-fi
-
 # ---- a roof an entry beats is not a figure: !roof, and why -------------------------
 # The warm file with its first roof a third of the entry's rate: 300 %roof.
 if command -v python3 >/dev/null 2>&1; then
