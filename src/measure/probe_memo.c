@@ -135,14 +135,15 @@ int gb_probe_memo_get(const char *key, double *v, int n)
     return 1;
 }
 
-static void warn_once(const char *path, const char *why)
+/* The one warning of a memo that cannot be written: the directory, why. */
+static void warn_once(const char *why)
 {
     static int warned;
 
     if (warned++)
         return;
-    fprintf(stderr, "gemmbench: warning: %s: cannot write %s: %s; the probes are measured in "
-                    "every run\n", MEMO_ENV, path, why);
+    fprintf(stderr, "gemmbench: warning: %s: cannot write in %s: %s; the probes are measured "
+                    "in every run\n", MEMO_ENV, memo_dir(), why);
 }
 
 void gb_probe_memo_put(const char *key, const double *v, int n)
@@ -163,12 +164,12 @@ void gb_probe_memo_put(const char *key, const double *v, int n)
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     fd = mkstemp(tmp);
     if (fd < 0) {
-        warn_once(tmp, strerror(errno));
+        warn_once(strerror(errno));
         return;
     }
     f = fdopen(fd, "w");
     if (f == NULL) {
-        warn_once(tmp, strerror(errno));
+        warn_once(strerror(errno));
         close(fd);
         unlink(tmp);
         return;
@@ -179,7 +180,7 @@ void gb_probe_memo_put(const char *key, const double *v, int n)
     ok = ok && fprintf(f, "\n") > 0;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
-        warn_once(path, ok ? strerror(errno) : "a short write");
+        warn_once(ok ? strerror(errno) : "a short write");
         unlink(tmp);
     }
 }
