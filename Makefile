@@ -167,7 +167,7 @@ DEPS_OK   := $(BUILD)/.deps-ok
 PREFIX    ?= /usr/local
 RUN_ARGS  ?= --all --quick
 
-.PHONY: all run test test-slow test-unit test-cli sanitize fuzz fuzz-build bench bench-ceiling bench-types cross-aarch64 deps install clean plots
+.PHONY: all run test test-slow test-unit test-cli sanitize fuzz fuzz-build bench bench-ceiling bench-types bench-ukernel cross-aarch64 deps install clean plots
 
 all: $(BIN)
 
@@ -282,6 +282,15 @@ fuzz: fuzz-build
 $(BUILD)/ml-loo: scripts/ml-loo.c $(BUILD)/libgemmbench.a
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fopenmp -o $@ $< $(BUILD)/libgemmbench.a $(LDLIBS)
+
+# The f32 micro-kernel alone on data in L1 and L2 against a loop of its shape,
+# 1 and 2 threads (scripts/ukernel.c, results/notes/packed-zen5.md); a minute.
+$(BUILD)/ukernel: scripts/ukernel.c $(BUILD)/libgemmbench.a
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fopenmp -o $@ $< $(BUILD)/libgemmbench.a -lm
+
+bench-ukernel: $(BUILD)/ukernel
+	$(Q)for t in 1 2; do OMP_PROC_BIND=close OMP_PLACES=cores $(BUILD)/ukernel 3 $$t || exit 1; done
 
 # packed against the reference libraries and the peak, one interleaved run
 # (results/notes/ceiling.md); a few minutes.
