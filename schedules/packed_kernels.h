@@ -42,7 +42,8 @@ typedef void (*packed_ukernel_a_fn)(int kc, const float *restrict a, long lda,
  * PACKED_B_PREFETCH_ROWS rows).  lda 0: a is a packed A micro-panel; else
  * A in place, rows lda apart.  b_next: rows of the B micro-panel the next
  * passes will read in place (ldb apart), b_next_rows of them prefetched,
- * one per k from the first (packed.c, macro_kernel), or b_next_rows 0. */
+ * one per k from the first, or one every two k where 2 b_next_rows fit in
+ * kc (the AVX-512 kernel; packed.c, macro_kernel), or b_next_rows 0. */
 typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda,
                                        const float *restrict b, long ldb, long b_ahead,
                                        float *restrict b_copy, const float *b_next,

@@ -49,7 +49,7 @@ typedef struct tile_job {
     long lda, ldb, ldc;      /* bytes; lda 0: A packed */
     long lda7;               /* 7 lda: the A prefetch's first row */
     long b_ahead, b_far;     /* bytes past the B row loaded: prefetched into L1, L2 */
-    long n[4];               /* k steps of the four segments (tile_asm) */
+    long n[6];               /* k steps or pairs of the six segments (tile_asm) */
     int accumulate;
 } tile_job;
 
@@ -123,9 +123,11 @@ typedef struct tile_job {
 #define COPY_OUT , [cp] "+r"(cp)
 #define FAR_IN , [bfar] "r"(j->b_far)
 
-/* One k step, then a segment of n of them (labels L, L + 1). */
+/* One k step, then a segment of n of them (labels L, L + 1).  PAIR: two
+ * k steps, the next micro-panel's row prefetched in the first only. */
 #define STEP(A, FAR, COPY, NEXT)                                               \
     B_PREFETCH WHEN(FAR, B_FAR) WHEN(NEXT, B_NEXT) B_LOAD WHEN(COPY, B_COPY) A
+#define PAIR(A, FAR, COPY) STEP(A, FAR, COPY, 1) STEP(A, FAR, COPY, 0)
 #define SEGMENT(L, n, step)                                                    \
     "mov " n ", %[cnt]\n\t"                                                    \
     "test %[cnt], %[cnt]\n\t"                                                  \
@@ -170,12 +172,14 @@ typedef struct tile_job {
         long ar = j->lda7, cnt;                                                \
         (void)a4, (void)ar, (void)lda3, (void)cp;                              \
         __asm__ volatile(C_ROWS(ZERO)                                          \
-                         SEGMENT(1, "%c[o_n0](%[job])", STEP(A, FAR, COPY, 1)) \
-                         SEGMENT(2, "%c[o_n1](%[job])", STEP(A, FAR, COPY, 0)) \
+                         SEGMENT(1, "%c[o_n]+0(%[job])", STEP(A, FAR, COPY, 1)) \
+                         SEGMENT(5, "%c[o_n]+8(%[job])", PAIR(A, FAR, COPY))    \
+                         SEGMENT(2, "%c[o_n]+16(%[job])", STEP(A, FAR, COPY, 0)) \
                          C_ROWS(C_PREFETCH)                                    \
                          "mov %c[o_c](%[job]), %[c]\n\t"                       \
-                         SEGMENT(3, "%c[o_n2](%[job])", STEP(A, FAR, COPY, 1)) \
-                         SEGMENT(4, "%c[o_n3](%[job])", STEP(A, FAR, COPY, 0)) \
+                         SEGMENT(3, "%c[o_n]+24(%[job])", STEP(A, FAR, COPY, 1)) \
+                         SEGMENT(6, "%c[o_n]+32(%[job])", PAIR(A, FAR, COPY))    \
+                         SEGMENT(4, "%c[o_n]+40(%[job])", STEP(A, FAR, COPY, 0)) \
                          "cmpl $0, %c[o_acc](%[job])\n\t"                      \
                          "jne 51f\n\t"                                         \
                          C_ROWS(C_STORE)                                       \
@@ -191,10 +195,7 @@ typedef struct tile_job {
                            [o_lda7] "i"(offsetof(tile_job, lda7)),             \
                            [o_c] "i"(offsetof(tile_job, c)),                   \
                            [o_acc] "i"(offsetof(tile_job, accumulate)),        \
-                           [o_n0] "i"(offsetof(tile_job, n[0])),               \
-                           [o_n1] "i"(offsetof(tile_job, n[1])),               \
-                           [o_n2] "i"(offsetof(tile_job, n[2])),               \
-                           [o_n3] "i"(offsetof(tile_job, n[3])) WHEN(FAR, FAR_IN) \
+                           [o_n] "i"(offsetof(tile_job, n)) WHEN(FAR, FAR_IN)  \
                          : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", \
                            "zmm7", "zmm8", "zmm9", "zmm10", "zmm11", "zmm12", "zmm13", \
                            "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", \
@@ -214,12 +215,20 @@ TILE_FN(tile_in_place_far_copy, A_IN_PLACE, 1, 1)
 /* The tile: C[0:8][0:48] (+)= A's micro-panel (MR x kc; lda 0: packed,
  * else in place, rows lda floats apart) times B's (kc x 48, rows ldb
  * floats apart), with the prefetches of packed_kernels.h's copy kernel.
- * Its k loop runs in four segments, so that no step tests a prefetch: the
- * next B micro-panel's b_next_rows rows are prefetched one per k from
- * k = 0 (never past the last, so never past B), and C's 24 lines are asked
- * for C_AHEAD k before the end, behind the last FMAs.  (Asked for at the
+ * Its k loop runs in six segments, so that no step tests a prefetch: the
+ * next B micro-panel's b_next_rows rows are prefetched one every two k
+ * from k = 0 where the pass has room for that (PAIR), else one per k
+ * (never past the last, so never past B), and C's 24 lines are asked for
+ * C_AHEAD k before the end, behind the last FMAs.  (Asked for at the
  * start, they were gone from L1 by the end where B streams through it: 2 %
- * slower at 1 thread.) */
+ * slower at 1 thread.)  One row every two k halves the burst of L3
+ * requests the prefetch adds while the current micro-panel's own rows
+ * are also on their way: at M = 16 (two passes, each prefetching half a
+ * micro-panel) a row per k filled the first half of each pass with four
+ * requests a k, and no next-panel prefetch at all then took 0.93-0.96x
+ * the time (AMD EPYC family 26, mlp_expand and mlp_reduce, 2 threads);
+ * spread, `gemmbench ab` at M = 16: 0.973x (mlp_expand, 1 thread, p =
+ * 0.0002), 0.987-0.990x elsewhere, qkv 1.006; M = 32 to 384 0.988-1.007. */
 static void tile_asm(int kc, const float *a, long lda, const float *b, long ldb, long b_ahead,
                      long b_far, float *b_copy, const float *b_next, int b_next_rows,
                      float *c, long ldc, int accumulate)
@@ -232,10 +241,19 @@ static void tile_asm(int kc, const float *a, long lda, const float *b, long ldb,
         .b_ahead = b_ahead * 4, .b_far = b_far * 4,
         .accumulate = accumulate,
     };
-    j.n[0] = nn < c_at ? nn : c_at;
-    j.n[1] = c_at - j.n[0];
-    j.n[2] = nn > c_at ? nn - c_at : 0;
-    j.n[3] = kc - c_at - j.n[2];
+    if (2 * nn + (c_at & 1) <= kc) {
+        /* Half rate: a row every two k, in pairs on each side of c_at. */
+        const long before = nn < c_at / 2 ? nn : c_at / 2;
+        j.n[1] = before;
+        j.n[2] = c_at - 2 * before;
+        j.n[4] = nn - before;
+        j.n[5] = kc - c_at - 2 * j.n[4];
+    } else {
+        j.n[0] = nn < c_at ? nn : c_at;
+        j.n[2] = c_at - j.n[0];
+        j.n[3] = nn > c_at ? nn - c_at : 0;
+        j.n[5] = kc - c_at - j.n[3];
+    }
     if (lda == 0)
         (b_far ? (b_copy ? tile_packed_far_copy : tile_packed_far)
                : (b_copy ? tile_packed_copy : tile_packed))(&j);

@@ -68,8 +68,8 @@ static inline int fused_copies(const packed_plan *p, int passes)
 
 /* The next B micro-panel's prefetch (packed.c's macro_kernel), jr outer:
  * of its `rows` rows, those that pass `pass` of the `passes` over the
- * current micro-panel prefetches, one per k: *first on, the count returned
- * (0: none).  The passes' shares are consecutive and cover every row once,
+ * current micro-panel prefetches from its first k (packed_kernels.h):
+ * *first on, the count returned (0: none).  The passes' shares are consecutive and cover every row once,
  * none over ceil(rows / passes), so the prefetches spread over all passes. */
 static inline int b_next_share(int rows, int passes, int pass, int *first)
 {
