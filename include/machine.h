@@ -90,10 +90,14 @@ typedef struct gb_slurm {
  * place, whether the kernel also prefetches them into L1 a few rows ahead
  * (the distance of packed_plan.c's set rule) or into L2 only; and whether
  * kc is capped by A's micro-panel in half of L1d or by BLIS's analytical
- * model (L1d's ways, gb_blis_kc_cap).  Answer 0 is the rule's (in place;
- * L1; half of L1d), answer 1 the other (copied; L2 only; L1d's ways). */
+ * model (L1d's ways, gb_blis_kc_cap); and, where B's rows are under a page
+ * apart and an A block holds fewer than M rows (so that B read in place is
+ * read again from L3 for every A block), whether it is read in place or
+ * copied into a packed block by the first A micro-panel's pass (panel
+ * fused).  Answer 0 is the rule's (in place; L1; half of L1d), answer 1 the
+ * other (copied; L2 only; L1d's ways). */
 enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_BCOPY, GB_CALIB_BPREFETCH, GB_CALIB_KC,
-       GB_CALIB_QUESTIONS };
+       GB_CALIB_BNEAR, GB_CALIB_QUESTIONS };
 enum { GB_READ_IN_PLACE = 0, GB_READ_COPIED, GB_READ_CHOICES };
 /* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
 #define GB_MAX_CALIBRATIONS 64

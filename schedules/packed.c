@@ -66,7 +66,9 @@
  *     jit_avx512_common_gemm_f32 walks the next panel likewise, a row
  *     every eight k.)
  * The regimes:
- *   - in place (rows under a page apart, e.g. N = 768): jr outside ir.  The
+ *   - in place (rows under a page apart, e.g. N = 768, unless the
+ *     calibration's bnear says panel fused where an A block holds fewer
+ *     than M rows: below): jr outside ir.  The
  *     kernel reads a B micro-panel where it is (rows ldb apart, software
  *     prefetched: not every hardware prefetcher follows a row stride; the
  *     distance is packed_plan.c's), then again for every A micro-panel of
@@ -86,7 +88,13 @@
  *     so small M is copy-free.  (oneDNN's sgemm reads B in place and copies it during
  *     the first pass over it likewise, and only when M > 24:
  *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
- *   - panel fused (rows a page or more apart, and all M rows of an A block
+ *   - panel fused (rows under a page apart, where an A block holds fewer
+ *     than M rows and the machine's calibration (bnear) found it faster:
+ *     in place, B is read again from L3, row by row, for every A block,
+ *     panel fused reads it once; on the AMD EPYC family 26 panel fused took
+ *     0.93-0.98x in place's time at M = 256 and 384 (mlp_reduce, qkv), on a
+ *     Zen 4 guest, tried as a rule, 0.99-1.05x.  Or rows a page or more
+ *     apart, and all M rows of an A block
  *     at L1's kc would not fit mc's share of L2, so that fused would have
  *     to cut kc; or, at every M, where the calibration found B read in
  *     place slower): ir outer, B in blocks (kc x nc in L2) as when packed, but

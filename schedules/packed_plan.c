@@ -338,6 +338,19 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
 
     mc_cap = (long)(MC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
     nc_cap = (long)(NC_L2_SHARE * p->l2_bytes) / ((long)p->kc * (long)sizeof(float));
+    /* B's rows under a page apart, read in place (jr outer): where an A
+     * block holds fewer than M rows, every A block reads B again from L3,
+     * row by row; panel fused reads it once and the later A micro-panels
+     * (of every A block) read the packed copy from L2.  Which costs less
+     * is the core's (its prefetchers against strided rows): calibrated
+     * (--param bnear; forced, at every M). */
+    if (p->b_mode == B_IN_PLACE && gb_param_get(ctx->params, "bpack", -1) < 0 &&
+        ((gb_param_get(ctx->params, "bnear", -1) >= 0) ||
+         (long)M > (mc_cap / p->mr > 1 ? mc_cap / p->mr * p->mr : p->mr)) &&
+        read_as(p, GB_CALIB_BNEAR, ctx, &machine) == GB_READ_COPIED) {
+        p->b_mode = B_PANEL_FUSED;
+        p->ir_outer = 1;
+    }
     p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
     /* A in place when dense rows of A (K floats) are closer than a page, as
      * for B; farther apart, as calibrated: in place, or fused (each
@@ -467,6 +480,7 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                 ? " (--param)"
                 : "");
     explain_read(out, &p, GB_CALIB_B);
+    explain_read(out, &p, GB_CALIB_BNEAR);
     if (p.b_mode == B_FUSED) {
         const int passes = passes_per_block(&p, M);
         if (p.read[GB_CALIB_BCOPY] == GB_READ_COPIED)
@@ -604,6 +618,12 @@ const gb_param_spec packed_params[] = {
                                     "micro-panels read it, on AVX-512) or in_place (every "
                                     "pass reads B where it is); default: this machine's "
                                     "calibration (gemmbench info)" },
+    { "bnear", 0, 0, gb_read_names, "B with rows under a page apart (N*4 < 4096): in_place "
+                                    "(jr outer) or copied (panel_fused: ir outer, B copied "
+                                    "into a packed block by the first A micro-panel's pass), "
+                                    "at every M; default: in place where one A block (mc) "
+                                    "holds all M rows, else this machine's calibration "
+                                    "(gemmbench info)" },
     { "kcrule", 0, 0, gb_kc_rule_names, "kc's cap: l1_half (the A micro-panel in half of "
                                         "L1d) or l1_ways (BLIS's analytical model, from "
                                         "L1d's ways); default: this machine's calibration "

@@ -36,6 +36,13 @@
  * what the same kernel took on packed B.  So both are measured, not
  * derived.
  *
+ * B's rows under a page apart, where an A block holds fewer than M rows
+ * (bnear): in place (jr outer, every A block reads B again from L3, row by
+ * row) or panel fused (the first A micro-panel's pass copies each block
+ * of B for the rest), timed on mlp_reduce M = 256 and 384: on the AMD EPYC
+ * family 26 the kernel alone read B's rows 768 floats apart from L2 at
+ * 0.95-0.97x its rate on packed B (scripts/ukernel.c, 2 threads).
+ *
  * kc's rule: BLIS's analytical cap from L1d's ways (128 for 8 x 48 on a
  * 4 KiB way) or A's micro-panel in half of L1d (768 on 48 KiB), timed on
  * qkv M = 64 and 256 (K 768): on the AMD EPYC family 26 the half took

@@ -542,18 +542,28 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
     }
     derive(mach, nthreads, M, N, K, b_row, &d);
 
-    /* b_read: B's rows under a page apart are read in place; a page or
-     * more apart, as the calibration measured (copied: ir outside jr, each
-     * kc x nc block of B copied by the first A micro-panel's pass). */
+    /* b_read: B's rows under a page apart are read in place where one A
+     * block holds all M rows, and as the calibration measured where it does
+     * not (packed's bnear: in place, every A block reads B from L3 again);
+     * a page or more apart, as the calibration measured (copied: ir outside
+     * jr, each kc x nc block of B copied by the first A micro-panel's
+     * pass). */
     if (forced[GB_CHOICE_B_READ])
         snprintf(why[GB_CHOICE_B_READ], 320, "--param");
     else if (forced[GB_CHOICE_B_COPY] && answer[GB_CHOICE_B_COPY] == GB_READ_COPIED)
         answer[GB_CHOICE_B_READ] = GB_READ_IN_PLACE,
         snprintf(why[GB_CHOICE_B_READ], 320, "b_copy copied (--param) reads B in place");
-    else if (b_row < PAGE_BYTES)
+    else if (b_row < PAGE_BYTES && M <= d.mc)
         answer[GB_CHOICE_B_READ] = GB_READ_IN_PLACE,
-        snprintf(why[GB_CHOICE_B_READ], 320, "B's rows %ld bytes apart, under a page", b_row);
-    else
+        snprintf(why[GB_CHOICE_B_READ], 320, "B's rows %ld bytes apart, under a page; one A "
+                 "block of %ld rows holds all %d", b_row, d.mc, M);
+    else if (b_row < PAGE_BYTES) {
+        char prefix[160];
+        snprintf(prefix, sizeof prefix, "B's rows %ld bytes apart, under a page; A blocks of "
+                 "%ld rows, fewer than M = %d", b_row, d.mc, M);
+        calibrated(&cal, GB_CALIB_BNEAR, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ], 320,
+                   prefix);
+    } else
         calibrated(&cal, GB_CALIB_B, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ], 320,
                    "B's rows a page or more apart");
 
@@ -602,9 +612,20 @@ void gb_sched_model_choose_typed(const gb_sched *s, int M, int N, int K, int nth
     const int g = gb_sched_model_group(s);
     const int a_forced = answer[GB_CHOICE_A_READ] >= 0;
 
-    gb_sched_model_choose_rows(NULL, NULL, M, N, (K + g - 1) / g, nthreads,
-                               (long)N * (long)gb_dtype_size_b(s->dtype),
+    const int b_forced = answer[GB_CHOICE_B_READ] >= 0;
+    const long b_row = (long)N * (long)gb_dtype_size_b(s->dtype);
+
+    gb_sched_model_choose_rows(NULL, NULL, M, N, (K + g - 1) / g, nthreads, b_row,
                                (long)K * (long)gb_dtype_size_a(s->dtype), answer, why);
+    /* bnear is f32 packed's calibration: the typed packed reads B's rows
+     * under a page apart in place at every M. */
+    if (s->dtype != GB_DTYPE_F32 && !b_forced && b_row < PAGE_BYTES &&
+        answer[GB_CHOICE_B_READ] != GB_READ_IN_PLACE) {
+        answer[GB_CHOICE_B_READ] = GB_READ_IN_PLACE;
+        if (why != NULL)
+            snprintf(why[GB_CHOICE_B_READ], 320, "B's rows %ld bytes apart, under a page: %s "
+                     "reads them in place at every M", b_row, gb_dtype_name(s->dtype));
+    }
     /* Widened, A read in place widens its element at every broadcast (a
      * load, a shift and a move before the broadcast, per row and k: 32
      * instructions beside the 8 x 48 run's 24 FMAs); copied, once.  bf16

@@ -118,6 +118,7 @@ TEST(calibration_cache_round_trips)
     c.answer[GB_CALIB_BCOPY] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125 };
     c.answer[GB_CALIB_BPREFETCH] = (gb_calib_answer){ 1, 1.5, 1.25, 1.75 };
     c.answer[GB_CALIB_KC] = (gb_calib_answer){ 1, 1.125, 1.0625, 1.25 };
+    c.answer[GB_CALIB_BNEAR] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125 };
     CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
     CHECK_EQ_INT(back.threads, 2);
@@ -136,6 +137,7 @@ TEST(calibration_cache_round_trips)
     CHECK_EQ_INT(back.answer[GB_CALIB_BCOPY].read, GB_READ_COPIED);
     CHECK_EQ_INT(back.answer[GB_CALIB_BPREFETCH].read, 1);
     CHECK_EQ_INT(back.answer[GB_CALIB_KC].read, 1);
+    CHECK_EQ_INT(back.answer[GB_CALIB_BNEAR].read, GB_READ_COPIED);
     CHECK_STR(back.source, "cached");
     /* At another thread count there is none: the default. */
     gb_calibration_lookup(&m, 3, &back);
@@ -313,7 +315,7 @@ TEST(calibration_cache_reads_only_a_small_regular_file)
     gb_machine m;
     gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9 }, { 0, 0.9, 0.8, 1.0 },
                                              { 1, 1.2, 1.1, 1.3 }, { 0, 0.9, 0.8, 1.0 },
-                                             { 1, 1.1, 1.0, 1.2 } } },
+                                             { 1, 1.1, 1.0, 1.2 }, { 0, 0.95, 0.9, 1.0 } } },
                    back;
     char key[1024], path[4200], err[512], source[32] = "", valid[4096], text[4200];
     static char big[70000];
@@ -459,9 +461,34 @@ TEST(calibration_result_decides_how_packed_reads_b)
     /* K under a page: A in place, not asked. */
     CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "aread"), -1);
     setenv("GEMMBENCH_CALIBRATE", "copied", 1);
-    /* Rows under a page apart are not the calibration's question. */
+    /* Rows under a page apart are not bread's question; bnear's only where
+     * an A block holds fewer than M rows: then copied is panel fused (ir
+     * outer), in place jr outer; --param bnear forces either at every M;
+     * every one exact, 1 and 2 threads.  kc 700 (copied's kc rule would cap
+     * it at BLIS's 128): an A block of at most 374 rows on an L2 up to
+     * 2 MiB, so M = 600 takes two or more. */
     CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bread"), -1);
     CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bpack"), 1);
+    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bnear"), -1);
+    gb_param_set(&asked, "kc", 700);
+    CHECK_EQ_INT(effective(v, &asked, 16, 768, 768, 2, "bnear"), -1);
+    CHECK_EQ_INT(effective(v, &asked, 600, 768, 768, 2, "bnear"), GB_READ_COPIED);
+    CHECK_EQ_INT(effective(v, &asked, 600, 768, 768, 2, "bpack"), BPACK_PANEL_FUSED);
+    CHECK_EQ_INT(effective(v, &asked, 600, 768, 768, 2, "loop"), 0);
+    for (int t = 1; t <= 2; t++)
+        CHECK_EQ_INT(run_and_compare(v, &asked, 601, 70, 770, 3, t, 0), 0);
+    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
+    CHECK_EQ_INT(effective(v, &asked, 600, 768, 768, 2, "bnear"), GB_READ_IN_PLACE);
+    CHECK_EQ_INT(effective(v, &asked, 600, 768, 768, 2, "bpack"), 1);
+    CHECK_EQ_INT(effective(v, &asked, 600, 768, 768, 2, "loop"), 1);
+    for (int t = 1; t <= 2; t++)
+        CHECK_EQ_INT(run_and_compare(v, &asked, 601, 70, 770, 3, t, 0), 0);
+    gb_param_set(&asked, "bnear", GB_READ_COPIED);
+    CHECK_EQ_INT(effective(v, &asked, 16, 768, 768, 2, "bpack"), BPACK_PANEL_FUSED);
+    for (int t = 1; t <= 2; t++)
+        CHECK_EQ_INT(run_and_compare(v, &asked, 19, 70, 770, 3, t, 0), 0);
+    asked = (gb_params){ 0 };
+    setenv("GEMMBENCH_CALIBRATE", "copied", 1);
     /* B fused's copy: the calibration's answer, at 8 A micro-panels
      * (mlp_expand M=64, B fused forced); in place never copies, copied from
      * the rule's 5 up; both exact, 1 and 2 threads; --param bcopy overrides. */

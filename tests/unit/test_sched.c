@@ -511,6 +511,17 @@ TEST(sched_model_chooses_from_each_kinds_calibration)
         CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE &&
               a[GB_CHOICE_B_COPY] == (M >= 40 ? GB_READ_COPIED : GB_READ_IN_PLACE));
     }
+    /* bnear copied (the family 26's at 2 threads): B's rows under a page
+     * apart copied whole where the model's A block holds fewer than M
+     * rows, in place where one holds all */
+    gb_calibration near = fam26_cal;
+    near.answer[GB_CALIB_BNEAR] = (gb_calib_answer){ GB_READ_COPIED, 1.05, 1.03, 1.07 };
+    choose_at(&zen4, &near, 16, 768, 768, a);
+    CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE);
+    choose_at(&zen4, &near, 4096, 768, 768, a);
+    CHECK(a[GB_CHOICE_B_READ] == GB_READ_COPIED && a[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE);
+    choose_at(&zen4, &fam26_cal, 4096, 768, 768, a);
+    CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE);
     /* a --param answer stands; b_copy copied reads B in place */
     a[GB_CHOICE_B_READ] = a[GB_CHOICE_A_READ] = -1;
     a[GB_CHOICE_B_COPY] = GB_READ_COPIED;

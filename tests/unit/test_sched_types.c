@@ -400,6 +400,23 @@ TEST(sched_model_copies_a_when_widened)
     answer[GB_CHOICE_A_READ] = GB_READ_IN_PLACE;
     gb_sched_model_choose_typed(&nest, 64, 768, 768, 2, answer, why);
     CHECK_EQ_INT(answer[GB_CHOICE_A_READ], GB_READ_IN_PLACE);
+    /* bnear is f32 packed's: B's rows under a page apart in place at every
+     * M, whatever the calibration answers */
+    {
+        const char *was = getenv("GEMMBENCH_CALIBRATE");
+        char saved[64];
+        snprintf(saved, sizeof saved, "%s", was != NULL ? was : "");
+        setenv("GEMMBENCH_CALIBRATE", "copied", 1);
+        for (int c = 0; c < GB_CHOICE_COUNT; c++)
+            answer[c] = -1;
+        gb_sched_model_choose_typed(&nest, 4096, 768, 768, 2, answer, why);
+        CHECK_EQ_INT(answer[GB_CHOICE_B_READ], GB_READ_IN_PLACE);
+        CHECK(strstr(why[GB_CHOICE_B_READ], "at every M") != NULL);
+        if (was != NULL)
+            setenv("GEMMBENCH_CALIBRATE", saved, 1);
+        else
+            unsetenv("GEMMBENCH_CALIBRATE");
+    }
     gb_sched_force_form(0);
 }
 
