@@ -5,7 +5,7 @@
  * (calibration.h) beside the compiled schedules and read back by packed's
  * plan.  What is asked and how answers read: machine.h.
  *
- * GEMMBENCH_CALIBRATE: unset, the full measurement (a few hundred ms);
+ * GEMMBENCH_CALIBRATE: unset, the full measurement (about a second);
  * "quick", the shortest one (the tests' mode); "in_place" or "copied", the
  * answer to every question forced, nothing measured, read or cached.
  */

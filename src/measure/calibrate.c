@@ -56,7 +56,11 @@
  * the two shapes of in place / copied.  Copied is chosen when the median
  * round's ratio exceeds the question's copied_above (machine.h: 1.10 for A
  * and B, where in place copies nothing; 1.0 for B's copy, which costs
- * nothing else).  A few hundred ms, before any timed call of a run.
+ * nothing else).  Before any timed call of a run, once per machine and
+ * thread count: about 200 GFLOP over the six questions (bnear's shapes are
+ * over half of it), 1.1 s at 2 threads and 1.4 s at 1 on the AMD EPYC
+ * family 26; under emulation (qemu) many minutes, so the cross build's
+ * runs force it.
  *
  * The cache is schedules/packed_calibration.c's; this file measures and
  * writes it.
