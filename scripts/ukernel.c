@@ -18,8 +18,22 @@
  *   l2-jr-a768   the same, A read in place (rows 768 floats apart);
  *   l2-jr-b768   the same, B read in place (rows 768 floats apart: qkv's
  *                and mlp_reduce's B);
+ *   l2-jr-b784   rows 784 floats apart: a line further per row, so the
+ *                rows' lines spread over the cache sets that 768 (3 KiB)
+ *                puts them into 4 groups of;
  *   l2-jr-ab768  both in place;
- *   l2-jr-b3072  B in place, rows 3072 floats apart (mlp_expand's B);
+ *   l2-jr-b3072  B in place, rows 3072 floats apart (mlp_expand's B): 12 KiB,
+ *                a multiple of the page, so every row's lines fall into
+ *                the same sets of a cache indexed by the page offset (the
+ *                L1d), and of one indexed by the physical address (L2)
+ *                where the pages are contiguous;
+ *   l2-jr-b3088  rows 3088 floats apart: each row on a page of its own as
+ *                at 3072, its lines in other sets: what 3072 loses here
+ *                is the sets', not the pages' (the TLB's);
+ *   cp-b3072     B as l2-jr-b3072, read by packed's copy kernel with the
+ *                prefetches packed gives such a B (none into L1, 16 rows
+ *                ahead into L2), copying nothing;
+ *   cp-b3088     the same at 3088;
  * each timed in trials of about 2 ms, every thread on its own operands
  * between two barriers, alternated with the shaped loop; the table gives
  * the median and best trial of each in GFLOP/s (all threads) and the
@@ -107,7 +121,22 @@ typedef struct kcase {
     int kc, na, nb;    /* k depth, A and B micro-panels */
     int a_in_place;    /* A rows LD_IN_PLACE floats apart */
     long ldb;          /* B's rows: 0 packed (NR apart), else in place */
+    int copy_kernel;   /* packed's copy kernel, prefetching as packed does
+                        * for B rows a page apart (none into L1, L2 16 rows
+                        * ahead), copying nothing; A packed */
 } kcase;
+
+/* The tile of case k: C (+)= A micro-panel . B micro-panel. */
+static void tile(const packed_isa *isa, const kcase *k, const float *a, long lda,
+                 const float *b, long ldb, float *c, long ldc)
+{
+    if (k->copy_kernel)
+        isa->kernel_copy_b(k->kc, a, 0, b, ldb, 0, NULL, NULL, 0, c, ldc, 0);
+    else if (k->a_in_place)
+        isa->kernel_a_in_place(k->kc, a, lda, b, ldb, c, ldc, 0);
+    else
+        isa->kernel(k->kc, a, b, ldb, c, ldc, 0);
+}
 
 /* One pass of a case: every (A, B) micro-panel pair's tile, in the order
  * that keeps the single operand in L1 (A's when na = 1, else B's). */
@@ -119,11 +148,8 @@ static double pass(const packed_isa *isa, const kcase *k, const float *A, long l
             float *c = C + (size_t)ia * MR * (k->nb * NR) + (size_t)jb * NR;
             const float *b = k->ldb ? B + (size_t)jb * NR : B + (size_t)jb * k->kc * NR;
             const long ldb = k->ldb ? k->ldb : NR;
-            if (k->a_in_place)
-                isa->kernel_a_in_place(k->kc, A + (size_t)ia * MR * lda, lda, b, ldb, c,
-                                       k->nb * NR, 0);
-            else
-                isa->kernel(k->kc, A + (size_t)ia * MR * k->kc, b, ldb, c, k->nb * NR, 0);
+            tile(isa, k, k->a_in_place ? A + (size_t)ia * MR * lda : A + (size_t)ia * MR * k->kc,
+                 lda, b, ldb, c, k->nb * NR);
         }
     return 2.0 * MR * NR * k->kc * (double)k->na * k->nb;
 }
@@ -137,10 +163,7 @@ static int verify(const packed_isa *isa, const kcase *k, const float *A, long ld
     const long ldc = (long)k->nb * NR, ldb = k->ldb ? k->ldb : NR;
     int bad = 0;
     memset(C, 0, sizeof(float) * MR * ldc);
-    if (k->a_in_place)
-        isa->kernel_a_in_place(k->kc, A, lda, B, ldb, C, ldc, 0);
-    else
-        isa->kernel(k->kc, A, B, ldb, C, ldc, 0);
+    tile(isa, k, A, lda, B, ldb, C, ldc);
     for (int i = 0; i < MR; i++)
         for (int j = 0; j < NR; j++) {
             double sum = 0;
@@ -163,7 +186,7 @@ typedef struct operands {
     float *A, *B, *C;
 } operands;
 
-#define MAX_LD 3072
+#define MAX_LD 3088
 
 int main(int argc, char **argv)
 {
@@ -179,13 +202,17 @@ int main(int argc, char **argv)
         return 2;
     }
     static const kcase cases[] = {
-        { "l1", 128, 1, 1, 0, 0 },
-        { "l2-ir", 768, 1, 5, 0, 0 },
-        { "l2-jr", 768, 16, 1, 0, 0 },
-        { "l2-jr-a768", 768, 16, 1, 1, 0 },
-        { "l2-jr-b768", 768, 16, 1, 0, 768 },
-        { "l2-jr-ab768", 768, 16, 1, 1, 768 },
-        { "l2-jr-b3072", 768, 16, 1, 0, 3072 },
+        { "l1", 128, 1, 1, 0, 0, 0 },
+        { "l2-ir", 768, 1, 5, 0, 0, 0 },
+        { "l2-jr", 768, 16, 1, 0, 0, 0 },
+        { "l2-jr-a768", 768, 16, 1, 1, 0, 0 },
+        { "l2-jr-b768", 768, 16, 1, 0, 768, 0 },
+        { "l2-jr-b784", 768, 16, 1, 0, 784, 0 },
+        { "l2-jr-ab768", 768, 16, 1, 1, 768, 0 },
+        { "l2-jr-b3072", 768, 16, 1, 0, 3072, 0 },
+        { "l2-jr-b3088", 768, 16, 1, 0, 3088, 0 },
+        { "cp-b3072", 768, 16, 1, 0, 3072, 1 },
+        { "cp-b3088", 768, 16, 1, 0, 3088, 1 },
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     const long lda_ip = 768;
