@@ -52,7 +52,12 @@
  *     page apart (no hardware prefetcher crosses a page); there, whether
  *     the L1 prefetch is issued at all is calibrated (--param bprefetch: on
  *     a Zen 4 core, L2 only was 2.6 % faster on mlp_expand, 0.92-1.01 per
- *     M); which inner loop is outer, the B regime (below);
+ *     M), and so is, where every pass reads B in place (no copy) while
+ *     the next micro-panel is prefetched (below), whether the L2 one is
+ *     (--param bfar: on the AMD EPYC family 26, without it mlp_expand
+ *     M = 16 and 32 took 0.91-0.94x the time; where a first pass copies B
+ *     it stays: without it M = 48-128 took 1.02-1.05x); which inner loop
+ *     is outer, the B regime (below);
  *   - wherever B is read in place, the next B micro-panel is prefetched
  *     into L2 while the current one is read (--param bnext=0: not), so
  *     that the pass that reads it first finds it in L2, not in L3: jr
@@ -351,10 +356,14 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 if (b_next_rows > 0)
                     b_next = next + (size_t)first * bv->ld;
             }
-            if (copy || b_next_rows || (b_in_place && b_ahead_rows != PACKED_B_PREFETCH_ROWS))
-                p->isa->kernel_copy_b(kc, a, in_place ? lda : 0, b, ldb,
-                                      b_in_place ? b_ahead : PACKED_B_PREFETCH_ROWS * ldb, copy,
+            if (copy || b_next_rows || (b_in_place && b_ahead_rows != PACKED_B_PREFETCH_ROWS)) {
+                const long ahead = b_in_place ? b_ahead : PACKED_B_PREFETCH_ROWS * ldb;
+                /* B's rows a page apart into L2 16 rows ahead, unless the
+                 * plan leaves a pass that copies nothing to b_next. */
+                const long far = copy == NULL && !p->b_far ? 0 : packed_b_far(ahead, ldb);
+                p->isa->kernel_copy_b(kc, a, in_place ? lda : 0, b, ldb, ahead, far, copy,
                                       b_next, b_next_rows, out, ldo, acc);
+            }
             else if (in_place)
                 p->isa->kernel_a_in_place(kc, a, lda, b, ldb, out, ldo, acc);
             else

@@ -38,15 +38,17 @@ typedef void (*packed_ukernel_a_fn)(int kc, const float *restrict a, long lda,
  * b_copy is NULL: the first A micro-panel's pass over a B micro-panel packs
  * it for the later passes, which then read it from L2 (packed.c, the fused
  * regimes).  It prefetches the B row b_ahead floats past the one it loads
- * (packed_plan.c's distance in rows times ldb; the two kernels above use
- * PACKED_B_PREFETCH_ROWS rows).  lda 0: a is a packed A micro-panel; else
- * A in place, rows lda apart.  b_next: rows of the B micro-panel the next
+ * into L1 (packed_plan.c's distance in rows times ldb; the two kernels
+ * above use PACKED_B_PREFETCH_ROWS rows), and the row b_far floats past it
+ * into L2, or none where b_far is 0 (packed_b_far; packed.c decides).
+ * lda 0: a is a packed A micro-panel; else A in place, rows lda apart.
+ * b_next: rows of the B micro-panel the next
  * passes will read in place (ldb apart), b_next_rows of them prefetched,
  * one per k from the first, or one every two k where 2 b_next_rows fit in
  * kc (the AVX-512 kernel; packed.c, macro_kernel), or b_next_rows 0. */
 typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda,
                                        const float *restrict b, long ldb, long b_ahead,
-                                       float *restrict b_copy, const float *b_next,
+                                       long b_far, float *restrict b_copy, const float *b_next,
                                        int b_next_rows, float *restrict c, long ldc,
                                        int accumulate);
 
@@ -74,7 +76,9 @@ typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda
  * packed_plan.c), the row that many rows ahead is brought into L2, whose
  * sets such rows do not crowd, so that the short L1 prefetch finds it
  * there and the trip to L3 is hidden as in the other kernels.  Floats
- * ahead, or 0: none. */
+ * ahead, or 0: none.  packed.c passes 0 instead where the plan says the
+ * next micro-panel's prefetch alone brings B into L2 (plan.b_far, the
+ * calibration's bfar). */
 static inline long packed_b_far(long b_ahead, long ldb)
 {
     return ldb * (long)sizeof(float) >= PACKED_PAGE_BYTES &&

@@ -113,12 +113,10 @@ ukernel_avx2_4x24_a_in_place(int kc, const float *restrict a, long lda,
 /* b_copy is 64-byte aligned and NR = 24 floats a row: every row 32-byte aligned. */
 __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
-                         long ldb, long b_ahead, float *restrict b_copy,
+                         long ldb, long b_ahead, long b_far, float *restrict b_copy,
                          const float *b_next, int b_next_rows,
                          float *restrict c, long ldc, int accumulate)
 {
-    const long b_far = packed_b_far(b_ahead, ldb);
-
     if (lda == 0)
         tile_4x24(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
                   accumulate);

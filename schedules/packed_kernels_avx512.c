@@ -282,11 +282,11 @@ ukernel_avx512_8x48_a_in_place(int kc, const float *restrict a, long lda,
 /* b_copy is 64-byte aligned (packed.c's buffers), so its stores are aligned. */
 __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
-                           long ldb, long b_ahead, float *restrict b_copy,
+                           long ldb, long b_ahead, long b_far, float *restrict b_copy,
                            const float *b_next, int b_next_rows,
                            float *restrict c, long ldc, int accumulate)
 {
-    tile_asm(kc, a, lda, b, ldb, b_ahead, packed_b_far(b_ahead, ldb), b_copy, b_next,
+    tile_asm(kc, a, lda, b, ldb, b_ahead, b_far, b_copy, b_next,
              b_next_rows, c, ldc, accumulate);
 }
 

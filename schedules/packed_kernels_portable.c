@@ -100,12 +100,10 @@ static void ukernel_portable_4x8_a_in_place(int kc, const float *restrict a, lon
 
 static void ukernel_portable_4x8_copy_b(int kc, const float *restrict a, long lda,
                                         const float *restrict b, long ldb, long b_ahead,
-                                        float *restrict b_copy, const float *b_next,
-                                        int b_next_rows, float *restrict c, long ldc,
-                                        int accumulate)
+                                        long b_far, float *restrict b_copy,
+                                        const float *b_next, int b_next_rows,
+                                        float *restrict c, long ldc, int accumulate)
 {
-    const long b_far = packed_b_far(b_ahead, ldb);
-
     if (lda == 0)
         tile_4x8(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
                   accumulate);

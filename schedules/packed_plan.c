@@ -307,6 +307,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if ((p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED) && p->bpf < 0 &&
         (long)N * (long)sizeof(float) >= PAGE_BYTES)
         read_as(p, GB_CALIB_BPREFETCH, ctx, &machine);
+    p->b_far = 1;
     /* B fused is jr outer by construction: the first A micro-panel's pass
      * copies the B micro-panel the later ones read; panel fused is ir outer:
      * the first A micro-panel's pass over the block copies all of it. */
@@ -395,6 +396,16 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
                 : b_block  ? balanced_block(cols, nc_cap, p->nr)
                            : round_up(N, p->nr);
     }
+
+    /* B fused whose every pass reads B in place (no copy at this M, its
+     * rows a page or more apart) while each also prefetches its share of
+     * the next micro-panel into L2: whether the kernel prefetches each row
+     * into L2 16 rows ahead as well, as calibrated (or --param bfar).
+     * Where a pass copies B, or nothing else brings it into L2, it does. */
+    if (p->b_mode == B_FUSED && p->b_next && (long)N * (long)sizeof(float) >= PAGE_BYTES &&
+        !fused_copies(p, passes_per_block(p, M)) &&
+        read_as(p, GB_CALIB_BFAR, ctx, &machine) == GB_FAR_OFF)
+        p->b_far = 0;
 }
 
 /* ---- description --------------------------------------------------------------- */
@@ -499,10 +510,19 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
         fprintf(out, "  B prefetch    %d rows ahead where read in place %s\n",
                 packed_b_prefetch_rows(&p, N),
                 p.bpf >= 0 ? "(--param)"
+                : p.read[GB_CALIB_BPREFETCH] == GB_PREFETCH_L2 && !p.b_far
+                    ? "into L1 (nor into L2 ahead: B far, below)"
                 : p.read[GB_CALIB_BPREFETCH] == GB_PREFETCH_L2
                     ? "into L1 (into L2 only, 16 rows ahead: calibrated)"
                     : "(the L1d set's spare ways for rows that share it, at most 16)");
         explain_read(out, &p, GB_CALIB_BPREFETCH);
+        if (p.read[GB_CALIB_BFAR] >= 0) {
+            fprintf(out, "  B far         %s\n",
+                    p.b_far ? "each row also prefetched into L2 16 rows ahead"
+                            : "no row prefetched into L2 ahead of the pass reading it: the "
+                              "next micro-panel's prefetch (below) brings them");
+            explain_read(out, &p, GB_CALIB_BFAR);
+        }
         fprintf(out, "  B next        %s%s\n",
                 !p.b_next ? "not prefetched"
                 : p.b_mode == B_PANEL_FUSED
@@ -608,6 +628,11 @@ const gb_param_spec packed_params[] = {
     { "aread", 0, 0, gb_read_names, "A with rows a page or more apart (K*4 >= 4096): in_place "
                                     "or copied (apack=fused); default: this machine's "
                                     "calibration (gemmbench info)" },
+    { "bfar", 0, 0, gb_far_names, "B with rows a page or more apart, read in place by "
+                                  "every pass (B fused, no copy at this M) while the next "
+                                  "micro-panel is prefetched (bnext=1): on, each row also "
+                                  "prefetched into L2 16 rows ahead, or off; default: this "
+                                  "machine's calibration (gemmbench info)" },
     { "bprefetch", 0, 0, gb_prefetch_names, "B with rows a page or more apart, read in "
                                             "place: prefetched into l1 (the set rule's "
                                             "distance) and L2, or into l2 only (none ahead "

@@ -40,6 +40,11 @@ typedef struct packed_plan {
     int b_next;              /* jr outer, B in place: each pass prefetches its share
                               * of the next B micro-panel into L2 (--param bnext) */
     int bpf;                 /* --param bpf: rows B read in place is prefetched ahead, or -1 */
+    int b_far;               /* B's rows a page or more apart, read in place by a pass
+                              * that does not copy them while the next micro-panel is
+                              * prefetched (b_next, jr outer): the copy kernel also
+                              * prefetches each row 16 ahead into L2 (packed_b_far), 1,
+                              * or not, 0 (the calibration's bfar, --param bfar) */
     /* Operands whose rows are a page or more apart, per call: how each is
      * read, GB_READ_IN_PLACE or GB_READ_COPIED (machine.h), from --param
      * bread / aread or the machine's calibration; and read[GB_CALIB_BCOPY],

@@ -14,11 +14,12 @@
 
 /* Bump when what is measured, or how it decides, changes: the key changes
  * with it, so older files are never read (and refused if copied in). */
-#define CALIB_METHOD 7
+#define CALIB_METHOD 8
 
 const char *const gb_read_names[] = { "in_place", "copied", NULL };
 const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
 const char *const gb_kc_rule_names[] = { "l1_half", "l1_ways", NULL };
+const char *const gb_far_names[] = { "on", "off", NULL };
 
 /* B and A: M = 16 (every pass reads the operand in place on AVX-512's
  * 8-row micro-panels) and 64 (the first of 8 passes copies).  B's copy in
@@ -35,7 +36,14 @@ const char *const gb_kc_rule_names[] = { "l1_half", "l1_ways", NULL };
  * 1.2 MB a thread at 2 threads), in place against panel fused; panel fused
  * as soon as it is the faster (on the AMD EPYC family 26 it took 0.93-0.98x
  * in place's time at M = 256 and 384, 1 and 2 threads; on a Zen 4 guest,
- * tried as a rule, 0.99-1.05x). */
+ * tried as a rule, 0.99-1.05x).  B's L2 prefetch 16 rows ahead where its
+ * rows are a page or more apart and every pass reads them in place (no
+ * copy), while each pass also prefetches its share of the next B
+ * micro-panel into L2: M = 16 and 64 with B fused and no copy, as
+ * bprefetch's; off as soon as on is the slower (on the AMD EPYC family 26,
+ * without it mlp_expand took 0.87-0.91x the time at M = 16 and 32, where
+ * the default copies nothing, and 1.02-1.05x at M = 48-128, where the
+ * first pass copies and keeps it). */
 const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
     [GB_CALIB_B] = { "b", "B read", "B rows a page or more apart", { 16, 64 }, 768, 3072, "bread", "", GB_CALIB_COPIED_RATIO,
                      gb_read_names, { "in place", "copied" },
@@ -60,6 +68,13 @@ const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
                          "B rows under a page apart, more than one A block", { 256, 384 },
                          3072, 768, "bnear", "", 1.0, gb_read_names,
                          { "in place", "copied" }, "mlp_reduce M=256,384 (K 3072, N 768)" },
+    [GB_CALIB_BFAR] = { "bfar", "B far prefetch",
+                        "B rows a page or more apart, read in place by every pass, also "
+                        "prefetched 16 rows ahead into L2",
+                        { 16, 64 }, 768, 3072, "bfar", "bpack=fused,bcopy=in_place,", 1.0,
+                        gb_far_names, { "16 rows ahead and the next micro-panel",
+                                        "the next micro-panel alone" },
+                        "mlp_expand M=16,64 (K 768, N 3072), B fused, no copy" },
 };
 
 void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len)

@@ -36,6 +36,14 @@
  * what the same kernel took on packed B.  So both are measured, not
  * derived.
  *
+ * B's L2 prefetch 16 rows ahead where its rows are a page or more apart
+ * and every pass reads them in place (bfar): on, or off, the next
+ * micro-panel's prefetch alone bringing them into L2 (each pass prefetches
+ * its share of it).  Two prefetches of the same lines are one request too
+ * many only where the L3 requests are what the pass waits for: on the AMD
+ * EPYC family 26 without it took 0.91-0.94x the time at M = 16 and 32
+ * (mlp_expand, 1 and 2 threads), on M = 16 and 64 with no copy 0.92x.
+ *
  * B's rows under a page apart, where an A block holds fewer than M rows
  * (bnear): in place (jr outer, every A block reads B again from L3, row by
  * row) or panel fused (the first A micro-panel's pass copies each block
@@ -57,8 +65,8 @@
  * round's ratio exceeds the question's copied_above (machine.h: 1.10 for A
  * and B, where in place copies nothing; 1.0 for B's copy, which costs
  * nothing else).  Before any timed call of a run, once per machine and
- * thread count: about 200 GFLOP over the six questions (bnear's shapes are
- * over half of it), 1.1 s at 2 threads and 1.4 s at 1 on the AMD EPYC
+ * thread count: about 200 GFLOP over the seven questions (bnear's shapes are
+ * over half of it), 1.2 s at 2 threads and 1.7 s at 1 on the AMD EPYC
  * family 26; under emulation (qemu) many minutes, so the cross build's
  * runs force it.
  *

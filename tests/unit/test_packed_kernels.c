@@ -31,9 +31,12 @@ static int checked, first_bad;
 static char first_what[200];
 
 /* One call of the copy kernel (or, with plain set, of the entry point that
- * takes no prefetch arguments), checked against the reference. */
+ * takes no prefetch arguments), checked against the reference; far: with
+ * the L2 prefetch packed_b_far gives B's rows (a page apart at ldb 1100),
+ * else none. */
 static void check_call(const packed_isa *isa, int kc, int a_in_place, long ldb,
-                       long ahead_rows, int copy, int next_rows, int accumulate, int plain)
+                       long ahead_rows, int far, int copy, int next_rows, int accumulate,
+                       int plain)
 {
     const int mr = isa->mr, nr = isa->nr;
     const long lda = a_in_place ? MAX_K + 3 : 0, ldc = nr + 5;
@@ -65,7 +68,8 @@ static void check_call(const packed_isa *isa, int kc, int a_in_place, long ldb,
     else if (plain)
         isa->kernel(kc, a, b, ldb, c, ldc, accumulate);
     else
-        isa->kernel_copy_b(kc, a, lda, b, ldb, ahead_rows * ldb, copy ? cp : NULL,
+        isa->kernel_copy_b(kc, a, lda, b, ldb, ahead_rows * ldb,
+                           far ? packed_b_far(ahead_rows * ldb, ldb) : 0, copy ? cp : NULL,
                            next_rows ? next : NULL, next_rows, c, ldc, accumulate);
 
     for (int i = 0; i <= mr; i++)
@@ -87,9 +91,9 @@ static void check_call(const packed_isa *isa, int kc, int a_in_place, long ldb,
     if (bad && !first_bad) {
         first_bad = bad;
         snprintf(first_what, sizeof first_what,
-                 "%s: %d wrong of kc %d, A %s, ldb %ld, %ld rows ahead, copy %d, next %d, "
-                 "accumulate %d%s",
-                 isa->name, bad, kc, a_in_place ? "in place" : "packed", ldb, ahead_rows, copy,
+                 "%s: %d wrong of kc %d, A %s, ldb %ld, %ld rows ahead, far %d, copy %d, "
+                 "next %d, accumulate %d%s",
+                 isa->name, bad, kc, a_in_place ? "in place" : "packed", ldb, ahead_rows, far, copy,
                  next_rows, accumulate, plain ? ", plain entry point" : "");
     }
 out:
@@ -110,12 +114,13 @@ static void check_isa(const packed_isa *isa)
         for (int in_place = 0; in_place < 2; in_place++)
             for (int li = 0; li < 3; li++)
                 for (int acc = 0; acc < 2; acc++) {
-                    check_call(isa, kc, in_place, ldbs[li], 0, 0, 0, acc, 1);
+                    check_call(isa, kc, in_place, ldbs[li], 0, 0, 0, 0, acc, 1);
                     for (int ai = 0; ai < 3; ai++)
                         for (int copy = 0; copy < 2; copy++)
                             for (int ni = 0; ni < 5; ni++)
-                                check_call(isa, kc, in_place, ldbs[li], aheads[ai], copy,
-                                           nexts[ni], acc, 0);
+                                /* the L2 prefetch on and off in turn */
+                                check_call(isa, kc, in_place, ldbs[li], aheads[ai],
+                                           (ni + copy) % 2 == 0, copy, nexts[ni], acc, 0);
                 }
     }
     CHECK(checked == 7 * 2 * 3 * 2 * (1 + 3 * 2 * 5));
