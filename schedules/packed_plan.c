@@ -24,7 +24,9 @@
  * rows (their rows are contiguous); the copy kernel takes the distance as
  * an argument (packed_kernels.h), and reads B in place, copying it or not,
  * wherever the distance is shorter; where B's rows are also a page or more
- * apart it prefetches the row 16 ahead into L2 as well (packed_b_far).
+ * apart it prefetches the row 16 ahead into L2 as well (packed_b_far),
+ * unless no pass copies B and the next micro-panel's prefetch brings it
+ * into L2 already, where the calibration's bfar decides (--param bfar).
  * --param bpf overrides the L1 distance.
  *
  * Cache blocks from the detected caches (include/machine.h):
