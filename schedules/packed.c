@@ -359,8 +359,9 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             if (copy || b_next_rows || (b_in_place && b_ahead_rows != PACKED_B_PREFETCH_ROWS)) {
                 const long ahead = b_in_place ? b_ahead : PACKED_B_PREFETCH_ROWS * ldb;
                 /* B's rows a page apart into L2 16 rows ahead, unless the
-                 * plan leaves a pass that copies nothing to b_next. */
-                const long far = copy == NULL && !p->b_far ? 0 : packed_b_far(ahead, ldb);
+                 * plan leaves them to b_next (it does only where no pass
+                 * copies B). */
+                const long far = p->b_far ? packed_b_far(ahead, ldb) : 0;
                 p->isa->kernel_copy_b(kc, a, in_place ? lda : 0, b, ldb, ahead, far, copy,
                                       b_next, b_next_rows, out, ldo, acc);
             }

@@ -309,7 +309,6 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if ((p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED) && p->bpf < 0 &&
         (long)N * (long)sizeof(float) >= PAGE_BYTES)
         read_as(p, GB_CALIB_BPREFETCH, ctx, &machine);
-    p->b_far = 1;
     /* B fused is jr outer by construction: the first A micro-panel's pass
      * copies the B micro-panel the later ones read; panel fused is ir outer:
      * the first A micro-panel's pass over the block copies all of it. */
@@ -404,10 +403,10 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * the next micro-panel into L2: whether the kernel prefetches each row
      * into L2 16 rows ahead as well, as calibrated (or --param bfar).
      * Where a pass copies B, or nothing else brings it into L2, it does. */
-    if (p->b_mode == B_FUSED && p->b_next && (long)N * (long)sizeof(float) >= PAGE_BYTES &&
-        !fused_copies(p, passes_per_block(p, M)) &&
-        read_as(p, GB_CALIB_BFAR, ctx, &machine) == GB_FAR_OFF)
-        p->b_far = 0;
+    p->b_far = !(p->b_mode == B_FUSED && p->b_next &&
+                 (long)N * (long)sizeof(float) >= PAGE_BYTES &&
+                 !fused_copies(p, passes_per_block(p, M)) &&
+                 read_as(p, GB_CALIB_BFAR, ctx, &machine) == GB_FAR_OFF);
 }
 
 /* ---- description --------------------------------------------------------------- */

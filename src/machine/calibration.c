@@ -41,9 +41,9 @@ const char *const gb_far_names[] = { "on", "off", NULL };
  * copy), while each pass also prefetches its share of the next B
  * micro-panel into L2: M = 16 and 64 with B fused and no copy, as
  * bprefetch's; off as soon as on is the slower (on the AMD EPYC family 26,
- * without it mlp_expand took 0.87-0.91x the time at M = 16 and 32, where
- * the default copies nothing, and 1.02-1.05x at M = 48-128, where the
- * first pass copies and keeps it). */
+ * without it mlp_expand took 0.87-0.94x the time at M = 16 and 32 in two
+ * runs, where the default copies nothing, and 1.02-1.05x at M = 48-128,
+ * where the first pass copies and keeps it). */
 const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
     [GB_CALIB_B] = { "b", "B read", "B rows a page or more apart", { 16, 64 }, 768, 3072, "bread", "", GB_CALIB_COPIED_RATIO,
                      gb_read_names, { "in place", "copied" },
