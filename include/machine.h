@@ -225,6 +225,14 @@ long gb_blis_kc_cap(long l1_bytes, int l1_ways, int mr, int nr, long *c_ar);
  * l1_ways (the caller falls back otherwise). */
 long gb_set_rule_rows(long l1_bytes, int l1_ways, long row_bytes, long max_rows, long *period,
                       long *spare);
+/* Rows row_bytes apart that a physically indexed cache of cache_bytes can
+ * hold at one offset in a line, whatever its ways: the set index bits
+ * below g = gcd(row_bytes, page_bytes) are the same for all of them, those
+ * above vary (with the row below the page, with the page frame above it),
+ * so they have cache_bytes / g places (g a line_bytes at the least).  1 MiB:
+ * 256 rows 12 KiB apart (3072 floats), 1024 rows 3 KiB apart (768 floats);
+ * 2 MiB: 512 and 2048; rows 3088 floats apart: every line of it. */
+long gb_places_rows(long cache_bytes, long row_bytes, long page_bytes, long line_bytes);
 /* `gemmbench info`. */
 void gb_machine_print(FILE *out, const gb_machine *m);
 /* Its topology lines (hwloc's view, or that there is none). */

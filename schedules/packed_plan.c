@@ -45,7 +45,16 @@
  *       micro-panel's prefetch (b_next) hides its read per ic block, and
  *       the cut's extra passes over C cost more (Zen 4 guest, M = 384, K =
  *       768 and 3072, N = 768, 24 rounds: L1's kc 0.98x the cut kc's time at
- *       2 threads, 0.99x at 1);
+ *       2 threads, 0.99x at 1).  And jr outer where every pass reads B in
+ *       place (in place, or fused with no copy at this M): each A
+ *       micro-panel's pass reads the B micro-panel again from L2, and the
+ *       next one's prefetch into L2 must last until its first pass, so kc
+ *       rows of B must fit the places L2 has for rows N floats apart
+ *       (gb_places_rows: L2 / gcd(row bytes, page), 256 rows for
+ *       mlp_expand's 12 KiB on 1 MiB; 1024 at N = 768, no cut), down to
+ *       the same quarter.  AMD EPYC family 26, mlp_expand, kc 768 -> 256,
+ *       gemmbench ab, 12 rounds: M = 8 0.934x | 0.955x (1 | 2 threads),
+ *       M = 16-32 0.974-0.981x;
  *   mc: the A block (mc x kc) takes half of L2;
  *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call,
  *       panel fused or pre-packed), so that a packed panel is still in L2
@@ -78,6 +87,7 @@
 #define KC_JR_MIN_DIVISOR 4
 /* Rows of B closer than a page are read in place (see packed_plan_call). */
 #define PAGE_BYTES PACKED_PAGE_BYTES
+#define CACHE_LINE_BYTES 64L /* x86-64's and the common ARM cores' */
 #define MC_L2_SHARE 0.5
 #define NC_L2_SHARE 0.5
 /* When the caches are unknown: common sizes of the last decade. */
@@ -398,6 +408,23 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
                            : round_up(N, p->nr);
     }
 
+    /* jr outer, every pass reading B in place (in place, or fused with no
+     * copy at this M): each A micro-panel's pass reads the micro-panel
+     * again, and the next one's prefetch into L2 must still be there when
+     * its first pass comes, so kc rows of B must fit the places L2 has for
+     * rows N floats apart (the header's rule), down to the same floor as
+     * the A block's cut.  mc stays: mc x kc only shrinks. */
+    if (gb_param_get(ctx->params, "kc", 0) <= 0 && !p->ir_outer &&
+        (p->b_mode == B_IN_PLACE ||
+         (p->b_mode == B_FUSED && !fused_copies(p, passes_per_block(p, M))))) {
+        const long places = gb_places_rows(p->l2_bytes, (long)N * (long)sizeof(float), PAGE_BYTES,
+                                           CACHE_LINE_BYTES);
+        const long floor = kc_l1_cap(p) / KC_JR_MIN_DIVISOR;
+        if (places < p->kc) {
+            p->kc = balanced_block(K, places > floor ? places : floor, 1);
+            p->kc_places = 1;
+        }
+    }
     /* B fused whose every pass reads B in place (no copy at this M, its
      * rows a page or more apart) while each also prefetches its share of
      * the next micro-panel into L2: whether the kernel prefetches each row
@@ -544,12 +571,13 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
     explain_read(out, &p, GB_CALIB_A);
     {
         const int ways = p.read[GB_CALIB_KC] == 1;
-        fprintf(out, "  kc %-5d %s%s%s\n", p.kc,
+        fprintf(out, "  kc %-5d %s%s%s%s\n", p.kc,
                 user_kc ? "(--param" : ways ? "(L1d's ways, BLIS's model" : "(A micro-panel MR x kc "
                                                                            "in half of L1d",
                 !user_kc && p.b_mode == B_FUSED ? ", and M x kc in half of L2 down to a quarter "
                                                   "of that"
                                                 : "",
+                p.kc_places ? ", and kc rows of B in L2's places for rows N floats apart" : "",
                 user_kc ? ")" : ", balanced over K)");
         explain_read(out, &p, GB_CALIB_KC);
     }

@@ -40,6 +40,8 @@ typedef struct packed_plan {
     int b_next;              /* jr outer, B in place: each pass prefetches its share
                               * of the next B micro-panel into L2 (--param bnext) */
     int bpf;                 /* --param bpf: rows B read in place is prefetched ahead, or -1 */
+    int kc_places;           /* kc cut to the L2 places B's rows have (packed_plan.c's
+                              * header), 1, or not, 0 */
     int b_far;               /* B's rows a page or more apart, read in place by a pass
                               * that does not copy them while the next micro-panel is
                               * prefetched (b_next, jr outer): the copy kernel also

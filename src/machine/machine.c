@@ -299,6 +299,18 @@ long gb_set_rule_rows(long l1_bytes, int l1_ways, long row_bytes, long max_rows,
     return rows;
 }
 
+long gb_places_rows(long cache_bytes, long row_bytes, long page_bytes, long line_bytes)
+{
+    long a = row_bytes, b = page_bytes;
+
+    while (b != 0) { /* gcd(row_bytes, page_bytes) */
+        const long r = a % b;
+        a = b;
+        b = r;
+    }
+    return cache_bytes / (a > line_bytes ? a : line_bytes);
+}
+
 const char *gb_bw_level_name(int level)
 {
     static const char *const level_names[GB_BW_LEVELS] = { "L2", "L3", "memory" };

@@ -392,6 +392,20 @@ void gb_sched_model_values_rows(const gb_sched_machine *mach, int M, int N, int 
     out[GB_MODEL_PF] = d.pf;
 }
 
+long gb_sched_model_kc_in_place(const gb_sched_machine *mach, int M, int N, int K, int nthreads,
+                                long b_row)
+{
+    derivation d;
+    long places, floor;
+
+    derive(mach, nthreads, M, N, K, b_row, &d);
+    places = gb_places_rows(d.l2.size, b_row, PAGE_BYTES, d.line);
+    floor = d.kc_cap / 4;
+    if (places >= d.kc)
+        return d.kc;
+    return balance(K, places > floor ? places : floor, 1);
+}
+
 /* "L1d 48 KiB 12-way (a way 4 KiB)", with what fell back said. */
 static void describe_level(char *buf, size_t len, const char *name, const level *l)
 {

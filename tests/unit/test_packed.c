@@ -357,6 +357,86 @@ TEST(packed_blocks_follow_the_cache_rule)
     free(mode);
 }
 
+/* B's rows and L2's places (gb_places_rows): rows a multiple of a page
+ * apart have L2 / page places at one line offset, rows 3 KiB apart four
+ * times that, rows a line-multiple but no larger power of two apart every
+ * line; on this kind's 1 MiB L2, the Intel kind's 2 MiB and a 256 KiB. */
+TEST(packed_places_rows_follow_the_row_stride)
+{
+    static const long l2s[] = { 256L * 1024, 1024L * 1024, 2048L * 1024 };
+
+    for (size_t i = 0; i < sizeof l2s / sizeof l2s[0]; i++) {
+        const long l2 = l2s[i];
+        CHECK_EQ_INT(gb_places_rows(l2, 3072 * 4, 4096, 64), l2 / 4096);
+        CHECK_EQ_INT(gb_places_rows(l2, 1024 * 4, 4096, 64), l2 / 4096);
+        CHECK_EQ_INT(gb_places_rows(l2, 768 * 4, 4096, 64), l2 / 1024);
+        CHECK_EQ_INT(gb_places_rows(l2, 2304 * 4, 4096, 64), l2 / 1024);
+        CHECK_EQ_INT(gb_places_rows(l2, 3088 * 4, 4096, 64), l2 / 64);
+        CHECK_EQ_INT(gb_places_rows(l2, 100, 4096, 64), l2 / 64);
+    }
+    CHECK_EQ_INT(gb_places_rows(1024L * 1024, 3072 * 4, 4096, 64), 256);
+    CHECK_EQ_INT(gb_places_rows(2048L * 1024, 3072 * 4, 4096, 64), 512);
+}
+
+/* kc where every pass reads B in place (jr outer): no more rows than L2's
+ * places for B's row stride, balanced over K, down to a quarter of L1's
+ * figure; not where the first pass copies B, nor over a --param kc. */
+TEST(packed_kc_fits_b_rows_in_l2_places)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    gb_params none = { 0 }, copied = { 0 }, user = { 0 };
+    gb_machine m;
+    const char *saved = getenv("GEMMBENCH_CALIBRATE");
+    char *mode = saved ? strdup(saved) : NULL;
+    long l1, l2, mr;
+
+    CHECK(v != NULL);
+    gb_machine_detect(&m);
+    l1 = gb_machine_cache_bytes(&m, 1);
+    l2 = gb_machine_cache_bytes(&m, 2);
+    if (v == NULL || l1 <= 0 || l2 <= 0) {
+        free(mode);
+        if (v != NULL)
+            SKIP("L1d or L2 size unknown here: the rule falls back to common sizes");
+        return;
+    }
+    /* Every calibrated answer in place: B fused copies nothing. */
+    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
+    mr = effective(v, &none, 16, 3072, 768, 1, "mr");
+    {
+        const long l1_kc = l1 / 2 / (mr * 4) < 768 ? l1 / 2 / (mr * 4) : 768;
+        const long places = gb_places_rows(l2, 3072 * 4, 4096, 64);
+        long cap = places < l1_kc ? places : l1_kc, blocks;
+        if (cap < l1_kc / 4)
+            cap = l1_kc / 4;
+        blocks = (768 + cap - 1) / cap;
+        /* mlp_expand M = 16 and 32: B fused, no copy, jr outer. */
+        for (int rows = 16; rows <= 32; rows += 16) {
+            CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 1, "bpack"), 3);
+            CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 1, "kc"),
+                         (768 + blocks - 1) / blocks);
+        }
+        /* The first pass copying B (8 A micro-panels): L1's figure. */
+        gb_param_set(&copied, "bcopy", GB_READ_COPIED);
+        if (effective(v, &copied, 64, 3072, 768, 1, "bcopy") == 1) {
+            const long b1 = (768 + l1_kc - 1) / l1_kc;
+            CHECK_EQ_INT(effective(v, &copied, 64, 3072, 768, 1, "kc"), (768 + b1 - 1) / b1);
+        }
+        /* N = 768, rows 3 KiB apart: places for every row at L2 >= 768 KiB. */
+        if (gb_places_rows(l2, 768 * 4, 4096, 64) >= 768) {
+            const long b1 = (768 + l1_kc - 1) / l1_kc;
+            CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 1, "kc"), (768 + b1 - 1) / b1);
+        }
+        gb_param_set(&user, "kc", 700);
+        CHECK_EQ_INT(effective(v, &user, 16, 3072, 768, 1, "kc"), 700);
+    }
+    if (mode)
+        setenv("GEMMBENCH_CALIBRATE", mode, 1);
+    else
+        unsetenv("GEMMBENCH_CALIBRATE");
+    free(mode);
+}
+
 /* The next B micro-panel's prefetch, jr outer: the passes over the current
  * micro-panel share the next one's rows, consecutive, every row once, none
  * more than its even share; a pass past the rows prefetches none. */
