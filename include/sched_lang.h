@@ -215,13 +215,6 @@ void gb_sched_model_values(const gb_sched_machine *m, int M, int N, int K, int n
  * storage (the page rule of b_read's nc, and pf's set rule). */
 void gb_sched_model_values_rows(const gb_sched_machine *m, int M, int N, int K, int nthreads,
                                 long b_row, long out[]);
-/* kc where every pass reads B in place (the model's b_read and b_copy in
- * place, jr outside ir): the model's kc cut, as packed's, so that kc rows
- * of B, b_row bytes apart, fit the places L2 has for them (gb_places_rows),
- * balanced over K, down to a quarter of kc's L1 cap; the model's kc where
- * they fit. */
-long gb_sched_model_kc_in_place(const gb_sched_machine *m, int M, int N, int K, int nthreads,
-                                long b_row);
 /* The same, one line a block with the figures it came from (--explain). */
 void gb_sched_model_explain(FILE *out, const gb_sched_machine *m, int M, int N, int K,
                             int nthreads);

@@ -55,17 +55,6 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
                          "= %d words, kc times %d\n", g, (sh->K + g - 1) / g, g);
         gb_sched_model_explain_rows(out, NULL, sh->M, sh->N, (sh->K + g - 1) / g, sh->nthreads,
                                     (long)sh->N * (long)gb_dtype_size_b(s->dtype));
-        {
-            long plain[GB_MODEL_COUNT];
-            gb_sched_model_values_rows(NULL, sh->M, sh->N, (sh->K + g - 1) / g, sh->nthreads,
-                                       (long)sh->N * (long)gb_dtype_size_b(s->dtype), plain);
-            if (plain[GB_MODEL_KC] * g != model[GB_MODEL_KC])
-                fprintf(out, "    kc %ld, not %ld: the model's b_read and b_copy read B in place "
-                             "in every pass, and kc rows of B (%ld bytes apart) fit the places "
-                             "L2 has for them, as in packed\n",
-                        model[GB_MODEL_KC], plain[GB_MODEL_KC] * g,
-                        (long)sh->N * (long)gb_dtype_size_b(s->dtype));
-        }
     }
     explain_choices(out, pl);
     if (pl->dtype != GB_DTYPE_F32)

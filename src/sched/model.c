@@ -310,7 +310,12 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
      * machine's calibration measured it faster (packed's kc rule, timed
      * both ways: on the AMD EPYC family 26 the six passes over C of kc =
      * 128 at K = 768 cost packed 5-12 %), A's micro-panel in half of L1d,
-     * B's micro-panel streamed from L2. */
+     * B's micro-panel streamed from L2.  packed also cuts kc where every
+     * pass reads B in place, to the places L2 has for B's rows
+     * (gb_places_rows: 256 rows 12 KiB apart on 1 MiB); the twin, which
+     * has no next micro-panel prefetch for L2 to keep, took 1.03x its time
+     * with that cut at mlp_expand M = 32 (gemmbench ab, 10 rounds, AMD
+     * EPYC family 26, 2 threads, p = 0.008), so the model keeps this kc. */
     d->kc_ways_cap = gb_blis_kc_cap(d->l1.size, d->l1.ways, (int)d->mr, (int)d->nr, &d->c_ar);
     d->kc_half_cap = d->l1.size / 2 / (d->mr * FLOAT_BYTES);
     d->kc_half = d->m.kc_half;
@@ -390,20 +395,6 @@ void gb_sched_model_values_rows(const gb_sched_machine *mach, int M, int N, int 
     out[GB_MODEL_MC] = d.mc;
     out[GB_MODEL_NC] = d.nc;
     out[GB_MODEL_PF] = d.pf;
-}
-
-long gb_sched_model_kc_in_place(const gb_sched_machine *mach, int M, int N, int K, int nthreads,
-                                long b_row)
-{
-    derivation d;
-    long places, floor;
-
-    derive(mach, nthreads, M, N, K, b_row, &d);
-    places = gb_places_rows(d.l2.size, b_row, PAGE_BYTES, d.line);
-    floor = d.kc_cap / 4;
-    if (places >= d.kc)
-        return d.kc;
-    return balance(K, places > floor ? places : floor, 1);
 }
 
 /* "L1d 48 KiB 12-way (a way 4 KiB)", with what fell back said. */

@@ -5,7 +5,6 @@
  * imply.  Made once per shape (gb_sched_plan_new), then read by the limits,
  * the scratch, lower.c and explain.c. */
 #include "plan.h"
-#include "machine.h"
 #include "packed_lowp.h"
 
 #include <stdio.h>
@@ -233,15 +232,6 @@ int gb_sched_model_group(const gb_sched *s)
     return s->dtype == GB_DTYPE_BF16 ? 2 : 4;
 }
 
-/* Whether s has a choose block for choice. */
-static int has_choice(const gb_sched *s, int choice)
-{
-    for (int b = 0; b < s->nblocks; b++)
-        if (s->blocks[b].choice == choice)
-            return 1;
-    return 0;
-}
-
 void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nthreads,
                                  long out[])
 {
@@ -249,18 +239,6 @@ void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nth
 
     gb_sched_model_values_rows(NULL, M, N, (K + g - 1) / g, nthreads,
                                (long)N * (long)gb_dtype_size_b(s->dtype), out);
-    /* f32 with the model's choices of B (packed's regimes): where every
-     * pass reads B in place, kc as packed cuts it (L2's places for B's
-     * rows); the model's own answers, not a --param's. */
-    if (s->dtype == GB_DTYPE_F32 && has_choice(s, GB_CHOICE_B_READ) &&
-        has_choice(s, GB_CHOICE_B_COPY)) {
-        int answer[GB_CHOICE_COUNT] = { -1, -1, -1 };
-        gb_sched_model_choose_typed(s, M, N, K, nthreads, answer, NULL);
-        if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE &&
-            answer[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE)
-            out[GB_MODEL_KC] =
-                gb_sched_model_kc_in_place(NULL, M, N, K, nthreads, (long)N * (long)sizeof(float));
-    }
     out[GB_MODEL_KC] *= g;
     /* pf is B's rows ahead (its L1d sets' rule); the dot loop's distance
      * counts groups of g rows.  u8s8 twin at M = 16, 2 threads (Intel Xeon

@@ -350,34 +350,6 @@ TEST(sched_tail_leaves_whole_row_blocks_whole)
     }
 }
 
-/* kc where every pass reads B in place (gb_sched_model_kc_in_place): the
- * model's kc cut so that kc rows of B fit L2's places for their stride,
- * on each kind's figures: the AMD EPYC family 26 (48 KiB 12-way L1d, 1 MiB
- * L2, kc calibrated to half of L1d: 768), the Intel Xeon (2 MiB L2), Zen 4
- * (32 KiB, 1 MiB: L1's 512) and a 256 KiB L2 (the floor). */
-TEST(sched_model_kc_fits_b_rows_in_l2_places)
-{
-    const gb_sched_machine zen5 = { 16, 32, 48L << 10, 1L << 20, 32L << 20, 12, 16, 16, 64,
-                                    "AMD EPYC family 26", 1, 0 };
-    const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20, 12, 16, 15, 64,
-                                    "Intel Xeon", 1, 0 };
-    const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64,
-                                    "AMD EPYC family 25", 1, 0 };
-    const gb_sched_machine small = { 16, 32, 48L << 10, 256L << 10, 8L << 20, 12, 4, 16, 64,
-                                     NULL, 1, 0 };
-
-    /* mlp_expand: rows 12 KiB apart, 1 MiB / 4 KiB = 256 places: K = 768
-     * as three blocks of 256; 2 MiB: 512, two of 384 */
-    CHECK_EQ_INT(gb_sched_model_kc_in_place(&zen5, 16, 3072, 768, 2, 3072 * 4), 256);
-    CHECK_EQ_INT(gb_sched_model_kc_in_place(&xeon, 16, 3072, 768, 2, 3072 * 4), 384);
-    CHECK_EQ_INT(gb_sched_model_kc_in_place(&zen4, 16, 3072, 768, 2, 3072 * 4), 256);
-    /* rows 3 KiB apart: 1024 places, kc as the model has it */
-    CHECK_EQ_INT(gb_sched_model_kc_in_place(&zen5, 16, 768, 768, 2, 768 * 4), 768);
-    CHECK_EQ_INT(gb_sched_model_kc_in_place(&zen4, 16, 768, 768, 2, 768 * 4), 384);
-    /* 256 KiB: 64 places, but no fewer than a quarter of L1's 768 */
-    CHECK_EQ_INT(gb_sched_model_kc_in_place(&small, 16, 3072, 768, 2, 3072 * 4), 192);
-}
-
 /* The model (model.c): BLIS's register block, and the cache blocks from
  * each cache's size, ways and line as Low et al. (2016) derive them,
  * balanced over the shape.  The kinds' figures as `gemmbench info` reads
