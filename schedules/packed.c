@@ -93,6 +93,19 @@
  *     so small M is copy-free.  (oneDNN's sgemm reads B in place and copies it during
  *     the first pass over it likewise, and only when M > 24:
  *     src/cpu/x64/gemm/gemm_driver.cpp, nocopy_checker_avx512.)
+ *     Copied ahead (the plan's copy_ahead, where the isa's kernel has
+ *     kernel_copy_ahead: AVX-512; --param bahead=0: as above): the first
+ *     pass's copy puts all of B's reads from L3 into a twelfth or less of
+ *     the passes, and a core reads rows a page apart at about half a
+ *     stream's rate, so that pass ran at about 60 % of the peak on the AMD
+ *     EPYC family 26.  Instead every pass over micro-panel o reads it
+ *     packed from one of two strips and copies an even share of o + 1's
+ *     rows from B into the other, a row every few k (the kernel spreads
+ *     them), each prefetched into L2 16 copied rows ahead; the block's
+ *     first micro-panel is packed before its passes.  Measured there
+ *     (mlp_expand, gemmbench ab, 12 rounds, 1 | 2 threads): M = 40 0.898x
+ *     | 0.934x, 64 0.944x | 0.951x, 128 0.971x | 0.975x, M = 192-384 the
+ *     same (panel fused there, below).
  *   - panel fused (rows under a page apart, where an A block holds fewer
  *     than M rows and the machine's calibration (bnear) found it faster:
  *     in place, B is read again from L3, row by row, for every A block,
@@ -214,6 +227,7 @@ typedef struct b_view {
     long ld;
     const float *fringe;
     float *strip;
+    float *strip2;           /* copy ahead: the second strip (the next micro-panel's) */
     float *panel;
     int first;
     int in_place;            /* base is B itself (not a packed copy) */
@@ -281,6 +295,14 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
         bv->in_place ? packed_b_prefetch_rows(p, bv->ld) : PACKED_B_PREFETCH_ROWS;
     const long b_ahead = (long)b_ahead_rows * bv->ld;
     float scratch[MAX_TILE] __attribute__((aligned(64)));
+    /* B fused, copied ahead (the plan's copy_ahead, where this block's
+     * passes copy): micro-panel o is read from strip o % 2 by every pass,
+     * each of which copies its share of o + 1 into the other; the first
+     * is packed here. */
+    const int copy_ahead = p->copy_ahead && bv->strip2 != NULL && bv->in_place && !p->ir_outer &&
+                      fused_copies(p, inner) && nc >= nr;
+    if (copy_ahead)
+        p->isa->pack_b(kc, nr, bv->base, bv->ld, bv->strip);
 
     /* ir outer: one A micro-panel (MR x kc) stays in L1 while the B
      * micro-panels stream from L2; jr outer: one B micro-panel stays while
@@ -311,7 +333,21 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
             if (af != NULL && (p->ir_outer ? in : o) == 0)
                 a_fuse_ready(p, af, (ic + ir) / mr, pc, kc);
 
-            if (bv->strip != NULL && !use_fringe && fused_copies(p, inner)) {
+            float *ahead_dst = NULL;
+            const float *ahead_src = NULL;
+            int ahead_rows = 0;
+            if (copy_ahead) {
+                float *cur = o % 2 ? bv->strip2 : bv->strip;
+                if (!use_fringe)
+                    b = cur, ldb = nr, b_in_place = 0;
+                if (o + 1 < outer && nc - (o + 1) * nr >= nr) {
+                    int first;
+                    ahead_rows = b_next_share(kc, inner, in, &first);
+                    ahead_src = bv->base + (size_t)(o + 1) * bv->panel_stride +
+                                (size_t)first * bv->ld;
+                    ahead_dst = (o % 2 ? bv->strip : bv->strip2) + (size_t)first * nr;
+                }
+            } else if (bv->strip != NULL && !use_fringe && fused_copies(p, inner)) {
                 if (in == 0)
                     copy = bv->strip;
                 else
@@ -345,7 +381,7 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 nc - (in + 1) * nr >= nr) {
                 b_next = bv->base + (size_t)(in + 1) * bv->panel_stride;
                 b_next_rows = kc;
-            } else if (p->b_next && !p->ir_outer && bv->in_place) {
+            } else if (p->b_next && !p->ir_outer && bv->in_place && !copy_ahead) {
                 const float *next = NULL;
                 int rows = kc, first;
                 if (o + 1 < outer && nc - (o + 1) * nr >= nr)
@@ -356,7 +392,11 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 if (b_next_rows > 0)
                     b_next = next + (size_t)first * bv->ld;
             }
-            if (copy || b_next_rows || (b_in_place && b_ahead_rows != PACKED_B_PREFETCH_ROWS)) {
+            if (ahead_rows > 0)
+                p->isa->kernel_copy_ahead(kc, a, in_place ? lda : 0, b, ahead_src, bv->ld,
+                                          ahead_rows, ahead_dst, out, ldo, acc);
+            else if (copy || b_next_rows ||
+                     (b_in_place && b_ahead_rows != PACKED_B_PREFETCH_ROWS)) {
                 const long ahead = b_in_place ? b_ahead : PACKED_B_PREFETCH_ROWS * ldb;
                 /* B's rows a page apart into L2 16 rows ahead, unless the
                  * plan leaves them to b_next (it does only where no pass
@@ -386,6 +426,7 @@ typedef struct thread_buffers {
     float *a_block;          /* mc x kc, packed A */
     float *b_panel;          /* kc x nc, packed B (unused with a prepacked B) */
     float *b_strip;          /* kc x NR, B fused's micro-panel copy, or NULL */
+    float *b_strip2;         /* another, for the copy ahead, or NULL */
 } thread_buffers;
 
 /* C[m0:m1][n0:n1] = A[m0:m1][:] . B[:][n0:n1]; m0 and n0 are multiples of MR
@@ -402,7 +443,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
         /* pc: k, one block at a time; C is stored by the first, added to after */
         for (int pc = 0; pc < K; pc += p->kc) {
             const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
-            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, 0, 0, NULL, 0 };
+            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, NULL, 0, 0, NULL, 0 };
 
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
@@ -424,6 +465,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     fringe += (size_t)(full / p->nr) * kc_cur * p->nr;
                 } else {
                     bv.strip = buf->b_strip;
+                    bv.strip2 = buf->b_strip2;
                 }
                 if (full < nc_cur) {
                     p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb, fringe);
@@ -519,6 +561,8 @@ static void buffer_sizes(const packed_plan *p, int M, int N, int K, int prepack,
                 : p->a_mode == A_WHOLE || p->a_mode == A_FUSED ? 0
                                         : (mc * kc + 15) / 16 * 16;
     *strip_floats = p->b_mode == B_FUSED ? ((size_t)p->nr * kc + 15) / 16 * 16 : 0;
+    if (p->copy_ahead)
+        *strip_floats *= 2;
     *per_thread = *a_floats + (b_floats + 15) / 16 * 16 + *strip_floats;
 }
 
@@ -701,13 +745,15 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
          * extra tiles go to the threads there are. */
         const int nt = omp_get_num_threads();
         const int mpanels = (int)ceil_div(M, p->mr);
-        thread_buffers buf = { NULL, NULL, NULL };
+        thread_buffers buf = { NULL, NULL, NULL, NULL };
 
         if (s->buffers) {
             buf.a_block = s->buffers + (size_t)t * s->per_thread;
             buf.b_panel = buf.a_block + s->a_floats;
             if (s->strip_floats)
                 buf.b_strip = buf.a_block + s->per_thread - s->strip_floats;
+            if (s->strip_floats && p->copy_ahead)
+                buf.b_strip2 = buf.b_strip + s->strip_floats / 2;
         }
         const a_fuse af = { s->a_ready, s->a_blocks, A, lda, s->a_packed, M, K };
         /* A whole: every thread packs an equal share of its MR-row panels,

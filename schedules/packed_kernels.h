@@ -52,6 +52,21 @@ typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda
                                        int b_next_rows, float *restrict c, long ldc,
                                        int accumulate);
 
+/* The tile with B a packed micro-panel (b: k rows NR floats apart) that
+ * meanwhile copies `rows` rows of the next B micro-panel, read in place
+ * (src: rows ld floats apart), to dst (NR floats a row, 64-byte aligned),
+ * spread over its k steps (a row every eighth, fourth, second or every
+ * step, the widest spacing that fits before C's prefetch), each row's
+ * source prefetched into L2 PACKED_B_PREFETCH_ROWS copied rows ahead.
+ * The passes over one B micro-panel copy the next one between them, so
+ * that B's trips to L3 spread over every pass rather than fall in the
+ * first (packed.c, B fused's copy ahead).  lda as above.  NULL in an isa
+ * without it (the regime is then the first pass's copy). */
+typedef void (*packed_ukernel_ahead_fn)(int kc, const float *restrict a, long lda,
+                                        const float *restrict b, const float *src, long ld,
+                                        int rows, float *restrict dst, float *restrict c,
+                                        long ldc, int accumulate);
+
 /* Rows of B the kernels prefetch ahead of the one they load, at most: B read
  * in place is a row stride apart per k, which not every hardware prefetcher
  * follows, and a trip to L3 takes about as long as 16 rows of FMAs. */
@@ -116,6 +131,7 @@ typedef struct packed_isa {
     packed_ukernel_fn kernel;
     packed_ukernel_a_fn kernel_a_in_place;
     packed_ukernel_copy_fn kernel_copy_b;
+    packed_ukernel_ahead_fn kernel_copy_ahead; /* or NULL */
     packed_pack_a_fn pack_a;
     packed_pack_b_fn pack_b;
     int (*cpu_runs)(void);   /* 1 when this CPU can execute the kernel */

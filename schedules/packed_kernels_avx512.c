@@ -50,6 +50,9 @@ typedef struct tile_job {
     long lda7;               /* 7 lda: the A prefetch's first row */
     long b_ahead, b_far;     /* bytes past the B row loaded: prefetched into L1, L2 */
     long n[6];               /* k steps or pairs of the six segments (tile_asm) */
+    float *dst;              /* copy ahead: where the next micro-panel's rows go */
+    long ld, pf;             /* their source's row stride and prefetch distance, bytes */
+    long s[7];               /* copy ahead: its seven segments (tile_ahead) */
     int accumulate;
 } tile_job;
 
@@ -123,6 +126,27 @@ typedef struct tile_job {
 #define COPY_OUT , [cp] "+r"(cp)
 #define FAR_IN , [bfar] "r"(j->b_far)
 
+/* Copy ahead: a row of the next micro-panel (nx, ld bytes apart) into the
+ * spare zmm28-30 and out to dst, its source prefetched pf bytes on into L2. */
+#define B_AHEAD                                                                \
+    "prefetcht1 (%[nx],%[pf])\n\t"                                            \
+    "prefetcht1 64(%[nx],%[pf])\n\t"                                          \
+    "prefetcht1 128(%[nx],%[pf])\n\t"                                         \
+    "prefetcht1 188(%[nx],%[pf])\n\t"                                         \
+    "vmovups (%[nx]), %%zmm28\n\t"                                             \
+    "vmovups 64(%[nx]), %%zmm29\n\t"                                           \
+    "vmovups 128(%[nx]), %%zmm30\n\t"                                          \
+    "vmovaps %%zmm28, (%[dst])\n\t"                                            \
+    "vmovaps %%zmm29, 64(%[dst])\n\t"                                          \
+    "vmovaps %%zmm30, 128(%[dst])\n\t"                                         \
+    "add %c[o_ld](%[job]), %[nx]\n\t"                                          \
+    "add $192, %[dst]\n\t"
+/* A k step of the copy-ahead tile (B packed), copying a row or not; runs of
+ * 8, 4 and 2 steps that copy a row in their first. */
+#define STEP_A(A, ROW) B_PREFETCH WHEN(ROW, B_AHEAD) B_LOAD A
+#define RUN2_A(A) STEP_A(A, 1) STEP_A(A, 0)
+#define RUN4_A(A) RUN2_A(A) STEP_A(A, 0) STEP_A(A, 0)
+#define RUN8_A(A) RUN4_A(A) STEP_A(A, 0) STEP_A(A, 0) STEP_A(A, 0) STEP_A(A, 0)
 /* One k step, then a segment of n of them (labels L, L + 1).  PAIR: two
  * k steps, the next micro-panel's row prefetched in the first only. */
 #define STEP(A, FAR, COPY, NEXT)                                               \
@@ -212,6 +236,57 @@ TILE_FN(tile_in_place_far, A_IN_PLACE, 1, 0)
 TILE_FN(tile_in_place_copy, A_IN_PLACE, 0, 1)
 TILE_FN(tile_in_place_far_copy, A_IN_PLACE, 1, 1)
 
+/* The copy-ahead tile (packed_kernels.h), B packed: before C's prefetch,
+ * runs of 8, 4 and 2 k steps and single steps that copy a row, then steps
+ * that copy none; after it, the rows left (more rows than steps) and the
+ * rest. */
+#define TILE_AHEAD_FN(NAME, A)                                                 \
+    __attribute__((target("avx512f"))) static void NAME(const tile_job *j)     \
+    {                                                                          \
+        const float *a = j->a, *a4 = j->a + 4 * (j->lda / 4), *b = j->b;       \
+        const float *nx = j->next;                                             \
+        float *dst = j->dst, *c = j->c;                                        \
+        const long lda3 = 3 * j->lda;                                          \
+        long ar = j->lda7, cnt;                                                \
+        (void)a4, (void)ar, (void)lda3;                                        \
+        __asm__ volatile(C_ROWS(ZERO)                                          \
+                         SEGMENT(1, "%c[o_s]+0(%[job])", RUN8_A(A))            \
+                         SEGMENT(2, "%c[o_s]+8(%[job])", RUN4_A(A))            \
+                         SEGMENT(3, "%c[o_s]+16(%[job])", RUN2_A(A))           \
+                         SEGMENT(4, "%c[o_s]+24(%[job])", STEP_A(A, 1))        \
+                         SEGMENT(5, "%c[o_s]+32(%[job])", STEP_A(A, 0))        \
+                         C_ROWS(C_PREFETCH)                                    \
+                         "mov %c[o_c](%[job]), %[c]\n\t"                       \
+                         SEGMENT(6, "%c[o_s]+40(%[job])", STEP_A(A, 1))        \
+                         SEGMENT(7, "%c[o_s]+48(%[job])", STEP_A(A, 0))        \
+                         "cmpl $0, %c[o_acc](%[job])\n\t"                      \
+                         "jne 51f\n\t"                                         \
+                         C_ROWS(C_STORE)                                       \
+                         "jmp 52f\n\t"                                         \
+                         "51:\n\t"                                             \
+                         C_ROWS(C_ADD)                                         \
+                         "52:\n\t"                                             \
+                         : A##_OUT, [b] "+r"(b), [nx] "+r"(nx), [c] "+r"(c),   \
+                           [cnt] "=&r"(cnt), [dst] "+r"(dst)                   \
+                         : A##_IN [job] "r"(j), [bpf] "r"(j->b_ahead),         \
+                           [pf] "r"(j->pf),                                    \
+                           [o_ldb] "i"(offsetof(tile_job, ldb)),               \
+                           [o_ld] "i"(offsetof(tile_job, ld)),                 \
+                           [o_ldc] "i"(offsetof(tile_job, ldc)),               \
+                           [o_lda7] "i"(offsetof(tile_job, lda7)),             \
+                           [o_c] "i"(offsetof(tile_job, c)),                   \
+                           [o_acc] "i"(offsetof(tile_job, accumulate)),        \
+                           [o_s] "i"(offsetof(tile_job, s))                    \
+                         : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", \
+                           "zmm7", "zmm8", "zmm9", "zmm10", "zmm11", "zmm12", "zmm13", \
+                           "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", \
+                           "zmm20", "zmm21", "zmm22", "zmm23", "zmm24", "zmm25", \
+                           "zmm26", "zmm27", "zmm28", "zmm29", "zmm30", "cc", "memory"); \
+    }
+
+TILE_AHEAD_FN(tile_packed_ahead, A_PACKED)
+TILE_AHEAD_FN(tile_in_place_ahead, A_IN_PLACE)
+
 /* The tile: C[0:8][0:48] (+)= A's micro-panel (MR x kc; lda 0: packed,
  * else in place, rows lda floats apart) times B's (kc x 48, rows ldb
  * floats apart), with the prefetches of packed_kernels.h's copy kernel.
@@ -290,6 +365,49 @@ ukernel_avx512_8x48_copy_b(int kc, const float *restrict a, long lda, const floa
              b_next_rows, c, ldc, accumulate);
 }
 
+/* The copy-ahead tile (packed_kernels.h): B packed (NR floats a row), the
+ * next micro-panel's `rows` rows copied from src to dst meanwhile.  The
+ * rows are spread over the c_at steps before C's prefetch, as widely as
+ * runs of 8, 4, 2 and 1 steps allow: x runs of 8 while the rest still fit
+ * in runs of 4, then of 4 while the rest fit in runs of 2, and so on; rows
+ * beyond those steps (more rows than k) go one per step after them.
+ * Measured against every row copied by the first pass (AMD EPYC family
+ * 26): results/notes/packed-zen5.md. */
+__attribute__((target("avx512f"))) static void
+ukernel_avx512_8x48_copy_ahead(int kc, const float *restrict a, long lda,
+                               const float *restrict b, const float *src, long ld, int rows,
+                               float *restrict dst, float *restrict c, long ldc, int accumulate)
+{
+    const long c_at = kc > C_AHEAD ? kc - C_AHEAD : 0;
+    long r = rows < kc ? rows : kc, steps = c_at, x;
+    tile_job j = {
+        .a = a, .b = b, .next = src, .dst = dst, .c = c,
+        .lda = lda * 4, .ldb = NR * 4, .ldc = ldc * 4, .lda7 = 7 * lda * 4,
+        .b_ahead = PACKED_B_PREFETCH_ROWS * NR * 4,
+        .ld = ld * 4, .pf = PACKED_B_PREFETCH_ROWS * ld * 4,
+        .accumulate = accumulate,
+    };
+    static const int run[3] = { 8, 4, 2 };
+
+    for (int i = 0; i < 3; i++) {
+        /* runs of run[i] while the rows left fit in runs of half that */
+        const long half = run[i] / 2;
+        x = steps >= half * r ? (steps - half * r) / half : 0;
+        x = x < r ? x : r;
+        j.s[i] = x;
+        r -= x;
+        steps -= run[i] * x;
+    }
+    x = r < steps ? r : steps;
+    j.s[3] = x;
+    r -= x;
+    steps -= x;
+    j.s[4] = steps;
+    j.s[5] = r;
+    j.s[6] = kc - c_at - r;
+    (lda == 0 ? tile_packed_ahead : tile_in_place_ahead)(&j);
+}
+
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
 __attribute__((target("avx512f"))) static void
 pack_a_avx512(int mc, int kc, const float *A, long lda, float *restrict dst)
@@ -318,6 +436,7 @@ const packed_isa packed_isa_avx512 = {
     .kernel = ukernel_avx512_8x48,
     .kernel_a_in_place = ukernel_avx512_8x48_a_in_place,
     .kernel_copy_b = ukernel_avx512_8x48_copy_b,
+    .kernel_copy_ahead = ukernel_avx512_8x48_copy_ahead,
     .pack_a = pack_a_avx512,
     .pack_b = pack_b_avx512,
     .cpu_runs = cpu_runs_avx512,

@@ -430,6 +430,16 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * the next micro-panel into L2: whether the kernel prefetches each row
      * into L2 16 rows ahead as well, as calibrated (or --param bfar).
      * Where a pass copies B, or nothing else brings it into L2, it does. */
+    /* B fused where the first pass would copy each B micro-panel for the
+     * later ones: those reads from L3 all fall in the first pass, at a
+     * twelfth or less of its time, and a core reads rows a page apart at
+     * about half the rate of a stream (packed-zen5.md); copied ahead, every
+     * pass over a micro-panel copies an even share of the next one, a row
+     * every few k, so the reads spread over all of them.  A property, not
+     * a threshold, where the isa's kernel has it (--param bahead=0: the
+     * first pass copies). */
+    p->copy_ahead = p->b_mode == B_FUSED && fused_copies(p, passes_per_block(p, M)) &&
+                    p->isa->kernel_copy_ahead != NULL && gb_param_get(ctx->params, "bahead", 1);
     p->b_far = !(p->b_mode == B_FUSED && p->b_next &&
                  (long)N * (long)sizeof(float) >= PAGE_BYTES &&
                  !fused_copies(p, passes_per_block(p, M)) &&
@@ -468,6 +478,10 @@ void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effect
      * others (bcopy copied and enough A micro-panels), else in place. */
     if (p->b_mode == B_FUSED)
         gb_param_set(effective, "bcopy", fused_copies(p, passes_per_block(p, M)));
+    /* ... and then whether ahead (by every pass) or by the first. */
+    if (p->b_mode == B_FUSED && fused_copies(p, passes_per_block(p, M)) &&
+        p->isa->kernel_copy_ahead != NULL)
+        gb_param_set(effective, "bahead", p->copy_ahead);
     gb_param_set(effective, "threads_m", p->tm);
     gb_param_set(effective, "threads_n", p->tn);
 }
@@ -525,8 +539,10 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
         if (p.read[GB_CALIB_BCOPY] == GB_READ_COPIED)
             fprintf(out, "  B copy        %s (%d A micro-panel%s per B micro-panel; copied from "
                          "%d up, when the later passes do >= %d FMAs per copied element)\n",
-                    fused_copies(&p, passes) ? "by the first pass"
-                                             : "none: every pass reads B in place",
+                    p.copy_ahead ? "ahead: every pass over a micro-panel copies a share of "
+                                   "the next one, a row every few k (the first packed before)"
+                    : fused_copies(&p, passes) ? "by the first pass"
+                                               : "none: every pass reads B in place",
                     passes, passes == 1 ? "" : "s", p.fused_min_passes, FUSED_COPY_FMAS);
         else
             fprintf(out, "  B copy        none: every pass reads B in place (%d A micro-panel%s "
@@ -552,7 +568,9 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
             explain_read(out, &p, GB_CALIB_BFAR);
         }
         fprintf(out, "  B next        %s%s\n",
-                !p.b_next ? "not prefetched"
+                p.copy_ahead ? "copied ahead (B copy, above), its rows prefetched into L2 16 "
+                               "rows ahead of the copy"
+                : !p.b_next ? "not prefetched"
                 : p.b_mode == B_PANEL_FUSED
                     ? "the next micro-panel prefetched into L2 while the first pass reads "
                       "the one before, all of it"
@@ -649,6 +667,10 @@ const gb_param_spec packed_params[] = {
                            "L2 while the current one is read (jr outer: a share of its "
                            "rows per A micro-panel's pass; panel fused: all of it in the "
                            "first pass); 0, not (default 1)" },
+    { "bahead", 0, 1, NULL, "B fused where a pass copies B (bcopy copied, 5 or more A "
+                            "micro-panels): 1, the passes over each B micro-panel copy the "
+                            "next one between them, a row every few k; 0, the first pass "
+                            "copies its own (default 1 where the kernel can: AVX-512)" },
     { "bread", 0, 0, gb_read_names, "B with rows a page or more apart (N*4 >= 4096), per "
                                     "call: in_place (fused, or panel_fused where fused would "
                                     "cut kc) or copied (panel_fused at every M: ir outer, B "

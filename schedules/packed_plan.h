@@ -42,6 +42,10 @@ typedef struct packed_plan {
     int bpf;                 /* --param bpf: rows B read in place is prefetched ahead, or -1 */
     int kc_places;           /* kc cut to the L2 places B's rows have (packed_plan.c's
                               * header), 1, or not, 0 */
+    int copy_ahead;          /* B fused where a pass copies: the passes over each B
+                              * micro-panel copy the next one between them
+                              * (isa->kernel_copy_ahead), 1, or the first pass copies
+                              * its own, 0 (--param bahead) */
     int b_far;               /* B's rows a page or more apart, read in place by a pass
                               * that does not copy them while the next micro-panel is
                               * prefetched (b_next, jr outer): the copy kernel also

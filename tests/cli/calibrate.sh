@@ -95,9 +95,19 @@ XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=in_place "$G" --variant packed --shape
 expect_grep explain_bcopy_in_place 'B copy        none: every pass reads B in place (8 A micro-panels' "$WORK/l.txt"
 expect_grep explain_bcopy_rule_forced 'B copy rule   in_place (forced by GEMMBENCH_CALIBRATE)' "$WORK/l.txt"
 XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=in_place "$G" --variant packed --shape 64x768x3072 \
-    --threads 2 --explain --param bcopy=copied >"$WORK/m.txt" 2>&1
+    --threads 2 --explain --param bcopy=copied,bahead=0 >"$WORK/m.txt" 2>&1
 expect_grep explain_bcopy_param 'B copy        by the first pass (8 A micro-panels' "$WORK/m.txt"
 expect_grep explain_bcopy_param_says 'B copy rule   copied (--param; this machine.s calibration: in_place' "$WORK/m.txt"
+# Copied ahead by every pass where the kernel can (AVX-512), else by the first.
+XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=in_place "$G" --variant packed --shape 64x768x3072 \
+    --threads 2 --explain --param bcopy=copied >"$WORK/m2.txt" 2>&1
+if grep -q 'micro-kernel  avx512' "$WORK/m2.txt"; then
+    expect_grep explain_bcopy_ahead 'B copy        ahead: every pass over a micro-panel copies' "$WORK/m2.txt"
+    expect_grep explain_bnext_ahead 'B next        copied ahead' "$WORK/m2.txt"
+else
+    expect_grep explain_bcopy_ahead 'B copy        by the first pass (8 A micro-panels' "$WORK/m2.txt"
+    expect_grep explain_bnext_ahead 'B next        the next micro-panel prefetched' "$WORK/m2.txt"
+fi
 # Rows under a page apart: no calibrated choice to show.
 calib --variant packed --shape 16x768x768 --threads 2 --explain >"$WORK/h.txt" 2>&1
 check explain_near_rows_runs test $? -eq 0

@@ -66,8 +66,8 @@ static const char *const block_settings[] = {
     "apack=in_place",
     "apack=in_place,mc=8,kc=5,nc=50,bnext=0",
     "apack=in_place,bpack=panel,loop=ir_jr,kc=7",
-    "bpack=fused,bcopy=copied,mc=8,kc=5,nc=50,bpf=3",
-    "bpack=fused,apack=whole,kc=7",
+    "bpack=fused,bcopy=copied,mc=48,kc=5,nc=50,bpf=3,bahead=0",
+    "bpack=fused,bcopy=copied,apack=whole,kc=7",
     "apack=fused,bpack=fused,bcopy=copied,mc=16,kc=5",
     "apack=fused,bpack=panel,loop=ir_jr,mc=16,kc=7",
 };
@@ -311,6 +311,17 @@ TEST(packed_blocks_follow_the_cache_rule)
             CHECK_EQ_INT(effective(v, &copied, rows, 3072, 768, 1, "bcopy"),
                          (panels - 1) * mr >= 32);
             CHECK_EQ_INT(effective(v, &in_place, rows, 3072, 768, 1, "bcopy"), 0);
+            /* Copied: ahead (every pass) where the kernel can, 0 with
+             * --param bahead=0; not asked where nothing is copied. */
+            const int copies = (panels - 1) * mr >= 32;
+            const int can = mr == 8 && effective(v, &none, rows, 3072, 768, 1, "isa") == 0;
+            CHECK_EQ_INT(effective(v, &copied, rows, 3072, 768, 1, "bahead"),
+                         copies && can ? 1 : -1);
+            CHECK_EQ_INT(effective(v, &in_place, rows, 3072, 768, 1, "bahead"), -1);
+            gb_params first = copied;
+            gb_param_set(&first, "bahead", 0);
+            CHECK_EQ_INT(effective(v, &first, rows, 3072, 768, 1, "bahead"),
+                         copies && can ? 0 : -1);
         }
         /* Fused holds at least up to M = 8 MR on any L2 of 512 KiB or more. */
         if (gb_machine_cache_bytes(&m, 2) >= 512 * 1024)

@@ -154,3 +154,101 @@ TEST(packed_kernel_exact_avx512)
     SKIP("not an x86-64 build");
 #endif
 }
+
+/* The copy-ahead kernel (kernel_copy_ahead): the tile from a packed B
+ * micro-panel (rows NR apart), exact, and meanwhile rows rows of another
+ * micro-panel (ld apart) copied to dst, NR floats a row: every row copied,
+ * none past rows, nothing outside the tile or the rows changed; k counts on
+ * both sides of C's prefetch point, rows from none to kc (every spacing the
+ * kernel picks: runs of 8, 4, 2, single steps, rows past C's prefetch), A
+ * packed and in place, C stored and added to. */
+static void check_ahead(const packed_isa *isa, int kc, int a_in_place, long ld, int rows,
+                        int accumulate)
+{
+    const int mr = isa->mr, nr = isa->nr;
+    const long lda = a_in_place ? MAX_K + 3 : 0, ldc = nr + 5;
+    const size_t a_len = a_in_place ? (size_t)mr * lda : (size_t)kc * mr;
+    float *a = malloc(a_len * sizeof *a);
+    float *b = malloc((size_t)kc * nr * sizeof *b);
+    float *src = malloc(((size_t)MAX_K * ld + nr) * sizeof *src);
+    float *c = malloc((size_t)(mr + 1) * ldc * sizeof *c);
+    float *before = malloc((size_t)(mr + 1) * ldc * sizeof *before);
+    float *dst = aligned_alloc(64, (size_t)(MAX_K + 1) * nr * sizeof *dst);
+    unsigned state = (unsigned)(kc * 17 + ld * 5 + rows * 3 + accumulate);
+    int bad = 0;
+
+    if (!a || !b || !src || !c || !before || !dst) {
+        CHECK(!"allocation");
+        goto out;
+    }
+    for (size_t i = 0; i < a_len; i++)
+        a[i] = small_int(&state);
+    for (size_t i = 0; i < (size_t)kc * nr; i++)
+        b[i] = small_int(&state);
+    for (size_t i = 0; i < (size_t)MAX_K * ld + nr; i++)
+        src[i] = small_int(&state);
+    for (long i = 0; i < (mr + 1) * ldc; i++)
+        c[i] = before[i] = (i % ldc) < nr && i / ldc < mr ? small_int(&state) : GUARD;
+    for (long i = 0; i < (long)(MAX_K + 1) * nr; i++)
+        dst[i] = GUARD;
+
+    isa->kernel_copy_ahead(kc, a, lda, b, src, ld, rows, dst, c, ldc, accumulate);
+
+    for (int i = 0; i <= mr; i++)
+        for (int j = 0; j < ldc; j++) {
+            float want = before[i * ldc + j];
+            if (i < mr && j < nr) {
+                double sum = accumulate ? want : 0.0;
+                for (int k = 0; k < kc; k++)
+                    sum += (double)(a_in_place ? a[i * lda + k] : a[k * mr + i]) * b[k * nr + j];
+                want = (float)sum;
+            }
+            bad += c[i * ldc + j] != want;
+        }
+    for (int k = 0; k <= MAX_K; k++)
+        for (int j = 0; j < nr; j++)
+            bad += dst[k * nr + j] != (k < rows ? src[k * ld + j] : GUARD);
+    checked++;
+    if (bad && !first_bad) {
+        first_bad = bad;
+        snprintf(first_what, sizeof first_what,
+                 "%s copy ahead: %d wrong of kc %d, A %s, ld %ld, rows %d, accumulate %d",
+                 isa->name, bad, kc, a_in_place ? "in place" : "packed", ld, rows, accumulate);
+    }
+out:
+    free(a), free(b), free(src), free(c), free(before), free(dst);
+}
+
+TEST(packed_kernel_copy_ahead_exact)
+{
+#if defined(__x86_64__)
+    static const int kcs[] = { 1, 5, 16, 17, 33, 40, 64, MAX_K };
+    const packed_isa *isa = &packed_isa_avx512;
+    int cases = 0;
+
+    if (!isa->cpu_runs())
+        SKIP("this CPU has no AVX-512 (the one kernel with a copy ahead)");
+    else {
+        checked = first_bad = 0;
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
+            const int kc = kcs[ki];
+            const int rows_list[] = { 0, 1, 2, 3, kc / 9, kc / 5, kc / 3, kc / 2, kc - 1, kc };
+            for (int ri = 0; ri < 10; ri++)
+                for (int in_place = 0; in_place < 2; in_place++)
+                    for (int acc = 0; acc < 2; acc++)
+                        for (long ld = 48; ld <= 1100; ld += 1052) {
+                            if (rows_list[ri] < 0 || rows_list[ri] > kc)
+                                continue;
+                            check_ahead(isa, kc, in_place, ld, rows_list[ri], acc);
+                            cases++;
+                        }
+        }
+        CHECK(checked == cases && cases > 500);
+        if (first_bad)
+            gb_test_fail(__FILE__, __LINE__, first_what);
+    }
+    /* The other kernels have none: packed keeps the first pass's copy. */
+    CHECK(packed_isa_avx2.kernel_copy_ahead == NULL);
+#endif
+    CHECK(packed_isa_portable.kernel_copy_ahead == NULL);
+}
