@@ -162,6 +162,7 @@ TEST(packed_kernel_exact_avx512)
  * both sides of C's prefetch point, rows from none to kc (every spacing the
  * kernel picks: runs of 8, 4, 2, single steps, rows past C's prefetch), A
  * packed and in place, C stored and added to. */
+#if defined(__x86_64__)
 static void check_ahead(const packed_isa *isa, int kc, int a_in_place, long ld, int rows,
                         int accumulate)
 {
@@ -218,6 +219,7 @@ static void check_ahead(const packed_isa *isa, int kc, int a_in_place, long ld, 
 out:
     free(a), free(b), free(src), free(c), free(before), free(dst);
 }
+#endif
 
 TEST(packed_kernel_copy_ahead_exact)
 {
