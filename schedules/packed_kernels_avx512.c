@@ -147,6 +147,21 @@ typedef struct tile_job {
 #define RUN2_A(A) STEP_A(A, 1) STEP_A(A, 0)
 #define RUN4_A(A) RUN2_A(A) STEP_A(A, 0) STEP_A(A, 0)
 #define RUN8_A(A) RUN4_A(A) STEP_A(A, 0) STEP_A(A, 0) STEP_A(A, 0) STEP_A(A, 0)
+/* After the k loop: C stored (the first k block) or added to. */
+#define C_FINISH                                                               \
+    "cmpl $0, %c[o_acc](%[job])\n\t"                                            \
+    "jne 51f\n\t"                                                               \
+    C_ROWS(C_STORE)                                                            \
+    "jmp 52f\n\t"                                                               \
+    "51:\n\t"                                                                   \
+    C_ROWS(C_ADD)                                                              \
+    "52:\n\t"
+/* What every tile overwrites: the 24 accumulators, B's row, the broadcast. */
+#define TILE_CLOBBERS                                                          \
+    "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm8",    \
+    "zmm9", "zmm10", "zmm11", "zmm12", "zmm13", "zmm14", "zmm15", "zmm16",     \
+    "zmm17", "zmm18", "zmm19", "zmm20", "zmm21", "zmm22", "zmm23", "zmm24",    \
+    "zmm25", "zmm26", "zmm27"
 /* One k step, then a segment of n of them (labels L, L + 1).  PAIR: two
  * k steps, the next micro-panel's row prefetched in the first only. */
 #define STEP(A, FAR, COPY, NEXT)                                               \
@@ -204,13 +219,7 @@ typedef struct tile_job {
                          SEGMENT(3, "%c[o_n]+24(%[job])", STEP(A, FAR, COPY, 1)) \
                          SEGMENT(6, "%c[o_n]+32(%[job])", PAIR(A, FAR, COPY))    \
                          SEGMENT(4, "%c[o_n]+40(%[job])", STEP(A, FAR, COPY, 0)) \
-                         "cmpl $0, %c[o_acc](%[job])\n\t"                      \
-                         "jne 51f\n\t"                                         \
-                         C_ROWS(C_STORE)                                       \
-                         "jmp 52f\n\t"                                         \
-                         "51:\n\t"                                             \
-                         C_ROWS(C_ADD)                                         \
-                         "52:\n\t"                                             \
+                         C_FINISH                                              \
                          : A##_OUT, [b] "+r"(b), [nx] "+r"(nx), [c] "+r"(c),   \
                            [cnt] "=&r"(cnt) WHEN(COPY, COPY_OUT)               \
                          : A##_IN [job] "r"(j), [bpf] "r"(j->b_ahead),         \
@@ -220,11 +229,7 @@ typedef struct tile_job {
                            [o_c] "i"(offsetof(tile_job, c)),                   \
                            [o_acc] "i"(offsetof(tile_job, accumulate)),        \
                            [o_n] "i"(offsetof(tile_job, n)) WHEN(FAR, FAR_IN)  \
-                         : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", \
-                           "zmm7", "zmm8", "zmm9", "zmm10", "zmm11", "zmm12", "zmm13", \
-                           "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", \
-                           "zmm20", "zmm21", "zmm22", "zmm23", "zmm24", "zmm25", \
-                           "zmm26", "zmm27", "cc", "memory");                  \
+                         : TILE_CLOBBERS, "cc", "memory");                  \
     }
 
 TILE_FN(tile_packed, A_PACKED, 0, 0)
@@ -259,13 +264,7 @@ TILE_FN(tile_in_place_far_copy, A_IN_PLACE, 1, 1)
                          "mov %c[o_c](%[job]), %[c]\n\t"                       \
                          SEGMENT(6, "%c[o_s]+40(%[job])", STEP_A(A, 1))        \
                          SEGMENT(7, "%c[o_s]+48(%[job])", STEP_A(A, 0))        \
-                         "cmpl $0, %c[o_acc](%[job])\n\t"                      \
-                         "jne 51f\n\t"                                         \
-                         C_ROWS(C_STORE)                                       \
-                         "jmp 52f\n\t"                                         \
-                         "51:\n\t"                                             \
-                         C_ROWS(C_ADD)                                         \
-                         "52:\n\t"                                             \
+                         C_FINISH                                              \
                          : A##_OUT, [b] "+r"(b), [nx] "+r"(nx), [c] "+r"(c),   \
                            [cnt] "=&r"(cnt), [dst] "+r"(dst)                   \
                          : A##_IN [job] "r"(j), [bpf] "r"(j->b_ahead),         \
@@ -277,11 +276,7 @@ TILE_FN(tile_in_place_far_copy, A_IN_PLACE, 1, 1)
                            [o_c] "i"(offsetof(tile_job, c)),                   \
                            [o_acc] "i"(offsetof(tile_job, accumulate)),        \
                            [o_s] "i"(offsetof(tile_job, s))                    \
-                         : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", \
-                           "zmm7", "zmm8", "zmm9", "zmm10", "zmm11", "zmm12", "zmm13", \
-                           "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", \
-                           "zmm20", "zmm21", "zmm22", "zmm23", "zmm24", "zmm25", \
-                           "zmm26", "zmm27", "zmm28", "zmm29", "zmm30", "cc", "memory"); \
+                         : TILE_CLOBBERS, "zmm28", "zmm29", "zmm30", "cc", "memory"); \
     }
 
 TILE_AHEAD_FN(tile_packed_ahead, A_PACKED)
