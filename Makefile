@@ -167,7 +167,7 @@ DEPS_OK   := $(BUILD)/.deps-ok
 PREFIX    ?= /usr/local
 RUN_ARGS  ?= --all --quick
 
-.PHONY: all run test test-slow test-unit test-cli sanitize fuzz fuzz-build bench bench-ceiling bench-types bench-ukernel cross-aarch64 deps install clean plots
+.PHONY: all run test test-slow test-unit test-cli sanitize fuzz fuzz-build bench bench-ceiling bench-types bench-ukernel bench-bstream cross-aarch64 deps install clean plots
 
 all: $(BIN)
 
@@ -291,6 +291,15 @@ $(BUILD)/ukernel: scripts/ukernel.c $(BUILD)/libgemmbench.a
 
 bench-ukernel: $(BUILD)/ukernel
 	$(Q)for t in 1 2; do OMP_PROC_BIND=close OMP_PLACES=cores $(BUILD)/ukernel 3 $$t || exit 1; done
+
+# B read from L3 in packed's order, in place and packed, with and without
+# prefetch, 1 and 2 threads (scripts/bstream.c, results/notes/packed-zen5.md).
+$(BUILD)/bstream: scripts/bstream.c
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fopenmp -o $@ $<
+
+bench-bstream: $(BUILD)/bstream
+	$(Q)for t in 1 2; do OMP_PROC_BIND=close OMP_PLACES=cores $(BUILD)/bstream 2 $$t || exit 1; done
 
 # packed against the reference libraries and the peak, one interleaved run
 # (results/notes/ceiling.md); a few minutes.
