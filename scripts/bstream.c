@@ -15,8 +15,8 @@
  * trial, more than four times either kind's L2) and every thread reads its
  * own half of the columns, as packed's 1 x 2 grid does.  Cases (rows of
  * the table):
- *   packed-N      the thread's columns packed: micro-panels of kc x 48 one
- *                 after the other, read in order;
+ *   packed-N      the thread's columns packed as prepare() leaves them:
+ *                 micro-panels of K x 48 one after the other, read in order;
  *   packed-N-next the same, the next micro-panel's row prefetched into L2
  *                 with each row;
  *   rows-N        in place, rows N apart: for each block of kc rows, each
@@ -231,7 +231,8 @@ int main(int argc, char **argv)
                 if (got != want[s][t])
                     bad++;
             }
-            const double bytes = (double)K * (double)per * sizeof(int32_t);
+            /* all of B, shared by the threads: each one's average rate */
+            const double bytes = (double)K * (double)n * sizeof(int32_t) / threads;
             rate[ci][trials[ci]++] = bytes / (t1 - t0) / 1e9;
             spent += t1 - t0;
         }
