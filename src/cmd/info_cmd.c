@@ -1,6 +1,6 @@
 /* info_cmd.c - `gemmbench info`: this machine's CPU, ISA, caches, measured
- * peaks (FP32, bf16, u8s8; whether AMX is there) and measured bandwidths
- * (src/measure/bandwidth.md). */
+ * peaks (FP32, bf16, u8s8; whether AMX is there), what a parallel region
+ * costs (forkjoin.c) and measured bandwidths (src/measure/bandwidth.md). */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,10 +10,14 @@
 #include "calibrate.h"
 #include "variants.h"
 #include "peak.h"
+#include "forkjoin.h"
 #include "machine.h"
 #include "options.h"
 #include "roof.h"
 #include "settings.h"
+
+/* Trials of the fork/join figures: each a few milliseconds here. */
+#define FORKJOIN_TRIALS 15
 
 /* "  512 KiB" or " 128.0 MiB": working sets span KiB to GiB. */
 static void format_bytes(char *buf, size_t len, size_t bytes)
@@ -149,11 +153,29 @@ static void print_libraries(FILE *out, const gb_machine *m)
     cJSON_Delete(machine);
 }
 
+/* What a threaded call pays before its first FLOP (forkjoin.c): on a
+ * guest where a system call costs a microsecond, a few percent of a small
+ * shape's call, in every variant that opens a parallel region. */
+static void print_forkjoin(FILE *out, int threads)
+{
+    gb_forkjoin fj;
+
+    if (gb_forkjoin_measure(threads, FORKJOIN_TRIALS, &fj) != 0)
+        return;
+    fprintf(out, "fork/join      an empty OpenMP region %.2f us on 1 thread", fj.region_1t_us);
+    if (threads > 1)
+        fprintf(out, ", %.2f us on %d threads", fj.region_us, threads);
+    if (fj.syscall_us >= 0.0)
+        fprintf(out, "; a system call %.2f us", fj.syscall_us);
+    fprintf(out, " (medians of %d trials): every threaded call's fixed cost\n", fj.trials);
+}
+
 static const char info_intro[] =
     "usage: gemmbench info\n"
     "  prints this machine's CPU, ISA, caches, measured FP32, bf16 and u8s8 peaks\n"
-    "  (and whether the CPU has AMX) and measured read and triad bandwidths at L2,\n"
-    "  L3 and memory (src/measure/bandwidth.md)\n";
+    "  (and whether the CPU has AMX), the cost of an empty OpenMP region and of a\n"
+    "  system call, and measured read and triad bandwidths at L2, L3 and memory\n"
+    "  (src/measure/bandwidth.md)\n";
 
 /* info's one setting, --help. */
 static int store_setting(void *target, const gb_setting *s, const gb_setting_value *v,
@@ -185,6 +207,7 @@ int gb_cmd_info(int argc, char **argv)
     gb_machine_print(stdout, &m);
     print_libraries(stdout, &m);
     gb_peak_info(stdout, &m);
+    print_forkjoin(stdout, m.affinity_cpus > 0 ? m.affinity_cpus : 1);
     /* The calibration at the peak's two counts: one thread and all. */
     for (int all = 0; all < 2; all++) {
         const int threads = all ? m.affinity_cpus : 1;

@@ -65,6 +65,7 @@ expect_exit info_peak 0 "$G" info
 expect_grep info_peak_line "^peak fp32 .* GFLOP/s on 1 thread" "$WORK/out"
 expect_grep info_sustained_fma "^sustained fp32 .* GFLOP/s on 1 thread, FMA loop" "$WORK/out"
 expect_grep info_sustained_kernel "^sustained fp32 .* micro-kernel-shaped loop" "$WORK/out"
+expect_grep info_forkjoin "^fork/join  *an empty OpenMP region [0-9.]* us on 1 thread" "$WORK/out"
 expect_grep json_peak_number '"peak_gflops":[[:space:]]*[0-9]' "$WORK/p.json"
 expect_grep json_percent_of_peak '"peak_pct":[[:space:]]*[0-9]' "$WORK/p.json"
 
