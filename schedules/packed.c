@@ -708,6 +708,67 @@ static void rebalance(packed_state *s, const int *bound)
 
 /* ---- the call ------------------------------------------------------------------ */
 
+/* One call's operands and its column split, for run_thread. */
+typedef struct packed_call {
+    packed_state *s;
+    const int *bound;
+    int M, N, K;
+    const float *A;
+    int lda;
+    const float *B;
+    int ldb;
+    float *C;
+    int ldc;
+} packed_call;
+
+/* Thread t of nt: its buffers, its share of A whole's packing, then its
+ * cells of the grid. */
+static void run_thread(const packed_call *call, int t, int nt)
+{
+    packed_state *s = call->s;
+    const packed_plan *p = &s->plan;
+    const int *bound = call->bound;
+    const int M = call->M, N = call->N, K = call->K, lda = call->lda, ldb = call->ldb,
+              ldc = call->ldc;
+    const float *A = call->A, *B = call->B;
+    float *C = call->C;
+    const int mpanels = (int)ceil_div(M, p->mr);
+    thread_buffers buf = { NULL, NULL, NULL, NULL };
+
+    if (s->buffers) {
+        buf.a_block = s->buffers + (size_t)t * s->per_thread;
+        buf.b_panel = buf.a_block + s->a_floats;
+        if (s->strip_floats)
+            buf.b_strip = buf.a_block + s->per_thread - s->strip_floats;
+        if (s->strip_floats && p->copy_ahead)
+            buf.b_strip2 = buf.b_strip + s->strip_floats / 2;
+    }
+    const a_fuse af = { s->a_ready, s->a_blocks, A, lda, s->a_packed, M, K };
+    /* A whole: every thread packs an equal share of its MR-row panels,
+     * then waits for the others, the call's one barrier. */
+    if (s->a_packed && p->a_mode == A_WHOLE) {
+        const int share = (int)ceil_div(mpanels, nt);
+        const int p0 = t * share, p1 = p0 + share < mpanels ? p0 + share : mpanels;
+        if (p0 < p1)
+            p->isa->pack_a((p1 * p->mr < M ? p1 * p->mr : M) - p0 * p->mr, K,
+                           A + (size_t)p0 * p->mr * lda, lda,
+                           s->a_packed + (size_t)p0 * p->mr * K);
+#pragma omp barrier
+    }
+    double started = omp_get_wtime();
+    for (int cell = t; cell < p->tm * p->tn; cell += nt) {
+        const int ti = cell / p->tn, tj = cell % p->tn;
+        const int m0 = (int)((long)mpanels * ti / p->tm) * p->mr;
+        const int m1 = (int)((long)mpanels * (ti + 1) / p->tm) * p->mr;
+        const int n0 = bound[tj] * p->nr, n1 = bound[tj + 1] * p->nr;
+        if (m0 < M && n0 < N && m0 < m1 && n0 < n1)
+            run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda,
+                       s->a_packed, s->a_ready ? &af : NULL, B, ldb, s->b_prepacked, C,
+                       ldc, &buf);
+    }
+    s->busy[t] = nt == p->nthreads ? omp_get_wtime() - started : 0.0;
+}
+
 static int packed_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                       float *C, int ldc, const gb_ctx *ctx)
 {
@@ -737,48 +798,16 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
     for (size_t i = 0; s->a_ready && i < (size_t)ceil_div(M, s->plan.mr) * s->a_blocks; i++)
         atomic_init(&s->a_ready[i], 0);
 
+    const packed_call call = { s, bound, M, N, K, A, lda, B, ldb, C, ldc };
+    /* One thread: no parallel region, whose barrier costs a system call
+     * (`gemmbench info`'s fork/join: 1.2 us a call on the AMD EPYC guest).
+     * More: fewer than asked (nested or dynamic OpenMP) take the grid's
+     * extra cells. */
+    if (s->plan.nthreads == 1)
+        run_thread(&call, 0, 1);
+    else {
 #pragma omp parallel num_threads(s->plan.nthreads)
-    {
-        const packed_plan *p = &s->plan;
-        const int t = omp_get_thread_num();
-        /* Fewer threads than asked (nested or dynamic OpenMP): the grid's
-         * extra tiles go to the threads there are. */
-        const int nt = omp_get_num_threads();
-        const int mpanels = (int)ceil_div(M, p->mr);
-        thread_buffers buf = { NULL, NULL, NULL, NULL };
-
-        if (s->buffers) {
-            buf.a_block = s->buffers + (size_t)t * s->per_thread;
-            buf.b_panel = buf.a_block + s->a_floats;
-            if (s->strip_floats)
-                buf.b_strip = buf.a_block + s->per_thread - s->strip_floats;
-            if (s->strip_floats && p->copy_ahead)
-                buf.b_strip2 = buf.b_strip + s->strip_floats / 2;
-        }
-        const a_fuse af = { s->a_ready, s->a_blocks, A, lda, s->a_packed, M, K };
-        /* A whole: every thread packs an equal share of its MR-row panels,
-         * then waits for the others, the call's one barrier. */
-        if (s->a_packed && p->a_mode == A_WHOLE) {
-            const int share = (int)ceil_div(mpanels, nt);
-            const int p0 = t * share, p1 = p0 + share < mpanels ? p0 + share : mpanels;
-            if (p0 < p1)
-                p->isa->pack_a((p1 * p->mr < M ? p1 * p->mr : M) - p0 * p->mr, K,
-                               A + (size_t)p0 * p->mr * lda, lda,
-                               s->a_packed + (size_t)p0 * p->mr * K);
-#pragma omp barrier
-        }
-        double started = omp_get_wtime();
-        for (int cell = t; cell < p->tm * p->tn; cell += nt) {
-            const int ti = cell / p->tn, tj = cell % p->tn;
-            const int m0 = (int)((long)mpanels * ti / p->tm) * p->mr;
-            const int m1 = (int)((long)mpanels * (ti + 1) / p->tm) * p->mr;
-            const int n0 = bound[tj] * p->nr, n1 = bound[tj + 1] * p->nr;
-            if (m0 < M && n0 < N && m0 < m1 && n0 < n1)
-                run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda,
-                           s->a_packed, s->a_ready ? &af : NULL, B, ldb, s->b_prepacked, C,
-                           ldc, &buf);
-        }
-        s->busy[t] = nt == p->nthreads ? omp_get_wtime() - started : 0.0;
+        run_thread(&call, omp_get_thread_num(), omp_get_num_threads());
     }
     rebalance(s, bound);
     free(bound);
