@@ -818,6 +818,44 @@ fail:
 
 /* ---- the call ----------------------------------------------------------------- */
 
+/* One call's operands, for run_thread. */
+typedef struct lowp_call {
+    lowp_state *s;
+    int M, N, K;
+    const void *A;
+    int lda;
+    const void *B;
+    int ldb;
+    void *C;
+    int ldc;
+} lowp_call;
+
+/* Thread tid of nt: its buffers, then its cells of the grid. */
+static void run_thread(const lowp_call *call, int tid, int nt)
+{
+    lowp_state *s = call->s;
+    const lowp_plan *p = &s->plan;
+    const int M = call->M, N = call->N, K = call->K, lda = call->lda, ldb = call->ldb,
+              ldc = call->ldc;
+    const void *A = call->A, *B = call->B;
+    void *C = call->C;
+    const long mpanels = ceil_div(M, p->mr), npanels = ceil_div(N, p->nr);
+    thread_buffers buf;
+
+    buf.a_block = s->buffers + (size_t)tid * s->per_thread;
+    buf.b_block = buf.a_block + s->a_words;
+    for (int cell = tid; cell < p->tm * p->tn; cell += nt) {
+        const int ti = cell / p->tn, tj = cell % p->tn;
+        const int m0 = (int)(mpanels * ti / p->tm) * p->mr;
+        const int m1 = (int)(mpanels * (ti + 1) / p->tm) * p->mr;
+        const int n0 = (int)(npanels * tj / p->tn) * p->nr;
+        const int n1 = (int)(npanels * (tj + 1) / p->tn) * p->nr;
+        if (m0 < m1 && n0 < n1)
+            run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda, B, ldb,
+                       s->b_prepacked, C, ldc, &buf);
+    }
+}
+
 static int lowp_run(gb_dtype t, int M, int N, int K, const void *A, int lda, const void *B,
                     int ldb, void *C, int ldc, const gb_ctx *ctx)
 {
@@ -835,28 +873,15 @@ static int lowp_run(gb_dtype t, int M, int N, int K, const void *A, int lda, con
         }
     }
 
+    const lowp_call call = { s, M, N, K, A, lda, B, ldb, C, ldc };
+    /* One thread: no parallel region, whose barrier costs a system call
+     * (`gemmbench info`'s fork/join).  More: fewer than asked (nested or
+     * dynamic OpenMP) take the grid's extra cells. */
+    if (s->plan.nthreads == 1)
+        run_thread(&call, 0, 1);
+    else {
 #pragma omp parallel num_threads(s->plan.nthreads)
-    {
-        const lowp_plan *p = &s->plan;
-        const int tid = omp_get_thread_num();
-        /* Fewer threads than asked (nested or dynamic OpenMP): the grid's
-         * extra cells go to the threads there are. */
-        const int nt = omp_get_num_threads();
-        const long mpanels = ceil_div(M, p->mr), npanels = ceil_div(N, p->nr);
-        thread_buffers buf;
-
-        buf.a_block = s->buffers + (size_t)tid * s->per_thread;
-        buf.b_block = buf.a_block + s->a_words;
-        for (int cell = tid; cell < p->tm * p->tn; cell += nt) {
-            const int ti = cell / p->tn, tj = cell % p->tn;
-            const int m0 = (int)(mpanels * ti / p->tm) * p->mr;
-            const int m1 = (int)(mpanels * (ti + 1) / p->tm) * p->mr;
-            const int n0 = (int)(npanels * tj / p->tn) * p->nr;
-            const int n1 = (int)(npanels * (tj + 1) / p->tn) * p->nr;
-            if (m0 < m1 && n0 < n1)
-                run_region(p, m0, m1 < M ? m1 : M, n0, n1 < N ? n1 : N, K, A, lda, B, ldb,
-                           s->b_prepacked, C, ldc, &buf);
-        }
+        run_thread(&call, omp_get_thread_num(), omp_get_num_threads());
     }
     if (s == &local)
         state_free(s);
