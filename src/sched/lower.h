@@ -29,6 +29,7 @@ typedef struct emitter {
     sbuf *b;
     int mode;  /* how the run reads operands with a fused pack: EITHER, COPY, READ */
     int dot_bk; /* inside the dot run's k loop: gb_bk is B's group there */
+    int serial; /* the one-thread copy of the body: no parallel or work-sharing pragma */
 } emitter;
 
 /* Text: put appends, line appends an indented line. */

@@ -55,11 +55,13 @@ void lw_emit_pack(emitter *e, int op)
         }
         /* At root every thread of the run packs a share (the tutorial),
          * and so does the team at a loop outside the parallel loop. */
-        if (d == 0 && (pl->pack_team[op] || (s->pack[op] == GB_SCHED_ROOT && pl->team)))
-            lw_line(e->b, "#pragma omp for schedule(static)");
-        else if (d == 0 && s->pack[op] == GB_SCHED_ROOT)
-            lw_line(e->b, "#pragma omp parallel for num_threads(nthreads) schedule(static)");
-        else if (d == pl->npack[op] - 1) /* a copy: its innermost loop is SIMD */
+        if (d == 0 && (pl->pack_team[op] || (s->pack[op] == GB_SCHED_ROOT && pl->team))) {
+            if (!e->serial)
+                lw_line(e->b, "#pragma omp for schedule(static)");
+        } else if (d == 0 && s->pack[op] == GB_SCHED_ROOT) {
+            if (!e->serial)
+                lw_line(e->b, "#pragma omp parallel for num_threads(nthreads) schedule(static)");
+        } else if (d == pl->npack[op] - 1) /* a copy: its innermost loop is SIMD */
             lw_line(e->b, "#pragma omp simd");
         if (l == pl->dot_loop) {
             snprintf(dot_bound, sizeof dot_bound, "%s", bound);
