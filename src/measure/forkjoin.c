@@ -16,11 +16,11 @@
  */
 #define _GNU_SOURCE /* syscall() */
 #include "forkjoin.h"
+#include "harness.h"
 #include "stats.h"
 
 #include <omp.h>
 #include <stdlib.h>
-#include <time.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,13 +30,6 @@
  * (tens of ns) is lost in a trial of a millisecond or so. */
 #define REGIONS_PER_TRIAL 200
 #define SYSCALLS_PER_TRIAL 1000
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The median of v[0..n-1] (stats_compute's), or -1 without memory. */
 static double median(const double *v, int n)
@@ -49,12 +42,12 @@ static double median(const double *v, int n)
  * thread writes its own slot, so the region has a body to run. */
 static double region_trial(int threads, volatile int *slots)
 {
-    const double t0 = now_s();
+    const double t0 = gb_now();
     for (int r = 0; r < REGIONS_PER_TRIAL; r++) {
 #pragma omp parallel num_threads(threads)
         slots[omp_get_thread_num()] = r;
     }
-    return 1e6 * (now_s() - t0) / REGIONS_PER_TRIAL;
+    return 1e6 * (gb_now() - t0) / REGIONS_PER_TRIAL;
 }
 
 int gb_forkjoin_measure(int threads, int trials, gb_forkjoin *out)
@@ -82,10 +75,10 @@ int gb_forkjoin_measure(int threads, int trials, gb_forkjoin *out)
         one[t] = region_trial(1, slots);
         many[t] = region_trial(threads, slots);
 #if defined(__linux__) && defined(SYS_getppid)
-        const double t0 = now_s();
+        const double t0 = gb_now();
         for (int c = 0; c < SYSCALLS_PER_TRIAL; c++)
             (void)syscall(SYS_getppid);
-        sys[t] = 1e6 * (now_s() - t0) / SYSCALLS_PER_TRIAL;
+        sys[t] = 1e6 * (gb_now() - t0) / SYSCALLS_PER_TRIAL;
 #endif
     }
     out->threads = threads;
