@@ -190,6 +190,48 @@ static void group_name(char *buf, size_t len, const story_group *g, int threads_
         snprintf(buf + strlen(buf), len - strlen(buf), " %dt", g->threads);
 }
 
+/* Labels named on a line of their own before "and N more". */
+#define ALONE_NAMED 4
+
+/* A group with nothing to compare: what ran and at what speed, and how to
+ * get a comparison ("rule_based: 66.9% of peak (8 shapes); add baseline,
+ * ..."), the first ALONE_NAMED labels named. */
+static void print_alone(FILE *out, const gb_result_file *f, const story_group *g,
+                        const char *indent)
+{
+    int named = 0, more = 0;
+
+    fputs(indent, out);
+    for (int i = 0; i < f->nentries; i++) {
+        const gb_entry *e = &f->entries[i];
+        int dup = 0;
+        if (!usable(e) || !in_group(g, e))
+            continue;
+        for (int j = 0; j < i && !dup; j++)
+            dup = usable(&f->entries[j]) && in_group(g, &f->entries[j]) &&
+                  strcmp(f->entries[j].label, e->label) == 0;
+        if (dup)
+            continue;
+        if (named == ALONE_NAMED) {
+            more++;
+            continue;
+        }
+        versus self = compare_labels(f, g, e->label, e->label);
+        char speed[64];
+        describe_speed(speed, sizeof speed, &self);
+        fprintf(out, "%s%s: %s (%d shape%s)", named ? ", " : "", e->label, speed, self.points,
+                self.points == 1 ? "" : "s");
+        named++;
+    }
+    if (named == 0) {
+        fprintf(out, "nothing to summarise (every entry pre-packed or failed its check)\n");
+        return;
+    }
+    if (more)
+        fprintf(out, " and %d more", more);
+    fprintf(out, "; add baseline, packed or a reference library to --variant to compare\n");
+}
+
 /* What the reader should not miss: failed checks, high CV, a reference
  * library off this CPU's best path, variants skipped, an interrupted run. */
 static void print_flags(FILE *out, const gb_result_file *f)
@@ -271,8 +313,7 @@ void gb_run_story(FILE *out, const gb_result_file *f, const char *path)
         snprintf(rest, sizeof rest, "  %-*s  ", width, "");
         lines += print_limit(out, f, &groups[g], lines ? rest : indent, rest);
         if (lines == 0)
-            fprintf(out, "  %-*s  neither the study's steps (baseline, rule_based) nor packed "
-                         "or a reference ran\n", width, name);
+            print_alone(out, f, &groups[g], indent);
     }
     print_flags(out, f);
     fprintf(out, "next: make plots PLOT_FILE=%s   (figures)\n", path);

@@ -94,13 +94,49 @@ TEST(run_story_steps_limit_and_next)
     free(text);
 }
 
-/* A run of neither the steps nor packed nor a reference says so. */
+/* A run of neither the steps nor packed nor a reference: what ran, at what
+ * speed (geometric mean of %peak over its shapes), and what to add. */
 TEST(run_story_nothing_to_compare)
 {
-    char *text = story_of(E("vec_j", "vectorized", "qkv", 16, 10, 5, "pass", "false", 0), "");
+    static const char entries[] =
+        E("rule_based", "rule_based", "qkv", 16, 10, 8, "pass", "false", 0) ","
+        E("rule_based", "rule_based", "qkv", 64, 10, 2, "pass", "false", 0) ","
+        E("rule_based", "rule_based", "qkv", 96, 10, 99, "fail", "false", 0);
+    char *text = story_of(entries, "");
 
-    CHECK(text && strstr(text, "qkv  neither the study's steps") != NULL);
+    CHECK(text && strstr(text, "  qkv  rule_based: 4.0% of peak (2 shapes); add baseline, "
+                               "packed or a reference library to --variant to compare\n") != NULL);
+    CHECK(text && strstr(text, "neither") == NULL);
+    free(text);
+}
+
+/* Five labels alone: four named in file order, then "and 1 more". */
+TEST(run_story_nothing_to_compare_many)
+{
+    static const char entries[] =
+        E("vec_j", "vectorized", "qkv", 16, 10, 5, "pass", "false", 0) ","
+        E("k16", "tiled", "qkv", 16, 10, 1, "pass", "false", 0) ","
+        E("vec_j", "vectorized", "qkv", 64, 10, 5, "pass", "false", 0) ","
+        E("tvm_blocking", "tutorial", "qkv", 16, 10, 2, "pass", "false", 0) ","
+        E("tvm_packing", "tutorial", "qkv", 16, 10, 3, "pass", "false", 0) ","
+        E("tvm_parallel", "tutorial", "qkv", 16, 10, 4, "pass", "false", 0);
+    char *text = story_of(entries, "");
+
+    CHECK(text && strstr(text, "  qkv  vec_j: 5.0% of peak (2 shapes), k16: 1.0% of peak (1 "
+                               "shape), tvm_blocking: 2.0% of peak (1 shape), tvm_packing: "
+                               "3.0% of peak (1 shape) and 1 more; add baseline") != NULL);
+    CHECK(text && strstr(text, "tvm_parallel") == NULL);
     CHECK(text && strstr(text, "flagged") == NULL);
+    free(text);
+}
+
+/* Only a pre-packed entry: nothing per call to summarise, said so. */
+TEST(run_story_nothing_per_call)
+{
+    char *text = story_of(E("packed", "packed", "qkv", 16, 10, 5, "pass", "true", 0), "");
+
+    CHECK(text && strstr(text, "  qkv  nothing to summarise (every entry pre-packed or failed "
+                               "its check)\n") != NULL);
     free(text);
 }
 
