@@ -392,7 +392,19 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 if (b_next_rows > 0)
                     b_next = next + (size_t)first * bv->ld;
             }
-            if (ahead_rows > 0)
+            /* A fringe micro-panel narrower than the tile (packed, the
+             * last in its row of tiles): only the vectors that hold its
+             * columns, and the next micro-panel's rows prefetched a B row
+             * stride (bv->ld) apart, not the fringe's. */
+            const int vf = p->isa->vector_floats;
+            const int narrow = nr_cur < nr && !b_in_place && copy == NULL && ahead_rows == 0 &&
+                                       p->isa->kernel_narrow != NULL
+                                   ? (nr_cur + vf - 1) / vf * vf
+                                   : nr;
+            if (narrow < nr)
+                p->isa->kernel_narrow(kc, a, in_place ? lda : 0, b, ldb, narrow, b_next,
+                                      bv->ld, b_next_rows, out, ldo, acc);
+            else if (ahead_rows > 0)
                 p->isa->kernel_copy_ahead(kc, a, in_place ? lda : 0, b, ahead_src, bv->ld,
                                           ahead_rows, ahead_dst, out, ldo, acc);
             else if (copy || b_next_rows ||

@@ -67,6 +67,18 @@ typedef void (*packed_ukernel_ahead_fn)(int kc, const float *restrict a, long ld
                                         int rows, float *restrict dst, float *restrict c,
                                         long ldc, int accumulate);
 
+/* The tile's first `cols` columns only (a multiple of the vector width,
+ * under NR), for a fringe micro-panel that narrow: b is packed (zero-padded,
+ * its rows ldb apart), c as above with its first cols columns written; lda
+ * as kernel_copy_b's; next: next_rows rows of the micro-panel read after
+ * this one, next_ld floats apart, prefetched into L2 one per k (or
+ * next_rows 0).  A fringe of N = 7 then does 16 of the tile's 48 columns'
+ * FMAs.  NULL in an isa without it (the full tile runs). */
+typedef void (*packed_ukernel_narrow_fn)(int kc, const float *restrict a, long lda,
+                                         const float *restrict b, long ldb, int cols,
+                                         const float *next, long next_ld, int next_rows,
+                                         float *restrict c, long ldc, int accumulate);
+
 /* Rows of B the kernels prefetch ahead of the one they load, at most: B read
  * in place is a row stride apart per k, which not every hardware prefetcher
  * follows, and a trip to L3 takes about as long as 16 rows of FMAs. */
@@ -132,6 +144,7 @@ typedef struct packed_isa {
     packed_ukernel_a_fn kernel_a_in_place;
     packed_ukernel_copy_fn kernel_copy_b;
     packed_ukernel_ahead_fn kernel_copy_ahead; /* or NULL */
+    packed_ukernel_narrow_fn kernel_narrow;    /* or NULL */
     packed_pack_a_fn pack_a;
     packed_pack_b_fn pack_b;
     int (*cpu_runs)(void);   /* 1 when this CPU can execute the kernel */

@@ -32,6 +32,9 @@
 #include "packed_pack.h"
 
 #include <stddef.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #if defined(__x86_64__)
 
@@ -403,6 +406,71 @@ ukernel_avx512_8x48_copy_ahead(int kc, const float *restrict a, long lda,
     (lda == 0 ? tile_packed_ahead : tile_in_place_ahead)(&j);
 }
 
+/* Row k of the next micro-panel into L2: its four lines, as B_NEXT. */
+__attribute__((target("avx512f"))) static inline void narrow_next_row(const float *next,
+                                                                      long ld, int k)
+{
+    const char *row = packed_b_ahead(next, (long)k * ld, 0);
+
+    _mm_prefetch(row, PACKED_B_NEXT_HINT);
+    _mm_prefetch(row + 64, PACKED_B_NEXT_HINT);
+    _mm_prefetch(row + 128, PACKED_B_NEXT_HINT);
+    _mm_prefetch(row + 188, PACKED_B_NEXT_HINT);
+}
+
+/* The narrow tile: the first 16 or 32 columns of the tile (cols), for a
+ * fringe micro-panel that narrow, whose B is packed NR wide and zero-padded:
+ * the 8 x 48 tile would spend 3x or 1.5x the FMAs (a shape with N = 7 ran
+ * at 0.5x oneDNN's speed, every FMA on its one micro-panel).  A fringe tile
+ * runs once per row of tiles, so intrinsics, not the k loop's assembly:
+ * 8 or 16 accumulators, one or two B loads and eight broadcasts per k,
+ * and the first next_rows k steps each prefetch a row of the next micro-
+ * panel into L2 (next_ld floats apart) as the other tiles do.  lda 0: A
+ * packed (MR floats per k); else in place, rows lda apart. */
+__attribute__((target("avx512f"))) static void
+ukernel_avx512_narrow(int kc, const float *restrict a, long lda, const float *restrict b,
+                      long ldb, int cols, const float *next, long next_ld, int next_rows,
+                      float *restrict c, long ldc, int accumulate)
+{
+    __m512 c0[MR], c1[MR];
+    const long step = lda == 0 ? MR : 1, row = lda == 0 ? 1 : lda;
+
+    for (int i = 0; i < MR; i++)
+        c0[i] = c1[i] = _mm512_setzero_ps();
+    if (cols > 16) {
+        for (int k = 0; k < kc; k++) {
+            const __m512 b0 = _mm512_loadu_ps(b + (size_t)k * ldb);
+            const __m512 b1 = _mm512_loadu_ps(b + (size_t)k * ldb + 16);
+            if (k < next_rows)
+                narrow_next_row(next, next_ld, k);
+            for (int i = 0; i < MR; i++) {
+                const __m512 ai = _mm512_set1_ps(a[k * step + i * row]);
+                c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
+                c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
+            }
+        }
+    } else {
+        for (int k = 0; k < kc; k++) {
+            const __m512 b0 = _mm512_loadu_ps(b + (size_t)k * ldb);
+            if (k < next_rows)
+                narrow_next_row(next, next_ld, k);
+            for (int i = 0; i < MR; i++)
+                c0[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[k * step + i * row]), b0, c0[i]);
+        }
+    }
+    for (int i = 0; i < MR; i++) {
+        float *ci = c + (size_t)i * ldc;
+        if (accumulate)
+            c0[i] = _mm512_add_ps(c0[i], _mm512_loadu_ps(ci));
+        _mm512_storeu_ps(ci, c0[i]);
+        if (cols > 16) {
+            if (accumulate)
+                c1[i] = _mm512_add_ps(c1[i], _mm512_loadu_ps(ci + 16));
+            _mm512_storeu_ps(ci + 16, c1[i]);
+        }
+    }
+}
+
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */
 __attribute__((target("avx512f"))) static void
 pack_a_avx512(int mc, int kc, const float *A, long lda, float *restrict dst)
@@ -432,6 +500,7 @@ const packed_isa packed_isa_avx512 = {
     .kernel_a_in_place = ukernel_avx512_8x48_a_in_place,
     .kernel_copy_b = ukernel_avx512_8x48_copy_b,
     .kernel_copy_ahead = ukernel_avx512_8x48_copy_ahead,
+    .kernel_narrow = ukernel_avx512_narrow,
     .pack_a = pack_a_avx512,
     .pack_b = pack_b_avx512,
     .cpu_runs = cpu_runs_avx512,

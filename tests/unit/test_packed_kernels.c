@@ -254,3 +254,96 @@ TEST(packed_kernel_copy_ahead_exact)
 #endif
     CHECK(packed_isa_portable.kernel_copy_ahead == NULL);
 }
+
+/* The narrow kernel (kernel_narrow): the first cols columns of the tile
+ * from a packed, zero-padded fringe micro-panel (rows ldb apart), exact; the
+ * columns past cols and everything outside the tile untouched (a fringe
+ * goes through a scratch tile whose other columns packed.c never reads,
+ * but the kernel must not write what it was not asked to); the next
+ * micro-panel's prefetch (none, some rows, more rows than k) changes
+ * nothing; A packed and in place, C stored and added to, k counts 1-100. */
+#if defined(__x86_64__)
+static void check_narrow(const packed_isa *isa, int kc, int cols, int a_in_place, int next_rows,
+                         int accumulate)
+{
+    const int mr = isa->mr, nr = isa->nr;
+    const long lda = a_in_place ? MAX_K + 3 : 0, ldc = nr + 5, next_ld = 1100;
+    const size_t a_len = a_in_place ? (size_t)mr * lda : (size_t)kc * mr;
+    float *a = malloc(a_len * sizeof *a);
+    float *b = malloc((size_t)kc * nr * sizeof *b);
+    float *next = malloc(((size_t)MAX_K * next_ld + nr) * sizeof *next);
+    float *c = malloc((size_t)(mr + 1) * ldc * sizeof *c);
+    float *before = malloc((size_t)(mr + 1) * ldc * sizeof *before);
+    unsigned state = (unsigned)(kc * 29 + cols * 5 + next_rows * 3 + accumulate);
+    int bad = 0;
+
+    if (!a || !b || !next || !c || !before) {
+        CHECK(!"allocation");
+        goto out;
+    }
+    for (size_t i = 0; i < a_len; i++)
+        a[i] = small_int(&state);
+    /* Packed fringe: its columns past the fringe (here past cols - 3) are
+     * zeros, as pack_b pads them. */
+    for (int k = 0; k < kc; k++)
+        for (int j = 0; j < nr; j++)
+            b[k * nr + j] = j < cols - 3 ? small_int(&state) : 0.0f;
+    for (size_t i = 0; i < (size_t)MAX_K * next_ld + nr; i++)
+        next[i] = 1.0f;
+    for (long i = 0; i < (mr + 1) * ldc; i++)
+        c[i] = before[i] = (i % ldc) < nr && i / ldc < mr ? small_int(&state) : GUARD;
+
+    isa->kernel_narrow(kc, a, lda, b, nr, cols, next_rows ? next : NULL, next_ld, next_rows, c,
+                       ldc, accumulate);
+
+    for (int i = 0; i <= mr; i++)
+        for (int j = 0; j < ldc; j++) {
+            float want = before[i * ldc + j];
+            if (i < mr && j < cols) {
+                double sum = accumulate ? want : 0.0;
+                for (int k = 0; k < kc; k++)
+                    sum += (double)(a_in_place ? a[i * lda + k] : a[k * mr + i]) * b[k * nr + j];
+                want = (float)sum;
+            }
+            bad += c[i * ldc + j] != want;
+        }
+    checked++;
+    if (bad && !first_bad) {
+        first_bad = bad;
+        snprintf(first_what, sizeof first_what,
+                 "%s narrow: %d wrong of kc %d, cols %d, A %s, next rows %d, accumulate %d",
+                 isa->name, bad, kc, cols, a_in_place ? "in place" : "packed", next_rows,
+                 accumulate);
+    }
+out:
+    free(a), free(b), free(next), free(c), free(before);
+}
+#endif
+
+TEST(packed_kernel_narrow_exact)
+{
+#if defined(__x86_64__)
+    static const int kcs[] = { 1, 2, 7, 16, 33, MAX_K };
+    const packed_isa *isa = &packed_isa_avx512;
+    int cases = 0;
+
+    if (!isa->cpu_runs())
+        SKIP("this CPU has no AVX-512 (the one kernel with a narrow tile)");
+    else {
+        checked = first_bad = 0;
+        for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+            for (int cols = 16; cols < isa->nr; cols += isa->vector_floats)
+                for (int in_place = 0; in_place < 2; in_place++)
+                    for (int acc = 0; acc < 2; acc++)
+                        for (int next_rows = 0; next_rows <= MAX_K; next_rows += MAX_K / 2) {
+                            check_narrow(isa, kcs[ki], cols, in_place, next_rows, acc);
+                            cases++;
+                        }
+        CHECK(checked == cases && cases == 6 * 2 * 2 * 2 * 3);
+        if (first_bad)
+            gb_test_fail(__FILE__, __LINE__, first_what);
+    }
+    CHECK(packed_isa_avx2.kernel_narrow == NULL);
+#endif
+    CHECK(packed_isa_portable.kernel_narrow == NULL);
+}
