@@ -113,6 +113,11 @@ typedef struct lowp_isa {
                               * each k its own f32 word, [k][MR] and [k][NR]
                               * (f32 GEMM's layout), so a group takes 2 words */
     lowp_ukernel_fn kernel;
+    lowp_ukernel_fn kernel_narrow;          /* the same for n <= 32 only, on the
+                                             * tile's first two vectors (a fringe
+                                             * micro-panel: the full tile would
+                                             * spend its FMAs on zero padding);
+                                             * NULL: kernel runs it */
     lowp_ukernel_packing_fn kernel_packing; /* NULL: B always packed first */
     int (*kernel_packing_runs)(void);       /* 1 when this CPU runs kernel_packing */
     lowp_pack_b_fn pack_b;

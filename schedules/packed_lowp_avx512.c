@@ -724,12 +724,136 @@ static int cpu_runs_vnni(void)
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 }
 
+/* ---- the narrow tiles: a fringe of n <= 32 columns ------------------------------ */
+
+/* The tile's first two vectors only (n <= 32: a fringe micro-panel, whose
+ * B is zero-padded to NR), or its first one (n <= 16): the 8 x 48 tile
+ * would spend 1.5x or 3x the dot products (at N = 7, on every one of the
+ * call).  Named accumulators, as the full tile's (16 or 8 here), and the
+ * same branch-free store, masked to m rows and n columns; a fringe runs
+ * once per row of tiles. */
+#define DECLARE_ROW2(T, i, zero) T c##i##0 = zero, c##i##1 = zero;
+#define DECLARE_TILE2(T, zero)                                                \
+    DECLARE_ROW2(T, 0, zero) DECLARE_ROW2(T, 1, zero) DECLARE_ROW2(T, 2, zero) \
+    DECLARE_ROW2(T, 3, zero) DECLARE_ROW2(T, 4, zero) DECLARE_ROW2(T, 5, zero) \
+    DECLARE_ROW2(T, 6, zero) DECLARE_ROW2(T, 7, zero)
+/* Row i's two vectors to C: LOADZ, ADD, STORE the type's masked load, add
+ * and masked store (k0, k1: the columns' masks). */
+#define STORE_ROW2(i, T, LOADZ, ADD, STORE)                                           \
+    {                                                                                 \
+        T *ci = c + (long)(i < m ? i : 0) * ldc;                                      \
+        const __mmask16 s0 = i < m ? k0 : 0, s1 = i < m ? k1 : 0;                     \
+        const __mmask16 l0 = accumulate ? s0 : 0, l1 = accumulate ? s1 : 0;           \
+        c##i##0 = ADD(c##i##0, LOADZ(l0, ci));                                        \
+        c##i##1 = ADD(c##i##1, LOADZ(l1, ci + 16));                                   \
+        STORE(ci, s0, c##i##0);                                                       \
+        STORE(ci + 16, s1, c##i##1);                                                  \
+    }
+#define STORE_TILE2(T, LOADZ, ADD, STORE)                                             \
+    STORE_ROW2(0, T, LOADZ, ADD, STORE) STORE_ROW2(1, T, LOADZ, ADD, STORE)           \
+    STORE_ROW2(2, T, LOADZ, ADD, STORE) STORE_ROW2(3, T, LOADZ, ADD, STORE)           \
+    STORE_ROW2(4, T, LOADZ, ADD, STORE) STORE_ROW2(5, T, LOADZ, ADD, STORE)           \
+    STORE_ROW2(6, T, LOADZ, ADD, STORE) STORE_ROW2(7, T, LOADZ, ADD, STORE)
+
+TARGET_BF16
+static void ukernel_bf16_narrow(int kg, const uint32_t *restrict a, const uint32_t *restrict b,
+                                void *restrict cv, long ldc, int m, int n, int accumulate)
+{
+    float *c = cv;
+    const __mmask16 k0 = column_mask(n, 0), k1 = column_mask(n, 1);
+
+    DECLARE_TILE2(__m512, _mm512_setzero_ps())
+    if (n > 16)
+        for (int g = 0; g < kg; g++, a += MR, b += NR) {
+            const __m512bh b0 = (__m512bh)_mm512_load_si512(b);
+            const __m512bh b1 = (__m512bh)_mm512_load_si512(b + 16);
+            __m512bh ai;
+#define DOT_ROW(i)                                                            \
+            ai = (__m512bh)_mm512_set1_epi32((int)a[i]);                      \
+            c##i##0 = _mm512_dpbf16_ps(c##i##0, ai, b0);                      \
+            c##i##1 = _mm512_dpbf16_ps(c##i##1, ai, b1);
+            FOR_ROWS(DOT_ROW)
+#undef DOT_ROW
+        }
+    else
+        for (int g = 0; g < kg; g++, a += MR, b += NR) {
+            const __m512bh b0 = (__m512bh)_mm512_load_si512(b);
+#define DOT_ROW(i) c##i##0 = _mm512_dpbf16_ps(c##i##0, (__m512bh)_mm512_set1_epi32((int)a[i]), b0);
+            FOR_ROWS(DOT_ROW)
+#undef DOT_ROW
+        }
+    STORE_TILE2(float, _mm512_maskz_loadu_ps, _mm512_add_ps, _mm512_mask_storeu_ps)
+}
+
+TARGET_FMA
+static void ukernel_bf16_fma_narrow(int kg, const uint32_t *restrict av,
+                                    const uint32_t *restrict bv, void *restrict cv, long ldc,
+                                    int m, int n, int accumulate)
+{
+    const float *a = (const float *)av, *b = (const float *)bv;
+    float *c = cv;
+    const __mmask16 k0 = column_mask(n, 0), k1 = column_mask(n, 1);
+
+    DECLARE_TILE2(__m512, _mm512_setzero_ps())
+    if (n > 16)
+        for (int k = 0; k < 2 * kg; k++, a += MR, b += NR) {
+            const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+            __m512 ai;
+#define FMA_ROW(i)                                                            \
+            ai = _mm512_set1_ps(a[i]);                                        \
+            c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);                       \
+            c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);
+            FOR_ROWS(FMA_ROW)
+#undef FMA_ROW
+        }
+    else
+        for (int k = 0; k < 2 * kg; k++, a += MR, b += NR) {
+            const __m512 b0 = _mm512_load_ps(b);
+#define FMA_ROW(i) c##i##0 = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), b0, c##i##0);
+            FOR_ROWS(FMA_ROW)
+#undef FMA_ROW
+        }
+    STORE_TILE2(float, _mm512_maskz_loadu_ps, _mm512_add_ps, _mm512_mask_storeu_ps)
+}
+
+TARGET_VNNI
+static void ukernel_u8s8_narrow(int kg, const uint32_t *restrict a, const uint32_t *restrict b,
+                                void *restrict cv, long ldc, int m, int n, int accumulate)
+{
+    int32_t *c = cv;
+    const __mmask16 k0 = column_mask(n, 0), k1 = column_mask(n, 1);
+
+    DECLARE_TILE2(__m512i, _mm512_setzero_si512())
+    if (n > 16)
+        for (int g = 0; g < kg; g++, a += MR, b += NR) {
+            const __m512i b0 = _mm512_load_si512(b), b1 = _mm512_load_si512(b + 16);
+            __m512i ai;
+#define DOT_ROW(i)                                                            \
+            ai = _mm512_set1_epi32((int)a[i]);                                \
+            DPBUSD(c##i##0, ai, b0) DPBUSD(c##i##1, ai, b1)
+            FOR_ROWS(DOT_ROW)
+#undef DOT_ROW
+        }
+    else
+        for (int g = 0; g < kg; g++, a += MR, b += NR) {
+            const __m512i b0 = _mm512_load_si512(b);
+            __m512i ai;
+#define DOT_ROW(i)                                                            \
+            ai = _mm512_set1_epi32((int)a[i]);                                \
+            DPBUSD(c##i##0, ai, b0)
+            FOR_ROWS(DOT_ROW)
+#undef DOT_ROW
+        }
+    STORE_TILE2(int32_t, _mm512_maskz_loadu_epi32, _mm512_add_epi32, _mm512_mask_storeu_epi32)
+}
+
 const lowp_isa lowp_isa_avx512_bf16 = {
     .name = "avx512_bf16",
     .mr = MR,
     .nr = NR,
     .group = 2,
     .kernel = ukernel_bf16_8x48,
+    .kernel_narrow = ukernel_bf16_narrow,
     .kernel_packing = ukernel_bf16_8x48_packing,
     .kernel_packing_runs = cpu_runs_bf16,
     .pack_b = pack_b_bf16,
@@ -744,6 +868,7 @@ const lowp_isa lowp_isa_avx512_fma_widened = {
     .group = 2,
     .widen = 1,
     .kernel = ukernel_bf16_fma_8x48,
+    .kernel_narrow = ukernel_bf16_fma_narrow,
     .kernel_packing = ukernel_bf16_fma_8x48_packing,
     .kernel_packing_runs = cpu_runs_fma,
     .pack_b = pack_b_bf16_widened,
@@ -757,6 +882,7 @@ const lowp_isa lowp_isa_avx512_vnni = {
     .nr = NR,
     .group = 4,
     .kernel = ukernel_u8s8_8x48,
+    .kernel_narrow = ukernel_u8s8_narrow,
     .kernel_packing = ukernel_u8s8_8x48_packing,
     .kernel_packing_runs = cpu_runs_vnni_vbmi,
     .pack_b = pack_b_s8,

@@ -37,12 +37,14 @@ typedef struct shape {
 } shape;
 
 /* Every dimension in 1, 7, 33, 100, 383 somewhere, K also 2, 3, 5 (a bf16
- * pair and a u8 quad cut short), and one K past u8's k block. */
+ * pair and a u8 quad cut short), and one K past u8's k block; N = 20 and 70
+ * leave a fringe of 17-32 columns (the narrow kernel's two vectors; 1, 7
+ * and 100 leave 1-16, its one; 33 and 383 over 32, the full tile). */
 static const shape shapes[] = {
     { 1, 1, 1 },      { 1, 7, 2 },      { 7, 1, 3 },     { 7, 7, 5 },     { 33, 7, 1 },
     { 7, 33, 7 },     { 33, 33, 33 },   { 100, 7, 100 }, { 7, 100, 383 }, { 383, 33, 2 },
     { 33, 383, 3 },   { 100, 100, 5 },  { 1, 383, 100 }, { 383, 1, 33 },  { 100, 383, 7 },
-    { 383, 100, 383 }, { 16, 96, 1031 },
+    { 383, 100, 383 }, { 16, 96, 1031 }, { 7, 20, 33 },  { 33, 70, 100 },
 };
 #define NSHAPES (int)(sizeof shapes / sizeof shapes[0])
 
