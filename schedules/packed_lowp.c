@@ -722,8 +722,9 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
                     for (; ir < mc_cur; ir += mr) {
                         const int m = mc_cur - ir < mr ? mc_cur - ir : mr;
                         const lowp_ukernel_fn kernel =
-                            n <= 32 && p->isa->kernel_narrow ? p->isa->kernel_narrow
-                                                             : p->isa->kernel;
+                            n <= LOWP_NARROW_COLS && p->isa->kernel_narrow
+                                ? p->isa->kernel_narrow
+                                : p->isa->kernel;
                         kernel(kg, buf->a_block + (size_t)(ir / mr) * kg * mr * w, b_panel,
                                C + ((size_t)(ic + ir) * ldc + jc + jr) * 4, ldc, m, n, pc > 0);
                     }

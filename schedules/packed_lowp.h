@@ -103,6 +103,9 @@ typedef void (*lowp_ukernel_packing_fn)(int kg, const uint32_t *restrict a, cons
  * its element type, group and widening. */
 typedef void (*lowp_pack_a_fn)(int mc, int kc, const void *A, long lda, uint32_t *restrict dst);
 
+/* The widest fringe kernel_narrow takes: two 16-lane vectors of C. */
+#define LOWP_NARROW_COLS 32
+
 /* One type's kernel and packing on one instruction set. */
 typedef struct lowp_isa {
     const char *name;        /* packed_lowp_path's, the entry's "impl" */
@@ -113,11 +116,11 @@ typedef struct lowp_isa {
                               * each k its own f32 word, [k][MR] and [k][NR]
                               * (f32 GEMM's layout), so a group takes 2 words */
     lowp_ukernel_fn kernel;
-    lowp_ukernel_fn kernel_narrow;          /* the same for n <= 32 only, on the
-                                             * tile's first two vectors (a fringe
-                                             * micro-panel: the full tile would
-                                             * spend its FMAs on zero padding);
-                                             * NULL: kernel runs it */
+    lowp_ukernel_fn kernel_narrow;          /* the same for n <= LOWP_NARROW_COLS
+                                             * only, on the tile's first vectors (a
+                                             * fringe micro-panel: the full tile
+                                             * would spend its FMAs on zero
+                                             * padding); NULL: kernel runs it */
     lowp_ukernel_packing_fn kernel_packing; /* NULL: B always packed first */
     int (*kernel_packing_runs)(void);       /* 1 when this CPU runs kernel_packing */
     lowp_pack_b_fn pack_b;
