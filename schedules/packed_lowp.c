@@ -691,6 +691,10 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
                 for (int jr = 0; jr < nc_cur; jr += nr) {
                     const uint32_t *b_panel = b_block + (size_t)(jr / nr) * b_panel_stride;
                     const int n = nc_cur - jr < nr ? nc_cur - jr : nr;
+                    /* a fringe that narrow: the tile's first vectors only */
+                    const lowp_ukernel_fn kernel =
+                        n <= LOWP_NARROW_COLS && p->isa->kernel_narrow ? p->isa->kernel_narrow
+                                                                       : p->isa->kernel;
                     const unsigned char *b_src = B + ((size_t)pc * ldb + jc + jr) * p->b_es;
                     int ir = 0;
                     if (per_panel && n == nr && kc_cur >= group) {
@@ -721,10 +725,6 @@ static void run_region(const lowp_plan *p, int m0, int m1, int n0, int n1, int K
                     /* ir: ... every A micro-panel of the block streams past it */
                     for (; ir < mc_cur; ir += mr) {
                         const int m = mc_cur - ir < mr ? mc_cur - ir : mr;
-                        const lowp_ukernel_fn kernel =
-                            n <= LOWP_NARROW_COLS && p->isa->kernel_narrow
-                                ? p->isa->kernel_narrow
-                                : p->isa->kernel;
                         kernel(kg, buf->a_block + (size_t)(ir / mr) * kg * mr * w, b_panel,
                                C + ((size_t)(ic + ir) * ldc + jc + jr) * 4, ldc, m, n, pc > 0);
                     }

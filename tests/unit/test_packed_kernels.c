@@ -30,6 +30,30 @@ static float small_int(unsigned *state)
 static int checked, first_bad;
 static char first_what[200];
 
+/* The elements of C's rows 0..mr (one past the tile) and ldc columns that
+ * differ from what they must be: in the tile's first cols columns, A (MR
+ * rows, packed when lda is 0, else rows lda apart) times B (rows ldb
+ * apart) over kc, added to before[] when accumulating; everywhere else,
+ * before[] unchanged. */
+static int tile_wrong(int mr, int cols, int kc, const float *a, long lda, const float *b,
+                      long ldb, const float *before, const float *c, long ldc, int accumulate)
+{
+    int bad = 0;
+
+    for (int i = 0; i <= mr; i++)
+        for (int j = 0; j < ldc; j++) {
+            float want = before[i * ldc + j];
+            if (i < mr && j < cols) {
+                double sum = accumulate ? want : 0.0;
+                for (int k = 0; k < kc; k++)
+                    sum += (double)(lda ? a[i * lda + k] : a[k * mr + i]) * b[k * ldb + j];
+                want = (float)sum;
+            }
+            bad += c[i * ldc + j] != want;
+        }
+    return bad;
+}
+
 /* One call of the copy kernel (or, with plain set, of the entry point that
  * takes no prefetch arguments), checked against the reference; far: with
  * the L2 prefetch packed_b_far gives B's rows (a page apart at ldb 1100),
@@ -72,18 +96,7 @@ static void check_call(const packed_isa *isa, int kc, int a_in_place, long ldb,
                            far ? packed_b_far(ahead_rows * ldb, ldb) : 0, copy ? cp : NULL,
                            next_rows ? next : NULL, next_rows, c, ldc, accumulate);
 
-    for (int i = 0; i <= mr; i++)
-        for (int j = 0; j < ldc; j++) {
-            float want = before[i * ldc + j];
-            if (i < mr && j < nr) {
-                double sum = accumulate ? want : 0.0;
-                for (int k = 0; k < kc; k++)
-                    sum += (double)(a_in_place ? a[i * lda + k] : a[k * mr + i]) *
-                           b[k * ldb + j];
-                want = (float)sum;
-            }
-            bad += c[i * ldc + j] != want;
-        }
+    bad += tile_wrong(mr, nr, kc, a, lda, b, ldb, before, c, ldc, accumulate);
     for (int k = 0; k < MAX_K; k++)
         for (int j = 0; j < nr; j++)
             bad += cp[k * nr + j] != (copy && !plain && k < kc ? b[k * ldb + j] : GUARD);
@@ -195,17 +208,7 @@ static void check_ahead(const packed_isa *isa, int kc, int a_in_place, long ld, 
 
     isa->kernel_copy_ahead(kc, a, lda, b, src, ld, rows, dst, c, ldc, accumulate);
 
-    for (int i = 0; i <= mr; i++)
-        for (int j = 0; j < ldc; j++) {
-            float want = before[i * ldc + j];
-            if (i < mr && j < nr) {
-                double sum = accumulate ? want : 0.0;
-                for (int k = 0; k < kc; k++)
-                    sum += (double)(a_in_place ? a[i * lda + k] : a[k * mr + i]) * b[k * nr + j];
-                want = (float)sum;
-            }
-            bad += c[i * ldc + j] != want;
-        }
+    bad += tile_wrong(mr, nr, kc, a, lda, b, nr, before, c, ldc, accumulate);
     for (int k = 0; k <= MAX_K; k++)
         for (int j = 0; j < nr; j++)
             bad += dst[k * nr + j] != (k < rows ? src[k * ld + j] : GUARD);
@@ -296,17 +299,7 @@ static void check_narrow(const packed_isa *isa, int kc, int cols, int a_in_place
     isa->kernel_narrow(kc, a, lda, b, nr, cols, next_rows ? next : NULL, next_ld, next_rows, c,
                        ldc, accumulate);
 
-    for (int i = 0; i <= mr; i++)
-        for (int j = 0; j < ldc; j++) {
-            float want = before[i * ldc + j];
-            if (i < mr && j < cols) {
-                double sum = accumulate ? want : 0.0;
-                for (int k = 0; k < kc; k++)
-                    sum += (double)(a_in_place ? a[i * lda + k] : a[k * mr + i]) * b[k * nr + j];
-                want = (float)sum;
-            }
-            bad += c[i * ldc + j] != want;
-        }
+    bad += tile_wrong(mr, cols, kc, a, lda, b, nr, before, c, ldc, accumulate);
     checked++;
     if (bad && !first_bad) {
         first_bad = bad;
