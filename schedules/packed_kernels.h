@@ -43,14 +43,15 @@ typedef void (*packed_ukernel_a_fn)(int kc, const float *restrict a, long lda,
  * into L2, or none where b_far is 0 (packed_b_far; packed.c decides).
  * lda 0: a is a packed A micro-panel; else A in place, rows lda apart.
  * b_next: rows of the B micro-panel the next
- * passes will read in place (ldb apart), b_next_rows of them prefetched,
- * one per k from the first, or one every two k where 2 b_next_rows fit in
- * kc (the AVX-512 kernel; packed.c, macro_kernel), or b_next_rows 0. */
+ * passes will read (next_ld floats apart: B in place, or a packed block's),
+ * b_next_rows of them prefetched into L2, one per k from the first, or one
+ * every two k where 2 b_next_rows fit in kc (the AVX-512 kernel; packed.c,
+ * macro_kernel), or b_next_rows 0. */
 typedef void (*packed_ukernel_copy_fn)(int kc, const float *restrict a, long lda,
                                        const float *restrict b, long ldb, long b_ahead,
                                        long b_far, float *restrict b_copy, const float *b_next,
-                                       int b_next_rows, float *restrict c, long ldc,
-                                       int accumulate);
+                                       int b_next_rows, long next_ld, float *restrict c,
+                                       long ldc, int accumulate);
 
 /* The tile with B a packed micro-panel (b: k rows NR floats apart) that
  * meanwhile copies `rows` rows of the next B micro-panel, read in place

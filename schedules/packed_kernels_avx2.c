@@ -27,7 +27,7 @@
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
           long ldb, long b_ahead, long b_far, float *restrict b_copy,
-          const float *b_next, int b_next_rows,
+          const float *b_next, int b_next_rows, long next_ld,
           float *restrict c, long ldc, int accumulate)
 {
     __m256 acc[MR][NV];
@@ -57,7 +57,7 @@ tile_4x24(int kc, const float *restrict a, long a_row, long a_k, const float *re
             _mm_prefetch(packed_b_ahead(b_next, 0, 8 * NV - 1), PACKED_B_NEXT_HINT);
             /* Advanced only to a row that exists: never past B. */
             if (--b_next_rows > 0)
-                b_next += ldb;
+                b_next += next_ld;
         }
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
@@ -97,7 +97,7 @@ __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24(int kc, const float *restrict a, const float *restrict b, long ldb,
                   float *restrict c, long ldc, int accumulate)
 {
-    tile_4x24(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
+    tile_4x24(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, 0, c,
               ldc, accumulate);
 }
 
@@ -106,7 +106,7 @@ ukernel_avx2_4x24_a_in_place(int kc, const float *restrict a, long lda,
                              const float *restrict b, long ldb, float *restrict c, long ldc,
                              int accumulate)
 {
-    tile_4x24(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
+    tile_4x24(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, 0, c,
               ldc, accumulate);
 }
 
@@ -114,15 +114,15 @@ ukernel_avx2_4x24_a_in_place(int kc, const float *restrict a, long lda,
 __attribute__((target("avx2,fma"))) static void
 ukernel_avx2_4x24_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
                          long ldb, long b_ahead, long b_far, float *restrict b_copy,
-                         const float *b_next, int b_next_rows,
+                         const float *b_next, int b_next_rows, long next_ld,
                          float *restrict c, long ldc, int accumulate)
 {
     if (lda == 0)
-        tile_4x24(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
-                  accumulate);
+        tile_4x24(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows,
+                  next_ld, c, ldc, accumulate);
     else
-        tile_4x24(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
-                  accumulate);
+        tile_4x24(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows,
+                  next_ld, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

@@ -52,6 +52,7 @@ typedef struct tile_job {
     long lda, ldb, ldc;      /* bytes; lda 0: A packed */
     long lda7;               /* 7 lda: the A prefetch's first row */
     long b_ahead, b_far;     /* bytes past the B row loaded: prefetched into L1, L2 */
+    long nld;                /* bytes between the next micro-panel's rows */
     long n[6];               /* k steps or pairs of the six segments (tile_asm) */
     float *dst;              /* copy ahead: where the next micro-panel's rows go */
     long ld, pf;             /* their source's row stride and prefetch distance, bytes */
@@ -83,7 +84,7 @@ typedef struct tile_job {
     "prefetcht1 64(%[nx])\n\t"                                                 \
     "prefetcht1 128(%[nx])\n\t"                                                \
     "prefetcht1 188(%[nx])\n\t"                                                \
-    "add %c[o_ldb](%[job]), %[nx]\n\t"
+    "add %c[o_nld](%[job]), %[nx]\n\t"
 #define B_LOAD                                                                 \
     "vmovups (%[b]), %%zmm24\n\t"                                              \
     "vmovups 64(%[b]), %%zmm25\n\t"                                            \
@@ -227,6 +228,7 @@ typedef struct tile_job {
                            [cnt] "=&r"(cnt) WHEN(COPY, COPY_OUT)               \
                          : A##_IN [job] "r"(j), [bpf] "r"(j->b_ahead),         \
                            [o_ldb] "i"(offsetof(tile_job, ldb)),               \
+                           [o_nld] "i"(offsetof(tile_job, nld)),               \
                            [o_ldc] "i"(offsetof(tile_job, ldc)),               \
                            [o_lda7] "i"(offsetof(tile_job, lda7)),             \
                            [o_c] "i"(offsetof(tile_job, c)),                   \
@@ -304,14 +306,14 @@ TILE_AHEAD_FN(tile_in_place_ahead, A_IN_PLACE)
  * 0.0002), 0.987-0.990x elsewhere, qkv 1.006; M = 32 to 384 0.988-1.007. */
 static void tile_asm(int kc, const float *a, long lda, const float *b, long ldb, long b_ahead,
                      long b_far, float *b_copy, const float *b_next, int b_next_rows,
-                     float *c, long ldc, int accumulate)
+                     long next_ld, float *c, long ldc, int accumulate)
 {
     const long c_at = kc > C_AHEAD ? kc - C_AHEAD : 0;
     const long nn = b_next_rows < kc ? b_next_rows : kc;
     tile_job j = {
         .a = a, .b = b, .next = b_next, .copy = b_copy, .c = c,
         .lda = lda * 4, .ldb = ldb * 4, .ldc = ldc * 4, .lda7 = 7 * lda * 4,
-        .b_ahead = b_ahead * 4, .b_far = b_far * 4,
+        .b_ahead = b_ahead * 4, .b_far = b_far * 4, .nld = next_ld * 4,
         .accumulate = accumulate,
     };
     if (2 * nn + (c_at & 1) <= kc) {
@@ -339,7 +341,7 @@ __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48(int kc, const float *restrict a, const float *restrict b, long ldb,
                     float *restrict c, long ldc, int accumulate)
 {
-    tile_asm(kc, a, 0, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc,
+    tile_asm(kc, a, 0, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, ldb, c, ldc,
              accumulate);
 }
 
@@ -348,7 +350,7 @@ ukernel_avx512_8x48_a_in_place(int kc, const float *restrict a, long lda,
                                const float *restrict b, long ldb, float *restrict c, long ldc,
                                int accumulate)
 {
-    tile_asm(kc, a, lda, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c, ldc,
+    tile_asm(kc, a, lda, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, ldb, c, ldc,
              accumulate);
 }
 
@@ -356,11 +358,11 @@ ukernel_avx512_8x48_a_in_place(int kc, const float *restrict a, long lda,
 __attribute__((target("avx512f"))) static void
 ukernel_avx512_8x48_copy_b(int kc, const float *restrict a, long lda, const float *restrict b,
                            long ldb, long b_ahead, long b_far, float *restrict b_copy,
-                           const float *b_next, int b_next_rows,
+                           const float *b_next, int b_next_rows, long next_ld,
                            float *restrict c, long ldc, int accumulate)
 {
-    tile_asm(kc, a, lda, b, ldb, b_ahead, b_far, b_copy, b_next,
-             b_next_rows, c, ldc, accumulate);
+    tile_asm(kc, a, lda, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, next_ld, c, ldc,
+             accumulate);
 }
 
 /* The copy-ahead tile (packed_kernels.h): B packed (NR floats a row), the

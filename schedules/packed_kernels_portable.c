@@ -31,7 +31,7 @@ typedef float v4f __attribute__((vector_size(VF * sizeof(float))));
 static inline __attribute__((always_inline)) void
 tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *restrict b,
          long ldb, long b_ahead, long b_far, float *restrict b_copy,
-          const float *b_next, int b_next_rows,
+          const float *b_next, int b_next_rows, long next_ld,
          float *restrict c, long ldc, int accumulate)
 {
     v4f acc[MR][NV];
@@ -50,7 +50,7 @@ tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *res
             __builtin_prefetch(b_next, 0, 2);
             /* Advanced only to a row that exists: never past B. */
             if (--b_next_rows > 0)
-                b_next += ldb;
+                b_next += next_ld;
         }
         /* memcpy: a vector load without assuming alignment or aliasing. */
         memcpy(bv, b, sizeof bv);
@@ -86,7 +86,7 @@ tile_4x8(int kc, const float *restrict a, long a_row, long a_k, const float *res
 static void ukernel_portable_4x8(int kc, const float *restrict a, const float *restrict b,
                                  long ldb, float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
+    tile_4x8(kc, a, 1, MR, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, 0, c,
              ldc, accumulate);
 }
 
@@ -94,22 +94,22 @@ static void ukernel_portable_4x8_a_in_place(int kc, const float *restrict a, lon
                                             const float *restrict b, long ldb,
                                             float *restrict c, long ldc, int accumulate)
 {
-    tile_4x8(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, c,
+    tile_4x8(kc, a, lda, 1, b, ldb, PACKED_B_PREFETCH_ROWS * ldb, 0, NULL, NULL, 0, 0, c,
              ldc, accumulate);
 }
 
 static void ukernel_portable_4x8_copy_b(int kc, const float *restrict a, long lda,
                                         const float *restrict b, long ldb, long b_ahead,
                                         long b_far, float *restrict b_copy,
-                                        const float *b_next, int b_next_rows,
+                                        const float *b_next, int b_next_rows, long next_ld,
                                         float *restrict c, long ldc, int accumulate)
 {
     if (lda == 0)
-        tile_4x8(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
-                  accumulate);
+        tile_4x8(kc, a, 1, MR, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows,
+                 next_ld, c, ldc, accumulate);
     else
-        tile_4x8(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows, c, ldc,
-                  accumulate);
+        tile_4x8(kc, a, lda, 1, b, ldb, b_ahead, b_far, b_copy, b_next, b_next_rows,
+                 next_ld, c, ldc, accumulate);
 }
 
 /* Packing with this kernel's MR and NR as constants (packed_pack.h). */

@@ -573,7 +573,8 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                 : !p.b_next ? "not prefetched"
                 : p.b_mode == B_PANEL_FUSED
                     ? "the next micro-panel prefetched into L2 while the first pass reads "
-                      "the one before, all of it"
+                      "the one before, all of it; the next B block by the last A block's "
+                      "passes"
                     : "the next micro-panel prefetched into L2 while the one before is "
                       "read, a share of its rows per A micro-panel's pass",
                 gb_param_get(ctx->params, "bnext", -1) >= 0 ? " (--param)" : "");

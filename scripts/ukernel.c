@@ -131,8 +131,8 @@ static void tile(const packed_isa *isa, const kcase *k, const float *a, long lda
                  const float *b, long ldb, float *c, long ldc)
 {
     if (k->copy_kernel)
-        isa->kernel_copy_b(k->kc, a, 0, b, ldb, 0, packed_b_far(0, ldb), NULL, NULL, 0, c, ldc,
-                           0);
+        isa->kernel_copy_b(k->kc, a, 0, b, ldb, 0, packed_b_far(0, ldb), NULL, NULL, 0, ldb, c,
+                           ldc, 0);
     else if (k->a_in_place)
         isa->kernel_a_in_place(k->kc, a, lda, b, ldb, c, ldc, 0);
     else

@@ -94,7 +94,7 @@ static void check_call(const packed_isa *isa, int kc, int a_in_place, long ldb,
     else
         isa->kernel_copy_b(kc, a, lda, b, ldb, ahead_rows * ldb,
                            far ? packed_b_far(ahead_rows * ldb, ldb) : 0, copy ? cp : NULL,
-                           next_rows ? next : NULL, next_rows, c, ldc, accumulate);
+                           next_rows ? next : NULL, next_rows, ldb, c, ldc, accumulate);
 
     bad += tile_wrong(mr, nr, kc, a, lda, b, ldb, before, c, ldc, accumulate);
     for (int k = 0; k < MAX_K; k++)
