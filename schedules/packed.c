@@ -244,9 +244,8 @@ typedef struct b_view {
                               * apart), or NULL */
     long after_ld;
     int after_rows;          /* its k rows */
-    size_t after_stride;     /* panel fused: the next block's micro-panels,
-                              * this far apart, */
-    int after_panels;        /* and how many of them are whole */
+    int after_panels;        /* panel fused: the next block's whole micro-panels
+                              * (B in place: NR floats apart) */
 } b_view;
 
 /* A fused: all of A packed into the shared whole layout (panel p, row k at
@@ -409,8 +408,7 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 b_next_rows = b_next_share(bv->after_rows, end_pass - first_pass,
                                            pass - first_pass, &first);
                 if (b_next_rows > 0)
-                    b_next = bv->after + (size_t)panel * bv->after_stride +
-                             (size_t)first * bv->after_ld;
+                    b_next = bv->after + (size_t)panel * nr + (size_t)first * bv->after_ld;
                 next_ld = bv->after_ld;
             } else if (p->b_next && !p->ir_outer && bv->in_place && !copy_ahead) {
                 const float *next = NULL;
@@ -487,7 +485,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
         /* pc: k, one block at a time; C is stored by the first, added to after */
         for (int pc = 0; pc < K; pc += p->kc) {
             const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
-            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0, 0, 0 };
+            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0, 0 };
 
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
@@ -518,7 +516,6 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                 }
                 /* After the block's last micro-panel: the next k block's
                  * first, or the next column block's. */
-                bv.after_stride = (size_t)p->nr;
                 if (pc + kc_cur < K) {
                     bv.after = bv.base + (size_t)kc_cur * ldb;
                     bv.after_rows = K - pc - kc_cur < p->kc ? K - pc - kc_cur : p->kc;
