@@ -37,15 +37,30 @@
  *
  * Blocks from the machine's caches (gb_machine_detect, once per process),
  * as packed_plan.c:
- *   kc: B's micro-panel (kg x NR words) takes half of L1d, the rest for
- *       the A micro-panel streaming through and the C tile: kc = 256 bf16
- *       or 512 u8 on a 48 KiB L1d, balanced over K (K = 768 bf16: 3 x 256);
- *       a multiple of the group, so that only the last block has a tail;
+ *   kc: B packed in the call: B's micro-panel (kg x NR words) takes half of
+ *       L1d, where the first A micro-panel's call packs it and the others
+ *       read it back, the rest for the A micro-panel streaming through and
+ *       the C tile: kc = 256 bf16 or 512 u8 on a 48 KiB L1d, balanced over
+ *       K (K = 768 bf16: 3 x 256).  B pre-packed (--prepack): nothing is
+ *       packed into L1, and the A micro-panel (MR x kg words) takes half
+ *       of L1d, packed_plan.c's rule for f32: K = 768 is one pass over C
+ *       (kc 1536 bf16, 3072 u8 on 48 KiB), and each tile's start and its
+ *       trip to C are paid once per K = 768 rather than three times.  A
+ *       multiple of the group, so that only the last block has a tail;
  *   mc: the A block (mc x kg words) takes half of L2;
  *   nc: the B block (kg x nc words) half of L3 shared by the threads, where
  *       it is when the next ic block reads it (L2's half without an L3);
  * mc and nc rounded to MR and NR and balanced over the thread's rows and
- * columns.
+ * columns.  Pre-packed, the A micro-panel's kc against B's (`gemmbench
+ * ab`, 10 rounds, the 12 shapes of qkv, mlp_expand, mlp_reduce x M = 16,
+ * 64, 256, 384, AMD EPYC family 26 model 2): geomean 0.945x | 0.933x the
+ * time (bf16, 1 | 2 threads; 0.86-0.98 by shape) and 0.953x | 0.944x
+ * (u8s8; 0.90-0.99), none slower, the most at M = 16 and 64 of K = 3072
+ * or N = 3072.  Per call the long kc was slower (bf16 1.03-1.11x: the
+ * fused packing's micro-panel no longer fits L1, and at M = 384 the A
+ * block splits, so B is packed ahead of the kernel), so it stays; and
+ * pre-packed with nc cut to half of L2 it was 1-6 % slower than with nc
+ * all of N (A is packed again for every jc block).
  *
  * Threads: one parallel region per call; a tm x tn grid over the MR-row
  * and NR-column panels of C, the one whose busiest thread has the least
@@ -94,6 +109,7 @@
 
 /* Shares of each cache a block takes (see the header). */
 #define KC_B_L1_SHARE 0.5
+#define KC_A_L1_SHARE 0.5 /* B pre-packed */
 #define MC_L2_SHARE 0.5
 #define NC_L3_SHARE 0.5
 /* When the caches are unknown: common sizes of the last decade. */
@@ -594,8 +610,10 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
     if (l2 <= 0)
         l2 = FALLBACK_L2_BYTES;
 
-    /* kc: B's micro-panel in its share of L1d, whole groups. */
-    kg = (long)(KC_B_L1_SHARE * l1) / ((long)p->nr * 4 * p->words);
+    /* kc: B's micro-panel in its share of L1d, or pre-packed the A
+     * micro-panel in its share; whole groups. */
+    kg = prepack ? (long)(KC_A_L1_SHARE * l1) / ((long)p->mr * 4 * p->words)
+                 : (long)(KC_B_L1_SHARE * l1) / ((long)p->nr * 4 * p->words);
     p->kc = forced_kc > 0 ? (int)(ceil_div(forced_kc, p->group) * p->group)
                           : balanced_block(K, (kg > 0 ? kg : 1) * p->group, p->group);
     kg = ceil_div(p->kc, p->group);
