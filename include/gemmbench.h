@@ -167,6 +167,10 @@ typedef struct gb_typed_kernel {
      * (exit 0), never called.  Without it: always. */
     int (*available)(char *why, size_t whylen);
     int supports_prepack;
+    /* Optional: --explain for this type, where the variant's explain
+     * describes its f32 plan only (packed, ml_guided).  Without it the
+     * variant's explain runs (a typed schedule's knows its type). */
+    gb_explain_fn explain;
 } gb_typed_kernel;
 
 typedef struct gb_variant {

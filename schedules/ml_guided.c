@@ -585,21 +585,28 @@ static void guard_text(const choice *c, char *out, size_t len)
     }
 }
 
-static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+/* --explain for type t: the model's pick, or what runs without one
+ * (rule_based for f32, packed's kernel of the type for bf16 and u8s8). */
+static void explain_type(gb_dtype type, FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
     static const gb_params none;
-    choice *c = choose(M, N, K, ctx->nthreads, GB_DTYPE_F32);
+    choice *c = choose(M, N, K, ctx->nthreads, type);
     gb_learned_info info;
     gb_sched nest;
     gb_sched_plan *pl;
     char why[GB_ERR_LEN];
 
-    fprintf(out, "ml_guided  M=%d K=%d N=%d\n", M, K, N);
+    fprintf(out, "ml_guided  M=%d K=%d N=%d%s%s\n", M, K, N, type == GB_DTYPE_F32 ? "" : " ",
+            type == GB_DTYPE_F32 ? "" : gb_dtype_name(type));
     if (c == NULL || c->why != WHY_NONE) {
         const int w = c ? c->why : WHY_NO_CANDIDATE;
-        fprintf(out, "  rule_based with its own rules: %s%s%s\n", why_text[w],
-                w == WHY_OTHER_MACHINE ? ": " : "",
+        fprintf(out, "  %s: %s%s%s\n",
+                type == GB_DTYPE_F32 ? "rule_based with its own rules"
+                                     : "packed's kernel of the type",
+                why_text[w], w == WHY_OTHER_MACHINE ? ": " : "",
                 w == WHY_OTHER_MACHINE ? ranker.machine_why : "");
+        if (type != GB_DTYPE_F32 && gb_variant_packed.typed[type]->explain != NULL)
+            gb_variant_packed.typed[type]->explain(out, M, N, K, ctx);
         return;
     }
     gb_learned_info_of(ranker.model, &info);
@@ -611,7 +618,9 @@ static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
         fprintf(out, "  candidate %d: predicted %.1f us, %s%s\n", t + 1, c->predicted_us[t],
                 strcmp(c->origin[t], "space") == 0 ? "a point of the space"
                                                    : c->origin[t],
-                t == c->rank ? "  <- runs (checked against rule_based before it is timed)" : "");
+                t != c->rank                ? ""
+                : type == GB_DTYPE_F32 ? "  <- runs (checked against rule_based before it is timed)"
+                                       : "  <- runs");
     guard_text(c, why, sizeof why);
     fprintf(out, "  guard: %s\n", why);
     if (gb_sched_from_text(ranker.space.file, c->text[c->rank], strlen(c->text[c->rank]), &nest,
@@ -622,6 +631,11 @@ static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
     }
     gb_sched_explain(out, "ml_guided", pl);
     gb_sched_plan_free(pl);
+}
+
+static void ml_guided_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    explain_type(GB_DTYPE_F32, out, M, N, K, ctx);
 }
 
 cJSON *gb_ml_guided_json(gb_dtype dtype, int M, int N, int K, int threads)
@@ -739,11 +753,23 @@ static int typed_prepare_u8s8(int M, int N, int K, const void *B, int ldb, const
     return typed_prepare(GB_DTYPE_U8S8, M, N, K, B, ldb, ctx, prepack, state);
 }
 
+static void typed_explain_bf16(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    explain_type(GB_DTYPE_BF16, out, M, N, K, ctx);
+}
+
+static void typed_explain_u8s8(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    explain_type(GB_DTYPE_U8S8, out, M, N, K, ctx);
+}
+
 static const gb_typed_kernel ml_guided_typed[GB_DTYPE_COUNT] = {
     [GB_DTYPE_BF16] = { .run = typed_run, .prepare = typed_prepare_bf16,
-                        .release = typed_release, .impl = typed_impl },
+                        .release = typed_release, .impl = typed_impl,
+                        .explain = typed_explain_bf16 },
     [GB_DTYPE_U8S8] = { .run = typed_run, .prepare = typed_prepare_u8s8,
-                        .release = typed_release, .impl = typed_impl },
+                        .release = typed_release, .impl = typed_impl,
+                        .explain = typed_explain_u8s8 },
 };
 
 const gb_variant gb_variant_ml_guided = {

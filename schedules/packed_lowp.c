@@ -919,6 +919,42 @@ static void lowp_impl(gb_dtype t, const gb_ctx *ctx, char *buf, size_t len)
         snprintf(buf, len, "%s", name);
 }
 
+/* --explain for type t: the plan a call makes, per call and with --prepack,
+ * from the same plan_call (what it prints is what runs). */
+static void lowp_explain(gb_dtype t, FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    lowp_plan p, pp;
+    long l1, l2, l3;
+    const char *type = gb_dtype_name(t);
+
+    plan_call(t, M, N, K, ctx, 0, &p);
+    plan_call(t, M, N, K, ctx, 1, &pp);
+    cache_sizes(&l1, &l2, &l3);
+    const int thread_rows = (int)(ceil_div(ceil_div(M, p.mr), p.tm) * p.mr);
+    const int fused = p.fused && thread_rows <= p.mc;
+    fprintf(out, "packed %dx%dx%d (MxKxN) %s, %d thread%s:\n", M, K, N, type, p.nthreads,
+            p.nthreads > 1 ? "s" : "");
+    fprintf(out, "  micro-kernel  %s %d x %d, %d k a 32-bit group%s\n", p.isa->name, p.mr, p.nr,
+            p.group, p.isa->widen ? " (widened to f32 at packing, one word a k)" : "");
+    fprintf(out, "  B             packed per call, %s\n",
+            fused ? "each micro-panel by the first A micro-panel's call on it, as it goes "
+                    "(the thread's rows are one A block)"
+                  : "a block (kc x nc) at a time, before the kernels read it");
+    fprintf(out, "  A             packed a block (mc x kc) at a time, zero-padded to the group\n");
+    fprintf(out, "  kc %-5d (B's micro-panel, %d groups x %d words, in half of L1d, balanced "
+            "over K)\n", p.kc, (int)ceil_div(p.kc, p.group), p.nr * p.words);
+    fprintf(out, "  mc %-5d (A block mc x kc in half of L2, balanced)\n", p.mc);
+    fprintf(out, "  nc %-5d (B block kc x nc in half of %s, balanced)\n", p.nc,
+            l3 > 0 ? "L3 per thread" : "L2 (no L3 known)");
+    fprintf(out, "  caches L1d %ld KiB, L2 %ld KiB, L3 %ld KiB%s\n", l1 / 1024, l2 / 1024,
+            l3 / 1024, l1 > 0 && l2 > 0 ? "" : " (0: unknown, common sizes assumed)");
+    fprintf(out, "  threads %d x %d (rows x columns of C: the grid whose busiest thread has the "
+            "least dot products, packing and B read from beyond L2)\n", p.tm, p.tn);
+    fprintf(out, "  --prepack: B pre-packed by prepare(); kc %d (A's micro-panel, %d groups x "
+            "%d words, in half of L1d), mc %d, nc %d, threads %d x %d\n", pp.kc,
+            (int)ceil_div(pp.kc, pp.group), pp.mr * pp.words, pp.mc, pp.nc, pp.tm, pp.tn);
+}
+
 /* ---- the two types' entries --------------------------------------------------- */
 
 static int bf16_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb, void *C,
@@ -939,6 +975,11 @@ static void bf16_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t 
     lowp_impl(GB_DTYPE_BF16, ctx, buf, len);
 }
 
+static void bf16_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    lowp_explain(GB_DTYPE_BF16, out, M, N, K, ctx);
+}
+
 static int u8s8_run(int M, int N, int K, const void *A, int lda, const void *B, int ldb, void *C,
                     int ldc, const gb_ctx *ctx)
 {
@@ -957,11 +998,17 @@ static void u8s8_impl(int M, int N, int K, const gb_ctx *ctx, char *buf, size_t 
     lowp_impl(GB_DTYPE_U8S8, ctx, buf, len);
 }
 
+static void u8s8_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
+{
+    lowp_explain(GB_DTYPE_U8S8, out, M, N, K, ctx);
+}
+
 const gb_typed_kernel gb_packed_bf16 = {
     .run = bf16_run,
     .prepare = bf16_prepare,
     .release = lowp_release,
     .impl = bf16_impl,
+    .explain = bf16_explain,
     .supports_prepack = 1,
 };
 
@@ -970,5 +1017,6 @@ const gb_typed_kernel gb_packed_u8s8 = {
     .prepare = u8s8_prepare,
     .release = lowp_release,
     .impl = u8s8_impl,
+    .explain = u8s8_explain,
     .supports_prepack = 1,
 };

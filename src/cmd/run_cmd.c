@@ -243,14 +243,23 @@ static void explain_all(const gb_selection *sel, int threads)
         if (var->explain == NULL)
             continue;
         any = 1;
-        /* once a shape, for the first type of the run the variant has (a
+        /* once a shape and type: bf16 and u8s8 by the variant's kernel of
+         * the type where that explains itself, else by the variant (a
          * typed schedule explains its own type) */
-        for (int s = 0; s < sel->nshapes; s++)
-            if (explains(sel, v, s) &&
-                (s == 0 || sel->shapes[s - 1].M != sel->shapes[s].M ||
-                 sel->shapes[s - 1].N != sel->shapes[s].N ||
-                 sel->shapes[s - 1].K != sel->shapes[s].K || !explains(sel, v, s - 1)))
-                var->explain(stdout, sel->shapes[s].M, sel->shapes[s].N, sel->shapes[s].K, &ctx);
+        for (int s = 0; s < sel->nshapes; s++) {
+            const gb_shape *sh = &sel->shapes[s];
+            const gb_typed_kernel *tk =
+                sh->dtype != GB_DTYPE_F32 ? var->typed[sh->dtype] : NULL;
+            if (!explains(sel, v, s) ||
+                (s > 0 && sel->shapes[s - 1].M == sh->M && sel->shapes[s - 1].N == sh->N &&
+                 sel->shapes[s - 1].K == sh->K && sel->shapes[s - 1].dtype == sh->dtype &&
+                 explains(sel, v, s - 1)))
+                continue;
+            if (tk != NULL && tk->explain != NULL)
+                tk->explain(stdout, sh->M, sh->N, sh->K, &ctx);
+            else
+                var->explain(stdout, sh->M, sh->N, sh->K, &ctx);
+        }
     }
     if (!any)
         printf("none of the selected variants derives its schedule from rules "

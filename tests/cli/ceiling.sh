@@ -60,6 +60,15 @@ expect_exit explain_packed_next_off 0 "$G" --variant packed --shape 16x768x768 -
 expect_grep explain_packed_next_off_shown "^  B next  *not prefetched (--param)" "$WORK/out"
 expect_exit explain_packed_bpf 0 "$G" --variant packed --shape 16x768x3072 --param bpf=5 --explain
 expect_grep explain_packed_bpf_shown "^  B prefetch  *5 rows ahead .*(--param)" "$WORK/out"
+# bf16 and u8s8 explain their own kernels' plans, not f32's: one plan a
+# shape and type, its kc per call and pre-packed.
+expect_exit explain_packed_types 0 "$G" --variant packed --dtype f32,bf16,u8s8 --shape 16x768x768 --explain
+expect_grep explain_packed_f32 "^packed 16x768x768 (MxKxN), " "$WORK/out"
+expect_grep explain_packed_bf16 "^packed 16x768x768 (MxKxN) bf16, " "$WORK/out"
+expect_grep explain_packed_u8s8 "^packed 16x768x768 (MxKxN) u8s8, " "$WORK/out"
+expect_grep explain_packed_lowp_prepack "^  --prepack: B pre-packed by prepare(); kc [0-9]* (A's micro-panel" "$WORK/out"
+n=$(grep -c "^  B prefetch " "$WORK/out")
+if [ "$n" -eq 1 ]; then echo "ok explain_packed_types_f32_once"; else echo "FAIL explain_packed_types_f32_once: $n f32 plans"; fi
 
 expect_exit info_peak 0 "$G" info
 expect_grep info_peak_line "^peak fp32 .* GFLOP/s on 1 thread" "$WORK/out"
