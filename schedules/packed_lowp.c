@@ -37,30 +37,35 @@
  *
  * Blocks from the machine's caches (gb_machine_detect, once per process),
  * as packed_plan.c:
- *   kc: B packed in the call: B's micro-panel (kg x NR words) takes half of
- *       L1d, where the first A micro-panel's call packs it and the others
- *       read it back, the rest for the A micro-panel streaming through and
- *       the C tile: kc = 256 bf16 or 512 u8 on a 48 KiB L1d, balanced over
- *       K (K = 768 bf16: 3 x 256).  B pre-packed (--prepack): nothing is
- *       packed into L1, and the A micro-panel (MR x kg words) takes half
- *       of L1d, packed_plan.c's rule for f32: K = 768 is one pass over C
- *       (kc 1536 bf16, 3072 u8 on 48 KiB), and each tile's start and its
- *       trip to C are paid once per K = 768 rather than three times.  A
+ *   kc: B packed in the call, at small M: B's micro-panel (kg x NR words)
+ *       takes half of L1d, where the first A micro-panel's call packs it
+ *       and the others read it back, the rest for the A micro-panel
+ *       streaming through and the C tile: kc = 256 bf16 or 512 u8 on a
+ *       48 KiB L1d, balanced over K (K = 768 bf16: 3 x 256).  The long kc:
+ *       the A micro-panel (MR x kg words) takes half of L1d, packed_plan.c's
+ *       rule for f32, so that K = 768 is one pass over C (kc 1536 bf16,
+ *       3072 u8 on 48 KiB) and each tile's start and trip to C are paid
+ *       once rather than three times; with B pre-packed (--prepack), and
+ *       per call where a thread's rows are LONG_KC_PANELS A micro-panels or
+ *       more, whose passes then read the fused panel back from L2 often
+ *       enough, cut so that those rows stay one A block (the fused packing
+ *       needs one) in MC_LONG_L2_SHARE of L2, never below B's kc.  A
  *       multiple of the group, so that only the last block has a tail;
- *   mc: the A block (mc x kg words) takes half of L2;
+ *   mc: the A block (mc x kg words) takes half of L2 (with the long kc per
+ *       call, all the thread's rows);
  *   nc: the B block (kg x nc words) half of L3 shared by the threads, where
  *       it is when the next ic block reads it (L2's half without an L3);
  * mc and nc rounded to MR and NR and balanced over the thread's rows and
- * columns.  Pre-packed, the A micro-panel's kc against B's (`gemmbench
- * ab`, 10 rounds, the 12 shapes of qkv, mlp_expand, mlp_reduce x M = 16,
- * 64, 256, 384, AMD EPYC family 26 model 2): geomean 0.945x | 0.933x the
- * time (bf16, 1 | 2 threads; 0.86-0.98 by shape) and 0.953x | 0.944x
- * (u8s8; 0.90-0.99), none slower, the most at M = 16 and 64 of K = 3072
- * or N = 3072.  Per call the long kc was slower (bf16 1.03-1.11x: the
- * fused packing's micro-panel no longer fits L1, and at M = 384 the A
- * block splits, so B is packed ahead of the kernel), so it stays; and
- * pre-packed with nc cut to half of L2 it was 1-6 % slower than with nc
- * all of N (A is packed again for every jc block).
+ * columns.  The long kc against B's, `gemmbench ab`, 10 rounds, the shapes
+ * of qkv, mlp_expand, mlp_reduce (AMD EPYC family 26 model 2), 1 | 2
+ * threads: pre-packed, M = 16, 64, 256, 384: geomean 0.945x | 0.933x the
+ * time (bf16; 0.86-0.98 by shape) and 0.953x | 0.944x (u8s8; 0.90-0.99),
+ * none slower; per call, M = 64, 256, 384: 0.956-0.998 (18 of the 60
+ * entries of M = 16-384 faster at p < 0.01, none slower), where at M = 16
+ * (two A micro-panels a thread) it had been 1.02-1.06x slower, M = 32
+ * neither.  Pre-packed with nc cut to
+ * half of L2 it was 1-6 % slower than with nc all of N (A is packed again
+ * for every jc block).
  *
  * Threads: one parallel region per call; a tm x tn grid over the MR-row
  * and NR-column panels of C, the one whose busiest thread has the least
@@ -109,8 +114,13 @@
 
 /* Shares of each cache a block takes (see the header). */
 #define KC_B_L1_SHARE 0.5
-#define KC_A_L1_SHARE 0.5 /* B pre-packed */
+#define KC_A_L1_SHARE 0.5 /* the long kc: B pre-packed, or per call at LONG_KC_PANELS */
 #define MC_L2_SHARE 0.5
+/* Per call, the long kc from this many A micro-panels a thread (each reads
+ * the fused panel back from L2 rather than L1), its A block in this share
+ * of L2 (see the header). */
+#define LONG_KC_PANELS 4
+#define MC_LONG_L2_SHARE 0.75
 #define NC_L3_SHARE 0.5
 /* When the caches are unknown: common sizes of the last decade. */
 #define FALLBACK_L1_BYTES (32L * 1024)
@@ -534,6 +544,7 @@ typedef struct lowp_plan {
     int kc, mc, nc;          /* kc % group == 0, mc % mr == 0, nc % nr == 0 */
     int tm, tn, nthreads;
     int fused;               /* isa->kernel_packing runs here */
+    int long_kc;             /* kc from the A micro-panel (plan_call) */
 } lowp_plan;
 
 static long ceil_div(long a, long b)
@@ -589,7 +600,8 @@ static void cache_sizes(long *l1, long *l2, long *l3)
 static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int prepack,
                       lowp_plan *p)
 {
-    long l1, l2, l3, kg, mc_cap, nc_cap;
+    long l1, l2, l3, kg, mc_cap, nc_cap, rows;
+    int long_kc;
     double best = -1.0;
 
     memset(p, 0, sizeof *p);
@@ -610,14 +622,7 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
     if (l2 <= 0)
         l2 = FALLBACK_L2_BYTES;
 
-    /* kc: B's micro-panel in its share of L1d, or pre-packed the A
-     * micro-panel in its share; whole groups. */
-    kg = prepack ? (long)(KC_A_L1_SHARE * l1) / ((long)p->mr * 4 * p->words)
-                 : (long)(KC_B_L1_SHARE * l1) / ((long)p->nr * 4 * p->words);
-    p->kc = forced_kc > 0 ? (int)(ceil_div(forced_kc, p->group) * p->group)
-                          : balanced_block(K, (kg > 0 ? kg : 1) * p->group, p->group);
-    kg = ceil_div(p->kc, p->group);
-
+    /* The grid first: its cost does not depend on the blocks. */
     for (int tm = 1; tm <= p->nthreads; tm++) {
         const int tn = p->nthreads / tm;
         double cost;
@@ -630,13 +635,38 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
             p->tn = tn;
         }
     }
+    rows = ceil_div(ceil_div(M, p->mr), p->tm) * p->mr;
 
-    /* mc: the A block in its share of L2; nc: the B block in its share of
-     * L3 (of L2 without one), balanced over the thread's rows and columns. */
+    /* kc: B's micro-panel in its share of L1d; or the A micro-panel in its
+     * share, pre-packed, or per call where the thread's rows are at least
+     * LONG_KC_PANELS A micro-panels, cut so that they stay one A block in
+     * MC_LONG_L2_SHARE of L2 (the fused packing needs one), never below
+     * B's; whole groups. */
+    kg = (long)(KC_B_L1_SHARE * l1) / ((long)p->nr * 4 * p->words);
+    long_kc = prepack || (p->fused && rows >= LONG_KC_PANELS * p->mr);
+    if (long_kc) {
+        long kg_a = (long)(KC_A_L1_SHARE * l1) / ((long)p->mr * 4 * p->words);
+        if (!prepack) {
+            const long kg_fit = (long)(MC_LONG_L2_SHARE * l2) / (rows * 4 * p->words);
+            kg_a = kg_a < kg_fit ? kg_a : kg_fit;
+        }
+        long_kc = kg_a > kg;
+        kg = long_kc ? kg_a : kg;
+    }
+    p->long_kc = long_kc && forced_kc <= 0;
+    p->kc = forced_kc > 0 ? (int)(ceil_div(forced_kc, p->group) * p->group)
+                          : balanced_block(K, (kg > 0 ? kg : 1) * p->group, p->group);
+    kg = ceil_div(p->kc, p->group);
+
+    /* mc: the A block in its share of L2 (per call with the long kc, all the
+     * thread's rows); nc: the B block in its share of L3 (of L2 without
+     * one), balanced over the thread's rows and columns. */
     mc_cap = (long)(MC_L2_SHARE * l2) / (kg * 4 * p->words) / p->mr * p->mr;
+    if (long_kc && !prepack && forced_kc <= 0)
+        mc_cap = rows;
     nc_cap = (long)(NC_L3_SHARE * (l3 > 0 ? l3 / p->nthreads : l2)) / (kg * 4 * p->words) / p->nr *
              p->nr;
-    p->mc = balanced_block(ceil_div(ceil_div(M, p->mr), p->tm) * p->mr, mc_cap, p->mr);
+    p->mc = balanced_block(rows, mc_cap, p->mr);
     p->nc = balanced_block(ceil_div(ceil_div(N, p->nr), p->tn) * p->nr, nc_cap, p->nr);
     if (forced_mc > 0)
         p->mc = (int)(ceil_div(forced_mc, p->mr) * p->mr);
@@ -941,9 +971,17 @@ static void lowp_explain(gb_dtype t, FILE *out, int M, int N, int K, const gb_ct
                     "(the thread's rows are one A block)"
                   : "a block (kc x nc) at a time, before the kernels read it");
     fprintf(out, "  A             packed a block (mc x kc) at a time, zero-padded to the group\n");
-    fprintf(out, "  kc %-5d (B's micro-panel, %d groups x %d words, in half of L1d, balanced "
-            "over K)\n", p.kc, (int)ceil_div(p.kc, p.group), p.nr * p.words);
-    fprintf(out, "  mc %-5d (A block mc x kc in half of L2, balanced)\n", p.mc);
+    if (p.long_kc)
+        fprintf(out, "  kc %-5d (A's micro-panel, %d groups x %d words, in half of L1d, the "
+                "thread's rows (%d A micro-panels, %d or more) in 3/4 of L2, balanced over "
+                "K)\n", p.kc, (int)ceil_div(p.kc, p.group), p.mr * p.words, thread_rows / p.mr,
+                LONG_KC_PANELS);
+    else
+        fprintf(out, "  kc %-5d (B's micro-panel, %d groups x %d words, in half of L1d, balanced "
+                "over K)\n", p.kc, (int)ceil_div(p.kc, p.group), p.nr * p.words);
+    fprintf(out, "  mc %-5d (%s)\n", p.mc,
+            p.long_kc ? "all the thread's rows, one A block"
+                      : "A block mc x kc in half of L2, balanced");
     fprintf(out, "  nc %-5d (B block kc x nc in half of %s, balanced)\n", p.nc,
             l3 > 0 ? "L3 per thread" : "L2 (no L3 known)");
     fprintf(out, "  caches L1d %ld KiB, L2 %ld KiB, L3 %ld KiB%s\n", l1 / 1024, l2 / 1024,

@@ -38,9 +38,10 @@ typedef struct shape {
 
 /* Every dimension in 1, 7, 33, 100, 383 somewhere, K also 2, 3, 5 (a bf16
  * pair and a u8 quad cut short), one K past u8's k block per call (1031)
- * and one past both types' pre-packed k blocks, cut short in its last group
- * (3103: the A micro-panel's kc, 1536 bf16 and 3072 u8 on a 48 KiB L1d,
- * 1024 and 2048 on 32 KiB); N = 20 and 70
+ * and one past both types' long k blocks, cut short in its last group
+ * (3103 at M = 41, six A micro-panels, long per call too: the A
+ * micro-panel's kc, 1536 bf16 and 3072 u8 on a 48 KiB L1d, 1024 and 2048
+ * on 32 KiB); N = 20 and 70
  * leave a fringe of 17-32 columns (the narrow kernel's two vectors; 1, 7
  * and 100 leave 1-16, its one; 33 and 383 over 32, the full tile). */
 static const shape shapes[] = {
@@ -48,7 +49,7 @@ static const shape shapes[] = {
     { 7, 33, 7 },     { 33, 33, 33 },   { 100, 7, 100 }, { 7, 100, 383 }, { 383, 33, 2 },
     { 33, 383, 3 },   { 100, 100, 5 },  { 1, 383, 100 }, { 383, 1, 33 },  { 100, 383, 7 },
     { 383, 100, 383 }, { 16, 96, 1031 }, { 7, 20, 33 },  { 33, 70, 100 },
-    { 9, 50, 3103 },
+    { 41, 50, 3103 },
 };
 #define NSHAPES (int)(sizeof shapes / sizeof shapes[0])
 
