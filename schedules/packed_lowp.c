@@ -63,9 +63,8 @@
  * none slower; per call, M = 64, 256, 384: 0.956-0.998 (18 of the 60
  * entries of M = 16-384 faster at p < 0.01, none slower), where at M = 16
  * (two A micro-panels a thread) it had been 1.02-1.06x slower, M = 32
- * neither.  Pre-packed with nc cut to
- * half of L2 it was 1-6 % slower than with nc all of N (A is packed again
- * for every jc block).
+ * neither.  Pre-packed with nc cut to half of L2 it was 1-6 % slower than
+ * with nc all of N (A is packed again for every jc block).
  *
  * Threads: one parallel region per call; a tm x tn grid over the MR-row
  * and NR-column panels of C, the one whose busiest thread has the least
@@ -973,9 +972,9 @@ static void lowp_explain(gb_dtype t, FILE *out, int M, int N, int K, const gb_ct
     fprintf(out, "  A             packed a block (mc x kc) at a time, zero-padded to the group\n");
     if (p.long_kc)
         fprintf(out, "  kc %-5d (A's micro-panel, %d groups x %d words, in half of L1d, the "
-                "thread's rows (%d A micro-panels, %d or more) in 3/4 of L2, balanced over "
+                "thread's rows (%d A micro-panels, %d or more) in %.0f %% of L2, balanced over "
                 "K)\n", p.kc, (int)ceil_div(p.kc, p.group), p.mr * p.words, thread_rows / p.mr,
-                LONG_KC_PANELS);
+                LONG_KC_PANELS, 100.0 * MC_LONG_L2_SHARE);
     else
         fprintf(out, "  kc %-5d (B's micro-panel, %d groups x %d words, in half of L1d, balanced "
                 "over K)\n", p.kc, (int)ceil_div(p.kc, p.group), p.nr * p.words);
