@@ -2,7 +2,11 @@
  * packed_lowp.c - the packed schedule's bf16 and u8s8 kernels (gb_packed_bf16,
  * gb_packed_u8s8, packed_lowp.h): the driver, the portable kernels, and the
  * choice of path.  The AVX-512 micro-kernels and their packing of B are
- * packed_lowp_avx512.c.
+ * packed_lowp_avx512.c.  One file of just over 1,000 lines: the plan
+ * (plan_call), the loops that run it, the state and --explain, which
+ * prints that plan, share lowp_plan and plan_call, private here; the
+ * portable kernels (about 120 lines) are the piece that could stand apart,
+ * as packed_kernels_portable.c does for f32.
  *
  * Types (oneDNN's matmul): bf16 is A, B bfloat16 and C float, sums in fp32;
  * u8s8 is A uint8_t, B int8_t and C int32_t, sums as vpdpbusd makes them
@@ -661,7 +665,7 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
      * thread's rows); nc: the B block in its share of L3 (of L2 without
      * one), balanced over the thread's rows and columns. */
     mc_cap = (long)(MC_L2_SHARE * l2) / (kg * 4 * p->words) / p->mr * p->mr;
-    if (long_kc && !prepack && forced_kc <= 0)
+    if (p->long_kc && !prepack)
         mc_cap = rows;
     nc_cap = (long)(NC_L3_SHARE * (l3 > 0 ? l3 / p->nthreads : l2)) / (kg * 4 * p->words) / p->nr *
              p->nr;
