@@ -172,9 +172,18 @@ RUN_ARGS  ?= --all --quick
 all: $(BIN)
 
 # The reference libraries too (as root), unless REFERENCE= says not to.
+# The stamp is an included makefile (empty): when make has to create it,
+# setup.sh runs before anything is built and make then reads this file
+# again, so the probes above see what setup.sh has just installed and the
+# first `make` (or `make test`, `make bench-ceiling`) on a fresh machine
+# links the reference libraries, hwloc and XGBoost; before, it built
+# without them and only a second `make` relinked.
 $(DEPS_OK): scripts/setup.sh
 	@sh scripts/setup.sh $(if $(REFERENCE),reference)
 	@mkdir -p $(BUILD) && touch $@
+ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+include $(DEPS_OK)
+endif
 
 $(BUILD)/src/%.o: src/%.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
@@ -184,9 +193,9 @@ $(BUILD)/src/%.o: src/%.c | $(DEPS_OK)
 $(BUILD)/src/files/output.o: $(VERSION_STAMP)
 # Every object whose source tests a GB_HAVE_* macro (the variant table, the
 # reference variants, topology.c and its test) is rebuilt when the probes'
-# findings change: the first `make` on a fresh machine compiles before
-# setup.sh has installed the libraries, and a later `make test` that probed
-# hwloc must not link a test built with it against a topology.o without it.
+# findings change: a library installed or removed after a build, and a
+# `make test` that probed hwloc must not link a test built with it against
+# a topology.o without it.
 HAVE_USERS := $(patsubst %.c,$(BUILD)/%.o,$(shell grep -l 'GB_HAVE_' src/*/*.c schedules/*.c tests/unit/*.c 2>/dev/null))
 $(HAVE_USERS): $(REFERENCE_STAMP)
 
@@ -213,12 +222,9 @@ $(TEST_BIN): $(TEST_OBJ) $(BUILD)/libgemmbench.a $(REFERENCE_STAMP)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS_EXTRA) -o $@ $(filter-out $(REFERENCE_STAMP),$^) $(LDLIBS)
 
 # The main job, quick by default: every variant on every kernel at two M.
-# `make run RUN_ARGS=` runs bench.conf's full sweep.
-# The build runs again in a sub-make once the set-up has run, so that the
-# reference libraries it has just installed are probed and linked: the first
-# `make run` on a fresh machine measures against the ceiling.
-run: $(DEPS_OK)
-	@$(MAKE) --no-print-directory $(BIN)
+# `make run RUN_ARGS=` runs bench.conf's full sweep.  The first `make run`
+# on a fresh machine measures against the ceiling (DEPS_OK, above).
+run: $(BIN)
 	$(say) RUN "$(BIN) $(RUN_ARGS)"
 	$(Q)./$(BIN) $(RUN_ARGS)
 

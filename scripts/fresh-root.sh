@@ -12,9 +12,10 @@
 #      user's `make run` and `make test` pass, `make test` counting what
 #      needs an optional package (the reference libraries, hwloc, gnuplot,
 #      clang, Slurm, qemu) as skipped, each skip naming what it needs;
-#   3. as root, in a new clone: `make run` and `make test`, which install
-#      what is missing (the build's packages, the reference libraries,
-#      hwloc) and pass.
+#   3. as root, in a new clone: `make`, which installs what is missing (the
+#      build's packages, the reference libraries, hwloc) and links the
+#      reference variants in that same first build; then `make run` and
+#      `make test`, which pass.
 #
 # Any step that does not do so fails the script (exit 1), with its output;
 # bad arguments are refused in one line (exit 2) before anything is built.
@@ -182,8 +183,20 @@ case $steps in *2*)
 esac
 
 case $steps in *3*)
-    say "3. as root, a new clone: make run, make test"
+    say "3. as root, a new clone: make, make run, make test"
     clone_into /root
+    # The first plain `make` installs and then links what it installed:
+    # a build that probed before setup.sh ran would lack every reference
+    # variant until a second make.
+    as_root "make" >"$log" 2>&1 || { tail -n 40 "$log"; fail "make as root"; }
+    refs=$(as_root "./build/gemmbench --list" | awk '$2 == "reference" { printf " %s", $1 }')
+    for r in openblas blis onednn libxsmm; do
+        case "$refs " in
+        *" $r "*) ;;
+        *) fail "the first make as root built no '$r' variant (reference variants:${refs:- none})" ;;
+        esac
+    done
+    say "ok: make as root linked the reference libraries it installed:$refs"
     both as_root "as root"
     ;;
 esac
