@@ -28,7 +28,9 @@ enum gb_exit {
 
 /* ---- schedule parameters (--param key=value) ---------------------------- */
 
-#define GB_MAX_PARAMS 16
+/* packed's effective parameters alone are 19 at mlp_expand's shapes (every
+ * calibrated answer, the blocks, the grid): room for them and more. */
+#define GB_MAX_PARAMS 32
 #define GB_PARAM_KEY_LEN 24
 
 /* What a variant accepts: an integer in [min, max], or, when choices is

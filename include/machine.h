@@ -96,11 +96,12 @@ typedef struct gb_slurm {
  * copied into a packed block by the first A micro-panel's pass (panel
  * fused); and, where B's rows are a page or more apart and every pass
  * reads them in place while the next B micro-panel is prefetched into L2,
- * whether the kernel also prefetches each row into L2 16 rows ahead.
+ * whether the kernel also prefetches each row into L2 16 rows ahead; and
+ * there, whether kc is cut to the rows L2 has places for (gb_places_rows).
  * Answer 0 is the rule's (in place; L1; half of L1d; on), answer 1 the
  * other (copied; L2 only; L1d's ways; off). */
 enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_BCOPY, GB_CALIB_BPREFETCH, GB_CALIB_KC,
-       GB_CALIB_BNEAR, GB_CALIB_BFAR, GB_CALIB_QUESTIONS };
+       GB_CALIB_BNEAR, GB_CALIB_BFAR, GB_CALIB_KCPLACES, GB_CALIB_QUESTIONS };
 enum { GB_READ_IN_PLACE = 0, GB_READ_COPIED, GB_READ_CHOICES };
 /* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
 #define GB_MAX_CALIBRATIONS 64
@@ -151,11 +152,13 @@ extern const char *const gb_kc_rule_names[];
 /* bprefetch's answers by name (GB_READ_IN_PLACE and GB_READ_COPIED's
  * indices). */
 enum { GB_PREFETCH_L1 = 0, GB_PREFETCH_L2 = 1 };
-/* bfar's: "on" (B read in place by every pass, its rows a page or more
- * apart, is prefetched into L2 16 rows ahead as well as by the next
- * micro-panel's prefetch) and "off" (by the next micro-panel's alone). */
-extern const char *const gb_far_names[];
-enum { GB_FAR_ON = 0, GB_FAR_OFF = 1 };
+/* bfar's and kcplaces' answers: "on" (bfar: B read in place by every
+ * pass, its rows a page or more apart, is prefetched into L2 16 rows ahead
+ * as well as by the next micro-panel's prefetch; kcplaces: kc is cut to
+ * the rows L2 has places for) and "off" (by the next micro-panel's prefetch
+ * alone; kc as L1 and L2's shares give it). */
+extern const char *const gb_on_off_names[];
+enum { GB_ON = 0, GB_OFF = 1 };
 
 
 

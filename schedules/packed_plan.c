@@ -54,7 +54,9 @@
  *       mlp_expand's 12 KiB on 1 MiB; 1024 at N = 768, no cut), down to
  *       the same quarter.  AMD EPYC family 26, mlp_expand, kc 768 -> 256,
  *       gemmbench ab, 12 rounds: M = 8 0.934x | 0.955x (1 | 2 threads),
- *       M = 16-32 0.974-0.981x;
+ *       M = 16-32 0.974-0.981x; on the family 25 guest uncut took
+ *       0.95-0.99x the time at M = 8-256, so the calibration decides
+ *       (kcplaces);
  *   mc: the A block (mc x kc) takes half of L2;
  *   nc: the B block (kc x nc) takes half of L2 when B is packed (per call,
  *       panel fused or pre-packed), so that a packed panel is still in L2
@@ -413,23 +415,20 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * again, and the next one's prefetch into L2 must still be there when
      * its first pass comes, so kc rows of B must fit the places L2 has for
      * rows N floats apart (the header's rule), down to the same floor as
-     * the A block's cut.  mc stays: mc x kc only shrinks. */
+     * the A block's cut, where the calibration says (--param kcplaces): on
+     * the family 25 guest uncut took 0.95-0.99x the time.  mc stays: mc x
+     * kc only shrinks. */
     if (gb_param_get(ctx->params, "kc", 0) <= 0 && !p->ir_outer &&
         (p->b_mode == B_IN_PLACE ||
          (p->b_mode == B_FUSED && !fused_copies(p, passes_per_block(p, M))))) {
         const long places = gb_places_rows(p->l2_bytes, (long)N * (long)sizeof(float), PAGE_BYTES,
                                            CACHE_LINE_BYTES);
         const long floor = kc_l1_cap(p) / KC_JR_MIN_DIVISOR;
-        if (places < p->kc) {
+        if (places < p->kc && read_as(p, GB_CALIB_KCPLACES, ctx, &machine) == GB_ON) {
             p->kc = balanced_block(K, places > floor ? places : floor, 1);
             p->kc_places = 1;
         }
     }
-    /* B fused whose every pass reads B in place (no copy at this M, its
-     * rows a page or more apart) while each also prefetches its share of
-     * the next micro-panel into L2: whether the kernel prefetches each row
-     * into L2 16 rows ahead as well, as calibrated (or --param bfar).
-     * Where a pass copies B, or nothing else brings it into L2, it does. */
     /* B fused where the first pass would copy each B micro-panel for the
      * later ones: those reads from L3 all fall in the first pass, at a
      * twelfth or less of its time, and a core reads rows a page apart at
@@ -440,10 +439,15 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * first pass copies). */
     p->copy_ahead = p->b_mode == B_FUSED && fused_copies(p, passes_per_block(p, M)) &&
                     p->isa->kernel_copy_ahead != NULL && gb_param_get(ctx->params, "bahead", 1);
+    /* B fused whose every pass reads B in place (no copy at this M, its
+     * rows a page or more apart) while each also prefetches its share of
+     * the next micro-panel into L2: whether the kernel prefetches each row
+     * into L2 16 rows ahead as well, as calibrated (or --param bfar).
+     * Where a pass copies B, or nothing else brings it into L2, it does. */
     p->b_far = !(p->b_mode == B_FUSED && p->b_next &&
                  (long)N * (long)sizeof(float) >= PAGE_BYTES &&
                  !fused_copies(p, passes_per_block(p, M)) &&
-                 read_as(p, GB_CALIB_BFAR, ctx, &machine) == GB_FAR_OFF);
+                 read_as(p, GB_CALIB_BFAR, ctx, &machine) == GB_OFF);
 }
 
 /* ---- description --------------------------------------------------------------- */
@@ -599,6 +603,7 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                 p.kc_places ? ", and kc rows of B in L2's places for rows N floats apart" : "",
                 user_kc ? ")" : ", balanced over K)");
         explain_read(out, &p, GB_CALIB_KC);
+        explain_read(out, &p, GB_CALIB_KCPLACES);
     }
     fprintf(out, "  mc %-5d %s\n", p.mc,
             gb_param_get(ctx->params, "mc", 0) > 0 ? "(--param, rounded up to MR)"
@@ -680,11 +685,16 @@ const gb_param_spec packed_params[] = {
     { "aread", 0, 0, gb_read_names, "A with rows a page or more apart (K*4 >= 4096): in_place "
                                     "or copied (apack=fused); default: this machine's "
                                     "calibration (gemmbench info)" },
-    { "bfar", 0, 0, gb_far_names, "B with rows a page or more apart, read in place by "
-                                  "every pass (B fused, no copy at this M) while the next "
-                                  "micro-panel is prefetched (bnext=1): on, each row also "
-                                  "prefetched into L2 16 rows ahead, or off; default: this "
-                                  "machine's calibration (gemmbench info)" },
+    { "bfar", 0, 0, gb_on_off_names, "B with rows a page or more apart, read in place by "
+                                     "every pass (B fused, no copy at this M) while the next "
+                                     "micro-panel is prefetched (bnext=1): on, each row also "
+                                     "prefetched into L2 16 rows ahead, or off; default: this "
+                                     "machine's calibration (gemmbench info)" },
+    { "kcplaces", 0, 0, gb_on_off_names, "jr outer, every pass reading B in place (B in "
+                                         "place, or fused with no copy at this M): on, kc "
+                                         "cut to the rows L2 has places for at B's row "
+                                         "stride, or off; default: this machine's "
+                                         "calibration (gemmbench info); kc sets kc itself" },
     { "bprefetch", 0, 0, gb_prefetch_names, "B with rows a page or more apart, read in "
                                             "place: prefetched into l1 (the set rule's "
                                             "distance) and L2, or into l2 only (none ahead "

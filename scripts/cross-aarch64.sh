@@ -61,7 +61,7 @@ export QEMU_LD_PREFIX
 # speed, and the full bandwidth probe streams 4x the host's last level
 # under emulation (1.2 GiB on a 300 MiB-L3 Xeon guest, where the sweep
 # below then ran past its 600 s).
-# packed's calibration forced too: measured, its seven questions time about
+# packed's calibration forced too: measured, its questions time about
 # 200 GFLOP of BERT-sized GEMMs, which under emulation (0.27 GFLOP/s on the
 # AMD EPYC kind) took 11 minutes and ran the sweep below past its 600 s.
 # in_place here; the run after the sweep forces copied, so the plans of

@@ -14,12 +14,12 @@
 
 /* Bump when what is measured, or how it decides, changes: the key changes
  * with it, so older files are never read (and refused if copied in). */
-#define CALIB_METHOD 9
+#define CALIB_METHOD 11
 
 const char *const gb_read_names[] = { "in_place", "copied", NULL };
 const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
 const char *const gb_kc_rule_names[] = { "l1_half", "l1_ways", NULL };
-const char *const gb_far_names[] = { "on", "off", NULL };
+const char *const gb_on_off_names[] = { "on", "off", NULL };
 
 /* B and A: M = 16 (every pass reads the operand in place on AVX-512's
  * 8-row micro-panels) and 64 (the first of 8 passes copies).  B's copy in
@@ -43,7 +43,13 @@ const char *const gb_far_names[] = { "on", "off", NULL };
  * bprefetch's; off as soon as on is the slower (on the AMD EPYC family 26,
  * without it mlp_expand took 0.87-0.94x the time at M = 16 and 32 in two
  * runs, where the default copies nothing, and 1.02-1.05x at M = 48-128,
- * where the first pass copies and keeps it). */
+ * where the first pass copies and keeps it).  kc cut to the rows L2 has
+ * places for, where B's rows are a page or more apart and every pass reads
+ * them in place: the same shapes and regime, on against off, off as soon
+ * as on is the slower (on the AMD EPYC family 26 the cut took 0.93-0.98x
+ * the time at mlp_expand M = 8-32, 1 and 2 threads; on the family 25 (Zen
+ * 4) guest, whose calibration never copies B fused, 1.01-1.05x at every M
+ * of mlp_expand from 8 to 256). */
 const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
     [GB_CALIB_B] = { "b", "B read", "B rows a page or more apart", { 16, 64 }, 768, 3072, "bread", "", GB_CALIB_COPIED_RATIO,
                      gb_read_names, { "in place", "copied" },
@@ -72,9 +78,15 @@ const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
                         "B rows a page or more apart, read in place by every pass, also "
                         "prefetched 16 rows ahead into L2",
                         { 16, 64 }, 768, 3072, "bfar", "bpack=fused,bcopy=in_place,", 1.0,
-                        gb_far_names, { "16 rows ahead and the next micro-panel",
+                        gb_on_off_names, { "16 rows ahead and the next micro-panel",
                                         "the next micro-panel alone" },
                         "mlp_expand M=16,64 (K 768, N 3072), B fused, no copy" },
+    [GB_CALIB_KCPLACES] = { "kcplaces", "kc places",
+                            "B rows a page or more apart, read in place by every pass, kc "
+                            "cut to the rows L2 has places for",
+                            { 16, 64 }, 768, 3072, "kcplaces", "bpack=fused,bcopy=in_place,", 1.0,
+                            gb_on_off_names, { "kc cut to L2's places", "kc uncut" },
+                            "mlp_expand M=16,64 (K 768, N 3072), B fused, no copy" },
 };
 
 void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len)

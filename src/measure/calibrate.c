@@ -44,6 +44,14 @@
  * EPYC family 26 without it took 0.91-0.94x the time at M = 16 and 32
  * (mlp_expand, 1 and 2 threads), on M = 16 and 64 with no copy 0.92x.
  *
+ * There too, kc cut to the rows L2 has places for at B's row stride
+ * (kcplaces: 256 rows 12 KiB apart on 1 MiB), or not: on the AMD EPYC
+ * family 26 the cut took 0.93-0.98x the time at mlp_expand M = 8-32; on
+ * the family 25 (Zen 4) guest, whose 8-way L2 has as many places, uncut
+ * took 0.95-0.99x at M = 8-256 (why is not measured: the cut adds a
+ * third pass over C at K = 768).  Nothing in a machine report tells the
+ * two apart.
+ *
  * B's rows under a page apart, where an A block holds fewer than M rows
  * (bnear): in place (jr outer, every A block reads B again from L3, row by
  * row) or panel fused (the first A micro-panel's pass copies each block
@@ -56,19 +64,21 @@
  * qkv M = 64 and 256 (K 768): on the AMD EPYC family 26 the half took
  * 0.94-0.95x the ways' time.
  *
- * The measurement, per question: two of the BERT shapes that ask it (M =
- * 16, where every pass reads the operand in place, and M = 64), each answer
- * timed by the harness (gb_measure: CALIB_WARMUP warm-up calls, then the
- * fastest of CALIB_REPS timed calls) in CALIB_ROUNDS rounds, the two
- * answers in alternating order; a round's ratio is the geometric mean over
- * the two shapes of in place / copied.  Copied is chosen when the median
- * round's ratio exceeds the question's copied_above (machine.h: 1.10 for A
- * and B, where in place copies nothing; 1.0 for B's copy, which costs
- * nothing else).  Before any timed call of a run, once per machine and
- * thread count: about 200 GFLOP over the seven questions (bnear's shapes are
- * over half of it), 1.2 s at 2 threads and 1.7 s at 1 on the AMD EPYC
- * family 26; under emulation (qemu) many minutes, so the cross build's
- * runs force it.
+ * The measurement, kcplaces first and then every other question with its
+ * answer set (gb_calibration_measure says why), per question: two of the
+ * BERT shapes that ask it (M = 16, where every pass reads the operand in
+ * place, and M = 64), each answer timed by the harness (gb_measure:
+ * CALIB_WARMUP warm-up calls, then the fastest of CALIB_REPS timed calls) in
+ * CALIB_ROUNDS rounds, the two answers in alternating order; a round's ratio
+ * is the geometric mean over the two shapes of in place / copied.  Copied is
+ * chosen when the median round's ratio exceeds the question's copied_above
+ * (machine.h: 1.10 for A and B, where in place copies nothing; 1.0 for B's
+ * copy, which costs nothing else).  Before any timed call of a run, once per
+ * machine and thread count: about 200 GFLOP over the eight questions
+ * (bnear's shapes are over half of it), 1.2 s at 2 threads and 1.7 s at 1 on
+ * the AMD EPYC family 26 with seven, 1.8 s and 2.6 s on the family 25 guest
+ * with eight (0.15 s of it kcplaces'); under emulation (qemu) many minutes,
+ * so the cross build's runs force it.
  *
  * The cache is schedules/packed_calibration.c's; this file measures and
  * writes it.
@@ -142,9 +152,10 @@ static int measure_round(int round, int threads, gb_workspace *ws, const gb_para
     return 0;
 }
 
-/* One question's rounds into its answer.  0, or -1 with err. */
+/* One question's rounds into its answer, with the answers measured before
+ * it in context ("kcplaces=off," or ""): 0, or -1 with err. */
 static int measure_question(int q, int threads, int rounds, const gb_measure_cfg *cfg,
-                            gb_calib_answer *out, char *err, size_t errlen)
+                            const char *context, gb_calib_answer *out, char *err, size_t errlen)
 {
     gb_workspace ws[CALIB_NSHAPES];
     gb_params read_as[GB_READ_CHOICES];
@@ -154,8 +165,8 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
 
     memset(ws, 0, sizeof ws);
     for (int r = 0; r < GB_READ_CHOICES; r++) {
-        char text[64];
-        snprintf(text, sizeof text, "%s%s=%s", gb_calib_questions[q].fixed,
+        char text[128];
+        snprintf(text, sizeof text, "%s%s%s=%s", context, gb_calib_questions[q].fixed,
                  gb_calib_questions[q].param, gb_calib_questions[q].answers[r]);
         if (gb_params_parse(&gb_variant_packed, text, &read_as[r], err, errlen) != 0)
             return -1;
@@ -191,9 +202,23 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
     const gb_measure_cfg cfg = { .warmup = CALIB_WARMUP, .reps = reps, .min_reps = reps,
                                  .max_time = 10.0, .check = 0, .nthreads = threads };
 
+    char context[64];
+
+    /* kcplaces first, and then its answer set for every other question:
+     * each of mlp_expand's regimes where no pass copies B runs at the kc it
+     * decides (B read and bprefetch at M = 16, bcopy's in place, bfar),
+     * and with the cut the default would give instead, bcopy compared in
+     * place at kc 256 against copied at 384 on the family 25 guest, where
+     * in place at 384 took 0.96-0.99x copied's time. */
     memset(out, 0, sizeof *out);
+    if (measure_question(GB_CALIB_KCPLACES, threads, rounds, &cfg, "",
+                         &out->answer[GB_CALIB_KCPLACES], err, errlen) != 0)
+        return -1;
+    snprintf(context, sizeof context, "%s=%s,", gb_calib_questions[GB_CALIB_KCPLACES].param,
+             gb_on_off_names[out->answer[GB_CALIB_KCPLACES].read]);
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
-        if (measure_question(q, threads, rounds, &cfg, &out->answer[q], err, errlen) != 0)
+        if (q != GB_CALIB_KCPLACES &&
+            measure_question(q, threads, rounds, &cfg, context, &out->answer[q], err, errlen) != 0)
             return -1;
     out->threads = threads;
     out->rounds = rounds;

@@ -119,7 +119,8 @@ TEST(calibration_cache_round_trips)
     c.answer[GB_CALIB_BPREFETCH] = (gb_calib_answer){ 1, 1.5, 1.25, 1.75 };
     c.answer[GB_CALIB_KC] = (gb_calib_answer){ 1, 1.125, 1.0625, 1.25 };
     c.answer[GB_CALIB_BNEAR] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125 };
-    c.answer[GB_CALIB_BFAR] = (gb_calib_answer){ GB_FAR_OFF, 1.09375, 1.0625, 1.125 };
+    c.answer[GB_CALIB_BFAR] = (gb_calib_answer){ GB_OFF, 1.09375, 1.0625, 1.125 };
+    c.answer[GB_CALIB_KCPLACES] = (gb_calib_answer){ GB_ON, 0.96875, 0.9375, 1.0 };
     CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
     CHECK_EQ_INT(back.threads, 2);
@@ -139,7 +140,9 @@ TEST(calibration_cache_round_trips)
     CHECK_EQ_INT(back.answer[GB_CALIB_BPREFETCH].read, 1);
     CHECK_EQ_INT(back.answer[GB_CALIB_KC].read, 1);
     CHECK_EQ_INT(back.answer[GB_CALIB_BNEAR].read, GB_READ_COPIED);
-    CHECK_EQ_INT(back.answer[GB_CALIB_BFAR].read, GB_FAR_OFF);
+    CHECK_EQ_INT(back.answer[GB_CALIB_BFAR].read, GB_OFF);
+    CHECK_EQ_INT(back.answer[GB_CALIB_KCPLACES].read, GB_ON);
+    CHECK(back.answer[GB_CALIB_KCPLACES].ratio == 0.96875);
     CHECK_STR(back.source, "cached");
     /* At another thread count there is none: the default. */
     gb_calibration_lookup(&m, 3, &back);
@@ -318,7 +321,7 @@ TEST(calibration_cache_reads_only_a_small_regular_file)
     gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9 }, { 0, 0.9, 0.8, 1.0 },
                                              { 1, 1.2, 1.1, 1.3 }, { 0, 0.9, 0.8, 1.0 },
                                              { 1, 1.1, 1.0, 1.2 }, { 0, 0.95, 0.9, 1.0 },
-                                             { 1, 1.05, 1.0, 1.1 } } },
+                                             { 1, 1.05, 1.0, 1.1 }, { 0, 0.98, 0.97, 0.99 } } },
                    back;
     char key[1024], path[4200], err[512], source[32] = "", valid[4096], text[4200];
     static char big[70000];
@@ -541,10 +544,10 @@ TEST(calibration_result_decides_how_packed_reads_b)
     gb_param_set(&asked, "bpack", BPACK_FUSED);
     gb_param_set(&asked, "bcopy", GB_READ_IN_PLACE);
     setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
-    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bfar"), GB_FAR_ON);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bfar"), GB_ON);
     setenv("GEMMBENCH_CALIBRATE", "copied", 1);
-    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bfar"), GB_FAR_OFF);
-    CHECK_EQ_INT(effective(v, &asked, 64, 3072, 768, 2, "bfar"), GB_FAR_OFF);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bfar"), GB_OFF);
+    CHECK_EQ_INT(effective(v, &asked, 64, 3072, 768, 2, "bfar"), GB_OFF);
     for (int t = 1; t <= 2; t++)
         CHECK_EQ_INT(run_and_compare(v, &asked, 19, 1100, 70, 3, t, 0), 0);
     /* A first pass that copies keeps it (M = 64 at 1 thread: 8 A
@@ -552,14 +555,14 @@ TEST(calibration_result_decides_how_packed_reads_b)
      * or rows under a page apart: not asked. */
     gb_param_set(&asked, "bcopy", GB_READ_COPIED);
     CHECK_EQ_INT(effective(v, &asked, 64, 3072, 768, 1, "bfar"), -1);
-    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 1, "bfar"), GB_FAR_OFF);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 1, "bfar"), GB_OFF);
     gb_param_set(&asked, "bnext", 0);
     CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 1, "bfar"), -1);
     CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bfar"), -1);
     asked = (gb_params){ 0 };
     gb_param_set(&asked, "bpack", BPACK_FUSED);
-    gb_param_set(&asked, "bfar", GB_FAR_ON);
-    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bfar"), GB_FAR_ON);
+    gb_param_set(&asked, "bfar", GB_ON);
+    CHECK_EQ_INT(effective(v, &asked, 16, 3072, 768, 2, "bfar"), GB_ON);
     asked = (gb_params){ 0 };
     /* --param bread overrides the calibration, both ways. */
     gb_param_set(&asked, "bread", GB_READ_IN_PLACE);

@@ -391,11 +391,13 @@ TEST(packed_places_rows_follow_the_row_stride)
 
 /* kc where every pass reads B in place (jr outer): no more rows than L2's
  * places for B's row stride, balanced over K, down to a quarter of L1's
- * figure; not where the first pass copies B, nor over a --param kc. */
+ * figure, where the calibration's kcplaces says on (asked only where the
+ * places are fewer than L1's figure); not where it says off, nor where the
+ * first pass copies B, nor over a --param kc. */
 TEST(packed_kc_fits_b_rows_in_l2_places)
 {
     const gb_variant *v = gb_variant_find("packed");
-    gb_params none = { 0 }, copied = { 0 }, user = { 0 };
+    gb_params none = { 0 }, copied = { 0 }, user = { 0 }, uncut = { 0 }, calib_off = { 0 };
     gb_machine m;
     const char *saved = getenv("GEMMBENCH_CALIBRATE");
     char *mode = saved ? strdup(saved) : NULL;
@@ -421,21 +423,38 @@ TEST(packed_kc_fits_b_rows_in_l2_places)
         if (cap < l1_kc / 4)
             cap = l1_kc / 4;
         blocks = (768 + cap - 1) / cap;
-        /* mlp_expand M = 16 and 32: B fused, no copy, jr outer. */
+        const long b1 = (768 + l1_kc - 1) / l1_kc;
+        /* mlp_expand M = 16 and 32: B fused, no copy, jr outer; kcplaces
+         * asked where it cuts, and then off keeps L1's figure. */
+        gb_param_set(&uncut, "kcplaces", GB_OFF);
         for (int rows = 16; rows <= 32; rows += 16) {
             CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 1, "bpack"), 3);
             CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 1, "kc"),
                          (768 + blocks - 1) / blocks);
+            CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 1, "kcplaces"),
+                         places < l1_kc ? GB_ON : -1);
+            CHECK_EQ_INT(effective(v, &uncut, rows, 3072, 768, 1, "kc"), (768 + b1 - 1) / b1);
+            CHECK_EQ_INT(effective(v, &uncut, rows, 3072, 768, 1, "kcplaces"),
+                         places < l1_kc ? GB_OFF : -1);
         }
+        /* Calibrated off: every answer 1, but B read in place and kc by
+         * half of L1d, as above (B fused then copies from 5 A micro-panels:
+         * M = 16 at 1 thread, 2 of them, still reads B in place). */
+        setenv("GEMMBENCH_CALIBRATE", "copied", 1);
+        gb_param_set(&calib_off, "bread", GB_READ_IN_PLACE);
+        gb_param_set(&calib_off, "kcrule", 0);
+        CHECK_EQ_INT(effective(v, &calib_off, 16, 3072, 768, 1, "bpack"), 3);
+        CHECK_EQ_INT(effective(v, &calib_off, 16, 3072, 768, 1, "kc"), (768 + b1 - 1) / b1);
+        CHECK_EQ_INT(effective(v, &calib_off, 16, 3072, 768, 1, "kcplaces"),
+                     places < l1_kc ? GB_OFF : -1);
+        setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
         /* The first pass copying B (8 A micro-panels): L1's figure. */
         gb_param_set(&copied, "bcopy", GB_READ_COPIED);
         if (effective(v, &copied, 64, 3072, 768, 1, "bcopy") == 1) {
-            const long b1 = (768 + l1_kc - 1) / l1_kc;
             CHECK_EQ_INT(effective(v, &copied, 64, 3072, 768, 1, "kc"), (768 + b1 - 1) / b1);
         }
         /* N = 768, rows 3 KiB apart: places for every row at L2 >= 768 KiB. */
         if (gb_places_rows(l2, 768 * 4, 4096, 64) >= 768) {
-            const long b1 = (768 + l1_kc - 1) / l1_kc;
             CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 1, "kc"), (768 + b1 - 1) / b1);
         }
         gb_param_set(&user, "kc", 700);
@@ -564,6 +583,18 @@ TEST(packed_thread_grid_follows_the_operands)
     CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 1, "threads_m") *
                      effective(v, &none, 16, 768, 768, 1, "threads_n"),
                  1);
+    /* Where every calibrated answer is reported too (B's and A's rows a
+     * page apart), the grid and bcopy still are: a full set of effective
+     * parameters dropped the last ones. */
+    for (int rows = 16; rows <= 64; rows += 48) {
+        CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 2, "threads_m") *
+                         effective(v, &none, rows, 3072, 768, 2, "threads_n"),
+                     2);
+        CHECK_EQ_INT(effective(v, &none, rows, 768, 3072, 2, "threads_m") *
+                         effective(v, &none, rows, 768, 3072, 2, "threads_n"),
+                     2);
+    }
+    CHECK(effective(v, &none, 16, 3072, 768, 2, "bcopy") >= 0);
 }
 
 /* One measurement calls run() many times on prepare()'s state, and the
