@@ -202,13 +202,14 @@ typedef struct derivation {
     long nc_l3_cap, nc_l2_cap, nc_threads_cap, nc_cap, nc;
     long nc_balanced;     /* nc as balanced over N, before nc_even */
     long pf_spare, pf_period, pf; /* B's prefetch: spare ways, rows a set repeats, rows */
+    int pf_far;           /* pf at its cap: B read in place, prefetched into L2 only */
 } derivation;
 
 
 /* kc's rule of this machine per thread count, once read (machine_at). */
 #define KNOWN_MAX 16
 static struct {
-    int threads, kc_half, b_copied;
+    int threads, kc_half, b_copied, b_far;
     char why[320], b_why[320];
 } known[KNOWN_MAX];
 static int nknown;
@@ -238,6 +239,7 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
         if (known[i].threads == nthreads) {
             m.kc_half = known[i].kc_half;
             m.b_copied = known[i].b_copied;
+            m.b_far = known[i].b_far;
             snprintf(why, len, "%s", known[i].why);
             snprintf(b_why, b_len, "%s", known[i].b_why);
             return m;
@@ -248,6 +250,7 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
     snprintf(why, len, "this machine's calibration at %d thread%s: %s", nthreads,
              nthreads == 1 ? "" : "s", said);
     m.b_copied = cal.answer[GB_CALIB_B].read == GB_READ_COPIED;
+    m.b_far = cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2;
     gb_calibration_describe(&cal, GB_CALIB_B, said, sizeof said);
     snprintf(b_why, b_len, "this machine's calibration at %d thread%s: %s", nthreads,
              nthreads == 1 ? "" : "s", said);
@@ -255,6 +258,7 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
         known[nknown].threads = nthreads;
         known[nknown].kc_half = m.kc_half;
         known[nknown].b_copied = m.b_copied;
+        known[nknown].b_far = m.b_far;
         snprintf(known[nknown].why, sizeof known[nknown].why, "%s", why);
         snprintf(known[nknown].b_why, sizeof known[nknown].b_why, "%s", b_why);
         nknown++;
@@ -372,9 +376,21 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
      * way / gcd(row bytes mod way, way) rows.  A set gives half its ways to
      * A's micro-panel and one each to the row being loaded and the C lines
      * stored: the rest, times the period, at most 16 rows.  12 ways of 4 KiB:
-     * N = 768 (period 4) 16 rows, N = 3072 (period 1) 4; 8 ways: 8 and 2. */
+     * N = 768 (period 4) 16 rows, N = 3072 (period 1) 4; 8 ways: 8 and 2.
+     * Where packed's calibration prefetches B's rows a page or more apart,
+     * read in place, into L2 only (bprefetch l2: the set rule's distance
+     * into L1 measured slower), the language's prefetch, which asks for
+     * L1, asks as far ahead as the cap: on the AMD EPYC family 25 guest
+     * (8 ways: 2 rows) pf 16 took packed.sched 0.90-0.99x the time at
+     * mlp_expand M = 16-256, 1 and 2 threads.  f32's rows only: the
+     * calibration timed f32's B read in place (a type's twin reads its
+     * packed buffer there, where the set rule stays). */
     d->pf = gb_set_rule_rows(d->l1.way * d->l1.ways, d->l1.ways, b_row,
                              PF_MAX_ROWS, &d->pf_period, &d->pf_spare);
+    d->pf_far = d->m.b_far && b_row >= PAGE_BYTES && b_row == (long)N * FLOAT_BYTES &&
+                !d->b_copied;
+    if (d->pf_far)
+        d->pf = PF_MAX_ROWS;
 }
 
 void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, int nthreads,
@@ -460,9 +476,14 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M,
     }
     fputc('\n', out);
     fprintf(out, "    pf %ld: B's rows %ld bytes apart share an L1d set every %ld row%s; the set's "
-                 "ways %d / 2 - 2 = %ld spare; %ld x %ld rows ahead, at most %d\n",
+                 "ways %d / 2 - 2 = %ld spare; %ld x %ld rows ahead, at most %d",
             d.pf, d.b_row, d.pf_period, d.pf_period == 1 ? "" : "s", d.l1.ways,
             d.pf_spare, d.pf_period, d.pf_spare, PF_MAX_ROWS);
+    if (d.pf_far)
+        fprintf(out, "; but packed's calibration prefetches such rows into L2 only (bprefetch "
+                     "l2): the cap, %d",
+                PF_MAX_ROWS);
+    fputc('\n', out);
 }
 
 /* ---- choices --------------------------------------------------------------- */

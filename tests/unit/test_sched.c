@@ -358,14 +358,14 @@ TEST(sched_tail_leaves_whole_row_blocks_whole)
 TEST(sched_model_gives_blis_blocks_for_each_machine)
 {
     const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20, 12, 16, 15, 64,
-                                    "Intel Xeon", 0, 0 };
+                                    "Intel Xeon", 0, 0, 0 };
     const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64,
-                                    "AMD EPYC family 25", 0, 0 };
+                                    "AMD EPYC family 25", 0, 0, 0 };
     const gb_sched_machine avx2 = { 8, 16, 32L << 10, 256L << 10, 8L << 20, 8, 4, 16, 64,
-                                    NULL, 0, 0 };
+                                    NULL, 0, 0, 0 };
     const gb_sched_machine neon = { 4, 32, 64L << 10, 1L << 20, 0 + (8L << 20), 4, 8, 16, 64,
-                                    NULL, 0, 0 };
-    const gb_sched_machine unknown = { 16, 32, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0 };
+                                    NULL, 0, 0, 0 };
+    const gb_sched_machine unknown = { 16, 32, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0 };
     gb_sched_machine half;
     long v[GB_MODEL_COUNT];
 
@@ -426,6 +426,20 @@ TEST(sched_model_gives_blis_blocks_for_each_machine)
     CHECK(v[GB_MODEL_PF] == 16);
     gb_sched_model_values(&xeon, 256, 3072, 768, 2, v);
     CHECK(v[GB_MODEL_PF] == 4);
+    /* B's rows a page or more apart prefetched into L2 only by packed's
+     * calibration (b_far, as the AMD EPYC families 25 and 26 answer):
+     * f32's rows read in place ask 16 ahead; rows under a page, B copied,
+     * or a type's rows (its twin reads a packed buffer) keep the rule. */
+    half = zen4, half.kc_half = 1, half.b_far = 1;
+    gb_sched_model_values(&half, 16, 3072, 768, 2, v);
+    CHECK(v[GB_MODEL_PF] == 16);
+    gb_sched_model_values(&half, 16, 768, 768, 2, v);
+    CHECK(v[GB_MODEL_PF] == 8);
+    gb_sched_model_values_rows(&half, 16, 3072, 768, 2, 3072 * 2, v);
+    CHECK(v[GB_MODEL_PF] == 4);
+    half.b_copied = 1;
+    gb_sched_model_values(&half, 16, 3072, 768, 2, v);
+    CHECK(v[GB_MODEL_PF] == 2);
     /* B copied (b_copied: the Intel Xeon family 6 model 207 calibrates it
      * at N = 3072) is read again by each row micro-panel: its block in half
      * of L2.  kc 768 (half of L1d): 1 MiB / (768 x 4) = 341, 336 in columns
@@ -485,9 +499,9 @@ static void choose_at(const gb_sched_machine *m, const gb_calibration *c, int M,
  * micro-panels from 5 A micro-panels up (M = 40). */
 TEST(sched_model_chooses_from_each_kinds_calibration)
 {
-    const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64, NULL, 0, 0 };
+    const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64, NULL, 0, 0, 0 };
     const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20, 12, 16, 15, 64,
-                                    NULL, 0, 0 };
+                                    NULL, 0, 0, 0 };
     const gb_calibration zen4_cal = calib_of(GB_READ_IN_PLACE, GB_READ_IN_PLACE,
                                              GB_READ_IN_PLACE);
     const gb_calibration xeon_cal = calib_of(GB_READ_COPIED, GB_READ_IN_PLACE, GB_READ_COPIED);
