@@ -861,6 +861,74 @@ static void emit_function_body(emitter *e)
         lw_close_loop(e);
 }
 
+/* One kernel function: serial, the one-thread copy of the body (static,
+ * never inlined, SYMBOL_1t: no parallel or work-sharing pragma); else
+ * SYMBOL itself, which hands one thread to that copy where the body opens
+ * a region (gb_sched_lower says why apart). */
+static void emit_kernel(emitter *e, const char *symbol, int serial)
+{
+    const plan *pl = e->pl;
+    const gb_sched_shape *sh = pl->sh;
+    sbuf *b = e->b;
+
+    /* The plan's no_jam: GCC's unroll-and-jam off for this kernel alone
+     * (the outlined parallel regions inherit it; the code is that of
+     * -fno-loop-unroll-and-jam on the command line).  GCC only: clang runs
+     * no unroll-and-jam by default. */
+    /* The dot form: loop header copying off too.  With it, where the k
+     * loop's trip count is a constant GCC 12 split each sum's live range
+     * around the copied header and stored 18 of the 24 sums to the stack
+     * at every k step (objdump of the 8 x 48 u8s8 run at K = 768; with a
+     * count known only at run time it did not).  And the dominator
+     * optimizations: with A packed (pa's word indexed from l_kk / 4) the
+     * same 18 stores came back, and went without them (the run's loop 55
+     * instructions, the in-place one's 50 either way). */
+    /* And everywhere, loop distribution's patterns off: a pack's or a
+     * write-back's row copy (a `#pragma omp simd` loop of 32 floats) became
+     * a call of memmove per row in the one-thread copy of tvm_parallel's
+     * kernel (73,728 calls of 128 bytes at 16 x 768 x 3072, 1.12x the time
+     * at one thread), where the same loop beside the parallel copy had been
+     * vector moves.  A vectorized loop is SIMD code, never a library call. */
+    lw_put(b, "#if defined(__GNUC__) && !defined(__clang__)\n"
+            "__attribute__((optimize(\"no-tree-loop-distribute-patterns\"%s%s)))\n#endif\n",
+        pl->no_jam ? ", \"no-loop-unroll-and-jam\"" : "",
+        pl->dot ? ", \"no-tree-ch\", \"no-tree-dominator-opts\"" : "");
+    /* _tile_loadconfig is an inline function of the amx-tile target */
+    if (pl->tiles && !gb_sched_tiles_emulated())
+        lw_put(b, "__attribute__((target(\"amx-tile,amx-bf16,amx-int8\")))\n");
+    lw_put(b,
+        "%sint %s%s(int M, int N, int K, const %s *restrict A, int lda, const %s *restrict "
+        "B, int ldb, %s *restrict C, int ldc, const gb_ctx *ctx)\n{\n",
+        serial ? "static __attribute__((noinline)) " : "", symbol, serial ? "_1t" : "",
+        lw_type_a(pl), lw_type_b(pl), lw_type_w(pl));
+    b->indent = 1;
+    lw_line(b, "const int nthreads = ctx->nthreads;");
+    lw_line(b, "if (M != %d || N != %d || K != %d)", sh->M, sh->N, sh->K);
+    lw_line(b, "    return -1;");
+    lw_line(b, "(void)nthreads, (void)lda, (void)ldb;");
+    if (!serial && opens_region(pl)) {
+        lw_line(b, "if (nthreads == 1)");
+        lw_line(b, "    return %s_1t(M, N, K, A, lda, B, ldb, C, ldc, ctx);", symbol);
+    }
+    if (pl->pack_floats[0] || pl->pack_floats[1]) {
+        lw_line(b, "float *scratch = (float *)ctx->state;");
+        lw_line(b, "if (scratch == NULL)");
+        lw_line(b, "    return -1;");
+    }
+    if (pl->pack_floats[0])
+        lw_line(b, "%s *restrict pa%s = (%s *)scratch;", lw_type_pack(pl, 0),
+             pl->pack_per_thread[0] ? "_all" : "", lw_type_pack(pl, 0));
+    if (pl->pack_floats[1])
+        lw_line(b, "%s *restrict pb%s = (%s *)(scratch + (size_t)%ld * %s);", lw_type_pack(pl, 1),
+             pl->pack_per_thread[1] ? "_all" : "", lw_type_pack(pl, 1), pl->pack_floats[0],
+             pl->pack_per_thread[0] ? "nthreads" : "1");
+    e->serial = serial;
+    emit_function_body(e);
+    e->serial = 0;
+    lw_line(b, "return 0;");
+    lw_put(b, "}\n");
+}
+
 char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
 {
     const gb_sched_shape *sh = pl->sh;
@@ -892,67 +960,20 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
     lw_put(&b, "#define GB_NP(w) ((w) / GB_PW(w))             /* pieces of w lanes */\n#endif\n");
     lw_emit_type_helpers(&b, pl);
     lw_emit_tile_helpers(&b, pl);
-    /* The plan's no_jam: GCC's unroll-and-jam off for this kernel alone
-     * (the outlined parallel regions inherit it; the code is that of
-     * -fno-loop-unroll-and-jam on the command line).  GCC only: clang runs
-     * no unroll-and-jam by default. */
-    /* The dot form: loop header copying off too.  With it, where the k
-     * loop's trip count is a constant GCC 12 split each sum's live range
-     * around the copied header and stored 18 of the 24 sums to the stack
-     * at every k step (objdump of the 8 x 48 u8s8 run at K = 768; with a
-     * count known only at run time it did not).  And the dominator
-     * optimizations: with A packed (pa's word indexed from l_kk / 4) the
-     * same 18 stores came back, and went without them (the run's loop 55
-     * instructions, the in-place one's 50 either way). */
-    if (pl->no_jam || pl->dot)
-        lw_put(&b, "#if defined(__GNUC__) && !defined(__clang__)\n"
-                "__attribute__((optimize(%s%s%s)))\n#endif\n",
-            pl->no_jam ? "\"no-loop-unroll-and-jam\"" : "", pl->no_jam && pl->dot ? ", " : "",
-            pl->dot ? "\"no-tree-ch\", \"no-tree-dominator-opts\"" : "");
-    /* _tile_loadconfig is an inline function of the amx-tile target */
-    if (pl->tiles && !gb_sched_tiles_emulated())
-        lw_put(&b, "__attribute__((target(\"amx-tile,amx-bf16,amx-int8\")))\n");
-    lw_put(&b,
-        "int %s(int M, int N, int K, const %s *restrict A, int lda, const %s *restrict "
-        "B, int ldb, %s *restrict C, int ldc, const gb_ctx *ctx)\n{\n",
-        symbol, lw_type_a(pl), lw_type_b(pl), lw_type_w(pl));
-    b.indent = 1;
-    lw_line(&b, "const int nthreads = ctx->nthreads;");
-    lw_line(&b, "if (M != %d || N != %d || K != %d)", sh->M, sh->N, sh->K);
-    lw_line(&b, "    return -1;");
-    lw_line(&b, "(void)nthreads, (void)lda, (void)ldb;");
-    if (pl->pack_floats[0] || pl->pack_floats[1]) {
-        lw_line(&b, "float *scratch = (float *)ctx->state;");
-        lw_line(&b, "if (scratch == NULL)");
-        lw_line(&b, "    return -1;");
-    }
-    if (pl->pack_floats[0])
-        lw_line(&b, "%s *restrict pa%s = (%s *)scratch;", lw_type_pack(pl, 0),
-             pl->pack_per_thread[0] ? "_all" : "", lw_type_pack(pl, 0));
-    if (pl->pack_floats[1])
-        lw_line(&b, "%s *restrict pb%s = (%s *)(scratch + (size_t)%ld * %s);", lw_type_pack(pl, 1),
-             pl->pack_per_thread[1] ? "_all" : "", lw_type_pack(pl, 1), pl->pack_floats[0],
-             pl->pack_per_thread[0] ? "nthreads" : "1");
     /* One thread: the body again without its parallel and work-sharing
-     * pragmas, before the parallel one, since a region costs a system call
-     * even on one thread (libgomp's barrier wakes a futex: 1.2 us a call on
-     * the AMD EPYC guest, `gemmbench info`'s fork/join), as packed.c runs
-     * one thread. */
+     * pragmas, since a region costs a system call even on one thread
+     * (libgomp's barrier wakes a futex: 1.2 us a call on the AMD EPYC
+     * guest, `gemmbench info`'s fork/join), as packed.c runs one thread.
+     * A function of its own, never inlined: in one function with the
+     * parallel copy GCC no longer kept a register tile of B across the
+     * loop over A's rows (tvm_packing's 4 x 32: its 8 loads hoisted out of
+     * the mi loop became memory operands of the FMAs in both copies) and
+     * the twin took 1.5x the time (AMD EPYC family 25, qkv M = 64, 256). */
     if (opens_region(pl)) {
-        lw_line(&b, "if (nthreads == 1) {");
-        b.indent++;
-        e.serial = 1;
-        emit_function_body(&e);
-        e.serial = 0;
-        lw_close_loop(&e);
-        lw_line(&b, "else {");
-        b.indent++;
-        emit_function_body(&e);
-        lw_close_loop(&e);
-    } else
-        emit_function_body(&e);
-    lw_line(&b, "return 0;");
-    lw_put(&b, "}\n");
+        emit_kernel(&e, symbol, 1);
+        lw_put(&b, "\n");
+    }
+    emit_kernel(&e, symbol, 0);
     if (b.failed) {
         free(b.text);
         return NULL;

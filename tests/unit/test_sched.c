@@ -283,8 +283,12 @@ static char *lowered(const char *text, int N)
  * kernel, GCC only. */
 TEST(sched_lowered_c_turns_off_unroll_and_jam_where_it_lengthens_a_run)
 {
+    /* every function's attribute: loop distribution's patterns off (a
+     * row copy is never a call of memmove), and the jam where it lengthens
+     * a run */
     static const char *attr = "#if defined(__GNUC__) && !defined(__clang__)\n"
-                              "__attribute__((optimize(\"no-loop-unroll-and-jam\")))\n#endif\n"
+                              "__attribute__((optimize(\"no-tree-loop-distribute-patterns\", "
+                              "\"no-loop-unroll-and-jam\")))\n#endif\n"
                               "int gb_k(";
     static const struct {
         const char *text;
@@ -313,10 +317,19 @@ TEST(sched_lowered_c_turns_off_unroll_and_jam_where_it_lengthens_a_run)
         const char *at = strstr(src, attr);
         if ((at != NULL) != cases[c].no_jam)
             gb_test_fail(__FILE__, __LINE__, cases[c].text);
-        int seen = 0; /* once at most, on the kernel */
+        /* once at most on each function: the kernel, and its one-thread
+         * copy where the body opens a region (the root pack's) */
+        const int functions = 1 + (strstr(src, "static __attribute__((noinline)) int gb_k_1t(") != NULL);
+        int seen = 0;
         for (const char *u = strstr(src, "unroll-and-jam"); u; u = strstr(u + 1, "unroll-and-jam"))
             seen++;
-        CHECK_EQ_INT(seen, cases[c].no_jam);
+        CHECK_EQ_INT(seen, cases[c].no_jam * functions);
+        seen = 0;
+        for (const char *u = strstr(src, "no-tree-loop-distribute-patterns"); u;
+             u = strstr(u + 1, "no-tree-loop-distribute-patterns"))
+            seen++;
+        CHECK_EQ_INT(seen, functions);
+        CHECK_EQ_INT(functions, 1 + (strstr(cases[c].text, "pack B at root") != NULL));
         free(src);
     }
 }
