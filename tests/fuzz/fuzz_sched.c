@@ -66,13 +66,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (c == NULL)
             abort();
         /* The strings the lowering writes itself (constants, not from the
-         * input): GCC's unroll-and-jam and (the dot form) loop header
-         * copying turned off for some nests; a tensorized kernel's AMX
-         * target (and, under the test hook, its emulation's symbol). */
+         * input): loop distribution's patterns off on every function, and
+         * GCC's unroll-and-jam and (the dot form) loop header copying for
+         * some nests; a tensorized kernel's AMX target (and, under the
+         * test hook, its emulation's symbol). */
         static const char *const consts[] = {
-            "optimize(\"no-loop-unroll-and-jam\", \"no-tree-ch\", \"no-tree-dominator-opts\")",
-            "optimize(\"no-loop-unroll-and-jam\")",
-            "optimize(\"no-tree-ch\", \"no-tree-dominator-opts\")",
+            "optimize(\"no-tree-loop-distribute-patterns\", \"no-loop-unroll-and-jam\", "
+            "\"no-tree-ch\", \"no-tree-dominator-opts\")",
+            "optimize(\"no-tree-loop-distribute-patterns\", \"no-loop-unroll-and-jam\")",
+            "optimize(\"no-tree-loop-distribute-patterns\", \"no-tree-ch\", "
+            "\"no-tree-dominator-opts\")",
+            "optimize(\"no-tree-loop-distribute-patterns\")",
             "target(\"amx-tile,amx-bf16,amx-int8\")",
             "visibility(\"default\")",
         };
