@@ -65,27 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gb_sched_plan_free(pl);
         if (c == NULL)
             abort();
-        /* The strings the lowering writes itself (constants, not from the
-         * input): loop distribution's patterns off on every function, and
-         * GCC's unroll-and-jam and (the dot form) loop header copying for
-         * some nests; a tensorized kernel's AMX target (and, under the
-         * test hook, its emulation's symbol). */
-        static const char *const consts[] = {
-            "optimize(\"no-tree-loop-distribute-patterns\", \"no-loop-unroll-and-jam\", "
-            "\"no-tree-ch\", \"no-tree-dominator-opts\")",
-            "optimize(\"no-tree-loop-distribute-patterns\", \"no-loop-unroll-and-jam\")",
-            "optimize(\"no-tree-loop-distribute-patterns\", \"no-tree-ch\", "
-            "\"no-tree-dominator-opts\")",
-            "optimize(\"no-tree-loop-distribute-patterns\")",
-            "target(\"amx-tile,amx-bf16,amx-int8\")",
-            "visibility(\"default\")",
-        };
-        for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
-            for (char *q = strstr(c, consts[k]); q; q = strstr(q, consts[k]))
-                memset(q, ' ', strlen(consts[k]));
-        for (const char *p = c; *p; p++)
-            if ((*p < 0x20 && *p != '\n') || *p > 0x7e || *p == '"' || *p == '\'')
-                abort(); /* only the nest's checked names and numbers reach the C */
+        fuzz_check_lowered(c);
         free(c);
     }
     return 0;

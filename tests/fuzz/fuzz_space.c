@@ -85,7 +85,6 @@ static int choices_changed(const gb_space *s, const gb_space_point *a, const gb_
 static void lower(const gb_sched *nest)
 {
     static const int shapes[][3] = { { 7, 33, 100 }, { 64, 48, 32 } };
-    static const char no_jam[] = "optimize(\"no-loop-unroll-and-jam\")";
     gb_params none = { 0 };
     char err[512];
 
@@ -99,11 +98,7 @@ static void lower(const gb_sched *nest)
         gb_sched_plan_free(pl);
         if (c == NULL)
             abort();
-        for (char *q = strstr(c, no_jam); q; q = strstr(q, no_jam))
-            memset(q, ' ', sizeof no_jam - 1);
-        for (const char *q = c; *q; q++)
-            if ((*q < 0x20 && *q != '\n') || *q > 0x7e || *q == '"' || *q == '\'')
-                abort();
+        fuzz_check_lowered(c);
         free(c);
     }
 }

@@ -49,4 +49,30 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size)
     return path;
 }
 
+/* A lowered kernel's C (fuzz_sched, fuzz_space): its own quoted constants
+ * blanked (loop distribution's patterns off on every function, and GCC's
+ * unroll-and-jam and, for the dot form, loop header copying for some
+ * nests; a tensorized kernel's AMX target and, under the test hook, its
+ * emulation's symbol), nothing else quoted, no control or non-ASCII byte:
+ * only the nest's checked names and numbers reach the C.  Aborts if not. */
+static inline void fuzz_check_lowered(char *c)
+{
+    static const char *const consts[] = {
+        "optimize(\"no-tree-loop-distribute-patterns\", \"no-loop-unroll-and-jam\", "
+        "\"no-tree-ch\", \"no-tree-dominator-opts\")",
+        "optimize(\"no-tree-loop-distribute-patterns\", \"no-loop-unroll-and-jam\")",
+        "optimize(\"no-tree-loop-distribute-patterns\", \"no-tree-ch\", "
+        "\"no-tree-dominator-opts\")",
+        "optimize(\"no-tree-loop-distribute-patterns\")",
+        "target(\"amx-tile,amx-bf16,amx-int8\")",
+        "visibility(\"default\")",
+    };
+    for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
+        for (char *q = strstr(c, consts[k]); q; q = strstr(q, consts[k]))
+            memset(q, ' ', strlen(consts[k]));
+    for (const char *p = c; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p > 0x7e || *p == '"' || *p == '\'')
+            abort();
+}
+
 #endif
