@@ -191,7 +191,7 @@ typedef struct gb_sched_machine {
                              * L1d's ways (BLIS's); this machine's: its calibration's */
     int b_copied;           /* 1: B's rows a page or more apart are copied (b_read
                              * copied: nc from L2); this machine's: its calibration's */
-    int b_far;              /* 1: B's rows a page or more apart, read in place, are
+    int b_l2_only;          /* 1: B's rows a page or more apart, read in place, are
                              * prefetched into L2 only (packed's bprefetch l2): pf is
                              * its cap; this machine's: its calibration's */
 } gb_sched_machine;

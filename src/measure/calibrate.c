@@ -201,7 +201,7 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
     const int reps = quick ? CALIB_REPS_QUICK : CALIB_REPS;
     const gb_measure_cfg cfg = { .warmup = CALIB_WARMUP, .reps = reps, .min_reps = reps,
                                  .max_time = 10.0, .check = 0, .nthreads = threads };
-
+    const gb_calib_question *places = &gb_calib_questions[GB_CALIB_KCPLACES];
     char context[64];
 
     /* kcplaces first, and then its answer set for every other question:
@@ -214,8 +214,8 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
     if (measure_question(GB_CALIB_KCPLACES, threads, rounds, &cfg, "",
                          &out->answer[GB_CALIB_KCPLACES], err, errlen) != 0)
         return -1;
-    snprintf(context, sizeof context, "%s=%s,", gb_calib_questions[GB_CALIB_KCPLACES].param,
-             gb_on_off_names[out->answer[GB_CALIB_KCPLACES].read]);
+    snprintf(context, sizeof context, "%s=%s,", places->param,
+             places->answers[out->answer[GB_CALIB_KCPLACES].read]);
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
         if (q != GB_CALIB_KCPLACES &&
             measure_question(q, threads, rounds, &cfg, context, &out->answer[q], err, errlen) != 0)

@@ -202,14 +202,14 @@ typedef struct derivation {
     long nc_l3_cap, nc_l2_cap, nc_threads_cap, nc_cap, nc;
     long nc_balanced;     /* nc as balanced over N, before nc_even */
     long pf_spare, pf_period, pf; /* B's prefetch: spare ways, rows a set repeats, rows */
-    int pf_far;           /* pf at its cap: B read in place, prefetched into L2 only */
+    int pf_cap;           /* pf at its cap: B read in place, prefetched into L2 only */
 } derivation;
 
 
 /* kc's rule of this machine per thread count, once read (machine_at). */
 #define KNOWN_MAX 16
 static struct {
-    int threads, kc_half, b_copied, b_far;
+    int threads, kc_half, b_copied, b_l2_only;
     char why[320], b_why[320];
 } known[KNOWN_MAX];
 static int nknown;
@@ -239,7 +239,7 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
         if (known[i].threads == nthreads) {
             m.kc_half = known[i].kc_half;
             m.b_copied = known[i].b_copied;
-            m.b_far = known[i].b_far;
+            m.b_l2_only = known[i].b_l2_only;
             snprintf(why, len, "%s", known[i].why);
             snprintf(b_why, b_len, "%s", known[i].b_why);
             return m;
@@ -250,7 +250,7 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
     snprintf(why, len, "this machine's calibration at %d thread%s: %s", nthreads,
              nthreads == 1 ? "" : "s", said);
     m.b_copied = cal.answer[GB_CALIB_B].read == GB_READ_COPIED;
-    m.b_far = cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2;
+    m.b_l2_only = cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2;
     gb_calibration_describe(&cal, GB_CALIB_B, said, sizeof said);
     snprintf(b_why, b_len, "this machine's calibration at %d thread%s: %s", nthreads,
              nthreads == 1 ? "" : "s", said);
@@ -258,7 +258,7 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
         known[nknown].threads = nthreads;
         known[nknown].kc_half = m.kc_half;
         known[nknown].b_copied = m.b_copied;
-        known[nknown].b_far = m.b_far;
+        known[nknown].b_l2_only = m.b_l2_only;
         snprintf(known[nknown].why, sizeof known[nknown].why, "%s", why);
         snprintf(known[nknown].b_why, sizeof known[nknown].b_why, "%s", b_why);
         nknown++;
@@ -387,9 +387,9 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
      * packed buffer there, where the set rule stays). */
     d->pf = gb_set_rule_rows(d->l1.way * d->l1.ways, d->l1.ways, b_row,
                              PF_MAX_ROWS, &d->pf_period, &d->pf_spare);
-    d->pf_far = d->m.b_far && b_row >= PAGE_BYTES && b_row == (long)N * FLOAT_BYTES &&
+    d->pf_cap = d->m.b_l2_only && b_row >= PAGE_BYTES && b_row == (long)N * FLOAT_BYTES &&
                 !d->b_copied;
-    if (d->pf_far)
+    if (d->pf_cap)
         d->pf = PF_MAX_ROWS;
 }
 
@@ -479,7 +479,7 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M,
                  "ways %d / 2 - 2 = %ld spare; %ld x %ld rows ahead, at most %d",
             d.pf, d.b_row, d.pf_period, d.pf_period == 1 ? "" : "s", d.l1.ways,
             d.pf_spare, d.pf_period, d.pf_spare, PF_MAX_ROWS);
-    if (d.pf_far)
+    if (d.pf_cap)
         fprintf(out, "; but packed's calibration prefetches such rows into L2 only (bprefetch "
                      "l2): the cap, %d",
                 PF_MAX_ROWS);

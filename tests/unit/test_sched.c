@@ -440,10 +440,10 @@ TEST(sched_model_gives_blis_blocks_for_each_machine)
     gb_sched_model_values(&xeon, 256, 3072, 768, 2, v);
     CHECK(v[GB_MODEL_PF] == 4);
     /* B's rows a page or more apart prefetched into L2 only by packed's
-     * calibration (b_far, as the AMD EPYC families 25 and 26 answer):
+     * calibration (b_l2_only, as the AMD EPYC families 25 and 26 answer):
      * f32's rows read in place ask 16 ahead; rows under a page, B copied,
      * or a type's rows (its twin reads a packed buffer) keep the rule. */
-    half = zen4, half.kc_half = 1, half.b_far = 1;
+    half = zen4, half.kc_half = 1, half.b_l2_only = 1;
     gb_sched_model_values(&half, 16, 3072, 768, 2, v);
     CHECK(v[GB_MODEL_PF] == 16);
     gb_sched_model_values(&half, 16, 768, 768, 2, v);
