@@ -46,7 +46,9 @@ typedef struct gb_measure_cfg {
     int check;
     int nthreads;      /* for the reference */
     double min_time;   /* seconds: timed calls go on past reps until this much
-                          (up to GB_MAX_CALLS calls); 0 none */
+                          (up to max_calls calls); 0 none */
+    int max_calls;     /* min_time's cap: at most this many calls (0, or above
+                          GB_MAX_CALLS: GB_MAX_CALLS) */
     /* gemmbench ab's turns (lockstep.h): with slice > 0, after every slice
      * seconds of timed calls, pause() hands the turn back and returns when
      * it is this build's again: 0, or -1 to stop as on Ctrl-C. */

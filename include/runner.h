@@ -139,4 +139,10 @@ int gb_runner_plan(const gb_selection *sel, const gb_runner_cfg *cfg, gb_run_ste
 /* Measurements in the whole sweep: entries x shapes x counts x rounds. */
 int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg);
 
+/* Round r's (0-based) share of a measurement of `rounds` rounds: its part
+ * of the timed calls, the time caps and the warm-up, and a cap on the
+ * calls --min-time adds, so that all the rounds' samples of an entry fit a
+ * result file (GB_MAX_SAMPLES). */
+gb_measure_cfg gb_round_share(const gb_measure_cfg *all, int rounds, int r);
+
 #endif

@@ -479,6 +479,8 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     gb_clock_reading span_start, span_end;
     double spent, slice_start, t1 = 0.0;
     int rc = -1, n = 0, cap = cfg->reps, prepared = 0, set = 0;
+    const int max_calls =
+        cfg->max_calls > 0 && cfg->max_calls < GB_MAX_CALLS ? cfg->max_calls : GB_MAX_CALLS;
 
     memset(r, 0, sizeof *r);
     r->variant = v;
@@ -571,14 +573,14 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     spent = 0.0;
     gb_clock_read(&span_start);
     slice_start = gb_now();
-    while (n < cfg->reps || (spent < cfg->min_time && n < GB_MAX_CALLS)) {
+    while (n < cfg->reps || (spent < cfg->min_time && n < max_calls)) {
         const void *A, *B;
         void *C;
         double t0;
         int status;
 
         if (n == cap) {           /* min_time asks for more calls than reps */
-            int grown = cap == 0 ? 64 : cap < GB_MAX_CALLS / 2 ? 2 * cap : GB_MAX_CALLS;
+            int grown = cap == 0 ? 64 : cap < max_calls / 2 ? 2 * cap : max_calls;
             double *more = realloc(r->samples_us, (size_t)grown * sizeof *more);
             if (more == NULL) {
                 snprintf(err, errlen, "out of memory for %d samples", grown);

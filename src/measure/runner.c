@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "output.h"
+#include "resultfile.h"
 #include "roof.h"
 
 /* A --param set that no selected variant takes whole is an error naming a
@@ -269,7 +270,7 @@ int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg)
 /* Round r's share of the measurement: its part of the timed calls, of the
  * time cap and, after the first round (which warms up in full and
  * verifies), of the warm-up calls, at least one when there are any. */
-static gb_measure_cfg round_share(const gb_measure_cfg *all, int rounds, int r)
+gb_measure_cfg gb_round_share(const gb_measure_cfg *all, int rounds, int r)
 {
     gb_measure_cfg c = *all;
 
@@ -279,6 +280,9 @@ static gb_measure_cfg round_share(const gb_measure_cfg *all, int rounds, int r)
         c.min_reps = c.reps;
     c.max_time = all->max_time / rounds;
     c.min_time = all->min_time / rounds;
+    /* min_time's calls capped per round so that all the rounds' samples of
+     * an entry stay within what a result file holds (ab merges them). */
+    c.max_calls = GB_MAX_SAMPLES / rounds < GB_MAX_CALLS ? GB_MAX_SAMPLES / rounds : GB_MAX_CALLS;
     if (r > 0) {
         c.warmup = (all->warmup + rounds - 1) / rounds;
         c.check = 0;
@@ -507,7 +511,7 @@ static long last_level_cache(const gb_runner_cfg *cfg)
 static int run_round(sweep *w, int round)
 {
     const gb_selection *sel = w->sel;
-    gb_measure_cfg share = round_share(&w->cfg->measure, w->cfg->rounds, round);
+    gb_measure_cfg share = gb_round_share(&w->cfg->measure, w->cfg->rounds, round);
 
     w->step = 0;
     for (int s = 0; s < sel->nshapes && !*w->stop; s++) {

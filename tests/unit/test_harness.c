@@ -158,6 +158,16 @@ TEST(harness_min_time_extends_past_reps)
     CHECK(gb_measure(&slow, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
     CHECK(r.reps >= 3 && r.reps <= 6);
     gb_result_free(&r);
+    /* And max_calls caps the calls min-time adds (a run's rounds share
+     * what one result file holds): 40 calls of 0.5 ms, not 20 s of them. */
+    cfg.max_time = 100.0;
+    cfg.min_time = 20.0;
+    cfg.max_calls = 40;
+    calls = 0;
+    CHECK(gb_measure(&brief, &none, 1, 0, &w, &cfg, &no_stop, &r, err, sizeof err) == 0);
+    CHECK_EQ_INT(r.reps, 40);
+    CHECK_EQ_INT(calls, 40);
+    gb_result_free(&r);
     gb_workspace_free(&w);
 }
 

@@ -1,10 +1,14 @@
 /* test_selection.c - the parameter-set rule of gb_selection_build: a
  * --param set applies to the selected variants that take all its keys, a
  * variant that takes no set runs once unlabelled, and a set no selected
- * variant takes is an error naming the key. */
+ * variant takes is an error naming the key; and a round's share of a
+ * measurement (gb_round_share). */
 #include "test.h"
 
+#include <stdio.h>
+
 #include "options.h"
+#include "resultfile.h"
 #include "runner.h"
 
 static char err[GB_ERR_LEN];
@@ -92,4 +96,32 @@ TEST(param_sets_refused)
     CHECK(gb_selection_build(&o, &sel, err, sizeof err) < 0);
     CHECK(strstr(err, "variant baseline has no parameter 'tk'") != NULL);
     gb_selection_free(&sel);
+}
+
+/* A round's share: the rounds' timed calls add up to --reps, and the calls
+ * --min-time may add stay, over all rounds, within what a result file
+ * holds (a run of 20 rounds of a 1x1x1 shape wrote 2,000,000 samples, which
+ * no reader took). */
+TEST(round_share_keeps_the_samples_a_file_holds)
+{
+    const gb_measure_cfg all = { .warmup = 5, .reps = 50, .min_reps = 3, .max_time = 2.0,
+                                 .nthreads = 1, .min_time = 40.0 };
+    static const int counts[] = { 1, 2, 3, 7, 10, 11, 12, 20, 999, GB_MAX_ROUNDS };
+
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        const int rounds = counts[i];
+        long reps = 0, calls = 0;
+        for (int r = 0; r < rounds; r++) {
+            const gb_measure_cfg c = gb_round_share(&all, rounds, r);
+            /* the harness's reading: 0 or above GB_MAX_CALLS is GB_MAX_CALLS */
+            const long cap = c.max_calls > 0 && c.max_calls < GB_MAX_CALLS ? c.max_calls
+                                                                            : GB_MAX_CALLS;
+            reps += c.reps;
+            calls += c.reps > cap ? c.reps : cap;
+        }
+        CHECK_EQ_INT(reps, all.reps);
+        if (calls > GB_MAX_SAMPLES)
+            fprintf(stderr, "  %d rounds: up to %ld samples\n", rounds, calls);
+        CHECK(calls <= GB_MAX_SAMPLES);
+    }
 }
