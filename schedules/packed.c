@@ -177,7 +177,10 @@
  * and handed to the loops here as one packed_plan (packed_plan.h), made
  * before the call and only read in it.
  *
- * Threads: one parallel region per call.  The (ic, jr) tiles of C are split
+ * Threads: one parallel region per call, never wider than C has MR x NR
+ * tiles (a call of one tile runs on the caller, with no region: 8x64x48
+ * at 2 threads took 0.44x the time it did with a thread idle, AMD EPYC
+ * family 25).  The (ic, jr) tiles of C are split
  * 2-D over the plan's tm x tn grid; each thread runs the loops on its own
  * region of C with its own buffers, so no thread waits for another (--param
  * apack=whole alone adds a barrier after packing A).  The columns' split

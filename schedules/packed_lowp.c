@@ -616,7 +616,12 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
     p->nr = p->isa->nr;
     p->group = p->isa->group;
     p->words = 1 + p->isa->widen;
-    p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
+    /* Never more threads than C has MR x NR tiles, as f32's plan
+     * (packed_plan.h, packed_threads_for_tiles). */
+    {
+        const long tiles = ceil_div(M > 0 ? M : 1, p->mr) * ceil_div(N > 0 ? N : 1, p->nr);
+        p->nthreads = ctx->nthreads < 1 ? 1 : tiles < ctx->nthreads ? (int)tiles : ctx->nthreads;
+    }
     p->fused = p->isa->kernel_packing != NULL && p->isa->kernel_packing_runs();
 
     cache_sizes(&l1, &l2, &l3);
@@ -965,8 +970,12 @@ static void lowp_explain(gb_dtype t, FILE *out, int M, int N, int K, const gb_ct
     cache_sizes(&l1, &l2, &l3);
     const int thread_rows = (int)(ceil_div(ceil_div(M, p.mr), p.tm) * p.mr);
     const int fused = p.fused && thread_rows <= p.mc;
-    fprintf(out, "packed %dx%dx%d (MxKxN) %s, %d thread%s:\n", M, K, N, type, p.nthreads,
-            p.nthreads > 1 ? "s" : "");
+    fprintf(out, "packed %dx%dx%d (MxKxN) %s, %d thread%s", M, K, N, type, ctx->nthreads,
+            ctx->nthreads > 1 ? "s" : "");
+    if (p.nthreads < ctx->nthreads)
+        fprintf(out, " (%d used: %ld tile%s of %dx%d)", p.nthreads,
+                ceil_div(M, p.mr) * ceil_div(N, p.nr), p.nthreads > 1 ? "s" : "", p.mr, p.nr);
+    fputs(":\n", out);
     fprintf(out, "  micro-kernel  %s %d x %d, %d k a 32-bit group%s\n", p.isa->name, p.mr, p.nr,
             p.group, p.isa->widen ? " (widened to f32 at packing, one word a k)" : "");
     fprintf(out, "  B             packed per call, %s\n",

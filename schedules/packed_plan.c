@@ -260,7 +260,7 @@ static int read_as(packed_plan *p, int question, const gb_ctx *ctx, const gb_mac
     const long forced = gb_param_get(ctx->params, gb_calib_questions[question].param, -1);
 
     if (p->calib.source[0] == '\0')
-        gb_calibration_lookup(m, ctx->nthreads > 0 ? ctx->nthreads : 1, &p->calib);
+        gb_calibration_lookup(m, p->nthreads, &p->calib);
     p->read_param[question] = forced >= 0;
     p->read[question] = forced >= 0 ? (int)forced : p->calib.answer[question].read;
     return p->read[question];
@@ -278,6 +278,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         return;
     p->mr = p->isa->mr;
     p->nr = p->isa->nr;
+    p->nthreads = packed_threads_for_tiles(ctx->nthreads, M, N, p->mr, p->nr);
     /* B fused: the fewest A micro-panels per B micro-panel from which the
      * first one's pass copies it for the others, (passes - 1) x MR >=
      * FUSED_COPY_FMAS; below, every pass reads it in place. */
@@ -365,7 +366,6 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         p->b_mode = B_PANEL_FUSED;
         p->ir_outer = 1;
     }
-    p->nthreads = ctx->nthreads > 0 ? ctx->nthreads : 1;
     /* A in place when dense rows of A (K floats) are closer than a page, as
      * for B; farther apart, as calibrated: in place, or fused (each
      * micro-panel packed on its first use, by the thread that reads it, so
@@ -522,8 +522,12 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
     packed_plan p;
 
     packed_plan_call(M, N, K, ctx, 0, &p);
-    fprintf(out, "packed %dx%dx%d (MxKxN), %d thread%s:\n", M, K, N, ctx->nthreads,
+    fprintf(out, "packed %dx%dx%d (MxKxN), %d thread%s", M, K, N, ctx->nthreads,
             ctx->nthreads > 1 ? "s" : "");
+    if (p.isa != NULL && p.nthreads < ctx->nthreads)
+        fprintf(out, " (%d used: %ld tile%s of %dx%d)", p.nthreads,
+                ceil_div(M, p.mr) * ceil_div(N, p.nr), p.nthreads > 1 ? "s" : "", p.mr, p.nr);
+    fputs(":\n", out);
     if (p.isa == NULL) {
         fprintf(out, "  isa %s: not in this build\n", isa_choices[forced]);
         return;

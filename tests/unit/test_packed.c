@@ -9,7 +9,9 @@
 #include "test.h"
 #include "variants.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gemmbench.h"
 #include "machine.h"
@@ -595,6 +597,53 @@ TEST(packed_thread_grid_follows_the_operands)
                      2);
     }
     CHECK(effective(v, &none, 16, 3072, 768, 2, "bcopy") >= 0);
+}
+
+/* Never more threads than C has MR x NR tiles (a thread without one only
+ * adds the region's fork and join); the explanation says how many run. */
+TEST(packed_threads_never_more_than_tiles)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    gb_params none = { 0 };
+
+    CHECK(v != NULL);
+    if (v == NULL)
+        return;
+    const int mr = (int)effective(v, &none, 64, 64, 64, 1, "mr");
+    const int nr = (int)effective(v, &none, 64, 64, 64, 1, "nr");
+    CHECK(mr > 0 && nr > 0);
+    if (mr <= 0 || nr <= 0)
+        return;
+    static const struct { int m, n, threads, used; } cases[] = {
+        { 1, 1, 2, 1 }, { 1, 1, 8, 1 }, { 1, 1, 1, 1 }, { 1, 2, 2, 2 }, { 2, 1, 2, 2 },
+        { 1, 3, 4, 3 }, { 3, 1, 4, 3 }, { 2, 2, 4, 4 }, { 2, 3, 4, 4 }, { 1, 2, 8, 2 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* the last tile of each dimension a fringe: M and N multiples of nothing */
+        const int M = (cases[i].m - 1) * mr + 1 + (mr > 2 ? mr / 2 : 0);
+        const int N = (cases[i].n - 1) * nr + 1 + (nr > 2 ? nr / 2 : 0);
+        const long tm = effective(v, &none, M, N, 768, cases[i].threads, "threads_m");
+        const long tn = effective(v, &none, M, N, 768, cases[i].threads, "threads_n");
+        if (tm * tn != cases[i].used)
+            fprintf(stderr, "  M=%d N=%d at %d threads: grid %ldx%ld, want %d threads\n", M, N,
+                    cases[i].threads, tm, tn, cases[i].used);
+        CHECK_EQ_INT(tm * tn, cases[i].used);
+    }
+
+    /* What --explain prints: the threads asked, and the ones used. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    CHECK(out != NULL);
+    if (out == NULL)
+        return;
+    gb_ctx ctx = { 2, &none, NULL, NULL, 0 };
+    v->explain(out, 1, 1, 768, &ctx);
+    v->explain(out, 384, 768, 768, &ctx);
+    fclose(out);
+    CHECK(text != NULL && strstr(text, "2 threads (1 used: 1 tile of ") != NULL);
+    CHECK(text != NULL && strstr(text, "384x768x768 (MxKxN), 2 threads:") != NULL);
+    free(text);
 }
 
 /* One measurement calls run() many times on prepare()'s state, and the

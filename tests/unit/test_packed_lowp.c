@@ -15,6 +15,7 @@
  * One thread and two threads are separate tests: qemu-user hangs on a
  * second thread (scripts/cross-aarch64.sh), so only the first runs there.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "test.h"
 
 #include "gemmbench.h"
@@ -233,6 +234,31 @@ TEST(packed_lowp_exact_on_one_thread)
 TEST(packed_lowp_exact_on_two_threads)
 {
     check_all(2);
+}
+
+/* Never more threads than C has tiles, as f32's plan: a 1 x 1 C at two
+ * threads runs on one, which --explain says beside the two asked. */
+TEST(packed_lowp_threads_never_more_than_tiles)
+{
+    static const gb_typed_kernel *const kinds[] = { &gb_packed_bf16, &gb_packed_u8s8 };
+    gb_params none = { 0 };
+    gb_ctx ctx = { 2, &none, NULL, NULL, 0 };
+
+    for (int i = 0; i < 2; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&text, &len);
+        CHECK(out != NULL);
+        if (out == NULL)
+            return;
+        kinds[i]->explain(out, 1, 1, 768, &ctx);
+        kinds[i]->explain(out, 384, 768, 768, &ctx);
+        fclose(out);
+        CHECK(text != NULL && strstr(text, "2 threads (1 used: 1 tile of ") != NULL);
+        CHECK(text != NULL && strstr(text, "384x768x768 (MxKxN) ") != NULL &&
+              strstr(strstr(text, "384x768x768 (MxKxN) "), "2 threads:") != NULL);
+        free(text);
+    }
 }
 
 /* The path named is the one the CPU runs, and the forced portable one when
