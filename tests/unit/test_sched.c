@@ -334,6 +334,36 @@ TEST(sched_lowered_c_turns_off_unroll_and_jam_where_it_lengthens_a_run)
     }
 }
 
+/* A parallel loop that is the body's only region asks no more threads than
+ * it has iterations at the shape (one: the one-thread copy, no region); a
+ * root pack's region shares more work, and keeps the threads asked. */
+TEST(sched_lowered_c_asks_no_more_threads_than_the_parallel_loop_has)
+{
+    static const struct {
+        const char *text;
+        int N;
+        const char *want;
+    } cases[] = {
+        { "split j 16 -> jo ji\nparallel jo\nvectorize ji\n", 16,
+          "const int nthreads = ctx->nthreads < 1 ? ctx->nthreads : 1;" },
+        { "split j 16 -> jo ji\nparallel jo\nvectorize ji\n", 64,
+          "const int nthreads = ctx->nthreads < 4 ? ctx->nthreads : 4;" },
+        { "split j 16 -> jo ji\nparallel jo\nvectorize ji\npack B at root\n", 16,
+          "const int nthreads = ctx->nthreads;" },
+        { "split j 16 -> jo ji\nvectorize ji\n", 16, "const int nthreads = ctx->nthreads;" },
+    };
+
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *src = lowered(cases[c].text, cases[c].N);
+        CHECK(src != NULL);
+        if (src == NULL)
+            continue;
+        if (strstr(src, cases[c].want) == NULL)
+            gb_test_fail(__FILE__, __LINE__, cases[c].text);
+        free(src);
+    }
+}
+
 /* A tail whose innermost loop only ever runs whole moves out to the next
  * loop: M = 40 by blocks of 16 and rows of 8 is `ic*16 + ir*8 < 40` at ir,
  * so the 8 rows stay a register block; M = 36 leaves 4 rows, and ii keeps
