@@ -631,19 +631,12 @@ TEST(packed_threads_never_more_than_tiles)
     }
 
     /* What --explain prints: the threads asked, and the ones used. */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    CHECK(out != NULL);
-    if (out == NULL)
-        return;
-    gb_ctx ctx = { 2, &none, NULL, NULL, 0 };
-    v->explain(out, 1, 1, 768, &ctx);
-    v->explain(out, 384, 768, 768, &ctx);
-    fclose(out);
-    CHECK(text != NULL && strstr(text, "2 threads (1 used: 1 tile of ") != NULL);
-    CHECK(text != NULL && strstr(text, "384x768x768 (MxKxN), 2 threads:") != NULL);
-    free(text);
+    char *one = explain_text(v->explain, 1, 1, 768, 2);
+    char *wide = explain_text(v->explain, 384, 768, 768, 2);
+    CHECK(one != NULL && strstr(one, "2 threads (1 used: 1 tile of ") != NULL);
+    CHECK(wide != NULL && strstr(wide, "384x768x768 (MxKxN), 2 threads:") != NULL);
+    free(one);
+    free(wide);
 }
 
 /* One measurement calls run() many times on prepare()'s state, and the

@@ -7,6 +7,7 @@
  * stay untouched, and with B pre-packed where a variant can.
  * A new schedule is covered the moment it is in the table.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "test.h"
 #include "variants.h"
 
@@ -26,6 +27,21 @@ static int small_int(void)
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return (int)(rng_state % 9) - 4;
+}
+
+char *explain_text(gb_explain_fn explain, int M, int N, int K, int nthreads)
+{
+    gb_params none = { 0 };
+    gb_ctx ctx = { nthreads, &none, NULL, NULL, 0 };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+
+    if (out == NULL)
+        return NULL;
+    explain(out, M, N, K, &ctx);
+    fclose(out);
+    return text;
 }
 
 /* Runs v once on an MxKxN problem with the given padding; returns the number
