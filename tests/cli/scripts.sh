@@ -84,6 +84,27 @@ row = [l for l in open(sys.argv[2]) if l.startswith("| rule_based |")]
 assert row and row[0].split("|")[2].strip() == want, (row, want)
 PY
 
+# A typed twin runs beside its variant at the file's type: packed_u8s8.sched
+# beside packed --dtype u8s8, both exact.
+expect_exit sched_twins_typed_runs 0 env SHAPES="--shape 16x16x16" \
+    RUN_OPTS="--rounds 1 --reps 2 --min-reps 1 --warmup 0" sh "$S/sched-twins.sh" "$WORK/stt" packed_u8s8
+expect_grep sched_twins_typed_row '^| packed_u8s8 | [0-9][0-9.]* | [0-9.]*-[0-9.]* | ' "$WORK/out"
+py sched_twins_typed_json "$WORK/stt/packed_u8s8.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+got = sorted((r["variant"], r["dtype"], r["check"]) for r in doc["results"])
+assert got == [("packed", "u8s8", "pass"), ("sched:packed_u8s8", "u8s8", "pass")], got
+PY
+# A name with no schedule file: exit 2, the name said, nothing run.
+sh "$S/sched-twins.sh" "$WORK/stt" no_such_twin >"$WORK/out" 2>"$WORK/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q 'no_such_twin: no schedules/no_such_twin.sched' "$WORK/err" &&
+    [ ! -e "$WORK/stt/no_such_twin.json" ]; then
+    echo "ok sched_twins_unknown_name"
+else
+    echo "FAIL sched_twins_unknown_name: exit $rc: $(head -c 300 "$WORK/err")"
+fi
+
 # space-search.sh: a 1 s structure search, 2 trials of rule_based's
 # parameters, one round of the final run, on 16x16x16 at one thread.
 if "$G" --list 2>/dev/null | grep -q '^onednn '; then
