@@ -104,6 +104,7 @@
  * libxsmm (choosing a kernel by what the machine does, at run time).
  */
 #include "packed_lowp.h"
+#include "packed_plan.h" /* ceil_div, the threads rule and its explanation */
 
 #include "gemmbench.h"
 #include "machine.h"
@@ -550,11 +551,6 @@ typedef struct lowp_plan {
     int long_kc;             /* kc from the A micro-panel (plan_call) */
 } lowp_plan;
 
-static long ceil_div(long a, long b)
-{
-    return (a + b - 1) / b;
-}
-
 /* extent cut into the fewest blocks of at most cap (a multiple of unit),
  * all of about the same size: the block size, a multiple of unit. */
 static int balanced_block(long extent, long cap, int unit)
@@ -616,12 +612,7 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
     p->nr = p->isa->nr;
     p->group = p->isa->group;
     p->words = 1 + p->isa->widen;
-    /* Never more threads than C has MR x NR tiles, as f32's plan
-     * (packed_plan.h, packed_threads_for_tiles). */
-    {
-        const long tiles = ceil_div(M > 0 ? M : 1, p->mr) * ceil_div(N > 0 ? N : 1, p->nr);
-        p->nthreads = ctx->nthreads < 1 ? 1 : tiles < ctx->nthreads ? (int)tiles : ctx->nthreads;
-    }
+    p->nthreads = packed_threads_for_tiles(ctx->nthreads, M, N, p->mr, p->nr);
     p->fused = p->isa->kernel_packing != NULL && p->isa->kernel_packing_runs();
 
     cache_sizes(&l1, &l2, &l3);
@@ -970,12 +961,8 @@ static void lowp_explain(gb_dtype t, FILE *out, int M, int N, int K, const gb_ct
     cache_sizes(&l1, &l2, &l3);
     const int thread_rows = (int)(ceil_div(ceil_div(M, p.mr), p.tm) * p.mr);
     const int fused = p.fused && thread_rows <= p.mc;
-    fprintf(out, "packed %dx%dx%d (MxKxN) %s, %d thread%s", M, K, N, type, ctx->nthreads,
-            ctx->nthreads > 1 ? "s" : "");
-    if (p.nthreads < ctx->nthreads)
-        fprintf(out, " (%d used: %ld tile%s of %dx%d)", p.nthreads,
-                ceil_div(M, p.mr) * ceil_div(N, p.nr), p.nthreads > 1 ? "s" : "", p.mr, p.nr);
-    fputs(":\n", out);
+    fprintf(out, "packed %dx%dx%d (MxKxN) %s, ", M, K, N, type);
+    packed_explain_threads(out, ctx->nthreads, p.nthreads, M, N, p.mr, p.nr);
     fprintf(out, "  micro-kernel  %s %d x %d, %d k a 32-bit group%s\n", p.isa->name, p.mr, p.nr,
             p.group, p.isa->widen ? " (widened to f32 at packing, one word a k)" : "");
     fprintf(out, "  B             packed per call, %s\n",

@@ -506,6 +506,15 @@ static void explain_read(FILE *out, const packed_plan *p, int question)
         fprintf(out, "  %-13s %s\n", gb_calib_questions[question].label, why);
 }
 
+void packed_explain_threads(FILE *out, int asked, int used, int M, int N, int mr, int nr)
+{
+    fprintf(out, "%d thread%s", asked, asked > 1 ? "s" : "");
+    if (used < asked)
+        fprintf(out, " (%d used: %ld tile%s of %dx%d)", used, ceil_div(M, mr) * ceil_div(N, nr),
+                used > 1 ? "s" : "", mr, nr);
+    fputs(":\n", out);
+}
+
 void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
 {
     static const char *const b_how[] = {
@@ -522,12 +531,9 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
     packed_plan p;
 
     packed_plan_call(M, N, K, ctx, 0, &p);
-    fprintf(out, "packed %dx%dx%d (MxKxN), %d thread%s", M, K, N, ctx->nthreads,
-            ctx->nthreads > 1 ? "s" : "");
-    if (p.isa != NULL && p.nthreads < ctx->nthreads)
-        fprintf(out, " (%d used: %ld tile%s of %dx%d)", p.nthreads,
-                ceil_div(M, p.mr) * ceil_div(N, p.nr), p.nthreads > 1 ? "s" : "", p.mr, p.nr);
-    fputs(":\n", out);
+    fprintf(out, "packed %dx%dx%d (MxKxN), ", M, K, N);
+    packed_explain_threads(out, ctx->nthreads, p.isa != NULL ? p.nthreads : ctx->nthreads, M, N,
+                           p.mr, p.nr);
     if (p.isa == NULL) {
         fprintf(out, "  isa %s: not in this build\n", isa_choices[forced]);
         return;

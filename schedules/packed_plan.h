@@ -115,6 +115,10 @@ static inline int packed_threads_for_tiles(int asked, int M, int N, int mr, int 
  * usable and params); packed_plan_effective takes the plan that runs. */
 void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effective);
 void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx);
+/* --explain's "N threads:" after a plan's header, with "(U used: T tiles of
+ * MRxNR)" where the threads rule took fewer than asked (f32 and low
+ * precision alike). */
+void packed_explain_threads(FILE *out, int asked, int used, int M, int N, int mr, int nr);
 int packed_usable(const gb_params *params, char *why, size_t whylen);
 extern const gb_param_spec packed_params[];
 
