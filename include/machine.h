@@ -97,11 +97,16 @@ typedef struct gb_slurm {
  * fused); and, where B's rows are a page or more apart and every pass
  * reads them in place while the next B micro-panel is prefetched into L2,
  * whether the kernel also prefetches each row into L2 16 rows ahead; and
- * there, whether kc is cut to the rows L2 has places for (gb_places_rows).
+ * there, whether kc is cut to the rows L2 has places for (gb_places_rows);
+ * and, where B's rows are a page or more apart and read fused (jr outer)
+ * with many rows of A (from PANEL_MANY_ROWS, packed_plan.c), whether it
+ * stays fused or is panel fused (ir outer, each B block copied by the
+ * first A micro-panel's pass).
  * Answer 0 is the rule's (in place; L1; half of L1d; on), answer 1 the
  * other (copied; L2 only; L1d's ways; off). */
 enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_BCOPY, GB_CALIB_BPREFETCH, GB_CALIB_KC,
-       GB_CALIB_BNEAR, GB_CALIB_BFAR, GB_CALIB_KCPLACES, GB_CALIB_QUESTIONS };
+       GB_CALIB_BNEAR, GB_CALIB_BFAR, GB_CALIB_KCPLACES, GB_CALIB_BMANY,
+       GB_CALIB_QUESTIONS };
 enum { GB_READ_IN_PLACE = 0, GB_READ_COPIED, GB_READ_CHOICES };
 /* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
 #define GB_MAX_CALIBRATIONS 64

@@ -36,8 +36,9 @@
  *     on the core's prefetchers and TLB, which no machine report gives, so
  *     it is calibrated on the machine (src/measure/calibrate.c, cached per
  *     machine and thread count, shown by --explain and `gemmbench info`,
- *     --param bread overrides): in place (fused,
- *     or panel fused where fused would cut kc) unless B read in place
+ *     --param bread overrides): in place (fused, or panel fused where
+ *     fused would cut kc, or from M = 192 where the calibration's bmany
+ *     says panel fused is the faster) unless B read in place
  *     measured more than 10 % slower than B copied, and then copied (panel
  *     fused at every M, the pre-packed layout and loop order);
  *   - A's rows a page or more apart, read in place or packed on first

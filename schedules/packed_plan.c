@@ -110,6 +110,15 @@
  * was 2-5 % faster at 6 to 16 A micro-panels, and the calibration says in
  * place there. */
 #define FUSED_COPY_FMAS 32
+/* B fused (jr outer, its rows a page or more apart) from this many rows of
+ * C up is panel fused instead where the calibration says (bmany, timed at
+ * M = 192 and 256, so never applied below the rows it was measured at):
+ * jr outer streams the A block from L2 on every pass over a B micro-panel
+ * and re-reads the micro-panel for each A micro-panel, ir outer keeps the
+ * A micro-panel in L1 and streams B's packed block from L2.  On the
+ * family 25 (Zen 4) guest panel fused took 0.975-0.988x fused's time at
+ * M = 192 and 256 (1 thread; 0.98-1.00x at 2), 0.99x at 128 and 160. */
+#define PANEL_MANY_ROWS 192
 
 /* ---- instruction sets ------------------------------------------------------ */
 
@@ -309,7 +318,9 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         p->b_mode = B_IN_PLACE;
     else
         p->b_mode = read_as(p, GB_CALIB_B, ctx, &machine) == GB_READ_COPIED ||
-                            fused_cuts_kc(M, K, p)
+                            fused_cuts_kc(M, K, p) ||
+                            (M >= PANEL_MANY_ROWS &&
+                             read_as(p, GB_CALIB_BMANY, ctx, &machine) == GB_READ_COPIED)
                         ? B_PANEL_FUSED
                         : B_FUSED;
     /* B fused: its copy as calibrated (or --param bcopy); in place, never. */
@@ -548,6 +559,7 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                 : "");
     explain_read(out, &p, GB_CALIB_B);
     explain_read(out, &p, GB_CALIB_BNEAR);
+    explain_read(out, &p, GB_CALIB_BMANY);
     if (p.b_mode == B_FUSED) {
         const int passes = passes_per_block(&p, M);
         if (p.read[GB_CALIB_BCOPY] == GB_READ_COPIED)
@@ -715,6 +727,10 @@ const gb_param_spec packed_params[] = {
                                     "micro-panels read it, on AVX-512) or in_place (every "
                                     "pass reads B where it is); default: this machine's "
                                     "calibration (gemmbench info)" },
+    { "bmany", 0, 0, gb_read_names, "B with rows a page or more apart, read in place "
+                                    "(bread in_place) where fused would not cut kc, M >= 192: "
+                                    "in_place (fused, jr outer) or copied (panel_fused); "
+                                    "default: this machine's calibration (gemmbench info)" },
     { "bnear", 0, 0, gb_read_names, "B with rows under a page apart (N*4 < 4096): in_place "
                                     "(jr outer) or copied (panel_fused: ir outer, B copied "
                                     "into a packed block by the first A micro-panel's pass), "

@@ -14,7 +14,7 @@
 
 /* Bump when what is measured, or how it decides, changes: the key changes
  * with it, so older files are never read (and refused if copied in). */
-#define CALIB_METHOD 11
+#define CALIB_METHOD 12
 
 const char *const gb_read_names[] = { "in_place", "copied", NULL };
 const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
@@ -49,7 +49,16 @@ const char *const gb_on_off_names[] = { "on", "off", NULL };
  * as on is the slower (on the AMD EPYC family 26 the cut took 0.93-0.98x
  * the time at mlp_expand M = 8-32, 1 and 2 threads; on the family 25 (Zen
  * 4) guest, whose calibration never copies B fused, 1.01-1.05x at every M
- * of mlp_expand from 8 to 256). */
+ * of mlp_expand from 8 to 256).  B fused (its rows a page or more apart,
+ * jr outer) where C has many rows: mlp_expand M = 192 and 256, fused
+ * against panel fused (ir outer, B copied a block at a time), with the
+ * answers it depends on measured first (bcopy, bprefetch, bfar,
+ * kcplaces); panel fused as soon as it is the faster (on the family 25
+ * guest it took 0.975-0.988x fused's time at M = 192 and 256 at 1 thread,
+ * 0.98-1.00x at 2, in four processes each, and 0.99x at M = 128 and 160:
+ * jr outer reads the A block from L2 on every pass, ir outer keeps the A
+ * micro-panel in L1; on the family 26, whose L1 half holds kc 768, fused
+ * would cut kc at these M and the plan is panel fused already). */
 const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
     [GB_CALIB_B] = { "b", "B read", "B rows a page or more apart", { 16, 64 }, 768, 3072, "bread", "", GB_CALIB_COPIED_RATIO,
                      gb_read_names, { "in place", "copied" },
@@ -87,6 +96,11 @@ const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
                             { 16, 64 }, 768, 3072, "kcplaces", "bpack=fused,bcopy=in_place,", 1.0,
                             gb_on_off_names, { "kc cut to L2's places", "kc uncut" },
                             "mlp_expand M=16,64 (K 768, N 3072), B fused, no copy" },
+    [GB_CALIB_BMANY] = { "bmany", "B many rows",
+                         "B rows a page or more apart, read fused (jr outer), M of 192 or more",
+                         { 192, 256 }, 768, 3072, "bmany", "bread=in_place,", 1.0,
+                         gb_read_names, { "fused", "panel fused" },
+                         "mlp_expand M=192,256 (K 768, N 3072), B read in place" },
 };
 
 void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len)

@@ -59,6 +59,15 @@
  * family 26 the kernel alone read B's rows 768 floats apart from L2 at
  * 0.95-0.97x its rate on packed B (scripts/ukernel.c, 2 threads).
  *
+ * B fused where C has many rows (bmany: M of 192 or more, B's rows a page
+ * or more apart and read in place, fused not cutting kc): fused (jr outer)
+ * or panel fused (ir outer), timed on mlp_expand M = 192 and 256 last,
+ * with the answers of bcopy, bprefetch, bfar and kcplaces it runs under:
+ * jr outer streams the A block from L2 on every pass, ir outer keeps the
+ * A micro-panel in L1 and streams B's packed block; on the family 25 guest
+ * panel fused took 0.975-0.988x fused's time at 1 thread, where nothing in
+ * a machine report says which of the two a core's L2 serves faster.
+ *
  * kc's rule: BLIS's analytical cap from L1d's ways (128 for 8 x 48 on a
  * 4 KiB way) or A's micro-panel in half of L1d (768 on 48 KiB), timed on
  * qkv M = 64 and 256 (K 768): on the AMD EPYC family 26 the half took
@@ -74,11 +83,11 @@
  * chosen when the median round's ratio exceeds the question's copied_above
  * (machine.h: 1.10 for A and B, where in place copies nothing; 1.0 for B's
  * copy, which costs nothing else).  Before any timed call of a run, once per
- * machine and thread count: about 200 GFLOP over the eight questions
- * (bnear's shapes are over half of it), 1.2 s at 2 threads and 1.7 s at 1 on
- * the AMD EPYC family 26 with seven, 1.8 s and 2.6 s on the family 25 guest
- * with eight (0.15 s of it kcplaces'); under emulation (qemu) many minutes,
- * so the cross build's runs force it.
+ * machine and thread count: about 285 GFLOP over the nine questions
+ * (bnear's and bmany's shapes are most of it), 1.2 s at 2 threads and 1.7
+ * s at 1 on the AMD EPYC family 26 with seven, 2.2 s and 3.4 s on the
+ * family 25 guest with nine (1.8 s and 2.6 s with eight); under emulation
+ * (qemu) many minutes, so the cross build's runs force it.
  *
  * The cache is schedules/packed_calibration.c's; this file measures and
  * writes it.
@@ -202,7 +211,7 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
     const gb_measure_cfg cfg = { .warmup = CALIB_WARMUP, .reps = reps, .min_reps = reps,
                                  .max_time = 10.0, .check = 0, .nthreads = threads };
     const gb_calib_question *places = &gb_calib_questions[GB_CALIB_KCPLACES];
-    char context[64];
+    char context[64], after[256];
 
     /* kcplaces first, and then its answer set for every other question:
      * each of mlp_expand's regimes where no pass copies B runs at the kc it
@@ -217,9 +226,25 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
     snprintf(context, sizeof context, "%s=%s,", places->param,
              places->answers[out->answer[GB_CALIB_KCPLACES].read]);
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
-        if (q != GB_CALIB_KCPLACES &&
+        if (q != GB_CALIB_KCPLACES && q != GB_CALIB_BMANY &&
             measure_question(q, threads, rounds, &cfg, context, &out->answer[q], err, errlen) != 0)
             return -1;
+    /* bmany last: fused at M = 192 and 256 runs as the answers before it
+     * make it (its copy, B's prefetch, bfar, kc's cut), panel fused against
+     * that. */
+    snprintf(after, sizeof after, "%s", context);
+    {
+        static const int before[] = { GB_CALIB_BCOPY, GB_CALIB_BPREFETCH, GB_CALIB_BFAR };
+        for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) {
+            const gb_calib_question *b = &gb_calib_questions[before[i]];
+            size_t used = strlen(after);
+            snprintf(after + used, sizeof after - used, "%s=%s,", b->param,
+                     b->answers[out->answer[before[i]].read]);
+        }
+    }
+    if (measure_question(GB_CALIB_BMANY, threads, rounds, &cfg, after,
+                         &out->answer[GB_CALIB_BMANY], err, errlen) != 0)
+        return -1;
     out->threads = threads;
     out->rounds = rounds;
     snprintf(out->source, sizeof out->source, "measured");

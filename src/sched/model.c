@@ -39,6 +39,10 @@
  * do at least this many FMAs per copied element, (passes - 1) x mr
  * (packed_plan.c's FUSED_COPY_FMAS, measured there). */
 #define COPY_MIN_FMAS 32
+/* B's rows a page or more apart, read in place, from this many rows of C
+ * up: copied (ir outside jr) as packed's calibration's bmany says
+ * (packed_plan.c's PANEL_MANY_ROWS). */
+#define MANY_ROWS 192
 /* B's prefetch distance: at most this many rows ahead (packed's
  * PACKED_B_PREFETCH_ROWS). */
 #define PF_MAX_ROWS 16
@@ -589,9 +593,17 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
                  "%ld rows, fewer than M = %d", b_row, d.mc, M);
         calibrated(&cal, GB_CALIB_BNEAR, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ], 320,
                    prefix);
-    } else
+    } else {
         calibrated(&cal, GB_CALIB_B, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ], 320,
                    "B's rows a page or more apart");
+        if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && M >= MANY_ROWS) {
+            char prefix[160];
+            snprintf(prefix, sizeof prefix, "B's rows a page or more apart, read in place "
+                     "(calibrated), M = %d of %d or more", M, MANY_ROWS);
+            calibrated(&cal, GB_CALIB_BMANY, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ],
+                       320, prefix);
+        }
+    }
 
     /* b_copy: where B is read in place, whether the first A micro-panel's
      * pass copies each B micro-panel for the later passes: not with rows

@@ -121,6 +121,7 @@ TEST(calibration_cache_round_trips)
     c.answer[GB_CALIB_BNEAR] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125 };
     c.answer[GB_CALIB_BFAR] = (gb_calib_answer){ GB_OFF, 1.09375, 1.0625, 1.125 };
     c.answer[GB_CALIB_KCPLACES] = (gb_calib_answer){ GB_ON, 0.96875, 0.9375, 1.0 };
+    c.answer[GB_CALIB_BMANY] = (gb_calib_answer){ GB_READ_COPIED, 1.015625, 1.0, 1.03125 };
     CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
     CHECK_EQ_INT(back.threads, 2);
@@ -143,6 +144,7 @@ TEST(calibration_cache_round_trips)
     CHECK_EQ_INT(back.answer[GB_CALIB_BFAR].read, GB_OFF);
     CHECK_EQ_INT(back.answer[GB_CALIB_KCPLACES].read, GB_ON);
     CHECK(back.answer[GB_CALIB_KCPLACES].ratio == 0.96875);
+    CHECK_EQ_INT(back.answer[GB_CALIB_BMANY].read, GB_READ_COPIED);
     CHECK_STR(back.source, "cached");
     /* At another thread count there is none: the default. */
     gb_calibration_lookup(&m, 3, &back);
@@ -321,7 +323,8 @@ TEST(calibration_cache_reads_only_a_small_regular_file)
     gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9 }, { 0, 0.9, 0.8, 1.0 },
                                              { 1, 1.2, 1.1, 1.3 }, { 0, 0.9, 0.8, 1.0 },
                                              { 1, 1.1, 1.0, 1.2 }, { 0, 0.95, 0.9, 1.0 },
-                                             { 1, 1.05, 1.0, 1.1 }, { 0, 0.98, 0.97, 0.99 } } },
+                                             { 1, 1.05, 1.0, 1.1 }, { 0, 0.98, 0.97, 0.99 },
+                                             { 1, 1.02, 1.01, 1.03 } } },
                    back;
     char key[1024], path[4200], err[512], source[32] = "", valid[4096], text[4200];
     static char big[70000];

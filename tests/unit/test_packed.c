@@ -469,6 +469,67 @@ TEST(packed_kc_fits_b_rows_in_l2_places)
     free(mode);
 }
 
+/* B's rows a page or more apart, read in place (bread in_place), fused
+ * where that would not cut kc: from M = 192 up, bmany decides fused (jr
+ * outer) or panel fused (ir outer); asked only there, never below 192, nor
+ * with rows under a page apart, nor where bread copies (panel fused at
+ * every M), nor over a --param bpack. */
+TEST(packed_many_rows_panel_fused_as_calibrated)
+{
+    const gb_variant *v = gb_variant_find("packed");
+    gb_params none = { 0 }, many = { 0 }, forced = { 0 }, read_copied = { 0 };
+    const char *saved = getenv("GEMMBENCH_CALIBRATE");
+    char *mode = saved ? strdup(saved) : NULL;
+
+    CHECK(v != NULL);
+    if (v == NULL) {
+        free(mode);
+        return;
+    }
+    gb_param_set(&many, "bmany", GB_READ_COPIED);
+    gb_param_set(&forced, "bmany", GB_READ_COPIED);
+    gb_param_set(&forced, "bpack", 3); /* fused */
+    gb_param_set(&read_copied, "bread", GB_READ_COPIED);
+    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
+    for (int threads = 1; threads <= 2; threads++) {
+        /* Below 192 rows: fused, not asked, whatever --param bmany says. */
+        CHECK_EQ_INT(effective(v, &many, 184, 3072, 768, threads, "bpack"), 3);
+        CHECK_EQ_INT(effective(v, &many, 184, 3072, 768, threads, "bmany"), -1);
+        CHECK_EQ_INT(effective(v, &none, 184, 3072, 768, threads, "loop"), 1);
+        for (int M = 192; M <= 256; M += 64) {
+            /* Where fused would cut kc the plan is panel fused already and
+             * asks nothing; else calibrated in place: fused, jr outer. */
+            const int cut = effective(v, &none, M, 3072, 768, threads, "bpack") == 4;
+            CHECK_EQ_INT(effective(v, &none, M, 3072, 768, threads, "bmany"),
+                         cut ? -1 : GB_READ_IN_PLACE);
+            CHECK_EQ_INT(effective(v, &none, M, 3072, 768, threads, "loop"), cut ? 0 : 1);
+            /* copied: panel fused, ir outer. */
+            CHECK_EQ_INT(effective(v, &many, M, 3072, 768, threads, "bpack"), 4);
+            CHECK_EQ_INT(effective(v, &many, M, 3072, 768, threads, "loop"), 0);
+            CHECK_EQ_INT(effective(v, &many, M, 3072, 768, threads, "bmany"),
+                         cut ? -1 : GB_READ_COPIED);
+            /* --param bpack wins; bread copied is panel fused unasked. */
+            CHECK_EQ_INT(effective(v, &forced, M, 3072, 768, threads, "bpack"), 3);
+            CHECK_EQ_INT(effective(v, &forced, M, 3072, 768, threads, "bmany"), -1);
+            CHECK_EQ_INT(effective(v, &read_copied, M, 3072, 768, threads, "bpack"), 4);
+            CHECK_EQ_INT(effective(v, &read_copied, M, 3072, 768, threads, "bmany"), -1);
+            /* Rows 3 KiB apart: never asked. */
+            CHECK_EQ_INT(effective(v, &many, M, 768, 768, threads, "bmany"), -1);
+        }
+    }
+    /* Calibrated copied (every answer 1) with B read in place: panel fused
+     * from 192 rows where fused would not cut kc. */
+    setenv("GEMMBENCH_CALIBRATE", "copied", 1);
+    gb_param_set(&none, "bread", GB_READ_IN_PLACE);
+    CHECK_EQ_INT(effective(v, &none, 184, 3072, 768, 1, "bpack"), 3);
+    CHECK_EQ_INT(effective(v, &none, 256, 3072, 768, 1, "bpack"), 4);
+    if (mode != NULL)
+        setenv("GEMMBENCH_CALIBRATE", mode, 1);
+    else
+        unsetenv("GEMMBENCH_CALIBRATE");
+    free(mode);
+}
+
 /* The next B micro-panel's prefetch, jr outer: the passes over the current
  * micro-panel share the next one's rows, consecutive, every row once, none
  * more than its even share; a pass past the rows prefetches none. */

@@ -568,6 +568,20 @@ TEST(sched_model_chooses_from_each_kinds_calibration)
         CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE &&
               a[GB_CHOICE_B_COPY] == (M >= 40 ? GB_READ_COPIED : GB_READ_IN_PLACE));
     }
+    /* bmany copied (the family 25 guest's): B's rows a page or more apart,
+     * read in place, copied whole (ir outer) from M = 192, as packed runs
+     * panel fused there; below, and with rows under a page, as before. */
+    {
+        gb_calibration many = zen4_cal;
+        many.answer[GB_CALIB_BMANY] = (gb_calib_answer){ GB_READ_COPIED, 1.02, 1.01, 1.03 };
+        for (int M = 128; M <= 384; M += 56) {
+            choose_at(&zen4, &many, M, 3072, 768, a);
+            CHECK(a[GB_CHOICE_B_READ] == (M >= 192 ? GB_READ_COPIED : GB_READ_IN_PLACE) &&
+                  a[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE);
+            choose_at(&zen4, &many, M, 768, 768, a);
+            CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE);
+        }
+    }
     /* bnear copied (the family 26's at 2 threads): B's rows under a page
      * apart copied whole where the model's A block holds fewer than M
      * rows, in place where one holds all */
