@@ -25,6 +25,12 @@ int gb_calibration_needed(const gb_variant *v);
 int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *err,
                            size_t errlen);
 
+/* The answers measured so far (measured[c] nonzero: out's answer c) that
+ * question q runs under, as packed's params ("kcplaces=off,bprefetch=l2,"):
+ * kcplaces, bprefetch, bfar and bcopy, those q's own params do not fix. */
+void gb_calibration_context(int q, const gb_calibration *out, const int *measured,
+                            char *context, size_t len);
+
 /* What a run uses: the forced answers, else the cached ones, else measured
  * now and cached.  A refused cache file is reported in one line on stderr
  * and measured again; a cache that cannot be written is warned about (the

@@ -61,8 +61,7 @@
  *
  * B fused where C has many rows (bmany: M of 192 or more, B's rows a page
  * or more apart and read in place, fused not cutting kc): fused (jr outer)
- * or panel fused (ir outer), timed on mlp_expand M = 192 and 256 last,
- * with the answers of bcopy, bprefetch, bfar and kcplaces it runs under:
+ * or panel fused (ir outer), timed on mlp_expand M = 192 and 256 last:
  * jr outer streams the A block from L2 on every pass, ir outer keeps the
  * A micro-panel in L1 and streams B's packed block; on the family 25 guest
  * panel fused took 0.975-0.988x fused's time at 1 thread, where nothing in
@@ -73,8 +72,9 @@
  * qkv M = 64 and 256 (K 768): on the AMD EPYC family 26 the half took
  * 0.94-0.95x the ways' time.
  *
- * The measurement, kcplaces first and then every other question with its
- * answer set (gb_calibration_measure says why), per question: two of the
+ * The measurement, question by question in measure_order, each with the
+ * answers before it that it runs under (measure_order says why), per
+ * question: two of the
  * BERT shapes that ask it (M = 16, where every pass reads the operand in
  * place, and M = 64), each answer timed by the harness (gb_measure:
  * CALIB_WARMUP warm-up calls, then the fastest of CALIB_REPS timed calls) in
@@ -174,9 +174,14 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
 
     memset(ws, 0, sizeof ws);
     for (int r = 0; r < GB_READ_CHOICES; r++) {
-        char text[128];
-        snprintf(text, sizeof text, "%s%s%s=%s", context, gb_calib_questions[q].fixed,
-                 gb_calib_questions[q].param, gb_calib_questions[q].answers[r]);
+        char text[512];
+        if ((size_t)snprintf(text, sizeof text, "%s%s%s=%s", context, gb_calib_questions[q].fixed,
+                             gb_calib_questions[q].param,
+                             gb_calib_questions[q].answers[r]) >= sizeof text) {
+            snprintf(err, errlen, "calibration: the params of %s too long",
+                     gb_calib_questions[q].name);
+            return -1;
+        }
         if (gb_params_parse(&gb_variant_packed, text, &read_as[r], err, errlen) != 0)
             return -1;
     }
@@ -203,6 +208,45 @@ cleanup:
     return rc;
 }
 
+/* The order of the measurement.  kcplaces (kc's cut), bprefetch (B's L1
+ * prefetch), bfar (its L2 one) and bcopy (its copy) make how B's rows a
+ * page or more apart are read in place: each question after one of them
+ * runs with its answer set, as the plan will run it, unless the question
+ * fixes that param itself.  Measured under the defaults instead, bcopy
+ * compared in place at kc 256 with copied at 384 on the family 25 guest
+ * (kcplaces; in place at 384 took 0.96-0.99x copied's time), and bfar
+ * compared its L2 prefetch beside an L1 one the plan did not issue
+ * (bprefetch l2 there): off by 1.002-1.004 in three calibrations, where
+ * the plan ran 1-3 % faster with it at 1 thread. */
+static const int measure_order[GB_CALIB_QUESTIONS] = {
+    GB_CALIB_KCPLACES, GB_CALIB_BPREFETCH, GB_CALIB_BFAR, GB_CALIB_BCOPY, GB_CALIB_B,
+    GB_CALIB_A,        GB_CALIB_KC,        GB_CALIB_BNEAR, GB_CALIB_BMANY,
+};
+static const int context_questions[] = { GB_CALIB_KCPLACES, GB_CALIB_BPREFETCH, GB_CALIB_BFAR,
+                                         GB_CALIB_BCOPY };
+
+void gb_calibration_context(int q, const gb_calibration *out, const int *measured,
+                            char *context, size_t len)
+{
+    size_t used = 0;
+
+    context[0] = '\0';
+    for (size_t i = 0; i < sizeof context_questions / sizeof context_questions[0]; i++) {
+        const int c = context_questions[i];
+        const gb_calib_question *cq = &gb_calib_questions[c];
+        char key[32];
+        if (c == q || !measured[c])
+            continue;
+        snprintf(key, sizeof key, "%s=", cq->param);
+        if (strstr(gb_calib_questions[q].fixed, key) != NULL)
+            continue;
+        used += (size_t)snprintf(context + used, len - used, "%s%s,", key,
+                                 cq->answers[out->answer[c].read]);
+        if (used >= len)
+            break;
+    }
+}
+
 int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *err,
                            size_t errlen)
 {
@@ -210,41 +254,18 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
     const int reps = quick ? CALIB_REPS_QUICK : CALIB_REPS;
     const gb_measure_cfg cfg = { .warmup = CALIB_WARMUP, .reps = reps, .min_reps = reps,
                                  .max_time = 10.0, .check = 0, .nthreads = threads };
-    const gb_calib_question *places = &gb_calib_questions[GB_CALIB_KCPLACES];
-    char context[64], after[256];
+    int measured[GB_CALIB_QUESTIONS] = { 0 };
+    char context[256];
 
-    /* kcplaces first, and then its answer set for every other question:
-     * each of mlp_expand's regimes where no pass copies B runs at the kc it
-     * decides (B read and bprefetch at M = 16, bcopy's in place, bfar),
-     * and with the cut the default would give instead, bcopy compared in
-     * place at kc 256 against copied at 384 on the family 25 guest, where
-     * in place at 384 took 0.96-0.99x copied's time. */
     memset(out, 0, sizeof *out);
-    if (measure_question(GB_CALIB_KCPLACES, threads, rounds, &cfg, "",
-                         &out->answer[GB_CALIB_KCPLACES], err, errlen) != 0)
-        return -1;
-    snprintf(context, sizeof context, "%s=%s,", places->param,
-             places->answers[out->answer[GB_CALIB_KCPLACES].read]);
-    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
-        if (q != GB_CALIB_KCPLACES && q != GB_CALIB_BMANY &&
-            measure_question(q, threads, rounds, &cfg, context, &out->answer[q], err, errlen) != 0)
+    for (int i = 0; i < GB_CALIB_QUESTIONS; i++) {
+        const int q = measure_order[i];
+        gb_calibration_context(q, out, measured, context, sizeof context);
+        if (measure_question(q, threads, rounds, &cfg, context, &out->answer[q], err,
+                             errlen) != 0)
             return -1;
-    /* bmany last: fused at M = 192 and 256 runs as the answers before it
-     * make it (its copy, B's prefetch, bfar, kc's cut), panel fused against
-     * that. */
-    snprintf(after, sizeof after, "%s", context);
-    {
-        static const int before[] = { GB_CALIB_BCOPY, GB_CALIB_BPREFETCH, GB_CALIB_BFAR };
-        for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) {
-            const gb_calib_question *b = &gb_calib_questions[before[i]];
-            size_t used = strlen(after);
-            snprintf(after + used, sizeof after - used, "%s=%s,", b->param,
-                     b->answers[out->answer[before[i]].read]);
-        }
+        measured[q] = 1;
     }
-    if (measure_question(GB_CALIB_BMANY, threads, rounds, &cfg, after,
-                         &out->answer[GB_CALIB_BMANY], err, errlen) != 0)
-        return -1;
     out->threads = threads;
     out->rounds = rounds;
     snprintf(out->source, sizeof out->source, "measured");

@@ -153,6 +153,52 @@ TEST(calibration_cache_round_trips)
     scratch_end(&s);
 }
 
+extern const gb_variant gb_variant_packed;
+
+/* Each question runs under the answers measured before it that shape how
+ * B's far rows are read (kcplaces, bprefetch, bfar, bcopy), never its own
+ * nor one its fixed params set. */
+TEST(calibration_questions_run_under_the_answers_before_them)
+{
+    gb_calibration c;
+    int measured[GB_CALIB_QUESTIONS] = { 0 };
+    char ctx[256];
+
+    gb_calibration_set(&c, 2, GB_READ_IN_PLACE, "measured");
+    c.answer[GB_CALIB_KCPLACES].read = GB_OFF;
+    c.answer[GB_CALIB_BPREFETCH].read = GB_PREFETCH_L2;
+    c.answer[GB_CALIB_BFAR].read = GB_OFF;
+    c.answer[GB_CALIB_BCOPY].read = GB_READ_COPIED;
+    gb_calibration_context(GB_CALIB_KCPLACES, &c, measured, ctx, sizeof ctx);
+    CHECK_STR(ctx, "");
+    measured[GB_CALIB_KCPLACES] = 1;
+    gb_calibration_context(GB_CALIB_KCPLACES, &c, measured, ctx, sizeof ctx);
+    CHECK_STR(ctx, "");
+    gb_calibration_context(GB_CALIB_BPREFETCH, &c, measured, ctx, sizeof ctx);
+    CHECK_STR(ctx, "kcplaces=off,");
+    measured[GB_CALIB_BPREFETCH] = 1;
+    gb_calibration_context(GB_CALIB_BFAR, &c, measured, ctx, sizeof ctx);
+    CHECK_STR(ctx, "kcplaces=off,bprefetch=l2,");
+    measured[GB_CALIB_BFAR] = 1;
+    measured[GB_CALIB_BCOPY] = 1;
+    /* bfar fixes bcopy=in_place itself */
+    gb_calibration_context(GB_CALIB_BFAR, &c, measured, ctx, sizeof ctx);
+    CHECK_STR(ctx, "kcplaces=off,bprefetch=l2,");
+    gb_calibration_context(GB_CALIB_B, &c, measured, ctx, sizeof ctx);
+    CHECK_STR(ctx, "kcplaces=off,bprefetch=l2,bfar=off,bcopy=copied,");
+    gb_calibration_context(GB_CALIB_BMANY, &c, measured, ctx, sizeof ctx);
+    CHECK_STR(ctx, "kcplaces=off,bprefetch=l2,bfar=off,bcopy=copied,");
+    /* and every context parses with the question's own params */
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+        char text[512], err[256];
+        gb_params p;
+        gb_calibration_context(q, &c, measured, ctx, sizeof ctx);
+        snprintf(text, sizeof text, "%s%s%s=%s", ctx, gb_calib_questions[q].fixed,
+                 gb_calib_questions[q].param, gb_calib_questions[q].answers[1]);
+        CHECK_EQ_INT(gb_params_parse(&gb_variant_packed, text, &p, err, sizeof err), 0);
+    }
+}
+
 TEST(calibration_cache_refuses_corrupt_and_stale_files)
 {
 #define ANSWER(read, ratio) "{\"read\": \"" read "\", \"ratio\": " ratio ", \"ratio_p10\": 0.5, " \
