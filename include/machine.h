@@ -130,6 +130,11 @@ typedef struct gb_calibration {
  * that the two are one regime on a shared machine, and in place is the one
  * that copies nothing (src/machine/calibration.c). */
 #define GB_CALIB_COPIED_RATIO 1.10
+/* bfar off only when the L2 prefetch measured more than 2 % slower: the
+ * calibration times each answer's fastest call, which a prefetch that
+ * spares the slower calls does not move, so a tie keeps it
+ * (src/machine/calibration.c). */
+#define GB_CALIB_BFAR_OFF_ABOVE 1.02
 
 /* What a question times: two BERT shapes (M[0], M[1] x K x N), and the
  * --param of packed that answers it, with the params that put packed in

@@ -111,7 +111,9 @@ def calibration_problems(c):
         if source not in ("measured", "cached", "forced", "default"):
             out.append(f"{where}.source is not measured, cached, forced or default")
             continue
-        # copied exactly when in place took more than this over copied
+        # copied exactly when in place took more than this over copied;
+        # bfar's threshold was 1.0 before 2026-12-05 and is 1.02 since,
+        # which a file does not say: off only above 1.0, on only up to 1.02
         for q, above, answers in (("b", 1.10, ("in_place", "copied")),
                                   ("a", 1.10, ("in_place", "copied")),
                                   ("bcopy", 1.0, ("in_place", "copied")),
@@ -131,6 +133,9 @@ def calibration_problems(c):
                 r = [a.get(k) for k in ("ratio_p10", "ratio", "ratio_p90")]
                 if not all(isinstance(x, (int, float)) and x > 0 for x in r) or not r[0] <= r[1] <= r[2]:
                     out.append(f"{where}.{q}: ratio_p10 <= ratio <= ratio_p90, all positive, does not hold")
+                elif q == "bfar":
+                    if (a["read"] == "off" and not r[1] > 1.0) or (a["read"] == "on" and r[1] > 1.02):
+                        out.append(f"{where}.bfar.read is off at ratio <= 1.0 or on above 1.02")
                 elif (a["read"] == answers[1]) != (r[1] > above):
                     out.append(f"{where}.{q}.read is not {answers[1]} exactly when ratio > {above}")
     return out

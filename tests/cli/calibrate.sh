@@ -57,10 +57,31 @@ if command -v python3 >/dev/null 2>&1; then
     check json_rounds test "$(field "$WORK/a.json" machine.calibration.0.rounds)" = 3
     check json_effective_bread test -n "$choice" -a "$(field "$WORK/a.json" results.0.effective_params.bread)" = "$choice"
     check json_validates python3 scripts/validate-json.py "$WORK/a.json" --complete
+    check json_bmany_answered test "$(field "$WORK/a.json" machine.calibration.0.bmany.read)" != none
+    # bfar: off only above 1.0, on only up to 1.02 (its threshold before and
+    # after 2026-12-05); the validator takes both and refuses the rest.
+    for case in off:1.01:0 on:1.01:0 off:0.99:1 on:1.03:1; do
+        IFS=: read -r answer ratio bad <<EOF2
+$case
+EOF2
+        python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["machine"]["calibration"][0]["bfar"].update(read=sys.argv[2], ratio=float(sys.argv[3]),
+                                              ratio_p10=0.9, ratio_p90=1.1)
+json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/bfar.json"
+        python3 scripts/validate-json.py "$WORK/bfar.json" >"$WORK/bfar.out" 2>&1
+        rc=$?
+        if [ "$bad" = 1 ]; then
+            check "validator_bfar_${answer}_$ratio" test $rc -ne 0
+        else
+            check "validator_bfar_${answer}_$ratio" test $rc -eq 0
+        fi
+    done
 else
     for c in json_first_measured json_second_cached json_same_choice json_a_answer \
         json_bcopy_answer json_bprefetch_answer json_threads json_rounds json_effective_bread \
-        json_validates; do
+        json_validates json_bmany_answered validator_bfar_off_1.01 validator_bfar_on_1.01 \
+        validator_bfar_off_0.99 validator_bfar_on_1.03; do
         skip $c "needs python3 (reads the result file's JSON)"
     done
 fi
