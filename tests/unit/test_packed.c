@@ -35,6 +35,23 @@ static int cpu_runs(const char *isa)
     return strcmp(isa, "portable") == 0;
 }
 
+/* GEMMBENCH_CALIBRATE as the test found it, saved before a test forces a
+ * mode and put back after (NULL: it was unset). */
+static char *calibrate_mode_save(void)
+{
+    const char *saved = getenv("GEMMBENCH_CALIBRATE");
+    return saved ? strdup(saved) : NULL;
+}
+
+static void calibrate_mode_restore(char *mode)
+{
+    if (mode != NULL)
+        setenv("GEMMBENCH_CALIBRATE", mode, 1);
+    else
+        unsetenv("GEMMBENCH_CALIBRATE");
+    free(mode);
+}
+
 static const gb_param_spec *spec_of(const gb_variant *v, const char *key)
 {
     for (const gb_param_spec *s = v->params; s && s->key; s++)
@@ -216,8 +233,7 @@ TEST(packed_blocks_follow_the_cache_rule)
     long mr, nr, mc, kc, nc, l1;
     /* B a page apart read in place, as calibrated on a machine where that
      * is faster (test_calibrate.c tests the other way). */
-    const char *saved = getenv("GEMMBENCH_CALIBRATE");
-    char *mode = saved ? strdup(saved) : NULL;
+    char *mode = calibrate_mode_save();
 
     /* packed is in every build (schedules/table.c). */
     CHECK(v != NULL);
@@ -363,11 +379,7 @@ TEST(packed_blocks_follow_the_cache_rule)
     CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "mc"), 2 * mr);
     CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "kc"), 5);
     CHECK_EQ_INT(effective(v, &user, 384, 768, 768, 1, "nc"), nr);
-    if (mode)
-        setenv("GEMMBENCH_CALIBRATE", mode, 1);
-    else
-        unsetenv("GEMMBENCH_CALIBRATE");
-    free(mode);
+    calibrate_mode_restore(mode);
 }
 
 /* B's rows and L2's places (gb_places_rows): rows a multiple of a page
@@ -401,8 +413,7 @@ TEST(packed_kc_fits_b_rows_in_l2_places)
     const gb_variant *v = gb_variant_find("packed");
     gb_params none = { 0 }, copied = { 0 }, user = { 0 }, uncut = { 0 }, calib_off = { 0 };
     gb_machine m;
-    const char *saved = getenv("GEMMBENCH_CALIBRATE");
-    char *mode = saved ? strdup(saved) : NULL;
+    char *mode = calibrate_mode_save();
     long l1, l2, mr;
 
     CHECK(v != NULL);
@@ -462,11 +473,7 @@ TEST(packed_kc_fits_b_rows_in_l2_places)
         gb_param_set(&user, "kc", 700);
         CHECK_EQ_INT(effective(v, &user, 16, 3072, 768, 1, "kc"), 700);
     }
-    if (mode)
-        setenv("GEMMBENCH_CALIBRATE", mode, 1);
-    else
-        unsetenv("GEMMBENCH_CALIBRATE");
-    free(mode);
+    calibrate_mode_restore(mode);
 }
 
 /* B's rows a page or more apart, read in place (bread in_place), fused
@@ -478,8 +485,7 @@ TEST(packed_many_rows_panel_fused_as_calibrated)
 {
     const gb_variant *v = gb_variant_find("packed");
     gb_params none = { 0 }, many = { 0 }, forced = { 0 }, read_copied = { 0 };
-    const char *saved = getenv("GEMMBENCH_CALIBRATE");
-    char *mode = saved ? strdup(saved) : NULL;
+    char *mode = calibrate_mode_save();
 
     CHECK(v != NULL);
     if (v == NULL) {
@@ -523,11 +529,7 @@ TEST(packed_many_rows_panel_fused_as_calibrated)
     gb_param_set(&none, "bread", GB_READ_IN_PLACE);
     CHECK_EQ_INT(effective(v, &none, 184, 3072, 768, 1, "bpack"), 3);
     CHECK_EQ_INT(effective(v, &none, 256, 3072, 768, 1, "bpack"), 4);
-    if (mode != NULL)
-        setenv("GEMMBENCH_CALIBRATE", mode, 1);
-    else
-        unsetenv("GEMMBENCH_CALIBRATE");
-    free(mode);
+    calibrate_mode_restore(mode);
 }
 
 /* The next B micro-panel's prefetch, jr outer: the passes over the current
