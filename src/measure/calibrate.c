@@ -81,8 +81,9 @@
  * CALIB_ROUNDS rounds, the two answers in alternating order; a round's ratio
  * is the geometric mean over the two shapes of in place / copied.  Copied is
  * chosen when the median round's ratio exceeds the question's copied_above
- * (machine.h: 1.10 for A and B, where in place copies nothing; 1.0 for B's
- * copy, which costs nothing else).  Before any timed call of a run, once per
+ * (machine.h: 1.10 for A and B, where in place copies nothing; 1.02 for
+ * bfar, whose tie keeps the prefetch; 1.0 for the rest, B's copy among
+ * them, which costs nothing else).  Before any timed call of a run, once per
  * machine and thread count: about 285 GFLOP over the nine questions
  * (bnear's and bmany's shapes are most of it), 1.2 s at 2 threads and 1.7
  * s at 1 on the AMD EPYC family 26 with seven, 2.2 s and 3.4 s on the
@@ -215,9 +216,9 @@ cleanup:
  * fixes that param itself.  Measured under the defaults instead, bcopy
  * compared in place at kc 256 with copied at 384 on the family 25 guest
  * (kcplaces; in place at 384 took 0.96-0.99x copied's time), and bfar
- * compared its L2 prefetch beside an L1 one the plan did not issue
- * (bprefetch l2 there): off by 1.002-1.004 in three calibrations, where
- * the plan ran 1-3 % faster with it at 1 thread. */
+ * timed its plans with an L1 prefetch that the run's plan does not issue
+ * where bprefetch answers l2 (on that guest no answer moved for it in
+ * three calibrations). */
 static const int measure_order[GB_CALIB_QUESTIONS] = {
     GB_CALIB_KCPLACES, GB_CALIB_BPREFETCH, GB_CALIB_BFAR, GB_CALIB_BCOPY, GB_CALIB_B,
     GB_CALIB_A,        GB_CALIB_KC,        GB_CALIB_BNEAR, GB_CALIB_BMANY,
