@@ -31,6 +31,13 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
 void gb_calibration_context(int q, const gb_calibration *out, const int *measured,
                             char *context, size_t len);
 
+/* Whether question q's two answers, each with context's params before its
+ * own ("kcplaces=off," or ""), make the same plan at both of its shapes
+ * on this machine and thread count: every effective param of packed's
+ * (its resolve) equal.  1 yes, 0 no, -1 with err when a param set does not
+ * parse. */
+int gb_calibration_same_plan(int q, int threads, const char *context, char *err, size_t errlen);
+
 /* What a run uses: the forced answers, else the cached ones, else measured
  * now and cached.  A refused cache file is reported in one line on stderr
  * and measured again; a cache that cannot be written is warned about (the

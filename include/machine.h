@@ -117,6 +117,9 @@ typedef struct gb_calib_answer {
     double ratio;            /* time of answer 0 / time of answer 1, the median round's;
                               * 0: not measured (forced or default) */
     double ratio_p10, ratio_p90;
+    int same_plan;           /* 1: on this machine both answers make the same plan at
+                              * the question's shapes (its param not asked there, or
+                              * asked to no effect): nothing timed, answer 0, ratio 0 */
 } gb_calib_answer;
 
 typedef struct gb_calibration {

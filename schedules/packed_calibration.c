@@ -67,15 +67,27 @@ static int positive_number(const cJSON *doc, const char *name, double *out)
 
 /* The answer to question q from its object in a file: 0, -1, or -2 when it
  * contradicts its own ratios (p10 <= ratio <= p90, and the answer the ratio
- * gives: gb_calibration_decide). */
+ * gives: gb_calibration_decide) or, same_plan (nothing timed), is not the
+ * first answer or has ratios. */
 static int answer_from_json(const cJSON *o, int q, gb_calib_answer *a)
 {
     const cJSON *read = cJSON_GetObjectItemCaseSensitive(o, "read");
+    const cJSON *same = cJSON_GetObjectItemCaseSensitive(o, "same_plan");
     const char *const *answers = gb_calib_questions[q].answers;
 
     if (!cJSON_IsObject(o) || !cJSON_IsString(read) ||
-        read_index(answers, read->valuestring) < 0 ||
-        positive_number(o, "ratio", &a->ratio) != 0 ||
+        read_index(answers, read->valuestring) < 0 || (same != NULL && !cJSON_IsTrue(same)))
+        return -1;
+    if (same != NULL) {
+        a->read = read_index(answers, read->valuestring);
+        a->same_plan = 1;
+        if (a->read != 0 || cJSON_GetObjectItemCaseSensitive(o, "ratio") != NULL ||
+            cJSON_GetObjectItemCaseSensitive(o, "ratio_p10") != NULL ||
+            cJSON_GetObjectItemCaseSensitive(o, "ratio_p90") != NULL)
+            return -2;
+        return 0;
+    }
+    if (positive_number(o, "ratio", &a->ratio) != 0 ||
         positive_number(o, "ratio_p10", &a->ratio_p10) != 0 ||
         positive_number(o, "ratio_p90", &a->ratio_p90) != 0)
         return -1;
@@ -150,7 +162,7 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
                answers + contradicted != GB_CALIB_QUESTIONS) {
         snprintf(err, errlen, "corrupt: a field is missing or out of range");
     } else if (contradicted > 0) {
-        snprintf(err, errlen, "corrupt: an answer contradicts its own ratios");
+        snprintf(err, errlen, "corrupt: an answer contradicts its own ratios or same_plan");
     } else {
         out->threads = (int)threads->valuedouble;
         out->rounds = (int)rounds->valuedouble;
@@ -187,9 +199,13 @@ int gb_calibration_store(const char *path, const char *key, const gb_calibration
         if (o == NULL)
             continue;
         cJSON_AddStringToObject(o, "read", gb_calib_questions[q].answers[a->read]);
-        cJSON_AddNumberToObject(o, "ratio", a->ratio);
-        cJSON_AddNumberToObject(o, "ratio_p10", a->ratio_p10);
-        cJSON_AddNumberToObject(o, "ratio_p90", a->ratio_p90);
+        if (a->same_plan) {
+            cJSON_AddTrueToObject(o, "same_plan");
+        } else {
+            cJSON_AddNumberToObject(o, "ratio", a->ratio);
+            cJSON_AddNumberToObject(o, "ratio_p10", a->ratio_p10);
+            cJSON_AddNumberToObject(o, "ratio_p90", a->ratio_p90);
+        }
         cJSON_AddStringToObject(o, "shapes", gb_calib_questions[q].shapes);
     }
     cJSON_AddStringToObject(doc, "measured", when);

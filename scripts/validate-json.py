@@ -129,6 +129,14 @@ def calibration_problems(c):
             if not isinstance(a, dict) or a.get("read") not in answers:
                 out.append(f"{where}.{q}.read is neither {answers[0]} nor {answers[1]}")
                 continue
+            if "same_plan" in a:
+                # nothing timed: both answers made one plan at its shapes
+                if a["same_plan"] is not True or a["read"] != answers[0] or \
+                        source not in ("measured", "cached") or \
+                        any(k in a for k in ("ratio_p10", "ratio", "ratio_p90")):
+                    out.append(f"{where}.{q}.same_plan is not true with read {answers[0]}, "
+                               "no ratios, measured or cached")
+                continue
             if source in ("measured", "cached"):
                 r = [a.get(k) for k in ("ratio_p10", "ratio", "ratio_p90")]
                 if not all(isinstance(x, (int, float)) and x > 0 for x in r) or not r[0] <= r[1] <= r[2]:

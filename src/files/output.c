@@ -205,7 +205,10 @@ static cJSON *calibration_json(const gb_machine *m)
             if (ans == NULL)
                 continue;
             cJSON_AddStringToObject(ans, "read", gb_calib_questions[q].answers[a->read]);
-            if (a->ratio > 0.0) {
+            if (a->same_plan) {
+                cJSON_AddTrueToObject(ans, "same_plan");
+                cJSON_AddStringToObject(ans, "shapes", gb_calib_questions[q].shapes);
+            } else if (a->ratio > 0.0) {
                 cJSON_AddNumberToObject(ans, "ratio", a->ratio);
                 cJSON_AddNumberToObject(ans, "ratio_p10", a->ratio_p10);
                 cJSON_AddNumberToObject(ans, "ratio_p90", a->ratio_p90);

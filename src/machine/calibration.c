@@ -14,7 +14,7 @@
 
 /* Bump when what is measured, or how it decides, changes: the key changes
  * with it, so older files are never read (and refused if copied in). */
-#define CALIB_METHOD 14
+#define CALIB_METHOD 15
 
 const char *const gb_read_names[] = { "in_place", "copied", NULL };
 const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
@@ -171,6 +171,10 @@ void gb_calibration_describe(const gb_calibration *c, int question, char *buf, s
 
     if (strcmp(c->source, "forced") == 0)
         snprintf(buf, len, "%s (forced by GEMMBENCH_CALIBRATE)", choice);
+    else if (a->same_plan)
+        snprintf(buf, len, "%s: both answers make the same plan here on %s (not timed; "
+                           "the first answer), %s",
+                 choice, q->shapes, c->source);
     else if (!(a->ratio > 0.0))
         snprintf(buf, len, "%s (not calibrated: the default)", choice);
     else

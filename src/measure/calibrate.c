@@ -79,7 +79,10 @@
  * place, and M = 64), each answer timed by the harness (gb_measure:
  * CALIB_WARMUP warm-up calls, then the fastest of CALIB_REPS timed calls) in
  * CALIB_ROUNDS rounds, the two answers in alternating order; a round's ratio
- * is the geometric mean over the two shapes of in place / copied.  Copied is
+ * is the geometric mean over the two shapes of in place / copied; where the
+ * two answers make the same plan at both shapes on this machine (packed's
+ * effective params equal: the plan does not ask the question there),
+ * nothing is timed and the answer is the first (same_plan).  Copied is
  * chosen when the median round's ratio exceeds the question's copied_above
  * (machine.h: 1.10 for A and B, where in place copies nothing; 1.02 for
  * bfar, whose tie keeps the prefetch; 1.0 for the rest, B's copy among
@@ -97,6 +100,7 @@
 #include "calibrate.h"
 
 #include <math.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -162,8 +166,74 @@ static int measure_round(int round, int threads, gb_workspace *ws, const gb_para
     return 0;
 }
 
+/* Question q's two param sets, answer 0's and answer 1's: context, the
+ * question's fixed params, then its own param.  0, or -1 with err. */
+static int question_params(int q, const char *context, gb_params read_as[GB_READ_CHOICES],
+                           char *err, size_t errlen)
+{
+    const gb_calib_question *cq = &gb_calib_questions[q];
+
+    for (int r = 0; r < GB_READ_CHOICES; r++) {
+        char text[512];
+        if ((size_t)snprintf(text, sizeof text, "%s%s%s=%s", context, cq->fixed, cq->param,
+                             cq->answers[r]) >= sizeof text) {
+            snprintf(err, errlen, "calibration: the params of %s too long", cq->name);
+            return -1;
+        }
+        if (gb_params_parse(&gb_variant_packed, text, &read_as[r], err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int params_equal(const gb_params *a, const gb_params *b)
+{
+    if (a->count != b->count)
+        return 0;
+    for (int i = 0; i < a->count; i++)
+        if (gb_param_get(b, a->key[i], LONG_MIN) != a->value[i])
+            return 0;
+    return 1;
+}
+
+/* The plans the two param sets make at q's shapes, compared by packed's
+ * effective params: the plan's every choice (blocks, loop order, B's and
+ * A's modes, grid, prefetch), and each calibrated answer under its param's
+ * name where the plan asked it (bcopy: what the shape does), so two
+ * answers of an asked question always differ. */
+static int plans_equal(int q, int threads, const gb_params read_as[GB_READ_CHOICES])
+{
+    const gb_calib_question *cq = &gb_calib_questions[q];
+
+    for (int s = 0; s < CALIB_NSHAPES; s++) {
+        gb_params eff[GB_READ_CHOICES];
+        for (int r = 0; r < GB_READ_CHOICES; r++) {
+            const gb_ctx ctx = { threads, &read_as[r], NULL, NULL, 0 };
+            memset(&eff[r], 0, sizeof eff[r]);
+            gb_variant_packed.resolve(cq->M[s], cq->N, cq->K, &ctx, &eff[r]);
+        }
+        if (!params_equal(&eff[0], &eff[1]))
+            return 0;
+    }
+    return 1;
+}
+
+int gb_calibration_same_plan(int q, int threads, const char *context, char *err, size_t errlen)
+{
+    gb_params read_as[GB_READ_CHOICES];
+
+    if (question_params(q, context, read_as, err, errlen) != 0)
+        return -1;
+    return plans_equal(q, threads, read_as);
+}
+
 /* One question's rounds into its answer, with the answers measured before
- * it in context ("kcplaces=off," or ""): 0, or -1 with err. */
+ * it in context ("kcplaces=off," or ""): 0, or -1 with err.  Where both
+ * answers make the same plan at its shapes on this machine nothing is
+ * timed: answer 0, same_plan.  By the AMD EPYC family 26's figures (48
+ * KiB L1d, 1 MiB L2) B fused would cut kc from 768 to 682 and 512 at
+ * bmany's M = 192 and 256, so its plan is panel fused whatever bmany
+ * answers: timed, one plan against itself, answered by the noise. */
 static int measure_question(int q, int threads, int rounds, const gb_measure_cfg *cfg,
                             const char *context, gb_calib_answer *out, char *err, size_t errlen)
 {
@@ -174,17 +244,13 @@ static int measure_question(int q, int threads, int rounds, const gb_measure_cfg
     int rc = -1;
 
     memset(ws, 0, sizeof ws);
-    for (int r = 0; r < GB_READ_CHOICES; r++) {
-        char text[512];
-        if ((size_t)snprintf(text, sizeof text, "%s%s%s=%s", context, gb_calib_questions[q].fixed,
-                             gb_calib_questions[q].param,
-                             gb_calib_questions[q].answers[r]) >= sizeof text) {
-            snprintf(err, errlen, "calibration: the params of %s too long",
-                     gb_calib_questions[q].name);
-            return -1;
-        }
-        if (gb_params_parse(&gb_variant_packed, text, &read_as[r], err, errlen) != 0)
-            return -1;
+    memset(out, 0, sizeof *out);
+    if (question_params(q, context, read_as, err, errlen) != 0)
+        return -1;
+    if (plans_equal(q, threads, read_as)) {
+        out->read = 0;
+        out->same_plan = 1;
+        return 0;
     }
     for (int s = 0; s < CALIB_NSHAPES; s++)
         if (gb_workspace_init(&ws[s], gb_calib_questions[q].M[s], gb_calib_questions[q].K,

@@ -77,11 +77,32 @@ json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/b
             check "validator_bfar_${answer}_$ratio" test $rc -eq 0
         fi
     done
+    # same_plan (nothing timed): the first answer and no ratios, or refused.
+    for case in in_place:none:0 copied:none:1 in_place:1.0:1; do
+        IFS=: read -r answer ratio bad <<EOF2
+$case
+EOF2
+        python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+a = {"read": sys.argv[2], "same_plan": True, "shapes": "mlp_expand M=192,256 (K 768, N 3072)"}
+if sys.argv[3] != "none":
+    a["ratio"] = float(sys.argv[3])
+d["machine"]["calibration"][0]["bmany"] = a
+json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/same.json"
+        python3 scripts/validate-json.py "$WORK/same.json" >"$WORK/same.out" 2>&1
+        rc=$?
+        if [ "$bad" = 1 ]; then
+            check "validator_same_plan_${answer}_$ratio" test $rc -ne 0
+        else
+            check "validator_same_plan_${answer}_$ratio" test $rc -eq 0
+        fi
+    done
 else
     for c in json_first_measured json_second_cached json_same_choice json_a_answer \
         json_bcopy_answer json_bprefetch_answer json_threads json_rounds json_effective_bread \
         json_validates json_bmany_answered validator_bfar_off_1.01 validator_bfar_on_1.01 \
-        validator_bfar_off_0.99 validator_bfar_on_1.03; do
+        validator_bfar_off_0.99 validator_bfar_on_1.03 validator_same_plan_in_place_none \
+        validator_same_plan_copied_none validator_same_plan_in_place_1.0; do
         skip $c "needs python3 (reads the result file's JSON)"
     done
 fi

@@ -32,9 +32,15 @@ static void check_accepted(const gb_calibration *c)
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
         const gb_calib_answer *a = &c->answer[q];
         char line[512];
-        if ((a->read != 0 && a->read != 1) || !(a->ratio > 0.0) || !isfinite(a->ratio) ||
-            !(a->ratio_p10 > 0.0) || !isfinite(a->ratio_p10) || !(a->ratio_p90 > 0.0) ||
-            !isfinite(a->ratio_p90))
+        if (a->read != 0 && a->read != 1)
+            abort();
+        /* same_plan: nothing timed, the first answer, no ratios */
+        if (a->same_plan && (a->read != 0 || a->ratio != 0.0 || a->ratio_p10 != 0.0 ||
+                             a->ratio_p90 != 0.0))
+            abort();
+        if (!a->same_plan && (!(a->ratio > 0.0) || !isfinite(a->ratio) ||
+                              !(a->ratio_p10 > 0.0) || !isfinite(a->ratio_p10) ||
+                              !(a->ratio_p90 > 0.0) || !isfinite(a->ratio_p90)))
             abort();
         gb_calibration_describe(c, q, line, sizeof line);
         if (!printable(line))
@@ -72,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
         if (back.answer[q].read != c.answer[q].read ||
+            back.answer[q].same_plan != c.answer[q].same_plan ||
             !same(back.answer[q].ratio, c.answer[q].ratio) ||
             !same(back.answer[q].ratio_p10, c.answer[q].ratio_p10) ||
             !same(back.answer[q].ratio_p90, c.answer[q].ratio_p90))

@@ -113,15 +113,15 @@ TEST(calibration_cache_round_trips)
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 1);
     c.threads = 2;
     c.rounds = 7;
-    c.answer[GB_CALIB_B] = (gb_calib_answer){ GB_READ_COPIED, 1.375, 1.25, 1.5 };
-    c.answer[GB_CALIB_A] = (gb_calib_answer){ GB_READ_IN_PLACE, 0.875, 0.75, 1.0 };
-    c.answer[GB_CALIB_BCOPY] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125 };
-    c.answer[GB_CALIB_BPREFETCH] = (gb_calib_answer){ 1, 1.5, 1.25, 1.75 };
-    c.answer[GB_CALIB_KC] = (gb_calib_answer){ 1, 1.125, 1.0625, 1.25 };
-    c.answer[GB_CALIB_BNEAR] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125 };
-    c.answer[GB_CALIB_BFAR] = (gb_calib_answer){ GB_OFF, 1.09375, 1.0625, 1.125 };
-    c.answer[GB_CALIB_KCPLACES] = (gb_calib_answer){ GB_ON, 0.96875, 0.9375, 1.0 };
-    c.answer[GB_CALIB_BMANY] = (gb_calib_answer){ GB_READ_COPIED, 1.015625, 1.0, 1.03125 };
+    c.answer[GB_CALIB_B] = (gb_calib_answer){ GB_READ_COPIED, 1.375, 1.25, 1.5, 0 };
+    c.answer[GB_CALIB_A] = (gb_calib_answer){ GB_READ_IN_PLACE, 0.875, 0.75, 1.0, 0 };
+    c.answer[GB_CALIB_BCOPY] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125, 0 };
+    c.answer[GB_CALIB_BPREFETCH] = (gb_calib_answer){ 1, 1.5, 1.25, 1.75, 0 };
+    c.answer[GB_CALIB_KC] = (gb_calib_answer){ 1, 1.125, 1.0625, 1.25, 0 };
+    c.answer[GB_CALIB_BNEAR] = (gb_calib_answer){ GB_READ_COPIED, 1.0625, 1.03125, 1.125, 0 };
+    c.answer[GB_CALIB_BFAR] = (gb_calib_answer){ GB_OFF, 1.09375, 1.0625, 1.125, 0 };
+    c.answer[GB_CALIB_KCPLACES] = (gb_calib_answer){ GB_ON, 0.96875, 0.9375, 1.0, 0 };
+    c.answer[GB_CALIB_BMANY] = (gb_calib_answer){ GB_READ_COPIED, 1.015625, 1.0, 1.03125, 0 };
     CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
     CHECK_EQ_INT(back.threads, 2);
@@ -199,6 +199,107 @@ TEST(calibration_questions_run_under_the_answers_before_them)
     }
 }
 
+/* An answer both of whose plans are one at the question's shapes is not
+ * timed (same_plan): it is the first answer with no ratios, written and read
+ * back so, described so; a file whose same_plan answer is the second, has
+ * ratios, or is not true is refused. */
+TEST(calibration_same_plan_round_trips_and_contradictions_are_refused)
+{
+    static const char *const broken[] = {
+        "{\"read\": \"copied\", \"same_plan\": true}",
+        "{\"read\": \"in_place\", \"same_plan\": true, \"ratio\": 1.0}",
+        "{\"read\": \"in_place\", \"same_plan\": true, \"ratio_p90\": 1.0}",
+        "{\"read\": \"in_place\", \"same_plan\": false}",
+        "{\"read\": \"in_place\", \"same_plan\": 1}",
+    };
+    env_scratch s;
+    gb_machine m;
+    gb_calibration c, back;
+    char key[1024], path[4200], err[512], said[512], text[8192];
+    FILE *f;
+    size_t n;
+
+    if (scratch_begin(&s, NULL) != 0)
+        SKIP("no scratch directory");
+    gb_machine_detect(&m);
+    gb_calibration_key(&m, 1, key, sizeof key);
+    CHECK_EQ_INT(gb_calibration_path(key, path, sizeof path, err, sizeof err), 0);
+    gb_calibration_set(&c, 1, GB_READ_IN_PLACE, "measured");
+    c.rounds = 5;
+    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
+        c.answer[q] = (gb_calib_answer){ GB_READ_IN_PLACE, 0.96875, 0.9375, 1.0, 0 };
+    c.answer[GB_CALIB_BMANY] = (gb_calib_answer){ GB_READ_IN_PLACE, 0.0, 0.0, 0.0, 1 };
+    CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
+    CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
+    CHECK_EQ_INT(back.answer[GB_CALIB_BMANY].same_plan, 1);
+    CHECK_EQ_INT(back.answer[GB_CALIB_BMANY].read, GB_READ_IN_PLACE);
+    CHECK(back.answer[GB_CALIB_BMANY].ratio == 0.0);
+    CHECK_EQ_INT(back.answer[GB_CALIB_BNEAR].same_plan, 0);
+    CHECK(back.answer[GB_CALIB_BNEAR].ratio == 0.96875);
+    gb_calibration_describe(&back, GB_CALIB_BMANY, said, sizeof said);
+    CHECK(strstr(said, "in_place: both answers make the same plan here on mlp_expand M=192,256") ==
+          said);
+    CHECK(strstr(said, "not timed") != NULL && strstr(said, "cached") != NULL);
+    /* The stored text, and then each broken same_plan in bmany's place. */
+    f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f == NULL) {
+        scratch_end(&s);
+        return;
+    }
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    CHECK(strstr(text, "\"same_plan\":\ttrue") != NULL || strstr(text, "\"same_plan\": true") != NULL);
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        char changed[8192];
+        const char *at = strstr(text, "\"bmany\":");
+        const char *end = at ? strchr(at, '}') : NULL;
+        CHECK(end != NULL);
+        if (end == NULL)
+            break;
+        snprintf(changed, sizeof changed, "%.*s\"bmany\": %s%s", (int)(at - text), text,
+                 broken[i], end + 1);
+        write_text(path, changed);
+        CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+        CHECK(strncmp(err, "corrupt: ", 9) == 0);
+    }
+    scratch_end(&s);
+}
+
+
+/* Whether a question's two answers make one plan: never where the plan
+ * asks it (its param among packed's effective params: the two answers
+ * then differ there), always where a --param the question does not set
+ * decides in its place (bpack: bmany and bread are never asked). */
+TEST(calibration_same_plan_where_the_answer_is_not_asked)
+{
+    char err[256];
+
+    for (int threads = 1; threads <= 2; threads++) {
+        CHECK_EQ_INT(gb_calibration_same_plan(GB_CALIB_BMANY, threads, "bpack=fused,", err,
+                                              sizeof err),
+                     1);
+        CHECK_EQ_INT(gb_calibration_same_plan(GB_CALIB_B, threads, "bpack=panel_fused,", err,
+                                              sizeof err),
+                     1);
+        for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
+            const gb_calib_question *cq = &gb_calib_questions[q];
+            gb_params own;
+            char text[128];
+            int asked = 0;
+            snprintf(text, sizeof text, "%s%s=%s", cq->fixed, cq->param, cq->answers[1]);
+            CHECK_EQ_INT(gb_params_parse(&gb_variant_packed, text, &own, err, sizeof err), 0);
+            for (int sh = 0; sh < 2; sh++)
+                asked |= effective(&gb_variant_packed, &own, cq->M[sh], cq->N, cq->K, threads,
+                                   cq->param) >= 0;
+            if (asked)
+                CHECK_EQ_INT(gb_calibration_same_plan(q, threads, "", err, sizeof err), 0);
+        }
+    }
+    CHECK_EQ_INT(gb_calibration_same_plan(GB_CALIB_B, 1, "bpack=sideways,", err, sizeof err), -1);
+}
+
 TEST(calibration_cache_refuses_corrupt_and_stale_files)
 {
 #define ANSWER(read, ratio) "{\"read\": \"" read "\", \"ratio\": " ratio ", \"ratio_p10\": 0.5, " \
@@ -220,7 +321,7 @@ TEST(calibration_cache_refuses_corrupt_and_stale_files)
 #undef ANSWER
     env_scratch s;
     gb_machine m, other;
-    gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9 }, { 0, 0.9, 0.8, 1.0 } } },
+    gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9, 0 }, { 0, 0.9, 0.8, 1.0, 0 } } },
                    back;
     char key[1024], other_key[1024], path[4200], other_path[4200], err[512], text[2048];
 
@@ -366,11 +467,11 @@ TEST(calibration_cache_reads_only_a_small_regular_file)
 {
     env_scratch s;
     gb_machine m;
-    gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9 }, { 0, 0.9, 0.8, 1.0 },
-                                             { 1, 1.2, 1.1, 1.3 }, { 0, 0.9, 0.8, 1.0 },
-                                             { 1, 1.1, 1.0, 1.2 }, { 0, 0.95, 0.9, 1.0 },
-                                             { 1, 1.05, 1.0, 1.1 }, { 0, 0.98, 0.97, 0.99 },
-                                             { 1, 1.02, 1.01, 1.03 } } },
+    gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9, 0 }, { 0, 0.9, 0.8, 1.0, 0 },
+                                             { 1, 1.2, 1.1, 1.3, 0 }, { 0, 0.9, 0.8, 1.0, 0 },
+                                             { 1, 1.1, 1.0, 1.2, 0 }, { 0, 0.95, 0.9, 1.0, 0 },
+                                             { 1, 1.05, 1.0, 1.1, 0 }, { 0, 0.98, 0.97, 0.99, 0 },
+                                             { 1, 1.02, 1.01, 1.03, 0 } } },
                    back;
     char key[1024], path[4200], err[512], source[32] = "", valid[4096], text[4200];
     static char big[70000];
@@ -638,6 +739,11 @@ TEST(calibration_measures_caches_and_measures_again_when_refused)
     CHECK_EQ_INT(c.rounds, 3);
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
         const gb_calib_answer *a = &c.answer[q];
+        /* One plan for both answers here: nothing timed, the first. */
+        if (a->same_plan) {
+            CHECK(a->read == 0 && a->ratio == 0.0);
+            continue;
+        }
         CHECK(a->ratio > 0.0 && a->ratio_p10 <= a->ratio && a->ratio <= a->ratio_p90);
         /* The choice is the measurement's: answer 1 above the question's
          * ratio (1.10x for B and A, 1.02x for bfar, 1.0x for the rest),

@@ -518,9 +518,9 @@ static gb_calibration calib_of(int b, int a, int bcopy)
 
     gb_calibration_set(&c, 2, GB_READ_IN_PLACE, "cached");
     c.rounds = 5;
-    c.answer[GB_CALIB_B] = (gb_calib_answer){ b, b ? 1.8 : 0.95, 0.9, 2.0 };
-    c.answer[GB_CALIB_A] = (gb_calib_answer){ a, a ? 1.2 : 0.985, 0.9, 1.3 };
-    c.answer[GB_CALIB_BCOPY] = (gb_calib_answer){ bcopy, bcopy ? 1.15 : 0.96, 0.9, 1.2 };
+    c.answer[GB_CALIB_B] = (gb_calib_answer){ b, b ? 1.8 : 0.95, 0.9, 2.0, 0 };
+    c.answer[GB_CALIB_A] = (gb_calib_answer){ a, a ? 1.2 : 0.985, 0.9, 1.3, 0 };
+    c.answer[GB_CALIB_BCOPY] = (gb_calib_answer){ bcopy, bcopy ? 1.15 : 0.96, 0.9, 1.2, 0 };
     return c;
 }
 
@@ -573,7 +573,7 @@ TEST(sched_model_chooses_from_each_kinds_calibration)
      * panel fused there; below, and with rows under a page, as before. */
     {
         gb_calibration many = zen4_cal;
-        many.answer[GB_CALIB_BMANY] = (gb_calib_answer){ GB_READ_COPIED, 1.02, 1.01, 1.03 };
+        many.answer[GB_CALIB_BMANY] = (gb_calib_answer){ GB_READ_COPIED, 1.02, 1.01, 1.03, 0 };
         for (int M = 128; M <= 384; M += 56) {
             choose_at(&zen4, &many, M, 3072, 768, a);
             CHECK(a[GB_CHOICE_B_READ] == (M >= 192 ? GB_READ_COPIED : GB_READ_IN_PLACE) &&
@@ -586,7 +586,7 @@ TEST(sched_model_chooses_from_each_kinds_calibration)
      * apart copied whole where the model's A block holds fewer than M
      * rows, in place where one holds all */
     gb_calibration near = fam26_cal;
-    near.answer[GB_CALIB_BNEAR] = (gb_calib_answer){ GB_READ_COPIED, 1.05, 1.03, 1.07 };
+    near.answer[GB_CALIB_BNEAR] = (gb_calib_answer){ GB_READ_COPIED, 1.05, 1.03, 1.07, 0 };
     choose_at(&zen4, &near, 16, 768, 768, a);
     CHECK(a[GB_CHOICE_B_READ] == GB_READ_IN_PLACE);
     choose_at(&zen4, &near, 4096, 768, 768, a);
