@@ -278,10 +278,20 @@ static int read_as(packed_plan *p, int question, const gb_ctx *ctx, const gb_mac
 void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
 {
     gb_machine machine;
+
+    gb_machine_detect(&machine);
+    packed_plan_call_on(&machine, NULL, M, N, K, ctx, prepack, p);
+}
+
+void packed_plan_call_on(const gb_machine *m, const gb_calibration *cal, int M, int N, int K,
+                         const gb_ctx *ctx, int prepack, packed_plan *p)
+{
     long kc_cap, mc_cap, nc_cap;
     double best = -1.0;
 
     memset(p, 0, sizeof *p);
+    if (cal != NULL)
+        p->calib = *cal;
     p->isa = select_isa(ctx->params);
     if (p->isa == NULL)
         return;
@@ -292,10 +302,9 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * first one's pass copies it for the others, (passes - 1) x MR >=
      * FUSED_COPY_FMAS; below, every pass reads it in place. */
     p->fused_min_passes = 1 + (FUSED_COPY_FMAS + p->mr - 1) / p->mr;
-    gb_machine_detect(&machine);
-    p->l1_bytes = gb_machine_cache_bytes(&machine, 1);
-    p->l2_bytes = gb_machine_cache_bytes(&machine, 2);
-    p->l1_ways = gb_machine_cache_ways(&machine, 1);
+    p->l1_bytes = gb_machine_cache_bytes(m, 1);
+    p->l2_bytes = gb_machine_cache_bytes(m, 2);
+    p->l1_ways = gb_machine_cache_ways(m, 1);
     if (p->l1_bytes <= 0)
         p->l1_bytes = FALLBACK_L1_BYTES;
     if (p->l2_bytes <= 0)
@@ -317,14 +326,14 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     else if ((long)N * (long)sizeof(float) < PAGE_BYTES)
         p->b_mode = B_IN_PLACE;
     else
-        p->b_mode = read_as(p, GB_CALIB_B, ctx, &machine) == GB_READ_COPIED ||
+        p->b_mode = read_as(p, GB_CALIB_B, ctx, m) == GB_READ_COPIED ||
                             fused_cuts_kc(M, K, p) ||
                             (M >= PANEL_MANY_ROWS &&
-                             read_as(p, GB_CALIB_BMANY, ctx, &machine) == GB_READ_COPIED)
+                             read_as(p, GB_CALIB_BMANY, ctx, m) == GB_READ_COPIED)
                         ? B_PANEL_FUSED
                         : B_FUSED;
     /* B fused: its copy as calibrated (or --param bcopy); in place, never. */
-    if (p->b_mode == B_FUSED && read_as(p, GB_CALIB_BCOPY, ctx, &machine) == GB_READ_IN_PLACE)
+    if (p->b_mode == B_FUSED && read_as(p, GB_CALIB_BCOPY, ctx, m) == GB_READ_IN_PLACE)
         p->fused_min_passes = INT_MAX;
     /* B's rows a page or more apart, read in place (fused or panel fused):
      * prefetched into L1 by the set rule's distance as well as into L2, or
@@ -332,7 +341,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * the distance itself. */
     if ((p->b_mode == B_FUSED || p->b_mode == B_PANEL_FUSED) && p->bpf < 0 &&
         (long)N * (long)sizeof(float) >= PAGE_BYTES)
-        read_as(p, GB_CALIB_BPREFETCH, ctx, &machine);
+        read_as(p, GB_CALIB_BPREFETCH, ctx, m);
     /* B fused is jr outer by construction: the first A micro-panel's pass
      * copies the B micro-panel the later ones read; panel fused is ir outer:
      * the first A micro-panel's pass over the block copies all of it. */
@@ -348,7 +357,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
      * once, down to a quarter of the L1 cap. */
     kc_cap = kc_l1_cap(p);
     if (gb_param_get(ctx->params, "kc", 0) <= 0 && p->l1_ways > 0 &&
-        read_as(p, GB_CALIB_KC, ctx, &machine) == 1)
+        read_as(p, GB_CALIB_KC, ctx, m) == 1)
         kc_cap = gb_blis_kc_cap(p->l1_bytes, p->l1_ways, p->mr, p->nr, NULL);
     if (p->b_mode == B_FUSED) {
         const long whole_m = kc_whole_m_cap(M, p);
@@ -373,7 +382,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     if (p->b_mode == B_IN_PLACE && gb_param_get(ctx->params, "bpack", -1) < 0 &&
         ((gb_param_get(ctx->params, "bnear", -1) >= 0) ||
          (long)M > (mc_cap / p->mr > 1 ? mc_cap / p->mr * p->mr : p->mr)) &&
-        read_as(p, GB_CALIB_BNEAR, ctx, &machine) == GB_READ_COPIED) {
+        read_as(p, GB_CALIB_BNEAR, ctx, m) == GB_READ_COPIED) {
         p->b_mode = B_PANEL_FUSED;
         p->ir_outer = 1;
     }
@@ -387,7 +396,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     else if ((long)K * (long)sizeof(float) < PAGE_BYTES)
         p->a_mode = A_IN_PLACE;
     else
-        p->a_mode = read_as(p, GB_CALIB_A, ctx, &machine) == GB_READ_COPIED ? A_FUSED
+        p->a_mode = read_as(p, GB_CALIB_A, ctx, m) == GB_READ_COPIED ? A_FUSED
                                                                              : A_IN_PLACE;
 
     /* The grid first (it decides each thread's extent), from the caps. */
@@ -435,7 +444,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
         const long places = gb_places_rows(p->l2_bytes, (long)N * (long)sizeof(float), PAGE_BYTES,
                                            CACHE_LINE_BYTES);
         const long floor = kc_l1_cap(p) / KC_JR_MIN_DIVISOR;
-        if (places < p->kc && read_as(p, GB_CALIB_KCPLACES, ctx, &machine) == GB_ON) {
+        if (places < p->kc && read_as(p, GB_CALIB_KCPLACES, ctx, m) == GB_ON) {
             p->kc = balanced_block(K, places > floor ? places : floor, 1);
             p->kc_places = 1;
         }
@@ -458,7 +467,7 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
     p->b_far = !(p->b_mode == B_FUSED && p->b_next &&
                  (long)N * (long)sizeof(float) >= PAGE_BYTES &&
                  !fused_copies(p, passes_per_block(p, M)) &&
-                 read_as(p, GB_CALIB_BFAR, ctx, &machine) == GB_OFF);
+                 read_as(p, GB_CALIB_BFAR, ctx, m) == GB_OFF);
 }
 
 /* ---- description --------------------------------------------------------------- */

@@ -65,6 +65,12 @@ typedef struct packed_plan {
  * build, and then nothing else), the regimes, the blocks and the grid.
  * prepack: B pre-packed by prepare(). */
 void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p);
+/* The same on a machine's caches and calibration given rather than this
+ * one's: the plan another CPU kind would run, from its figures (the unit
+ * tests plan for the kinds not at hand).  cal NULL: machine's calibration
+ * as a run finds it (gb_calibration_lookup). */
+void packed_plan_call_on(const gb_machine *machine, const gb_calibration *cal, int M, int N,
+                         int K, const gb_ctx *ctx, int prepack, packed_plan *p);
 
 /* Rows ahead the kernel prefetches B whose rows are ld floats apart. */
 int packed_b_prefetch_rows(const packed_plan *p, long ld);
