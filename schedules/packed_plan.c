@@ -81,6 +81,7 @@
 #include "packed_plan.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <string.h>
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
@@ -275,12 +276,22 @@ static int read_as(packed_plan *p, int question, const gb_ctx *ctx, const gb_mac
     return p->read[question];
 }
 
+/* This machine, detected once per process: gb_machine_detect takes 1-10
+ * ms (hwloc's topology), and a calibration plans several hundred times;
+ * what the plan reads of it (the caches, and the CPU and ISA that key the
+ * calibration) does not change while the process runs. */
+static gb_machine detected;
+static pthread_once_t detected_once = PTHREAD_ONCE_INIT;
+
+static void detect_once(void)
+{
+    gb_machine_detect(&detected);
+}
+
 void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
 {
-    gb_machine machine;
-
-    gb_machine_detect(&machine);
-    packed_plan_call_on(&machine, NULL, M, N, K, ctx, prepack, p);
+    pthread_once(&detected_once, detect_once);
+    packed_plan_call_on(&detected, NULL, M, N, K, ctx, prepack, p);
 }
 
 void packed_plan_call_on(const gb_machine *m, const gb_calibration *cal, int M, int N, int K,
