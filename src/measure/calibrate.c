@@ -89,9 +89,10 @@
  * them, which costs nothing else).  Before any timed call of a run, once per
  * machine and thread count: about 285 GFLOP over the nine questions
  * (bnear's and bmany's shapes are most of it), 1.2 s at 2 threads and 1.7
- * s at 1 on the AMD EPYC family 26 with seven, 2.2 s and 3.4 s on the
- * family 25 guest with nine (1.8 s and 2.6 s with eight); under emulation
- * (qemu) many minutes, so the cross build's runs force it.
+ * s at 1 on the AMD EPYC family 26 with seven, 1.7 s and 3.2 s on the
+ * family 25 guest with nine (2.1-2.2 s and 3.4-3.5 s while each plan
+ * detected the machine again); under emulation (qemu) many minutes, so
+ * the cross build's runs force it.
  *
  * The cache is schedules/packed_calibration.c's; this file measures and
  * writes it.
