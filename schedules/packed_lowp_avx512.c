@@ -40,6 +40,7 @@
 
 #include <immintrin.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #define MR 8
@@ -98,6 +99,24 @@ static inline void prefetch_c(const char *c, long row_bytes, int m)
         _mm512_mask_storeu_ps(ci + 32, s2, c##i##2);                                  \
     }
 #define STORE_TILE_F32 FOR_ROWS(STORE_ROW_F32)
+
+/* A packing call's last groups ask for the first groups of the next B
+ * micro-panel (the same rows, width bytes on): a block's packing calls
+ * come one a micro-panel, the other A micro-panels' calls between them,
+ * and the next one's first rows would otherwise come from L3 with nothing
+ * asked ahead.  rows of the group, row_bytes apart, both lines a row's
+ * width may touch.  An address, not a pointer into B: past the block's
+ * last micro-panel it is past B's end, where a prefetch does not fault. */
+static inline void prefetch_next_panel(const void *b, long offset, long row_bytes, int rows,
+                                       int width)
+{
+    const uintptr_t at = (uintptr_t)b + (uintptr_t)offset;
+
+    for (int r = 0; r < rows; r++) {
+        _mm_prefetch((const char *)(at + (uintptr_t)(r * row_bytes)), _MM_HINT_T0);
+        _mm_prefetch((const char *)(at + (uintptr_t)(r * row_bytes + width - 1)), _MM_HINT_T0);
+    }
+}
 
 /* ---- bf16: vdpbf16ps, C float ----------------------------------------------------- */
 
@@ -203,6 +222,9 @@ static void ukernel_bf16_8x48_packing(int kg, const uint32_t *restrict a, const 
                 _mm_prefetch(ahead + r * ldb * 2, _MM_HINT_T0);
                 _mm_prefetch(ahead + r * ldb * 2 + 2 * NR - 1, _MM_HINT_T0); /* NR bf16 */
             }
+        } else {
+            prefetch_next_panel(bv, 2L * NR + (long)(g + BF16_PACKING_PREFETCH_GROUPS - kg) * 4 * ldb,
+                                2 * ldb, 2, 2 * NR);
         }
 #define PAIRS(v)                                                                         \
         _mm512_permutexvar_epi16(                                                        \
@@ -516,6 +538,9 @@ static void ukernel_u8s8_8x48_packing(int kg, const uint32_t *restrict a, const 
                 _mm_prefetch(ahead + r * ldb, _MM_HINT_T0);
                 _mm_prefetch(ahead + r * ldb + NR - 1, _MM_HINT_T0); /* NR bytes */
             }
+        } else {
+            prefetch_next_panel(bv, NR + (long)(g + PACKING_PREFETCH_GROUPS - kg) * 4 * ldb, ldb, 4,
+                                NR);
         }
         const __m512i b0 = QUADS(0);
         const __m512i b1 = QUADS(1);
