@@ -100,8 +100,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "calibrate.h"
 
-#include <math.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
