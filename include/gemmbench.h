@@ -53,6 +53,8 @@ typedef struct gb_params {
 
 /* The value set for key, or fallback when the user did not set it. */
 long gb_param_get(const gb_params *params, const char *key, long fallback);
+/* Whether a and b set the same keys to the same values, in any order. */
+int gb_params_equal(const gb_params *a, const gb_params *b);
 /* Sets (or replaces) key; returns -1 when the table is full. */
 int gb_param_set(gb_params *params, const char *key, long value);
 

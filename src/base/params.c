@@ -18,6 +18,16 @@ long gb_param_get(const gb_params *params, const char *key, long fallback)
     return fallback;
 }
 
+int gb_params_equal(const gb_params *a, const gb_params *b)
+{
+    if (a->count != b->count)
+        return 0;
+    for (int i = 0; i < a->count; i++)
+        if (gb_param_get(b, a->key[i], LONG_MIN) != a->value[i])
+            return 0;
+    return 1;
+}
+
 int gb_param_set(gb_params *params, const char *key, long value)
 {
     for (int i = 0; i < params->count; i++)

@@ -100,7 +100,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "calibrate.h"
 
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -187,16 +186,6 @@ static int question_params(int q, const char *context, gb_params read_as[GB_READ
     return 0;
 }
 
-static int params_equal(const gb_params *a, const gb_params *b)
-{
-    if (a->count != b->count)
-        return 0;
-    for (int i = 0; i < a->count; i++)
-        if (gb_param_get(b, a->key[i], LONG_MIN) != a->value[i])
-            return 0;
-    return 1;
-}
-
 /* The plans the two param sets make at q's shapes, compared by packed's
  * effective params: the plan's every choice (blocks, loop order, B's and
  * A's modes, grid, prefetch), and each calibrated answer under its param's
@@ -213,7 +202,7 @@ static int plans_equal(int q, int threads, const gb_params read_as[GB_READ_CHOIC
             memset(&eff[r], 0, sizeof eff[r]);
             gb_variant_packed.resolve(cq->M[s], cq->N, cq->K, &ctx, &eff[r]);
         }
-        if (!params_equal(&eff[0], &eff[1]))
+        if (!gb_params_equal(&eff[0], &eff[1]))
             return 0;
     }
     return 1;

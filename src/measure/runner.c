@@ -7,7 +7,6 @@
 #include "sched_variant.h"
 #include "variants.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,17 +56,6 @@ static int check_set_taken(const gb_options *o, int set, const gb_variant *const
     return -1;
 }
 
-/* Whether a and b set the same keys to the same values, in any order. */
-static int same_params(const gb_params *a, const gb_params *b)
-{
-    if (a->count != b->count)
-        return 0;
-    for (int i = 0; i < a->count; i++)
-        if (gb_param_get(b, a->key[i], LONG_MIN) != a->value[i])
-            return 0;
-    return 1;
-}
-
 /* Adds picked variant v with the set text (NULL: none, unlabelled). */
 static int add_entry(gb_selection *sel, const gb_variant *v, const char *text, char *err,
                      size_t errlen)
@@ -88,7 +76,7 @@ static int add_entry(gb_selection *sel, const gb_variant *v, const char *text, c
     /* tk=4 twice (or tk=4,tm=8 and tm=8,tk=4) would be one set measured
      * twice, as two entries under one label. */
     for (int j = 0; j < sel->nvariants; j++)
-        if (sel->variants[j] == v && same_params(&sel->params[j], p)) {
+        if (sel->variants[j] == v && gb_params_equal(&sel->params[j], p)) {
             snprintf(err, errlen, "--param '%s' is the same set as an earlier --param of %s",
                      text && text[0] ? text : "defaults", v->name);
             return -1;

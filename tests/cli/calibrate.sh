@@ -58,6 +58,17 @@ if command -v python3 >/dev/null 2>&1; then
     check json_effective_bread test -n "$choice" -a "$(field "$WORK/a.json" results.0.effective_params.bread)" = "$choice"
     check json_validates python3 scripts/validate-json.py "$WORK/a.json" --complete
     check json_bmany_answered test "$(field "$WORK/a.json" machine.calibration.0.bmany.read)" != none
+    # validator_case NAME FILE BAD: the validator refuses FILE (BAD 1) or
+    # takes it (BAD 0).
+    validator_case() {
+        python3 scripts/validate-json.py "$2" >"$WORK/validator.out" 2>&1
+        rc=$?
+        if [ "$3" = 1 ]; then
+            check "$1" test $rc -ne 0
+        else
+            check "$1" test $rc -eq 0
+        fi
+    }
     # bfar: off only above 1.0, on only up to 1.02 (its threshold before and
     # after 2026-12-05); the validator takes both and refuses the rest.
     for case in off:1.01:0 on:1.01:0 off:0.99:1 on:1.03:1; do
@@ -69,13 +80,7 @@ d = json.load(open(sys.argv[1]))
 d["machine"]["calibration"][0]["bfar"].update(read=sys.argv[2], ratio=float(sys.argv[3]),
                                               ratio_p10=0.9, ratio_p90=1.1)
 json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/bfar.json"
-        python3 scripts/validate-json.py "$WORK/bfar.json" >"$WORK/bfar.out" 2>&1
-        rc=$?
-        if [ "$bad" = 1 ]; then
-            check "validator_bfar_${answer}_$ratio" test $rc -ne 0
-        else
-            check "validator_bfar_${answer}_$ratio" test $rc -eq 0
-        fi
+        validator_case "validator_bfar_${answer}_$ratio" "$WORK/bfar.json" "$bad"
     done
     # same_plan (nothing timed): the first answer and no ratios, or refused.
     for case in in_place:none:0 copied:none:1 in_place:1.0:1; do
@@ -89,13 +94,7 @@ if sys.argv[3] != "none":
     a["ratio"] = float(sys.argv[3])
 d["machine"]["calibration"][0]["bmany"] = a
 json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/same.json"
-        python3 scripts/validate-json.py "$WORK/same.json" >"$WORK/same.out" 2>&1
-        rc=$?
-        if [ "$bad" = 1 ]; then
-            check "validator_same_plan_${answer}_$ratio" test $rc -ne 0
-        else
-            check "validator_same_plan_${answer}_$ratio" test $rc -eq 0
-        fi
+        validator_case "validator_same_plan_${answer}_$ratio" "$WORK/same.json" "$bad"
     done
 else
     for c in json_first_measured json_second_cached json_same_choice json_a_answer \
