@@ -2,7 +2,7 @@
  * packed_lowp.c - the packed schedule's bf16 and u8s8 kernels (gb_packed_bf16,
  * gb_packed_u8s8, packed_lowp.h): the driver, the portable kernels, and the
  * choice of path.  The AVX-512 micro-kernels and their packing of B are
- * packed_lowp_avx512.c.  One file of just over 1,000 lines: the plan
+ * packed_lowp_avx512.c.  One file of about 1,100 lines: the plan
  * (plan_call), the loops that run it, the state and --explain, which
  * prints that plan, share lowp_plan and plan_call, private here; the
  * portable kernels (about 120 lines) are the piece that could stand apart,
@@ -596,26 +596,27 @@ static void cache_sizes(long *l1, long *l2, long *l3)
     *l3 = atomic_load_explicit(&cached[3], memory_order_relaxed);
 }
 
-static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int prepack,
-                      lowp_plan *p)
+/* The plan of type t on path isa and caches l1, l2, l3 (bytes, 0 unknown),
+ * fused where isa's packing kernel runs; plan_call's on this machine. */
+static void plan_on(gb_dtype t, const lowp_isa *isa, int fused, long l1, long l2, long l3, int M,
+                    int N, int K, int threads, int prepack, lowp_plan *p)
 {
-    long l1, l2, l3, kg, mc_cap, nc_cap, rows;
+    long kg, mc_cap, nc_cap, rows;
     int long_kc;
     double best = -1.0;
 
     memset(p, 0, sizeof *p);
     p->type = t;
-    p->isa = select_isa(t);
+    p->isa = isa;
     p->a_es = gb_dtype_size_a(t);
     p->b_es = gb_dtype_size_b(t);
     p->mr = p->isa->mr;
     p->nr = p->isa->nr;
     p->group = p->isa->group;
     p->words = 1 + p->isa->widen;
-    p->nthreads = packed_threads_for_tiles(ctx->nthreads, M, N, p->mr, p->nr);
-    p->fused = p->isa->kernel_packing != NULL && p->isa->kernel_packing_runs();
+    p->nthreads = packed_threads_for_tiles(threads, M, N, p->mr, p->nr);
+    p->fused = fused && p->isa->kernel_packing != NULL;
 
-    cache_sizes(&l1, &l2, &l3);
     if (l1 <= 0)
         l1 = FALLBACK_L1_BYTES;
     if (l2 <= 0)
@@ -671,6 +672,41 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
         p->mc = (int)(ceil_div(forced_mc, p->mr) * p->mr);
     if (forced_nc > 0)
         p->nc = (int)(ceil_div(forced_nc, p->nr) * p->nr);
+}
+
+static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int prepack,
+                      lowp_plan *p)
+{
+    const lowp_isa *isa = select_isa(t);
+    long l1, l2, l3;
+
+    cache_sizes(&l1, &l2, &l3);
+    plan_on(t, isa, isa->kernel_packing != NULL && isa->kernel_packing_runs(), l1, l2, l3, M, N,
+            K, ctx->nthreads, prepack, p);
+}
+
+int packed_lowp_blocks_on(gb_dtype t, const char *path, long l1, long l2, long l3, int M, int N,
+                          int K, int threads, int prepack, packed_lowp_blocks *out)
+{
+    const lowp_isa *isa = NULL;
+    lowp_plan p;
+
+    memset(out, 0, sizeof *out);
+#if defined(__x86_64__)
+    {
+        const lowp_isa *const paths[] = { &lowp_isa_avx512_bf16, &lowp_isa_avx512_fma_widened,
+                                          &lowp_isa_avx512_vnni };
+        for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+            if (strcmp(paths[i]->name, path) == 0 &&
+                (t == GB_DTYPE_U8S8) == (paths[i] == &lowp_isa_avx512_vnni))
+                isa = paths[i];
+    }
+#endif
+    if (isa == NULL || (t != GB_DTYPE_BF16 && t != GB_DTYPE_U8S8))
+        return -1;
+    plan_on(t, isa, 1, l1, l2, l3, M, N, K, threads, prepack, &p);
+    *out = (packed_lowp_blocks){ p.mr, p.nr, p.kc, p.mc, p.nc, p.tm, p.tn, p.long_kc, p.fused };
+    return 0;
 }
 
 /* ---- the loops ---------------------------------------------------------------- */

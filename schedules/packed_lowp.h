@@ -36,6 +36,19 @@ void packed_lowp_force_blocks(int mc, int kc, int nc);
 enum { PACKED_LOWP_BF16_RULE, PACKED_LOWP_BF16_DOT, PACKED_LOWP_BF16_WIDENED };
 void packed_lowp_force_bf16_path(int which);
 
+/* A plan's blocks and grid on another kind's caches (l1, l2, l3 bytes; 0
+ * unknown) with the path named ("avx512_bf16" or "avx512_fma_widened" for
+ * bf16, "avx512_vnni" for u8s8), its packing kernel taken as running there:
+ * the plans of the kinds not at hand, for the unit tests.  0, or -1 where
+ * the path is not in this build or not the type's. */
+typedef struct packed_lowp_blocks {
+    int mr, nr, kc, mc, nc, tm, tn;
+    int long_kc;             /* kc from the A micro-panel's share of L1d */
+    int fused;               /* B packed by the first A micro-panel's call on it */
+} packed_lowp_blocks;
+int packed_lowp_blocks_on(gb_dtype t, const char *path, long l1, long l2, long l3, int M, int N,
+                          int K, int threads, int prepack, packed_lowp_blocks *out);
+
 /* The rule between bf16's AVX-512 paths, measured once per process on the
  * first bf16 plan (a few ms, packed_lowp.c): both micro-kernels timed on
  * the same L1-resident 8 x 48 tile, alternately, for `rounds` rounds; the

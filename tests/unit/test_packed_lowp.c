@@ -311,3 +311,99 @@ TEST(packed_lowp_names_its_path)
     CHECK_STR(impl, packed_lowp_path(GB_DTYPE_BF16));
     CHECK(gb_packed_bf16.supports_prepack && gb_packed_u8s8.supports_prepack);
 }
+
+/* The low-precision plans of the kinds this project measures, from their
+ * caches (packed_lowp_blocks_on), at 2 threads: per call at M = 16 B's
+ * micro-panel in half of L1d (kc 256 bf16 and 384 / 512 u8 on 48 KiB),
+ * per call from M = 64 and pre-packed the long kc (the A micro-panel in
+ * half of L1d: 1536 bf16, 3072 u8 at K = 3072 on 48 KiB; 1024 and 1536 on
+ * the family 25's 32 KiB), the grid splitting N at small M and M where a
+ * thread's rows are many.  Each kind with its own bf16 path (the AMD
+ * kinds' rule picks vdpbf16ps, the Intel kind's the widened FMA).  A rule
+ * tuned on one kind that moves another's plan fails here first. */
+typedef struct lowp_row {
+    const char *path;
+    int prepack, M, N, K;
+    int kc, mc, nc, tm, tn, long_kc;
+} lowp_row;
+
+static void check_lowp_kind(const char *kind, long l1, long l2, long l3, const lowp_row *rows,
+                            size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const lowp_row *r = &rows[i];
+        const gb_dtype t = strcmp(r->path, "avx512_vnni") == 0 ? GB_DTYPE_U8S8 : GB_DTYPE_BF16;
+        packed_lowp_blocks b;
+        CHECK_EQ_INT(packed_lowp_blocks_on(t, r->path, l1, l2, l3, r->M, r->N, r->K, 2,
+                                           r->prepack, &b),
+                     0);
+        if (b.kc != r->kc || b.mc != r->mc || b.nc != r->nc || b.tm != r->tm || b.tn != r->tn ||
+            b.long_kc != r->long_kc || !b.fused) {
+            char msg[300];
+            snprintf(msg, sizeof msg,
+                     "%s, %s%s, %dx%dx%d (MxNxK): kc %d, mc %d, nc %d, grid %dx%d, long kc %d, "
+                     "fused %d",
+                     kind, r->path, r->prepack ? " pre-packed" : "", r->M, r->N, r->K, b.kc, b.mc,
+                     b.nc, b.tm, b.tn, b.long_kc, b.fused);
+            gb_test_fail(__FILE__, __LINE__, msg);
+        }
+    }
+}
+
+TEST(packed_lowp_plans_on_each_kinds_figures)
+{
+    /* AMD EPYC family 26 model 2: 48 KiB L1d, 1 MiB L2, 508 MiB L3 */
+    static const lowp_row zen5[] = {
+        { "avx512_bf16", 0, 16, 768, 768, 256, 16, 384, 1, 2, 0 },
+        { "avx512_bf16", 0, 64, 768, 3072, 1536, 64, 384, 1, 2, 1 },
+        { "avx512_bf16", 1, 16, 768, 3072, 1536, 16, 384, 1, 2, 1 },
+        { "avx512_bf16", 1, 256, 768, 768, 768, 128, 768, 2, 1, 1 },
+        { "avx512_vnni", 0, 16, 768, 768, 384, 16, 384, 1, 2, 0 },
+        { "avx512_vnni", 0, 16, 768, 3072, 512, 16, 384, 1, 2, 0 },
+        { "avx512_vnni", 0, 64, 768, 3072, 3072, 64, 384, 1, 2, 1 },
+        { "avx512_vnni", 1, 16, 768, 3072, 3072, 16, 384, 1, 2, 1 },
+        { "avx512_vnni", 1, 256, 768, 768, 768, 128, 768, 2, 1, 1 },
+        /* qkv's B (0.6 MB) past half of L2: its stream splits N */
+        { "avx512_vnni", 1, 16, 768, 768, 768, 16, 384, 1, 2, 1 },
+    };
+    /* Intel Xeon family 6 model 207: 48 KiB L1d, 2 MiB L2 */
+    static const lowp_row xeon[] = {
+        { "avx512_fma_widened", 0, 16, 768, 768, 128, 16, 384, 1, 2, 0 },
+        { "avx512_fma_widened", 0, 64, 768, 3072, 768, 64, 384, 1, 2, 1 },
+        { "avx512_fma_widened", 1, 16, 768, 3072, 768, 16, 384, 1, 2, 1 },
+        { "avx512_fma_widened", 1, 256, 768, 768, 768, 128, 768, 2, 1, 1 },
+        { "avx512_vnni", 0, 16, 768, 768, 384, 16, 384, 1, 2, 0 },
+        { "avx512_vnni", 0, 64, 768, 3072, 3072, 64, 384, 1, 2, 1 },
+        { "avx512_vnni", 1, 16, 768, 3072, 3072, 16, 384, 1, 2, 1 },
+        { "avx512_vnni", 1, 256, 768, 768, 768, 128, 768, 2, 1, 1 },
+        /* qkv's B within half of L2: a thread's rows, not its columns */
+        { "avx512_vnni", 1, 16, 768, 768, 768, 8, 768, 2, 1, 1 },
+    };
+    /* AMD EPYC family 25 model 17: 32 KiB L1d, 1 MiB L2, 32 MiB L3 */
+    static const lowp_row zen4[] = {
+        { "avx512_bf16", 0, 16, 768, 768, 154, 16, 384, 1, 2, 0 },
+        { "avx512_bf16", 0, 64, 768, 3072, 1024, 64, 384, 1, 2, 1 },
+        { "avx512_bf16", 1, 16, 768, 3072, 1024, 16, 384, 1, 2, 1 },
+        { "avx512_bf16", 1, 256, 768, 768, 768, 128, 768, 2, 1, 1 },
+        { "avx512_vnni", 0, 16, 768, 768, 256, 16, 384, 1, 2, 0 },
+        { "avx512_vnni", 0, 64, 768, 3072, 1536, 64, 384, 1, 2, 1 },
+        { "avx512_vnni", 1, 16, 768, 3072, 1536, 16, 384, 1, 2, 1 },
+        { "avx512_vnni", 1, 256, 768, 768, 768, 128, 768, 2, 1, 1 },
+        { "avx512_vnni", 1, 16, 768, 768, 768, 16, 384, 1, 2, 1 },
+    };
+    packed_lowp_blocks b;
+
+    if (packed_lowp_blocks_on(GB_DTYPE_U8S8, "avx512_vnni", 32L << 10, 1L << 20, 0, 16, 768,
+                              768, 1, 0, &b) != 0)
+        SKIP("no AVX-512 low-precision kernels in this build");
+    /* the path must be the type's */
+    CHECK_EQ_INT(packed_lowp_blocks_on(GB_DTYPE_BF16, "avx512_vnni", 32L << 10, 1L << 20, 0, 16,
+                                       768, 768, 1, 0, &b),
+                 -1);
+    check_lowp_kind("AMD EPYC family 26", 48L << 10, 1L << 20, 508L << 20, zen5,
+                    sizeof zen5 / sizeof zen5[0]);
+    check_lowp_kind("Intel Xeon family 6 model 207", 48L << 10, 2L << 20, 300L << 20, xeon,
+                    sizeof xeon / sizeof xeon[0]);
+    check_lowp_kind("AMD EPYC family 25", 32L << 10, 1L << 20, 32L << 20, zen4,
+                    sizeof zen4 / sizeof zen4[0]);
+}
