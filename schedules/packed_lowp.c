@@ -701,6 +701,8 @@ int packed_lowp_blocks_on(gb_dtype t, const char *path, long l1, long l2, long l
                 (t == GB_DTYPE_U8S8) == (paths[i] == &lowp_isa_avx512_vnni))
                 isa = paths[i];
     }
+#else
+    (void)path; /* no AVX-512 path in this build */
 #endif
     if (isa == NULL || (t != GB_DTYPE_BF16 && t != GB_DTYPE_U8S8))
         return -1;
