@@ -234,6 +234,17 @@ static int fused_cuts_kc(int M, int K, const packed_plan *p)
     return kc_whole_m_cap(M, p) < want;
 }
 
+int packed_fused_cuts_kc_at(long l1_bytes, long l2_bytes, int mr, int M, int K)
+{
+    packed_plan p;
+
+    memset(&p, 0, sizeof p);
+    p.l1_bytes = l1_bytes > 0 ? l1_bytes : FALLBACK_L1_BYTES;
+    p.l2_bytes = l2_bytes > 0 ? l2_bytes : FALLBACK_L2_BYTES;
+    p.mr = mr > 0 ? mr : 1;
+    return fused_cuts_kc(M, K, &p);
+}
+
 /* Rows ahead the kernel prefetches B whose rows are ld floats apart: the
  * spare ways of an L1d set times the rows after which the set repeats (the
  * header's rule). */

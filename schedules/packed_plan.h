@@ -72,6 +72,12 @@ void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packe
 void packed_plan_call_on(const gb_machine *machine, const gb_calibration *cal, int M, int N,
                          int K, const gb_ctx *ctx, int prepack, packed_plan *p);
 
+/* Would B fused (jr outer) cut kc below its L1 figure to keep all M rows
+ * of A (in micro-panels of mr) in L2, on caches of these sizes (0: the
+ * fallback)?  packed then runs B panel fused (ir outer); the schedule
+ * model's b_read asks the same (src/sched/model.c). */
+int packed_fused_cuts_kc_at(long l1_bytes, long l2_bytes, int mr, int M, int K);
+
 /* Rows ahead the kernel prefetches B whose rows are ld floats apart. */
 int packed_b_prefetch_rows(const packed_plan *p, long ld);
 

@@ -10,6 +10,7 @@
 #include "sched_lang.h"
 #include "calibration.h"
 #include "machine.h"
+#include "packed_plan.h"
 #include "sched_features.h"
 
 #include <omp.h>
@@ -119,11 +120,6 @@ static long balance(long n, long cap, long unit)
     blocks = (n + cap - 1) / cap;
     b = (n + blocks - 1) / blocks;
     return (b + unit - 1) / unit * unit;
-}
-
-static long ceil_div(long a, long b)
-{
-    return (a + b - 1) / b;
 }
 
 /* The columns, in units, of the busiest of t threads when `units` are cut
@@ -596,7 +592,22 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
     } else {
         calibrated(&cal, GB_CALIB_B, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ], 320,
                    "B's rows a page or more apart");
-        if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && M >= MANY_ROWS) {
+        /* packed's rule before bmany's: where reading B fused (jr outer)
+         * would cut kc to keep all M rows of A in L2, packed runs panel
+         * fused (ir outer) whatever bmany says, and bmany is not timed
+         * there (its answer is no measurement); f32's rows, packed's.  On
+         * the AMD EPYC family 25 guest, its calibration's bmany fused (a
+         * tie there), the twin so took 0.957-0.969x the time of jr outer
+         * at mlp_expand M = 384 and 448 on 1 thread (p <= 0.001), 0.967-
+         * 0.988x on 2 (gemmbench ab, 20 rounds). */
+        if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && b_row == (long)N * FLOAT_BYTES &&
+            packed_fused_cuts_kc_at(d.l1.size, d.l2.size, (int)d.mr, M, K)) {
+            answer[GB_CHOICE_B_READ] = GB_READ_COPIED;
+            snprintf(why[GB_CHOICE_B_READ], 320, "B's rows a page or more apart, read in place "
+                     "(calibrated), but B fused (jr outer) would cut kc to keep all M = %d "
+                     "rows of A in half of L2 (%ld KiB): copied, ir outer, as packed's panel "
+                     "fused", M, d.l2.size >> 10);
+        } else if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && M >= MANY_ROWS) {
             char prefix[160];
             snprintf(prefix, sizeof prefix, "B's rows a page or more apart, read in place "
                      "(calibrated), M = %d of %d or more", M, MANY_ROWS);

@@ -17,6 +17,7 @@
 #include "machine.h"
 #include "options.h"
 #include "packed_plan.h"
+#include "sched_lang.h"
 #include "variant_check.h"
 
 /* The isa choices this CPU runs, decided here independently of packed.c. */
@@ -667,6 +668,73 @@ TEST(packed_plans_on_each_kinds_figures)
               memcmp(e[0][0].value, e[0][1].value, sizeof e[0][0].value) == 0 &&
               gb_param_get(&e[0][0], "bmany", -1) == -1);
         CHECK(gb_param_get(&e[1][0], "bpack", -1) == 3 && gb_param_get(&e[1][1], "bpack", -1) == 4);
+    }
+}
+
+/* The schedule model's b_read (packed.sched's `choose b_read`) for B's
+ * rows a page or more apart (mlp_expand's N = 3072): copied where packed's
+ * plan copies B's block and reads it ir outer (panel fused), in place where
+ * packed reads B fused, on each kind's figures and calibration, at every M
+ * to 512, 1 and 2 threads.  (Rows under a page apart are bnear's: the
+ * model asks it where its own A block, BLIS's mc, holds fewer than M
+ * rows, packed where its half of L2 does: on family 26's figures M = 176
+ * to 208 lie between the two.) */
+TEST(sched_model_reads_b_as_packed_plans_it)
+{
+    static const struct {
+        const char *name;
+        long l1, l2, l3;
+        int l1_ways, l2_ways, l3_ways;
+        unsigned copied;
+    } kinds[] = {
+        { "AMD EPYC family 26", 48L << 10, 1L << 20, 508L << 20, 12, 8, 0,
+          1u << GB_CALIB_BCOPY | 1u << GB_CALIB_BPREFETCH | 1u << GB_CALIB_BNEAR |
+              1u << GB_CALIB_BFAR },
+        { "Intel Xeon family 6 model 207", 48L << 10, 2L << 20, 300L << 20, 12, 16, 15,
+          1u << GB_CALIB_B | 1u << GB_CALIB_BCOPY },
+        { "AMD EPYC family 25", 32L << 10, 1L << 20, 32L << 20, 8, 8, 16,
+          1u << GB_CALIB_BPREFETCH | 1u << GB_CALIB_KCPLACES | 1u << GB_CALIB_BMANY },
+        /* the family 25 guest's 2-thread tie the other way: bmany fused */
+        { "AMD EPYC family 25, bmany fused", 32L << 10, 1L << 20, 32L << 20, 8, 8, 16,
+          1u << GB_CALIB_BPREFETCH | 1u << GB_CALIB_KCPLACES },
+    };
+    gb_params avx512 = { 0 };
+    packed_plan probe;
+
+    gb_param_set(&avx512, "isa", 0);
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const gb_machine m = kind_machine(kinds[k].l1, kinds[k].l1_ways, kinds[k].l2,
+                                          kinds[k].l2_ways, kinds[k].l3, kinds[k].l3_ways);
+        const gb_ctx one = { 1, &avx512, NULL, NULL, 0 };
+        packed_plan_call_on(&m, NULL, 16, 768, 768, &one, 0, &probe);
+        if (probe.isa == NULL || probe.mr != 8 || probe.nr != 48)
+            SKIP("no AVX-512 micro-kernel (8 x 48) in this build");
+        for (int threads = 1; threads <= 2; threads++) {
+            const gb_calibration cal = kind_calibration(threads, kinds[k].copied);
+            const gb_ctx ctx = { threads, &avx512, NULL, NULL, 0 };
+            const gb_sched_machine sm = {
+                16, 32, kinds[k].l1, kinds[k].l2, kinds[k].l3, kinds[k].l1_ways,
+                kinds[k].l2_ways, kinds[k].l3_ways, 64, kinds[k].name,
+                cal.answer[GB_CALIB_KC].read == 0, cal.answer[GB_CALIB_B].read == 1,
+                cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2
+            };
+            for (int M = 8; M <= 512; M += 8) {
+                const int N = 3072, K = 768;
+                int answer[GB_CHOICE_COUNT] = { -1, -1, -1 };
+                packed_plan p;
+                packed_plan_call_on(&m, &cal, M, N, K, &ctx, 0, &p);
+                gb_sched_model_choose(&sm, &cal, M, N, K, threads, answer, NULL);
+                const int packed_copies = p.b_mode == B_PANEL_FUSED;
+                if (packed_copies != (answer[GB_CHOICE_B_READ] == GB_READ_COPIED)) {
+                    char msg[300];
+                    snprintf(msg, sizeof msg, "%s, %d thread%s, %dx%dx%d (MxNxK): packed's "
+                             "bpack %d, the model's b_read %s", kinds[k].name, threads,
+                             threads > 1 ? "s" : "", M, N, K, p.b_mode,
+                             gb_read_names[answer[GB_CHOICE_B_READ]]);
+                    gb_test_fail(__FILE__, __LINE__, msg);
+                }
+            }
+        }
     }
 }
 
