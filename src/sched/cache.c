@@ -16,7 +16,14 @@
  * link, another owner's file or one writable by group or others is refused
  * by name and left as found.  The record guards against damage and against
  * files this program did not make; it is no defence against someone with
- * the user's own rights, who can write a record as well. */
+ * the user's own rights, who can write a record as well.
+ *
+ * Size: every schedule, shape and parameter set is an object of its own
+ * (tune --space and ml_guided make thousands), so the cache keeps at most
+ * CACHE_MAX_OBJECTS: a compile that stores one more removes the least
+ * recently used objects (and their records) down to CACHE_KEEP_OBJECTS,
+ * used meaning compiled or loaded (a load sets the object's mtime).  Only
+ * this user's regular files named KEY.so are counted and removed. */
 #define _GNU_SOURCE /* mkdtemp, lstat, O_NOFOLLOW under -std=c11 */
 #include "sched_build.h"
 #include "sha256.h"
@@ -52,6 +59,13 @@
 #else
 #define PROCESS_ELF_MACHINE 0
 #endif
+
+/* About 20 KiB an object (x86-64, GCC 12: 1156 objects took 23.9 MB):
+ * 8192 are about 160 MiB.  Every compile counts the directory's names;
+ * only past the cap are the objects stat'ed, sorted and removed, down to
+ * 7/8 of it, so that happens once in 1024 compiles. */
+#define CACHE_MAX_OBJECTS 8192
+#define CACHE_KEEP_OBJECTS (CACHE_MAX_OBJECTS / 8 * 7)
 
 /* What the checks and the load found, so that a cached object that cannot
  * be loaded is compiled again while one that must not be loaded is refused. */
@@ -516,6 +530,93 @@ done:
     return rc;
 }
 
+/* An object's name: 64 lowercase hex digits and ".so". */
+static int object_name(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < 64; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return 0;
+    return strcmp(name + 64, ".so") == 0;
+}
+
+typedef struct cached_object {
+    struct timespec used;
+    char key[65];
+} cached_object;
+
+static int least_recent_first(const void *a, const void *b)
+{
+    const cached_object *x = a, *y = b;
+
+    if (x->used.tv_sec != y->used.tv_sec)
+        return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+    if (x->used.tv_nsec != y->used.tv_nsec)
+        return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+/* Past CACHE_MAX_OBJECTS objects of this user in cache_dir, removes the
+ * least recently used (and their records) down to CACHE_KEEP_OBJECTS,
+ * never `keep` (the object just made).  Nothing else is touched: another
+ * owner's file, a link, a name of another form.  A process loading an
+ * object removed here finds none (or no record) and compiles it again;
+ * one that has it mapped keeps it.  Best effort: a failure leaves the
+ * cache larger, never a run failed. */
+static void prune_cache(const char *cache_dir, const char *keep)
+{
+    cached_object *objects = NULL;
+    size_t count = 0, room = 0;
+    const struct dirent *e;
+    DIR *dir = opendir(cache_dir);
+
+    if (dir == NULL)
+        return;
+    while ((e = readdir(dir)) != NULL)
+        count += strlen(e->d_name) == 67 && object_name(e->d_name);
+    if (count <= CACHE_MAX_OBJECTS) {
+        closedir(dir);
+        return;
+    }
+    count = 0;
+    rewinddir(dir);
+    while ((e = readdir(dir)) != NULL) {
+        struct stat st;
+        if (strlen(e->d_name) != 67 || !object_name(e->d_name) ||
+            strncmp(e->d_name, keep, 64) == 0 ||
+            fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        if (count == room) {
+            cached_object *grown;
+            room = room ? room * 2 : 1024;
+            grown = realloc(objects, room * sizeof *objects);
+            if (grown == NULL)
+                goto done;
+            objects = grown;
+        }
+        objects[count].used = st.st_mtim;
+        memcpy(objects[count].key, e->d_name, 64);
+        objects[count].key[64] = '\0';
+        count++;
+    }
+    /* count excludes keep: the cache holds count + 1 */
+    if (count + 1 > CACHE_MAX_OBJECTS) {
+        char name[80];
+        qsort(objects, count, sizeof *objects, least_recent_first);
+        for (size_t i = 0; i + CACHE_KEEP_OBJECTS < count + 1; i++) {
+            snprintf(name, sizeof name, "%s.so", objects[i].key);
+            unlinkat(dirfd(dir), name, 0);
+            snprintf(name, sizeof name, "%s.sha256", objects[i].key);
+            unlinkat(dirfd(dir), name, 0);
+        }
+    }
+done:
+    free(objects);
+    closedir(dir);
+}
+
 int gb_sched_build(const char *source, const char *symbol, gb_sched_so *out, char *err, size_t errlen)
 {
     char cc[256], cache_dir[4096], host[4096], record_path[4096];
@@ -546,6 +647,9 @@ int gb_sched_build(const char *source, const char *symbol, gb_sched_so *out, cha
     if (lstat(out->path, &st) == 0) {
         rc = load_cached(out, record_path, symbol, err, errlen);
         if (rc == LOAD_OK) {
+            /* used now: the last the cache removes (its mtime, this user's
+             * own file; a failure only makes it look older) */
+            utimensat(AT_FDCWD, out->path, NULL, AT_SYMLINK_NOFOLLOW);
             out->cached = 1;
             return 0;
         }
@@ -557,7 +661,10 @@ int gb_sched_build(const char *source, const char *symbol, gb_sched_so *out, cha
         snprintf(err, errlen, "object '%s': %s", out->path, strerror(errno));
         return -1;
     }
-    return compile_into_cache(source, symbol, cc, cache_dir, record_path, out, err, errlen);
+    rc = compile_into_cache(source, symbol, cc, cache_dir, record_path, out, err, errlen);
+    if (rc == 0)
+        prune_cache(cache_dir, out->key);
+    return rc;
 }
 
 void gb_sched_so_close(gb_sched_so *so)

@@ -187,3 +187,49 @@ GEMMBENCH_AB_PROBE_TIMEOUT=2 expect_exit ab_version_hang_refused 2 timeout 60 "$
 expect_grep ab_version_hang_says "^gemmbench: ab: .* '$WORK/hangver.sh' did not answer --version within 2 s$" "$WORK/err"
 took=$(($(date +%s) - started))
 if [ "$took" -lt 6 ]; then echo "ok ab_version_hang_bounded"; else echo "FAIL ab_version_hang_bounded: ${took} s"; fi
+
+# The cache's bound: past 8192 objects a compile removes the least recently
+# used (and their records) down to 7168; used is compiled or loaded (a load
+# sets the mtime).  Planted: 8200 objects of 2001, oldest first, beside a
+# link and a file of other names, none of which is counted or removed.
+expect_exit cache_bound_hit 0 "$G" $tiny -o "$WORK/b0.json"
+touch -d '2000-01-01' "$C"/*.so
+expect_exit cache_bound_hit_again 0 "$G" $tiny -o "$WORK/b1.json"
+used=$(ls "$C"/*.so)
+expect_true cache_load_marks_used test "$(find "$C" -name '*.so' -newermt 2020-01-01 | wc -l)" -eq 1
+python3 - "$C" <<'PY'
+import os, sys, hashlib
+c = sys.argv[1]
+for i in range(8200):
+    key = hashlib.sha256(b"planted %d" % i).hexdigest()
+    for ext in (".so", ".sha256"):
+        p = os.path.join(c, key + ext)
+        open(p, "w").write("x\n")
+        os.utime(p, (978307200 + i, 978307200 + i))
+os.symlink("/dev/null", os.path.join(c, "f" * 64 + ".so"))
+open(os.path.join(c, "notes.txt"), "w").write("mine\n")
+PY
+expect_exit cache_bound_compile 0 "$G" --schedule "$ROOT/schedules/vec_j.sched" --shape 35x17x7 --threads 1 --quick --quiet -o "$WORK/b2.json"
+python3 - "$C" "$used" <<'PY'
+import os, sys, hashlib
+c, used = sys.argv[1], sys.argv[2]
+def key(i): return hashlib.sha256(b"planted %d" % i).hexdigest()
+objs = [n for n in os.listdir(c) if n.endswith(".so") and not os.path.islink(os.path.join(c, n))]
+recs = [n for n in os.listdir(c) if n.endswith(".sha256")]
+checks = {
+    "cache_bound_kept_7168": len(objs) == 7168,
+    "cache_bound_records_follow": sorted(r[:64] for r in recs) == sorted(o[:64] for o in objs),
+    # 8202 objects: the oldest 1034 go, of the planted (2001) the last 7166 stay
+    "cache_bound_oldest_removed": not os.path.exists(os.path.join(c, key(1033) + ".so")),
+    "cache_bound_newer_kept": os.path.exists(os.path.join(c, key(1034) + ".so")),
+    # the object marked used above (2000 at first, then loaded) and the new one stay
+    "cache_bound_used_kept": os.path.exists(used),
+    "cache_bound_link_and_others_kept": os.path.islink(os.path.join(c, "f" * 64 + ".so"))
+        and os.path.exists(os.path.join(c, "notes.txt")),
+}
+for name, ok in checks.items():
+    print(("ok " if ok else "FAIL ") + name + ("" if ok else ": %d objects, %d records" % (len(objs), len(recs))))
+PY
+expect_exit cache_bound_new_loads 0 "$G" --schedule "$ROOT/schedules/vec_j.sched" --shape 35x17x7 --threads 1 --quick --quiet -o "$WORK/b3.json"
+[ "$(cached_flag "$WORK/b3.json")" = True ] && echo "ok cache_bound_new_kept" ||
+    echo "FAIL cache_bound_new_kept: cached=$(cached_flag "$WORK/b3.json")"
