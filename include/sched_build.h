@@ -19,6 +19,16 @@ typedef struct gb_sched_so {
     char flags[512];       /* the flags used, in the order passed */
 } gb_sched_so;
 
+/* The most compiled objects the cache keeps (cache.c removes the least
+ * recently used past it). */
+#define GB_SCHED_CACHE_MAX_OBJECTS 8192
+
+/* The cache's directory (made if missing, as gb_sched_build makes it), its
+ * objects (this user's regular files named KEY.so) and their bytes: 0, or
+ * -1 with err. */
+int gb_sched_cache_usage(char *dir, size_t dirlen, long *objects, long long *bytes, char *err,
+                         size_t errlen);
+
 /* What gb_sched_compiler, gb_sched_compile and gb_sched_build return when
  * the stop flag (gb_sched_set_compile_stop) was raised while the compiler
  * ran: it was killed, its process group too, and its files removed; the

@@ -11,6 +11,7 @@
 #include "variants.h"
 #include "peak.h"
 #include "forkjoin.h"
+#include "sched_build.h"
 #include "machine.h"
 #include "options.h"
 #include "roof.h"
@@ -170,11 +171,29 @@ static void print_forkjoin(FILE *out, int threads)
     fprintf(out, " (medians of %d trials): every threaded call's fixed cost\n", fj.trials);
 }
 
+/* The schedule cache's objects (src/sched/cache.c): where, how many, how
+ * large, and its bound.  A cache directory that cannot be used is said on
+ * the line, not a failure of info (a run with --schedule fails on it). */
+static void print_schedule_cache(FILE *out)
+{
+    char dir[4096], err[GB_ERR_LEN];
+    long objects;
+    long long bytes;
+
+    if (gb_sched_cache_usage(dir, sizeof dir, &objects, &bytes, err, sizeof err) != 0)
+        fprintf(out, "schedules      no cache: %s\n", err);
+    else
+        fprintf(out, "schedules      %ld compiled object%s in %s (%.1f MB); the %d most recently "
+                "used are kept\n", objects, objects == 1 ? "" : "s", dir, (double)bytes / 1e6,
+                GB_SCHED_CACHE_MAX_OBJECTS);
+}
+
 static const char info_intro[] =
     "usage: gemmbench info\n"
     "  prints this machine's CPU, ISA, caches, measured FP32, bf16 and u8s8 peaks\n"
     "  (and whether the CPU has AMX), the cost of an empty OpenMP region and of a\n"
-    "  system call, and measured read and triad bandwidths at L2, L3 and memory\n"
+    "  system call, the schedule cache's compiled objects, packed's calibration,\n"
+    "  and measured read and triad bandwidths at L2, L3 and memory\n"
     "  (src/measure/bandwidth.md)\n";
 
 /* info's one setting, --help. */
@@ -208,6 +227,7 @@ int gb_cmd_info(int argc, char **argv)
     print_libraries(stdout, &m);
     gb_peak_info(stdout, &m);
     print_forkjoin(stdout, m.affinity_cpus > 0 ? m.affinity_cpus : 1);
+    print_schedule_cache(stdout);
     /* The calibration at the peak's two counts: one thread and all. */
     for (int all = 0; all < 2; all++) {
         const int threads = all ? m.affinity_cpus : 1;

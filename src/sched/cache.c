@@ -64,7 +64,7 @@
  * 8192 are about 160 MiB.  Every compile counts the directory's names;
  * only past the cap are the objects stat'ed, sorted and removed, down to
  * 7/8 of it, so that happens once in 1024 compiles. */
-#define CACHE_MAX_OBJECTS 8192
+#define CACHE_MAX_OBJECTS GB_SCHED_CACHE_MAX_OBJECTS
 #define CACHE_KEEP_OBJECTS (CACHE_MAX_OBJECTS / 8 * 7)
 
 /* What the checks and the load found, so that a cached object that cannot
@@ -615,6 +615,34 @@ static void prune_cache(const char *cache_dir, const char *keep)
 done:
     free(objects);
     closedir(dir);
+}
+
+int gb_sched_cache_usage(char *dir, size_t dirlen, long *objects, long long *bytes, char *err,
+                         size_t errlen)
+{
+    const struct dirent *e;
+    DIR *d;
+
+    *objects = 0;
+    *bytes = 0;
+    if (gb_sched_cache_dir(dir, dirlen, err, errlen) != 0)
+        return -1;
+    d = opendir(dir);
+    if (d == NULL) {
+        snprintf(err, errlen, "cache directory '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strlen(e->d_name) == 67 && object_name(e->d_name) &&
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+            (*objects)++;
+            *bytes += (long long)st.st_size;
+        }
+    }
+    closedir(d);
+    return 0;
 }
 
 int gb_sched_build(const char *source, const char *symbol, gb_sched_so *out, char *err, size_t errlen)

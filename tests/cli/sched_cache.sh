@@ -233,3 +233,7 @@ PY
 expect_exit cache_bound_new_loads 0 "$G" --schedule "$ROOT/schedules/vec_j.sched" --shape 35x17x7 --threads 1 --quick --quiet -o "$WORK/b3.json"
 [ "$(cached_flag "$WORK/b3.json")" = True ] && echo "ok cache_bound_new_kept" ||
     echo "FAIL cache_bound_new_kept: cached=$(cached_flag "$WORK/b3.json")"
+# info says where the objects are, how many (links and other names not
+# counted) and the bound.
+expect_exit cache_info 0 "$G" info
+expect_grep cache_info_says "^schedules      7168 compiled objects in $C ([0-9.]* MB); the 8192 most recently used are kept$" "$WORK/out"
