@@ -42,7 +42,8 @@
 #define COPY_MIN_FMAS 32
 /* B's rows a page or more apart, read in place, from this many rows of C
  * up: copied (ir outside jr) as packed's calibration's bmany says
- * (packed_plan.c's PANEL_MANY_ROWS). */
+ * (packed_plan.c's PANEL_MANY_ROWS), where packed's kc rule has not made
+ * it copied already (packed_fused_cuts_kc_at). */
 #define MANY_ROWS 192
 /* B's prefetch distance: at most this many rows ahead (packed's
  * PACKED_B_PREFETCH_ROWS). */
@@ -605,8 +606,8 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
             answer[GB_CHOICE_B_READ] = GB_READ_COPIED;
             snprintf(why[GB_CHOICE_B_READ], 320, "B's rows a page or more apart, read in place "
                      "(calibrated), but B fused (jr outer) would cut kc to keep all M = %d "
-                     "rows of A in half of L2 (%ld KiB): copied, ir outer, as packed's panel "
-                     "fused", M, d.l2.size >> 10);
+                     "rows of A in half of L2 (%ld of %ld KiB): copied, ir outer, as packed's "
+                     "panel fused", M, d.l2.size / 2 >> 10, d.l2.size >> 10);
         } else if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && M >= MANY_ROWS) {
             char prefix[160];
             snprintf(prefix, sizeof prefix, "B's rows a page or more apart, read in place "
