@@ -533,12 +533,20 @@ done:
 /* An object's name: 64 lowercase hex digits and ".so". */
 static int object_name(const char *name)
 {
-    size_t i;
-
-    for (i = 0; i < 64; i++)
+    if (strlen(name) != 67)
+        return 0;
+    for (size_t i = 0; i < 64; i++)
         if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
             return 0;
     return strcmp(name + 64, ".so") == 0;
+}
+
+/* One of the cache's objects in the directory dir: an object's name, a
+ * regular file (not followed through a link) of the effective user; *st. */
+static int own_object(DIR *dir, const char *name, struct stat *st)
+{
+    return object_name(name) && fstatat(dirfd(dir), name, st, AT_SYMLINK_NOFOLLOW) == 0 &&
+           S_ISREG(st->st_mode) && st->st_uid == geteuid();
 }
 
 typedef struct cached_object {
@@ -574,7 +582,7 @@ static void prune_cache(const char *cache_dir, const char *keep)
     if (dir == NULL)
         return;
     while ((e = readdir(dir)) != NULL)
-        count += strlen(e->d_name) == 67 && object_name(e->d_name);
+        count += object_name(e->d_name);
     if (count <= CACHE_MAX_OBJECTS) {
         closedir(dir);
         return;
@@ -583,10 +591,7 @@ static void prune_cache(const char *cache_dir, const char *keep)
     rewinddir(dir);
     while ((e = readdir(dir)) != NULL) {
         struct stat st;
-        if (strlen(e->d_name) != 67 || !object_name(e->d_name) ||
-            strncmp(e->d_name, keep, 64) == 0 ||
-            fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+        if (strncmp(e->d_name, keep, 64) == 0 || !own_object(dir, e->d_name, &st))
             continue;
         if (count == room) {
             cached_object *grown;
@@ -634,9 +639,7 @@ int gb_sched_cache_usage(char *dir, size_t dirlen, long *objects, long long *byt
     }
     while ((e = readdir(d)) != NULL) {
         struct stat st;
-        if (strlen(e->d_name) == 67 && object_name(e->d_name) &&
-            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+        if (own_object(d, e->d_name, &st)) {
             (*objects)++;
             *bytes += (long long)st.st_size;
         }
