@@ -29,6 +29,10 @@
 #define GB_SCHED_ROOT (-2)         /* pack ... at root */
 #define GB_SCHED_MAX_DISTANCE 1024 /* a prefetch's iterations ahead */
 #define GB_SCHED_MAX_PREFETCH_LINES 64 /* cache lines one prefetch asks for per iteration */
+/* A prefetch's slot: A, B, C (`prefetch X at L`), then their spread forms
+ * (`prefetch X at L over INNER`), one of each an operand. */
+#define GB_SCHED_PF_SLOTS 6
+#define GB_SCHED_PF_SPREAD 3       /* slot of operand op's spread prefetch: op + this */
 #define GB_SCHED_MAX_CHOOSE 4      /* `choose NAME` blocks in a schedule (one per choice) */
 #define GB_SCHED_MAX_ANSWERS 2     /* alternatives of a choice: its answers */
 #define GB_SCHED_MAX_COMBOS 16     /* combinations of the blocks' answers, each checked */
@@ -118,8 +122,8 @@ typedef struct gb_sched_placement {
     int order[GB_SCHED_MAX_LOOPS];
     int parallel, vectorize, cache_write;
     int unroll[GB_SCHED_MAX_LOOPS];
-    int pack[2], pack_fused[2], prefetch[3];
-    gb_sched_factor distance[3];
+    int pack[2], pack_fused[2], prefetch[GB_SCHED_PF_SLOTS], prefetch_over[GB_SCHED_PF_SLOTS];
+    gb_sched_factor distance[GB_SCHED_PF_SLOTS];
 } gb_sched_placement;
 
 /* A `choose NAME` block: the model choice it asks and, per alternative in
@@ -147,8 +151,11 @@ typedef struct gb_sched {
     int cache_write;               /* loop id, or -1 */
     int pack[2];                   /* [0] A, [1] B: loop id, GB_SCHED_ROOT, or -1 */
     int pack_fused[2];             /* the copy made by the first pass that reads it */
-    int prefetch[3];               /* [0] A, [1] B, [2] C: loop id, or -1 */
-    gb_sched_factor distance[3];   /* each prefetch's iterations ahead */
+    int prefetch[GB_SCHED_PF_SLOTS]; /* per slot ([0] A, [1] B, [2] C, then spread):
+                                      the loop whose next iteration's box it asks
+                                      for, or -1 */
+    int prefetch_over[GB_SCHED_PF_SLOTS]; /* a spread slot's INNER, else -1 */
+    gb_sched_factor distance[GB_SCHED_PF_SLOTS]; /* each prefetch's iterations ahead */
     int tensorize;                 /* `tensorize LOOP amx`: the rows loop whose run is
                                       on AMX's tiles (SCHED.md, "Tiles"), or -1 */
     /* Model choices (SCHED.md, "Choices"): the fields above are the first
@@ -307,7 +314,7 @@ typedef struct gb_sched_shape {
     long extent[GB_SCHED_MAX_LOOPS];   /* every loop's trip count */
     long stride[GB_SCHED_MAX_LOOPS];   /* its step in its axis's index */
     long factor[GB_SCHED_MAX_LOOPS];   /* a split loop's factor, resolved */
-    long distance[3];                  /* each prefetch's distance, resolved */
+    long distance[GB_SCHED_PF_SLOTS];  /* each prefetch's distance, resolved */
 } gb_sched_shape;
 
 /* Resolves s for M x N x K on nthreads threads (0: the run's default; the

@@ -22,7 +22,7 @@ typedef struct checker {
     const gb_sched_stmt *st;  /* the statement being applied */
     int line_of[4];           /* parallel, vectorize, cache_write, tensorize: their lines */
     int pack_line[2];
-    int prefetch_line[3];
+    int prefetch_line[GB_SCHED_PF_SLOTS];
     int unroll_line[GB_SCHED_MAX_LOOPS];
     int param_line[GB_SCHED_MAX_PARAMS];
     char *err;
@@ -134,9 +134,9 @@ static const char *annotation(const checker *c, int loop, int *line)
     for (int op = 0; op < 2; op++)
         if (s->pack[op] == loop)
             return *line = c->pack_line[op], op ? "the pack B site" : "the pack A site";
-    for (int op = 0; op < 3; op++)
-        if (s->prefetch[op] == loop)
-            return *line = c->prefetch_line[op], "a prefetch site";
+    for (int slot = 0; slot < GB_SCHED_PF_SLOTS; slot++)
+        if (s->prefetch[slot] == loop || s->prefetch_over[slot] == loop)
+            return *line = c->prefetch_line[slot], "a prefetch site";
     return NULL;
 }
 
@@ -578,18 +578,25 @@ static int check_distance(checker *c, gb_sched_factor *d)
 static int apply_prefetch(checker *c)
 {
     gb_sched *s = c->s;
-    const int which = c->st->operand - 'A';
-    int loop;
+    const int spread = c->st->nloops == 2; /* `over INNER` (SCHED.md) */
+    const int which = c->st->operand - 'A' + (spread ? GB_SCHED_PF_SPREAD : 0);
+    int loop, inner = -1;
 
     if (s->prefetch[which] != -1)
-        return FAIL(c, "%c is prefetched already (line %d)", c->st->operand,
-                    c->prefetch_line[which]);
-    if (live_loop(c, c->st->loops[0], &loop) || check_distance(c, &s->distance[which]))
+        return FAIL(c, "%c is prefetched %salready (line %d)", c->st->operand,
+                    spread ? "spread " : "", c->prefetch_line[which]);
+    if (live_loop(c, c->st->loops[0], &loop) ||
+        (spread && live_loop(c, c->st->loops[1], &inner)) ||
+        check_distance(c, &s->distance[which]))
         return -1;
     if (s->loops[loop].axis == GB_AXIS_FUSED)
         return FAIL(c, "'%s' is a fused loop: its next iterations are no step along one axis",
                     s->loops[loop].name);
+    if (inner == loop)
+        return FAIL(c, "'%s' is spread over itself: name a loop inside it",
+                    s->loops[loop].name);
     s->prefetch[which] = loop;
+    s->prefetch_over[which] = inner;
     c->prefetch_line[which] = c->st->line;
     return 0;
 }
@@ -766,11 +773,32 @@ static int check_pack_sites(checker *c, const int *pos)
     for (int op = 0; op < 2; op++)
         if (s->pack_fused[op] && check_fused_pack(c, op, pos))
             return -1;
-    for (int op = 0; op < 3; op++)
-        if (s->prefetch[op] >= 0 && s->prefetch[op] == s->vectorize)
-            return fail_at(c, c->prefetch_line[op], GB_SCHED_PREFETCH,
+    for (int slot = 0; slot < GB_SCHED_PF_SLOTS; slot++) {
+        const int site = s->prefetch[slot], inner = s->prefetch_over[slot];
+        const int line = c->prefetch_line[slot];
+        if (site >= 0 && site == s->vectorize)
+            return fail_at(c, line, GB_SCHED_PREFETCH,
                            "'%s' is the vectorized loop: its iterations are lanes",
-                           s->loops[s->prefetch[op]].name);
+                           s->loops[site].name);
+        if (inner < 0)
+            continue;
+        if (inner == s->vectorize)
+            return fail_at(c, line, GB_SCHED_PREFETCH,
+                           "'%s' is the vectorized loop: its iterations are lanes",
+                           s->loops[inner].name);
+        if (pos[inner] < pos[site])
+            return fail_at(c, line, GB_SCHED_PREFETCH, "'%s' is not inside '%s': the box is "
+                           "spread over loops inside it", s->loops[inner].name,
+                           s->loops[site].name);
+        if (inner == s->parallel)
+            return fail_at(c, line, GB_SCHED_PREFETCH, "'%s' is the parallel loop: its "
+                           "iterations are the threads'", s->loops[inner].name);
+        for (int o = GB_SCHED_PF_SPREAD; o < slot; o++)
+            if (s->prefetch_over[o] == inner)
+                return fail_at(c, line, GB_SCHED_PREFETCH, "'%s' spreads a prefetch already "
+                               "(line %d): its iterations split once", s->loops[inner].name,
+                               c->prefetch_line[o]);
+    }
     return 0;
 }
 
@@ -815,11 +843,14 @@ static int check_tensorize(checker *c, const int *pos)
     if (s->pack[1] != GB_SCHED_ROOT && pos[s->pack[1]] >= pos[outer])
         return fail_at(c, line, GB_SCHED_TENSORIZE, "B is packed at '%s', inside the run: "
                        "pack it outside '%s'", s->loops[s->pack[1]].name, s->loops[outer].name);
-    for (int op = 0; op < 3; op++)
-        if (s->prefetch[op] == outer || s->prefetch[op] == t)
-            return fail_at(c, c->prefetch_line[op], GB_SCHED_PREFETCH, "'%s' is in the run "
-                           "on the tiles (line %d), which prefetches nothing",
-                           s->loops[s->prefetch[op]].name, line);
+    for (int slot = 0; slot < GB_SCHED_PF_SLOTS; slot++)
+        for (int w = 0; w < 2; w++) {
+            const int l = w ? s->prefetch_over[slot] : s->prefetch[slot];
+            if (l >= 0 && (l == outer || l == t))
+                return fail_at(c, c->prefetch_line[slot], GB_SCHED_PREFETCH, "'%s' is in the "
+                               "run on the tiles (line %d), which prefetches nothing",
+                               s->loops[l].name, line);
+        }
     return 0;
 }
 
@@ -839,7 +870,8 @@ int gb_sched_check_plain(const gb_sched_text *text, gb_sched *out, char *err, si
     snprintf(out->file, sizeof out->file, "%s", text->file);
     out->parallel = out->vectorize = out->cache_write = -1;
     out->pack[0] = out->pack[1] = -1;
-    out->prefetch[0] = out->prefetch[1] = out->prefetch[2] = -1;
+    for (int slot = 0; slot < GB_SCHED_PF_SLOTS; slot++)
+        out->prefetch[slot] = out->prefetch_over[slot] = -1;
     out->tensorize = -1;
     for (int a = 0; a < 3; a++)
         out->order[out->norder++] = add_loop(&c, axes[a], a, -1);

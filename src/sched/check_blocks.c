@@ -139,6 +139,7 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
         memcpy((dst)->pack, (src)->pack, sizeof (dst)->pack);                                  \
         memcpy((dst)->pack_fused, (src)->pack_fused, sizeof (dst)->pack_fused);                \
         memcpy((dst)->prefetch, (src)->prefetch, sizeof (dst)->prefetch);                      \
+        memcpy((dst)->prefetch_over, (src)->prefetch_over, sizeof (dst)->prefetch_over);       \
         memcpy((dst)->distance, (src)->distance, sizeof (dst)->distance);                      \
     } while (0)
 

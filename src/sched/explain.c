@@ -115,13 +115,27 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
                         pl->pass[op] >= 0 ? ", copied by the first iteration of the pass loop"
                                             " that reads it (fused)" : "");
             }
-        for (int op = 0; op < 3; op++)
-            if (s->prefetch[op] == l)
-                fprintf(out, "%*sprefetch %c, %ld iteration%s ahead: %ld row%s x %ld floats%s, "
-                             "%ld lines\n", 2 * p + 4, "", 'A' + op, sh->distance[op],
-                        sh->distance[op] == 1 ? "" : "s", pl->pf_rows[op],
-                        pl->pf_rows[op] == 1 ? "" : "s", pl->pf_span[op],
-                        pl->pf_packed[op] ? op ? " of pb" : " of pa" : "", pl->pf_lines[op]);
+        for (int slot = 0; slot < GB_SCHED_PF_SLOTS; slot++) {
+            const int op = slot % GB_SCHED_PF_SPREAD, over = s->prefetch_over[slot];
+            long share, per_iter;
+            if (s->prefetch[slot] != l)
+                continue;
+            fprintf(out, "%*sprefetch %c, %ld iteration%s ahead: %ld row%s x %ld floats%s, ",
+                    2 * p + 4, "", 'A' + op, sh->distance[slot],
+                    sh->distance[slot] == 1 ? "" : "s", pl->pf_rows[slot],
+                    pl->pf_rows[slot] == 1 ? "" : "s", pl->pf_span[slot],
+                    pl->pf_packed[slot] ? op ? " of pb" : " of pa" : "");
+            if (over < 0) {
+                fprintf(out, "%ld lines\n", pl->pf_lines[slot]);
+                continue;
+            }
+            gb_sched_plan_spread(pl, slot, pl->pf_rows[slot], &share, &per_iter);
+            fprintf(out, "spread over %s into L2: %ld pass%s of %ld row%s, %ld row%s (%ld "
+                         "lines) an iteration of %s\n", s->loops[over].name,
+                    pl->pf_passes[slot], pl->pf_passes[slot] == 1 ? "" : "es", share,
+                    share == 1 ? "" : "s", per_iter, per_iter == 1 ? "" : "s",
+                    pl->pf_lines[slot], s->loops[over].name);
+        }
     }
     fprintf(out, "%*s%s[i, j] += %s[i, k] * %s[k, j]\n", 2 * pl->n + 2, "",
             s->cache_write >= 0 ? "C.local" : "C", s->pack[0] != -1 ? "pa" : "A",

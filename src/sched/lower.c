@@ -268,14 +268,14 @@ static const char *at_prefetch(const plan *pl, int l, int site, long distance, i
 
 /* The first float of the box a prefetch asks for, as an index of the
  * operand (in place: row and column apart) or of its pack buffer. */
-static void prefetch_index(const plan *pl, int op, int packed, char *rows, char *cols,
+static void prefetch_index(const plan *pl, int slot, int packed, char *rows, char *cols,
                            size_t len)
 {
     static const int row_axis[3] = { GB_AXIS_I, GB_AXIS_K, GB_AXIS_I };
     static const int col_axis[3] = { GB_AXIS_K, GB_AXIS_J, GB_AXIS_J };
     const gb_sched *s = pl->s;
-    const int site = s->prefetch[op];
-    const long dist = pl->sh->distance[op];
+    const int site = s->prefetch[slot], op = slot % GB_SCHED_PF_SPREAD;
+    const long dist = pl->sh->distance[slot];
     char v[64];
     size_t ur, uc;
 
@@ -396,6 +396,9 @@ static void emit_fused_parts(emitter *e, int f)
 }
 
 /* `for` over loop l with its pragmas; the caller closes the brace. */
+static int spread_slot_over(const plan *pl, int l);
+static void emit_spread_bounds(emitter *e, int slot);
+
 static void open_loop(emitter *e, int l, int with_pragmas)
 {
     const plan *pl = e->pl;
@@ -406,6 +409,18 @@ static void open_loop(emitter *e, int l, int with_pragmas)
         snprintf(bound, sizeof bound, "%ld", pl->sh->extent[l]);
     else
         lw_bound_of(pl, l, bound, sizeof bound);
+    const int spread = spread_slot_over(pl, l);
+    if (spread >= 0) {
+        /* a spread prefetch's INNER, as two segments: the iterations that
+         * ask for rows of the share, then the rest (neither tests) */
+        emit_spread_bounds(e, spread);
+        lw_line(e->b, "const int gb_e_%d = gb_n_%d < (%s) ? (int)gb_n_%d : (%s);", spread, spread,
+                bound, spread, bound);
+        lw_line(e->b, "#pragma GCC unroll 2");
+        lw_line(e->b, "for (int gb_seg_%d = 0; gb_seg_%d < 2; gb_seg_%d++)", spread, spread,
+                spread);
+        e->segmented[spread] = 1;
+    }
     if (with_pragmas && s->parallel == l && !e->serial)
         lw_line(e->b, pl->team ? "#pragma omp for schedule(static)"
                             : "#pragma omp parallel for num_threads(nthreads) schedule(static)");
@@ -414,8 +429,13 @@ static void open_loop(emitter *e, int l, int with_pragmas)
     if (with_pragmas && s->unroll[l])
         lw_line(e->b, "#pragma GCC unroll %ld", s->unroll[l] > 0 ? (long)s->unroll[l]
                                                               : pl->sh->extent[l]);
-    lw_line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s++) {", s->loops[l].name, s->loops[l].name,
-         bound, s->loops[l].name);
+    if (spread >= 0)
+        lw_line(e->b, "for (int l_%s = gb_seg_%d ? gb_e_%d : 0; l_%s < (gb_seg_%d ? (%s) : "
+                      "gb_e_%d); l_%s++) {", s->loops[l].name, spread, spread, s->loops[l].name,
+                spread, bound, spread, s->loops[l].name);
+    else
+        lw_line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s++) {", s->loops[l].name,
+                s->loops[l].name, bound, s->loops[l].name);
     e->b->indent++;
     if (s->loops[l].axis == GB_AXIS_FUSED)
         emit_fused_parts(e, l);
@@ -427,57 +447,156 @@ void lw_close_loop(emitter *e)
     lw_line(e->b, "}");
 }
 
+/* A spread prefetch's pass (SCHED.md, "prefetch ... over"): the iteration
+ * of the loops between its site and INNER, counted in the nest's order. */
+static void spread_pass(const plan *pl, int slot, char *out, size_t len)
+{
+    const gb_sched *s = pl->s;
+    const int site = s->prefetch[slot], inner = s->prefetch_over[slot];
+    size_t u = (size_t)snprintf(out, len, "0");
+
+    for (int q = pl->pos[site] + 1; q < pl->pos[inner]; q++) {
+        char prev[512];
+        snprintf(prev, sizeof prev, "%s", out);
+        u = (size_t)snprintf(out, len, "(%s) * %ld + l_%s", prev, pl->sh->extent[pl->order[q]],
+                             s->loops[pl->order[q]].name);
+    }
+    (void)u;
+}
+
+/* The spread slot whose INNER is loop l, or -1 (one a loop: check.c). */
+static int spread_slot_over(const plan *pl, int l)
+{
+    for (int slot = GB_SCHED_PF_SPREAD; slot < GB_SCHED_PF_SLOTS; slot++)
+        if (pl->s->prefetch[slot] >= 0 && pl->s->prefetch_over[slot] == l)
+            return slot;
+    return -1;
+}
+
+/* Whether a fused pack's first pass reads the box in the matrix here. */
+static int box_packed(const emitter *e, int slot)
+{
+    const int op = slot % GB_SCHED_PF_SPREAD;
+    return e->pl->pf_packed[slot] && !(e->mode == COPY && e->pl->pass[op] >= 0);
+}
+
+/* A spread prefetch's bounds in its pass, where the loops outside INNER
+ * are in scope: gb_s0_SLOT, the pass's first row of the box; gb_left_SLOT,
+ * the rows of its share; gb_n_SLOT, the iterations of INNER that ask for
+ * them (per_iter rows each). */
+static void emit_spread_bounds(emitter *e, int slot)
+{
+    const plan *pl = e->pl;
+    const int packed = box_packed(e, slot);
+    const long nrows = packed ? pl->pf_rows[slot] : pl->pf_src_rows[slot];
+    long share, per_iter;
+    char pass[1024];
+
+    spread_pass(pl, slot, pass, sizeof pass);
+    gb_sched_plan_spread(pl, slot, nrows, &share, &per_iter);
+    lw_line(e->b, "const long gb_s0_%d = (long)(%s) * %ld;", slot, pass, share);
+    lw_line(e->b, "const long gb_left_%d = gb_s0_%d < %ld ? (%ld - gb_s0_%d < %ld ? %ld - gb_s0_%d "
+                  ": %ld) : 0;", slot, slot, nrows, nrows, slot, share, nrows, slot, share);
+    lw_line(e->b, "const long gb_n_%d = (gb_left_%d + %ld) / %ld;", slot, slot, per_iter - 1,
+            per_iter);
+}
+
 /* The prefetches at loop l, first in its body: for each operand
  * prefetched there, the lines of the box the iteration `distance` ahead
  * reads, its address an integer (it may lie past the operand's end, which
  * a prefetch may; a pointer may not), each row's lines one a cache line and
- * its last float. */
+ * its last float.  A spread prefetch is emitted at its INNER instead: the
+ * rows of its pass's share that this iteration of INNER asks for, into L2,
+ * behind a test of INNER's index against a bound INNER does not change (so
+ * GCC splits INNER there: SCHED.md, "Lowering"). */
 void lw_emit_prefetches(emitter *e, int l)
 {
     const plan *pl = e->pl;
     const gb_sched *s = pl->s;
     static const char *const base[3] = { "A", "B", "C" }, *const ld[3] = { "lda", "ldb", "ldc" };
 
-    for (int op = 0; op < 3; op++) {
+    for (int slot = 0; slot < GB_SCHED_PF_SLOTS; slot++) {
+        const int op = slot % GB_SCHED_PF_SPREAD, spread = s->prefetch_over[slot] >= 0;
         char rows[2048], cols[2048], step[64] = "";
         /* a fused pack's first pass reads the matrix, not the copy */
-        const int packed = pl->pf_packed[op] && !(e->mode == COPY && pl->pass[op] >= 0);
-        const long span = packed ? pl->pf_span[op] : pl->pf_src_span[op];
-        const long nrows = packed ? pl->pf_rows[op] : pl->pf_src_rows[op];
-        if (s->prefetch[op] != l)
+        const int packed = box_packed(e, slot);
+        const long span = packed ? pl->pf_span[slot] : pl->pf_src_span[slot];
+        const long nrows = packed ? pl->pf_rows[slot] : pl->pf_src_rows[slot];
+        long share = 0, per_iter = 0;
+        if (s->prefetch[slot] < 0 || (spread ? s->prefetch_over[slot] : s->prefetch[slot]) != l)
             continue;
-        prefetch_index(pl, op, packed, rows, cols, sizeof rows);
+        prefetch_index(pl, slot, packed, rows, cols, sizeof rows);
         lw_line(e->b, "{");
         e->b->indent++;
         /* a pack's index counts 32-bit words; the matrix's, elements */
         const int size = packed ? 4 : lw_elem_bytes(pl, op);
-        if (packed && op == 1 && e->dot_bk && l == pl->dot_loop)
+        long rows_now = nrows; /* the rows asked for in this iteration */
+        if (spread) {
+            char iter[128], first[256];
+            if (l == pl->dot_loop)
+                snprintf(iter, sizeof iter, "(l_%s / %d)", s->loops[l].name, pl->group);
+            else
+                snprintf(iter, sizeof iter, "l_%s", s->loops[l].name);
+            gb_sched_plan_spread(pl, slot, nrows, &share, &per_iter);
+            if (e->segmented[slot]) { /* open_loop made the bounds and the segments */
+                e->segmented[slot] = 0;
+                lw_line(e->b, "if (gb_seg_%d == 0) {", slot);
+            } else { /* a loop of a run of its own (the dot run's k, the row loop) */
+                emit_spread_bounds(e, slot);
+                lw_line(e->b, "if (%s < gb_n_%d) {", iter, slot);
+            }
+            e->b->indent++;
+            /* in place, the box's row gb_s0 + iter * per_iter; a box in a
+             * pack buffer is one row (its share: the first iteration's) */
+            snprintf(first, sizeof first, "gb_s0_%d + (long)%s * %ld", slot, iter, per_iter);
+            if (packed)
+                lw_line(e->b, "const size_t gb_pf = (size_t)%s + 4 * (size_t)(%s);",
+                        op ? "pb" : "pa", rows);
+            else
+                lw_line(e->b, "const size_t gb_pf = (size_t)%s + %d * ((size_t)(%s + %s) * %s "
+                              "+ (%s));", base[op], size, rows, first, ld[op], cols);
+            rows_now = per_iter;
+            if (per_iter > 1) {
+                snprintf(step, sizeof step, " + gb_r * %d * (size_t)%s", size, ld[op]);
+                lw_line(e->b, "#pragma GCC unroll %ld", per_iter);
+                lw_line(e->b, "for (long gb_r = 0; gb_r < %ld; gb_r++) {", per_iter);
+                e->b->indent++;
+                lw_line(e->b, "if (%s + gb_r >= gb_s0_%d + gb_left_%d)", first, slot, slot);
+                lw_line(e->b, "    break;");
+            }
+        } else if (packed && op == 1 && e->dot_bk && l == pl->dot_loop) {
             /* the dot run's B pointer is this iteration's box: the one
              * `distance` groups ahead is that many groups' words on */
             lw_line(e->b, "const size_t gb_pf = (size_t)gb_bk + %ld;",
-                 4 * pl->sh->distance[op] * lw_dot_step_words(pl));
-        else if (packed)
+                 4 * pl->sh->distance[slot] * lw_dot_step_words(pl));
+        } else if (packed) {
             lw_line(e->b, "const size_t gb_pf = (size_t)%s + 4 * (size_t)(%s);", op ? "pb" : "pa",
                  rows);
-        else
+        } else {
             lw_line(e->b, "const size_t gb_pf = (size_t)%s + %d * ((size_t)(%s) * %s + (%s));",
                  base[op], size, rows, ld[op], cols);
-        if (nrows > 1) {
+        }
+        if (!spread && nrows > 1) {
             snprintf(step, sizeof step, " + gb_r * %d * (size_t)%s", size, ld[op]);
             lw_line(e->b, "#pragma GCC unroll %ld", nrows);
             lw_line(e->b, "for (size_t gb_r = 0; gb_r < %ld; gb_r++) {", nrows);
             e->b->indent++;
         }
-        /* read (0) or write (1, C), kept in every level of the cache (3) */
+        /* read (0) or write (1, C); kept in every level of the cache (3),
+         * or a spread one's in L2 and out (2: read an iteration of its
+         * site later) */
         /* a line's elements: 16 floats or words, 32 bf16, 64 bytes */
         const long per_line = 64 / size;
+        const int locality = spread ? 2 : 3;
         for (long f = 0; f < span; f += per_line)
-            lw_line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, 3);", step,
-                 (long)size * f, op == 2);
+            lw_line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, %d);", step,
+                 (long)size * f, op == 2, locality);
         if ((span - 1) % per_line != 0)
-            lw_line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, 3);", step,
-                 (long)size * (span - 1), op == 2);
-        if (nrows > 1)
+            lw_line(e->b, "__builtin_prefetch((const void *)(gb_pf%s + %ld), %d, %d);", step,
+                 (long)size * (span - 1), op == 2, locality);
+        if (rows_now > 1)
+            lw_close_loop(e);
+        if (spread)
             lw_close_loop(e);
         lw_close_loop(e);
     }

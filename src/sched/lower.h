@@ -30,6 +30,8 @@ typedef struct emitter {
     int mode;  /* how the run reads operands with a fused pack: EITHER, COPY, READ */
     int dot_bk; /* inside the dot run's k loop: gb_bk is B's group there */
     int serial; /* the one-thread copy of the body: no parallel or work-sharing pragma */
+    int segmented[GB_SCHED_PF_SLOTS]; /* open_loop split the spread slot's INNER just now
+                                       * into its two segments (gb_seg_SLOT) */
 } emitter;
 
 /* Text: put appends, line appends an indented line. */

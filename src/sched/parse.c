@@ -304,10 +304,19 @@ static int parse_operand_at(line_state *ls, gb_sched_stmt *st, const char *allow
             return -1;
         st->fused = 1;
     }
-    if (st->op == GB_SCHED_PREFETCH && peek(ls)) { /* the distance; else 1 */
-        if (expect_factor(ls, &st->factors[0]))
-            return -1;
-        st->nfactors = 1;
+    if (st->op == GB_SCHED_PREFETCH) {
+        t = peek(ls);
+        if (t && !(t->kind == TOK_NAME && strcmp(t->text, "over") == 0)) {
+            if (expect_factor(ls, &st->factors[0])) /* the distance; else 1 */
+                return -1;
+            st->nfactors = 1;
+        }
+        t = peek(ls);
+        if (t && t->kind == TOK_NAME && strcmp(t->text, "over") == 0) {
+            ls->pos++; /* spread: over INNER, in loops[1] */
+            if (parse_loops(ls, st, 1))
+                return -1;
+        }
     }
     return expect_end(ls);
 }

@@ -139,54 +139,76 @@ long gb_sched_plan_row_lines(long n)
  * the loops inside the site vary, the site and the loops outside it do
  * not.  In the pack buffer when the operand is packed outside the site
  * (its copy is then what the loops read), else in the matrix. */
-static void plan_prefetch(plan *pl, int op)
+/* The lines a prefetch of a box of rows x span asks for an iteration: all
+ * of them, or a spread one's rows per iteration of INNER. */
+static long prefetch_lines(const plan *pl, int slot, long rows, long span)
+{
+    long share, per_iter;
+
+    if (pl->s->prefetch_over[slot] < 0)
+        return rows * gb_sched_plan_row_lines(span);
+    gb_sched_plan_spread(pl, slot, rows, &share, &per_iter);
+    return per_iter * gb_sched_plan_row_lines(span);
+}
+
+static void plan_prefetch(plan *pl, int slot)
 {
     const gb_sched *s = pl->s;
     const gb_sched_shape *sh = pl->sh;
     static const int row_axis[3] = { GB_AXIS_I, GB_AXIS_K, GB_AXIS_I };
     static const int col_axis[3] = { GB_AXIS_K, GB_AXIS_J, GB_AXIS_J };
-    const int site = s->prefetch[op];
+    const int site = s->prefetch[slot], op = slot % GB_SCHED_PF_SPREAD;
 
     if (site < 0)
         return;
-    pl->pf_rows[op] = 1;
-    pl->pf_span[op] = 1;
-    pl->pf_packed[op] = op < 2 && s->pack[op] != -1 &&
+    pl->pf_rows[slot] = 1;
+    pl->pf_span[slot] = 1;
+    pl->pf_packed[slot] = op < 2 && s->pack[op] != -1 &&
                         (s->pack[op] == GB_SCHED_ROOT || pl->pos[s->pack[op]] < pl->pos[site]);
-    pl->pf_src_rows[op] = pl->pf_src_span[op] = 1;
+    pl->pf_src_rows[slot] = pl->pf_src_span[slot] = 1;
     for (int l = 0; l < s->nloops; l++)
         if (gb_sched_plan_is_base(s, l) && pl->base_pos[l] > pl->pos[site]) {
             if (s->loops[l].axis == row_axis[op])
-                pl->pf_src_rows[op] += sh->stride[l] * (sh->extent[l] - 1);
+                pl->pf_src_rows[slot] += sh->stride[l] * (sh->extent[l] - 1);
             else if (s->loops[l].axis == col_axis[op])
-                pl->pf_src_span[op] += sh->stride[l] * (sh->extent[l] - 1);
+                pl->pf_src_span[slot] += sh->stride[l] * (sh->extent[l] - 1);
         }
     /* the dot loop's iteration reads a group of k: g rows of B, g columns
      * of A (a pack's word holds the group already) */
     if (pl->dot && site == pl->dot_loop) {
         if (row_axis[op] == GB_AXIS_K)
-            pl->pf_src_rows[op] += pl->group - 1;
+            pl->pf_src_rows[slot] += pl->group - 1;
         else if (col_axis[op] == GB_AXIS_K)
-            pl->pf_src_span[op] += pl->group - 1;
+            pl->pf_src_span[slot] += pl->group - 1;
     }
-    if (pl->pf_packed[op]) {
+    if (pl->pf_packed[slot]) {
         long weight = 1; /* in 32-bit words: floats, or a dot pack's groups */
         for (int d = pl->npack[op] - 1; d >= 0; d--) {
             const int l = pl->pack_dim[op][d];
             if (pl->base_pos[l] > pl->pos[site])
-                pl->pf_span[op] += weight * (pl->pack_ext[op][d] - 1);
+                pl->pf_span[slot] += weight * (pl->pack_ext[op][d] - 1);
             weight *= pl->pack_ext[op][d];
         }
     } else {
-        pl->pf_rows[op] = pl->pf_src_rows[op];
-        pl->pf_span[op] = pl->pf_src_span[op];
+        pl->pf_rows[slot] = pl->pf_src_rows[slot];
+        pl->pf_span[slot] = pl->pf_src_span[slot];
     }
-    pl->pf_lines[op] = pl->pf_rows[op] * gb_sched_plan_row_lines(pl->pf_span[op]);
+    if (s->prefetch_over[slot] >= 0) {
+        /* spread: the passes are the loops between the site and INNER */
+        const int inner = s->prefetch_over[slot];
+        pl->pf_passes[slot] = 1;
+        for (int q = pl->pos[site] + 1; q < pl->pos[inner]; q++)
+            pl->pf_passes[slot] *= sh->extent[pl->order[q]];
+        pl->pf_iters[slot] = inner == pl->dot_loop
+                                 ? (sh->extent[inner] + pl->group - 1) / pl->group
+                                 : sh->extent[inner];
+    }
+    pl->pf_lines[slot] = prefetch_lines(pl, slot, pl->pf_rows[slot], pl->pf_span[slot]);
     /* a fused pack's first pass asks for the matrix's box: the larger counts */
-    if (pl->pf_packed[op] && pl->pass[op] >= 0) {
-        long src = pl->pf_src_rows[op] * gb_sched_plan_row_lines(pl->pf_src_span[op]);
-        if (src > pl->pf_lines[op])
-            pl->pf_lines[op] = src;
+    if (pl->pf_packed[slot] && pl->pass[op] >= 0) {
+        long src = prefetch_lines(pl, slot, pl->pf_src_rows[slot], pl->pf_src_span[slot]);
+        if (src > pl->pf_lines[slot])
+            pl->pf_lines[slot] = src;
     }
 }
 
@@ -569,8 +591,8 @@ static void fill_plan(plan *pl)
         for (int d = 0; d < pl->npack[op]; d++)
             pl->pack_floats[op] *= pl->pack_ext[op][d];
     }
-    for (int op = 0; op < 3; op++)
-        plan_prefetch(pl, op);
+    for (int slot = 0; slot < GB_SCHED_PF_SLOTS; slot++)
+        plan_prefetch(pl, slot);
     pl->team = (pl->pack_team[0] || pl->pack_team[1]) &&
                (s->cache_write < 0 || pl->pos[s->cache_write] >= pl->pos[s->parallel]);
     if (!pl->team)
@@ -595,14 +617,20 @@ static int check_limits(const plan *pl, char *err, size_t errlen)
                      pl->pack_floats[op], GB_SCHED_MAX_PACK);
             return -1;
         }
-    for (int op = 0; op < 3; op++)
-        if (s->prefetch[op] >= 0 && pl->pf_lines[op] > GB_SCHED_MAX_PREFETCH_LINES) {
-            snprintf(err, errlen, "%s: prefetch %c at %s: %ld rows x %ld floats, %ld lines an "
-                     "iteration, over %d", s->file, 'A' + op, s->loops[s->prefetch[op]].name,
-                     pl->pf_rows[op], pl->pf_span[op], pl->pf_lines[op],
-                     GB_SCHED_MAX_PREFETCH_LINES);
-            return -1;
-        }
+    for (int slot = 0; slot < GB_SCHED_PF_SLOTS; slot++) {
+        const int over = s->prefetch_over[slot];
+        char spread[96] = "";
+        if (s->prefetch[slot] < 0 || pl->pf_lines[slot] <= GB_SCHED_MAX_PREFETCH_LINES)
+            continue;
+        if (over >= 0)
+            snprintf(spread, sizeof spread, " over %s", s->loops[over].name);
+        snprintf(err, errlen, "%s: prefetch %c at %s%s: %ld rows x %ld floats, %ld lines an "
+                 "iteration%s, over %d", s->file, 'A' + slot % GB_SCHED_PF_SPREAD,
+                 s->loops[s->prefetch[slot]].name, spread, pl->pf_rows[slot],
+                 pl->pf_span[slot], pl->pf_lines[slot], over >= 0 ? " of it" : "",
+                 GB_SCHED_MAX_PREFETCH_LINES);
+        return -1;
+    }
     return 0;
 }
 

@@ -66,8 +66,13 @@ typedef struct gb_sched_plan {
     /* prefetch A, B, C: per iteration of the site, the box that iteration
      * + distance reads: rows of it (in place), each `span` floats from its
      * first to its last, as `lines` prefetches in all */
-    int pf_packed[3];       /* the box is in the pack buffer (packed outside the site) */
-    long pf_rows[3], pf_span[3], pf_lines[3];
+    int pf_packed[GB_SCHED_PF_SLOTS]; /* per prefetch slot: the box is in the pack
+                                       * buffer (packed outside the site) */
+    long pf_rows[GB_SCHED_PF_SLOTS], pf_span[GB_SCHED_PF_SLOTS];
+    long pf_lines[GB_SCHED_PF_SLOTS]; /* a spread one's: per iteration of INNER */
+    /* a spread prefetch: the iterations of the loops between the site and
+     * INNER (the passes) and INNER's own (its dot loop's: groups) */
+    long pf_passes[GB_SCHED_PF_SLOTS], pf_iters[GB_SCHED_PF_SLOTS];
     /* The type (SCHED.md, "Types"): a run of bf16 or u8s8 in the dot form
      * multiplies groups of `group` k (2: vdpbf16ps, 4: vpdpbusd) held in
      * 32-bit words; its k loop `dot_loop` steps a group at a time and the
@@ -87,8 +92,19 @@ typedef struct gb_sched_plan {
     int tiles;
     int tile_mt, tile_nt;
     /* the box in the matrix, where a fused pack's first pass reads it */
-    long pf_src_rows[3], pf_src_span[3];
+    long pf_src_rows[GB_SCHED_PF_SLOTS], pf_src_span[GB_SCHED_PF_SLOTS];
 } plan;
+
+/* A spread prefetch of a box of `rows` rows (SCHED.md, "prefetch ... over"):
+ * each pass's share of them and the rows one iteration of INNER asks for. */
+static inline void gb_sched_plan_spread(const plan *pl, int slot, long rows, long *share,
+                                        long *per_iter)
+{
+    const long passes = pl->pf_passes[slot], iters = pl->pf_iters[slot];
+
+    *share = (rows + passes - 1) / passes;
+    *per_iter = (*share + iters - 1) / iters;
+}
 
 /* Whether loop l is a piece no split divided, not a fused loop. */
 int gb_sched_plan_is_base(const gb_sched *s, int l);

@@ -87,8 +87,9 @@ int gb_sched_resolve(const gb_sched *s, const gb_params *params, int M, int N, i
         if (s->loops[l].axis == GB_AXIS_FUSED) /* made after its parts: ids ascend */
             out->extent[l] = out->extent[s->loops[l].fused_outer] *
                              out->extent[s->loops[l].fused_inner];
-    for (int op = 0; op < 3; op++)
-        out->distance[op] = s->prefetch[op] >= 0 ? factor_value(out, &s->distance[op]) : 0;
+    for (int slot = 0; slot < GB_SCHED_PF_SLOTS; slot++)
+        out->distance[slot] =
+            s->prefetch[slot] >= 0 ? factor_value(out, &s->distance[slot]) : 0;
     for (int l = 0; l < s->nloops; l++)
         if (s->unroll[l] == -1 && out->extent[l] > GB_SCHED_MAX_UNROLL) {
             snprintf(err, errlen, "%s: unroll %s: %ld iterations, over %d", s->file,

@@ -21,7 +21,7 @@ static const char *const statement_names[] = {
 
 /* Never a loop or param name: a loop named `in` would make `param` lines
  * ambiguous. */
-static const char *const reserved_words[] = { "in", "at", "root" };
+static const char *const reserved_words[] = { "in", "at", "root", "over" };
 
 const char *gb_sched_op_name(gb_sched_op op)
 {
