@@ -583,8 +583,8 @@ static int apply_prefetch(checker *c)
     int loop, inner = -1;
 
     if (s->prefetch[which] != -1)
-        return FAIL(c, "%c is prefetched %salready (line %d)", c->st->operand,
-                    spread ? "spread " : "", c->prefetch_line[which]);
+        return FAIL(c, "%c %s already (line %d)", c->st->operand,
+                    spread ? "has a spread prefetch" : "is prefetched", c->prefetch_line[which]);
     if (live_loop(c, c->st->loops[0], &loop) ||
         (spread && live_loop(c, c->st->loops[1], &inner)) ||
         check_distance(c, &s->distance[which]))

@@ -32,6 +32,8 @@ typedef struct emitter {
     int serial; /* the one-thread copy of the body: no parallel or work-sharing pragma */
     int segmented[GB_SCHED_PF_SLOTS]; /* open_loop split the spread slot's INNER just now
                                        * into its two segments (gb_seg_SLOT) */
+    int nseg;                 /* segmented loops open: the indent of each one's own */
+    int seg_indent[GB_SCHED_MAX_LOOPS]; /* `for` inside its segments' (lw_close_loop) */
 } emitter;
 
 /* Text: put appends, line appends an indented line. */

@@ -107,6 +107,22 @@ static const struct {
     { "prefetch B at j\nvectorize j\n", "t.sched:1: prefetch: 'j' is the vectorized loop: its iterations are lanes" },
     { "fuse i j -> f\nprefetch A at f\n", "t.sched:2: prefetch: 'f' is a fused loop: its next iterations are no step along one axis" },
     { "prefetch C at i\nsplit i 4 -> io ii\n", "t.sched:2: split: 'i' is a prefetch site (line 1); split and fuse come before annotations" },
+    /* prefetch ... over INNER: a box spread over the loops inside LOOP */
+    { "prefetch B at k over k\n", "t.sched:1: prefetch: 'k' is spread over itself: name a loop inside it" },
+    { "prefetch B at k over x\n", "t.sched:1: prefetch: no loop 'x'" },
+    { "prefetch B at k over i\n", "t.sched:1: prefetch: 'i' is not inside 'k': the box is spread over loops inside it" },
+    { "prefetch B at i over k\nreorder k i j\n", "t.sched:1: prefetch: 'k' is not inside 'i': the box is spread over loops inside it" },
+    { "prefetch B at i over k\nprefetch B at j over k\n", "t.sched:2: prefetch: B has a spread prefetch already (line 1)" },
+    { "prefetch A at i over k\nprefetch B at i over k\n", "t.sched:2: prefetch: 'k' spreads a prefetch already (line 1): its iterations split once" },
+    { "vectorize j\nprefetch B at i over j\n", "t.sched:2: prefetch: 'j' is the vectorized loop: its iterations are lanes" },
+    { "reorder k i j\nparallel i\nprefetch B at k over i\n", "t.sched:3: prefetch: 'i' is the parallel loop: its iterations are the threads'" },
+    { "prefetch B at i over\n", "t.sched:1: prefetch: expected a loop, found the end of the line" },
+    { "prefetch B at i over 4\n", "t.sched:1: prefetch: expected a loop, found '4'" },
+    { "prefetch B at i over k 2\n", "t.sched:1: prefetch: unexpected '2' after the statement" },
+    { "param over = 2\n", "t.sched:1: param: 'over' is a word of the language, not a name" },
+    { "split k 4 -> over ki\n", "t.sched:1: split: 'over' is a word of the language, not a name" },
+    { "prefetch B at i over k\nsplit k 4 -> ko ki\n", "t.sched:2: split: 'k' is a prefetch site (line 1); split and fuse come before annotations" },
+    { "fuse i j -> f\nprefetch B at f over k\n", "t.sched:2: prefetch: 'f' is a fused loop: its next iterations are no step along one axis" },
     /* annotations come after split and fuse */
     { "parallel i\nsplit i 4 -> io ii\n", "t.sched:2: split: 'i' is parallel (line 1); split and fuse come before annotations" },
     /* form */
@@ -214,6 +230,23 @@ TEST(sched_refuses_a_prefetch_too_large_for_the_shape)
     CHECK(gb_sched_plan_new(&nest_buf, &none, 64, 128, 8, err, sizeof err) == NULL);
     CHECK(strcmp(err, "t.sched: prefetch C at io: 8 rows x 128 floats, 72 lines an iteration, "
                       "over 64") == 0);
+    /* spread, the limit is one iteration of INNER's rows: the next i's row
+     * of A over j, N iterations, one row of K floats each (K = 1009: 64
+     * lines); all of B over k, K rows dealt one a k step, N floats each */
+    CHECK(check_text("prefetch A at i over j\nprefetch B at i 2 over k\n", err, sizeof err) == 0);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 4, 1009, 1009, err, sizeof err)) != NULL);
+    gb_sched_plan_free(pl);
+    CHECK(gb_sched_plan_new(&nest_buf, &none, 4, 8, 1010, err, sizeof err) == NULL);
+    CHECK(strcmp(err, "t.sched: prefetch A at i over j: 1 rows x 1010 floats, 65 lines an "
+                      "iteration of it, over 64") == 0);
+    CHECK(gb_sched_plan_new(&nest_buf, &none, 4, 1010, 8, err, sizeof err) == NULL);
+    CHECK(strcmp(err, "t.sched: prefetch B at i over k: 8 rows x 1010 floats, 65 lines an "
+                      "iteration of it, over 64") == 0);
+    /* a plain and a spread prefetch of one operand stand together */
+    CHECK(check_text("split k 8 -> ko ki\nreorder i ko j ki\nprefetch B at ki 4\n"
+                     "prefetch B at ko over j\n", err, sizeof err) == 0);
+    CHECK((pl = gb_sched_plan_new(&nest_buf, &none, 4, 64, 64, err, sizeof err)) != NULL);
+    gb_sched_plan_free(pl);
 }
 
 /* The nest a legal schedule makes: the tutorial's cache_write step. */

@@ -1,7 +1,7 @@
 /* test_sched_random.c - schedules nobody wrote by hand (40 in make test,
  * 200 more in make test-slow): random statements
  * (split, tile, reorder, fuse, parallel, vectorize, unroll, cache_write,
- * pack) kept when the checker takes them, each schedule lowered for an
+ * pack, prefetch, spread or not) kept when the checker takes them, each schedule lowered for an
  * awkward shape (dimensions from 1, 7, 17, 33, 100: multiples of no tile),
  * compiled (all kernels in one file, one compiler run) and verified exactly
  * against the reference with padded leading dimensions, on 1 or 2 threads. */
@@ -86,10 +86,18 @@ static void random_statement(const gb_sched *s, int *fresh, char *out, size_t le
         snprintf(out, len, "cache_write C at %s\n", live(s));
         break;
     case 9:
-        if (rnd(2))
+        switch (rnd(3)) {
+        case 0:
             snprintf(out, len, "prefetch %c at %s\n", "ABC"[rnd(3)], live(s));
-        else
-            snprintf(out, len, "prefetch %c at %s %d\n", "ABC"[rnd(3)], live(s), 1 + (int)rnd(20));
+            break;
+        case 1:
+            snprintf(out, len, "prefetch %c at %s %d\n", "ABC"[rnd(3)], live(s),
+                     1 + (int)rnd(20));
+            break;
+        default: /* spread over a loop inside, when the nest keeps it so */
+            snprintf(out, len, "prefetch %c at %s over %s\n", "ABC"[rnd(3)], live(s), live(s));
+            break;
+        }
         break;
     default:
         snprintf(out, len, "pack %c at %s%s\n", rnd(2) ? 'B' : 'A', rnd(3) ? live(s) : "root",
@@ -202,7 +210,7 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
     static gb_sched nest;
     size_t cap = 1 << 20, used = 0;
     char *source = malloc(cap), err[512];
-    int rejected = 0, statements = 0;
+    int rejected = 0, statements = 0, spreads = 0;
     gb_sched_so so;
 
     CHECK(source != NULL);
@@ -236,6 +244,7 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
             }
         }
         statements += kept;
+        spreads += strstr(c->text, " over ") != NULL;
         if (!legal("r.sched", c->text, &nest) ||
             (pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err)) == NULL) {
             gb_test_fail(__FILE__, __LINE__, c->text);
@@ -250,6 +259,7 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
     /* most statements drawn are legal; the checker refuses the rest */
     CHECK(statements > NSCHEDULES * 3);
     CHECK(rejected > 0);
+    CHECK(spreads > 0); /* some keep a spread prefetch (6 of the 40, 27 of the 200) */
     switch (build_kernels(source, &so)) {
     case 0:
         SKIP("no C compiler");
@@ -494,5 +504,209 @@ TEST(sched_row_blocks_are_exact)
                     gb_test_fail(__FILE__, __LINE__, msg);
                 }
             }
+    gb_sched_so_close(&so);
+}
+
+/* Spread prefetches (SCHED.md, "prefetch ... over"): INNER cut in two
+ * segments by open_loop, the test in a run's own row loop, several rows an
+ * iteration, the memory form, a box in a pack buffer, a fused pack's
+ * copying pass: every nest exact on shapes of tails, 1 and 2 threads (a
+ * segment that skipped or repeated an iteration of INNER would be wrong
+ * here), and lowered as stated. */
+TEST(sched_spread_prefetches_are_exact)
+{
+    static const char *const texts[] = {
+        /* BLIS's loops, B in place: the next B micro-panel over kk */
+        "split j 96 -> jc jn\nsplit k 40 -> pc kk\nsplit i 24 -> ic im\n"
+        "split jn 48 -> jr jv\nsplit im 8 -> ir ii\n"
+        "reorder jc pc ic jr ir kk ii jv\nvectorize jv\nunroll ii\nparallel jc\n"
+        "prefetch B at kk 4\nprefetch B at jr over kk\nprefetch C at ir\n",
+        /* over the row block's own row loop: the test form */
+        "split j 48 -> jr jv\nsplit i 8 -> ir ii\nreorder jr ir k ii jv\nvectorize jv\n"
+        "unroll ii\nparallel jr\nprefetch A at ir over ii\n",
+        /* several rows an iteration: K rows of B over ko's K / 4 */
+        "split k 4 -> ko ki\nreorder i ko ki j\nparallel i\nprefetch B at i 2 over ko\n",
+        /* the memory form: A's next row over k, in the fused pack's buffer
+         * (the copying pass: in A), and all of B over ii, rows a pass */
+        "split i 4 -> io ii\nreorder io j ii k\nparallel io\npack A at io fused\n"
+        "prefetch A at ii over k\nprefetch B at io over ii\n",
+        /* B packed at root: its box is the buffer's, one row */
+        "split j 8 -> jo jv\nreorder jo i k jv\nvectorize jv\npack B at root\n"
+        "prefetch B at i over k\n",
+    };
+    static const int shapes[][3] = { /* M, N, K */
+        { 20, 100, 100 }, { 7, 33, 17 }, { 33, 17, 1 }, { 1, 7, 33 }, { 24, 96, 40 },
+    };
+    enum { NT = sizeof texts / sizeof texts[0], NS = sizeof shapes / sizeof shapes[0] };
+    static one_case cases[NT][NS];
+    static gb_sched nest;
+    size_t cap = 1 << 20, used = 0;
+    char *source = malloc(cap), err[512];
+    int row_tests = 0;
+    gb_sched_so so;
+
+    CHECK(source != NULL);
+    if (source == NULL)
+        return;
+    source[0] = '\0';
+    for (int n = 0; n < NT; n++)
+        for (int s = 0; s < NS; s++) {
+            one_case *c = &cases[n][s];
+            gb_sched_plan *pl = NULL;
+            gb_params none = { 0 };
+            char symbol[64], *kernel;
+            snprintf(c->text, sizeof c->text, "%s", texts[n]);
+            c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
+            if (!legal("spread.sched", texts[n], &nest) ||
+                (pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err)) == NULL) {
+                gb_test_fail(__FILE__, __LINE__, texts[n]);
+                return;
+            }
+            c->scratch = gb_sched_scratch_floats(pl, 2);
+            kernel = gb_sched_lower(pl, "probe");
+            CHECK(kernel != NULL);
+            if (kernel != NULL && n == 0) /* kk in two segments, no test in it */
+                CHECK(strstr(kernel, "for (int gb_seg_4 = 0;") != NULL &&
+                      strstr(kernel, "< gb_n_4") == NULL);
+            if (kernel != NULL && n == 1) {
+                /* the row block's own row loop keeps its test; in the
+                 * memory form (a tail) ii is cut in two segments */
+                CHECK(strstr(kernel, "if (l_ii < gb_n_3)") != NULL ||
+                      strstr(kernel, "for (int gb_seg_3 = 0;") != NULL);
+                row_tests += strstr(kernel, "if (l_ii < gb_n_3)") != NULL;
+            }
+            if (kernel != NULL && n == 2) /* 4 rows of B an iteration of ko */
+                CHECK(strstr(kernel, "for (long gb_r = 0; gb_r < 4; gb_r++)") != NULL ||
+                      c->K < 8);
+            if (kernel != NULL) /* every spread prefetch is into L2 */
+                CHECK(strstr(kernel, ", 0, 2);") != NULL);
+            free(kernel);
+            snprintf(symbol, sizeof symbol, "spread_%d_%d", n, s);
+            if (add_kernel(pl, symbol, &source, &cap, &used) != 0)
+                return;
+        }
+    CHECK(row_tests >= 1); /* 24 x 96 x 40 runs the row block */
+    switch (build_kernels(source, &so)) {
+    case 0:
+        SKIP("no C compiler");
+    case -1:
+        return;
+    }
+    for (int n = 0; n < NT; n++)
+        for (int s = 0; s < NS; s++)
+            for (int threads = 1; threads <= 2; threads++) {
+                one_case *c = &cases[n][s];
+                char symbol[64];
+                gb_kernel_fn fn;
+                long bad;
+                snprintf(symbol, sizeof symbol, "spread_%d_%d", n, s);
+                *(void **)&fn = dlsym(so.handle, symbol);
+                CHECK(fn != NULL);
+                if (fn == NULL)
+                    continue;
+                c->threads = threads;
+                bad = verify(fn, c);
+                if (bad != 0) {
+                    char msg[2600];
+                    snprintf(msg, sizeof msg, "M=%d N=%d K=%d threads=%d: %ld wrong for\n%s",
+                             c->M, c->N, c->K, threads, bad, c->text);
+                    gb_test_fail(__FILE__, __LINE__, msg);
+                }
+            }
+    gb_sched_so_close(&so);
+}
+
+static int compare_addresses(const void *a, const void *b)
+{
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* What a spread prefetch asks for, address by address: the kernel built
+ * with __builtin_prefetch recording its arguments, run on one thread, its
+ * L2 requests against the statement's meaning computed here.  BLIS's loops
+ * at 20 x 100 x 100: jc blocks of 96 columns (the second 4 wide, its tail
+ * the bound of jv, so jr still runs twice), pc blocks of 40 k (the last 20,
+ * its box still 40 rows), one
+ * ic block whose 3 ir passes (8, 8 and 4 rows) take 14, 14 and 12 rows of
+ * the next micro-panel's 40, a row a kk step from the first: every row of
+ * the box of jr + 1, each of its 4 lines (0, 64, 128 bytes and the last
+ * float), once per (jc, pc, jr) run. */
+TEST(sched_spread_prefetch_asks_for_the_next_box_once)
+{
+    static const char text[] =
+        "split j 96 -> jc jn\nsplit k 40 -> pc kk\nsplit i 24 -> ic im\n"
+        "split jn 48 -> jr jv\nsplit im 8 -> ir ii\n"
+        "reorder jc pc ic jr ir kk ii jv\nvectorize jv\nunroll ii\nparallel jc\n"
+        "prefetch B at kk 4\nprefetch B at jr over kk\n";
+    static const char recorder[] =
+        "#include <stdarg.h>\n#include <stddef.h>\n"
+        "size_t gb_rec[1 << 16];\nlong gb_nrec;\n"
+        "static void gb_record(const void *p, ...)\n{\n    va_list ap;\n    va_start(ap, p);\n"
+        "    (void)va_arg(ap, int);\n    const int loc = va_arg(ap, int);\n    va_end(ap);\n"
+        "    if (loc == 2 && gb_nrec < (1 << 16))\n        gb_rec[gb_nrec] = (size_t)p;\n"
+        "    gb_nrec += loc == 2;\n}\n#define __builtin_prefetch(...) gb_record(__VA_ARGS__)\n";
+    const int M = 20, N = 100, K = 100, ldb = N + 3;
+    static gb_sched nest;
+    static size_t want[1 << 16];
+    long nwant = 0;
+    size_t cap = 1 << 20, used = 0;
+    char *source = malloc(cap), err[512];
+    gb_params none = { 0 };
+    gb_sched_plan *pl;
+    gb_sched_so so;
+
+    CHECK(source != NULL);
+    if (source == NULL)
+        return;
+    source[0] = '\0';
+    CHECK(append_source(&source, &cap, &used, recorder) == 0);
+    CHECK(legal("spread.sched", text, &nest));
+    pl = gb_sched_plan_new(&nest, &none, M, N, K, err, sizeof err);
+    CHECK(pl != NULL);
+    if (pl == NULL || source == NULL)
+        return;
+    one_case c = { "", M, N, K, 1, gb_sched_scratch_floats(pl, 1) };
+    if (add_kernel(pl, "spread_rec", &source, &cap, &used) != 0)
+        return;
+    switch (build_kernels(source, &so)) {
+    case 0:
+        SKIP("no C compiler");
+    case -1:
+        return;
+    }
+    gb_kernel_fn fn;
+    *(void **)&fn = dlsym(so.handle, "spread_rec");
+    size_t *rec = dlsym(so.handle, "gb_rec");
+    long *nrec = dlsym(so.handle, "gb_nrec");
+    CHECK(fn != NULL && rec != NULL && nrec != NULL);
+    if (fn == NULL || rec == NULL || nrec == NULL) {
+        gb_sched_so_close(&so);
+        return;
+    }
+    /* verify() lays B out with ldb = N + 3; its base is what the kernel
+     * saw, so addresses are compared as offsets from the lowest one a
+     * request of the first box makes: row 0, column 48 */
+    *nrec = 0;
+    CHECK(verify(fn, &c) == 0);
+    for (int jc = 0; jc < 2; jc++)
+        for (int pc = 0; pc < 3; pc++)
+            for (int jr = 0; jr < 2; jr++)
+                for (int row = 0; row < 40; row++) {
+                    static const int line[] = { 0, 64, 128, 188 };
+                    for (int l = 0; l < 4; l++)
+                        want[nwant++] = 4 * ((size_t)(pc * 40 + row) * ldb +
+                                             (size_t)(jc * 96 + (jr + 1) * 48)) + line[l];
+                }
+    CHECK_EQ_INT(*nrec, nwant);
+    if (*nrec == nwant) {
+        qsort(want, (size_t)nwant, sizeof *want, compare_addresses);
+        qsort(rec, (size_t)nwant, sizeof *rec, compare_addresses);
+        const size_t base = rec[0] - want[0]; /* B's address */
+        long wrong = 0;
+        for (long i = 0; i < nwant; i++)
+            wrong += rec[i] - base != want[i];
+        CHECK_EQ_INT(wrong, 0);
+    }
     gb_sched_so_close(&so);
 }

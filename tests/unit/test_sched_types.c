@@ -465,6 +465,9 @@ TEST(sched_tensorize_refusals_name_the_line)
         { "+prefetch C at k\ntensorize ii amx\n",
           "t.sched:7: prefetch: 'k' is in the run on the tiles (line 8), which prefetches "
           "nothing" },
+        { "+prefetch B at jr over k\ntensorize ii amx\n",
+          "t.sched:7: prefetch: 'k' is in the run on the tiles (line 8), which prefetches "
+          "nothing" },
         { "+cache_write C at ir\ntensorize ii amx\n",
           "t.sched:8: tensorize: C is cached (line 7): the tiles hold C's block" },
         { "type bf16\nsplit i 16 -> io ii\nchoose a_read in_place\ntensorize ii amx\n"
