@@ -222,14 +222,17 @@ void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nth
 void gb_sched_model_values(const gb_sched_machine *m, int M, int N, int K, int nthreads,
                            long out[]);
 /* The same with B's rows b_row bytes apart (f32's: N x 4), for a type's
- * storage (the page rule of b_read's nc, and pf's set rule). */
+ * storage (the page rule of b_read's nc, and pf's set rule), and b_next 1
+ * where the schedule brings B's next micro-panel into L2 (a spread
+ * prefetch of B: pf then keeps the set rule where rows a page apart would
+ * take the cap). */
 void gb_sched_model_values_rows(const gb_sched_machine *m, int M, int N, int K, int nthreads,
-                                long b_row, long out[]);
+                                long b_row, int b_next, long out[]);
 /* The same, one line a block with the figures it came from (--explain). */
 void gb_sched_model_explain(FILE *out, const gb_sched_machine *m, int M, int N, int K,
                             int nthreads);
 void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *m, int M, int N, int K,
-                                 int nthreads, long b_row);
+                                 int nthreads, long b_row, int b_next);
 
 /* The model's choices (SCHED.md, "Choices"): how B and A reach the
  * micro-kernel, decided per shape and machine from packed's rules and its

@@ -54,7 +54,8 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
             fprintf(out, "    in words of %d k (the dot form's groups): the model's blocks for K "
                          "= %d words, kc times %d\n", g, (sh->K + g - 1) / g, g);
         gb_sched_model_explain_rows(out, NULL, sh->M, sh->N, (sh->K + g - 1) / g, sh->nthreads,
-                                    (long)sh->N * (long)gb_dtype_size_b(s->dtype));
+                                    (long)sh->N * (long)gb_dtype_size_b(s->dtype),
+                                    s->prefetch[GB_SCHED_PF_SPREAD + 1] >= 0);
     }
     explain_choices(out, pl);
     if (pl->dtype != GB_DTYPE_F32)

@@ -204,6 +204,7 @@ typedef struct derivation {
     long nc_balanced;     /* nc as balanced over N, before nc_even */
     long pf_spare, pf_period, pf; /* B's prefetch: spare ways, rows a set repeats, rows */
     int pf_cap;           /* pf at its cap: B read in place, prefetched into L2 only */
+    int b_next;           /* the schedule spreads B's next micro-panel into L2 */
 } derivation;
 
 
@@ -268,12 +269,13 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
 }
 
 static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int K,
-                   long b_row, derivation *d)
+                   long b_row, int b_next, derivation *d)
 {
     long v = 1, best = 0;
 
     memset(d, 0, sizeof *d);
     d->b_row = b_row;
+    d->b_next = b_next;
     if (nthreads < 1)
         nthreads = omp_get_max_threads();
     d->threads = nthreads;
@@ -385,11 +387,16 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
      * (8 ways: 2 rows) pf 16 took packed.sched 0.90-0.99x the time at
      * mlp_expand M = 16-256, 1 and 2 threads.  f32's rows only: the
      * calibration timed f32's B read in place (a type's twin reads its
-     * packed buffer there, where the set rule stays). */
+     * packed buffer there, where the set rule stays).  Not where the
+     * schedule spreads B's next micro-panel into L2 (b_next: `prefetch B
+     * at jr over kk`), as packed's own next micro-panel does: there the L1
+     * prefetch need not reach L3 and the rule's distance is the one (same
+     * guest, mlp_expand M = 16-128, 1 and 2 threads, one run of 10 rounds:
+     * pf 2 took packed.sched 0.99-1.01x packed's time, pf 16 1.01-1.06x). */
     d->pf = gb_set_rule_rows(d->l1.way * d->l1.ways, d->l1.ways, b_row,
                              PF_MAX_ROWS, &d->pf_period, &d->pf_spare);
     d->pf_cap = d->m.b_l2_only && b_row >= PAGE_BYTES && b_row == (long)N * FLOAT_BYTES &&
-                !d->b_copied;
+                !d->b_copied && !d->b_next;
     if (d->pf_cap)
         d->pf = PF_MAX_ROWS;
 }
@@ -397,15 +404,15 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
 void gb_sched_model_values(const gb_sched_machine *mach, int M, int N, int K, int nthreads,
                            long out[])
 {
-    gb_sched_model_values_rows(mach, M, N, K, nthreads, (long)N * FLOAT_BYTES, out);
+    gb_sched_model_values_rows(mach, M, N, K, nthreads, (long)N * FLOAT_BYTES, 0, out);
 }
 
 void gb_sched_model_values_rows(const gb_sched_machine *mach, int M, int N, int K,
-                                int nthreads, long b_row, long out[])
+                                int nthreads, long b_row, int b_next, long out[])
 {
     derivation d;
 
-    derive(mach, nthreads, M, N, K, b_row, &d);
+    derive(mach, nthreads, M, N, K, b_row, b_next, &d);
     out[GB_MODEL_MR] = d.mr;
     out[GB_MODEL_NR] = d.nr;
     out[GB_MODEL_KC] = d.kc;
@@ -425,16 +432,16 @@ static void describe_level(char *buf, size_t len, const char *name, const level 
 void gb_sched_model_explain(FILE *out, const gb_sched_machine *mach, int M, int N, int K,
                             int nthreads)
 {
-    gb_sched_model_explain_rows(out, mach, M, N, K, nthreads, (long)N * FLOAT_BYTES);
+    gb_sched_model_explain_rows(out, mach, M, N, K, nthreads, (long)N * FLOAT_BYTES, 0);
 }
 
 void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M, int N, int K,
-                                 int nthreads, long b_row)
+                                 int nthreads, long b_row, int b_next)
 {
     derivation d;
     char l1[128], l2[128], l3[128];
 
-    derive(mach, nthreads, M, N, K, b_row, &d);
+    derive(mach, nthreads, M, N, K, b_row, b_next, &d);
     describe_level(l1, sizeof l1, "L1d", &d.l1);
     describe_level(l2, sizeof l2, "L2", &d.l2);
     describe_level(l3, sizeof l3, "L3", &d.l3);
@@ -484,6 +491,10 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M,
         fprintf(out, "; but packed's calibration prefetches such rows into L2 only (bprefetch "
                      "l2): the cap, %d",
                 PF_MAX_ROWS);
+    else if (d.m.b_l2_only && d.b_row >= PAGE_BYTES && d.b_next && !d.b_copied)
+        fprintf(out, "; packed's calibration prefetches such rows into L2 only (bprefetch l2), "
+                     "and the schedule brings B's next micro-panel into L2 (prefetch B ... "
+                     "over): the rule's");
     fputc('\n', out);
 }
 
@@ -567,7 +578,7 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
         gb_machine_detect(&info);
         gb_calibration_lookup(&info, nthreads, &cal);
     }
-    derive(mach, nthreads, M, N, K, b_row, &d);
+    derive(mach, nthreads, M, N, K, b_row, 0, &d);
 
     /* b_read: B's rows under a page apart are read in place where one A
      * block holds all M rows, and as the calibration measured where it does

@@ -511,8 +511,12 @@ TEST(sched_model_gives_blis_blocks_for_each_machine)
     CHECK(v[GB_MODEL_PF] == 16);
     gb_sched_model_values(&half, 16, 768, 768, 2, v);
     CHECK(v[GB_MODEL_PF] == 8);
-    gb_sched_model_values_rows(&half, 16, 3072, 768, 2, 3072 * 2, v);
+    gb_sched_model_values_rows(&half, 16, 3072, 768, 2, 3072 * 2, 0, v);
     CHECK(v[GB_MODEL_PF] == 4);
+    /* ... and where the schedule spreads B's next micro-panel into L2
+     * (b_next: packed.sched's `prefetch B at jr over kk`), the rule's 2 */
+    gb_sched_model_values_rows(&half, 16, 3072, 768, 2, 3072 * 4, 1, v);
+    CHECK(v[GB_MODEL_PF] == 2);
     half.b_copied = 1;
     gb_sched_model_values(&half, 16, 3072, 768, 2, v);
     CHECK(v[GB_MODEL_PF] == 2);

@@ -358,7 +358,7 @@ TEST(sched_model_counts_dot_k_in_words)
     /* pf is the L1d sets' rule on B's own rows (768 bytes of u8, not
      * 3072 of f32): equal to f32's only where the sets happen to agree
      * (48 KiB 12-way, not qemu's aarch64 default) */
-    gb_sched_model_values_rows(NULL, 64, 768, 3072, 2, 768, f32);
+    gb_sched_model_values_rows(NULL, 64, 768, 3072, 2, 768, 0, f32);
     CHECK_EQ_INT(typed[GB_MODEL_PF], f32[GB_MODEL_PF]);
     gb_sched_force_form(1);
     if (gb_sched_model_group(&nest) == 1) { /* no AVX512_VNNI: never the dot form */
@@ -373,7 +373,7 @@ TEST(sched_model_counts_dot_k_in_words)
     CHECK_EQ_INT(typed[GB_MODEL_NC], f32[GB_MODEL_NC]);
     CHECK_EQ_INT(typed[GB_MODEL_MR], f32[GB_MODEL_MR]);
     /* pf, rows ahead by its rule, in groups of the dot loop */
-    gb_sched_model_values_rows(NULL, 64, 768, 768, 2, 768, f32);
+    gb_sched_model_values_rows(NULL, 64, 768, 768, 2, 768, 0, f32);
     CHECK_EQ_INT(typed[GB_MODEL_PF], f32[GB_MODEL_PF] / 4 > 0 ? f32[GB_MODEL_PF] / 4 : 1);
     gb_sched_force_form(0);
 }
