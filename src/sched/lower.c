@@ -64,6 +64,27 @@ void lw_line(sbuf *b, const char *fmt, ...)
     lw_put(b, "\n");
 }
 
+/* Appends to out (len bytes, *used of them written), never past its end:
+ * the expressions' buffers hold the longest nest the language allows
+ * (15 loops of an axis with 31-character names), so this never cuts one;
+ * if it ever did, the compiler would refuse the cut C, nothing would be
+ * written past the buffer. */
+__attribute__((format(printf, 4, 5))) static void lw_append(char *out, size_t len,
+                                                         size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*used >= len)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(out + *used, len - *used, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    *used = *used + (size_t)n < len ? *used + (size_t)n : len - 1;
+}
+
 /* ---- types (SCHED.md, "Types") --------------------------------------------- */
 
 /* A's, B's and C's element types in the C, and W, the type an element is
@@ -110,8 +131,8 @@ void lw_axis_index(const plan *pl, int axis, char *out, size_t len)
     out[0] = '\0';
     for (int l = 0; l < s->nloops; l++)
         if (gb_sched_plan_is_base(s, l) && s->loops[l].axis == axis) {
-            used += (size_t)snprintf(out + used, len - used, "%sl_%s * %ld", first ? "" : " + ",
-                                     s->loops[l].name, pl->sh->stride[l]);
+            lw_append(out, len, &used, "%sl_%s * %ld", first ? "" : " + ", s->loops[l].name,
+                      pl->sh->stride[l]);
             first = 0;
         }
 }
@@ -175,7 +196,7 @@ void lw_widened(const plan *pl, int op, const char *expr, char *out, size_t len)
  * in scope. */
 void lw_source(const plan *pl, int op, char *out, size_t len)
 {
-    char rows[512], cols[512];
+    char rows[1024], cols[1024];
 
     lw_axis_index(pl, op ? GB_AXIS_K : GB_AXIS_I, rows, sizeof rows);
     lw_axis_index(pl, op ? GB_AXIS_J : GB_AXIS_K, cols, sizeof cols);
@@ -194,15 +215,15 @@ static void pass_condition(const plan *pl, int op, char *out, size_t len)
     size_t used = (size_t)snprintf(out, len, "(");
 
     for (int q = pl->pos[pl->s->pack[op]] + 1; q <= pl->pos[pl->pass[op]]; q++)
-        used += (size_t)snprintf(out + used, len - used, "%sl_%s == 0", used > 1 ? " && " : "",
-                                 pl->s->loops[pl->order[q]].name);
-    snprintf(out + used, len - used, ")");
+        lw_append(out, len, &used, "%sl_%s == 0", used > 1 ? " && " : "",
+                  pl->s->loops[pl->order[q]].name);
+    lw_append(out, len, &used, ")");
 }
 
 /* Operand op's element, widened (its value in the accumulator's type). */
 void lw_operand(const plan *pl, int op, int mode, char *out, size_t len)
 {
-    char idx[2048], src[1200], raw[1300];
+    char idx[2048], src[2400], raw[2600];
 
     if (pl->s->pack[op] == -1) {
         lw_source(pl, op, src, sizeof src);
@@ -228,7 +249,7 @@ void lw_operand(const plan *pl, int op, int mode, char *out, size_t len)
     if (mode == COPY) {
         snprintf(out, len, "(%s[%s] = %s)", op ? "pb" : "pa", idx, raw);
     } else {
-        char first[512];
+        char first[1024];
         pass_condition(pl, op, first, sizeof first);
         snprintf(out, len, "(%s ? (%s[%s] = %s) : %s[%s])", first, op ? "pb" : "pa", idx, raw,
                  op ? "pb" : "pa", idx);
@@ -298,9 +319,9 @@ static void prefetch_index(const plan *pl, int slot, int packed, char *rows, cha
             (x = at_prefetch(pl, l, site, dist, 0, v, sizeof v)) == NULL)
             continue;
         if (s->loops[l].axis == row_axis[op])
-            ur += (size_t)snprintf(rows + ur, len - ur, " + %s * %ld", x, pl->sh->stride[l]);
+            lw_append(rows, len, &ur, " + %s * %ld", x, pl->sh->stride[l]);
         else if (s->loops[l].axis == col_axis[op])
-            uc += (size_t)snprintf(cols + uc, len - uc, " + %s * %ld", x, pl->sh->stride[l]);
+            lw_append(cols, len, &uc, " + %s * %ld", x, pl->sh->stride[l]);
     }
 }
 
@@ -308,7 +329,7 @@ static void prefetch_index(const plan *pl, int slot, int packed, char *rows, cha
 void lw_target(const plan *pl, char *out, size_t len)
 {
     const gb_sched *s = pl->s;
-    char i[512], j[512];
+    char i[1024], j[1024];
 
     if (s->cache_write < 0) {
         lw_axis_index(pl, GB_AXIS_I, i, sizeof i);
@@ -324,10 +345,10 @@ void lw_target(const plan *pl, char *out, size_t len)
     for (int l = 0; l < s->nloops; l++)
         if (gb_sched_plan_is_base(s, l) && pl->base_pos[l] > pl->pos[s->cache_write]) {
             if (s->loops[l].axis == GB_AXIS_I)
-                ui += (size_t)snprintf(i + ui, sizeof i - ui, " + l_%s * %ld", s->loops[l].name,
+                lw_append(i, sizeof i, &ui, " + l_%s * %ld", s->loops[l].name,
                                        pl->sh->stride[l]);
             else if (s->loops[l].axis == GB_AXIS_J)
-                uj += (size_t)snprintf(j + uj, sizeof j - uj, " + l_%s * %ld", s->loops[l].name,
+                lw_append(j, sizeof j, &uj, " + l_%s * %ld", s->loops[l].name,
                                        pl->sh->stride[l]);
         }
     snprintf(out, len, "cc[(%s) * %ld + (%s)]", i, pl->tile_w, j);
@@ -353,7 +374,7 @@ void lw_bound_of(const plan *pl, int l, char *out, size_t len)
                 c = tl->coef[i];
                 continue;
             }
-            ur += (size_t)snprintf(rest + ur, sizeof rest - ur, " - l_%s * %ld",
+            lw_append(rest, sizeof rest, &ur, " - l_%s * %ld",
                                    s->loops[tl->loop[i]].name, tl->coef[i]);
         }
         char prev[2048];
@@ -464,15 +485,14 @@ static void spread_pass(const plan *pl, int slot, char *out, size_t len)
 {
     const gb_sched *s = pl->s;
     const int site = s->prefetch[slot], inner = s->prefetch_over[slot];
-    size_t u = (size_t)snprintf(out, len, "0");
 
+    snprintf(out, len, "0");
     for (int q = pl->pos[site] + 1; q < pl->pos[inner]; q++) {
-        char prev[512];
+        char prev[4096];
         snprintf(prev, sizeof prev, "%s", out);
-        u = (size_t)snprintf(out, len, "(%s) * %ld + l_%s", prev, pl->sh->extent[pl->order[q]],
-                             s->loops[pl->order[q]].name);
+        snprintf(out, len, "(%s) * %ld + l_%s", prev, pl->sh->extent[pl->order[q]],
+                 s->loops[pl->order[q]].name);
     }
-    (void)u;
 }
 
 /* The spread slot whose INNER is loop l, or -1 (one a loop: check.c). */
@@ -501,7 +521,7 @@ static void emit_spread_bounds(emitter *e, int slot)
     const int packed = box_packed(e, slot);
     const long nrows = packed ? pl->pf_rows[slot] : pl->pf_src_rows[slot];
     long share, per_iter;
-    char pass[1024];
+    char pass[4096]; /* up to 30 loops of "(..) * EXT + l_NAME" */
 
     spread_pass(pl, slot, pass, sizeof pass);
     gb_sched_plan_spread(pl, slot, nrows, &share, &per_iter);
@@ -635,7 +655,7 @@ static void emit_spatial_nest(emitter *e, int p, const char *stmt)
 
 static void emit_init(emitter *e, int p)
 {
-    char t[2048], stmt[2200];
+    char t[4096], stmt[4200];
 
     lw_target(e->pl, t, sizeof t);
     snprintf(stmt, sizeof stmt, "%s = 0;", t);
@@ -648,13 +668,13 @@ static void emit_first(emitter *e, int p)
 {
     const plan *pl = e->pl;
     const gb_sched *s = pl->s;
-    char cond[1024];
+    char cond[2200];
     size_t used = 0;
 
     cond[0] = '\0';
     for (int q = pl->init_at; q < p; q++)
         if (s->loops[pl->order[q]].axis == GB_AXIS_K)
-            used += (size_t)snprintf(cond + used, sizeof cond - used, "%sl_%s == 0",
+            lw_append(cond, sizeof cond, &used, "%sl_%s == 0",
                                      used ? " && " : "", s->loops[pl->order[q]].name);
     lw_line(e->b, "const int gb_first = %s;", used ? cond : "1");
 }
@@ -688,7 +708,7 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     const int zero = p == pl->init_at && s->cache_write < 0;
     const int last = pl->n - 2; /* the k loops: up to the row loop */
     const char *r = s->loops[pl->rows_loop].name;
-    char t[2048], a[2048], b[2048];
+    char t[4096], a[8192], b[8192];
 
     if (pl->tiles) {
         lw_emit_tile_run(e, p);
@@ -722,7 +742,7 @@ static void emit_rows_run(emitter *e, int p, int lanes)
     lw_line(e->b, "#pragma GCC unroll 16");
     lw_line(e->b, "for (int p = 0; p < GB_NP(%d); p++) {", lanes);
     if (e->mode == COPY && pl->pass[1] >= 0) { /* from B, into its copy */
-        char src[1200], idx[2048];
+        char src[2400], idx[2048];
         lw_source(pl, 1, src, sizeof src);
         lw_pack_index(pl, 1, idx, sizeof idx);
         lw_line(e->b, "    bv[p] = gb_v%d_load_b(&%s + p * GB_PW(%d));", lanes, src, lanes);
@@ -757,7 +777,7 @@ static void emit_run(emitter *e, int p, int lanes)
     const plan *pl = e->pl;
     const gb_sched *s = pl->s;
     const int zero = p == pl->init_at && s->cache_write < 0;
-    char t[2048], a[2048], b[2048];
+    char t[4096], a[8192], b[8192];
     const int last = pl->n - (s->vectorize >= 0);
 
     lw_target(pl, t, sizeof t);
@@ -791,7 +811,7 @@ static void emit_run(emitter *e, int p, int lanes)
         lw_line(e->b, "#pragma GCC unroll 16");
         lw_line(e->b, "for (int p = 0; p < GB_NP(%d); p++) {", lanes);
         if (e->mode == COPY && pl->pass[1] >= 0) { /* from B, into its copy */
-            char src[1200], idx[2048];
+            char src[2400], idx[2048];
             lw_source(pl, 1, src, sizeof src);
             lw_pack_index(pl, 1, idx, sizeof idx);
             lw_line(e->b, "    const gb_v%d bv = gb_v%d_load_b(&%s + p * GB_PW(%d));", lanes, lanes,
@@ -863,7 +883,7 @@ static void emit_run_forms(emitter *e, int p)
         lw_emit_prefetches(e, pl->order[q]);
     }
     {
-        char t[2048], a[2048], b[2048];
+        char t[4096], a[8192], b[8192];
         lw_target(pl, t, sizeof t);
         lw_operand(pl, 0, e->mode, a, sizeof a);
         lw_operand(pl, 1, e->mode, b, sizeof b);
@@ -875,6 +895,19 @@ static void emit_run_forms(emitter *e, int p)
 }
 
 /* The loops from position p on, and what sits between them. */
+/* The statement in memory form, innermost, with both operands as they are
+ * read: a function of its own, so that its buffers are not in the frame of
+ * every level of emit_from's recursion. */
+static __attribute__((noinline)) void emit_statement(emitter *e)
+{
+    char t[4096], a[8192], b[8192];
+
+    lw_target(e->pl, t, sizeof t);
+    lw_operand(e->pl, 0, EITHER, a, sizeof a);
+    lw_operand(e->pl, 1, EITHER, b, sizeof b);
+    lw_line(e->b, "%s += %s * %s;", t, a, b);
+}
+
 static void emit_from(emitter *e, int p)
 {
     const plan *pl = e->pl;
@@ -883,7 +916,7 @@ static void emit_from(emitter *e, int p)
     if (p == pl->init_at && s->cache_write < 0 && p != pl->run_at && !pl->fold_init)
         emit_init(e, p);
     if (p == pl->run_at) {
-        char cond[1100], first[512];
+        char cond[2200], first[1024];
         size_t used = 0;
         if (pl->fold_init)
             emit_first(e, p);
@@ -893,7 +926,7 @@ static void emit_from(emitter *e, int p)
         for (int op = 0; op < 2; op++)
             if (pl->pass[op] >= 0) {
                 pass_condition(pl, op, first, sizeof first);
-                used += (size_t)snprintf(cond + used, sizeof cond - used, "%s%s",
+                lw_append(cond, sizeof cond, &used, "%s%s",
                                          used ? " || " : "", first);
             }
         if (used == 0) {
@@ -914,11 +947,7 @@ static void emit_from(emitter *e, int p)
         return;
     }
     if (p == pl->n) {
-        char t[2048], a[2048], b[2048];
-        lw_target(pl, t, sizeof t);
-        lw_operand(pl, 0, EITHER, a, sizeof a);
-        lw_operand(pl, 1, EITHER, b, sizeof b);
-        lw_line(e->b, "%s += %s * %s;", t, a, b);
+        emit_statement(e);
         return;
     }
     open_loop(e, pl->order[p], 1, 1);
@@ -950,7 +979,7 @@ static void emit_body(emitter *e, int site)
     }
     emit_from(e, p);
     if (s->cache_write >= 0 && s->cache_write == site) {
-        char c[2048], t[2048], stmt[4200], i[512], j[512];
+        char c[4096], t[4096], stmt[8400], i[1024], j[1024];
         lw_axis_index(pl, GB_AXIS_I, i, sizeof i);
         lw_axis_index(pl, GB_AXIS_J, j, sizeof j);
         snprintf(c, sizeof c, "C[(size_t)(%s) * ldc + (%s)]", i, j);

@@ -21,7 +21,7 @@ void lw_emit_pack(emitter *e, int op)
 {
     const plan *pl = e->pl;
     const gb_sched *s = pl->s;
-    char idx[2048], src[1200], a[512], b[512], dot_bound[4096] = "";
+    char idx[2048], src[2400], a[1024], b[1024], dot_bound[4096] = "";
     const char *name = op ? "pb" : "pa";
 
     lw_pack_index(pl, op, idx, sizeof idx);
@@ -83,7 +83,7 @@ void lw_emit_pack(emitter *e, int op)
         lw_line(e->b, "%s[%s] = l_%s < %s ? %s : 0;", name, idx, s->loops[pl->dot_loop].name,
              dot_bound, src);
     } else {
-        char w[1300];
+        char w[2600];
         lw_widened(pl, op, src, w, sizeof w);
         lw_line(e->b, "%s[%s] = %s;", name, idx, w);
     }
@@ -176,7 +176,7 @@ void lw_emit_rows_run_dot(emitter *e, int p, int lanes)
      * from B's rows, written to the pack as they are used */
     const int b_copy = e->mode == COPY && pl->pass[1] >= 0;
     const int split_last = a_in_place || b_copy; /* the part of the last group apart */
-    char t[2048], bword[2048], aref[2048], bound[4096], bsrc[1200];
+    char t[4096], bword[2048], aref[4096], bound[4096], bsrc[2400];
 
     /* The sums are named variables, one per row and piece, and the rows
      * are written out, so that nothing depends on GCC's unrolling.  (The

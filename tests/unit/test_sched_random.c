@@ -515,6 +515,21 @@ TEST(sched_row_blocks_are_exact)
  * here), and lowered as stated. */
 TEST(sched_spread_prefetches_are_exact)
 {
+    /* the longest pass: i split 14 times (the most loops a nest makes),
+     * names of 31 characters, j moved outermost: 15 loops between the
+     * site j and INNER k */
+    static char deep[4096];
+    char prev[32] = "i";
+    size_t dn = 0;
+    for (int n = 0; n < 14; n++) {
+        char outer[32], inner[32];
+        snprintf(outer, sizeof outer, "o%028d%02d", 0, n);
+        snprintf(inner, sizeof inner, "n%028d%02d", 0, n);
+        dn += (size_t)snprintf(deep + dn, sizeof deep - dn, "split %s 2 -> %s %s\n", prev,
+                               outer, inner);
+        snprintf(prev, sizeof prev, "%s", inner);
+    }
+    snprintf(deep + dn, sizeof deep - dn, "reorder j o%028d00\nprefetch B at j over k\n", 0);
     static const char *const texts[] = {
         /* BLIS's loops, B in place: the next B micro-panel over kk */
         "split j 96 -> jc jn\nsplit k 40 -> pc kk\nsplit i 24 -> ic im\n"
@@ -533,6 +548,7 @@ TEST(sched_spread_prefetches_are_exact)
         /* B packed at root: its box is the buffer's, one row */
         "split j 8 -> jo jv\nreorder jo i k jv\nvectorize jv\npack B at root\n"
         "prefetch B at i over k\n",
+        deep,
     };
     static const int shapes[][3] = { /* M, N, K */
         { 20, 100, 100 }, { 7, 33, 17 }, { 33, 17, 1 }, { 1, 7, 33 }, { 24, 96, 40 },
