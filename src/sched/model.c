@@ -205,6 +205,7 @@ typedef struct derivation {
     long pf_spare, pf_period, pf; /* B's prefetch: spare ways, rows a set repeats, rows */
     int pf_cap;           /* pf at its cap: B read in place, prefetched into L2 only */
     int b_next;           /* the schedule spreads B's next micro-panel into L2 */
+    int pf_spread;        /* pf would be at its cap but for that: the rule's */
 } derivation;
 
 
@@ -396,7 +397,9 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
     d->pf = gb_set_rule_rows(d->l1.way * d->l1.ways, d->l1.ways, b_row,
                              PF_MAX_ROWS, &d->pf_period, &d->pf_spare);
     d->pf_cap = d->m.b_l2_only && b_row >= PAGE_BYTES && b_row == (long)N * FLOAT_BYTES &&
-                !d->b_copied && !d->b_next;
+                !d->b_copied;
+    d->pf_spread = d->pf_cap && d->b_next;
+    d->pf_cap = d->pf_cap && !d->b_next;
     if (d->pf_cap)
         d->pf = PF_MAX_ROWS;
 }
@@ -491,7 +494,7 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M,
         fprintf(out, "; but packed's calibration prefetches such rows into L2 only (bprefetch "
                      "l2): the cap, %d",
                 PF_MAX_ROWS);
-    else if (d.m.b_l2_only && d.b_row >= PAGE_BYTES && d.b_next && !d.b_copied)
+    else if (d.pf_spread)
         fprintf(out, "; packed's calibration prefetches such rows into L2 only (bprefetch l2), "
                      "and the schedule brings B's next micro-panel into L2 (prefetch B ... "
                      "over): the rule's");
