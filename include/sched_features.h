@@ -15,8 +15,8 @@
 
 /* Raised whenever a column is added, removed, reordered or computed
  * differently: a model trained on other columns must not be fed these. */
-#define GB_FEATURES_VERSION 2
-#define GB_FEATURES_COUNT 43
+#define GB_FEATURES_VERSION 3
+#define GB_FEATURES_COUNT 46
 
 /* The name of column c (0 <= c < GB_FEATURES_COUNT). */
 const char *gb_features_name(int c);

@@ -30,6 +30,8 @@ enum {
     F_LANES, F_LOG_L1, F_LOG_L2,
     /* the type (SCHED.md, "Types"): an element's bytes, the run's form */
     F_ELEM_BYTES, F_DOT, F_LOG_GROUP,
+    /* prefetches spread over a pass (SCHED.md, "prefetch ... over"), A, B, C */
+    F_SPREAD_A, F_SPREAD_B, F_SPREAD_C,
     F_END
 };
 
@@ -47,6 +49,7 @@ static const char *const names[GB_FEATURES_COUNT] = {
     "log2_fit_l3_bytes", "log2_outer_l3",
     "lanes", "log2_l1_bytes", "log2_l2_bytes",
     "elem_bytes", "dot_form", "log2_group",
+    "prefetch_a_spread", "prefetch_b_spread", "prefetch_c_spread",
 };
 
 double gb_features_flops(const float f[GB_FEATURES_COUNT])
@@ -207,6 +210,10 @@ void gb_features_of(const gb_sched_plan *pl, const gb_sched_machine *m, int thre
     out[F_ELEM_BYTES] = (float)gb_dtype_size_a(pl->dtype);
     out[F_DOT] = (float)pl->dot;
     out[F_LOG_GROUP] = log2f_of((double)pl->group);
+
+    /* a box spread over the passes (packed.sched's next B micro-panel) */
+    for (int op = 0; op < 3; op++)
+        out[F_SPREAD_A + op] = s->prefetch[GB_SCHED_PF_SPREAD + op] >= 0;
 }
 
 int gb_features_idle_threads(const float f[GB_FEATURES_COUNT])

@@ -73,8 +73,8 @@ PY
     hostile_trees cycle 'T["left_children"][T["left_children"][0]] = 0; T["right_children"][T["left_children"][0]] = T["right_children"][0]' all
     hostile_trees shared_child 'T["right_children"][0] = T["left_children"][0]'
     hostile_trees split_negative 'T["split_indices"][0] = -5' all
-    expect_grep bi5_trees_said_why "tree [0-9]*: node 0 splits on column -5 of 43" "$WORK/err"
-    hostile_trees split_past_features 'T["split_indices"][0] = 43'
+    expect_grep bi5_trees_said_why "tree [0-9]*: node 0 splits on column -5 of 46" "$WORK/err"
+    hostile_trees split_past_features 'T["split_indices"][0] = 46'
     hostile_trees more_trees_said 'm["gbtree_model_param"]["num_trees"] = str(len(m["trees"]) + 100)' all
     hostile_trees fewer_trees_said 'm["gbtree_model_param"]["num_trees"] = "3"'
     hostile_trees tree_info_short 'm["tree_info"] = m["tree_info"][:5]'

@@ -341,7 +341,7 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 assert len(rows) == 8 and all(r["version"] == 2 and r["dtype"] == "bf16" and r["verified"] for r in rows)
 assert all(r["schedule"].startswith("type bf16\n") for r in rows)
 m = json.load(open(sys.argv[2]))
-assert m["features_version"] == 2 and m["features"][-3:] == ["elem_bytes", "dot_form", "log2_group"]
+assert m["features_version"] == 3 and m["features"][-6:] == ["elem_bytes", "dot_form", "log2_group", "prefetch_a_spread", "prefetch_b_spread", "prefetch_c_spread"]
 assert {t["dtype"] for t in m["trained"]} == {"f32", "bf16"}, m["trained"]
 assert {e["dtype"] for e in m["elites"]} == {"f32", "bf16"}
 for e in m["elites"]:
