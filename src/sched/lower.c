@@ -577,18 +577,22 @@ void lw_emit_prefetches(emitter *e, int l)
                 lw_line(e->b, "if (%s < gb_n_%d) {", iter, slot);
             }
             e->b->indent++;
-            /* in place, the box's row gb_s0 + iter * per_iter; a box in a
-             * pack buffer is one row (its share: the first iteration's) */
+            /* the box's row gb_s0 + iter * per_iter: in place ld elements
+             * apart, in a pack buffer row_stride words */
             snprintf(first, sizeof first, "gb_s0_%d + (long)%s * %ld", slot, iter, per_iter);
             if (packed)
-                lw_line(e->b, "const size_t gb_pf = (size_t)%s + 4 * (size_t)(%s);",
-                        op ? "pb" : "pa", rows);
+                lw_line(e->b, "const size_t gb_pf = (size_t)%s + 4 * ((size_t)(%s) + "
+                              "(size_t)(%s) * %ld);", op ? "pb" : "pa", rows, first,
+                        pl->pf_row_stride[slot]);
             else
                 lw_line(e->b, "const size_t gb_pf = (size_t)%s + %d * ((size_t)(%s + %s) * %s "
                               "+ (%s));", base[op], size, rows, first, ld[op], cols);
             rows_now = per_iter;
             if (per_iter > 1) {
-                snprintf(step, sizeof step, " + gb_r * %d * (size_t)%s", size, ld[op]);
+                if (packed)
+                    snprintf(step, sizeof step, " + gb_r * %ld", 4 * pl->pf_row_stride[slot]);
+                else
+                    snprintf(step, sizeof step, " + gb_r * %d * (size_t)%s", size, ld[op]);
                 lw_line(e->b, "#pragma GCC unroll %ld", per_iter);
                 lw_line(e->b, "for (long gb_r = 0; gb_r < %ld; gb_r++) {", per_iter);
                 e->b->indent++;

@@ -183,11 +183,24 @@ static void plan_prefetch(plan *pl, int slot)
     }
     if (pl->pf_packed[slot]) {
         long weight = 1; /* in 32-bit words: floats, or a dot pack's groups */
+        int outer = -1;  /* the outermost dimension inside the site */
+        long outer_weight = 1;
         for (int d = pl->npack[op] - 1; d >= 0; d--) {
             const int l = pl->pack_dim[op][d];
-            if (pl->base_pos[l] > pl->pos[site])
+            if (pl->base_pos[l] > pl->pos[site]) {
                 pl->pf_span[slot] += weight * (pl->pack_ext[op][d] - 1);
+                outer = d, outer_weight = weight;
+            }
             weight *= pl->pack_ext[op][d];
+        }
+        /* spread, the box's rows are its outermost dimension's (BLIS's
+         * next micro-panel pb[jr + 1][kk][jv]: kc rows of 48), each the
+         * span of the dimensions inside it, row_stride words apart */
+        pl->pf_row_stride[slot] = 1;
+        if (s->prefetch_over[slot] >= 0 && outer >= 0) {
+            pl->pf_rows[slot] = pl->pack_ext[op][outer];
+            pl->pf_span[slot] -= outer_weight * (pl->pack_ext[op][outer] - 1);
+            pl->pf_row_stride[slot] = outer_weight;
         }
     } else {
         pl->pf_rows[slot] = pl->pf_src_rows[slot];

@@ -73,6 +73,9 @@ typedef struct gb_sched_plan {
     /* a spread prefetch: the iterations of the loops between the site and
      * INNER (the passes) and INNER's own (its dot loop's: groups) */
     long pf_passes[GB_SCHED_PF_SLOTS], pf_iters[GB_SCHED_PF_SLOTS];
+    /* a spread box in a pack buffer: words between its rows (its outermost
+     * dimension inside the site), else 1 */
+    long pf_row_stride[GB_SCHED_PF_SLOTS];
     /* The type (SCHED.md, "Types"): a run of bf16 or u8s8 in the dot form
      * multiplies groups of `group` k (2: vdpbf16ps, 4: vpdpbusd) held in
      * 32-bit words; its k loop `dot_loop` steps a group at a time and the

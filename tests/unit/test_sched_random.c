@@ -546,7 +546,7 @@ TEST(sched_spread_prefetches_are_exact)
          * (the copying pass: in A), and all of B over ii, rows a pass */
         "split i 4 -> io ii\nreorder io j ii k\nparallel io\npack A at io fused\n"
         "prefetch A at ii over k\nprefetch B at io over ii\n",
-        /* B packed at root: its box is the buffer's, one row */
+        /* B packed at root: its box is the buffer's, K rows of 8 */
         "split j 8 -> jo jv\nreorder jo i k jv\nvectorize jv\npack B at root\n"
         "prefetch B at i over k\n",
         deep,
@@ -639,23 +639,14 @@ static int compare_addresses(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* What a spread prefetch asks for, address by address: the kernel built
- * with __builtin_prefetch recording its arguments, run on one thread, its
- * L2 requests against the statement's meaning computed here.  BLIS's loops
- * at 20 x 100 x 100: jc blocks of 96 columns (the second 4 wide, its tail
- * the bound of jv, so jr still runs twice), pc blocks of 40 k (the last 20,
- * its box still 40 rows), one
- * ic block whose 3 ir passes (8, 8 and 4 rows) take 14, 14 and 12 rows of
- * the next micro-panel's 40, a row a kk step from the first: every row of
- * the box of jr + 1, each of its 4 lines (0, 64, 128 bytes and the last
- * float), once per (jc, pc, jr) run. */
-TEST(sched_spread_prefetch_asks_for_the_next_box_once)
+/* The L2 requests (locality 2: the spread prefetches) of text's kernel at
+ * M x N x K on one thread, built with __builtin_prefetch recording its
+ * arguments, against want[nwant] (byte offsets, any order): the same
+ * multiset once both are taken from their lowest address (the operand's or
+ * the buffer's base is the kernel's). */
+static void check_spread_requests(const char *text, int M, int N, int K, size_t *want,
+                                  long nwant)
 {
-    static const char text[] =
-        "split j 96 -> jc jn\nsplit k 40 -> pc kk\nsplit i 24 -> ic im\n"
-        "split jn 48 -> jr jv\nsplit im 8 -> ir ii\n"
-        "reorder jc pc ic jr ir kk ii jv\nvectorize jv\nunroll ii\nparallel jc\n"
-        "prefetch B at kk 4\nprefetch B at jr over kk\n";
     static const char recorder[] =
         "#include <stdarg.h>\n#include <stddef.h>\n"
         "size_t gb_rec[1 << 16];\nlong gb_nrec;\n"
@@ -663,10 +654,7 @@ TEST(sched_spread_prefetch_asks_for_the_next_box_once)
         "    (void)va_arg(ap, int);\n    const int loc = va_arg(ap, int);\n    va_end(ap);\n"
         "    if (loc == 2 && gb_nrec < (1 << 16))\n        gb_rec[gb_nrec] = (size_t)p;\n"
         "    gb_nrec += loc == 2;\n}\n#define __builtin_prefetch(...) gb_record(__VA_ARGS__)\n";
-    const int M = 20, N = 100, K = 100, ldb = N + 3;
     static gb_sched nest;
-    static size_t want[1 << 16];
-    long nwant = 0;
     size_t cap = 1 << 20, used = 0;
     char *source = malloc(cap), err[512];
     gb_params none = { 0 };
@@ -701,29 +689,67 @@ TEST(sched_spread_prefetch_asks_for_the_next_box_once)
         gb_sched_so_close(&so);
         return;
     }
-    /* verify() lays B out with ldb = N + 3; its base is what the kernel
-     * saw, so addresses are compared as offsets from the lowest one a
-     * request of the first box makes: row 0, column 48 */
     *nrec = 0;
     CHECK(verify(fn, &c) == 0);
-    for (int jc = 0; jc < 2; jc++)
-        for (int pc = 0; pc < 3; pc++)
-            for (int jr = 0; jr < 2; jr++)
-                for (int row = 0; row < 40; row++) {
-                    static const int line[] = { 0, 64, 128, 188 };
-                    for (int l = 0; l < 4; l++)
-                        want[nwant++] = 4 * ((size_t)(pc * 40 + row) * ldb +
-                                             (size_t)(jc * 96 + (jr + 1) * 48)) + line[l];
-                }
     CHECK_EQ_INT(*nrec, nwant);
     if (*nrec == nwant) {
         qsort(want, (size_t)nwant, sizeof *want, compare_addresses);
         qsort(rec, (size_t)nwant, sizeof *rec, compare_addresses);
-        const size_t base = rec[0] - want[0]; /* B's address */
+        const size_t base = rec[0] - want[0];
         long wrong = 0;
         for (long i = 0; i < nwant; i++)
             wrong += rec[i] - base != want[i];
         CHECK_EQ_INT(wrong, 0);
     }
     gb_sched_so_close(&so);
+}
+
+/* BLIS's loops at 20 x 100 x 100: jc blocks of 96 columns (the second 4
+ * wide, its tail the bound of jv, so jr still runs twice), pc blocks of 40
+ * k (the last 20, its box still 40 rows), one ic block whose 3 ir passes
+ * (8, 8 and 4 rows) take 14, 14 and 12 rows of the next micro-panel's 40,
+ * a row a kk step from the first. */
+#define BLIS_LOOPS                                                                             \
+    "split j 96 -> jc jn\nsplit k 40 -> pc kk\nsplit i 24 -> ic im\n"                          \
+    "split jn 48 -> jr jv\nsplit im 8 -> ir ii\n"                                              \
+    "reorder jc pc ic jr ir kk ii jv\nvectorize jv\nunroll ii\n"
+
+static const int row_lines[] = { 0, 64, 128, 188 }; /* 48 floats: a line each 16, the last */
+
+/* B read in place (verify()'s ldb is N + 3): every row of the box of
+ * jr + 1, each of its 4 lines, once per (jc, pc, jr) run. */
+TEST(sched_spread_prefetch_asks_for_the_next_box_once)
+{
+    static size_t want[1 << 16];
+    const int ldb = 100 + 3;
+    long n = 0;
+
+    for (int jc = 0; jc < 2; jc++)
+        for (int pc = 0; pc < 3; pc++)
+            for (int jr = 0; jr < 2; jr++)
+                for (int row = 0; row < 40; row++)
+                    for (int l = 0; l < 4; l++)
+                        want[n++] = 4 * ((size_t)(pc * 40 + row) * ldb +
+                                         (size_t)(jc * 96 + (jr + 1) * 48)) + row_lines[l];
+    check_spread_requests(BLIS_LOOPS "parallel jc\nprefetch B at kk 4\nprefetch B at jr over kk\n",
+                          20, 100, 100, want, n);
+}
+
+/* B packed at pc (BLIS's pb[jr][kk][jv], 2 x 40 x 48 floats): the box of
+ * jr + 1 is its micro-panel in the buffer, 40 rows 48 floats apart, each
+ * once per (jc, pc, jr) run. */
+TEST(sched_spread_prefetch_asks_for_the_next_packed_micro_panel)
+{
+    static size_t want[1 << 16];
+    long n = 0;
+
+    for (int jc = 0; jc < 2; jc++)
+        for (int pc = 0; pc < 3; pc++)
+            for (int jr = 0; jr < 2; jr++)
+                for (int row = 0; row < 40; row++)
+                    for (int l = 0; l < 4; l++)
+                        want[n++] = 4 * ((size_t)(jr + 1) * 40 * 48 + (size_t)row * 48) +
+                                    row_lines[l];
+    check_spread_requests(BLIS_LOOPS "parallel ic\npack B at pc\npack A at ic\n"
+                          "prefetch B at jr over kk\n", 20, 100, 100, want, n);
 }
