@@ -375,6 +375,55 @@ TEST(sched_shipped_schedules_are_exact)
     gb_sched_so_close(&so);
 }
 
+/* Case c: text at shape (M, N, K), planned (scratch for 2 threads), or
+ * NULL recorded as a failure. */
+static gb_sched_plan *plan_case(one_case *c, const char *file, const char *text,
+                                const int shape[3], gb_sched *nest)
+{
+    gb_params none = { 0 };
+    gb_sched_plan *pl = NULL;
+    char err[512];
+
+    snprintf(c->text, sizeof c->text, "%s", text);
+    c->M = shape[0], c->N = shape[1], c->K = shape[2];
+    if (!legal(file, text, nest) ||
+        (pl = gb_sched_plan_new(nest, &none, c->M, c->N, c->K, err, sizeof err)) == NULL) {
+        gb_test_fail(__FILE__, __LINE__, text);
+        return NULL;
+    }
+    c->scratch = gb_sched_scratch_floats(pl, 2);
+    return pl;
+}
+
+/* Each kernel PREFIX_n_s of so run on its case (cases[n * nshapes + s]) at
+ * 1 and 2 threads, where used(n, ntexts, s) says (NULL: all), and verified
+ * exactly; a wrong one named with its text. */
+static void verify_cases(const gb_sched_so *so, one_case *cases, int ntexts, int nshapes,
+                         const char *prefix, int (*used)(int, int, int))
+{
+    for (int n = 0; n < ntexts; n++)
+        for (int s = 0; s < nshapes; s++)
+            for (int threads = 1; threads <= 2 && (!used || used(n, ntexts, s)); threads++) {
+                one_case *c = &cases[n * nshapes + s];
+                char symbol[64];
+                gb_kernel_fn fn;
+                long bad;
+                snprintf(symbol, sizeof symbol, "%s_%d_%d", prefix, n, s);
+                *(void **)&fn = dlsym(so->handle, symbol);
+                CHECK(fn != NULL);
+                if (fn == NULL)
+                    continue;
+                c->threads = threads;
+                bad = verify(fn, c);
+                if (bad != 0) {
+                    char msg[2600];
+                    snprintf(msg, sizeof msg, "M=%d N=%d K=%d threads=%d: %ld wrong for\n%s",
+                             c->M, c->N, c->K, threads, bad, c->text);
+                    gb_test_fail(__FILE__, __LINE__, msg);
+                }
+            }
+}
+
 /* The BLIS nests (texts 3 to NT - 2) on two shapes only, one of whole
  * blocks and one of tails: their 8 x 48 blocks, twice over where a pack is
  * fused, are most of the compiler's time (13 s on all five shapes). */
@@ -441,7 +490,7 @@ TEST(sched_row_blocks_are_exact)
     static one_case cases[NT][NS];
     static gb_sched nest;
     size_t cap = 1 << 20, used = 0;
-    char *source = malloc(cap), err[512];
+    char *source = malloc(cap);
     int blocks = 0, fallbacks = 0;
     gb_sched_so so;
 
@@ -452,19 +501,12 @@ TEST(sched_row_blocks_are_exact)
     for (int n = 0; n < NT; n++)
         for (int s = 0; s < NS; s++) {
             one_case *c = &cases[n][s];
-            gb_sched_plan *pl = NULL;
+            gb_sched_plan *pl;
             if (!row_shape_used(n, NT, s))
                 continue;
-            gb_params none = { 0 };
             char symbol[64], *kernel;
-            snprintf(c->text, sizeof c->text, "%s", texts[n]);
-            c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
-            if (!legal("rows.sched", texts[n], &nest) ||
-                (pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err)) == NULL) {
-                gb_test_fail(__FILE__, __LINE__, texts[n]);
+            if ((pl = plan_case(c, "rows.sched", texts[n], shapes[s], &nest)) == NULL)
                 return;
-            }
-            c->scratch = gb_sched_scratch_floats(pl, 2);
             kernel = gb_sched_lower(pl, "probe");
             CHECK(kernel != NULL);
             if (kernel && strstr(kernel, "bv[p] = "))
@@ -484,27 +526,7 @@ TEST(sched_row_blocks_are_exact)
     case -1:
         return;
     }
-    for (int n = 0; n < NT; n++)
-        for (int s = 0; s < NS; s++)
-            for (int threads = 1; threads <= 2 && row_shape_used(n, NT, s); threads++) {
-                one_case *c = &cases[n][s];
-                char symbol[64];
-                gb_kernel_fn fn;
-                long bad;
-                snprintf(symbol, sizeof symbol, "rows_%d_%d", n, s);
-                *(void **)&fn = dlsym(so.handle, symbol);
-                CHECK(fn != NULL);
-                if (fn == NULL)
-                    continue;
-                c->threads = threads;
-                bad = verify(fn, c);
-                if (bad != 0) {
-                    char msg[2600];
-                    snprintf(msg, sizeof msg, "M=%d N=%d K=%d threads=%d: %ld wrong for\n%s",
-                             c->M, c->N, c->K, threads, bad, c->text);
-                    gb_test_fail(__FILE__, __LINE__, msg);
-                }
-            }
+    verify_cases(&so, &cases[0][0], NT, NS, "rows", row_shape_used);
     gb_sched_so_close(&so);
 }
 
@@ -558,7 +580,7 @@ TEST(sched_spread_prefetches_are_exact)
     static one_case cases[NT][NS];
     static gb_sched nest;
     size_t cap = 1 << 20, used = 0;
-    char *source = malloc(cap), err[512];
+    char *source = malloc(cap);
     int row_tests = 0;
     gb_sched_so so;
 
@@ -569,17 +591,10 @@ TEST(sched_spread_prefetches_are_exact)
     for (int n = 0; n < NT; n++)
         for (int s = 0; s < NS; s++) {
             one_case *c = &cases[n][s];
-            gb_sched_plan *pl = NULL;
-            gb_params none = { 0 };
+            gb_sched_plan *pl;
             char symbol[64], *kernel;
-            snprintf(c->text, sizeof c->text, "%s", texts[n]);
-            c->M = shapes[s][0], c->N = shapes[s][1], c->K = shapes[s][2];
-            if (!legal("spread.sched", texts[n], &nest) ||
-                (pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err)) == NULL) {
-                gb_test_fail(__FILE__, __LINE__, texts[n]);
+            if ((pl = plan_case(c, "spread.sched", texts[n], shapes[s], &nest)) == NULL)
                 return;
-            }
-            c->scratch = gb_sched_scratch_floats(pl, 2);
             kernel = gb_sched_lower(pl, "probe");
             CHECK(kernel != NULL);
             if (kernel != NULL && n == 0) /* kk in two segments, no test in it */
@@ -609,27 +624,7 @@ TEST(sched_spread_prefetches_are_exact)
     case -1:
         return;
     }
-    for (int n = 0; n < NT; n++)
-        for (int s = 0; s < NS; s++)
-            for (int threads = 1; threads <= 2; threads++) {
-                one_case *c = &cases[n][s];
-                char symbol[64];
-                gb_kernel_fn fn;
-                long bad;
-                snprintf(symbol, sizeof symbol, "spread_%d_%d", n, s);
-                *(void **)&fn = dlsym(so.handle, symbol);
-                CHECK(fn != NULL);
-                if (fn == NULL)
-                    continue;
-                c->threads = threads;
-                bad = verify(fn, c);
-                if (bad != 0) {
-                    char msg[2600];
-                    snprintf(msg, sizeof msg, "M=%d N=%d K=%d threads=%d: %ld wrong for\n%s",
-                             c->M, c->N, c->K, threads, bad, c->text);
-                    gb_test_fail(__FILE__, __LINE__, msg);
-                }
-            }
+    verify_cases(&so, &cases[0][0], NT, NS, "spread", NULL);
     gb_sched_so_close(&so);
 }
 
