@@ -213,6 +213,9 @@ const char *gb_sched_model_name(int q);
  * the k of f32's blocks: the model's blocks are computed for K / group
  * words and kc multiplied back (gb_sched_model_values_typed). */
 int gb_sched_model_group(const gb_sched *s);
+/* Whether s spreads a prefetch of B (`prefetch B at jr over kk`: the next
+ * micro-panel into L2): the model's b_next (gb_sched_model_values_rows). */
+int gb_sched_spreads_b(const gb_sched *s);
 void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nthreads,
                                  long out[]);
 

@@ -55,7 +55,7 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
                          "= %d words, kc times %d\n", g, (sh->K + g - 1) / g, g);
         gb_sched_model_explain_rows(out, NULL, sh->M, sh->N, (sh->K + g - 1) / g, sh->nthreads,
                                     (long)sh->N * (long)gb_dtype_size_b(s->dtype),
-                                    s->prefetch[GB_SCHED_PF_SPREAD + 1] >= 0);
+                                    gb_sched_spreads_b(s));
     }
     explain_choices(out, pl);
     if (pl->dtype != GB_DTYPE_F32)

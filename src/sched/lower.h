@@ -67,6 +67,13 @@ void lw_bound_of(const plan *pl, int l, char *out, size_t len);
  * prefetches at loop l. */
 void lw_close_loop(emitter *e);
 void lw_emit_prefetches(emitter *e, int l);
+/* The spread slot whose INNER is loop l, or -1; its bounds in its pass,
+ * where the loops outside INNER are in scope (gb_s0_, gb_left_, gb_n_SLOT). */
+int lw_spread_slot_over(const plan *pl, int l);
+void lw_emit_spread_bounds(emitter *e, int slot);
+/* Appends to out (len bytes, *used of them written), never past its end. */
+void lw_append(char *out, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* lower_runs.c's: operand op's pack copy at its site; the dot form's row
  * run and the run on the tiles from position p; the tiles configured for

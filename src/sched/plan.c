@@ -267,6 +267,11 @@ int gb_sched_model_group(const gb_sched *s)
     return s->dtype == GB_DTYPE_BF16 ? 2 : 4;
 }
 
+int gb_sched_spreads_b(const gb_sched *s)
+{
+    return s->prefetch[GB_SCHED_PF_SPREAD + 1] >= 0;
+}
+
 void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nthreads,
                                  long out[])
 {
@@ -274,7 +279,7 @@ void gb_sched_model_values_typed(const gb_sched *s, int M, int N, int K, int nth
 
     gb_sched_model_values_rows(NULL, M, N, (K + g - 1) / g, nthreads,
                                (long)N * (long)gb_dtype_size_b(s->dtype),
-                               s->prefetch[GB_SCHED_PF_SPREAD + 1] >= 0, out);
+                               gb_sched_spreads_b(s), out);
     out[GB_MODEL_KC] *= g;
     /* pf is B's rows ahead (its L1d sets' rule); the dot loop's distance
      * counts groups of g rows.  u8s8 twin at M = 16, 2 threads (Intel Xeon
