@@ -127,7 +127,18 @@ typedef struct gb_calibration {
     int rounds;              /* 0: not measured */
     char source[16];         /* "measured", "cached", "forced", "default" */
     gb_calib_answer answer[GB_CALIB_QUESTIONS];
+    /* What a call at more than one thread pays for them (threads > 1;
+     * 0: not measured): packed's median call on GB_CALIB_SMALL cubed at
+     * one thread and at `threads`, whose difference from its share of the
+     * work is the threaded call's own cost (its parallel region, the other
+     * threads' start).  packed runs a call on one thread where the busiest
+     * thread's saving is no more than that (packed_plan.h,
+     * packed_threads_for_work). */
+    double small_us;
+    double small_t_us;
 } gb_calibration;
+/* The small call's M = K = N: a few microseconds of packed's work. */
+#define GB_CALIB_SMALL 64
 
 /* Copied only when in place measured more than 10 % slower: closer than
  * that the two are one regime on a shared machine, and in place is the one
@@ -277,5 +288,8 @@ int gb_calibration_decide(int q, double ratio);
  * ("copied: in place took 1.42x the time of copied (median of 5 rounds,
  * p10-p90 1.30-1.51, on mlp_expand M=16,64 ...), measured"). */
 void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len);
+/* The threads' cost in a line: the small call's two times, or why there
+ * are none (forced, default, not measured). */
+void gb_calibration_describe_threads(const gb_calibration *c, char *buf, size_t len);
 
 #endif

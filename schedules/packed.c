@@ -706,24 +706,6 @@ fail:
 
 /* ---- balance ------------------------------------------------------------------- */
 
-/* Where grid column j of npanels column panels starts (bound[j]) and ends
- * (bound[j + 1]): cumulative shares rounded to whole panels, every column
- * at least one panel while there are enough. */
-static void column_bounds(const double *share, int tn, int npanels, int *bound)
-{
-    double sum = 0.0;
-
-    bound[0] = 0;
-    for (int j = 0; j < tn; j++) {
-        int b, lo, hi;
-        sum += share[j];
-        b = j + 1 == tn ? npanels : (int)(sum * npanels + 0.5);
-        lo = bound[j] + (npanels >= tn ? 1 : 0);
-        hi = npanels - (npanels >= tn ? tn - 1 - j : 0);
-        bound[j + 1] = b < lo ? lo : b > hi ? hi : b;
-    }
-}
-
 /* After a call: each grid column's share moves halfway towards the share at
  * which every thread would have finished together, its speed being the
  * panels it did over the time it took.  The cores of a shared machine are
@@ -844,7 +826,7 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
             state_free(s);
         return -1;
     }
-    column_bounds(s->share, s->plan.tn, (int)ceil_div(N, s->plan.nr), bound);
+    packed_column_bounds(s->share, s->plan.tn, (int)ceil_div(N, s->plan.nr), bound);
     /* A fused: nothing of A packed yet in this call. */
     for (size_t i = 0; s->a_ready && i < (size_t)ceil_div(M, s->plan.mr) * s->a_blocks; i++)
         atomic_init(&s->a_ready[i], 0);

@@ -27,7 +27,7 @@
 #include "sched_build.h"
 #include "sha256.h"
 
-#define CALIB_SCHEMA "gemmbench-calibration/2"
+#define CALIB_SCHEMA "gemmbench-calibration/3"
 /* A calibration file is a few hundred bytes; more is not one. */
 #define CALIB_MAX_FILE 65536
 
@@ -98,13 +98,28 @@ static int answer_from_json(const cJSON *o, int q, gb_calib_answer *a)
     return 0;
 }
 
+/* The threads' cost (machine.h): both measured (positive, under a second),
+ * or both 0 (not measured: always at one thread). */
+static int threads_cost_valid(const cJSON *small, const cJSON *small_t, double threads)
+{
+    double a, b;
+
+    if (!cJSON_IsNumber(small) || !cJSON_IsNumber(small_t))
+        return 0;
+    a = small->valuedouble;
+    b = small_t->valuedouble;
+    if (a == 0.0 && b == 0.0)
+        return 1;
+    return threads >= 2 && a > 0.0 && a < 1e6 && b > 0.0 && b < 1e6;
+}
+
 int gb_calibration_load(const char *path, const char *key, gb_calibration *out, char *err,
                         size_t errlen)
 {
     char why[256];
     char *text = gb_read_regular(path, CALIB_MAX_FILE, why, sizeof why);
     cJSON *doc;
-    const cJSON *schema, *file_key, *threads, *rounds;
+    const cJSON *schema, *file_key, *threads, *rounds, *small, *small_t;
     int rc = -1, answers = 0, contradicted = 0;
 
     memset(out, 0, sizeof *out);
@@ -138,6 +153,8 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
     file_key = cJSON_GetObjectItemCaseSensitive(doc, "key");
     threads = cJSON_GetObjectItemCaseSensitive(doc, "threads");
     rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds");
+    small = cJSON_GetObjectItemCaseSensitive(doc, "small_us");
+    small_t = cJSON_GetObjectItemCaseSensitive(doc, "small_t_us");
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
         int got = answer_from_json(cJSON_GetObjectItemCaseSensitive(doc, gb_calib_questions[q].name),
                                    q, &out->answer[q]);
@@ -161,11 +178,15 @@ int gb_calibration_load(const char *path, const char *key, gb_calibration *out, 
                rounds->valuedouble < 1 || rounds->valuedouble > 1e6 ||
                answers + contradicted != GB_CALIB_QUESTIONS) {
         snprintf(err, errlen, "corrupt: a field is missing or out of range");
+    } else if (!threads_cost_valid(small, small_t, threads->valuedouble)) {
+        snprintf(err, errlen, "corrupt: small_us and small_t_us are not the threads' cost");
     } else if (contradicted > 0) {
         snprintf(err, errlen, "corrupt: an answer contradicts its own ratios or same_plan");
     } else {
         out->threads = (int)threads->valuedouble;
         out->rounds = (int)rounds->valuedouble;
+        out->small_us = small->valuedouble;
+        out->small_t_us = small_t->valuedouble;
         snprintf(out->source, sizeof out->source, "cached");
         rc = 0;
     }
@@ -208,6 +229,8 @@ int gb_calibration_store(const char *path, const char *key, const gb_calibration
         }
         cJSON_AddStringToObject(o, "shapes", gb_calib_questions[q].shapes);
     }
+    cJSON_AddNumberToObject(doc, "small_us", c->small_us);
+    cJSON_AddNumberToObject(doc, "small_t_us", c->small_t_us);
     cJSON_AddStringToObject(doc, "measured", when);
     rc = gb_json_write_atomic(doc, path, 1, err, errlen);
     cJSON_Delete(doc);

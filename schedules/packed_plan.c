@@ -70,10 +70,14 @@
  *
  * Thread grid: tm x tn threads over the rows and columns of C (packed.c
  * splits the (ic, jr) tiles over it), the one that minimizes, for the
- * busiest thread, padded FMAs + PACK_COST x the A and B elements it packs
+ * busiest thread, its FMAs (rows padded to MR, a fringe micro-panel at the
+ * narrow kernel's width) + PACK_COST x the A and B elements it packs
  * or reads: splitting N brings each B element in once, splitting M would
  * bring all of B in on every thread, so at BERT's shapes the columns are
- * split.
+ * split.  Threads: as many as asked while C has tiles for them, and one
+ * where what the others would save the busiest thread is no more than a
+ * threaded call's own cost, both timed by the calibration
+ * (packed_threads_for_work).
  */
 #include "gemmbench.h"
 #include "calibration.h"
@@ -82,6 +86,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Shares of each cache the blocking rule gives a block (see the header). */
@@ -197,12 +202,79 @@ static int user_block(long value, long extent, int unit)
     return (int)(v < max ? v : max);
 }
 
-/* Busiest thread's cost for a tm x tn grid: padded FMAs, plus the A and B
- * elements it packs or reads, at PACK_COST FMAs each. */
+void packed_column_bounds(const double *share, int tn, int npanels, int *bound)
+{
+    double sum = 0.0;
+
+    bound[0] = 0;
+    for (int j = 0; j < tn; j++) {
+        int b, lo, hi;
+        sum += share != NULL ? share[j] : 1.0 / tn;
+        b = j + 1 == tn ? npanels : (int)(sum * npanels + 0.5);
+        lo = bound[j] + (npanels >= tn ? 1 : 0);
+        hi = npanels - (npanels >= tn ? tn - 1 - j : 0);
+        bound[j + 1] = b < lo ? lo : b > hi ? hi : b;
+    }
+}
+
+/* The columns of C the busiest grid column runs its tiles over, at equal
+ * shares: NR a micro-panel, and N's fringe (the last micro-panel, under
+ * NR) at the narrow kernel's width, its columns rounded up to whole
+ * vectors, where the isa has one (packed.c).  Counting the fringe at NR
+ * made 1 x 2 and 2 x 1 tie at 256 x 256 x 256 (six micro-panels, the
+ * last 16 wide), and the tie went to 1 x 2: one thread 144 columns, the
+ * other 112, 1.11x oneDNN's time at 2 threads (AMD EPYC family 25). */
+static double busiest_cols(const packed_plan *p, int N, int tn)
+{
+    const int npanels = (int)ceil_div(N, p->nr);
+    const int fringe = N - (npanels - 1) * p->nr, vf = p->isa->vector_floats;
+    const int last = fringe < p->nr && p->isa->kernel_narrow != NULL
+                         ? (int)ceil_div(fringe, vf) * vf : p->nr;
+    int *bound = malloc(((size_t)tn + 1) * sizeof *bound);
+    double most = 0.0;
+
+    if (bound == NULL)
+        return (double)ceil_div(npanels, tn) * p->nr;
+    packed_column_bounds(NULL, tn, npanels, bound);
+    for (int j = 0; j < tn; j++) {
+        const int panels = bound[j + 1] - bound[j];
+        double cols = (double)panels * p->nr;
+        if (panels > 0 && bound[j + 1] == npanels)
+            cols += last - p->nr;
+        most = cols > most ? cols : most;
+    }
+    free(bound);
+    return most;
+}
+
+/* The busiest thread's work on the best grid of t threads before the
+ * blocks are chosen: its FMAs, and its A and B elements read once each,
+ * at PACK_COST FMAs (grid_cost with A read by every thread and one jc
+ * block): what the threads rule weighs (packed_threads_for_work). */
+static double work_cost(const packed_plan *p, int M, int N, int K, int t)
+{
+    double best = -1.0;
+
+    for (int tm = 1; tm <= t; tm++) {
+        const int tn = t / tm;
+        double rows, cols, cost;
+        if (tm * tn != t)
+            continue;
+        rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
+        cols = busiest_cols(p, N, tn);
+        cost = rows * cols * K + PACK_COST * (rows + cols) * K;
+        best = best < 0.0 || cost < best ? cost : best;
+    }
+    return best;
+}
+
+/* Busiest thread's cost for a tm x tn grid: its FMAs (rows padded to MR,
+ * columns as busiest_cols runs them), plus the A and B elements it packs
+ * or reads, at PACK_COST FMAs each. */
 static double grid_cost(const packed_plan *p, int M, int N, int K, int tm, int tn)
 {
     const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
-    const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
+    const double cols = busiest_cols(p, N, tn);
     const double jc_blocks = (double)ceil_div((long)cols, p->nc);
     const int a_shared = p->a_mode == A_WHOLE || p->a_mode == A_FUSED;
     const double a_packed = a_shared ? (double)round_up(M, p->mr) * K / p->nthreads
@@ -320,6 +392,18 @@ void packed_plan_call_on(const gb_machine *m, const gb_calibration *cal, int M, 
     p->mr = p->isa->mr;
     p->nr = p->isa->nr;
     p->nthreads = packed_threads_for_tiles(ctx->nthreads, M, N, p->mr, p->nr);
+    p->threads_tiles = p->nthreads;
+    /* ... and their region paid for by what they save (the calibration at
+     * that count measured both; its answers stay the plan's at one). */
+    if (p->nthreads > 1) {
+        const int s = GB_CALIB_SMALL;
+        if (p->calib.source[0] == '\0')
+            gb_calibration_lookup(m, p->nthreads, &p->calib);
+        p->nthreads = packed_threads_for_work(
+            p->nthreads, work_cost(p, M, N, K, 1), work_cost(p, M, N, K, p->nthreads),
+            work_cost(p, s, s, s, 1), work_cost(p, s, s, s, p->nthreads), p->calib.small_us,
+            p->calib.small_t_us, &p->threads_saving_us, &p->threads_own_us);
+    }
     /* B fused: the fewest A micro-panels per B micro-panel from which the
      * first one's pass copies it for the others, (passes - 1) x MR >=
      * FUSED_COPY_FMAS; below, every pass reads it in place. */
@@ -550,11 +634,33 @@ static void explain_read(FILE *out, const packed_plan *p, int question)
 
 void packed_explain_threads(FILE *out, int asked, int used, int M, int N, int mr, int nr)
 {
+    const long tiles = ceil_div(M, mr) * ceil_div(N, nr);
+
     fprintf(out, "%d thread%s", asked, asked > 1 ? "s" : "");
-    if (used < asked)
-        fprintf(out, " (%d used: %ld tile%s of %dx%d)", used, ceil_div(M, mr) * ceil_div(N, nr),
-                used > 1 ? "s" : "", mr, nr);
+    if (used < asked && tiles < asked)
+        fprintf(out, " (%d used: %ld tile%s of %dx%d)", used, tiles, tiles > 1 ? "s" : "", mr,
+                nr);
+    else if (used < asked)
+        fprintf(out, " (%d used: too little work for more, below)", used);
     fputs(":\n", out);
+}
+
+/* The threads rule's line, where the tiles allowed more than one thread. */
+static void packed_explain_work(FILE *out, const packed_plan *p)
+{
+    const int s = GB_CALIB_SMALL;
+
+    if (!(p->calib.small_t_us > 0.0))
+        fprintf(out, "  threads       %d, all the tiles allow: what a threaded call costs not "
+                     "calibrated (%s)\n",
+                p->nthreads, p->calib.source);
+    else
+        fprintf(out, "  threads       %d: %d would save the busiest thread %.2f us, %s the "
+                     "%.2f us a threaded call costs beyond its share of the work (calibrated: "
+                     "%dx%dx%d took %.2f us at 1 thread, %.2f at %d)\n",
+                p->nthreads, p->threads_tiles, p->threads_saving_us,
+                p->nthreads > 1 ? "over" : "no more than", p->threads_own_us, s, s, s,
+                p->calib.small_us, p->calib.small_t_us, p->threads_tiles);
 }
 
 void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
@@ -583,6 +689,8 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
     fprintf(out, "  micro-kernel  %s %dx%d (%s; %d registers of %d floats)%s\n", p.isa->name,
             p.mr, p.nr, forced >= 0 ? "forced" : "widest this CPU runs", p.isa->vector_regs,
             p.isa->vector_floats, p.isa->cpu_runs() ? "" : "  -- this CPU cannot run it");
+    if (p.threads_tiles > 1)
+        packed_explain_work(out, &p);
     fprintf(out, "  B             %s%s\n", b_how[p.b_mode],
             gb_param_get(ctx->params, "bpack", -1) >= 0 ||
                     gb_param_get(ctx->params, "loop", -1) >= 0

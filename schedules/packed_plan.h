@@ -58,7 +58,14 @@ typedef struct packed_plan {
      * question (rows closer, --prepack, or --param bpack / apack). */
     int read[GB_CALIB_QUESTIONS];
     int read_param[GB_CALIB_QUESTIONS]; /* from --param, not from calib */
-    gb_calibration calib;    /* the machine's calibration at nthreads, when asked */
+    gb_calibration calib;    /* the machine's calibration at nthreads, when asked (at
+                              * the threads the tiles allow, where those are more
+                              * than one: packed_threads_for_work) */
+    int threads_tiles;       /* the threads the tiles allowed (packed_threads_for_tiles) */
+    /* What they would save the busiest thread, and what a threaded call
+     * costs beyond its share, where the calibration measured it
+     * (packed_threads_for_work; 0: not computed). */
+    double threads_saving_us, threads_own_us;
 } packed_plan;
 
 /* The plan of one call: the isa (NULL when a forced one is not in this
@@ -121,6 +128,42 @@ static inline int packed_threads_for_tiles(int asked, int M, int N, int mr, int 
 {
     const long tiles = ceil_div(M > 0 ? M : 1, mr) * ceil_div(N > 0 ? N : 1, nr);
     return asked < 1 ? 1 : tiles < asked ? (int)tiles : asked;
+}
+
+/* Where grid column j of npanels column panels starts (bound[j]) and ends
+ * (bound[j + 1]): cumulative shares (share NULL: equal ones) rounded to
+ * whole panels, every column at least one panel while there are enough.
+ * packed.c splits each call so, its shares learned from the calls before;
+ * the plan weighs its grids at equal shares. */
+void packed_column_bounds(const double *share, int tn, int npanels, int *bound);
+
+/* Then the threads a call uses where the tiles allow `threads` (more than
+ * one): all of them, or one where what they save the busiest thread, in
+ * time, is no more than what a threaded call costs beyond its share of the
+ * work, both from the calibration's small call (machine.h): at one thread
+ * it took small_us for small_1 cost units (the plan's: FMAs and elements
+ * read), at `threads` small_t_us for small_t, so a unit takes u = small_us
+ * / small_1 and the threaded call's own cost is small_t_us - u small_t.
+ * cost_1, cost_t: this call's busiest thread's work at one thread and at
+ * `threads`.  Unmeasured (0): all.  *saving_us = u (cost_1 - cost_t) and
+ * *own_us that cost, or both 0 where not computed.  On the AMD EPYC
+ * family 25 guest at 2 threads: 16x64x64 1.7 us, its time at one thread
+ * (2.3 us on a 2 x 1 grid), and 32x32x32 1.4 us against 1.1; 64x64x64 4.5
+ * against 5.4; `gemmbench info`'s fork/join line (an empty region): 1.1 us
+ * there, 3.2 on the family 26. */
+static inline int packed_threads_for_work(int threads, double cost_1, double cost_t,
+                                          double small_1, double small_t, double small_us,
+                                          double small_t_us, double *saving_us, double *own_us)
+{
+    double u;
+
+    *saving_us = *own_us = 0.0;
+    if (threads < 2 || !(small_1 > 0.0) || !(small_us > 0.0) || !(small_t_us > 0.0))
+        return threads;
+    u = small_us / small_1;
+    *saving_us = u * (cost_1 - cost_t);
+    *own_us = small_t_us - u * small_t;
+    return *saving_us > *own_us ? threads : 1;
 }
 
 /* The variant's description of a plan (gb_variant's resolve, explain,

@@ -111,6 +111,15 @@ def calibration_problems(c):
         if source not in ("measured", "cached", "forced", "default"):
             out.append(f"{where}.source is not measured, cached, forced or default")
             continue
+        # the threads' cost: both or neither, positive, measured or cached
+        # at more than one thread (absent in files before 2026-12-05 23:00)
+        small = [e.get(k) for k in ("small_us", "small_t_us")]
+        if small != [None, None] and (
+                not all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0
+                        for x in small)
+                or source not in ("measured", "cached") or not (isinstance(t, int) and t >= 2)):
+            out.append(f"{where}: small_us and small_t_us not both positive, measured or "
+                       "cached at more than one thread")
         # copied exactly when in place took more than this over copied;
         # bfar's threshold was 1.0 before 2026-12-05 and is 1.02 since,
         # which a file does not say: off only above 1.0, on only up to 1.02

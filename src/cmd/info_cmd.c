@@ -244,6 +244,11 @@ int gb_cmd_info(int argc, char **argv)
             printf("calibration    packed at %d thread%s, %s: %s\n", threads,
                    threads > 1 ? "s" : "", gb_calib_questions[q].about, why);
         }
+        if (threads > 1) {
+            gb_calibration_describe_threads(&c, why, sizeof why);
+            printf("calibration    packed at %d threads, what they cost a call: %s\n", threads,
+                   why);
+        }
     }
     fflush(stdout);
     if (gb_machine_measure_bandwidth(&m, m.affinity_cpus, err, sizeof err) != 0)

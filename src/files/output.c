@@ -215,6 +215,10 @@ static cJSON *calibration_json(const gb_machine *m)
                 cJSON_AddStringToObject(ans, "shapes", gb_calib_questions[q].shapes);
             }
         }
+        if (c->small_t_us > 0.0) {
+            cJSON_AddNumberToObject(o, "small_us", c->small_us);
+            cJSON_AddNumberToObject(o, "small_t_us", c->small_t_us);
+        }
         cJSON_AddItemToArray(list, o);
     }
     return list;

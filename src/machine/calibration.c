@@ -14,7 +14,7 @@
 
 /* Bump when what is measured, or how it decides, changes: the key changes
  * with it, so older files are never read (and refused if copied in). */
-#define CALIB_METHOD 15
+#define CALIB_METHOD 16
 
 const char *const gb_read_names[] = { "in_place", "copied", NULL };
 const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
@@ -182,4 +182,15 @@ void gb_calibration_describe(const gb_calibration *c, int question, char *buf, s
                            "p10-p90 %.2f-%.2f, on %s; %s above %.2fx), %s",
                  choice, q->words[0], a->ratio, q->words[1], c->rounds, a->ratio_p10,
                  a->ratio_p90, q->shapes, q->words[1], q->copied_above, c->source);
+}
+
+void gb_calibration_describe_threads(const gb_calibration *c, char *buf, size_t len)
+{
+    if (c->small_t_us > 0.0)
+        snprintf(buf, len, "%dx%dx%d took %.2f us at 1 thread, %.2f at %d (medians), %s",
+                 GB_CALIB_SMALL, GB_CALIB_SMALL, GB_CALIB_SMALL, c->small_us, c->small_t_us,
+                 c->threads, c->source);
+    else
+        snprintf(buf, len, "not measured (%s): every call takes the threads its tiles allow",
+                 c->source);
 }

@@ -121,6 +121,13 @@ extern const gb_variant gb_variant_packed;
 #define CALIB_REPS 3
 #define CALIB_REPS_QUICK 2
 #define CALIB_NSHAPES 2
+/* The threads' cost: the small call's rounds, and each round's warm-up
+ * and timed calls at each count (a few microseconds a call: tens of
+ * milliseconds in all). */
+#define SMALL_ROUNDS 5
+#define SMALL_ROUNDS_QUICK 3
+#define SMALL_WARMUP 20
+#define SMALL_REPS 200
 
 /* packed reads the calibration, and so does a schedule with choose blocks
  * (the model answers them from it: SCHED.md, "Choices"). */
@@ -304,6 +311,60 @@ void gb_calibration_context(int q, const gb_calibration *out, const int *measure
     }
 }
 
+/* What a call at more than one thread pays for them (machine.h): packed's
+ * median call on the small shape, default params, at one thread and at
+ * `threads`, the two interleaved over SMALL_ROUNDS rounds (the median of
+ * each count's round medians).  Its plan at `threads` keeps them all: the
+ * threads rule reads this calibration, not yet in the cache.  0, or -1
+ * with err. */
+static int measure_threads_cost(int threads, int quick, gb_calibration *out, char *err,
+                                size_t errlen)
+{
+    const int counts[2] = { 1, threads }, rounds = quick ? SMALL_ROUNDS_QUICK : SMALL_ROUNDS;
+    volatile sig_atomic_t stop = 0;
+    double medians[2][SMALL_ROUNDS];
+    gb_workspace ws;
+    gb_params none;
+    gb_stats st;
+    int rc = 0;
+
+    memset(&ws, 0, sizeof ws);
+    memset(&none, 0, sizeof none);
+    if (gb_workspace_init(&ws, GB_CALIB_SMALL, GB_CALIB_SMALL, GB_CALIB_SMALL, err, errlen) != 0)
+        return -1;
+    for (int r = 0; r < rounds && rc == 0; r++)
+        for (int i = 0; i < 2 && rc == 0; i++) {
+            const int c = (r + i) % 2;
+            const gb_measure_cfg cfg = { .warmup = SMALL_WARMUP, .reps = SMALL_REPS,
+                                         .min_reps = SMALL_REPS, .max_time = 10.0, .check = 0,
+                                         .nthreads = counts[c] };
+            gb_result res;
+            memset(&res, 0, sizeof res);
+            rc = gb_measure(&gb_variant_packed, &none, counts[c], 0, &ws, &cfg, &stop, &res, err,
+                            errlen);
+            if (rc == 0 && !(res.stats.median > 0.0)) {
+                snprintf(err, errlen, "calibration: a call took no measurable time");
+                rc = -1;
+            }
+            if (rc == 0)
+                medians[c][r] = res.stats.median;
+            gb_result_free(&res);
+        }
+    gb_workspace_free(&ws);
+    if (rc != 0)
+        return -1;
+    if (stats_compute(medians[0], (size_t)rounds, &st) != 0)
+        goto nomem;
+    out->small_us = st.median;
+    if (stats_compute(medians[1], (size_t)rounds, &st) != 0)
+        goto nomem;
+    out->small_t_us = st.median;
+    return 0;
+nomem:
+    snprintf(err, errlen, "calibration: out of memory");
+    return -1;
+}
+
 int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *err,
                            size_t errlen)
 {
@@ -323,6 +384,8 @@ int gb_calibration_measure(int threads, int quick, gb_calibration *out, char *er
             return -1;
         measured[q] = 1;
     }
+    if (threads > 1 && measure_threads_cost(threads, quick, out, err, errlen) != 0)
+        return -1;
     out->threads = threads;
     out->rounds = rounds;
     snprintf(out->source, sizeof out->source, "measured");
@@ -377,6 +440,11 @@ int gb_calibration_ensure(const gb_machine *m, int threads, int quiet, gb_calibr
         gb_calibration_describe(out, q, line, sizeof line);
         fprintf(stderr, "gemmbench: packed calibrated at %d thread%s, %s: %s\n", threads,
                 threads > 1 ? "s" : "", gb_calib_questions[q].label, line);
+    }
+    if (threads > 1 && !quiet) {
+        gb_calibration_describe_threads(out, line, sizeof line);
+        fprintf(stderr, "gemmbench: packed calibrated at %d threads, what they cost a call: %s\n",
+                threads, line);
     }
     return 0;
 }

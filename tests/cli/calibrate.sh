@@ -39,6 +39,7 @@ expect_grep first_run_says_b '^gemmbench: packed calibrated at 2 threads, B read
 expect_grep first_run_says_a '^gemmbench: packed calibrated at 2 threads, A read: \(in_place\|copied\): in place took' "$WORK/a.err"
 expect_grep first_run_says_bprefetch '^gemmbench: packed calibrated at 2 threads, B prefetch to: l[12]: L1 and L2 took' "$WORK/a.err"
 expect_grep first_run_says_bcopy '^gemmbench: packed calibrated at 2 threads, B copy rule: \(in_place\|copied\): in place took' "$WORK/a.err"
+expect_grep first_run_says_threads '^gemmbench: packed calibrated at 2 threads, what they cost a call: 64x64x64 took [0-9.]* us at 1 thread, [0-9.]* at 2 (medians), measured$' "$WORK/a.err"
 files=$(ls "$CACHE"/gemmbench/calibration-*.json 2>/dev/null | wc -l)
 check one_cache_file test "$files" -eq 1
 run -o "$WORK/b.json" >/dev/null 2>"$WORK/b.err"
@@ -58,6 +59,9 @@ if command -v python3 >/dev/null 2>&1; then
     check json_effective_bread test -n "$choice" -a "$(field "$WORK/a.json" results.0.effective_params.bread)" = "$choice"
     check json_validates python3 scripts/validate-json.py "$WORK/a.json" --complete
     check json_bmany_answered test "$(field "$WORK/a.json" machine.calibration.0.bmany.read)" != none
+    check json_small_measured python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["machine"]["calibration"][0]
+sys.exit(0 if c["small_us"] > 0 and c["small_t_us"] > 0 else 1)' "$WORK/a.json"
     # validator_case NAME FILE BAD: the validator refuses FILE (BAD 1) or
     # takes it (BAD 0).
     validator_case() {
@@ -82,6 +86,21 @@ d["machine"]["calibration"][0]["bfar"].update(read=sys.argv[2], ratio=float(sys.
 json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/bfar.json"
         validator_case "validator_bfar_${answer}_$ratio" "$WORK/bfar.json" "$bad"
     done
+    # the threads' cost: both positive, or neither; else refused.
+    for case in 5.4:4.2:0 -1:4.2:1 5.4:none:1 none:none:0; do
+        IFS=: read -r small small_t bad <<EOF2
+$case
+EOF2
+        python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["machine"]["calibration"][0]
+for k, v in (("small_us", sys.argv[2]), ("small_t_us", sys.argv[3])):
+    c.pop(k, None)
+    if v != "none":
+        c[k] = float(v)
+json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$small" "$small_t" "$WORK/small.json"
+        validator_case "validator_small_${small}_$small_t" "$WORK/small.json" "$bad"
+    done
     # same_plan (nothing timed): the first answer and no ratios, or refused.
     for case in in_place:none:0 copied:none:1 in_place:1.0:1; do
         IFS=: read -r answer ratio bad <<EOF2
@@ -99,7 +118,9 @@ json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/s
 else
     for c in json_first_measured json_second_cached json_same_choice json_a_answer \
         json_bcopy_answer json_bprefetch_answer json_threads json_rounds json_effective_bread \
-        json_validates json_bmany_answered validator_bfar_off_1.01 validator_bfar_on_1.01 \
+        json_validates json_bmany_answered json_small_measured validator_small_5.4_4.2 \
+        validator_small_-1_4.2 validator_small_5.4_none validator_small_none_none \
+        validator_bfar_off_1.01 validator_bfar_on_1.01 \
         validator_bfar_off_0.99 validator_bfar_on_1.03 validator_same_plan_in_place_none \
         validator_same_plan_copied_none validator_same_plan_in_place_1.0; do
         skip $c "needs python3 (reads the result file's JSON)"
@@ -153,6 +174,33 @@ fi
 calib --variant packed --shape 16x768x768 --threads 2 --explain >"$WORK/h.txt" 2>&1
 check explain_near_rows_runs test $? -eq 0
 check explain_near_rows_no_choice test "$(grep -c ' read   ' "$WORK/h.txt")" -eq 0
+# The threads a call pays for, from the cache's small call (set here to the
+# family 25 guest's 5.44 and 4.23 us, so that the plans do not depend on
+# this machine's): 16x16x16 on one thread, 64x768x768 on both; forced,
+# nothing measured, both.
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d.update(small_us=5.44, small_t_us=4.23)
+json.dump(d, open(sys.argv[1], "w"))' "$file"
+    calib --variant packed --shape 16x16x16 --threads 2 --explain >"$WORK/t1.txt" 2>&1
+    expect_grep explain_small_one_thread '2 threads (1 used: too little work for more, below):' "$WORK/t1.txt"
+    expect_grep explain_small_why 'threads       1: 2 would save the busiest thread 0.[0-9]* us, no more than the 1.[0-9]* us a threaded call costs beyond its share of the work (calibrated: 64x64x64 took 5.44 us at 1 thread, 4.23 at 2)' "$WORK/t1.txt"
+    calib --variant packed --shape 16x16x16 --threads 2 --reps 3 --warmup 1 -o "$WORK/t1.json" --force >/dev/null 2>"$WORK/t1.err"
+    check small_one_thread_runs test $? -eq 0
+    check small_one_thread_grid test "$(field "$WORK/t1.json" results.0.effective_params.threads_m)$(field "$WORK/t1.json" results.0.effective_params.threads_n)" = 11
+    check small_one_thread_exact test "$(field "$WORK/t1.json" results.0.check)" = pass
+    calib --variant packed --shape 64x768x768 --threads 2 --explain >"$WORK/t2.txt" 2>&1
+    expect_grep explain_large_both 'threads       2: 2 would save the busiest thread [0-9.]* us, over the' "$WORK/t2.txt"
+    XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=in_place "$G" --variant packed --shape 16x16x16 \
+        --threads 2 --explain >"$WORK/t3.txt" 2>&1
+    expect_grep explain_small_forced 'threads       2, all the tiles allow: what a threaded call costs not calibrated (forced)' "$WORK/t3.txt"
+else
+    for c in explain_small_one_thread explain_small_why small_one_thread_runs \
+        small_one_thread_grid small_one_thread_exact explain_large_both explain_small_forced; do
+        skip $c "needs python3 (edits the cache file)"
+    done
+fi
 # A's rows a page apart (K = 3072): A's answer, forced either way.
 XDG_CACHE_HOME=$CACHE GEMMBENCH_CALIBRATE=copied "$G" --variant packed --shape 16x3072x768 \
     --threads 2 --explain >"$WORK/k.txt" 2>&1

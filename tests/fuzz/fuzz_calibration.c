@@ -29,6 +29,11 @@ static void check_accepted(const gb_calibration *c)
     if (strcmp(c->source, "cached") != 0 || c->threads < 1 || c->threads > 1000000 ||
         c->rounds < 1 || c->rounds > 1000000)
         abort();
+    /* the threads' cost: both 0, or both measured at more than one thread */
+    if (!(c->small_us == 0.0 && c->small_t_us == 0.0) &&
+        (c->threads < 2 || !(c->small_us > 0.0 && c->small_us < 1e6) ||
+         !(c->small_t_us > 0.0 && c->small_t_us < 1e6)))
+        abort();
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
         const gb_calib_answer *a = &c->answer[q];
         char line[512];
@@ -74,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gb_calibration_load(again_path, KEY, &back, err, sizeof err) != 0)
         abort(); /* what was accepted is written and read back */
     unlink(again_path);
-    if (back.threads != c.threads || back.rounds != c.rounds)
+    if (back.threads != c.threads || back.rounds != c.rounds || !same(back.small_us, c.small_us) ||
+        !same(back.small_t_us, c.small_t_us))
         abort();
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
         if (back.answer[q].read != c.answer[q].read ||

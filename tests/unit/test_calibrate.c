@@ -88,6 +88,8 @@ static void write_text(const char *path, const char *text)
     }
 }
 
+static long read_text(const char *path, char *text, size_t len);
+
 static long effective(const gb_variant *v, const gb_params *p, int M, int N, int K, int threads,
                       const char *key)
 {
@@ -122,10 +124,13 @@ TEST(calibration_cache_round_trips)
     c.answer[GB_CALIB_BFAR] = (gb_calib_answer){ GB_OFF, 1.09375, 1.0625, 1.125, 0 };
     c.answer[GB_CALIB_KCPLACES] = (gb_calib_answer){ GB_ON, 0.96875, 0.9375, 1.0, 0 };
     c.answer[GB_CALIB_BMANY] = (gb_calib_answer){ GB_READ_COPIED, 1.015625, 1.0, 1.03125, 0 };
+    c.small_us = 5.4375;
+    c.small_t_us = 4.25;
     CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
     CHECK_EQ_INT(back.threads, 2);
     CHECK_EQ_INT(back.rounds, 7);
+    CHECK(back.small_us == 5.4375 && back.small_t_us == 4.25);
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
         CHECK_EQ_INT(back.answer[q].read, c.answer[q].read);
         CHECK(back.answer[q].ratio == c.answer[q].ratio);
@@ -146,6 +151,28 @@ TEST(calibration_cache_round_trips)
     CHECK(back.answer[GB_CALIB_KCPLACES].ratio == 0.96875);
     CHECK_EQ_INT(back.answer[GB_CALIB_BMANY].read, GB_READ_COPIED);
     CHECK_STR(back.source, "cached");
+    CHECK(back.small_us == 5.4375 && back.small_t_us == 4.25);
+    /* The threads' cost: both measured, or both 0 (not measured); else
+     * the file is refused. */
+    {
+        static const char *const broken[] = { "-4.25", "0", "1e999", "\"4.25\"" };
+        char good[8192], bad[8300];
+        const long len = read_text(path, good, sizeof good);
+        const char *at = len > 0 ? strstr(good, "4.25") : NULL;
+        CHECK(at != NULL && strstr(at + 1, "4.25") == NULL);
+        for (size_t i = 0; at != NULL && i < sizeof broken / sizeof broken[0]; i++) {
+            snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - good), good, broken[i], at + 4);
+            write_text(path, bad);
+            err[0] = '\0';
+            CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
+            /* 1e999: the strict reader's (a number out of range) */
+            CHECK(strstr(err, i == 2 ? "corrupt: " : "corrupt: small_us and small_t_us") == err);
+        }
+        c.small_us = c.small_t_us = 0.0;
+        CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
+        CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), 0);
+        CHECK(back.small_us == 0.0 && back.small_t_us == 0.0);
+    }
     /* At another thread count there is none: the default. */
     gb_calibration_lookup(&m, 3, &back);
     CHECK_EQ_INT(back.answer[GB_CALIB_B].read, GB_READ_IN_PLACE);
@@ -306,22 +333,23 @@ TEST(calibration_cache_refuses_corrupt_and_stale_files)
                                 "\"ratio_p90\": 2}"
     static const char *const corrupt[] = {
         "",
-        "{\"schema\": \"gemmbench-calibration/2\"",
+        "{\"schema\": \"gemmbench-calibration/3\"",
         "[1, 2]",
         "{\"schema\": \"gemmbench-calibration/1\", \"key\": \"KEY\"}",
-        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 2, "
+        "{\"schema\": \"gemmbench-calibration/3\", \"key\": \"KEY\", \"threads\": 2, "
         "\"rounds\": 3, \"b\": " ANSWER("sideways", "1") ", \"a\": " ANSWER("copied", "1") "}",
-        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 2, "
+        "{\"schema\": \"gemmbench-calibration/3\", \"key\": \"KEY\", \"threads\": 2, "
         "\"rounds\": 3, \"b\": " ANSWER("copied", "-1") ", \"a\": " ANSWER("copied", "1") "}",
-        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 2, "
+        "{\"schema\": \"gemmbench-calibration/3\", \"key\": \"KEY\", \"threads\": 2, "
         "\"rounds\": 3, \"b\": " ANSWER("copied", "1.2") "}",
-        "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"KEY\", \"threads\": 0, "
+        "{\"schema\": \"gemmbench-calibration/3\", \"key\": \"KEY\", \"threads\": 0, "
         "\"rounds\": 3, \"b\": " ANSWER("copied", "1.2") ", \"a\": " ANSWER("copied", "1") "}",
     };
 #undef ANSWER
     env_scratch s;
     gb_machine m, other;
-    gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9, 0 }, { 0, 0.9, 0.8, 1.0, 0 } } },
+    gb_calibration c = { 2, 7, "measured", { { 0, 0.8, 0.7, 0.9, 0 }, { 0, 0.9, 0.8, 1.0, 0 } },
+                         5.5, 4.25 },
                    back;
     char key[1024], other_key[1024], path[4200], other_path[4200], err[512], text[2048];
 
@@ -371,7 +399,7 @@ TEST(calibration_cache_refuses_corrupt_and_stale_files)
     CHECK(strcmp(key, other_key) != 0);
     /* A stale file's key is the file's text: shown escaped, never sent to
      * the terminal as it is. */
-    write_text(path, "{\"schema\": \"gemmbench-calibration/2\", \"key\": \"\\u001b[31mred\"}");
+    write_text(path, "{\"schema\": \"gemmbench-calibration/3\", \"key\": \"\\u001b[31mred\"}");
     CHECK_EQ_INT(gb_calibration_load(path, key, &back, err, sizeof err), -1);
     CHECK(strncmp(err, "stale", 5) == 0 && strchr(err, '\033') == NULL &&
           strstr(err, "\\x1b[31mred") != NULL);
@@ -471,7 +499,8 @@ TEST(calibration_cache_reads_only_a_small_regular_file)
                                              { 1, 1.2, 1.1, 1.3, 0 }, { 0, 0.9, 0.8, 1.0, 0 },
                                              { 1, 1.1, 1.0, 1.2, 0 }, { 0, 0.95, 0.9, 1.0, 0 },
                                              { 1, 1.05, 1.0, 1.1, 0 }, { 0, 0.98, 0.97, 0.99, 0 },
-                                             { 1, 1.02, 1.01, 1.03, 0 } } },
+                                             { 1, 1.02, 1.01, 1.03, 0 } },
+                         5.5, 4.25 },
                    back;
     char key[1024], path[4200], err[512], source[32] = "", valid[4096], text[4200];
     static char big[70000];
@@ -737,6 +766,8 @@ TEST(calibration_measures_caches_and_measures_again_when_refused)
     CHECK_STR(c.source, "measured");
     CHECK_EQ_INT(c.threads, 2);
     CHECK_EQ_INT(c.rounds, 3);
+    /* the threads' cost, measured at 2 */
+    CHECK(c.small_us > 0.0 && c.small_t_us > 0.0);
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++) {
         const gb_calib_answer *a = &c.answer[q];
         /* One plan for both answers here: nothing timed, the first. */
@@ -761,7 +792,7 @@ TEST(calibration_measures_caches_and_measures_again_when_refused)
     /* cJSON writes 15 digits when they read back within an epsilon. */
     CHECK(fabs(again.answer[GB_CALIB_A].ratio - c.answer[GB_CALIB_A].ratio) <=
           1e-12 * c.answer[GB_CALIB_A].ratio);
-    write_text(path, "{\"schema\": \"gemmbench-calibration/2\"}");
+    write_text(path, "{\"schema\": \"gemmbench-calibration/3\"}");
     CHECK_EQ_INT(gb_calibration_ensure(&m, 2, 1, &again, err, sizeof err), 0);
     CHECK_STR(again.source, "measured");
     CHECK_EQ_INT(gb_calibration_load(path, key, &again, err, sizeof err), 0);

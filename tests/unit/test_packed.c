@@ -954,10 +954,16 @@ TEST(packed_threads_never_more_than_tiles)
 {
     const gb_variant *v = gb_variant_find("packed");
     gb_params none = { 0 };
+    char *mode = calibrate_mode_save();
 
     CHECK(v != NULL);
-    if (v == NULL)
+    if (v == NULL) {
+        calibrate_mode_restore(mode);
         return;
+    }
+    /* The tiles alone: no calibrated cost of the threads (a cache of this
+     * machine's would add packed_threads_for_work's rule). */
+    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
     const int mr = (int)effective(v, &none, 64, 64, 64, 1, "mr");
     const int nr = (int)effective(v, &none, 64, 64, 64, 1, "nr");
     CHECK(mr > 0 && nr > 0);
@@ -984,8 +990,82 @@ TEST(packed_threads_never_more_than_tiles)
     char *wide = explain_text(v->explain, 384, 768, 768, 2);
     CHECK(one != NULL && strstr(one, "2 threads (1 used: 1 tile of ") != NULL);
     CHECK(wide != NULL && strstr(wide, "384x768x768 (MxKxN), 2 threads:") != NULL);
+    CHECK(wide != NULL && strstr(wide, "threads       2, all the tiles allow: what a threaded "
+                                       "call costs not calibrated (forced)") != NULL);
     free(one);
     free(wide);
+    calibrate_mode_restore(mode);
+}
+
+/* The threads a call pays for (packed_threads_for_work), on the family 25
+ * guest's figures: its calibration's small call (64x64x64: 5.44 us at one
+ * thread, 4.23 at two, 2026-12-05) puts the calls whose saving is under a
+ * threaded call's own cost (about 1.1 us) on one thread, and leaves both
+ * to the rest; with a threaded call costing 24 us (more than the worst
+ * spell measured on family 26, whose worker began a region 23-84 us late
+ * only where the region cost 13-24 us over the work) the bar's twelve
+ * shapes still take both; unmeasured, the tiles alone decide.  Family
+ * 26's and the Intel kind's small calls are not measured: their rows are
+ * the 24 us case.  And the grid counts a fringe micro-panel at the narrow
+ * kernel's width: 256 x 256 x 256 (six micro-panels, the last 16 wide)
+ * splits its rows, where counting the fringe at 48 tied and split the
+ * columns 144 | 112 (1.11x oneDNN's time at 2 threads on that guest). */
+TEST(packed_threads_pay_for_their_call)
+{
+    static const struct { int M, N, K, threads, tm; } small[] = {
+        { 16, 16, 16, 1, 1 },   { 32, 32, 32, 1, 1 },   { 16, 64, 64, 1, 1 },
+        { 64, 64, 64, 2, 2 },   { 96, 96, 96, 2, 1 },   { 16, 256, 256, 2, 1 },
+        { 256, 256, 256, 2, 2 }, { 64, 64, 768, 2, 2 }, { 16, 768, 768, 2, 1 },
+    };
+    static const int bar_m[] = { 16, 64, 256, 384 };
+    static const int bar_nk[3][2] = { { 768, 768 }, { 3072, 768 }, { 768, 3072 } };
+    const gb_machine zen4_m = kind_of(&KIND_ZEN4);
+    gb_params avx512 = { 0 };
+    gb_calibration cal = kind_calibration(2, KIND_ZEN4.copied);
+    const gb_calibration unmeasured = cal;
+    const gb_ctx two = { 2, &avx512, NULL, NULL, 0 };
+    double saving, own;
+    packed_plan p;
+
+    /* the rule alone: a unit of 0.1 us, so own = 4 - 3 = 1 us */
+    CHECK_EQ_INT(packed_threads_for_work(2, 100, 60, 50, 30, 5, 4, &saving, &own), 2);
+    CHECK(fabs(saving - 4.0) < 1e-12 && fabs(own - 1.0) < 1e-12);
+    CHECK_EQ_INT(packed_threads_for_work(2, 100, 90, 50, 30, 5, 4, &saving, &own), 1);
+    CHECK_EQ_INT(packed_threads_for_work(4, 100, 90, 50, 30, 5, 4, &saving, &own), 1);
+    CHECK_EQ_INT(packed_threads_for_work(2, 100, 90, 50, 30, 0, 4, &saving, &own), 2);
+    CHECK(saving == 0.0 && own == 0.0);
+    CHECK_EQ_INT(packed_threads_for_work(1, 100, 90, 50, 30, 5, 4, &saving, &own), 1);
+
+    gb_param_set(&avx512, "isa", 0);
+    packed_plan_call_on(&zen4_m, &cal, 16, 768, 768, &two, 0, &p);
+    if (p.isa == NULL || p.mr != 8 || p.nr != 48)
+        SKIP("no AVX-512 micro-kernel (8 x 48) in this build");
+    cal.small_us = 5.44;
+    cal.small_t_us = 4.23;
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+        packed_plan_call_on(&zen4_m, &cal, small[i].M, small[i].N, small[i].K, &two, 0, &p);
+        if (p.nthreads != small[i].threads || p.tm != small[i].tm ||
+            p.tm * p.tn != p.nthreads) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%dx%dx%d (MxNxK): %d threads on %dx%d, want %d (%d rows)",
+                     small[i].M, small[i].N, small[i].K, p.nthreads, p.tm, p.tn,
+                     small[i].threads, small[i].tm);
+            gb_test_fail(__FILE__, __LINE__, msg);
+        }
+        CHECK(p.threads_tiles == 2 && p.threads_own_us > 0.5 && p.threads_own_us < 2.0);
+        /* unmeasured: as many as the tiles allow, on the same grid rule */
+        packed_plan_call_on(&zen4_m, &unmeasured, small[i].M, small[i].N, small[i].K, &two, 0,
+                            &p);
+        CHECK_EQ_INT(p.nthreads, 2);
+        CHECK(p.threads_saving_us == 0.0 && p.threads_own_us == 0.0);
+    }
+    cal.small_t_us = 24.0 + cal.small_us;
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 4; i++) {
+            packed_plan_call_on(&zen4_m, &cal, bar_m[i], bar_nk[k][0], bar_nk[k][1], &two, 0, &p);
+            CHECK_EQ_INT(p.nthreads, 2);
+            CHECK(p.threads_own_us >= 24.0 && p.threads_saving_us > p.threads_own_us);
+        }
 }
 
 /* One measurement calls run() many times on prepare()'s state, and the
