@@ -389,12 +389,13 @@ static int compute_geomeans(gb_compare *c)
 /* Fields that differ on every run or say nothing about the measurement
  * (fnmatch patterns over the printed path); the peak has its own line (it is
  * measured, so it always differs a little), the measured bandwidths (every
- * figure of every level) show in %roof, and packed's calibration ratios are
- * measurements too: the regime each chose (`read`) stays. */
+ * figure of every level) show in %roof, and packed's calibration ratios and
+ * small calls are measurements too: the regime each chose (`read`) stays,
+ * and the threads a call took are its effective parameters. */
 static const char *const ignored_fields[] = {
     "run.started", "run.command", "run.config.format", "machine.peak_gflops",
     "machine.peak_gflops_1thread", "machine.bandwidth.*", "machine.calibration\\[*\\].*.ratio*",
-    NULL
+    "machine.calibration\\[*\\].small_us", "machine.calibration\\[*\\].small_t_us", NULL
 };
 
 /* Fields that identify the hardware: when one differs, the files come from
