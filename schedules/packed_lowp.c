@@ -105,6 +105,7 @@
  */
 #include "packed_lowp.h"
 #include "packed_plan.h" /* ceil_div, the threads rule and its explanation */
+#include "calibration.h"
 
 #include "gemmbench.h"
 #include "machine.h"
@@ -549,6 +550,9 @@ typedef struct lowp_plan {
     int tm, tn, nthreads;
     int fused;               /* isa->kernel_packing runs here */
     int long_kc;             /* kc from the A micro-panel (plan_call) */
+    int threads_tiles;       /* the threads the tiles allowed */
+    double threads_saving_us, threads_own_us; /* packed_threads_for_work's, where
+                                               * measured (0: not computed) */
 } lowp_plan;
 
 /* extent cut into the fewest blocks of at most cap (a multiple of unit),
@@ -598,8 +602,35 @@ static void cache_sizes(long *l1, long *l2, long *l3)
 
 /* The plan of type t on path isa and caches l1, l2, l3 (bytes, 0 unknown),
  * fused where isa's packing kernel runs; plan_call's on this machine. */
+/* The busiest thread's work on the best grid of t threads, all of K. */
+static double work_cost(const lowp_plan *p, int M, int N, int K, int t, int prepack, long l2)
+{
+    double best = -1.0;
+
+    for (int tm = 1; tm <= t; tm++) {
+        const int tn = t / tm;
+        double cost;
+        if (tm * tn != t)
+            continue;
+        cost = grid_cost(p, M, N, K, tm, tn, prepack, l2);
+        best = best < 0.0 || cost < best ? cost : best;
+    }
+    return best * (double)ceil_div(K, p->group);
+}
+
+/* unit_us, own_us: the threads' cost in f32 packed's units
+ * (packed_threads_cost; 0: not measured), for the threads rule
+ * (packed_threads_for_work).  A unit here, one k group's dot product for an
+ * element of C, or a packed element at PACK_COST of them, is taken to cost
+ * what f32's does, an FMA: the dot-product instructions do a group of 2
+ * (bf16) or 4 (u8s8) per lane at 2x and 4x the f32 FMA's rate (`gemmbench
+ * info`'s peaks, the AMD EPYC kinds).  On the family 25 guest, f32's unit
+ * so priced bf16 128x128x128 at 20.2 us (measured 19.6 at one thread) and
+ * u8s8 at 10.1 (10.4); 64x64x64 at 3.9 and 1.9 (2.8, 1.6): the smaller,
+ * the more it prices, and the more threads it keeps. */
 static void plan_on(gb_dtype t, const lowp_isa *isa, int fused, long l1, long l2, long l3, int M,
-                    int N, int K, int threads, int prepack, lowp_plan *p)
+                    int N, int K, int threads, int prepack, double unit_us, double own_us,
+                    lowp_plan *p)
 {
     long kg, mc_cap, nc_cap, rows;
     int long_kc;
@@ -615,12 +646,17 @@ static void plan_on(gb_dtype t, const lowp_isa *isa, int fused, long l1, long l2
     p->group = p->isa->group;
     p->words = 1 + p->isa->widen;
     p->nthreads = packed_threads_for_tiles(threads, M, N, p->mr, p->nr);
+    p->threads_tiles = p->nthreads;
     p->fused = fused && p->isa->kernel_packing != NULL;
 
     if (l1 <= 0)
         l1 = FALLBACK_L1_BYTES;
     if (l2 <= 0)
         l2 = FALLBACK_L2_BYTES;
+    p->threads_own_us = unit_us > 0.0 ? own_us : 0.0;
+    p->nthreads = packed_threads_for_work(p->nthreads, work_cost(p, M, N, K, 1, prepack, l2),
+                                          work_cost(p, M, N, K, p->nthreads, prepack, l2),
+                                          unit_us, own_us, &p->threads_saving_us);
 
     /* The grid first: its cost does not depend on the blocks. */
     for (int tm = 1; tm <= p->nthreads; tm++) {
@@ -678,15 +714,24 @@ static void plan_call(gb_dtype t, int M, int N, int K, const gb_ctx *ctx, int pr
                       lowp_plan *p)
 {
     const lowp_isa *isa = select_isa(t);
+    const int tiles = packed_threads_for_tiles(ctx->nthreads, M, N, isa->mr, isa->nr);
+    double unit_us = 0.0, own_us = 0.0;
     long l1, l2, l3;
 
     cache_sizes(&l1, &l2, &l3);
+    /* the threads' cost as f32 packed's calibration at that count measured it */
+    if (tiles > 1) {
+        gb_calibration cal;
+        gb_calibration_lookup(packed_machine(), tiles, &cal);
+        packed_threads_cost(&cal, NULL, &unit_us, &own_us);
+    }
     plan_on(t, isa, isa->kernel_packing != NULL && isa->kernel_packing_runs(), l1, l2, l3, M, N,
-            K, ctx->nthreads, prepack, p);
+            K, ctx->nthreads, prepack, unit_us, own_us, p);
 }
 
 int packed_lowp_blocks_on(gb_dtype t, const char *path, long l1, long l2, long l3, int M, int N,
-                          int K, int threads, int prepack, packed_lowp_blocks *out)
+                          int K, int threads, int prepack, double unit_us, double own_us,
+                          packed_lowp_blocks *out)
 {
     const lowp_isa *isa = NULL;
     lowp_plan p;
@@ -706,8 +751,9 @@ int packed_lowp_blocks_on(gb_dtype t, const char *path, long l1, long l2, long l
 #endif
     if (isa == NULL || (t != GB_DTYPE_BF16 && t != GB_DTYPE_U8S8))
         return -1;
-    plan_on(t, isa, 1, l1, l2, l3, M, N, K, threads, prepack, &p);
-    *out = (packed_lowp_blocks){ p.mr, p.nr, p.kc, p.mc, p.nc, p.tm, p.tn, p.long_kc, p.fused };
+    plan_on(t, isa, 1, l1, l2, l3, M, N, K, threads, prepack, unit_us, own_us, &p);
+    *out = (packed_lowp_blocks){ p.mr, p.nr, p.kc, p.mc, p.nc, p.tm, p.tn, p.long_kc, p.fused,
+                                 p.nthreads };
     return 0;
 }
 
@@ -1003,6 +1049,16 @@ static void lowp_explain(gb_dtype t, FILE *out, int M, int N, int K, const gb_ct
     packed_explain_threads(out, ctx->nthreads, p.nthreads, M, N, p.mr, p.nr);
     fprintf(out, "  micro-kernel  %s %d x %d, %d k a 32-bit group%s\n", p.isa->name, p.mr, p.nr,
             p.group, p.isa->widen ? " (widened to f32 at packing, one word a k)" : "");
+    if (p.threads_tiles > 1 && p.threads_own_us == 0.0 && p.threads_saving_us == 0.0)
+        fprintf(out, "  threads       %d, all the tiles allow: what a threaded call costs not "
+                     "calibrated\n",
+                p.nthreads);
+    else if (p.threads_tiles > 1)
+        fprintf(out, "  threads       %d: %d would save the busiest thread %.2f us, %s the "
+                     "%.2f us a threaded call costs beyond its share of the work (f32's "
+                     "calibration, a k group's dot product priced as an f32 FMA)\n",
+                p.nthreads, p.threads_tiles, p.threads_saving_us,
+                p.nthreads > 1 ? "over" : "no more than", p.threads_own_us);
     fprintf(out, "  B             packed per call, %s\n",
             fused ? "each micro-panel by the first A micro-panel's call on it, as it goes "
                     "(the thread's rows are one A block)"

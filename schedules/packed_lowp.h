@@ -45,9 +45,13 @@ typedef struct packed_lowp_blocks {
     int mr, nr, kc, mc, nc, tm, tn;
     int long_kc;             /* kc from the A micro-panel's share of L1d */
     int fused;               /* B packed by the first A micro-panel's call on it */
+    int nthreads;            /* the threads the call runs on */
 } packed_lowp_blocks;
+/* unit_us, own_us: the threads' cost (packed_threads_cost; 0, 0: not
+ * measured). */
 int packed_lowp_blocks_on(gb_dtype t, const char *path, long l1, long l2, long l3, int M, int N,
-                          int K, int threads, int prepack, packed_lowp_blocks *out);
+                          int K, int threads, int prepack, double unit_us, double own_us,
+                          packed_lowp_blocks *out);
 
 /* The rule between bf16's AVX-512 paths, measured once per process on the
  * first bf16 plan (a few ms, packed_lowp.c): both micro-kernels timed on

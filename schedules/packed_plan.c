@@ -268,6 +268,29 @@ static double work_cost(const packed_plan *p, int M, int N, int K, int t)
     return best;
 }
 
+int packed_threads_cost(const gb_calibration *cal, const packed_isa *isa, double *unit_us,
+                        double *own_us)
+{
+    const int s = GB_CALIB_SMALL;
+    gb_params none;
+    packed_plan q;
+    double c1;
+
+    *unit_us = *own_us = 0.0;
+    memset(&none, 0, sizeof none);
+    memset(&q, 0, sizeof q);
+    q.isa = isa != NULL ? isa : select_isa(&none);
+    if (q.isa == NULL || cal->threads < 2 || !(cal->small_us > 0.0) ||
+        !(cal->small_t_us > 0.0))
+        return 0;
+    q.mr = q.isa->mr;
+    q.nr = q.isa->nr;
+    c1 = work_cost(&q, s, s, s, 1);
+    *unit_us = cal->small_us / c1;
+    *own_us = cal->small_t_us - *unit_us * work_cost(&q, s, s, s, cal->threads);
+    return 1;
+}
+
 /* Busiest thread's cost for a tm x tn grid: its FMAs (rows padded to MR,
  * columns as busiest_cols runs them), plus the A and B elements it packs
  * or reads, at PACK_COST FMAs each. */
@@ -371,6 +394,12 @@ static void detect_once(void)
     gb_machine_detect(&detected);
 }
 
+const gb_machine *packed_machine(void)
+{
+    pthread_once(&detected_once, detect_once);
+    return &detected;
+}
+
 void packed_plan_call(int M, int N, int K, const gb_ctx *ctx, int prepack, packed_plan *p)
 {
     pthread_once(&detected_once, detect_once);
@@ -396,13 +425,13 @@ void packed_plan_call_on(const gb_machine *m, const gb_calibration *cal, int M, 
     /* ... and their region paid for by what they save (the calibration at
      * that count measured both; its answers stay the plan's at one). */
     if (p->nthreads > 1) {
-        const int s = GB_CALIB_SMALL;
+        double unit_us;
         if (p->calib.source[0] == '\0')
             gb_calibration_lookup(m, p->nthreads, &p->calib);
-        p->nthreads = packed_threads_for_work(
-            p->nthreads, work_cost(p, M, N, K, 1), work_cost(p, M, N, K, p->nthreads),
-            work_cost(p, s, s, s, 1), work_cost(p, s, s, s, p->nthreads), p->calib.small_us,
-            p->calib.small_t_us, &p->threads_saving_us, &p->threads_own_us);
+        packed_threads_cost(&p->calib, p->isa, &unit_us, &p->threads_own_us);
+        p->nthreads = packed_threads_for_work(p->nthreads, work_cost(p, M, N, K, 1),
+                                              work_cost(p, M, N, K, p->nthreads), unit_us,
+                                              p->threads_own_us, &p->threads_saving_us);
     }
     /* B fused: the fewest A micro-panels per B micro-panel from which the
      * first one's pass copies it for the others, (passes - 1) x MR >=

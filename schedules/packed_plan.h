@@ -137,34 +137,38 @@ static inline int packed_threads_for_tiles(int asked, int M, int N, int mr, int 
  * the plan weighs its grids at equal shares. */
 void packed_column_bounds(const double *share, int tn, int npanels, int *bound);
 
+/* The threads' cost that cal measured (machine.h) in a plan's terms:
+ * *unit_us, the time of one of its cost units at one thread (an FMA; an
+ * element packed or read counts PACK_COST of them): the small call's time
+ * over its cost on isa's tile (NULL: the widest this CPU runs, which the
+ * calibration measured); *own_us, what a call at cal->threads costs beyond
+ * its busiest thread's share of the work: the small call's time there
+ * less that share's.  1, or 0 with both 0 where cal measured none. */
+int packed_threads_cost(const gb_calibration *cal, const packed_isa *isa, double *unit_us,
+                        double *own_us);
+
 /* Then the threads a call uses where the tiles allow `threads` (more than
- * one): all of them, or one where what they save the busiest thread, in
- * time, is no more than what a threaded call costs beyond its share of the
- * work, both from the calibration's small call (machine.h): at one thread
- * it took small_us for small_1 cost units (the plan's: FMAs and elements
- * read), at `threads` small_t_us for small_t, so a unit takes u = small_us
- * / small_1 and the threaded call's own cost is small_t_us - u small_t.
- * cost_1, cost_t: this call's busiest thread's work at one thread and at
- * `threads`.  Unmeasured (0): all.  *saving_us = u (cost_1 - cost_t) and
- * *own_us that cost, or both 0 where not computed.  On the AMD EPYC
+ * one): all of them, or one where what they save the busiest thread,
+ * unit_us (cost_1 - cost_t), is no more than own_us (packed_threads_cost);
+ * cost_1 and cost_t: the busiest thread's work at one thread and at
+ * `threads`, in the plan's units.  unit_us 0 (not measured): all.
+ * *saving_us: that saving, or 0 where not computed.  On the AMD EPYC
  * family 25 guest at 2 threads: 16x64x64 1.7 us, its time at one thread
  * (2.3 us on a 2 x 1 grid), and 32x32x32 1.4 us against 1.1; 64x64x64 4.5
- * against 5.4; `gemmbench info`'s fork/join line (an empty region): 1.1 us
- * there, 3.2 on the family 26. */
+ * against 5.4 (own_us 1.06; `gemmbench info`'s fork/join line, an empty
+ * region: 0.5-1.1 us there, 3.2 on family 26). */
 static inline int packed_threads_for_work(int threads, double cost_1, double cost_t,
-                                          double small_1, double small_t, double small_us,
-                                          double small_t_us, double *saving_us, double *own_us)
+                                          double unit_us, double own_us, double *saving_us)
 {
-    double u;
-
-    *saving_us = *own_us = 0.0;
-    if (threads < 2 || !(small_1 > 0.0) || !(small_us > 0.0) || !(small_t_us > 0.0))
+    *saving_us = 0.0;
+    if (threads < 2 || !(unit_us > 0.0))
         return threads;
-    u = small_us / small_1;
-    *saving_us = u * (cost_1 - cost_t);
-    *own_us = small_t_us - u * small_t;
-    return *saving_us > *own_us ? threads : 1;
+    *saving_us = unit_us * (cost_1 - cost_t);
+    return *saving_us > own_us ? threads : 1;
 }
+
+/* This machine as packed's plans read it, detected once per process. */
+const gb_machine *packed_machine(void);
 
 /* The variant's description of a plan (gb_variant's resolve, explain,
  * usable and params); packed_plan_effective takes the plan that runs. */

@@ -1024,24 +1024,32 @@ TEST(packed_threads_pay_for_their_call)
     gb_calibration cal = kind_calibration(2, KIND_ZEN4.copied);
     const gb_calibration unmeasured = cal;
     const gb_ctx two = { 2, &avx512, NULL, NULL, 0 };
-    double saving, own;
+    double saving, unit, own;
     packed_plan p;
 
-    /* the rule alone: a unit of 0.1 us, so own = 4 - 3 = 1 us */
-    CHECK_EQ_INT(packed_threads_for_work(2, 100, 60, 50, 30, 5, 4, &saving, &own), 2);
-    CHECK(fabs(saving - 4.0) < 1e-12 && fabs(own - 1.0) < 1e-12);
-    CHECK_EQ_INT(packed_threads_for_work(2, 100, 90, 50, 30, 5, 4, &saving, &own), 1);
-    CHECK_EQ_INT(packed_threads_for_work(4, 100, 90, 50, 30, 5, 4, &saving, &own), 1);
-    CHECK_EQ_INT(packed_threads_for_work(2, 100, 90, 50, 30, 0, 4, &saving, &own), 2);
-    CHECK(saving == 0.0 && own == 0.0);
-    CHECK_EQ_INT(packed_threads_for_work(1, 100, 90, 50, 30, 5, 4, &saving, &own), 1);
+    /* the rule alone: a unit of 0.1 us against a call's own 1 us */
+    CHECK_EQ_INT(packed_threads_for_work(2, 100, 60, 0.1, 1.0, &saving), 2);
+    CHECK(fabs(saving - 4.0) < 1e-12);
+    CHECK_EQ_INT(packed_threads_for_work(2, 100, 90, 0.1, 1.0, &saving), 1);
+    CHECK_EQ_INT(packed_threads_for_work(4, 100, 90, 0.1, 1.0, &saving), 1);
+    CHECK_EQ_INT(packed_threads_for_work(2, 100, 90, 0.0, 1.0, &saving), 2);
+    CHECK(saving == 0.0);
+    CHECK_EQ_INT(packed_threads_for_work(1, 100, 90, 0.1, 1.0, &saving), 1);
 
     gb_param_set(&avx512, "isa", 0);
     packed_plan_call_on(&zen4_m, &cal, 16, 768, 768, &two, 0, &p);
     if (p.isa == NULL || p.mr != 8 || p.nr != 48)
         SKIP("no AVX-512 micro-kernel (8 x 48) in this build");
+    CHECK_EQ_INT(packed_threads_cost(&cal, p.isa, &unit, &own), 0);
+    CHECK(unit == 0.0 && own == 0.0);
     cal.small_us = 5.44;
     cal.small_t_us = 4.23;
+    /* 64x64x64 at one thread: 64 x 64 x 64 FMAs and 16 x (64 + 64) x 64
+     * elements' worth, 393,216 units; at two, a 2 x 1 grid's 32 rows,
+     * 229,376 */
+    CHECK_EQ_INT(packed_threads_cost(&cal, p.isa, &unit, &own), 1);
+    CHECK(fabs(unit - 5.44 / 393216.0) < 1e-15);
+    CHECK(fabs(own - (4.23 - 5.44 * 229376.0 / 393216.0)) < 1e-12);
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
         packed_plan_call_on(&zen4_m, &cal, small[i].M, small[i].N, small[i].K, &two, 0, &p);
         if (p.nthreads != small[i].threads || p.tm != small[i].tm ||

@@ -335,7 +335,7 @@ static void check_lowp_kind(const char *kind, long l1, long l2, long l3, const l
         const gb_dtype t = strcmp(r->path, "avx512_vnni") == 0 ? GB_DTYPE_U8S8 : GB_DTYPE_BF16;
         packed_lowp_blocks b;
         CHECK_EQ_INT(packed_lowp_blocks_on(t, r->path, l1, l2, l3, r->M, r->N, r->K, 2,
-                                           r->prepack, &b),
+                                           r->prepack, 0.0, 0.0, &b),
                      0);
         if (b.kc != r->kc || b.mc != r->mc || b.nc != r->nc || b.tm != r->tm || b.tn != r->tn ||
             b.long_kc != r->long_kc || !b.fused) {
@@ -394,11 +394,11 @@ TEST(packed_lowp_plans_on_each_kinds_figures)
     packed_lowp_blocks b;
 
     if (packed_lowp_blocks_on(GB_DTYPE_U8S8, "avx512_vnni", 32L << 10, 1L << 20, 0, 16, 768,
-                              768, 1, 0, &b) != 0)
+                              768, 1, 0, 0.0, 0.0, &b) != 0)
         SKIP("no AVX-512 low-precision kernels in this build");
     /* the path must be the type's */
     CHECK_EQ_INT(packed_lowp_blocks_on(GB_DTYPE_BF16, "avx512_vnni", 32L << 10, 1L << 20, 0, 16,
-                                       768, 768, 1, 0, &b),
+                                       768, 768, 1, 0, 0.0, 0.0, &b),
                  -1);
     check_lowp_kind("AMD EPYC family 26", 48L << 10, 1L << 20, 508L << 20, zen5,
                     sizeof zen5 / sizeof zen5[0]);
@@ -406,4 +406,62 @@ TEST(packed_lowp_plans_on_each_kinds_figures)
                     sizeof xeon / sizeof xeon[0]);
     check_lowp_kind("AMD EPYC family 25", 32L << 10, 1L << 20, 32L << 20, zen4,
                     sizeof zen4 / sizeof zen4[0]);
+}
+
+/* The threads a call pays for, as f32's (packed_threads_for_work), on the
+ * family 25 guest's figures: f32's calibration there (64x64x64 5.44 us at
+ * one thread, 4.23 at two) gives a unit 5.44 / 393,216 us and a threaded
+ * call's own cost 1.06 us; a k group's dot product is priced as an f32 FMA.
+ * At 2 threads there, bf16 16x16x16 took 0.8 us against 0.2 at one, 32^3
+ * 1.0 against 0.5, 16x64x64 1.2 against 0.9; u8s8 64^3 2.2 against 1.6:
+ * one thread each.  bf16 and u8s8 128^3 (11.7 and 6.7 us at two, 19.6 and
+ * 10.4 at one) keep both; so do the bar's twelve shapes where a threaded
+ * call costs 24 us; unmeasured, the tiles decide. */
+TEST(packed_lowp_threads_pay_for_their_call)
+{
+    static const struct { const char *path; int M, N, K, threads; } rows[] = {
+        { "avx512_bf16", 16, 16, 16, 1 },    { "avx512_bf16", 32, 32, 32, 1 },
+        { "avx512_bf16", 16, 64, 64, 1 },    { "avx512_bf16", 128, 128, 128, 2 },
+        { "avx512_vnni", 16, 16, 16, 1 },    { "avx512_vnni", 32, 32, 32, 1 },
+        { "avx512_vnni", 16, 64, 64, 1 },    { "avx512_vnni", 64, 64, 64, 1 },
+        { "avx512_vnni", 128, 128, 128, 2 },
+    };
+    static const int bar_m[] = { 16, 64, 256, 384 };
+    static const int bar_nk[3][2] = { { 768, 768 }, { 3072, 768 }, { 768, 3072 } };
+    const double unit = 5.44 / 393216.0, own = 4.23 - unit * 229376.0;
+    const long l1 = 32L << 10, l2 = 1L << 20, l3 = 32L << 20;
+    packed_lowp_blocks b;
+
+    if (packed_lowp_blocks_on(GB_DTYPE_U8S8, "avx512_vnni", l1, l2, l3, 16, 16, 16, 2, 0, unit,
+                              own, &b) != 0)
+        SKIP("no AVX-512 low-precision kernels in this build");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const gb_dtype t = strcmp(rows[i].path, "avx512_vnni") == 0 ? GB_DTYPE_U8S8
+                                                                     : GB_DTYPE_BF16;
+        CHECK_EQ_INT(packed_lowp_blocks_on(t, rows[i].path, l1, l2, l3, rows[i].M, rows[i].N,
+                                           rows[i].K, 2, 0, unit, own, &b),
+                     0);
+        if (b.nthreads != rows[i].threads || b.tm * b.tn != b.nthreads) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%s %dx%dx%d (MxNxK): %d threads on %dx%d, want %d",
+                     rows[i].path, rows[i].M, rows[i].N, rows[i].K, b.nthreads, b.tm, b.tn,
+                     rows[i].threads);
+            gb_test_fail(__FILE__, __LINE__, msg);
+        }
+        /* unmeasured: the tiles' */
+        CHECK_EQ_INT(packed_lowp_blocks_on(t, rows[i].path, l1, l2, l3, rows[i].M, rows[i].N,
+                                           rows[i].K, 2, 0, 0.0, 0.0, &b),
+                     0);
+        CHECK_EQ_INT(b.nthreads, 2);
+    }
+    for (int path = 0; path < 2; path++)
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < 4; i++) {
+                CHECK_EQ_INT(packed_lowp_blocks_on(path ? GB_DTYPE_U8S8 : GB_DTYPE_BF16,
+                                                   path ? "avx512_vnni" : "avx512_bf16", l1, l2,
+                                                   l3, bar_m[i], bar_nk[k][0], bar_nk[k][1], 2,
+                                                   0, unit, 24.0, &b),
+                             0);
+                CHECK_EQ_INT(b.nthreads, 2);
+            }
 }
