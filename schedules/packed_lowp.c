@@ -2,7 +2,7 @@
  * packed_lowp.c - the packed schedule's bf16 and u8s8 kernels (gb_packed_bf16,
  * gb_packed_u8s8, packed_lowp.h): the driver, the portable kernels, and the
  * choice of path.  The AVX-512 micro-kernels and their packing of B are
- * packed_lowp_avx512.c.  One file of about 1,100 lines: the plan
+ * packed_lowp_avx512.c.  One file of about 1,150 lines: the plan
  * (plan_call), the loops that run it, the state and --explain, which
  * prints that plan, share lowp_plan and plan_call, private here; the
  * portable kernels (about 120 lines) are the piece that could stand apart,

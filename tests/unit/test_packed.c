@@ -16,6 +16,7 @@
 #include "gemmbench.h"
 #include "machine.h"
 #include "options.h"
+#include "packed_kinds.h"
 #include "packed_plan.h"
 #include "sched_lang.h"
 #include "variant_check.h"
@@ -36,38 +37,12 @@ static int cpu_runs(const char *isa)
     return strcmp(isa, "portable") == 0;
 }
 
-/* GEMMBENCH_CALIBRATE as the test found it, saved before a test forces a
- * mode and put back after (NULL: it was unset). */
-static char *calibrate_mode_save(void)
-{
-    const char *saved = getenv("GEMMBENCH_CALIBRATE");
-    return saved ? strdup(saved) : NULL;
-}
-
-static void calibrate_mode_restore(char *mode)
-{
-    if (mode != NULL)
-        setenv("GEMMBENCH_CALIBRATE", mode, 1);
-    else
-        unsetenv("GEMMBENCH_CALIBRATE");
-    free(mode);
-}
-
 static const gb_param_spec *spec_of(const gb_variant *v, const char *key)
 {
     for (const gb_param_spec *s = v->params; s && s->key; s++)
         if (strcmp(s->key, key) == 0)
             return s;
     return NULL;
-}
-
-static long effective(const gb_variant *v, const gb_params *p, int M, int N, int K, int threads,
-                      const char *key)
-{
-    gb_ctx ctx = { threads, p, NULL, NULL, 0 };
-    gb_params eff;
-    v->resolve(M, N, K, &ctx, &eff);
-    return gb_param_get(&eff, key, -1);
 }
 
 /* Settings per run: the rules' own; tiny blocks, so that jc, pc, ic, ir and
@@ -477,69 +452,7 @@ TEST(packed_kc_fits_b_rows_in_l2_places)
     calibrate_mode_restore(mode);
 }
 
-/* ---- the plans of the kinds not at hand ------------------------------------ */
-
-/* A machine with a kind's caches (L1d, L2, L3: size and ways as its
- * `gemmbench info` reported them), nothing else: all packed's rules read. */
-static gb_machine kind_machine(long l1, int l1_ways, long l2, int l2_ways, long l3, int l3_ways)
-{
-    const long size[3] = { l1, l2, l3 };
-    const int ways[3] = { l1_ways, l2_ways, l3_ways };
-    gb_machine m;
-
-    memset(&m, 0, sizeof m);
-    for (int i = 0; i < 3; i++) {
-        gb_cache *c = &m.caches[m.ncaches++];
-        c->level = i + 1;
-        snprintf(c->type, sizeof c->type, "%s", i == 0 ? "Data" : "Unified");
-        c->size_bytes = size[i];
-        c->line_bytes = 64;
-        c->ways = ways[i];
-    }
-    return m;
-}
-
-/* A kind's calibration: answer 1 for the questions in copied (bits
- * 1 << GB_CALIB_*), answer 0 for the rest. */
-static gb_calibration kind_calibration(int threads, unsigned copied)
-{
-    gb_calibration c;
-
-    gb_calibration_set(&c, threads, GB_READ_IN_PLACE, "cached");
-    c.rounds = 5;
-    for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
-        c.answer[q].read = (copied >> q) & 1u;
-    return c;
-}
-
-/* The kinds this project measures: their caches as `gemmbench info`
- * reported them, and their calibrations as recorded (the questions in
- * copied answered 1; the comments in packed_plans_on_each_kinds_figures
- * say when and where). */
-typedef struct kind_figures {
-    const char *name;
-    long l1, l2, l3;
-    int l1_ways, l2_ways, l3_ways;
-    unsigned copied;
-} kind_figures;
-
-static const kind_figures KIND_ZEN5 = {
-    "AMD EPYC family 26", 48L << 10, 1L << 20, 508L << 20, 12, 8, 0,
-    1u << GB_CALIB_BCOPY | 1u << GB_CALIB_BPREFETCH | 1u << GB_CALIB_BNEAR | 1u << GB_CALIB_BFAR
-};
-static const kind_figures KIND_XEON = {
-    "Intel Xeon family 6 model 207", 48L << 10, 2L << 20, 300L << 20, 12, 16, 15,
-    1u << GB_CALIB_B | 1u << GB_CALIB_BCOPY
-};
-static const kind_figures KIND_ZEN4 = {
-    "AMD EPYC family 25", 32L << 10, 1L << 20, 32L << 20, 8, 8, 16,
-    1u << GB_CALIB_BPREFETCH | 1u << GB_CALIB_KCPLACES | 1u << GB_CALIB_BMANY
-};
-
-static gb_machine kind_of(const kind_figures *k)
-{
-    return kind_machine(k->l1, k->l1_ways, k->l2, k->l2_ways, k->l3, k->l3_ways);
-}
+/* ---- the plans of the kinds not at hand (packed_kinds.h) -------------------- */
 
 /* What a plan decides: B's mode (bpack's index), ir outer, the blocks, kc
  * cut to L2's places, the L2 prefetch 16 rows ahead, B copied ahead, and
@@ -916,164 +829,6 @@ TEST(packed_b_prefetch_follows_l1_sets)
     CHECK_EQ_INT(effective(v, &user, 16, 3072, 768, 1, "bpf"), 0);
     gb_param_set(&user, "bpf", 40);
     CHECK_EQ_INT(effective(v, &user, 16, 768, 768, 1, "bpf"), 40);
-}
-
-/* Threads: columns of C when B is the big operand, rows when N is tiny. */
-TEST(packed_thread_grid_follows_the_operands)
-{
-    const gb_variant *v = gb_variant_find("packed");
-    gb_params none = { 0 };
-
-    CHECK(v != NULL); /* in every build */
-    if (v == NULL)
-        return;
-    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "threads_n"), 2);
-    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "threads_m"), 1);
-    CHECK_EQ_INT(effective(v, &none, 384, 1, 64, 2, "threads_m"), 2);
-    CHECK_EQ_INT(effective(v, &none, 384, 1, 64, 2, "threads_n"), 1);
-    CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 1, "threads_m") *
-                     effective(v, &none, 16, 768, 768, 1, "threads_n"),
-                 1);
-    /* Where every calibrated answer is reported too (B's and A's rows a
-     * page apart), the grid and bcopy still are: a full set of effective
-     * parameters dropped the last ones. */
-    for (int rows = 16; rows <= 64; rows += 48) {
-        CHECK_EQ_INT(effective(v, &none, rows, 3072, 768, 2, "threads_m") *
-                         effective(v, &none, rows, 3072, 768, 2, "threads_n"),
-                     2);
-        CHECK_EQ_INT(effective(v, &none, rows, 768, 3072, 2, "threads_m") *
-                         effective(v, &none, rows, 768, 3072, 2, "threads_n"),
-                     2);
-    }
-    CHECK(effective(v, &none, 16, 3072, 768, 2, "bcopy") >= 0);
-}
-
-/* Never more threads than C has MR x NR tiles (a thread without one only
- * adds the region's fork and join); the explanation says how many run. */
-TEST(packed_threads_never_more_than_tiles)
-{
-    const gb_variant *v = gb_variant_find("packed");
-    gb_params none = { 0 };
-    char *mode = calibrate_mode_save();
-
-    CHECK(v != NULL);
-    if (v == NULL) {
-        calibrate_mode_restore(mode);
-        return;
-    }
-    /* The tiles alone: no calibrated cost of the threads (a cache of this
-     * machine's would add packed_threads_for_work's rule). */
-    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
-    const int mr = (int)effective(v, &none, 64, 64, 64, 1, "mr");
-    const int nr = (int)effective(v, &none, 64, 64, 64, 1, "nr");
-    CHECK(mr > 0 && nr > 0);
-    if (mr <= 0 || nr <= 0)
-        return;
-    static const struct { int m, n, threads, used; } cases[] = {
-        { 1, 1, 2, 1 }, { 1, 1, 8, 1 }, { 1, 1, 1, 1 }, { 1, 2, 2, 2 }, { 2, 1, 2, 2 },
-        { 1, 3, 4, 3 }, { 3, 1, 4, 3 }, { 2, 2, 4, 4 }, { 2, 3, 4, 4 }, { 1, 2, 8, 2 },
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        /* the last tile of each dimension a fringe: M and N multiples of nothing */
-        const int M = (cases[i].m - 1) * mr + 1 + (mr > 2 ? mr / 2 : 0);
-        const int N = (cases[i].n - 1) * nr + 1 + (nr > 2 ? nr / 2 : 0);
-        const long tm = effective(v, &none, M, N, 768, cases[i].threads, "threads_m");
-        const long tn = effective(v, &none, M, N, 768, cases[i].threads, "threads_n");
-        if (tm * tn != cases[i].used)
-            fprintf(stderr, "  M=%d N=%d at %d threads: grid %ldx%ld, want %d threads\n", M, N,
-                    cases[i].threads, tm, tn, cases[i].used);
-        CHECK_EQ_INT(tm * tn, cases[i].used);
-    }
-
-    /* What --explain prints: the threads asked, and the ones used. */
-    char *one = explain_text(v->explain, 1, 1, 768, 2);
-    char *wide = explain_text(v->explain, 384, 768, 768, 2);
-    CHECK(one != NULL && strstr(one, "2 threads (1 used: 1 tile of ") != NULL);
-    CHECK(wide != NULL && strstr(wide, "384x768x768 (MxKxN), 2 threads:") != NULL);
-    CHECK(wide != NULL && strstr(wide, "threads       2, all the tiles allow: what a threaded "
-                                       "call costs not calibrated (forced)") != NULL);
-    free(one);
-    free(wide);
-    calibrate_mode_restore(mode);
-}
-
-/* The threads a call pays for (packed_threads_for_work), on the family 25
- * guest's figures: its calibration's small call (64x64x64: 5.44 us at one
- * thread, 4.23 at two, 2026-12-05) puts the calls whose saving is under a
- * threaded call's own cost (about 1.1 us) on one thread, and leaves both
- * to the rest; with a threaded call costing 24 us (more than the worst
- * spell measured on family 26, whose worker began a region 23-84 us late
- * only where the region cost 13-24 us over the work) the bar's twelve
- * shapes still take both; unmeasured, the tiles alone decide.  Family
- * 26's and the Intel kind's small calls are not measured: their rows are
- * the 24 us case.  And the grid counts a fringe micro-panel at the narrow
- * kernel's width: 256 x 256 x 256 (six micro-panels, the last 16 wide)
- * splits its rows, where counting the fringe at 48 tied and split the
- * columns 144 | 112 (1.11x oneDNN's time at 2 threads on that guest). */
-TEST(packed_threads_pay_for_their_call)
-{
-    static const struct { int M, N, K, threads, tm; } small[] = {
-        { 16, 16, 16, 1, 1 },   { 32, 32, 32, 1, 1 },   { 16, 64, 64, 1, 1 },
-        { 64, 64, 64, 2, 2 },   { 96, 96, 96, 2, 1 },   { 16, 256, 256, 2, 1 },
-        { 256, 256, 256, 2, 2 }, { 64, 64, 768, 2, 2 }, { 16, 768, 768, 2, 1 },
-    };
-    static const int bar_m[] = { 16, 64, 256, 384 };
-    static const int bar_nk[3][2] = { { 768, 768 }, { 3072, 768 }, { 768, 3072 } };
-    const gb_machine zen4_m = kind_of(&KIND_ZEN4);
-    gb_params avx512 = { 0 };
-    gb_calibration cal = kind_calibration(2, KIND_ZEN4.copied);
-    const gb_calibration unmeasured = cal;
-    const gb_ctx two = { 2, &avx512, NULL, NULL, 0 };
-    double saving, unit, own;
-    packed_plan p;
-
-    /* the rule alone: a unit of 0.1 us against a call's own 1 us */
-    CHECK_EQ_INT(packed_threads_for_work(2, 100, 60, 0.1, 1.0, &saving), 2);
-    CHECK(fabs(saving - 4.0) < 1e-12);
-    CHECK_EQ_INT(packed_threads_for_work(2, 100, 90, 0.1, 1.0, &saving), 1);
-    CHECK_EQ_INT(packed_threads_for_work(4, 100, 90, 0.1, 1.0, &saving), 1);
-    CHECK_EQ_INT(packed_threads_for_work(2, 100, 90, 0.0, 1.0, &saving), 2);
-    CHECK(saving == 0.0);
-    CHECK_EQ_INT(packed_threads_for_work(1, 100, 90, 0.1, 1.0, &saving), 1);
-
-    gb_param_set(&avx512, "isa", 0);
-    packed_plan_call_on(&zen4_m, &cal, 16, 768, 768, &two, 0, &p);
-    if (p.isa == NULL || p.mr != 8 || p.nr != 48)
-        SKIP("no AVX-512 micro-kernel (8 x 48) in this build");
-    CHECK_EQ_INT(packed_threads_cost(&cal, p.isa, &unit, &own), 0);
-    CHECK(unit == 0.0 && own == 0.0);
-    cal.small_us = 5.44;
-    cal.small_t_us = 4.23;
-    /* 64x64x64 at one thread: 64 x 64 x 64 FMAs and 16 x (64 + 64) x 64
-     * elements' worth, 393,216 units; at two, a 2 x 1 grid's 32 rows,
-     * 229,376 */
-    CHECK_EQ_INT(packed_threads_cost(&cal, p.isa, &unit, &own), 1);
-    CHECK(fabs(unit - 5.44 / 393216.0) < 1e-15);
-    CHECK(fabs(own - (4.23 - 5.44 * 229376.0 / 393216.0)) < 1e-12);
-    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
-        packed_plan_call_on(&zen4_m, &cal, small[i].M, small[i].N, small[i].K, &two, 0, &p);
-        if (p.nthreads != small[i].threads || p.tm != small[i].tm ||
-            p.tm * p.tn != p.nthreads) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "%dx%dx%d (MxNxK): %d threads on %dx%d, want %d (%d rows)",
-                     small[i].M, small[i].N, small[i].K, p.nthreads, p.tm, p.tn,
-                     small[i].threads, small[i].tm);
-            gb_test_fail(__FILE__, __LINE__, msg);
-        }
-        CHECK(p.threads_tiles == 2 && p.threads_own_us > 0.5 && p.threads_own_us < 2.0);
-        /* unmeasured: as many as the tiles allow, on the same grid rule */
-        packed_plan_call_on(&zen4_m, &unmeasured, small[i].M, small[i].N, small[i].K, &two, 0,
-                            &p);
-        CHECK_EQ_INT(p.nthreads, 2);
-        CHECK(p.threads_saving_us == 0.0 && p.threads_own_us == 0.0);
-    }
-    cal.small_t_us = 24.0 + cal.small_us;
-    for (int k = 0; k < 3; k++)
-        for (int i = 0; i < 4; i++) {
-            packed_plan_call_on(&zen4_m, &cal, bar_m[i], bar_nk[k][0], bar_nk[k][1], &two, 0, &p);
-            CHECK_EQ_INT(p.nthreads, 2);
-            CHECK(p.threads_own_us >= 24.0 && p.threads_saving_us > p.threads_own_us);
-        }
 }
 
 /* One measurement calls run() many times on prepare()'s state, and the
