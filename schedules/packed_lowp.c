@@ -147,6 +147,17 @@
  * from L2 there, so only a thread's part of B larger than B_L2_SHARE of
  * L2 (the rest is the A block's) pays it. */
 #define B_READ_COST (PACK_COST / 8)
+/* Packing one B element where the fused kernel does it (the first A
+ * micro-panel's call stores each word it loads for its own dot products):
+ * the store alone, about half of packing A's (load, interleave, store).
+ * With the fringe counted at its narrow width (busiest_cols), at PACK_COST
+ * the grid split the columns where a fringe left one thread more: on the
+ * AMD EPYC family 25 guest, 14 shapes whose N is no multiple of 48 (M
+ * 32-256, K 256-768) all ran 0.73-0.996x the time with the rows split
+ * (bf16 and u8s8, 2 threads), which this weight chooses; at the bar's
+ * shapes the two grids measured 0.93-1.08 (median 0.99), and the plans
+ * there stay as they were on every kind's figures up to M = 384. */
+#define B_FUSED_COST (PACK_COST / 2)
 #define B_L2_SHARE (1.0 - MC_L2_SHARE)
 /* Packed buffers are aligned to a cache line (the kernel's aligned loads). */
 #define ALIGN_WORDS 16
@@ -563,6 +574,30 @@ static int balanced_block(long extent, long cap, int unit)
     return (int)(ceil_div(ceil_div(extent, blocks), unit) * unit);
 }
 
+/* The columns of C the busiest grid column runs its tiles over (grid
+ * column j takes column panels npanels j / tn to npanels (j + 1) / tn):
+ * NR a panel, and N's fringe at the narrow kernel's width (whole vectors
+ * of LOWP_NARROW_LANES) where it takes it; packed_plan.c's busiest_cols
+ * says why. */
+static double busiest_cols(const lowp_plan *p, int N, int tn)
+{
+    const long npanels = ceil_div(N, p->nr);
+    const int fringe = N - (int)(npanels - 1) * p->nr;
+    const int last = fringe < p->nr && fringe <= LOWP_NARROW_COLS && p->isa->kernel_narrow
+                         ? (int)ceil_div(fringe, LOWP_NARROW_LANES) * LOWP_NARROW_LANES
+                         : p->nr;
+    double most = 0.0;
+
+    for (int j = 0; j < tn; j++) {
+        const long n0 = npanels * j / tn, n1 = npanels * (j + 1) / tn;
+        double cols = (double)(n1 - n0) * p->nr;
+        if (n1 > n0 && n1 == npanels)
+            cols += last - p->nr;
+        most = cols > most ? cols : most;
+    }
+    return most;
+}
+
 /* The busiest thread's work on a tm x tn grid, in MACs of k groups per k:
  * its dot products, the A rows it packs, and its B columns: packed (not
  * pre-packed), or pre-packed and read from beyond its L2 when its part of
@@ -572,9 +607,10 @@ static double grid_cost(const lowp_plan *p, int M, int N, int K, int tm, int tn,
                         long l2)
 {
     const double rows = (double)ceil_div(ceil_div(M, p->mr), tm) * p->mr;
-    const double cols = (double)ceil_div(ceil_div(N, p->nr), tn) * p->nr;
+    const double cols = busiest_cols(p, N, tn);
     const double b_bytes = cols * (double)ceil_div(K, p->group) * 4.0 * p->words;
-    const double b_cost = !prepack ? PACK_COST : b_bytes > B_L2_SHARE * l2 ? B_READ_COST : 0.0;
+    const double b_pack = p->fused ? B_FUSED_COST : PACK_COST;
+    const double b_cost = !prepack ? b_pack : b_bytes > B_L2_SHARE * l2 ? B_READ_COST : 0.0;
     return rows * cols + PACK_COST * rows + b_cost * cols;
 }
 

@@ -120,8 +120,10 @@ typedef void (*lowp_ukernel_packing_fn)(int kg, const uint32_t *restrict a, cons
  * its element type, group and widening. */
 typedef void (*lowp_pack_a_fn)(int mc, int kc, const void *A, long lda, uint32_t *restrict dst);
 
-/* The widest fringe kernel_narrow takes: two 16-lane vectors of C. */
+/* The widest fringe kernel_narrow takes: two 16-lane vectors of C; it runs
+ * one of them for a fringe of up to 16 columns. */
 #define LOWP_NARROW_COLS 32
+#define LOWP_NARROW_LANES 16
 
 /* One type's kernel and packing on one instruction set. */
 typedef struct lowp_isa {
