@@ -238,6 +238,7 @@ typedef struct b_view {
     size_t panel_stride;
     long ld;
     const float *fringe;
+    long fringe_ld;          /* its rows' stride: NR, or the narrow width */
     float *strip;
     float *strip2;           /* copy ahead: the second strip (the next micro-panel's) */
     float *panel;
@@ -335,7 +336,7 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
                 use_fringe ? bv->fringe : bv->base + (size_t)(jr / nr) * bv->panel_stride;
             /* Fused (jr outer): the first pass copies, the others read the copy. */
             float *copy = NULL;
-            long ldb = use_fringe ? nr : bv->ld;
+            long ldb = use_fringe ? bv->fringe_ld : bv->ld;
             float *c = C + (size_t)ir * ldc + jr;
             const int full = mr_cur == mr && nr_cur == nr;
             /* A fringe tile goes to scratch, its valid part then into C. */
@@ -489,7 +490,7 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
         /* pc: k, one block at a time; C is stored by the first, added to after */
         for (int pc = 0; pc < K; pc += p->kc) {
             const int kc_cur = K - pc < p->kc ? K - pc : p->kc;
-            b_view bv = { NULL, 0, p->nr, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0, 0 };
+            b_view bv = { .ld = p->nr };
 
             if (b_prepacked) {
                 bv.base = b_prepacked + ((size_t)(jc / p->nr) * K + pc) * p->nr;
@@ -515,7 +516,18 @@ static void run_region(const packed_plan *p, int m0, int m1, int n0, int n1, int
                     bv.strip2 = buf->b_strip2;
                 }
                 if (full < nc_cur) {
-                    p->isa->pack_b(kc_cur, nc_cur - full, bv.base + full, ldb, fringe);
+                    /* as narrow as its kernel reads it, where it has one;
+                     * panel fused: NR wide, the block's slot, which the next
+                     * A blocks read as a packed panel (below) */
+                    const int n = nc_cur - full, vf = p->isa->vector_floats;
+                    if (p->isa->pack_b_fringe != NULL && p->isa->kernel_narrow != NULL &&
+                        p->b_mode != B_PANEL_FUSED) {
+                        p->isa->pack_b_fringe(kc_cur, n, bv.base + full, ldb, fringe);
+                        bv.fringe_ld = (n + vf - 1) / vf * vf;
+                    } else {
+                        p->isa->pack_b(kc_cur, n, bv.base + full, ldb, fringe);
+                        bv.fringe_ld = p->nr;
+                    }
                     bv.fringe = fringe;
                 }
                 /* After the block's last micro-panel: the next k block's

@@ -148,6 +148,11 @@ typedef struct packed_isa {
     packed_ukernel_narrow_fn kernel_narrow;    /* or NULL */
     packed_pack_a_fn pack_a;
     packed_pack_b_fn pack_b;
+    /* A fringe micro-panel (n < NR columns) for kernel_narrow: its rows
+     * only as wide as the narrow kernel reads them (n rounded up to whole
+     * vectors: the row stride), the columns past n zero; or NULL (pack_b,
+     * NR wide). */
+    packed_pack_b_fn pack_b_fringe;
     int (*cpu_runs)(void);   /* 1 when this CPU can execute the kernel */
 } packed_isa;
 

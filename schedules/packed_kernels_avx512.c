@@ -486,6 +486,29 @@ pack_b_avx512(int kc, int nc, const float *B, long ldb, float *restrict dst)
     pk_pack_b_panel(kc, nc, B, ldb, dst, NR);
 }
 
+/* A fringe micro-panel of n < NR columns at the narrow kernel's width (n
+ * rounded up to whole vectors of 16, the row stride), the columns past n
+ * zero, a masked load and a store a vector: pk_pack_b_panel's memcpy and
+ * memset per row, NR floats wide, took 3 % of a 16x256x256 call (perf,
+ * AMD EPYC family 25 guest), its 16 columns a 16th of the FMAs. */
+__attribute__((target("avx512f"))) static void
+pack_b_fringe_avx512(int kc, int n, const float *B, long ldb, float *restrict dst)
+{
+    const int width = (n + 15) / 16 * 16;
+
+    for (int k = 0; k < kc; k++) {
+        const float *row = B + (size_t)k * ldb;
+        float *out = dst + (size_t)k * width;
+        for (int j = 0; j < width; j += 16) {
+            const int left = n - j;
+            const __mmask16 m = left >= 16 ? (__mmask16)0xffff
+                                : left > 0  ? (__mmask16)((1u << left) - 1)
+                                            : (__mmask16)0;
+            _mm512_storeu_ps(out + j, _mm512_maskz_loadu_ps(m, row + j));
+        }
+    }
+}
+
 static int cpu_runs_avx512(void)
 {
     __builtin_cpu_init();
@@ -505,6 +528,7 @@ const packed_isa packed_isa_avx512 = {
     .kernel_narrow = ukernel_avx512_narrow,
     .pack_a = pack_a_avx512,
     .pack_b = pack_b_avx512,
+    .pack_b_fringe = pack_b_fringe_avx512,
     .cpu_runs = cpu_runs_avx512,
 };
 #endif

@@ -340,3 +340,45 @@ TEST(packed_kernel_narrow_exact)
 #endif
     CHECK(packed_isa_portable.kernel_narrow == NULL);
 }
+
+/* A fringe micro-panel packed for the narrow kernel: every n under NR, its
+ * rows n rounded up to whole vectors apart, B's n columns then zeros, and
+ * nothing written past kc rows of that width (the canary after them); the
+ * isas without a narrow kernel have no such packing. */
+TEST(packed_fringe_packed_as_narrow_as_read)
+{
+#if defined(__x86_64__)
+    const packed_isa *isa = &packed_isa_avx512;
+    static const int kcs[] = { 1, 3, 17 };
+    const long ldb = 53;
+    float *B = malloc(sizeof(float) * 17 * ldb), *dst = malloc(sizeof(float) * (17 * 48 + 16));
+    int bad = 0, cases = 0;
+
+    if (!isa->cpu_runs()) {
+        free(B);
+        free(dst);
+        SKIP("this CPU has no AVX-512 (the one kernel with a narrow tile)");
+    }
+    CHECK(isa->pack_b_fringe != NULL && B != NULL && dst != NULL);
+    for (int i = 0; B != NULL && i < 17 * ldb; i++)
+        B[i] = (float)(i % 97) - 48.0f;
+    for (size_t ki = 0; B && dst && isa->pack_b_fringe && ki < sizeof kcs / sizeof kcs[0]; ki++)
+        for (int n = 1; n < isa->nr; n++) {
+            const int kc = kcs[ki], width = (n + 15) / 16 * 16;
+            for (int i = 0; i < 17 * 48 + 16; i++)
+                dst[i] = -1.0f;
+            isa->pack_b_fringe(kc, n, B + 2, ldb, dst);
+            for (int k = 0; k < kc; k++)
+                for (int j = 0; j < width; j++)
+                    bad += dst[k * width + j] != (j < n ? B[2 + k * ldb + j] : 0.0f);
+            bad += dst[kc * width] != -1.0f;
+            cases++;
+        }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(cases, 3 * 47);
+    free(B);
+    free(dst);
+    CHECK(packed_isa_avx2.pack_b_fringe == NULL);
+#endif
+    CHECK(packed_isa_portable.pack_b_fringe == NULL);
+}
