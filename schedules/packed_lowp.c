@@ -2,7 +2,7 @@
  * packed_lowp.c - the packed schedule's bf16 and u8s8 kernels (gb_packed_bf16,
  * gb_packed_u8s8, packed_lowp.h): the driver, the portable kernels, and the
  * choice of path.  The AVX-512 micro-kernels and their packing of B are
- * packed_lowp_avx512.c.  One file of about 1,150 lines: the plan
+ * packed_lowp_avx512.c.  One file of about 1,200 lines: the plan
  * (plan_call), the loops that run it, the state and --explain, which
  * prints that plan, share lowp_plan and plan_call, private here; the
  * portable kernels (about 120 lines) are the piece that could stand apart,
@@ -638,8 +638,11 @@ static void cache_sizes(long *l1, long *l2, long *l3)
 
 /* The plan of type t on path isa and caches l1, l2, l3 (bytes, 0 unknown),
  * fused where isa's packing kernel runs; plan_call's on this machine. */
-/* The busiest thread's work on the best grid of t threads, all of K. */
-static double work_cost(const lowp_plan *p, int M, int N, int K, int t, int prepack, long l2)
+/* The grid of t threads whose busiest thread has the least work
+ * (grid_cost; the first of equals): its rows of threads in *tm, and that
+ * work over all of K. */
+static double best_grid(const lowp_plan *p, int M, int N, int K, int t, int prepack, long l2,
+                        int *tm_out)
 {
     double best = -1.0;
 
@@ -649,7 +652,10 @@ static double work_cost(const lowp_plan *p, int M, int N, int K, int t, int prep
         if (tm * tn != t)
             continue;
         cost = grid_cost(p, M, N, K, tm, tn, prepack, l2);
-        best = best < 0.0 || cost < best ? cost : best;
+        if (best < 0.0 || cost < best) {
+            best = cost;
+            *tm_out = tm;
+        }
     }
     return best * (double)ceil_div(K, p->group);
 }
@@ -670,7 +676,7 @@ static void plan_on(gb_dtype t, const lowp_isa *isa, int fused, long l1, long l2
 {
     long kg, mc_cap, nc_cap, rows;
     int long_kc;
-    double best = -1.0;
+    double one, all;
 
     memset(p, 0, sizeof *p);
     p->type = t;
@@ -690,23 +696,14 @@ static void plan_on(gb_dtype t, const lowp_isa *isa, int fused, long l1, long l2
     if (l2 <= 0)
         l2 = FALLBACK_L2_BYTES;
     p->threads_own_us = unit_us > 0.0 ? own_us : 0.0;
-    p->nthreads = packed_threads_for_work(p->nthreads, work_cost(p, M, N, K, 1, prepack, l2),
-                                          work_cost(p, M, N, K, p->nthreads, prepack, l2),
-                                          unit_us, own_us, &p->threads_saving_us);
+    one = best_grid(p, M, N, K, 1, prepack, l2, &p->tm);
+    all = best_grid(p, M, N, K, p->nthreads, prepack, l2, &p->tm);
+    p->nthreads =
+        packed_threads_for_work(p->nthreads, one, all, unit_us, own_us, &p->threads_saving_us);
 
     /* The grid first: its cost does not depend on the blocks. */
-    for (int tm = 1; tm <= p->nthreads; tm++) {
-        const int tn = p->nthreads / tm;
-        double cost;
-        if (tm * tn != p->nthreads)
-            continue;
-        cost = grid_cost(p, M, N, K, tm, tn, prepack, l2);
-        if (best < 0.0 || cost < best) {
-            best = cost;
-            p->tm = tm;
-            p->tn = tn;
-        }
-    }
+    best_grid(p, M, N, K, p->nthreads, prepack, l2, &p->tm);
+    p->tn = p->nthreads / p->tm;
     rows = ceil_div(ceil_div(M, p->mr), p->tm) * p->mr;
 
     /* kc: B's micro-panel in its share of L1d; or the A micro-panel in its

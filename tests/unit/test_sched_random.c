@@ -432,11 +432,74 @@ static int row_shape_used(int n, int nt, int s)
     return n < 3 || n == nt - 1 || s == 1 || s == 2;
 }
 
+/* What a test of many nests checks in each one's lowered C (n: its text,
+ * c: its case), or NULL. */
+typedef void (*inspect_fn)(int n, const one_case *c, const char *kernel, void *arg);
+
+/* Each of the nt texts at each of the ns shapes (where used(n, nt, s)
+ * says; NULL: all) planned into cases[n * ns + s], lowered once as
+ * PREFIX_n_s and handed to inspect, all compiled in one run and verified
+ * at 1 and 2 threads.  1 done, 0 no C compiler or objects for another
+ * machine (the caller skips), -1 failed (recorded). */
+static int check_cases(const char *file, const char *prefix, const char *const *texts, int nt,
+                       const int (*shapes)[3], int ns, one_case *cases,
+                       int (*used)(int, int, int), inspect_fn inspect, void *arg)
+{
+    static gb_sched nest;
+    size_t cap = 1 << 20, len = 0;
+    char *source = malloc(cap);
+    gb_sched_so so;
+    int rc;
+
+    CHECK(source != NULL);
+    if (source == NULL)
+        return -1;
+    source[0] = '\0';
+    for (int n = 0; n < nt; n++)
+        for (int s = 0; s < ns; s++) {
+            one_case *c = &cases[n * ns + s];
+            gb_sched_plan *pl;
+            char symbol[64], *kernel;
+            if (used != NULL && !used(n, nt, s))
+                continue;
+            if ((pl = plan_case(c, file, texts[n], shapes[s], &nest)) == NULL) {
+                free(source);
+                return -1;
+            }
+            snprintf(symbol, sizeof symbol, "%s_%d_%d", prefix, n, s);
+            kernel = gb_sched_lower(pl, symbol);
+            gb_sched_plan_free(pl);
+            CHECK(kernel != NULL);
+            if (kernel != NULL && inspect != NULL)
+                inspect(n, c, kernel, arg);
+            rc = kernel != NULL ? append_source(&source, &cap, &len, kernel) : -1;
+            free(kernel);
+            if (rc != 0) {
+                CHECK(rc == 0);
+                free(source);
+                return -1;
+            }
+        }
+    rc = build_kernels(source, &so);
+    if (rc != 1)
+        return rc;
+    verify_cases(&so, cases, nt, ns, prefix, used);
+    gb_sched_so_close(&so);
+    return 1;
+}
+
 /* Row blocks (SCHED.md, "Lowering"): an unrolled i loop between the k run
  * and the vectorized loop holds rows x lanes sums in registers.  Each nest
  * on shapes where the block holds and where a tail makes it fall back to
  * the memory form, with the local tile and packs around it, on 1 and 2
  * threads: exact, and the block is used where it should be. */
+/* counts[0]: kernels that run the row block; counts[1]: the rest. */
+static void count_row_blocks(int n, const one_case *c, const char *kernel, void *counts)
+{
+    (void)n, (void)c;
+    ((int *)counts)[strstr(kernel, "bv[p] = ") != NULL ? 0 : 1]++;
+}
+
 TEST(sched_row_blocks_are_exact)
 {
     static const char *const texts[] = {
@@ -488,46 +551,33 @@ TEST(sched_row_blocks_are_exact)
     };
     enum { NT = sizeof texts / sizeof texts[0], NS = sizeof shapes / sizeof shapes[0] };
     static one_case cases[NT][NS];
-    static gb_sched nest;
-    size_t cap = 1 << 20, used = 0;
-    char *source = malloc(cap);
-    int blocks = 0, fallbacks = 0;
-    gb_sched_so so;
+    int counts[2] = { 0, 0 }; /* blocks, fallbacks */
+    const int rc = check_cases("rows.sched", "rows", texts, NT, shapes, NS, &cases[0][0],
+                               row_shape_used, count_row_blocks, counts);
 
-    CHECK(source != NULL);
-    if (source == NULL)
-        return;
-    source[0] = '\0';
-    for (int n = 0; n < NT; n++)
-        for (int s = 0; s < NS; s++) {
-            one_case *c = &cases[n][s];
-            gb_sched_plan *pl;
-            if (!row_shape_used(n, NT, s))
-                continue;
-            char symbol[64], *kernel;
-            if ((pl = plan_case(c, "rows.sched", texts[n], shapes[s], &nest)) == NULL)
-                return;
-            kernel = gb_sched_lower(pl, "probe");
-            CHECK(kernel != NULL);
-            if (kernel && strstr(kernel, "bv[p] = "))
-                blocks++;
-            else
-                fallbacks++;
-            free(kernel);
-            snprintf(symbol, sizeof symbol, "rows_%d_%d", n, s);
-            if (add_kernel(pl, symbol, &source, &cap, &used) != 0)
-                return;
-        }
-    CHECK(blocks >= 8);   /* the block is what most of these shapes run */
-    CHECK(fallbacks >= 6); /* the fourth nest and the tails never use it */
-    switch (build_kernels(source, &so)) {
-    case 0:
+    CHECK(counts[0] >= 8); /* the block is what most of these shapes run */
+    CHECK(counts[1] >= 6); /* the fourth nest and the tails never use it */
+    if (rc == 0)
         SKIP("no C compiler, or its objects are for another machine");
-    case -1:
-        return;
+}
+
+/* How sched_spread_prefetches_are_exact's nests are lowered (texts 0 to
+ * 2: below); *row_tests counts the row blocks that keep their test. */
+static void check_spread_lowering(int n, const one_case *c, const char *kernel, void *row_tests)
+{
+    if (n == 0) /* kk in two segments, no test in it */
+        CHECK(strstr(kernel, "for (int gb_seg_4 = 0;") != NULL &&
+              strstr(kernel, "< gb_n_4") == NULL);
+    if (n == 1) {
+        /* the row block's own row loop keeps its test; in the memory form
+         * (a tail) ii is cut in two segments */
+        CHECK(strstr(kernel, "if (l_ii < gb_n_3)") != NULL ||
+              strstr(kernel, "for (int gb_seg_3 = 0;") != NULL);
+        *(int *)row_tests += strstr(kernel, "if (l_ii < gb_n_3)") != NULL;
     }
-    verify_cases(&so, &cases[0][0], NT, NS, "rows", row_shape_used);
-    gb_sched_so_close(&so);
+    if (n == 2) /* 4 rows of B an iteration of ko */
+        CHECK(strstr(kernel, "for (long gb_r = 0; gb_r < 4; gb_r++)") != NULL || c->K < 8);
+    CHECK(strstr(kernel, ", 0, 2);") != NULL); /* every spread prefetch is into L2 */
 }
 
 /* Spread prefetches (SCHED.md, "prefetch ... over"): INNER cut in two
@@ -578,54 +628,13 @@ TEST(sched_spread_prefetches_are_exact)
     };
     enum { NT = sizeof texts / sizeof texts[0], NS = sizeof shapes / sizeof shapes[0] };
     static one_case cases[NT][NS];
-    static gb_sched nest;
-    size_t cap = 1 << 20, used = 0;
-    char *source = malloc(cap);
     int row_tests = 0;
-    gb_sched_so so;
+    const int rc = check_cases("spread.sched", "spread", texts, NT, shapes, NS, &cases[0][0],
+                               NULL, check_spread_lowering, &row_tests);
 
-    CHECK(source != NULL);
-    if (source == NULL)
-        return;
-    source[0] = '\0';
-    for (int n = 0; n < NT; n++)
-        for (int s = 0; s < NS; s++) {
-            one_case *c = &cases[n][s];
-            gb_sched_plan *pl;
-            char symbol[64], *kernel;
-            if ((pl = plan_case(c, "spread.sched", texts[n], shapes[s], &nest)) == NULL)
-                return;
-            kernel = gb_sched_lower(pl, "probe");
-            CHECK(kernel != NULL);
-            if (kernel != NULL && n == 0) /* kk in two segments, no test in it */
-                CHECK(strstr(kernel, "for (int gb_seg_4 = 0;") != NULL &&
-                      strstr(kernel, "< gb_n_4") == NULL);
-            if (kernel != NULL && n == 1) {
-                /* the row block's own row loop keeps its test; in the
-                 * memory form (a tail) ii is cut in two segments */
-                CHECK(strstr(kernel, "if (l_ii < gb_n_3)") != NULL ||
-                      strstr(kernel, "for (int gb_seg_3 = 0;") != NULL);
-                row_tests += strstr(kernel, "if (l_ii < gb_n_3)") != NULL;
-            }
-            if (kernel != NULL && n == 2) /* 4 rows of B an iteration of ko */
-                CHECK(strstr(kernel, "for (long gb_r = 0; gb_r < 4; gb_r++)") != NULL ||
-                      c->K < 8);
-            if (kernel != NULL) /* every spread prefetch is into L2 */
-                CHECK(strstr(kernel, ", 0, 2);") != NULL);
-            free(kernel);
-            snprintf(symbol, sizeof symbol, "spread_%d_%d", n, s);
-            if (add_kernel(pl, symbol, &source, &cap, &used) != 0)
-                return;
-        }
     CHECK(row_tests >= 1); /* 24 x 96 x 40 runs the row block */
-    switch (build_kernels(source, &so)) {
-    case 0:
+    if (rc == 0)
         SKIP("no C compiler, or its objects are for another machine");
-    case -1:
-        return;
-    }
-    verify_cases(&so, &cases[0][0], NT, NS, "spread", NULL);
-    gb_sched_so_close(&so);
 }
 
 static int compare_addresses(const void *a, const void *b)
