@@ -201,6 +201,10 @@ typedef struct gb_sched_machine {
     int b_l2_only;          /* 1: B's rows a page or more apart, read in place, are
                              * prefetched into L2 only (packed's bprefetch l2): pf is
                              * its cap; this machine's: its calibration's */
+    int bnear_copied;       /* 1: B's rows under a page apart, more than one A block
+                             * of them, are copied (packed's bnear); its calibration's */
+    int bmany_copied;       /* 1: B's rows a page or more apart, read in place, are
+                             * copied from 192 rows of C (packed's bmany); likewise */
 } gb_sched_machine;
 
 /* The quantity a param name is (mr, nr, kc, mc, nc), or -1; its name. */

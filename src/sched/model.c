@@ -199,6 +199,7 @@ typedef struct derivation {
     long c_ac3, c_bc;     /* L3 ways: A's block, B's block (resident) */
     int threads;          /* the threads the columns are split over */
     int b_copied;         /* B copied whole, read back per row micro-panel: nc from L2 */
+    int b_reason;         /* why b_read is what it is (b_read_rule) */
     char b_why[320];      /* why, for explain */
     long nc_l3_cap, nc_l2_cap, nc_threads_cap, nc_cap, nc;
     long nc_balanced;     /* nc as balanced over N, before nc_even */
@@ -212,7 +213,7 @@ typedef struct derivation {
 /* kc's rule of this machine per thread count, once read (machine_at). */
 #define KNOWN_MAX 16
 static struct {
-    int threads, kc_half, b_copied, b_l2_only;
+    int threads, kc_half, b_copied, b_l2_only, bnear_copied, bmany_copied;
     char why[320], b_why[320];
 } known[KNOWN_MAX];
 static int nknown;
@@ -243,6 +244,8 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
             m.kc_half = known[i].kc_half;
             m.b_copied = known[i].b_copied;
             m.b_l2_only = known[i].b_l2_only;
+            m.bnear_copied = known[i].bnear_copied;
+            m.bmany_copied = known[i].bmany_copied;
             snprintf(why, len, "%s", known[i].why);
             snprintf(b_why, b_len, "%s", known[i].b_why);
             return m;
@@ -254,6 +257,8 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
              nthreads == 1 ? "" : "s", said);
     m.b_copied = cal.answer[GB_CALIB_B].read == GB_READ_COPIED;
     m.b_l2_only = cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2;
+    m.bnear_copied = cal.answer[GB_CALIB_BNEAR].read == GB_READ_COPIED;
+    m.bmany_copied = cal.answer[GB_CALIB_BMANY].read == GB_READ_COPIED;
     gb_calibration_describe(&cal, GB_CALIB_B, said, sizeof said);
     snprintf(b_why, b_len, "this machine's calibration at %d thread%s: %s", nthreads,
              nthreads == 1 ? "" : "s", said);
@@ -262,11 +267,54 @@ static gb_sched_machine machine_at(const gb_sched_machine *mach, int nthreads, c
         known[nknown].kc_half = m.kc_half;
         known[nknown].b_copied = m.b_copied;
         known[nknown].b_l2_only = m.b_l2_only;
+        known[nknown].bnear_copied = m.bnear_copied;
+        known[nknown].bmany_copied = m.bmany_copied;
         snprintf(known[nknown].why, sizeof known[nknown].why, "%s", why);
         snprintf(known[nknown].b_why, sizeof known[nknown].b_why, "%s", b_why);
         nknown++;
     }
     return m;
+}
+
+/* b_read, the rule (SCHED.md, "Choices"), from the calibration's answers
+ * (far: B's rows a page or more apart, copied; near: under a page, more
+ * than one A block; many: far rows read in place at M >= MANY_ROWS):
+ * B's rows under a page apart are read in place where one A block (mc)
+ * holds all M rows, and as bnear measured where it does not (in place,
+ * every A block reads B from L3 again); a page or more apart, as the
+ * calibration measured, but copied where B fused (jr outer) would cut kc
+ * to keep all M rows of A in L2 (f32's rows: packed's panel fused), and
+ * from MANY_ROWS rows as bmany measured.  Returns 1 for copied (ir outside
+ * jr, each kc x nc block of B copied by the first A micro-panel's pass),
+ * and why. */
+enum { B_NEAR_ONE_BLOCK, B_NEAR_CALIBRATED, B_FAR_CALIBRATED, B_FAR_CUTS_KC, B_FAR_MANY };
+static int b_read_rule(const derivation *d, int far, int near, int many, int M, int N, int K,
+                       long b_row, int *why)
+{
+    if (b_row < PAGE_BYTES) {
+        *why = M <= d->mc ? B_NEAR_ONE_BLOCK : B_NEAR_CALIBRATED;
+        return M > d->mc && near;
+    }
+    *why = B_FAR_CALIBRATED;
+    if (far)
+        return 1;
+    /* packed's rule before bmany's: where reading B fused would cut kc,
+     * packed runs panel fused (ir outer) whatever bmany says, and bmany is
+     * not timed there (its answer is no measurement).  On the AMD EPYC
+     * family 25 guest, its calibration's bmany fused (a tie there), the
+     * twin so took 0.957-0.969x the time of jr outer at mlp_expand M = 384
+     * and 448 on 1 thread (p <= 0.001), 0.967-0.988x on 2 (gemmbench ab,
+     * 20 rounds). */
+    if (b_row == (long)N * FLOAT_BYTES &&
+        packed_fused_cuts_kc_at(d->l1.size, d->l2.size, (int)d->mr, M, K)) {
+        *why = B_FAR_CUTS_KC;
+        return 1;
+    }
+    if (M >= MANY_ROWS) {
+        *why = B_FAR_MANY;
+        return many;
+    }
+    return 0;
 }
 
 static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int K,
@@ -355,14 +403,23 @@ static void derive(const gb_sched_machine *mach, int nthreads, int M, int N, int
     if (d->c_bc < 1)
         d->c_bc = 1;
     d->nc_l3_cap = d->c_bc * d->l3.way / (d->kc * FLOAT_BYTES);
-    /* Where B's rows are a page or more apart and this machine copies
-     * them (b_read copied, the model's choice below), the row micro-panel
-     * loop is outside the column one and every row micro-panel reads the
-     * whole copied block of B again: the block must stay in L2, half of it
-     * (packed's B panel).  With L3's cap instead, mlp_expand (N = 3072) M =
-     * 128 and 256 took 1.45x and 1.58x packed's time at 1 thread (Intel Xeon
-     * family 6 model 207: nc 3072, a 9 MiB block read from L3 32 times). */
-    d->b_copied = b_row >= PAGE_BYTES && d->m.b_copied;
+    /* Where the model copies B (b_read copied, b_read_rule: the choice
+     * below), the row micro-panel loop is outside the column one and every
+     * row micro-panel reads the whole copied block of B again: the block
+     * must stay in L2, half of it (packed's B panel).  With L3's cap
+     * instead, mlp_expand (N = 3072) M = 128 and 256 took 1.45x and 1.58x
+     * packed's time at 1 thread (Intel Xeon family 6 model 207: nc 3072, a
+     * 9 MiB block read from L3 32 times); and where B was copied by a rule
+     * other than the far rows' calibration (kc's cut, bnear), on the AMD
+     * EPYC family 26 at 1 | 2 threads, nc 384-1536 took the twin
+     * 1.07-1.17x | 1.07-1.09x the time of L2's (qkv and mlp_reduce M = 384,
+     * mlp_expand M = 192-384; gemmbench ab, 10 rounds). */
+    d->b_copied = b_read_rule(d, d->m.b_copied, d->m.bnear_copied, d->m.bmany_copied, M, N, K,
+                              b_row, &d->b_reason);
+    /* bnear is f32 packed's: a type's rows under a page are read in place
+     * (gb_sched_model_choose_typed) */
+    if (b_row < PAGE_BYTES && b_row != (long)N * FLOAT_BYTES)
+        d->b_copied = 0;
     d->nc_l2_cap = d->l2.size / 2 / (d->kc * FLOAT_BYTES);
     d->nc_threads_cap = ceil_div(ceil_div(N, d->threads), d->nr) * d->nr;
     d->nc_cap = d->b_copied ? d->nc_l2_cap : d->nc_l3_cap;
@@ -469,7 +526,13 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M,
         fprintf(out, "    nc %ld: B copied (its rows %ld bytes apart, %s) and read again by "
                      "each row micro-panel: its block in half of L2, cap %ld KiB / 2 / (kc x 4) "
                      "= %ld; ",
-                d.nc, d.b_row, d.b_why, d.l2.size >> 10, d.nc_l2_cap);
+                d.nc, d.b_row,
+                d.b_reason == B_FAR_CALIBRATED ? d.b_why
+                : d.b_reason == B_FAR_CUTS_KC  ? "B fused would cut kc: b_read below"
+                : d.b_reason == B_FAR_MANY     ? "M of 192 or more, as calibrated: b_read below"
+                                               : "more than one A block, as calibrated: b_read "
+                                                 "below",
+                d.l2.size >> 10, d.nc_l2_cap);
     else
         fprintf(out, "    nc %ld: L3 ways for B's block C_Bc = %d - 1 - %ld (A's block) = %ld; "
                      "cap %ld x %ld KiB / (kc x 4) = %ld; ",
@@ -542,15 +605,21 @@ int gb_sched_choice_consistent(const int answer[GB_CHOICE_COUNT])
 }
 
 /* The calibration's answer to question q and why, into *answer and why. */
-static void calibrated(const gb_calibration *cal, int q, int *answer, char *why, size_t len,
-                       const char *prefix)
+static void calibrated_why(const gb_calibration *cal, int q, char *why, size_t len,
+                           const char *prefix)
 {
     char said[300];
 
-    *answer = cal->answer[q].read;
     gb_calibration_describe(cal, q, said, sizeof said);
     snprintf(why, len, "%s; this machine's calibration at %d thread%s: %s", prefix, cal->threads,
              cal->threads == 1 ? "" : "s", said);
+}
+
+static void calibrated(const gb_calibration *cal, int q, int *answer, char *why, size_t len,
+                       const char *prefix)
+{
+    *answer = cal->answer[q].read;
+    calibrated_why(cal, q, why, len, prefix);
 }
 
 void gb_sched_model_choose(const gb_sched_machine *mach, const gb_calibration *given, int M,
@@ -583,52 +652,51 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
     }
     derive(mach, nthreads, M, N, K, b_row, 0, &d);
 
-    /* b_read: B's rows under a page apart are read in place where one A
-     * block holds all M rows, and as the calibration measured where it does
-     * not (packed's bnear: in place, every A block reads B from L3 again);
-     * a page or more apart, as the calibration measured (copied: ir outside
-     * jr, each kc x nc block of B copied by the first A micro-panel's
-     * pass). */
-    if (forced[GB_CHOICE_B_READ])
+    /* b_read: b_read_rule, with the calibration's reasons. */
+    if (forced[GB_CHOICE_B_READ]) {
         snprintf(why[GB_CHOICE_B_READ], 320, "--param");
-    else if (forced[GB_CHOICE_B_COPY] && answer[GB_CHOICE_B_COPY] == GB_READ_COPIED)
-        answer[GB_CHOICE_B_READ] = GB_READ_IN_PLACE,
+    } else if (forced[GB_CHOICE_B_COPY] && answer[GB_CHOICE_B_COPY] == GB_READ_COPIED) {
+        answer[GB_CHOICE_B_READ] = GB_READ_IN_PLACE;
         snprintf(why[GB_CHOICE_B_READ], 320, "b_copy copied (--param) reads B in place");
-    else if (b_row < PAGE_BYTES && M <= d.mc)
-        answer[GB_CHOICE_B_READ] = GB_READ_IN_PLACE,
-        snprintf(why[GB_CHOICE_B_READ], 320, "B's rows %ld bytes apart, under a page; one A "
-                 "block of %ld rows holds all %d", b_row, d.mc, M);
-    else if (b_row < PAGE_BYTES) {
-        char prefix[160];
-        snprintf(prefix, sizeof prefix, "B's rows %ld bytes apart, under a page; A blocks of "
-                 "%ld rows, fewer than M = %d", b_row, d.mc, M);
-        calibrated(&cal, GB_CALIB_BNEAR, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ], 320,
-                   prefix);
     } else {
-        calibrated(&cal, GB_CALIB_B, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ], 320,
-                   "B's rows a page or more apart");
-        /* packed's rule before bmany's: where reading B fused (jr outer)
-         * would cut kc to keep all M rows of A in L2, packed runs panel
-         * fused (ir outer) whatever bmany says, and bmany is not timed
-         * there (its answer is no measurement); f32's rows, packed's.  On
-         * the AMD EPYC family 25 guest, its calibration's bmany fused (a
-         * tie there), the twin so took 0.957-0.969x the time of jr outer
-         * at mlp_expand M = 384 and 448 on 1 thread (p <= 0.001), 0.967-
-         * 0.988x on 2 (gemmbench ab, 20 rounds). */
-        if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && b_row == (long)N * FLOAT_BYTES &&
-            packed_fused_cuts_kc_at(d.l1.size, d.l2.size, (int)d.mr, M, K)) {
-            answer[GB_CHOICE_B_READ] = GB_READ_COPIED;
-            snprintf(why[GB_CHOICE_B_READ], 320, "B's rows a page or more apart, read in place "
-                     "(calibrated), but B fused (jr outer) would cut kc to keep all M = %d "
-                     "rows of A in half of L2 (%ld of %ld KiB): copied, ir outer, as packed's "
-                     "panel fused", M, d.l2.size / 2 >> 10, d.l2.size >> 10);
-        } else if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && M >= MANY_ROWS) {
-            char prefix[160];
+        char prefix[160];
+        int reason, q;
+        answer[GB_CHOICE_B_READ] =
+            b_read_rule(&d, cal.answer[GB_CALIB_B].read == GB_READ_COPIED,
+                        cal.answer[GB_CALIB_BNEAR].read == GB_READ_COPIED,
+                        cal.answer[GB_CALIB_BMANY].read == GB_READ_COPIED, M, N, K, b_row,
+                        &reason)
+                ? GB_READ_COPIED
+                : GB_READ_IN_PLACE;
+        switch (reason) {
+        case B_NEAR_ONE_BLOCK:
+            snprintf(why[GB_CHOICE_B_READ], 320, "B's rows %ld bytes apart, under a page; one "
+                     "A block of %ld rows holds all %d", b_row, d.mc, M);
+            q = -1;
+            break;
+        case B_NEAR_CALIBRATED:
+            snprintf(prefix, sizeof prefix, "B's rows %ld bytes apart, under a page; A blocks "
+                     "of %ld rows, fewer than M = %d", b_row, d.mc, M);
+            q = GB_CALIB_BNEAR;
+            break;
+        case B_FAR_CUTS_KC:
+            snprintf(why[GB_CHOICE_B_READ], 320, "B's rows a page or more apart, read in "
+                     "place (calibrated), but B fused (jr outer) would cut kc to keep all M = "
+                     "%d rows of A in half of L2 (%ld of %ld KiB): copied, ir outer, as "
+                     "packed's panel fused", M, d.l2.size / 2 >> 10, d.l2.size >> 10);
+            q = -1;
+            break;
+        case B_FAR_MANY:
             snprintf(prefix, sizeof prefix, "B's rows a page or more apart, read in place "
                      "(calibrated), M = %d of %d or more", M, MANY_ROWS);
-            calibrated(&cal, GB_CALIB_BMANY, &answer[GB_CHOICE_B_READ], why[GB_CHOICE_B_READ],
-                       320, prefix);
+            q = GB_CALIB_BMANY;
+            break;
+        default:
+            snprintf(prefix, sizeof prefix, "B's rows a page or more apart");
+            q = GB_CALIB_B;
         }
+        if (q >= 0)
+            calibrated_why(&cal, q, why[GB_CHOICE_B_READ], 320, prefix);
     }
 
     /* b_copy: where B is read in place, whether the first A micro-panel's

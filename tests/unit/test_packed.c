@@ -642,7 +642,9 @@ TEST(sched_model_reads_b_as_packed_plans_it)
                 16, 32, kinds[k].l1, kinds[k].l2, kinds[k].l3, kinds[k].l1_ways,
                 kinds[k].l2_ways, kinds[k].l3_ways, 64, kinds[k].name,
                 cal.answer[GB_CALIB_KC].read == 0, cal.answer[GB_CALIB_B].read == 1,
-                cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2
+                cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2,
+                cal.answer[GB_CALIB_BNEAR].read == GB_READ_COPIED,
+                cal.answer[GB_CALIB_BMANY].read == GB_READ_COPIED
             };
             for (int M = 8; M <= 512; M += 8) {
                 const int N = 3072, K = 768;
@@ -662,6 +664,55 @@ TEST(sched_model_reads_b_as_packed_plans_it)
             }
         }
     }
+}
+
+/* Where the model copies B (b_read copied, by whichever rule: the far
+ * rows' calibration, B fused cutting kc, bmany, bnear), every row
+ * micro-panel's pass reads the copied block again, so the model's nc keeps
+ * that block (kc x nc) in half of L2, grown at most 1.25x for even jc
+ * blocks: on each kind's figures and calibration, the three BERT kernels,
+ * M to 512, 1 and 2 threads.  Both kinds of rows must be copied somewhere
+ * (bnear on family 26's figures, kc's cut or bmany at N = 3072). */
+TEST(sched_model_keeps_a_copied_b_block_in_l2)
+{
+    const kind_figures kinds[3] = { KIND_ZEN5, KIND_XEON, KIND_ZEN4 };
+    const int shapes[3][2] = { { 768, 768 }, { 768, 3072 }, { 3072, 768 } }; /* N, K */
+    int near_copied = 0, far_copied = 0;
+
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        for (int threads = 1; threads <= 2; threads++) {
+            const gb_calibration cal = kind_calibration(threads, kinds[k].copied);
+            const gb_sched_machine sm = {
+                16, 32, kinds[k].l1, kinds[k].l2, kinds[k].l3, kinds[k].l1_ways,
+                kinds[k].l2_ways, kinds[k].l3_ways, 64, kinds[k].name,
+                cal.answer[GB_CALIB_KC].read == 0, cal.answer[GB_CALIB_B].read == 1,
+                cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2,
+                cal.answer[GB_CALIB_BNEAR].read == GB_READ_COPIED,
+                cal.answer[GB_CALIB_BMANY].read == GB_READ_COPIED
+            };
+            for (int s = 0; s < 3; s++) {
+                for (int M = 16; M <= 512; M += 16) {
+                    const int N = shapes[s][0], K = shapes[s][1];
+                    int answer[GB_CHOICE_COUNT] = { -1, -1, -1 };
+                    long v[GB_MODEL_COUNT];
+                    gb_sched_model_choose(&sm, &cal, M, N, K, threads, answer, NULL);
+                    gb_sched_model_values(&sm, M, N, K, threads, v);
+                    if (answer[GB_CHOICE_B_READ] != GB_READ_COPIED)
+                        continue;
+                    *(N * 4 < 4096 ? &near_copied : &far_copied) += 1;
+                    if (v[GB_MODEL_NC] * v[GB_MODEL_KC] * 4 > 1.25 * kinds[k].l2 / 2) {
+                        char msg[300];
+                        snprintf(msg, sizeof msg, "%s, %d thread%s, %dx%dx%d (MxNxK): B copied, "
+                                 "its block %ld x %ld over half of L2 (%ld KiB)", kinds[k].name,
+                                 threads, threads > 1 ? "s" : "", M, N, K, v[GB_MODEL_KC],
+                                 v[GB_MODEL_NC], kinds[k].l2 >> 11);
+                        gb_test_fail(__FILE__, __LINE__, msg);
+                    }
+                }
+            }
+        }
+    }
+    CHECK(near_copied > 0 && far_copied > 0);
 }
 
 #undef QKV

@@ -434,14 +434,14 @@ TEST(sched_tail_leaves_whole_row_blocks_whole)
 TEST(sched_model_gives_blis_blocks_for_each_machine)
 {
     const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20, 12, 16, 15, 64,
-                                    "Intel Xeon", 0, 0, 0 };
+                                    "Intel Xeon", 0, 0, 0, 0, 0 };
     const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64,
-                                    "AMD EPYC family 25", 0, 0, 0 };
+                                    "AMD EPYC family 25", 0, 0, 0, 0, 0 };
     const gb_sched_machine avx2 = { 8, 16, 32L << 10, 256L << 10, 8L << 20, 8, 4, 16, 64,
-                                    NULL, 0, 0, 0 };
+                                    NULL, 0, 0, 0, 0, 0 };
     const gb_sched_machine neon = { 4, 32, 64L << 10, 1L << 20, 0 + (8L << 20), 4, 8, 16, 64,
-                                    NULL, 0, 0, 0 };
-    const gb_sched_machine unknown = { 16, 32, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0 };
+                                    NULL, 0, 0, 0, 0, 0 };
+    const gb_sched_machine unknown = { 16, 32, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0 };
     gb_sched_machine half;
     long v[GB_MODEL_COUNT];
 
@@ -451,10 +451,15 @@ TEST(sched_model_gives_blis_blocks_for_each_machine)
     gb_sched_model_values(&xeon, 384, 3072, 768, 2, v);
     CHECK(v[GB_MODEL_MR] == 8 && v[GB_MODEL_NR] == 48 && v[GB_MODEL_KC] == 128);
     /* mc: 16 - 1 - 1 ways of 128 KiB over 128 x 4: 3584, all of M; nc:
-     * L3's cap is all of N, the two threads' half of it 1536, one thread's
-     * all of it */
+     * B copied (b_read: B fused, jr outer, would cut kc to keep 384 rows
+     * of A in half of L2), so its block in half of L2, 1 MiB / (128 x 4) =
+     * 2048, balanced over N: 1536, the two threads' half too */
     CHECK(v[GB_MODEL_MC] == 384 && v[GB_MODEL_NC] == 1536);
     gb_sched_model_values(&xeon, 384, 3072, 768, 1, v);
+    CHECK(v[GB_MODEL_NC] == 1536);
+    /* M = 128 reads B in place (no cut, under 192 rows): L3's cap is all
+     * of N, one thread's all of it */
+    gb_sched_model_values(&xeon, 128, 3072, 768, 1, v);
     CHECK(v[GB_MODEL_NC] == 3072);
     gb_sched_model_values(&xeon, 384, 3072, 768, 3, v);
     CHECK(v[GB_MODEL_NC] == 1056); /* 64 micro-panels over 3: 22 x 48 */
@@ -579,9 +584,9 @@ static void choose_at(const gb_sched_machine *m, const gb_calibration *c, int M,
  * micro-panels from 5 A micro-panels up (M = 40). */
 TEST(sched_model_chooses_from_each_kinds_calibration)
 {
-    const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64, NULL, 0, 0, 0 };
+    const gb_sched_machine zen4 = { 16, 32, 32L << 10, 1L << 20, 32L << 20, 8, 8, 16, 64, NULL, 0, 0, 0, 0, 0 };
     const gb_sched_machine xeon = { 16, 32, 48L << 10, 2L << 20, 300L << 20, 12, 16, 15, 64,
-                                    NULL, 0, 0, 0 };
+                                    NULL, 0, 0, 0, 0, 0 };
     const gb_calibration zen4_cal = calib_of(GB_READ_IN_PLACE, GB_READ_IN_PLACE,
                                              GB_READ_IN_PLACE);
     const gb_calibration xeon_cal = calib_of(GB_READ_COPIED, GB_READ_IN_PLACE, GB_READ_COPIED);
