@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibration.h"
 #include "gemmbench.h"
 #include "machine.h"
+#include "sched_lang.h"
 
 /* GEMMBENCH_CALIBRATE as the test found it, saved before a test forces a
  * mode and put back after (NULL: it was unset). */
@@ -100,6 +102,20 @@ static const kind_figures KIND_ZEN4 = {
 static inline gb_machine kind_of(const kind_figures *k)
 {
     return kind_machine(k->l1, k->l1_ways, k->l2, k->l2_ways, k->l3, k->l3_ways);
+}
+
+/* The schedule model's machine of a kind (AVX-512: 16 lanes, 32
+ * registers; 64-byte lines) with its calibration's answers at cal. */
+static inline gb_sched_machine kind_sched_machine(const kind_figures *k, const gb_calibration *cal)
+{
+    const gb_sched_machine sm = {
+        16, 32, k->l1, k->l2, k->l3, k->l1_ways, k->l2_ways, k->l3_ways, 64, k->name,
+        cal->answer[GB_CALIB_KC].read == 0, cal->answer[GB_CALIB_B].read == GB_READ_COPIED,
+        cal->answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2,
+        cal->answer[GB_CALIB_BNEAR].read == GB_READ_COPIED,
+        cal->answer[GB_CALIB_BMANY].read == GB_READ_COPIED
+    };
+    return sm;
 }
 
 #endif

@@ -638,14 +638,7 @@ TEST(sched_model_reads_b_as_packed_plans_it)
         for (int threads = 1; threads <= 2; threads++) {
             const gb_calibration cal = kind_calibration(threads, kinds[k].copied);
             const gb_ctx ctx = { threads, &avx512, NULL, NULL, 0 };
-            const gb_sched_machine sm = {
-                16, 32, kinds[k].l1, kinds[k].l2, kinds[k].l3, kinds[k].l1_ways,
-                kinds[k].l2_ways, kinds[k].l3_ways, 64, kinds[k].name,
-                cal.answer[GB_CALIB_KC].read == 0, cal.answer[GB_CALIB_B].read == 1,
-                cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2,
-                cal.answer[GB_CALIB_BNEAR].read == GB_READ_COPIED,
-                cal.answer[GB_CALIB_BMANY].read == GB_READ_COPIED
-            };
+            const gb_sched_machine sm = kind_sched_machine(&kinds[k], &cal);
             for (int M = 8; M <= 512; M += 8) {
                 const int N = 3072, K = 768;
                 int answer[GB_CHOICE_COUNT] = { -1, -1, -1 };
@@ -682,14 +675,7 @@ TEST(sched_model_keeps_a_copied_b_block_in_l2)
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         for (int threads = 1; threads <= 2; threads++) {
             const gb_calibration cal = kind_calibration(threads, kinds[k].copied);
-            const gb_sched_machine sm = {
-                16, 32, kinds[k].l1, kinds[k].l2, kinds[k].l3, kinds[k].l1_ways,
-                kinds[k].l2_ways, kinds[k].l3_ways, 64, kinds[k].name,
-                cal.answer[GB_CALIB_KC].read == 0, cal.answer[GB_CALIB_B].read == 1,
-                cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2,
-                cal.answer[GB_CALIB_BNEAR].read == GB_READ_COPIED,
-                cal.answer[GB_CALIB_BMANY].read == GB_READ_COPIED
-            };
+            const gb_sched_machine sm = kind_sched_machine(&kinds[k], &cal);
             for (int s = 0; s < 3; s++) {
                 for (int M = 16; M <= 512; M += 16) {
                     const int N = shapes[s][0], K = shapes[s][1];
