@@ -322,14 +322,23 @@ TEST(packed_blocks_follow_the_cache_rule)
             CHECK(fused_rows >= 8 * mr && fused_rows <= 64);
     }
     CHECK_EQ_INT(effective(v, &none, 384, 768, 768, 1, "bcopy"), -1);
-    /* B in place (N = 768, jr outer): kc from L1's figure alone at every M,
-     * mc within half of L2 (more than one ic block where M rows do not fit).
+    /* B in place (N = 768, jr outer): kc from L1's figure at every M, cut
+     * to the places L2 has for rows 3 KiB apart where they are fewer (the
+     * calibration forced in place: kcplaces on; none are with 8 rows of A
+     * on 48 KiB, 1024 of 1536 with the portable kernel's 4), down to a
+     * quarter of L1's figure; mc within half of L2 (more than one ic block
+     * where M rows do not fit).
      * B fused (forced here): kc cut until all M rows x kc fit half of L2, so
      * that one ic block (mc = M) reads B once, never below a quarter of the
      * L1 figure. */
     if (l1 > 0 && gb_machine_cache_bytes(&m, 2) > 0) {
         const long l2 = gb_machine_cache_bytes(&m, 2), l1_kc = l1 / 2 / (mr * 4);
-        const long blocks = (3072 + l1_kc - 1) / l1_kc;
+        const long places = gb_places_rows(l2, 768 * 4, 4096, 64);
+        long blocks = (3072 + l1_kc - 1) / l1_kc;
+        if (places < (3072 + blocks - 1) / blocks) {
+            const long cap = places > l1_kc / 4 ? places : l1_kc / 4;
+            blocks = (3072 + cap - 1) / cap;
+        }
         gb_params fused = { 0 };
         gb_param_set(&fused, "bpack", 3);
         static const int rows_list[] = { 16, 64, 256, 384, 768, 1536 };
@@ -409,8 +418,10 @@ TEST(packed_kc_fits_b_rows_in_l2_places)
         const long l1_kc = l1 / 2 / (mr * 4) < 768 ? l1 / 2 / (mr * 4) : 768;
         const long places = gb_places_rows(l2, 3072 * 4, 4096, 64);
         long cap = places < l1_kc ? places : l1_kc, blocks;
-        if (cap < l1_kc / 4)
-            cap = l1_kc / 4;
+        /* the floor is a quarter of L1's figure itself, not of K's cap on
+         * it (1536 with the portable kernel's 4 rows on 48 KiB: 384) */
+        if (cap < l1 / 2 / (mr * 4) / 4)
+            cap = l1 / 2 / (mr * 4) / 4;
         blocks = (768 + cap - 1) / cap;
         const long b1 = (768 + l1_kc - 1) / l1_kc;
         /* mlp_expand M = 16 and 32: B fused, no copy, jr outer; kcplaces
