@@ -85,16 +85,24 @@ export XDG_CACHE_HOME
 mkdir -p "$logs/probes"
 GEMMBENCH_PROBE_MEMO=$logs/probes
 export GEMMBENCH_PROBE_MEMO
-# The tests call python3 by name, some hundreds of times.  Where python3 is
-# a version manager's shim (pyenv, asdf: a script that looks the interpreter
-# up on every call; 0.42 s a call on one VM, against 0.04 s for the
-# interpreter itself, 80 s of a make test), the interpreter the shim finds
-# is run directly instead: a one-line script first on PATH, once per run.
-# (Only a plain path: one with a quote or a space in it keeps the shim.)
+# The tests call python3 by name, about 700 times a run, and their programs
+# (and scripts/*.py) use the standard library only.  So python3 is a
+# one-line script first on PATH that runs the interpreter directly, without
+# the site module (-S):
+#  - where python3 is a version manager's shim (pyenv, asdf: a script that
+#    looks the interpreter up on every call; 0.42 s a call on one VM,
+#    against 0.04 s for the interpreter itself, 80 s of a make test);
+#  - site imports what site-packages' .pth files name: on one VM a
+#    certifi hook, 52 of a start's 90 ms (45 ms a start with -S, AMD EPYC
+#    family 26: 30 s of the suite's CPU time).  A test that needs a package
+#    beyond the standard library fails here, which it should: the scripts
+#    promise none.
+# (Only a plain path: one with a quote or a space in it keeps python3 as
+# PATH finds it.)
 if real=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$real" ] &&
-    [ "$real" != "$(command -v python3)" ] && case $real in *[!A-Za-z0-9/._+-]*) false ;; esac; then
+    case $real in *[!A-Za-z0-9/._+-]*) false ;; esac; then
     mkdir -p "$logs/bin" &&
-        printf '#!/bin/sh\nexec "%s" "$@"\n' "$real" >"$logs/bin/python3" &&
+        printf '#!/bin/sh\nexec "%s" -S "$@"\n' "$real" >"$logs/bin/python3" &&
         chmod +x "$logs/bin/python3" && PATH=$logs/bin:$PATH && export PATH
 fi
 trap 'exit 130' INT TERM
