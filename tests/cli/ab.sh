@@ -268,7 +268,7 @@ expect_grep one_round_peak_given '"peak_gflops":	100' r2.json
 # Interrupted (once both builds have finished two rounds): 130, both files
 # kept with what was measured.
 expect_interrupted ab_interrupt '"sample_rounds":	\[1, 2' int-new.json \
-    "$G" ab "$G" "$G" --variant baseline --kernel qkv --m 64 --reps 40 --warmup 1 \
+    "$G" ab "$G" "$G" --variant baseline --kernel qkv --m 16 --reps 40 --warmup 1 --min-time 0 \
     --rounds 40 -o int --quiet
 expect_grep ab_interrupt_old_kept '"complete":	false' int-old.json
 expect_grep ab_interrupt_new_kept '"complete":	false' int-new.json
