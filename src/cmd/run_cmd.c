@@ -412,6 +412,20 @@ static int anything_runs(const gb_options *o, const gb_selection *sel, char *err
         for (int s = 0; s < sel->nshapes; s++)
             if (gb_selection_runs(sel, v, s, NULL, 0))
                 return 1;
+    /* an entry of a type its variant runs, refused for another reason (a
+     * --param set on a typed schedule): that reason */
+    for (int v = 0; v < sel->nvariants; v++)
+        for (int s = 0; s < sel->nshapes; s++) {
+            const gb_dtype t = sel->shapes[s].dtype;
+            char why[256];
+            if (t == GB_DTYPE_F32 || sel->variants[v]->typed[t] == NULL)
+                continue;
+            why[0] = '\0';
+            gb_selection_runs(sel, v, s, why, sizeof why);
+            snprintf(err, errlen, "nothing to run: %s in %s: %s", sel->variants[v]->name,
+                     gb_dtype_name(t), why[0] ? why : "refused");
+            return 0;
+        }
     /* a schedule of another type says which (the usual case: --dtype
      * forgotten) */
     for (int v = 0; v < sel->nvariants; v++) {

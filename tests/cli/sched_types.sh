@@ -44,6 +44,13 @@ expect_grep twins_skipped_under_table "^skipped: sched:packed_u8s8 in f32: the s
 expect_exit typed_alone_names_its_dtype 2 "$G" --schedule "$ROOT/schedules/packed_u8s8.sched" \
     --shape 8x8x8 --quick
 expect_grep typed_alone_says "sched:packed_u8s8 states type u8s8 (--dtype u8s8 runs it)" "$WORK/err"
+# With its --dtype and a --param set, the reason is the --param's (it once
+# said "--dtype u8s8 runs it" here too), and no file is written.
+expect_exit typed_param_refused 2 "$G" --dtype u8s8 --schedule "$ROOT/schedules/packed_u8s8.sched" \
+    --param b_read=copied --shape 8x8x8 --quick -o param.json
+expect_grep typed_param_says \
+    "^gemmbench: nothing to run: sched:packed_u8s8 in u8s8: a --param set applies to f32 only$" "$WORK/err"
+[ ! -e param.json ] && echo "ok typed_param_writes_nothing" || echo "FAIL typed_param_writes_nothing"
 
 # ---- --explain: the form -------------------------------------------------------------------
 "$G" --dtype u8s8 --schedule "$ROOT/schedules/packed_u8s8.sched" --shape 64x768x768 \
