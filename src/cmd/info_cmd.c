@@ -169,6 +169,10 @@ static void print_forkjoin(FILE *out, int threads)
     if (fj.syscall_us >= 0.0)
         fprintf(out, "; a system call %.2f us", fj.syscall_us);
     fprintf(out, " (medians of %d trials): every threaded call's fixed cost\n", fj.trials);
+    if (fj.trip_us >= 0.0)
+        fprintf(out, "cpu to cpu     a cache line from cpu %d to cpu %d and back %.2f us (median of "
+                     "%d trials): the price of a line one thread writes and another reads\n",
+                fj.trip_cpus[0], fj.trip_cpus[1], fj.trip_us, fj.trials);
 }
 
 /* The schedule cache's objects (src/sched/cache.c): where, how many, how

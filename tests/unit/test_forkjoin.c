@@ -1,9 +1,15 @@
 /* test_forkjoin.c - the fork/join probe (src/measure/forkjoin.c): bad
  * arguments are refused, and a measurement gives finite, positive medians
- * at the counts asked, and a system call's cost where Linux is there. */
+ * at the counts asked, a system call's cost where Linux is there, and a
+ * cache line's round trip between the process's first two CPUs where it
+ * has two (none at 1 thread). */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "test.h"
 
 #include <math.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include "forkjoin.h"
 
@@ -18,7 +24,7 @@ TEST(forkjoin_refuses_bad_arguments)
 
 TEST(forkjoin_measures_both_counts)
 {
-    gb_forkjoin fj = { 0, 0, -1.0, -1.0, -2.0 };
+    gb_forkjoin fj = { 0, 0, -1.0, -1.0, -2.0, -2.0, { -2, -2 } };
 
     CHECK(gb_forkjoin_measure(2, 3, &fj) == 0);
     CHECK_EQ_INT(fj.threads, 2);
@@ -31,4 +37,38 @@ TEST(forkjoin_measures_both_counts)
 #else
     CHECK(fj.syscall_us == -1.0);
 #endif
+}
+
+TEST(forkjoin_times_a_line_between_two_cpus)
+{
+    gb_forkjoin fj;
+    int cpus = 1, first[2] = { -1, -1 };
+
+#if defined(__linux__)
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0) {
+        cpus = 0;
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &mask)) {
+                if (cpus < 2)
+                    first[cpus] = c;
+                cpus++;
+            }
+    }
+#endif
+    /* One thread: no trip, whatever the CPUs. */
+    CHECK(gb_forkjoin_measure(1, 2, &fj) == 0);
+    CHECK(fj.trip_us == -1.0);
+    CHECK_EQ_INT(fj.trip_cpus[0], -1);
+
+    CHECK(gb_forkjoin_measure(2, 3, &fj) == 0);
+#if defined(__linux__)
+    if (cpus >= 2) {
+        CHECK(isfinite(fj.trip_us) && fj.trip_us > 0.0 && fj.trip_us < 1e6);
+        CHECK_EQ_INT(fj.trip_cpus[0], first[0]);
+        CHECK_EQ_INT(fj.trip_cpus[1], first[1]);
+        return;
+    }
+#endif
+    CHECK(fj.trip_us == -1.0);
 }
