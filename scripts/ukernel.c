@@ -22,6 +22,10 @@
  *                rows' lines spread over the cache sets that 768 (3 KiB)
  *                puts them into 4 groups of;
  *   l2-jr-ab768  both in place;
+ *   l2-jr-a3072  A in place, rows 3072 floats apart (mlp_reduce's A, K =
+ *                3072): 12 KiB, so the eight rows' lines at one k share
+ *                one L1d set;
+ *   l2-jr-a3072-b768  that A and B in place 768 apart: mlp_reduce's pair;
  *   l2-jr-b3072  B in place, rows 3072 floats apart (mlp_expand's B): 12 KiB,
  *                a multiple of the page, so every row's lines fall into
  *                the same sets of a cache indexed by the page offset (the
@@ -119,7 +123,7 @@ __attribute__((target("avx512f"))) static double shaped(long iters, const float 
 typedef struct kcase {
     const char *name;
     int kc, na, nb;    /* k depth, A and B micro-panels */
-    int a_in_place;    /* A rows LD_IN_PLACE floats apart */
+    long lda;          /* A's rows: 0 packed (MR floats per k), else in place */
     long ldb;          /* B's rows: 0 packed (NR apart), else in place */
     int copy_kernel;   /* packed's copy kernel, prefetching as packed does
                         * for B rows a page apart (none into L1, L2 16 rows
@@ -133,7 +137,7 @@ static void tile(const packed_isa *isa, const kcase *k, const float *a, long lda
     if (k->copy_kernel)
         isa->kernel_copy_b(k->kc, a, 0, b, ldb, 0, packed_b_far(0, ldb), NULL, NULL, 0, ldb, c,
                            ldc, 0);
-    else if (k->a_in_place)
+    else if (k->lda)
         isa->kernel_a_in_place(k->kc, a, lda, b, ldb, c, ldc, 0);
     else
         isa->kernel(k->kc, a, b, ldb, c, ldc, 0);
@@ -149,7 +153,7 @@ static double pass(const packed_isa *isa, const kcase *k, const float *A, long l
             float *c = C + (size_t)ia * MR * (k->nb * NR) + (size_t)jb * NR;
             const float *b = k->ldb ? B + (size_t)jb * NR : B + (size_t)jb * k->kc * NR;
             const long ldb = k->ldb ? k->ldb : NR;
-            tile(isa, k, k->a_in_place ? A + (size_t)ia * MR * lda : A + (size_t)ia * MR * k->kc,
+            tile(isa, k, k->lda ? A + (size_t)ia * MR * lda : A + (size_t)ia * MR * k->kc,
                  lda, b, ldb, c, k->nb * NR);
         }
     return 2.0 * MR * NR * k->kc * (double)k->na * k->nb;
@@ -169,7 +173,7 @@ static int verify(const packed_isa *isa, const kcase *k, const float *A, long ld
         for (int j = 0; j < NR; j++) {
             double sum = 0;
             for (int kk = 0; kk < k->kc; kk++)
-                sum += (double)(k->a_in_place ? A[i * lda + kk] : A[kk * MR + i]) *
+                sum += (double)(k->lda ? A[i * lda + kk] : A[kk * MR + i]) *
                        (double)B[kk * ldb + j];
             bad += (double)C[i * ldc + j] != sum;
         }
@@ -188,6 +192,7 @@ typedef struct operands {
 } operands;
 
 #define MAX_LD 3088
+#define MAX_LDA 3072
 
 int main(int argc, char **argv)
 {
@@ -206,17 +211,18 @@ int main(int argc, char **argv)
         { "l1", 128, 1, 1, 0, 0, 0 },
         { "l2-ir", 768, 1, 5, 0, 0, 0 },
         { "l2-jr", 768, 16, 1, 0, 0, 0 },
-        { "l2-jr-a768", 768, 16, 1, 1, 0, 0 },
+        { "l2-jr-a768", 768, 16, 1, 768, 0, 0 },
         { "l2-jr-b768", 768, 16, 1, 0, 768, 0 },
         { "l2-jr-b784", 768, 16, 1, 0, 784, 0 },
-        { "l2-jr-ab768", 768, 16, 1, 1, 768, 0 },
+        { "l2-jr-ab768", 768, 16, 1, 768, 768, 0 },
+        { "l2-jr-a3072", 768, 16, 1, 3072, 0, 0 },
+        { "l2-jr-a3072-b768", 768, 16, 1, 3072, 768, 0 },
         { "l2-jr-b3072", 768, 16, 1, 0, 3072, 0 },
         { "l2-jr-b3088", 768, 16, 1, 0, 3088, 0 },
         { "cp-b3072", 768, 16, 1, 0, 3072, 1 },
         { "cp-b3088", 768, 16, 1, 0, 3088, 1 },
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    const long lda_ip = 768;
     operands ops[64];
     float *la = fresh(64 * 8), *lb = fresh(64 * 48);
     float sink = 0;
@@ -226,16 +232,16 @@ int main(int argc, char **argv)
     {
         /* First touch by the thread that uses them. */
         operands *o = &ops[omp_get_thread_num()];
-        o->A = fresh((size_t)16 * MR * lda_ip);
+        o->A = fresh((size_t)16 * MR * MAX_LDA);
         o->B = fresh((size_t)768 * MAX_LD);
         o->C = fresh((size_t)16 * MR * 5 * NR);
     }
-    printf("%-13s %9s %9s %9s %9s %7s   (GFLOP/s, %d thread%s, %.1f s a case)\n", "case",
+    printf("%-16s %9s %9s %9s %9s %7s   (GFLOP/s, %d thread%s, %.1f s a case)\n", "case",
            "kern_med", "kern_best", "loop_med", "loop_best", "k/loop", threads,
            threads > 1 ? "s" : "", seconds);
     for (int ci = 0; ci < ncases; ci++) {
         const kcase *k = &cases[ci];
-        const long lda = k->a_in_place ? lda_ip : 0;
+        const long lda = k->lda;
         /* Passes and loop iterations of about TRIAL_S each. */
         long passes, iters = 20;
         double t0 = now();
@@ -293,7 +299,7 @@ int main(int argc, char **argv)
         }
         qsort(gk, trials, sizeof(double), cmp);
         qsort(gl, trials, sizeof(double), cmp);
-        printf("%-13s %9.1f %9.1f %9.1f %9.1f %7.3f\n", k->name, gk[trials / 2],
+        printf("%-16s %9.1f %9.1f %9.1f %9.1f %7.3f\n", k->name, gk[trials / 2],
                gk[trials - 1], gl[trials / 2], gl[trials - 1], gk[trials / 2] / gl[trials / 2]);
         free(gk);
         free(gl);

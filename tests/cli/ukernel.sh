@@ -23,15 +23,16 @@ if [ $rc -eq 2 ] && grep -q 'does not run AVX-512F\|x86-64' "$WORK/one.err"; the
     exit 0
 fi
 check ukernel_runs test $rc -eq 0
-# rows NAME FILE: eleven case rows of five positive rates and a ratio.
+# rows NAME FILE: thirteen case rows of five positive rates and a ratio.
 rows() {
     awk 'NR > 1 { n++; for (i = 2; i <= 6; i++) if (!($i > 0)) bad++ }
-         END { if (n != 11 || bad) { print n " rows, " bad+0 " not positive"; exit 1 } }' "$2" ||
+         END { if (n != 13 || bad) { print n " rows, " bad+0 " not positive"; exit 1 } }' "$2" ||
         return 1
 }
 check ukernel_rows_1thread rows one "$WORK/one.out"
 check ukernel_cases grep -q '^l2-jr-b3072 ' "$WORK/one.out"
 check ukernel_cases_aliasing grep -q '^cp-b3088 ' "$WORK/one.out"
+check ukernel_cases_a_page grep -q '^l2-jr-a3072-b768 ' "$WORK/one.out"
 OMP_PROC_BIND=close OMP_PLACES=cores "$UK" 0.02 2 >"$WORK/two.out" 2>"$WORK/two.err"
 check ukernel_runs_2threads test $? -eq 0
 check ukernel_rows_2threads rows two "$WORK/two.out"
