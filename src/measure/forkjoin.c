@@ -105,9 +105,8 @@ static int line_trips(int trials, double *trip, int cpus[2])
         cpu_set_t before, one;
         int pinned = 0;
 
-        if (omp_get_num_threads() < 2)
-            atomic_store(&refused, 1);
-        else if (pthread_getaffinity_np(pthread_self(), sizeof before, &before) == 0) {
+        if (omp_get_num_threads() == 2 &&
+            pthread_getaffinity_np(pthread_self(), sizeof before, &before) == 0) {
             CPU_ZERO(&one);
             CPU_SET(cpus[me], &one);
             pinned = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
