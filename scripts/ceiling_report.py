@@ -19,11 +19,14 @@ of many 1 ms trials) and, when a round has a RUN_1T.info file next to it
 (`gemmbench info` run just before it, as bench-ceiling.sh does), against
 the sustained peaks it printed: the FMA loop and the micro-kernel-shaped
 loop, each the median of 20 ms trials (src/measure/peak.c), median over rounds.
+Each file may be gzip-compressed (FILE.json.gz, as results/notes keeps
+them); one that cannot be read as a result file is named on one line, exit 2.
 Entries are told apart by label (packed and packed+prepack are separate
 entries, never mixed).
 Targets: those of the machine's kind, told from machine.cpu_model (Intel
 Xeon, or AMD and any other; KIND_TARGETS below), each printed met or NOT met.
 """
+import gzip
 import json
 import math
 import os
@@ -61,9 +64,23 @@ def targets_of(kind):
     return KIND_TARGETS["intel" if kind == "intel" else "amd"]
 
 
+class BadFile(Exception):
+    """A file that is not a readable gemmbench result file."""
+
+
 def load(path):
-    with open(path) as f:
-        doc = json.load(f)
+    """The result file at path (gzip-compressed or not), or BadFile."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        doc = json.loads(raw)
+    except (OSError, EOFError, ValueError) as e:
+        raise BadFile(f"{path}: {e}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list) or \
+            not isinstance(doc.get("machine"), dict):
+        raise BadFile(f"{path}: not a gemmbench result file (no results list or machine)")
     if not doc.get("complete"):
         print(f"note: {path} is incomplete (interrupted run)")
     return doc
@@ -268,8 +285,7 @@ def read_sustained(json_path):
     return found
 
 
-def report_one_thread(paths):
-    docs = [load(p) for p in paths]
+def report_one_thread(paths, docs):
     bursts = [d["machine"].get("peak_gflops_1thread") or d["machine"].get("peak_gflops") or 0.0
               for d in docs]
     bursts = [b for b in bursts if b > 0]
@@ -376,13 +392,23 @@ def main(argv):
         print(__doc__.strip())
         return 0 if len(argv) >= 2 else 2
     status = 0
-    parts = per_type(load(argv[1]))
-    for t, doc in parts:
-        if len(parts) > 1:
-            print(f"\n=== {t} ===")
-        status |= report_interleaved(doc)
-    if len(argv) > 2:
-        status |= report_one_thread(argv[2:])
+    try:
+        # Every file read before anything is printed.
+        parts = per_type(load(argv[1]))
+        one_thread = [load(p) for p in argv[2:]]
+        for t, doc in parts:
+            if len(parts) > 1:
+                print(f"\n=== {t} ===")
+            status |= report_interleaved(doc)
+        if len(argv) > 2:
+            status |= report_one_thread(argv[2:], one_thread)
+    except BadFile as e:
+        print(f"ceiling_report: {e}", file=sys.stderr)
+        return 2
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        print(f"ceiling_report: {argv[1]}: not a gemmbench result file "
+              f"({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
     return status
 
 

@@ -14,8 +14,9 @@ that spans a shape's entries cancels); its %peak of the type's own peak
 packed's on the same shape (f32 median / the type's median: how much faster
 the type makes the same schedule).  Then the geometric means over shapes,
 and over the shapes with M >= 64.  The machine's CPU is printed first: every
-figure is of that kind.
+figure is of that kind.  RUN may be gzip-compressed (RUN.json.gz).
 """
+import gzip
 import json
 import math
 import statistics
@@ -48,11 +49,14 @@ def main(argv):
     if len(argv) >= 4 and argv[2] == "--format":
         fmt = argv[3]
     try:
-        with open(argv[1]) as f:
-            doc = json.load(f)
+        with open(argv[1], "rb") as f:
+            raw = f.read()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        doc = json.loads(raw)
         results = doc["results"]
         machine = doc["machine"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, EOFError, ValueError, KeyError, TypeError) as e:
         print(f"types_report: {argv[1]}: not a gemmbench result file ({e})", file=sys.stderr)
         return 2
     peaks = {"f32": machine.get("peak_gflops") or 0.0}

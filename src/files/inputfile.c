@@ -93,6 +93,14 @@ static char *read_regular(const char *path, long max, int flags, char *err, size
         return NULL;
     }
     text[got] = '\0';
+    /* gzip's magic: results/notes keeps result files compressed. */
+    if (got >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b) {
+        snprintf(err, errlen, "%s: gzip-compressed; decompress it first (gunzip -k FILE)",
+                 shown);
+        free(text);
+        errno = EILSEQ;
+        return NULL;
+    }
     if (strlen(text) != got) {
         snprintf(err, errlen, "%s: binary data (a NUL byte at offset %zu)", shown,
                  strlen(text));

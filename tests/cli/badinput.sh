@@ -160,6 +160,10 @@ expect_exit msg_ambiguous 2 "$G" --co x
 expect_grep msg_ambiguous_says "ambiguous" "$WORK/err"
 printf '\357\273\277reps = 1\n' >bom.conf
 expect_exit msg_bom 0 "$G" $T --config bom.conf --variant baseline -o "$WORK/bom.json"
+# A gzip-compressed result file (results/notes keeps them so): named as such.
+printf '{}' | gzip -c >"$WORK/r.json.gz"
+expect_exit msg_gzip_result 2 "$G" report "$WORK/r.json.gz"
+expect_grep msg_gzip_says 'r.json.gz: gzip-compressed; decompress it first' "$WORK/err"
 printf 're\001ps = 1\n' >bin.conf
 expect_exit msg_binary_conf 2 "$G" $T --config bin.conf --variant baseline
 expect_grep msg_binary_escaped 'x01' "$WORK/err"

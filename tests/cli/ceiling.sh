@@ -134,6 +134,30 @@ PY
     expect_grep report_headroom_one_thread "target needs 80.0 GFLOP/s, 80.0% of the burst" "$WORK/out"
     expect_grep report_one_thread_met "target packed >= 1.00x onednn's GFLOP/s at mlp_expand M=384: 1.062x met" "$WORK/out"
     expect_grep report_worst_amd "no shape above 1.10x onednn: worst mlp_expand M=384 1.111x.* NOT met" "$WORK/out"
+    # Gzip-compressed files (results/notes keeps them so) read as the plain
+    # ones; a file that is not a result file: one line, exit 2, nothing on
+    # stdout, never a traceback, and the one-thread files are read before
+    # the two-thread report is printed.
+    python3 "$REPORT" "$WORK/h2.json" >"$WORK/plain.out" 2>&1
+    gzip -c "$WORK/h2.json" >"$WORK/h2.json.gz"
+    python3 "$REPORT" "$WORK/h2.json.gz" >"$WORK/gz.out" 2>&1
+    check report_reads_gzip cmp "$WORK/plain.out" "$WORK/gz.out"
+    printf '{"complete": true, "machine": {}, "results": [{"x": 1}]}' >"$WORK/nolabel.json"
+    printf '{' >"$WORK/brace.json"
+    head -c 40 "$WORK/h2.json.gz" >"$WORK/cut.json.gz"
+    for bad in missing.json brace.json nolabel.json cut.json.gz; do
+        python3 "$REPORT" "$WORK/$bad" >"$WORK/rb.out" 2>"$WORK/rb.err"
+        rc=$?
+        if [ $rc -eq 2 ] && [ "$(wc -l <"$WORK/rb.err")" -eq 1 ] &&
+            grep -q "^ceiling_report: $WORK/$bad: " "$WORK/rb.err" &&
+            ! grep -q Traceback "$WORK/rb.err" && [ ! -s "$WORK/rb.out" ]; then
+            echo "ok report_refuses_$bad"
+        else
+            echo "FAIL report_refuses_$bad: exit $rc: $(head -c 300 "$WORK/rb.err")"
+        fi
+    done
+    python3 "$REPORT" "$WORK/h2.json" "$WORK/brace.json" >"$WORK/rb.out" 2>"$WORK/rb.err"
+    check report_bad_one_thread_file_first test $? -eq 2 -a ! -s "$WORK/rb.out"
     expect_exit report_intel 0 python3 "$REPORT" "$WORK/hi.json"
     expect_grep report_kind_intel "^targets of the intel kind: machine.cpu_model Intel" "$WORK/out"
     expect_grep report_intel_shares "every shape: 1.00x at 84.9%, 0.90x at 94.3%" "$WORK/out"

@@ -106,6 +106,13 @@ if "$G" --list | grep -q '^onednn '; then
     check bench_types_runs test $? -eq 0
     expect_grep bench_types_reports_u8s8 '^u8s8, 1 thread' "$WORK/bt.txt"
     check bench_types_ratio_row awk '$1 == "custom" && $2 == "M=16" && $3 + 0 > 0 { n++ } END { exit n != 3 }' "$WORK/bt.txt"
+    # The report of the run's file, plain and gzip-compressed: the same.
+    btj=$(ls "$WORK"/bt/*.json 2>/dev/null | head -n 1)
+    python3 scripts/types_report.py "$btj" >"$WORK/tr1.out" 2>&1
+    gzip -c "$btj" >"$WORK/bt.json.gz"
+    python3 scripts/types_report.py "$WORK/bt.json.gz" >"$WORK/tr2.out" 2>&1
+    check types_report_reads_gzip cmp "$WORK/tr1.out" "$WORK/tr2.out"
+    expect_grep types_report_gzip_reports '^u8s8, 1 thread' "$WORK/tr2.out"
 else
     skip bench_types_runs "needs oneDNN (libdnnl-dev) in the build"
 fi
@@ -115,6 +122,9 @@ expect_grep bench_types_bad_threads_says "THREADS must be positive integers" "$W
 printf '{"results": 3}' >"$WORK/notres.json"
 python3 scripts/types_report.py "$WORK/notres.json" >"$WORK/tr.out" 2>"$WORK/tr.err"
 check types_report_refuses_garbage test $? -eq 2
+printf '{"results": 3}' | gzip -c | head -c 20 >"$WORK/cut.json.gz"
+python3 scripts/types_report.py "$WORK/cut.json.gz" >"$WORK/tr.out" 2>"$WORK/tr.err"
+check types_report_refuses_cut_gzip test $? -eq 2 -a "$(wc -l <"$WORK/tr.err")" -eq 1
 
 # ---- libxsmm's initialisation puts OMP_PROC_BIND=TRUE in the environment: taken out again ----
 if "$G" --list | grep -q '^libxsmm '; then
