@@ -101,12 +101,15 @@ typedef struct gb_slurm {
  * and, where B's rows are a page or more apart and read fused (jr outer)
  * with many rows of A (from PANEL_MANY_ROWS, packed_plan.c), whether it
  * stays fused or is panel fused (ir outer, each B block copied by the
- * first A micro-panel's pass).
+ * first A micro-panel's pass); and, where B's rows are under a page apart
+ * and read in place by every pass of two A micro-panels or fewer (jr
+ * outer), whether each pass also prefetches its share of the next B
+ * micro-panel into L2.
  * Answer 0 is the rule's (in place; L1; half of L1d; on), answer 1 the
  * other (copied; L2 only; L1d's ways; off). */
 enum { GB_CALIB_B = 0, GB_CALIB_A, GB_CALIB_BCOPY, GB_CALIB_BPREFETCH, GB_CALIB_KC,
        GB_CALIB_BNEAR, GB_CALIB_BFAR, GB_CALIB_KCPLACES, GB_CALIB_BMANY,
-       GB_CALIB_QUESTIONS };
+       GB_CALIB_BNEARNEXT, GB_CALIB_QUESTIONS };
 enum { GB_READ_IN_PLACE = 0, GB_READ_COPIED, GB_READ_CHOICES };
 /* One per count of a --threads list (GB_MAX_THREAD_COUNTS). */
 #define GB_MAX_CALIBRATIONS 64
@@ -176,11 +179,13 @@ extern const char *const gb_kc_rule_names[];
 /* bprefetch's answers by name (GB_READ_IN_PLACE and GB_READ_COPIED's
  * indices). */
 enum { GB_PREFETCH_L1 = 0, GB_PREFETCH_L2 = 1 };
-/* bfar's and kcplaces' answers: "on" (bfar: B read in place by every
- * pass, its rows a page or more apart, is prefetched into L2 16 rows ahead
- * as well as by the next micro-panel's prefetch; kcplaces: kc is cut to
- * the rows L2 has places for) and "off" (by the next micro-panel's prefetch
- * alone; kc as L1 and L2's shares give it). */
+/* bfar's, kcplaces' and bnearnext's answers: "on" (bfar: B read in place
+ * by every pass, its rows a page or more apart, is prefetched into L2 16
+ * rows ahead as well as by the next micro-panel's prefetch; kcplaces: kc
+ * is cut to the rows L2 has places for; bnearnext: B's rows under a page
+ * apart, few passes, the next micro-panel is prefetched into L2) and "off"
+ * (by the next micro-panel's prefetch alone; kc as L1 and L2's shares give
+ * it; not prefetched). */
 extern const char *const gb_on_off_names[];
 enum { GB_ON = 0, GB_OFF = 1 };
 

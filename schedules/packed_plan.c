@@ -603,6 +603,17 @@ void packed_plan_call_on(const gb_machine *m, const gb_calibration *cal, int M, 
                  (long)N * (long)sizeof(float) >= PAGE_BYTES &&
                  !fused_copies(p, passes_per_block(p, M)) &&
                  read_as(p, GB_CALIB_BFAR, ctx, m) == GB_OFF);
+    /* B in place, its rows under a page apart, jr outer, each micro-panel
+     * read by as few passes as the calibration's larger shape has or
+     * fewer: each pass prefetches its share of the next micro-panel into
+     * L2 where the calibration found that it pays (or --param bnearnext):
+     * the fewer the passes, the denser those requests, beside the
+     * kernel's own 16 rows ahead.  --param bnext decides for itself. */
+    if (p->b_next && gb_param_get(ctx->params, "bnext", -1) < 0 && p->b_mode == B_IN_PLACE &&
+        !p->ir_outer && (long)N * (long)sizeof(float) < PAGE_BYTES &&
+        passes_per_block(p, M) <= ceil_div(gb_calib_questions[GB_CALIB_BNEARNEXT].M[1], p->mr) &&
+        read_as(p, GB_CALIB_BNEARNEXT, ctx, m) == GB_OFF)
+        p->b_next = 0;
 }
 
 /* ---- description --------------------------------------------------------------- */
@@ -772,6 +783,7 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                     : "the next micro-panel prefetched into L2 while the one before is "
                       "read, a share of its rows per A micro-panel's pass",
                 gb_param_get(ctx->params, "bnext", -1) >= 0 ? " (--param)" : "");
+        explain_read(out, &p, GB_CALIB_BNEARNEXT);
     }
     fprintf(out, "  A             %s%s\n",
             p.a_mode == A_IN_PLACE ? "read in place (rows under a page apart, or as "
@@ -862,7 +874,8 @@ const gb_param_spec packed_params[] = {
     { "bnext", 0, 1, NULL, "B read in place: 1, the next B micro-panel is prefetched into "
                            "L2 while the current one is read (jr outer: a share of its "
                            "rows per A micro-panel's pass; panel fused: all of it in the "
-                           "first pass); 0, not (default 1)" },
+                           "first pass); 0, not (default 1, but as bnearnext says where "
+                           "it asks)" },
     { "bahead", 0, 1, NULL, "B fused where a pass copies B (bcopy copied, 5 or more A "
                             "micro-panels): 1, the passes over each B micro-panel copy the "
                             "next one between them, a row every few k; 0, the first pass "
@@ -905,6 +918,13 @@ const gb_param_spec packed_params[] = {
                                     "at every M; default: in place where one A block (mc) "
                                     "holds all M rows, else this machine's calibration "
                                     "(gemmbench info)" },
+    { "bnearnext", 0, 0, gb_on_off_names, "B with rows under a page apart (N*4 < 4096), read "
+                                          "in place (jr outer) by 2 A micro-panels or fewer "
+                                          "(M <= 16 a thread on AVX-512): on, each pass "
+                                          "prefetches its share of the next B micro-panel "
+                                          "into L2, or off; default: this machine's "
+                                          "calibration (gemmbench info); bnext sets it "
+                                          "itself" },
     { "kcrule", 0, 0, gb_kc_rule_names, "kc's cap: l1_half (the A micro-panel in half of "
                                         "L1d) or l1_ways (BLIS's analytical model, from "
                                         "L1d's ways); default: this machine's calibration "

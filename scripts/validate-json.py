@@ -131,9 +131,11 @@ def calibration_problems(c):
                                   ("bnear", 1.0, ("in_place", "copied")),
                                   ("bfar", 1.0, ("on", "off")),
                                   ("kcplaces", 1.0, ("on", "off")),
-                                  ("bmany", 1.0, ("in_place", "copied"))):
+                                  ("bmany", 1.0, ("in_place", "copied")),
+                                  ("bnearnext", 1.02, ("on", "off"))):
             a = e.get(q)
-            if q in ("bcopy", "bprefetch", "kc", "bnear", "bfar", "kcplaces", "bmany") and a is None:
+            if q in ("bcopy", "bprefetch", "kc", "bnear", "bfar", "kcplaces", "bmany",
+                     "bnearnext") and a is None:
                 continue  # files of the method before them
             if not isinstance(a, dict) or a.get("read") not in answers:
                 out.append(f"{where}.{q}.read is neither {answers[0]} nor {answers[1]}")

@@ -14,7 +14,7 @@
 
 /* Bump when what is measured, or how it decides, changes: the key changes
  * with it, so older files are never read (and refused if copied in). */
-#define CALIB_METHOD 16
+#define CALIB_METHOD 18
 
 const char *const gb_read_names[] = { "in_place", "copied", NULL };
 const char *const gb_prefetch_names[] = { "l1", "l2", NULL };
@@ -61,7 +61,17 @@ const char *const gb_on_off_names[] = { "on", "off", NULL };
  * 0.98-1.00x at 2, in four processes each, and 0.99x at M = 128 and 160:
  * jr outer reads the A block from L2 on every pass, ir outer keeps the A
  * micro-panel in L1; on the family 26, whose L1 half holds kc 768, fused
- * would cut kc at these M and the plan is panel fused already). */
+ * would cut kc at these M and the plan is panel fused already).  B's rows
+ * under a page apart, read in place (jr outer) by every pass of two A
+ * micro-panels or fewer (M of 16 or less a thread on AVX-512's 8-row
+ * micro-panels), each pass prefetching its share of the next B
+ * micro-panel into L2 (at least half of it, a row every two k or closer):
+ * qkv M = 8 and 16, on against off, off only when on is more than 2 % the
+ * slower, as bfar's (on the AMD EPYC family 26 off took 0.91x the time at
+ * qkv M = 8 and 0.94-0.96x at 16, 0.96-1.00x at mlp_reduce M = 16 (K
+ * 3072); with four passes 0.96-1.00x at qkv M = 32 but 1.01-1.06x at
+ * mlp_reduce's at 1 thread, and 0.99-1.01x from M = 64: not asked there;
+ * the kernel's own prefetch 16 rows ahead still brings each row in). */
 const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
     [GB_CALIB_B] = { "b", "B read", "B rows a page or more apart", { 16, 64 }, 768, 3072, "bread", "", GB_CALIB_COPIED_RATIO,
                      gb_read_names, { "in place", "copied" },
@@ -104,6 +114,13 @@ const gb_calib_question gb_calib_questions[GB_CALIB_QUESTIONS] = {
                          { 192, 256 }, 768, 3072, "bmany", "bread=in_place,", 1.0,
                          gb_read_names, { "fused", "panel fused" },
                          "mlp_expand M=192,256 (K 768, N 3072), B read in place" },
+    [GB_CALIB_BNEARNEXT] = { "bnearnext", "B near next",
+                             "B rows under a page apart, read in place by two A micro-panels "
+                             "or fewer, the next micro-panel prefetched into L2",
+                             { 8, 16 }, 768, 768, "bnearnext", "", GB_CALIB_BFAR_OFF_ABOVE,
+                             gb_on_off_names, { "the next micro-panel prefetched",
+                                                "not prefetched" },
+                             "qkv M=8,16 (K 768, N 768)" },
 };
 
 void gb_calibration_key(const gb_machine *m, int threads, char *key, size_t len)

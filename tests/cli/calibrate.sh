@@ -86,6 +86,19 @@ d["machine"]["calibration"][0]["bfar"].update(read=sys.argv[2], ratio=float(sys.
 json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/bfar.json"
         validator_case "validator_bfar_${answer}_$ratio" "$WORK/bfar.json" "$bad"
     done
+    # bnearnext: off exactly above 1.02.
+    check json_bnearnext_answered test "$(field "$WORK/a.json" machine.calibration.0.bnearnext.read)" != none
+    for case in off:1.03:0 on:1.01:0 off:1.01:1 on:1.03:1; do
+        IFS=: read -r answer ratio bad <<EOF2
+$case
+EOF2
+        python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["machine"]["calibration"][0]["bnearnext"] = {"read": sys.argv[2], "ratio": float(sys.argv[3]),
+    "ratio_p10": 0.9, "ratio_p90": 1.1, "shapes": "qkv M=8,16 (K 768, N 768)"}
+json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/near.json"
+        validator_case "validator_bnearnext_${answer}_$ratio" "$WORK/near.json" "$bad"
+    done
     # the threads' cost: both positive, or neither; else refused.
     for case in 5.4:4.2:0 -1:4.2:1 5.4:none:1 none:none:0; do
         IFS=: read -r small small_t bad <<EOF2
@@ -120,7 +133,9 @@ else
         json_bcopy_answer json_bprefetch_answer json_threads json_rounds json_effective_bread \
         json_validates json_bmany_answered json_small_measured validator_small_5.4_4.2 \
         validator_small_-1_4.2 validator_small_5.4_none validator_small_none_none \
-        validator_bfar_off_1.01 validator_bfar_on_1.01 \
+        validator_bfar_off_1.01 validator_bfar_on_1.01 json_bnearnext_answered \
+        validator_bnearnext_off_1.03 validator_bnearnext_on_1.01 validator_bnearnext_off_1.01 \
+        validator_bnearnext_on_1.03 \
         validator_bfar_off_0.99 validator_bfar_on_1.03 validator_same_plan_in_place_none \
         validator_same_plan_copied_none validator_same_plan_in_place_1.0; do
         skip $c "needs python3 (reads the result file's JSON)"

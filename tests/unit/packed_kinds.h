@@ -88,7 +88,8 @@ typedef struct kind_figures {
 
 static const kind_figures KIND_ZEN5 = {
     "AMD EPYC family 26", 48L << 10, 1L << 20, 508L << 20, 12, 8, 0,
-    1u << GB_CALIB_BCOPY | 1u << GB_CALIB_BPREFETCH | 1u << GB_CALIB_BNEAR | 1u << GB_CALIB_BFAR
+    1u << GB_CALIB_BCOPY | 1u << GB_CALIB_BPREFETCH | 1u << GB_CALIB_BNEAR | 1u << GB_CALIB_BFAR |
+        1u << GB_CALIB_BNEARNEXT
 };
 static const kind_figures KIND_XEON = {
     "Intel Xeon family 6 model 207", 48L << 10, 2L << 20, 300L << 20, 12, 16, 15,

@@ -124,6 +124,7 @@ TEST(calibration_cache_round_trips)
     c.answer[GB_CALIB_BFAR] = (gb_calib_answer){ GB_OFF, 1.09375, 1.0625, 1.125, 0 };
     c.answer[GB_CALIB_KCPLACES] = (gb_calib_answer){ GB_ON, 0.96875, 0.9375, 1.0, 0 };
     c.answer[GB_CALIB_BMANY] = (gb_calib_answer){ GB_READ_COPIED, 1.015625, 1.0, 1.03125, 0 };
+    c.answer[GB_CALIB_BNEARNEXT] = (gb_calib_answer){ GB_OFF, 1.03125, 1.0, 1.0625, 0 };
     c.small_us = 5.4375;
     c.small_t_us = 4.25;
     CHECK_EQ_INT(gb_calibration_store(path, key, &c, err, sizeof err), 0);
@@ -499,7 +500,7 @@ TEST(calibration_cache_reads_only_a_small_regular_file)
                                              { 1, 1.2, 1.1, 1.3, 0 }, { 0, 0.9, 0.8, 1.0, 0 },
                                              { 1, 1.1, 1.0, 1.2, 0 }, { 0, 0.95, 0.9, 1.0, 0 },
                                              { 1, 1.05, 1.0, 1.1, 0 }, { 0, 0.98, 0.97, 0.99, 0 },
-                                             { 1, 1.02, 1.01, 1.03, 0 } },
+                                             { 1, 1.02, 1.01, 1.03, 0 }, { 1, 1.03, 1.02, 1.04, 0 } },
                          5.5, 4.25 },
                    back;
     char key[1024], path[4200], err[512], source[32] = "", valid[4096], text[4200];
@@ -777,11 +778,11 @@ TEST(calibration_measures_caches_and_measures_again_when_refused)
         }
         CHECK(a->ratio > 0.0 && a->ratio_p10 <= a->ratio && a->ratio <= a->ratio_p90);
         /* The choice is the measurement's: answer 1 above the question's
-         * ratio (1.10x for B and A, 1.02x for bfar, 1.0x for the rest),
-         * else answer 0. */
-        CHECK_EQ_INT(a->read, a->ratio > (q == GB_CALIB_B || q == GB_CALIB_A ? 1.10
-                                          : q == GB_CALIB_BFAR              ? 1.02
-                                                                            : 1.0));
+         * ratio (1.10x for B and A, 1.02x for bfar and bnearnext, 1.0x
+         * for the rest), else answer 0. */
+        CHECK_EQ_INT(a->read, a->ratio > (q == GB_CALIB_B || q == GB_CALIB_A      ? 1.10
+                                          : q == GB_CALIB_BFAR || q == GB_CALIB_BNEARNEXT ? 1.02
+                                                                                  : 1.0));
     }
     gb_calibration_key(&m, 2, key, sizeof key);
     CHECK_EQ_INT(gb_calibration_path(key, path, sizeof path, err, sizeof err), 0);

@@ -470,7 +470,7 @@ TEST(packed_kc_fits_b_rows_in_l2_places)
  * the rows B is prefetched ahead into L1. */
 typedef struct plan_row {
     int N, K, M;
-    int b_mode, ir_outer, kc, mc, nc, kc_places, b_far, copy_ahead, bpf;
+    int b_mode, ir_outer, kc, mc, nc, kc_places, b_far, copy_ahead, bpf, b_next;
 } plan_row;
 
 #define QKV 768, 768
@@ -492,15 +492,16 @@ static void check_kind_plans(const char *kind, const gb_machine *m, unsigned cop
             packed_plan_call_on(m, &cal, r->M, r->N, r->K, &ctx, 0, &p);
             const plan_row got = { r->N, r->K, r->M, p.b_mode, p.ir_outer, p.kc, p.mc, p.nc,
                                    p.kc_places, p.b_far, p.copy_ahead,
-                                   packed_b_prefetch_rows(&p, r->N) };
+                                   packed_b_prefetch_rows(&p, r->N), p.b_next };
             if (memcmp(&got, r, sizeof got) != 0 || p.tm != 1 || p.tn != threads) {
                 char msg[400];
                 snprintf(msg, sizeof msg,
                          "%s, %d thread%s, %dx%dx%d (MxNxK): bpack %d, ir_outer %d, kc %d, "
-                         "mc %d, nc %d, places %d, bfar %d, ahead %d, bpf %d, grid %dx%d",
+                         "mc %d, nc %d, places %d, bfar %d, ahead %d, bpf %d, bnext %d, "
+                         "grid %dx%d",
                          kind, threads, threads > 1 ? "s" : "", r->M, r->N, r->K, got.b_mode,
                          got.ir_outer, got.kc, got.mc, got.nc, got.kc_places, got.b_far,
-                         got.copy_ahead, got.bpf, p.tm, p.tn);
+                         got.copy_ahead, got.bpf, got.b_next, p.tm, p.tn);
                 gb_test_fail(__FILE__, __LINE__, msg);
             }
         }
@@ -519,25 +520,27 @@ TEST(packed_plans_on_each_kinds_figures)
      * (reported 8-way), 508 MiB L3; calibrated (2026-12-04) bcopy copied,
      * bprefetch l2, bnear copied, bfar off, the rest the first answer
      * (kcplaces on: the cut took 0.93-0.98x the time; bmany never asked
-     * at these shapes). */
+     * at these shapes); bnearnext off (2026-12-06: the next micro-panel's
+     * prefetch took 1.06x | 1.03x the time at qkv M = 8, 16, 1 | 2
+     * threads): none at M = 16 where B's rows are 3 KiB apart. */
     static const plan_row zen5[] = {
         /* B's rows 3 KiB apart: in place; from M = 256 an A block (mc 128,
          * half of L2 at kc 768) holds fewer rows: bnear copies (panel fused) */
-        { QKV, 16, 1, 0, 768, 16, 768, 0, 1, 0, 16 },
-        { QKV, 64, 1, 0, 768, 64, 768, 0, 1, 0, 16 },
-        { QKV, 256, 4, 1, 768, 128, 144, 0, 1, 0, 16 },
-        { QKV, 384, 4, 1, 768, 128, 144, 0, 1, 0, 16 },
+        { QKV, 16, 1, 0, 768, 16, 768, 0, 1, 0, 16, 0 },
+        { QKV, 64, 1, 0, 768, 64, 768, 0, 1, 0, 16, 1 },
+        { QKV, 256, 4, 1, 768, 128, 144, 0, 1, 0, 16, 1 },
+        { QKV, 384, 4, 1, 768, 128, 144, 0, 1, 0, 16, 1 },
         /* 12 KiB rows, fused: M = 16 reads B in place on both passes, kc
          * cut to L2's places (256), no far prefetch, none into L1; M = 64
          * copies ahead; from 256 fused would cut kc: panel fused */
-        { EXPAND, 16, 3, 0, 256, 16, 3072, 1, 0, 0, 0 },
-        { EXPAND, 64, 3, 0, 768, 64, 3072, 0, 1, 1, 0 },
-        { EXPAND, 256, 4, 1, 768, 128, 144, 0, 1, 0, 0 },
-        { EXPAND, 384, 4, 1, 768, 128, 144, 0, 1, 0, 0 },
-        { REDUCE, 16, 1, 0, 768, 16, 768, 0, 1, 0, 16 },
-        { REDUCE, 64, 1, 0, 768, 64, 768, 0, 1, 0, 16 },
-        { REDUCE, 256, 4, 1, 768, 128, 144, 0, 1, 0, 16 },
-        { REDUCE, 384, 4, 1, 768, 128, 144, 0, 1, 0, 16 },
+        { EXPAND, 16, 3, 0, 256, 16, 3072, 1, 0, 0, 0, 1 },
+        { EXPAND, 64, 3, 0, 768, 64, 3072, 0, 1, 1, 0, 1 },
+        { EXPAND, 256, 4, 1, 768, 128, 144, 0, 1, 0, 0, 1 },
+        { EXPAND, 384, 4, 1, 768, 128, 144, 0, 1, 0, 0, 1 },
+        { REDUCE, 16, 1, 0, 768, 16, 768, 0, 1, 0, 16, 0 },
+        { REDUCE, 64, 1, 0, 768, 64, 768, 0, 1, 0, 16, 1 },
+        { REDUCE, 256, 4, 1, 768, 128, 144, 0, 1, 0, 16, 1 },
+        { REDUCE, 384, 4, 1, 768, 128, 144, 0, 1, 0, 16, 1 },
     };
     /* Intel Xeon family 6 model 207: 48 KiB 12-way L1d, 2 MiB 16-way L2;
      * calibrated (issue 47's sessions) B copied (in place 1.7-2x the
@@ -545,39 +548,39 @@ TEST(packed_plans_on_each_kinds_figures)
      * and bmany came after and were never measured there: the first
      * answer stands for each. */
     static const plan_row xeon[] = {
-        { QKV, 16, 1, 0, 768, 16, 768, 0, 1, 0, 16 },
-        { QKV, 64, 1, 0, 768, 64, 768, 0, 1, 0, 16 },
-        { QKV, 256, 1, 0, 768, 256, 768, 0, 1, 0, 16 },
-        { QKV, 384, 1, 0, 768, 192, 768, 0, 1, 0, 16 },
+        { QKV, 16, 1, 0, 768, 16, 768, 0, 1, 0, 16, 1 },
+        { QKV, 64, 1, 0, 768, 64, 768, 0, 1, 0, 16, 1 },
+        { QKV, 256, 1, 0, 768, 256, 768, 0, 1, 0, 16, 1 },
+        { QKV, 384, 1, 0, 768, 192, 768, 0, 1, 0, 16, 1 },
         /* B copied: panel fused at every M */
-        { EXPAND, 16, 4, 1, 768, 16, 336, 0, 1, 0, 4 },
-        { EXPAND, 64, 4, 1, 768, 64, 336, 0, 1, 0, 4 },
-        { EXPAND, 256, 4, 1, 768, 256, 336, 0, 1, 0, 4 },
-        { EXPAND, 384, 4, 1, 768, 192, 336, 0, 1, 0, 4 },
-        { REDUCE, 16, 1, 0, 768, 16, 768, 0, 1, 0, 16 },
-        { REDUCE, 64, 1, 0, 768, 64, 768, 0, 1, 0, 16 },
-        { REDUCE, 256, 1, 0, 768, 256, 768, 0, 1, 0, 16 },
-        { REDUCE, 384, 1, 0, 768, 192, 768, 0, 1, 0, 16 },
+        { EXPAND, 16, 4, 1, 768, 16, 336, 0, 1, 0, 4, 1 },
+        { EXPAND, 64, 4, 1, 768, 64, 336, 0, 1, 0, 4, 1 },
+        { EXPAND, 256, 4, 1, 768, 256, 336, 0, 1, 0, 4, 1 },
+        { EXPAND, 384, 4, 1, 768, 192, 336, 0, 1, 0, 4, 1 },
+        { REDUCE, 16, 1, 0, 768, 16, 768, 0, 1, 0, 16, 1 },
+        { REDUCE, 64, 1, 0, 768, 64, 768, 0, 1, 0, 16, 1 },
+        { REDUCE, 256, 1, 0, 768, 256, 768, 0, 1, 0, 16, 1 },
+        { REDUCE, 384, 1, 0, 768, 192, 768, 0, 1, 0, 16, 1 },
     };
     /* AMD EPYC family 25 model 17 (Zen 4): 32 KiB 8-way L1d, 1 MiB 8-way
      * L2, 32 MiB L3; calibrated (2026-12-05, eight calibrations each
      * thread count) bprefetch l2, kcplaces off, bmany copied (at 2
      * threads copied in 8 of 16, a tie), the rest the first answer. */
     static const plan_row zen4[] = {
-        { QKV, 16, 1, 0, 384, 16, 768, 0, 1, 0, 8 },
-        { QKV, 64, 1, 0, 384, 64, 768, 0, 1, 0, 8 },
-        { QKV, 256, 1, 0, 384, 256, 768, 0, 1, 0, 8 },
-        { QKV, 384, 1, 0, 384, 192, 768, 0, 1, 0, 8 },
+        { QKV, 16, 1, 0, 384, 16, 768, 0, 1, 0, 8, 1 },
+        { QKV, 64, 1, 0, 384, 64, 768, 0, 1, 0, 8, 1 },
+        { QKV, 256, 1, 0, 384, 256, 768, 0, 1, 0, 8, 1 },
+        { QKV, 384, 1, 0, 384, 192, 768, 0, 1, 0, 8, 1 },
         /* fused, no copy (bcopy in place); bmany's panel fused at 256;
          * at 384 fused would cut kc */
-        { EXPAND, 16, 3, 0, 384, 16, 3072, 0, 1, 0, 0 },
-        { EXPAND, 64, 3, 0, 384, 64, 3072, 0, 1, 0, 0 },
-        { EXPAND, 256, 4, 1, 384, 256, 336, 0, 1, 0, 0 },
-        { EXPAND, 384, 4, 1, 384, 192, 336, 0, 1, 0, 0 },
-        { REDUCE, 16, 1, 0, 512, 16, 768, 0, 1, 0, 8 },
-        { REDUCE, 64, 1, 0, 512, 64, 768, 0, 1, 0, 8 },
-        { REDUCE, 256, 1, 0, 512, 256, 768, 0, 1, 0, 8 },
-        { REDUCE, 384, 1, 0, 512, 192, 768, 0, 1, 0, 8 },
+        { EXPAND, 16, 3, 0, 384, 16, 3072, 0, 1, 0, 0, 1 },
+        { EXPAND, 64, 3, 0, 384, 64, 3072, 0, 1, 0, 0, 1 },
+        { EXPAND, 256, 4, 1, 384, 256, 336, 0, 1, 0, 0, 1 },
+        { EXPAND, 384, 4, 1, 384, 192, 336, 0, 1, 0, 0, 1 },
+        { REDUCE, 16, 1, 0, 512, 16, 768, 0, 1, 0, 8, 1 },
+        { REDUCE, 64, 1, 0, 512, 64, 768, 0, 1, 0, 8, 1 },
+        { REDUCE, 256, 1, 0, 512, 256, 768, 0, 1, 0, 8, 1 },
+        { REDUCE, 384, 1, 0, 512, 192, 768, 0, 1, 0, 8, 1 },
     };
     const gb_machine zen5_m = kind_of(&KIND_ZEN5);
     const gb_machine xeon_m = kind_of(&KIND_XEON);
@@ -804,21 +807,46 @@ TEST(packed_b_next_shares_cover_each_row_once)
 }
 
 /* bnext: reported (1 by default, 0 when asked) where B is read in place,
- * in place (jr outer) and panel fused alike; absent where B is packed. */
+ * in place (jr outer) and panel fused alike; absent where B is packed.
+ * bnearnext off takes it away where B's rows are under a page apart and
+ * read in place, jr outer, by 2 A micro-panels or fewer (AVX-512's 8 rows:
+ * M <= 16 a thread), nowhere else, and bnext=1 keeps it there. */
 TEST(packed_b_next_reported_where_b_is_read_in_place)
 {
     const gb_variant *v = gb_variant_find("packed");
-    gb_params none = { 0 }, off = { 0 }, panel = { 0 };
+    gb_params none = { 0 }, off = { 0 }, panel = { 0 }, near_off = { 0 }, near_kept = { 0 };
+    char *mode = calibrate_mode_save();
 
     CHECK(v != NULL); /* in every build */
     if (v == NULL)
         return;
+    /* the first answers (bnearnext on), whatever this machine measured */
+    setenv("GEMMBENCH_CALIBRATE", "in_place", 1);
     gb_param_set(&off, "bnext", 0);
     gb_param_set(&panel, "bpack", 0);
     CHECK_EQ_INT(effective(v, &none, 16, 768, 768, 2, "bnext"), 1);
     CHECK_EQ_INT(effective(v, &none, 384, 3072, 768, 1, "bnext"), 1);
     CHECK_EQ_INT(effective(v, &off, 16, 768, 768, 2, "bnext"), 0);
     CHECK_EQ_INT(effective(v, &panel, 16, 768, 768, 2, "bnext"), -1);
+
+    gb_param_set(&near_off, "isa", 0);
+    gb_param_set(&near_off, "bnearnext", GB_OFF);
+    near_kept = near_off;
+    gb_param_set(&near_kept, "bnext", 1);
+    if (effective(v, &near_off, 16, 768, 768, 1, "mr") == 8) {
+        for (int threads = 1; threads <= 2; threads++) {
+            CHECK_EQ_INT(effective(v, &near_off, 8, 768, 768, threads, "bnext"), 0);
+            CHECK_EQ_INT(effective(v, &near_off, 16, 768, 768, threads, "bnext"), 0);
+            CHECK_EQ_INT(effective(v, &near_off, 16, 768, 3072, threads, "bnext"), 0);
+            /* 3 and 8 passes; rows 12 KiB apart (fused); ir outer */
+            CHECK_EQ_INT(effective(v, &near_off, 24, 768, 768, threads, "bnext"), 1);
+            CHECK_EQ_INT(effective(v, &near_off, 64, 768, 768, threads, "bnext"), 1);
+            CHECK_EQ_INT(effective(v, &near_off, 16, 3072, 768, threads, "bnext"), 1);
+            CHECK_EQ_INT(effective(v, &near_off, 384, 3072, 768, threads, "bnext"), 1);
+            CHECK_EQ_INT(effective(v, &near_kept, 16, 768, 768, threads, "bnext"), 1);
+        }
+    }
+    calibrate_mode_restore(mode);
 }
 
 /* The rows of B a kernel prefetches ahead where it reads B in place: what
