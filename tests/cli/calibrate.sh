@@ -73,32 +73,30 @@ sys.exit(0 if c["small_us"] > 0 and c["small_t_us"] > 0 else 1)' "$WORK/a.json"
             check "$1" test $rc -eq 0
         fi
     }
+    # answer_cases Q ANSWER:RATIO:BAD...: question Q's answer set to ANSWER
+    # at RATIO (p10-p90 0.9-1.1, its shapes kept), refused (BAD 1) or taken.
+    answer_cases() {
+        q=$1
+        shift
+        for case in "$@"; do
+            IFS=: read -r answer ratio bad <<EOF2
+$case
+EOF2
+            python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["machine"]["calibration"][0]
+c[sys.argv[2]] = {"read": sys.argv[3], "ratio": float(sys.argv[4]), "ratio_p10": 0.9,
+                  "ratio_p90": 1.1, "shapes": (c.get(sys.argv[2]) or {}).get("shapes", "")}
+json.dump(d, open(sys.argv[5], "w"))' "$WORK/a.json" "$q" "$answer" "$ratio" "$WORK/$q.json"
+            validator_case "validator_${q}_${answer}_$ratio" "$WORK/$q.json" "$bad"
+        done
+    }
     # bfar: off only above 1.0, on only up to 1.02 (its threshold before and
     # after 2026-12-05); the validator takes both and refuses the rest.
-    for case in off:1.01:0 on:1.01:0 off:0.99:1 on:1.03:1; do
-        IFS=: read -r answer ratio bad <<EOF2
-$case
-EOF2
-        python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-d["machine"]["calibration"][0]["bfar"].update(read=sys.argv[2], ratio=float(sys.argv[3]),
-                                              ratio_p10=0.9, ratio_p90=1.1)
-json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/bfar.json"
-        validator_case "validator_bfar_${answer}_$ratio" "$WORK/bfar.json" "$bad"
-    done
+    answer_cases bfar off:1.01:0 on:1.01:0 off:0.99:1 on:1.03:1
     # bnearnext: off exactly above 1.02.
     check json_bnearnext_answered test "$(field "$WORK/a.json" machine.calibration.0.bnearnext.read)" != none
-    for case in off:1.03:0 on:1.01:0 off:1.01:1 on:1.03:1; do
-        IFS=: read -r answer ratio bad <<EOF2
-$case
-EOF2
-        python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-d["machine"]["calibration"][0]["bnearnext"] = {"read": sys.argv[2], "ratio": float(sys.argv[3]),
-    "ratio_p10": 0.9, "ratio_p90": 1.1, "shapes": "qkv M=8,16 (K 768, N 768)"}
-json.dump(d, open(sys.argv[4], "w"))' "$WORK/a.json" "$answer" "$ratio" "$WORK/near.json"
-        validator_case "validator_bnearnext_${answer}_$ratio" "$WORK/near.json" "$bad"
-    done
+    answer_cases bnearnext off:1.03:0 on:1.01:0 off:1.01:1 on:1.03:1
     # the threads' cost: both positive, or neither; else refused.
     for case in 5.4:4.2:0 -1:4.2:1 5.4:none:1 none:none:0; do
         IFS=: read -r small small_t bad <<EOF2
