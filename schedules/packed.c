@@ -60,7 +60,10 @@
  *     it stays: without it M = 48-128 took 1.02-1.05x); which inner loop
  *     is outer, the B regime (below);
  *   - wherever B is read in place, the next B micro-panel is prefetched
- *     into L2 while the current one is read (--param bnext=0: not), so
+ *     into L2 while the current one is read (--param bnext=0: not; nor
+ *     where B's rows are under a page apart and two A micro-panels or
+ *     fewer read each micro-panel, if the calibration's bnearnext says so:
+ *     there the requests come a row every two k), so
  *     that the pass that reads it first finds it in L2, not in L3: jr
  *     outer, each A micro-panel's pass over the current micro-panel takes
  *     an even share of the next one's rows (after the block's last, the
