@@ -243,10 +243,14 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *m, int M, in
 
 /* The model's choices (SCHED.md, "Choices"): how B and A reach the
  * micro-kernel, decided per shape and machine from packed's rules and its
- * calibration.  Every choice's answers are gb_read_names: in_place, copied. */
-enum { GB_CHOICE_B_READ, GB_CHOICE_B_COPY, GB_CHOICE_A_READ, GB_CHOICE_COUNT };
+ * calibration.  b_read, b_copy and a_read answer gb_read_names (in_place,
+ * copied), b_next gb_on_off_names (on, off: B's next micro-panel
+ * prefetched into L2 by the passes over the one before, or not). */
+enum { GB_CHOICE_B_READ, GB_CHOICE_B_COPY, GB_CHOICE_A_READ, GB_CHOICE_B_NEXT, GB_CHOICE_COUNT };
 int gb_sched_choice_of(const char *name);
 const char *gb_sched_choice_name(int choice);
+/* The names of a choice's answers, NULL-terminated. */
+const char *const *gb_sched_choice_answers(int choice);
 /* The answer index of name for a choice, or -1. */
 int gb_sched_choice_answer_of(int choice, const char *name);
 const char *gb_sched_choice_answer_name(int choice, int answer);

@@ -42,7 +42,7 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
             }
             if (gb_sched_choice_of(st->names[0]) < 0) {
                 snprintf(reason, sizeof reason, "no choice '%s' (the model's: b_read, b_copy, "
-                         "a_read)", st->names[0]);
+                         "a_read, b_next)", st->names[0]);
                 return block_fail(text, st->line, st->op, err, errlen, reason);
             }
             for (int k = 0; k < out->nblocks; k++)
@@ -60,8 +60,9 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
             b->nalts = 0;
             answer = gb_sched_choice_answer_of(b->choice, st->names[1]);
             if (answer < 0) {
-                snprintf(reason, sizeof reason, "'%s' is no answer of %s (in_place, copied)",
-                         st->names[1], st->names[0]);
+                snprintf(reason, sizeof reason, "'%s' is no answer of %s (%s, %s)",
+                         st->names[1], st->names[0], gb_sched_choice_answer_name(b->choice, 0),
+                         gb_sched_choice_answer_name(b->choice, 1));
                 return block_fail(text, st->line, st->op, err, errlen, reason);
             }
             b->answer[b->nalts++] = answer;
@@ -71,8 +72,10 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
                 return block_fail(text, st->line, st->op, err, errlen, "outside a choose block");
             answer = gb_sched_choice_answer_of(b->choice, st->names[0]);
             if (answer < 0) {
-                snprintf(reason, sizeof reason, "'%s' is no answer of %s (in_place, copied)",
-                         st->names[0], gb_sched_choice_name(b->choice));
+                snprintf(reason, sizeof reason, "'%s' is no answer of %s (%s, %s)",
+                         st->names[0], gb_sched_choice_name(b->choice),
+                         gb_sched_choice_answer_name(b->choice, 0),
+                         gb_sched_choice_answer_name(b->choice, 1));
                 return block_fail(text, st->line, st->op, err, errlen, reason);
             }
             for (int a = 0; a < b->nalts; a++)

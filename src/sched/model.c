@@ -566,7 +566,8 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M,
 
 /* ---- choices --------------------------------------------------------------- */
 
-static const char *const choice_names[GB_CHOICE_COUNT] = { "b_read", "b_copy", "a_read" };
+static const char *const choice_names[GB_CHOICE_COUNT] = { "b_read", "b_copy", "a_read",
+                                                           "b_next" };
 
 int gb_sched_choice_of(const char *name)
 {
@@ -581,19 +582,29 @@ const char *gb_sched_choice_name(int choice)
     return choice >= 0 && choice < GB_CHOICE_COUNT ? choice_names[choice] : "?";
 }
 
+const char *const *gb_sched_choice_answers(int choice)
+{
+    return choice == GB_CHOICE_B_NEXT ? gb_on_off_names : gb_read_names;
+}
+
 int gb_sched_choice_answer_of(int choice, const char *name)
 {
-    (void)choice; /* every choice answers in_place or copied */
-    for (int a = 0; gb_read_names[a]; a++)
-        if (strcmp(name, gb_read_names[a]) == 0)
+    const char *const *said = gb_sched_choice_answers(choice);
+
+    for (int a = 0; said[a]; a++)
+        if (strcmp(name, said[a]) == 0)
             return a;
     return -1;
 }
 
 const char *gb_sched_choice_answer_name(int choice, int answer)
 {
-    (void)choice;
-    return answer >= 0 && answer < GB_READ_CHOICES ? gb_read_names[answer] : "?";
+    const char *const *said = gb_sched_choice_answers(choice);
+
+    for (int a = 0; said[a]; a++)
+        if (a == answer)
+            return said[a];
+    return "?";
 }
 
 /* B copied whole (b_read) is copied once: its micro-panels are not copied
@@ -637,7 +648,8 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
     char scratch[GB_CHOICE_COUNT][320];
     gb_calibration cal;
     derivation d;
-    const int forced[GB_CHOICE_COUNT] = { answer[0] >= 0, answer[1] >= 0, answer[2] >= 0 };
+    const int forced[GB_CHOICE_COUNT] = { answer[0] >= 0, answer[1] >= 0, answer[2] >= 0,
+                                          answer[3] >= 0 };
 
     if (why == NULL)
         why = scratch;
@@ -734,6 +746,33 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
     else
         calibrated(&cal, GB_CALIB_A, &answer[GB_CHOICE_A_READ], why[GB_CHOICE_A_READ], 320,
                    "A's rows a page or more apart");
+
+    /* b_next: B's next micro-panel prefetched into L2 by the passes over
+     * the one before, as packed does, but where B is read in place with
+     * its rows under a page apart and so few A micro-panels read each B
+     * micro-panel (the model's mc and mr; the threads share jc, each with
+     * all of them) that packed's calibration (bnearnext) asks: there as it
+     * answers. */
+    {
+        const long passes = ceil_div(M < d.mc ? M : d.mc, d.mr);
+        const long asked = ceil_div(gb_calib_questions[GB_CALIB_BNEARNEXT].M[1], d.mr);
+        if (forced[GB_CHOICE_B_NEXT]) {
+            snprintf(why[GB_CHOICE_B_NEXT], 320, "--param");
+        } else if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && b_row < PAGE_BYTES &&
+                   passes <= asked) {
+            char prefix[160];
+            snprintf(prefix, sizeof prefix, "B's rows %ld bytes apart, under a page, read in "
+                     "place by %ld A micro-panel%s", b_row, passes, passes == 1 ? "" : "s");
+            calibrated(&cal, GB_CALIB_BNEARNEXT, &answer[GB_CHOICE_B_NEXT],
+                       why[GB_CHOICE_B_NEXT], 320, prefix);
+        } else {
+            answer[GB_CHOICE_B_NEXT] = GB_ON;
+            snprintf(why[GB_CHOICE_B_NEXT], 320, "packed's rule: prefetched (%s)",
+                     answer[GB_CHOICE_B_READ] == GB_READ_COPIED ? "B copied whole"
+                     : b_row >= PAGE_BYTES                      ? "B's rows a page or more apart"
+                                         : "more A micro-panels than its calibration asks about");
+        }
+    }
 }
 
 void gb_sched_model_choose_typed(const gb_sched *s, int M, int N, int K, int nthreads,
@@ -745,6 +784,7 @@ void gb_sched_model_choose_typed(const gb_sched *s, int M, int N, int K, int nth
     const int a_forced = answer[GB_CHOICE_A_READ] >= 0;
 
     const int b_forced = answer[GB_CHOICE_B_READ] >= 0;
+    const int next_forced = answer[GB_CHOICE_B_NEXT] >= 0;
     const long b_row = (long)N * (long)gb_dtype_size_b(s->dtype);
 
     gb_sched_model_choose_rows(NULL, NULL, M, N, (K + g - 1) / g, nthreads, b_row,
@@ -757,6 +797,14 @@ void gb_sched_model_choose_typed(const gb_sched *s, int M, int N, int K, int nth
         if (why != NULL)
             snprintf(why[GB_CHOICE_B_READ], 320, "B's rows %ld bytes apart, under a page: %s "
                      "reads them in place at every M", b_row, gb_dtype_name(s->dtype));
+    }
+    /* bnearnext is f32 packed's too: the typed packed prefetches the next
+     * micro-panel wherever it reads B in place. */
+    if (s->dtype != GB_DTYPE_F32 && !next_forced) {
+        answer[GB_CHOICE_B_NEXT] = GB_ON;
+        if (why != NULL)
+            snprintf(why[GB_CHOICE_B_NEXT], 320, "%s's packed prefetches it wherever it reads "
+                     "B in place", gb_dtype_name(s->dtype));
     }
     /* Widened, A read in place widens its element at every broadcast (a
      * load, a shift and a move before the broadcast, per row and k: 32

@@ -340,7 +340,8 @@ static void set_text(sched_entry *e, char *text)
     /* each choose block's choice: --param b_read=copied picks its alternative */
     for (int b = 0; b < e->nest.nblocks; b++)
         e->spec[e->nest.nparams + b] =
-            (gb_param_spec){ gb_sched_choice_name(e->nest.blocks[b].choice), 0, 0, gb_read_names,
+            (gb_param_spec){ gb_sched_choice_name(e->nest.blocks[b].choice), 0, 0,
+                             gb_sched_choice_answers(e->nest.blocks[b].choice),
                              "a choice of the schedule (default: the model's, per shape)" };
     e->nrecords = 0;
 }

@@ -655,7 +655,7 @@ TEST(sched_model_reads_b_as_packed_plans_it)
             const gb_sched_machine sm = kind_sched_machine(&kinds[k], &cal);
             for (int M = 8; M <= 512; M += 8) {
                 const int N = 3072, K = 768;
-                int answer[GB_CHOICE_COUNT] = { -1, -1, -1 };
+                int answer[GB_CHOICE_COUNT] = { -1, -1, -1, -1 };
                 packed_plan p;
                 packed_plan_call_on(&m, &cal, M, N, K, &ctx, 0, &p);
                 gb_sched_model_choose(&sm, &cal, M, N, K, threads, answer, NULL);
@@ -671,6 +671,55 @@ TEST(sched_model_reads_b_as_packed_plans_it)
             }
         }
     }
+}
+
+/* The schedule model's b_next (packed.sched's `choose b_next`): off where
+ * packed leaves the next micro-panel's prefetch out (bnearnext, B's rows
+ * under a page apart read in place by two A micro-panels or fewer), on
+ * wherever packed prefetches it, on each kind's figures and calibration
+ * (family 26's answers off, the others' on), the three BERT kernels, M to
+ * 128, 1 and 2 threads; family 26 must leave it out somewhere. */
+TEST(sched_model_prefetches_the_next_b_panel_as_packed_does)
+{
+    const kind_figures kinds[3] = { KIND_ZEN5, KIND_XEON, KIND_ZEN4 };
+    const int shapes[3][2] = { { 768, 768 }, { 768, 3072 }, { 3072, 768 } }; /* N, K */
+    gb_params avx512 = { 0 };
+    packed_plan probe;
+    int left_out = 0;
+
+    gb_param_set(&avx512, "isa", 0);
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const gb_machine m = kind_of(&kinds[k]);
+        const gb_ctx one = { 1, &avx512, NULL, NULL, 0 };
+        packed_plan_call_on(&m, NULL, 16, 768, 768, &one, 0, &probe);
+        if (probe.isa == NULL || probe.mr != 8 || probe.nr != 48)
+            SKIP("no AVX-512 micro-kernel (8 x 48) in this build");
+        for (int threads = 1; threads <= 2; threads++) {
+            const gb_calibration cal = kind_calibration(threads, kinds[k].copied);
+            const gb_ctx ctx = { threads, &avx512, NULL, NULL, 0 };
+            const gb_sched_machine sm = kind_sched_machine(&kinds[k], &cal);
+            for (int s = 0; s < 3; s++) {
+                for (int M = 8; M <= 128; M += 8) {
+                    const int N = shapes[s][0], K = shapes[s][1];
+                    int answer[GB_CHOICE_COUNT] = { -1, -1, -1, -1 };
+                    packed_plan p;
+                    packed_plan_call_on(&m, &cal, M, N, K, &ctx, 0, &p);
+                    gb_sched_model_choose(&sm, &cal, M, N, K, threads, answer, NULL);
+                    left_out += answer[GB_CHOICE_B_NEXT] == GB_OFF;
+                    if (p.tm == 1 && (answer[GB_CHOICE_B_NEXT] == GB_OFF) == (p.b_next != 0)) {
+                        char msg[300];
+                        snprintf(msg, sizeof msg, "%s, %d thread%s, %dx%dx%d (MxNxK): packed's "
+                                 "bnext %d, the model's b_next %s", kinds[k].name, threads,
+                                 threads > 1 ? "s" : "", M, N, K, p.b_next,
+                                 gb_sched_choice_answer_name(GB_CHOICE_B_NEXT,
+                                                             answer[GB_CHOICE_B_NEXT]));
+                        gb_test_fail(__FILE__, __LINE__, msg);
+                    }
+                }
+            }
+        }
+    }
+    CHECK(left_out > 0);
 }
 
 /* Where the model copies B (b_read copied, by whichever rule: the far
@@ -693,7 +742,7 @@ TEST(sched_model_keeps_a_copied_b_block_in_l2)
             for (int s = 0; s < 3; s++) {
                 for (int M = 16; M <= 512; M += 16) {
                     const int N = shapes[s][0], K = shapes[s][1];
-                    int answer[GB_CHOICE_COUNT] = { -1, -1, -1 };
+                    int answer[GB_CHOICE_COUNT] = { -1, -1, -1, -1 };
                     long v[GB_MODEL_COUNT];
                     gb_sched_model_choose(&sm, &cal, M, N, K, threads, answer, NULL);
                     gb_sched_model_values(&sm, M, N, K, threads, v);
