@@ -289,6 +289,10 @@ void gb_calibration_set(gb_calibration *c, int threads, int read, const char *so
  * the measurement and of the cache's reader (an answer that contradicts its
  * own ratios is not believed). */
 int gb_calibration_decide(int q, double ratio);
+/* The most A micro-panels of mr rows per B micro-panel that question q's
+ * shapes have (its larger M over mr): where a question about few passes
+ * (bnearnext) is asked, by packed's plan and the schedule model alike. */
+long gb_calibration_passes_asked(int q, int mr);
 /* One line without a newline: a question's answer and its reason
  * ("copied: in place took 1.42x the time of copied (median of 5 rounds,
  * p10-p90 1.30-1.51, on mlp_expand M=16,64 ...), measured"). */

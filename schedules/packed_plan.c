@@ -611,7 +611,7 @@ void packed_plan_call_on(const gb_machine *m, const gb_calibration *cal, int M, 
      * kernel's own 16 rows ahead.  --param bnext decides for itself. */
     if (p->b_next && gb_param_get(ctx->params, "bnext", -1) < 0 && p->b_mode == B_IN_PLACE &&
         !p->ir_outer && (long)N * (long)sizeof(float) < PAGE_BYTES &&
-        passes_per_block(p, M) <= ceil_div(gb_calib_questions[GB_CALIB_BNEARNEXT].M[1], p->mr) &&
+        passes_per_block(p, M) <= gb_calibration_passes_asked(GB_CALIB_BNEARNEXT, p->mr) &&
         read_as(p, GB_CALIB_BNEARNEXT, ctx, m) == GB_OFF)
         p->b_next = 0;
 }

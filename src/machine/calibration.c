@@ -180,6 +180,11 @@ int gb_calibration_decide(int q, double ratio)
     return ratio > gb_calib_questions[q].copied_above ? GB_READ_COPIED : GB_READ_IN_PLACE;
 }
 
+long gb_calibration_passes_asked(int q, int mr)
+{
+    return mr > 0 ? ((long)gb_calib_questions[q].M[1] + mr - 1) / mr : 0;
+}
+
 void gb_calibration_describe(const gb_calibration *c, int question, char *buf, size_t len)
 {
     const gb_calib_answer *a = &c->answer[question];

@@ -599,12 +599,9 @@ int gb_sched_choice_answer_of(int choice, const char *name)
 
 const char *gb_sched_choice_answer_name(int choice, int answer)
 {
-    const char *const *said = gb_sched_choice_answers(choice);
-
-    for (int a = 0; said[a]; a++)
-        if (a == answer)
-            return said[a];
-    return "?";
+    /* every choice has two answers (GB_SCHED_MAX_ANSWERS) */
+    return answer >= 0 && answer < GB_SCHED_MAX_ANSWERS ? gb_sched_choice_answers(choice)[answer]
+                                                        : "?";
 }
 
 /* B copied whole (b_read) is copied once: its micro-panels are not copied
@@ -755,7 +752,7 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
      * answers. */
     {
         const long passes = ceil_div(M < d.mc ? M : d.mc, d.mr);
-        const long asked = ceil_div(gb_calib_questions[GB_CALIB_BNEARNEXT].M[1], d.mr);
+        const long asked = gb_calibration_passes_asked(GB_CALIB_BNEARNEXT, (int)d.mr);
         if (forced[GB_CHOICE_B_NEXT]) {
             snprintf(why[GB_CHOICE_B_NEXT], 320, "--param");
         } else if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE && b_row < PAGE_BYTES &&
