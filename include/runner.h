@@ -131,10 +131,13 @@ typedef struct gb_run_step {
     int shape, variant, threads, prepack;
 } gb_run_step;
 
-/* The measurements of one round, in the order gb_runner_run takes them:
- * how many there are, the first max of them written to steps (may be NULL). */
-int gb_runner_plan(const gb_selection *sel, const gb_runner_cfg *cfg, gb_run_step *steps,
-                   int max);
+/* The measurements of round `round` (0-based), in the order gb_runner_run
+ * takes them (each shape's entries as listed, rotated by the round, so that
+ * each is the first on the shape's fresh operands in its share of the
+ * rounds): how many there are, the first max of them written to steps (may
+ * be NULL); -1 out of memory. */
+int gb_runner_plan(const gb_selection *sel, const gb_runner_cfg *cfg, int round,
+                   gb_run_step *steps, int max);
 
 /* Measurements in the whole sweep: entries x shapes x counts x rounds. */
 int gb_runner_total(const gb_selection *sel, const gb_runner_cfg *cfg);

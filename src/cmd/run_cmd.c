@@ -470,11 +470,11 @@ static int lockstep_begin(const gb_options *o, const gb_selection *sel,
     gb_run_step *steps;
 
     set_sweep_order(&cfg, o, plan);
-    n = gb_runner_plan(sel, &cfg, NULL, 0);
+    n = gb_runner_plan(sel, &cfg, o->only_round > 0 ? o->only_round - 1 : 0, NULL, 0);
     steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *steps);
-    rc = steps ? 0 : -1;
-    if (steps)
-        gb_runner_plan(sel, &cfg, steps, n);
+    rc = steps && n >= 0 ? 0 : -1;
+    if (rc == 0)
+        gb_runner_plan(sel, &cfg, o->only_round > 0 ? o->only_round - 1 : 0, steps, n);
     for (int i = 0; i < n && rc == 0; i++) {
         const gb_variant *v = sel->variants[steps[i].variant];
         const gb_shape *sh = &sel->shapes[steps[i].shape];
