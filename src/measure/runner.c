@@ -534,9 +534,10 @@ static long last_level_cache(const gb_runner_cfg *cfg)
     return llc;
 }
 
-/* The speed-ups over baseline of shape s's entries from its final median
- * of the round (an entry measured before baseline in a round took the
- * rounds' before), written where they changed.  0, or -1 with w->err. */
+/* The speed-ups over baseline of shape s's entries, from baseline's median
+ * once the round has measured it (an entry measured before baseline in the
+ * round took the rounds' before), written where they changed.  0, or -1
+ * with w->err. */
 static int shape_speedups(sweep *w, int s)
 {
     const int per_shape = w->sel->nvariants * thread_counts(w->cfg) * 2;
