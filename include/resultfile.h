@@ -76,6 +76,7 @@ typedef struct gb_result_file {
     const cJSON *tool, *machine, *run;
     /* Strings point into the document; NULL when absent or not a string. */
     const char *cpu_model, *hostname, *peak_isa, *version, *git, *started, *cache;
+    const char *cpu_id;      /* "cpu family 26, model 2, stepping 1", or NULL (older files) */
     /* tool.git_commit, git_date (NULL in older files) and git_dirty (0 then). */
     const char *git_commit, *git_date;
     int git_dirty;

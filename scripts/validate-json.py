@@ -245,6 +245,11 @@ def main(argv):
         for key in keys:
             if key not in doc[block]:
                 problems.append(f"{block}.{key} missing")
+    # The CPU's family, model and stepping (optional: absent where the CPU
+    # does not say them, and in files before 2026-12-06).
+    if "cpu_id" in doc["machine"] and not (isinstance(doc["machine"]["cpu_id"], str)
+                                           and doc["machine"]["cpu_id"]):
+        problems.append("machine.cpu_id is not a non-empty string")
     # The build's commit (optional: absent outside a git tree and in older files).
     tool = doc["tool"]
     if "git_commit" in tool:

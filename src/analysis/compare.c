@@ -401,7 +401,7 @@ static const char *const ignored_fields[] = {
 /* Fields that identify the hardware: when one differs, the files come from
  * two machines. */
 static const char *const machine_identity[] = {
-    "machine.hostname", "machine.cpu_model", "machine.arch", "machine.isa",
+    "machine.hostname", "machine.cpu_model", "machine.cpu_id", "machine.arch", "machine.isa",
     "machine.logical_cpus", "machine.caches.*", NULL
 };
 

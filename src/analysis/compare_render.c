@@ -44,8 +44,9 @@ static void describe_machine(FILE *out, const gb_result_file *f)
 {
     char *isa = gb_json_value_text(cJSON_GetObjectItemCaseSensitive(f->machine, "isa"));
 
-    fprintf(out, "%s, %d logical CPUs, ISA %s", or_unknown(f->cpu_model), f->logical_cpus,
-            isa ? isa : "?");
+    fprintf(out, "%s%s%s%s, %d logical CPUs, ISA %s", or_unknown(f->cpu_model),
+            f->cpu_id ? " (" : "", f->cpu_id ? f->cpu_id : "", f->cpu_id ? ")" : "",
+            f->logical_cpus, isa ? isa : "?");
     free(isa);
 }
 

@@ -177,10 +177,14 @@ int gb_history_pair(const gb_result_file *anchor, const gb_result_file *newer,
                  anchor->complete ? newer->path : anchor->path);
         return -1;
     }
+    /* The CPU's family, model and stepping where both files say them (a
+     * guest's model name can be one kind's and another's). */
     if (!anchor->hostname || !newer->hostname || strcmp(anchor->hostname, newer->hostname) != 0 ||
-        !anchor->cpu_model || !newer->cpu_model || strcmp(anchor->cpu_model, newer->cpu_model) != 0) {
-        snprintf(err, errlen, "%s and %s: not one machine's (hostname or CPU model differ): "
-                              "not a pair", anchor->path, newer->path);
+        !anchor->cpu_model || !newer->cpu_model || strcmp(anchor->cpu_model, newer->cpu_model) != 0 ||
+        (anchor->cpu_id && newer->cpu_id && strcmp(anchor->cpu_id, newer->cpu_id) != 0)) {
+        snprintf(err, errlen, "%s and %s: not one machine's (hostname, CPU model or CPU "
+                              "family, model and stepping differ): not a pair",
+                 anchor->path, newer->path);
         return -1;
     }
     if (anchor->run_rounds != newer->run_rounds || anchor->run_rounds < GB_AB_MIN_ROUNDS) {

@@ -256,6 +256,10 @@ static cJSON *machine_json(const gb_machine *m)
 
     cJSON_AddStringToObject(o, "hostname", m->hostname);
     cJSON_AddStringToObject(o, "cpu_model", m->cpu_model);
+    /* Two kinds can share a model name (a guest's "AMD EPYC" of family 25
+     * and of 26): the family, model and stepping tell them apart. */
+    if (m->cpu_id[0])
+        cJSON_AddStringToObject(o, "cpu_id", m->cpu_id);
     cJSON_AddStringToObject(o, "arch", m->arch);
     cJSON_AddNumberToObject(o, "logical_cpus", m->logical_cpus);
     cJSON_AddNumberToObject(o, "affinity_cpus", m->affinity_cpus);

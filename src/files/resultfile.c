@@ -344,6 +344,7 @@ static int load_header(gb_result_file *f, char *err, size_t errlen)
     int n = cJSON_IsArray(by) ? cJSON_GetArraySize(by) : 0;
 
     f->cpu_model = cJSON_GetStringValue(field(f->machine, "cpu_model"));
+    f->cpu_id = cJSON_GetStringValue(field(f->machine, "cpu_id"));
     f->hostname = cJSON_GetStringValue(field(f->machine, "hostname"));
     f->peak_isa = cJSON_GetStringValue(field(f->machine, "peak_isa"));
     f->version = cJSON_GetStringValue(field(f->tool, "version"));

@@ -66,12 +66,13 @@ expect_exit ab_version_line 2 "$G" ab "$WORK/fake" "$WORK/fake"
 clean ab_version_line_clean "$WORK/err"
 expect_grep ab_version_line_shown "printed '\\\\x1b\[2J\\\\xc2\\\\x9b'" "$WORK/err"
 
-# C1 controls in a file's hostname and CPU model read as '?'.
+# C1 controls in a file's hostname, CPU model and CPU id read as '?'.
 python3 - "$WORK/one.json" "$WORK/c1.json" <<'PY' || echo "FAIL escapes_c1_file"
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["machine"]["hostname"] = "evil\u009b2Jhost"
 d["machine"]["cpu_model"] = "Fake \u009b31m CPU \u0085 caf\u00e9"
+d["machine"]["cpu_id"] = "cpu family \u009b2J 26"
 json.dump(d, open(sys.argv[2], "w"))
 PY
 expect_exit c1_report 0 "$G" report "$WORK/c1.json"
@@ -81,6 +82,7 @@ expect_exit c1_report_multi 0 "$G" report "$WORK/c1.json" "$WORK/one.json"
 clean c1_report_multi_clean "$WORK/out"
 expect_exit c1_compare 0 "$G" compare "$WORK/c1.json" "$WORK/one.json" --format md
 clean c1_compare_clean "$WORK/out"
+expect_grep c1_compare_cpu_id_blanked 'cpu family ?2J 26' "$WORK/out"
 
 # fleet-report.sh: directory names in its messages and in the report.
 expect_exit fleet_dir_message 2 sh scripts/fleet-report.sh "$WORK/$E"

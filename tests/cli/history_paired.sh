@@ -59,6 +59,20 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 expect_exit history_paired_other_entries 2 "$G" history add --store st --anchor pair-old.json cut-new.json
 expect_grep history_paired_other_entries_why "not the same entries" "$WORK/err"
+# Two CPU kinds under one model name (a guest's "AMD EPYC" of family 25 and
+# 26): their family, model and stepping, where both files say them.
+python3 - pair-new.json kind-new.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["machine"]["cpu_id"] = "cpu family 1, model 2, stepping 3 (another kind)"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["machine"].get("cpu_id") else 1)' pair-new.json; then
+    expect_exit history_paired_other_kind 2 "$G" history add --store st --anchor pair-old.json kind-new.json
+    expect_grep history_paired_other_kind_why "not one machine's" "$WORK/err"
+else
+    skip history_paired_other_kind "this machine reports no CPU family (machine.cpu_id)"
+fi
 expect_true history_paired_refusals_write_nothing cmp -s index.before st/index.jsonl
 # A file is stored once: the pair's NEW added plainly is already there; another
 # run's file added plainly is an absolute series beside the paired one.

@@ -125,3 +125,24 @@ expect_true rounds_interrupt_json_valid $V "$WORK/rint.json" --min-results 1
 expect_grep rounds_interrupt_incomplete '"complete":	false' "$WORK/rint.json"
 expect_grep rounds_interrupt_says_rounds "interrupted before the last of 3 rounds" "$WORK/rounds_interrupt.err"
 expect_grep rounds_interrupt_row "^baseline .* mlp_expand .* 16 .*pass" "$WORK/rounds_interrupt.out"
+
+# machine.cpu_id: the CPU's family, model and stepping where /proc/cpuinfo
+# says them (two kinds can share a model name), and the checker refuses one
+# that is no string.
+if grep -q '^cpu family' /proc/cpuinfo 2>/dev/null; then
+    fam=$(sed -n 's/^cpu family[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
+    expect_grep run_cpu_id "\"cpu_id\":	\"cpu family $fam, model [0-9]*, stepping [0-9]*\"" "$WORK/a.json"
+else
+    skip run_cpu_id "/proc/cpuinfo says no cpu family here"
+fi
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$WORK/a.json" "$WORK/badid.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["machine"]["cpu_id"] = 26
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    expect_exit validate_bad_cpu_id 1 $V "$WORK/badid.json"
+else
+    skip validate_bad_cpu_id "needs python3 (scripts/validate-json.py)"
+fi

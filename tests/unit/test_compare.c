@@ -373,6 +373,43 @@ static void doc_begin_blocks(doc *d, const char *tool, const char *machine)
         tool, machine);
 }
 
+/* Two guests of one model name ("AMD EPYC"), caches and all, whose CPU
+ * family differs are two machines: machine.cpu_id is of the hardware's
+ * identity.  The same cpu_id on both sides is no difference. */
+TEST(compare_cpu_id_tells_two_kinds_apart)
+{
+    static const char tool[] = "{\"version\":\"0.1.0\"}";
+    static const char machine[] =
+        "{\"hostname\":\"vm\",\"cpu_model\":\"AMD EPYC\",\"cpu_id\":\"%s\","
+        "\"logical_cpus\":2,\"isa\":[\"avx512f\"],\"peak_gflops\":null}";
+    char ma[512], mb[512];
+    doc a, b;
+    gb_result_file fa, fb;
+    gb_compare c;
+    gb_compare_opts o = default_opts();
+    char err[512];
+
+    snprintf(ma, sizeof ma, machine, "cpu family 25, model 17, stepping 1");
+    snprintf(mb, sizeof mb, machine, "cpu family 26, model 2, stepping 1");
+    doc_begin_blocks(&a, tool, ma);
+    doc_entry(&a, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
+    doc_begin_blocks(&b, tool, mb);
+    doc_entry(&b, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
+    CHECK(doc_load(&a, &fa) == 0 && doc_load(&b, &fb) == 0);
+    CHECK(gb_compare_files(&fa, &fb, &o, &c, err, sizeof err) == 0);
+    CHECK_EQ_INT(c.ndiffs, 1);
+    if (c.ndiffs == 1)
+        CHECK_STR(c.diffs[0].field, "machine.cpu_id");
+    CHECK(c.cross_machine);
+    gb_compare_free(&c);
+    CHECK(gb_compare_files(&fa, &fa, &o, &c, err, sizeof err) == 0);
+    CHECK_EQ_INT(c.ndiffs, 0);
+    CHECK(!c.cross_machine);
+    gb_compare_free(&c);
+    gb_result_file_free(&fa);
+    gb_result_file_free(&fb);
+}
+
 /* One differences line a leaf: nested objects by path, a cache level as
  * "2 MiB 16-way", arrays of objects by index, a side that lacks a whole
  * object as "(absent)" at each of the other's leaves, measured calibration
