@@ -373,6 +373,29 @@ static void doc_begin_blocks(doc *d, const char *tool, const char *machine)
         tool, machine);
 }
 
+/* Files a and b, each one entry (vec_j, qkv M=16) under the tool and
+ * machine blocks given, loaded and compared into c: 0, or -1. */
+static int compare_blocks(const char *tool_a, const char *machine_a, const char *tool_b,
+                          const char *machine_b, gb_result_file *fa, gb_result_file *fb,
+                          gb_compare *c)
+{
+    gb_compare_opts o = default_opts();
+    char err[512];
+    doc a, b;
+
+    doc_begin_blocks(&a, tool_a, machine_a);
+    doc_entry(&a, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
+    doc_begin_blocks(&b, tool_b, machine_b);
+    doc_entry(&b, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
+    if (doc_load(&a, fa) != 0)
+        return -1;
+    if (doc_load(&b, fb) != 0) {
+        gb_result_file_free(fa);
+        return -1;
+    }
+    return gb_compare_files(fa, fb, &o, c, err, sizeof err);
+}
+
 /* Two guests of one model name ("AMD EPYC"), caches and all, whose CPU
  * family differs are two machines: machine.cpu_id is of the hardware's
  * identity.  The same cpu_id on both sides is no difference. */
@@ -383,7 +406,6 @@ TEST(compare_cpu_id_tells_two_kinds_apart)
         "{\"hostname\":\"vm\",\"cpu_model\":\"AMD EPYC\",\"cpu_id\":\"%s\","
         "\"logical_cpus\":2,\"isa\":[\"avx512f\"],\"peak_gflops\":null}";
     char ma[512], mb[512];
-    doc a, b;
     gb_result_file fa, fb;
     gb_compare c;
     gb_compare_opts o = default_opts();
@@ -391,12 +413,10 @@ TEST(compare_cpu_id_tells_two_kinds_apart)
 
     snprintf(ma, sizeof ma, machine, "cpu family 25, model 17, stepping 1");
     snprintf(mb, sizeof mb, machine, "cpu family 26, model 2, stepping 1");
-    doc_begin_blocks(&a, tool, ma);
-    doc_entry(&a, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
-    doc_begin_blocks(&b, tool, mb);
-    doc_entry(&b, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
-    CHECK(doc_load(&a, &fa) == 0 && doc_load(&b, &fb) == 0);
-    CHECK(gb_compare_files(&fa, &fb, &o, &c, err, sizeof err) == 0);
+    if (compare_blocks(tool, ma, tool, mb, &fa, &fb, &c) != 0) {
+        CHECK(!"the two files load and compare");
+        return;
+    }
     CHECK_EQ_INT(c.ndiffs, 1);
     if (c.ndiffs == 1)
         CHECK_STR(c.diffs[0].field, "machine.cpu_id");
@@ -426,11 +446,9 @@ TEST(compare_header_differences_are_leaves)
         "\"kernels\":\"generic\"},\"openblas\":{\"version\":\"0.3.21\",\"kernels\":\"Haswell\","
         "\"forced_by\":\"OPENBLAS_CORETYPE=Haswell\"}}}";
     char machine_a[4096], machine_b[4096], list_a[1200] = "", list_b[1200] = "";
-    doc a, b;
     gb_result_file fa, fb;
     gb_compare c;
-    gb_compare_opts o = default_opts();
-    char err[512], *text = NULL;
+    char *text = NULL;
     size_t len = 0;
     FILE *out;
     int saw_l2 = 0, saw_topo = 0, saw_blis = 0, saw_forced = 0, saw_read = 0, saw_list = 0;
@@ -460,12 +478,10 @@ TEST(compare_header_differences_are_leaves)
              "\"calibration\":[{\"threads\":2,\"b\":{\"read\":\"in_place\",\"ratio\":1.04},"
              "\"small_us\":5.5,\"small_t_us\":4.5}],"
              "\"peak_gflops\":null}", list_b);
-    doc_begin_blocks(&a, tool_a, machine_a);
-    doc_entry(&a, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
-    doc_begin_blocks(&b, tool_b, machine_b);
-    doc_entry(&b, "vec_j", "{}", "qkv", 16, 1, 0, 12, LOW);
-    CHECK(doc_load(&a, &fa) == 0 && doc_load(&b, &fb) == 0);
-    CHECK(gb_compare_files(&fa, &fb, &o, &c, err, sizeof err) == 0);
+    if (compare_blocks(tool_a, machine_a, tool_b, machine_b, &fa, &fb, &c) != 0) {
+        CHECK(!"the two files load and compare");
+        return;
+    }
     for (int i = 0; i < c.ndiffs; i++) {
         const gb_header_diff *d = &c.diffs[i];
         CHECK(strchr(d->old_value, '{') == NULL && strchr(d->new_value, '{') == NULL);
