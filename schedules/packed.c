@@ -181,10 +181,16 @@
  * and handed to the loops here as one packed_plan (packed_plan.h), made
  * before the call and only read in it.
  *
- * Threads: one parallel region per call, never wider than C has MR x NR
- * tiles (a call of one tile runs on the caller, with no region: 8x64x48
- * at 2 threads took 0.44x the time it did with a thread idle, AMD EPYC
- * family 25).  The (ic, jr) tiles of C are split
+ * Threads: packed's own (packed_team.c: a fork and join of two cache
+ * lines, where an OpenMP region's cost a 2-thread call 3.2-3.7 us on the
+ * AMD EPYC guests, whose two vCPUs are far apart; --param team=off, or
+ * where the team stands aside, one OpenMP region per call), never wider
+ * than C has MR x NR tiles (a call of one tile runs on the caller alone:
+ * 8x64x48 at 2 threads took 0.44x the time it did with a thread idle, AMD
+ * EPYC family 25).  With the team at 2 threads, family 26, one run of 10
+ * rounds, an OpenMP region per call took 1.08x the time at qkv M = 16,
+ * 1.01-1.10x at mlp M = 16, 1.01-1.04x at M = 64, 0.98-1.02x from M = 256.
+ * The (ic, jr) tiles of C are split
  * 2-D over the plan's tm x tn grid; each thread runs the loops on its own
  * region of C with its own buffers, so no thread waits for another (--param
  * apack=whole alone adds a barrier after packing A).  The columns' split
@@ -210,6 +216,7 @@
 #include "gemmbench.h"
 #include "packed_plan.h"
 #include "packed_lowp.h"
+#include "packed_team.h"
 
 #include <omp.h>
 #include <stdatomic.h>
@@ -219,6 +226,10 @@
 
 /* Thread speeds further apart than this are preemption, not core speed. */
 #define MAX_SPEED_RATIO 1.5
+/* The calling thread's number and count in the call's threads (run_thread
+ * sets them: the team's or OpenMP's). */
+static _Thread_local int call_thread, call_threads = 1;
+
 /* Largest tile any kernel uses: the scratch tile for fringes. */
 #define MAX_TILE (16 * 64)
 
@@ -308,7 +319,7 @@ static void macro_kernel(const packed_plan *p, int mc, int nc, int kc, const flo
     const packed_ukernel_fn kernel = p->isa->kernel;
     const int mtiles = (int)ceil_div(mc, mr), ntiles = (int)ceil_div(nc, nr);
     const int outer = p->ir_outer ? mtiles : ntiles, inner = p->ir_outer ? ntiles : mtiles;
-    const int start = af ? (int)((long)mtiles * omp_get_thread_num() / omp_get_num_threads()) : 0;
+    const int start = af ? (int)((long)mtiles * call_thread / call_threads) : 0;
     /* B where it is, prefetched closer than the other kernels do (their
      * PACKED_B_PREFETCH_ROWS), is read by the copy kernel, copying or not. */
     const int b_ahead_rows =
@@ -767,6 +778,7 @@ typedef struct packed_call {
     int ldb;
     float *C;
     int ldc;
+    int team; /* run by packed_team.c, else an OpenMP region */
 } packed_call;
 
 /* Thread t of nt: its buffers, its share of A whole's packing, then its
@@ -783,6 +795,8 @@ static void run_thread(const packed_call *call, int t, int nt)
     const int mpanels = (int)ceil_div(M, p->mr);
     thread_buffers buf = { NULL, NULL, NULL, NULL };
 
+    call_thread = t;
+    call_threads = nt;
     if (s->buffers) {
         buf.a_block = s->buffers + (size_t)t * s->per_thread;
         buf.b_panel = buf.a_block + s->a_floats;
@@ -801,7 +815,11 @@ static void run_thread(const packed_call *call, int t, int nt)
             p->isa->pack_a((p1 * p->mr < M ? p1 * p->mr : M) - p0 * p->mr, K,
                            A + (size_t)p0 * p->mr * lda, lda,
                            s->a_packed + (size_t)p0 * p->mr * K);
+        if (call->team)
+            packed_team_barrier();
+        else {
 #pragma omp barrier
+        }
     }
     double started = omp_get_wtime();
     for (int cell = t; cell < p->tm * p->tn; cell += nt) {
@@ -815,6 +833,11 @@ static void run_thread(const packed_call *call, int t, int nt)
                        ldc, &buf);
     }
     s->busy[t] = nt == p->nthreads ? omp_get_wtime() - started : 0.0;
+}
+
+static void team_part(void *arg, int t, int nt)
+{
+    run_thread(arg, t, nt);
 }
 
 static int packed_run(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
@@ -846,14 +869,17 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
     for (size_t i = 0; s->a_ready && i < (size_t)ceil_div(M, s->plan.mr) * s->a_blocks; i++)
         atomic_init(&s->a_ready[i], 0);
 
-    const packed_call call = { s, bound, M, N, K, A, lda, B, ldb, C, ldc };
+    packed_call call = { s, bound, M, N, K, A, lda, B, ldb, C, ldc, 0 };
     /* One thread: no parallel region, whose barrier costs a system call
      * (`gemmbench info`'s fork/join: 1.2 us a call on the AMD EPYC guest).
      * More: fewer than asked (nested or dynamic OpenMP) take the grid's
      * extra cells. */
     if (s->plan.nthreads == 1)
         run_thread(&call, 0, 1);
+    else if ((call.team = s->plan.team) && packed_team_run(s->plan.nthreads, team_part, &call))
+        ;
     else {
+        call.team = 0;
 #pragma omp parallel num_threads(s->plan.nthreads)
         run_thread(&call, omp_get_thread_num(), omp_get_num_threads());
     }

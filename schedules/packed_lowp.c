@@ -105,6 +105,7 @@
  */
 #include "packed_lowp.h"
 #include "packed_plan.h" /* ceil_div, the threads rule and its explanation */
+#include "packed_team.h"
 #include "calibration.h"
 
 #include "gemmbench.h"
@@ -1023,6 +1024,11 @@ static void run_thread(const lowp_call *call, int tid, int nt)
     }
 }
 
+static void team_part(void *arg, int tid, int nt)
+{
+    run_thread(arg, tid, nt);
+}
+
 static int lowp_run(gb_dtype t, int M, int N, int K, const void *A, int lda, const void *B,
                     int ldb, void *C, int ldc, const gb_ctx *ctx)
 {
@@ -1042,11 +1048,12 @@ static int lowp_run(gb_dtype t, int M, int N, int K, const void *A, int lda, con
 
     const lowp_call call = { s, M, N, K, A, lda, B, ldb, C, ldc };
     /* One thread: no parallel region, whose barrier costs a system call
-     * (`gemmbench info`'s fork/join).  More: fewer than asked (nested or
-     * dynamic OpenMP) take the grid's extra cells. */
+     * (`gemmbench info`'s fork/join).  More: packed's own threads, as f32's
+     * (packed_team.c), else an OpenMP region, where fewer than asked
+     * (nested or dynamic OpenMP) take the grid's extra cells. */
     if (s->plan.nthreads == 1)
         run_thread(&call, 0, 1);
-    else {
+    else if (!packed_team_run(s->plan.nthreads, team_part, (void *)&call)) {
 #pragma omp parallel num_threads(s->plan.nthreads)
         run_thread(&call, omp_get_thread_num(), omp_get_num_threads());
     }

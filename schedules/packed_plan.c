@@ -446,6 +446,7 @@ void packed_plan_call_on(const gb_machine *m, const gb_calibration *cal, int M, 
         p->l2_bytes = FALLBACK_L2_BYTES;
     p->bpf = (int)gb_param_get(ctx->params, "bpf", -1);
     p->b_next = (int)gb_param_get(ctx->params, "bnext", 1);
+    p->team = gb_param_get(ctx->params, "team", GB_ON) == GB_ON;
     for (int q = 0; q < GB_CALIB_QUESTIONS; q++)
         p->read[q] = -1;
 
@@ -652,6 +653,8 @@ void packed_plan_effective(const packed_plan *p, int M, int N, gb_params *effect
     if (p->b_mode == B_FUSED && fused_copies(p, passes_per_block(p, M)) &&
         p->isa->kernel_copy_ahead != NULL)
         gb_param_set(effective, "bahead", p->copy_ahead);
+    if (p->nthreads > 1)
+        gb_param_set(effective, "team", p->team ? GB_ON : GB_OFF);
     gb_param_set(effective, "threads_m", p->tm);
     gb_param_set(effective, "threads_n", p->tn);
 }
@@ -821,6 +824,11 @@ void packed_explain(FILE *out, int M, int N, int K, const gb_ctx *ctx)
                  "ic %ld\n",
             p.tm, p.tn, ceil_div(ceil_div(ceil_div(N, p.nr), p.tn) * p.nr, p.nc),
             ceil_div(K, p.kc), ceil_div(ceil_div(ceil_div(M, p.mr), p.tm) * p.mr, p.mc));
+    if (p.nthreads > 1)
+        fprintf(out, "  team          %s\n",
+                p.team ? "packed's own threads run the call, placed as OpenMP's (an OpenMP "
+                         "region where they cannot: packed_team.c)"
+                       : "an OpenMP parallel region per call (--param team=off)");
     packed_plan_call(M, N, K, ctx, 1, &p);
     fprintf(out, "  --prepack: B %s; kc %d, nc %d, threads %d x %d\n", b_how[p.b_mode], p.kc,
             p.nc, p.tm, p.tn);
@@ -925,6 +933,9 @@ const gb_param_spec packed_params[] = {
                                           "into L2, or off; default: this machine's "
                                           "calibration (gemmbench info); bnext sets it "
                                           "itself" },
+    { "team", 0, 0, gb_on_off_names, "more than one thread: on, packed's own threads run "
+                                      "the call (a fork and join of two cache lines), or "
+                                      "off, an OpenMP parallel region per call (default on)" },
     { "kcrule", 0, 0, gb_kc_rule_names, "kc's cap: l1_half (the A micro-panel in half of "
                                         "L1d) or l1_ways (BLIS's analytical model, from "
                                         "L1d's ways); default: this machine's calibration "

@@ -35,6 +35,8 @@ typedef struct packed_plan {
                               * the first one's pass copies it for the others
                               * (INT_MAX: never, bcopy in place) */
     int nthreads;
+    int team;                /* more than one thread: packed's own (packed_team.c), 1,
+                              * or an OpenMP region per call, 0 (--param team) */
     long l1_bytes, l2_bytes; /* what the rule used */
     int l1_ways;             /* L1d associativity; 0 unknown */
     int b_next;              /* jr outer, B in place: each pass prefetches its share
