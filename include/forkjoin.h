@@ -1,6 +1,7 @@
 /* forkjoin.h - what a threaded call pays before its first FLOP
  * (src/measure/forkjoin.c): an empty OpenMP parallel region, a system
- * call and a cache line's round trip between two CPUs, measured.
+ * call, packed's own threads' empty call and a cache line's round trip
+ * between two CPUs, measured.
  * `gemmbench info` prints them. */
 #ifndef GB_FORKJOIN_H
 #define GB_FORKJOIN_H
@@ -10,6 +11,9 @@ typedef struct gb_forkjoin {
     int trials;         /* medians of this many trials */
     double region_1t_us; /* an empty `omp parallel num_threads(1)`, microseconds */
     double region_us;   /* the same with `threads` threads */
+    double team_us;     /* an empty call of packed's own threads (schedules/packed_team.c)
+                         * at `threads`, or -1: not measured (one thread, or the team
+                         * stood aside: packed then opens a region) */
     double syscall_us;  /* one system call (getppid), or -1: not measured here */
     double trip_us;     /* a cache line written by one thread, answered by another on
                          * another CPU and back, or -1: not measured (fewer than 2

@@ -156,7 +156,8 @@ static void print_libraries(FILE *out, const gb_machine *m)
 
 /* What a threaded call pays before its first FLOP (forkjoin.c): on a
  * guest where a system call costs a microsecond, a few percent of a small
- * shape's call, in every variant that opens a parallel region. */
+ * shape's call, in every variant that opens a parallel region; packed's
+ * own threads, what it pays instead. */
 static void print_forkjoin(FILE *out, int threads)
 {
     gb_forkjoin fj;
@@ -169,6 +170,10 @@ static void print_forkjoin(FILE *out, int threads)
     if (fj.syscall_us >= 0.0)
         fprintf(out, "; a system call %.2f us", fj.syscall_us);
     fprintf(out, " (medians of %d trials): every threaded call's fixed cost\n", fj.trials);
+    if (fj.team_us >= 0.0)
+        fprintf(out, "               packed's own threads (an empty call) %.2f us on %d "
+                     "threads: what packed pays instead\n",
+                fj.team_us, fj.threads);
     if (fj.trip_us >= 0.0)
         fprintf(out, "cpu to cpu     a cache line from cpu %d to cpu %d and back %.2f us (median of "
                      "%d trials): the price of a line one thread writes and another reads\n",

@@ -3,8 +3,8 @@
  * region at 1 and at n threads, and one system call, each the median of
  * trials that time many of them together.
  *
- * Why a benchmark measures it: every schedule here opens one parallel
- * region per call, and what that costs is the machine's, not the
+ * Why a benchmark measures it: every schedule here but packed opens one
+ * parallel region per call, and what that costs is the machine's, not the
  * schedule's.  libgomp (GCC 12) ends every barrier with a futex wake,
  * whether or not a thread sleeps on it: one system call per region at 1
  * thread, two at 2 (the start's dock and the end's barrier; strace counts
@@ -12,9 +12,13 @@
  * packed notes were measured on (results/notes/packed-zen5.md), so a
  * 2-thread region costs about 3 us there: 6 % of a 50 us call (qkv at
  * M = 16).  Every OpenMP library in the process (oneDNN included) pays the
- * same.
+ * same.  packed runs its calls on threads of its own (schedules/
+ * packed_team.c: a run counter the caller writes, a done line each worker
+ * writes): the second figure, an empty call of that team, is what it pays
+ * instead (0.8-1.0 us at 2 threads on the family 26 guest, against 3.1-3.7
+ * for the region).
  *
- * The third figure is what the region's threads pay to hear from each
+ * The fourth figure is what the region's threads pay to hear from each
  * other: a cache line written by one thread, seen and written back by
  * another pinned to a second CPU, there and back, timed over many trips.
  * The two vCPUs of the family 26 guest answered in 0.36-0.49 us, and there
@@ -25,6 +29,7 @@
 #define _GNU_SOURCE /* syscall() */
 #include "forkjoin.h"
 #include "harness.h"
+#include "packed_team.h"
 #include "stats.h"
 
 #include <omp.h>
@@ -63,6 +68,31 @@ static double region_trial(int threads, volatile int *slots)
 #pragma omp parallel num_threads(threads)
         slots[omp_get_thread_num()] = r;
     }
+    return 1e6 * (gb_now() - t0) / REGIONS_PER_TRIAL;
+}
+
+static void team_part(void *arg, int t, int nt)
+{
+    volatile int *slots = arg;
+    (void)nt;
+    slots[t] = t;
+}
+
+/* One trial: microseconds per empty call of packed's team of `threads`
+ * threads, or -1 where it stands aside.  Calls back to back, as in a
+ * measurement: untimed ones first wake the team (asleep after the regions'
+ * trial, and woken onto the caller's CPU where nothing binds it, until
+ * the scheduler moves it: 3.5 us a call then, against 0.8) and end
+ * libgomp's spinning threads. */
+static double team_trial(int threads, volatile int *slots)
+{
+    for (int r = 0; r < REGIONS_PER_TRIAL; r++)
+        if (!packed_team_run(threads, team_part, (void *)slots))
+            return -1.0;
+    const double t0 = gb_now();
+    for (int r = 0; r < REGIONS_PER_TRIAL; r++)
+        if (!packed_team_run(threads, team_part, (void *)slots))
+            return -1.0;
     return 1e6 * (gb_now() - t0) / REGIONS_PER_TRIAL;
 }
 
@@ -140,30 +170,39 @@ static int line_trips(int trials, double *trip, int cpus[2])
 
 int gb_forkjoin_measure(int threads, int trials, gb_forkjoin *out)
 {
-    double *one, *many, *sys, *trip;
+    double *one, *many, *team, *sys, *trip;
     volatile int *slots;
 
     if (out == NULL || threads < 1 || trials < 1)
         return -1;
     one = malloc((size_t)trials * sizeof *one);
     many = malloc((size_t)trials * sizeof *many);
+    team = malloc((size_t)trials * sizeof *team);
     sys = malloc((size_t)trials * sizeof *sys);
     trip = malloc((size_t)trials * sizeof *trip);
     slots = calloc((size_t)threads, sizeof *slots);
-    if (one == NULL || many == NULL || sys == NULL || trip == NULL || slots == NULL) {
+    if (one == NULL || many == NULL || team == NULL || sys == NULL || trip == NULL ||
+        slots == NULL) {
         free(one);
         free(many);
+        free(team);
         free(sys);
         free(trip);
         free((void *)slots);
         return -1;
     }
-    /* A warm-up region: the threads exist before the first trial. */
+    /* A warm-up region and team call: the threads exist before the first
+     * trial. */
     (void)region_trial(threads, slots);
-    /* Interleaved, so that a busy moment of the host reaches both counts. */
+    int teamed = threads > 1 && team_trial(threads, slots) >= 0.0;
+    /* Interleaved, so that a busy moment of the host reaches every count
+     * (the team's first call after a region also ends libgomp's spinning
+     * threads, as in a run where packed follows an OpenMP library). */
     for (int t = 0; t < trials; t++) {
         one[t] = region_trial(1, slots);
         many[t] = region_trial(threads, slots);
+        if (teamed && (team[t] = team_trial(threads, slots)) < 0.0)
+            teamed = 0;
 #if defined(__linux__) && defined(SYS_getppid)
         const double t0 = gb_now();
         for (int c = 0; c < SYSCALLS_PER_TRIAL; c++)
@@ -175,6 +214,7 @@ int gb_forkjoin_measure(int threads, int trials, gb_forkjoin *out)
     out->trials = trials;
     out->region_1t_us = median(one, trials);
     out->region_us = median(many, trials);
+    out->team_us = teamed ? median(team, trials) : -1.0;
 #if defined(__linux__) && defined(SYS_getppid)
     out->syscall_us = median(sys, trials);
 #else
@@ -189,6 +229,7 @@ int gb_forkjoin_measure(int threads, int trials, gb_forkjoin *out)
 #endif
     free(one);
     free(many);
+    free(team);
     free(sys);
     free(trip);
     free((void *)slots);

@@ -78,12 +78,16 @@ expect_grep info_forkjoin "^fork/join  *an empty OpenMP region [0-9.]* us on 1 t
 # The line's round trip where two CPUs are there to pin to; none where one.
 if [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ]; then
     expect_grep info_cpu_trip "^cpu to cpu  *a cache line from cpu [0-9]* to cpu [0-9]* and back [0-9.]* us" "$WORK/out"
+    expect_grep info_team "^  *packed's own threads (an empty call) [0-9.]* us on [0-9]* threads" "$WORK/out"
     expect_exit info_one_cpu 0 taskset -c 0 "$G" info
     if grep -q "^cpu to cpu" "$WORK/out"; then echo "FAIL info_one_cpu_no_trip: a trip on one CPU"; else echo "ok info_one_cpu_no_trip"; fi
+    if grep -q "packed's own threads" "$WORK/out"; then echo "FAIL info_one_cpu_no_team: a team on one CPU"; else echo "ok info_one_cpu_no_team"; fi
 else
     skip info_cpu_trip "needs 2 usable CPUs"
+    skip info_team "needs 2 usable CPUs"
     skip info_one_cpu "needs 2 usable CPUs"
     skip info_one_cpu_no_trip "needs 2 usable CPUs"
+    skip info_one_cpu_no_team "needs 2 usable CPUs"
 fi
 expect_grep json_peak_number '"peak_gflops":[[:space:]]*[0-9]' "$WORK/p.json"
 expect_grep json_percent_of_peak '"peak_pct":[[:space:]]*[0-9]' "$WORK/p.json"

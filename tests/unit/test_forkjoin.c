@@ -1,12 +1,14 @@
 /* test_forkjoin.c - the fork/join probe (src/measure/forkjoin.c): bad
  * arguments are refused, and a measurement gives finite, positive medians
- * at the counts asked, a system call's cost where Linux is there, and a
+ * at the counts asked, packed's team's empty call at two threads, a system
+ * call's cost where Linux is there, and a
  * cache line's round trip between the process's first two CPUs where it
  * has two (none at 1 thread). */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "test.h"
 
 #include <math.h>
+#include <omp.h>
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -24,7 +26,8 @@ TEST(forkjoin_refuses_bad_arguments)
 
 TEST(forkjoin_measures_both_counts)
 {
-    gb_forkjoin fj = { 0, 0, -1.0, -1.0, -2.0, -2.0, { -2, -2 } };
+    gb_forkjoin fj = { .region_1t_us = -1.0, .region_us = -1.0, .team_us = -2.0,
+                       .syscall_us = -2.0, .trip_us = -2.0, .trip_cpus = { -2, -2 } };
 
     CHECK(gb_forkjoin_measure(2, 3, &fj) == 0);
     CHECK_EQ_INT(fj.threads, 2);
@@ -32,6 +35,20 @@ TEST(forkjoin_measures_both_counts)
     /* An empty region takes some time, and far less than a second. */
     CHECK(isfinite(fj.region_1t_us) && fj.region_1t_us > 0.0 && fj.region_1t_us < 1e6);
     CHECK(isfinite(fj.region_us) && fj.region_us > 0.0 && fj.region_us < 1e6);
+    /* packed's team runs where OpenMP's threads are not dynamic and the
+     * binding has places for two (schedules/packed_team.c) */
+#if defined(__linux__)
+    if (!omp_get_dynamic() &&
+        (omp_get_proc_bind() == omp_proc_bind_false || omp_get_num_places() >= 2))
+        CHECK(isfinite(fj.team_us) && fj.team_us > 0.0 && fj.team_us < 1e6);
+    else
+        CHECK(fj.team_us == -1.0);
+#else
+    CHECK(fj.team_us == -1.0);
+#endif
+    CHECK(gb_forkjoin_measure(1, 2, &fj) == 0);
+    CHECK(fj.team_us == -1.0); /* one thread: no team */
+    CHECK(gb_forkjoin_measure(2, 3, &fj) == 0);
 #if defined(__linux__)
     CHECK(isfinite(fj.syscall_us) && fj.syscall_us > 0.0 && fj.syscall_us < 1e6);
 #else
