@@ -24,7 +24,8 @@
  * region starts them again, tens of microseconds once).  Where the team
  * cannot run a call as asked it returns 0 and the caller opens an OpenMP
  * region: dynamic threads (OMP_DYNAMIC), a caller inside a region, a second
- * caller while a call runs, more threads than places, or no threads.
+ * caller while a call runs, more threads than places or than CPUs the
+ * caller may use, or no threads.
  */
 #define _GNU_SOURCE
 #include "packed_team.h"
@@ -64,7 +65,9 @@ static struct {
     atomic_uint phase;                /* ... and its generation */
     _Alignas(64) atomic_flag busy;    /* a call is running */
     int started;                      /* the fork handler is registered */
-    int placed_nt, placed_p0, placed_bind; /* the run the workers were placed for */
+    int placed;                       /* placed_* and cpus hold ... */
+    int placed_nt, placed_p0, placed_bind; /* ... the run the workers were placed for */
+    int cpus;                         /* and the CPUs the caller could use then */
     int nworkers;
     int spin;                         /* workers spin before sleeping */
     worker *workers[MAX_WORKERS];
@@ -177,6 +180,7 @@ static int place_of(int t, int nt)
 static void forked(void)
 {
     team.nworkers = 0;
+    team.placed = 0;
     atomic_flag_clear(&team.busy);
 }
 
@@ -208,15 +212,32 @@ static int team_ready(int nt)
         team.spin = policy == NULL || strcmp(policy, "passive") != 0;
         team.started = 1;
     }
-    /* Another caller's place, binding or count: the workers move. */
+    /* Another caller's place, binding or count: the workers move, and the
+     * CPUs the threads have are counted again (a system call: not per
+     * call): a place each under close or spread binding, the caller's
+     * place's under primary, else the CPUs the caller may use (bound, the
+     * caller's own mask is its place).  More threads than CPUs: the team
+     * stands aside, since its threads would spin on a CPU another needs
+     * (libgomp throttles its spin then; the team took 1.5-3x a region's
+     * time with two threads on one CPU). */
     const int p0 = omp_get_place_num(), bind = (int)omp_get_proc_bind();
-    if (team.nworkers > 0 &&
-        (p0 != team.placed_p0 || bind != team.placed_bind || nt != team.placed_nt))
+    if (!team.placed || p0 != team.placed_p0 || bind != team.placed_bind ||
+        nt != team.placed_nt) {
+        cpu_set_t set;
+        if (place_of(0, nt) >= 0)
+            team.cpus = bind == omp_proc_bind_master ? omp_get_place_num_procs(p0)
+                                                     : omp_get_num_places();
+        else
+            team.cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
         for (int i = 0; i < team.nworkers; i++)
             place(team.workers[i], nt, NULL);
-    team.placed_p0 = p0;
-    team.placed_bind = bind;
-    team.placed_nt = nt;
+        team.placed = 1;
+        team.placed_p0 = p0;
+        team.placed_bind = bind;
+        team.placed_nt = nt;
+    }
+    if (nt > team.cpus)
+        return -1;
     while (team.nworkers < nt - 1) {
         worker *w = aligned_alloc(64, sizeof(worker));
         pthread_attr_t attr;
@@ -251,8 +272,6 @@ static void wake_sleepers(void)
 int packed_team_run(int nt, packed_team_fn fn, void *arg)
 {
     if (nt < 2 || nt - 1 > MAX_WORKERS || omp_in_parallel() || omp_get_dynamic())
-        return 0;
-    if (omp_get_proc_bind() != omp_proc_bind_false && nt > omp_get_num_places())
         return 0;
     if (atomic_flag_test_and_set(&team.busy))
         return 0;

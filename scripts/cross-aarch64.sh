@@ -146,7 +146,8 @@ amx_emulated_exact_on_odd_shapes_two_threads amx_emulated_exact_on_bert_shapes
 forkjoin_measures_both_counts forkjoin_times_a_line_between_two_cpus
 packed_team_runs_every_part_once packed_team_barrier_holds_every_thread
 packed_team_wakes_a_sleeping_worker packed_team_stands_aside_for_openmp
-packed_team_serves_a_forked_child packed_exact_with_and_without_its_team"
+packed_team_serves_a_forked_child packed_exact_with_and_without_its_team
+packed_team_stands_aside_on_fewer_cpus"
 # A name here that no test has any more would leave its successor in: refuse.
 for n in $NO_QEMU; do
     grep -q "^TEST($n)" tests/unit/*.c ||

@@ -10,6 +10,7 @@
 #include "variant_check.h"
 
 #include <omp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -57,18 +58,29 @@ static void nested_part(void *arg, int t, int nt)
         p->inner = packed_team_run(2, count_part, p);
 }
 
-/* The most threads the tests ask: the team refuses more than the places
- * where OpenMP binds threads. */
+/* The most threads the tests ask, up to 3: the team refuses more than the
+ * places where OpenMP binds threads, or than the CPUs the caller may use;
+ * 0 where those are fewer than 2. */
 static int team_threads(void)
 {
-    const int places = omp_get_proc_bind() != omp_proc_bind_false ? omp_get_num_places() : MAX_T;
-    return places < 3 ? 2 : 3;
+    cpu_set_t set;
+    const int p0 = omp_get_place_num();
+    const omp_proc_bind_t bind = omp_get_proc_bind();
+    /* bound, the caller's own mask is its place's: close and spread give
+     * each thread a place, primary all of them the caller's */
+    const int most = bind == omp_proc_bind_false || p0 < 0
+                         ? (sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1)
+                     : bind == omp_proc_bind_master ? omp_get_place_num_procs(p0)
+                                                    : omp_get_num_places();
+    return most < 2 ? 0 : most < 3 ? 2 : 3;
 }
 
 TEST(packed_team_runs_every_part_once)
 {
     parts p;
     const int nt = team_threads(), runs = 2000;
+    if (nt == 0)
+        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
     memset(&p, 0, sizeof p);
     p.nt = nt;
     for (int r = 0; r < runs; r++)
@@ -93,10 +105,15 @@ TEST(packed_team_barrier_holds_every_thread)
 {
     parts p;
     const int nt = team_threads();
+    if (nt == 0)
+        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
     memset(&p, 0, sizeof p);
     p.nt = nt;
     for (int r = 0; r < 500; r++)
-        CHECK(packed_team_run(nt, barrier_part, &p));
+        if (!packed_team_run(nt, barrier_part, &p)) {
+            CHECK(!"the team ran the barrier's call");
+            break;
+        }
     CHECK_EQ_INT(atomic_load(&p.missed), 0);
 }
 
@@ -105,6 +122,8 @@ TEST(packed_team_barrier_holds_every_thread)
  * alarm fails it). */
 TEST(packed_team_wakes_a_sleeping_worker)
 {
+    if (team_threads() == 0)
+        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
     parts p;
     memset(&p, 0, sizeof p);
     p.nt = 2;
@@ -119,6 +138,8 @@ TEST(packed_team_wakes_a_sleeping_worker)
 
 TEST(packed_team_stands_aside_for_openmp)
 {
+    if (team_threads() == 0)
+        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
     parts p;
     atomic_int inside = 0;
     memset(&p, 0, sizeof p);
@@ -147,6 +168,8 @@ TEST(packed_team_stands_aside_for_openmp)
  * its own (without, it would wait for ever: the alarm ends it). */
 TEST(packed_team_serves_a_forked_child)
 {
+    if (team_threads() == 0)
+        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
     parts p;
     int status = 0;
     memset(&p, 0, sizeof p);
@@ -167,6 +190,41 @@ TEST(packed_team_serves_a_forked_child)
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
     CHECK(packed_team_run(2, count_part, &p));
+}
+
+/* More threads than the CPUs the caller may use: the team stands aside
+ * (its workers would spin on a CPU the caller needs).  In a fork's child,
+ * whose team is new, pinned to one CPU before its first call. */
+TEST(packed_team_stands_aside_on_fewer_cpus)
+{
+    parts p;
+    int status = 0;
+    cpu_set_t one;
+    memset(&p, 0, sizeof p);
+    p.nt = 2;
+    if (omp_get_proc_bind() != omp_proc_bind_false && omp_get_place_num() >= 0)
+        SKIP("OpenMP binds threads here: the team counts its places, not the caller's CPUs");
+    if (sched_getaffinity(0, sizeof one, &one) != 0 || CPU_COUNT(&one) < 2)
+        SKIP("needs 2 usable CPUs");
+    fflush(NULL);
+    const pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0) {
+        alarm(20);
+        int first = -1;
+        for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+            if (CPU_ISSET(c, &one))
+                first = c;
+        CPU_ZERO(&one);
+        CPU_SET(first, &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0)
+            _exit(3);
+        _exit(packed_team_run(2, count_part, &p) ? 1 : 0);
+    }
+    if (child > 0) {
+        CHECK(waitpid(child, &status, 0) == child);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
 }
 
 /* packed exact with its team and with an OpenMP region, on shapes that are
