@@ -75,14 +75,26 @@ static int team_threads(void)
     return most < 2 ? 0 : most < 3 ? 2 : 3;
 }
 
+/* The tests that need the team to run two threads here skip elsewhere. */
+#define NEED_TEAM()                                                         \
+    do {                                                                    \
+        if (team_threads() == 0)                                            \
+            SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)"); \
+    } while (0)
+
+/* p cleared for runs of nt threads. */
+static void parts_for(parts *p, int nt)
+{
+    memset(p, 0, sizeof *p);
+    p->nt = nt;
+}
+
 TEST(packed_team_runs_every_part_once)
 {
     parts p;
     const int nt = team_threads(), runs = 2000;
-    if (nt == 0)
-        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
-    memset(&p, 0, sizeof p);
-    p.nt = nt;
+    NEED_TEAM();
+    parts_for(&p, nt);
     for (int r = 0; r < runs; r++)
         if (!packed_team_run(nt, count_part, &p)) {
             CHECK(r > 0 && "the team ran no call");
@@ -94,8 +106,7 @@ TEST(packed_team_runs_every_part_once)
         CHECK_EQ_INT(atomic_load(&p.ran[t]), 0);
     CHECK_EQ_INT(atomic_load(&p.bad_nt), 0);
     /* fewer threads than the team has: the others run nothing */
-    memset(&p, 0, sizeof p);
-    p.nt = 2;
+    parts_for(&p, 2);
     CHECK(packed_team_run(2, count_part, &p));
     CHECK_EQ_INT(atomic_load(&p.ran[0]) + atomic_load(&p.ran[1]), 2);
     CHECK_EQ_INT(atomic_load(&p.ran[2]), 0);
@@ -105,10 +116,8 @@ TEST(packed_team_barrier_holds_every_thread)
 {
     parts p;
     const int nt = team_threads();
-    if (nt == 0)
-        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
-    memset(&p, 0, sizeof p);
-    p.nt = nt;
+    NEED_TEAM();
+    parts_for(&p, nt);
     for (int r = 0; r < 500; r++)
         if (!packed_team_run(nt, barrier_part, &p)) {
             CHECK(!"the team ran the barrier's call");
@@ -122,11 +131,9 @@ TEST(packed_team_barrier_holds_every_thread)
  * alarm fails it). */
 TEST(packed_team_wakes_a_sleeping_worker)
 {
-    if (team_threads() == 0)
-        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
+    NEED_TEAM();
     parts p;
-    memset(&p, 0, sizeof p);
-    p.nt = 2;
+    parts_for(&p, 2);
     alarm(60);
     for (int r = 0; r < 10; r++) {
         usleep(2000);
@@ -138,12 +145,10 @@ TEST(packed_team_wakes_a_sleeping_worker)
 
 TEST(packed_team_stands_aside_for_openmp)
 {
-    if (team_threads() == 0)
-        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
+    NEED_TEAM();
     parts p;
     atomic_int inside = 0;
-    memset(&p, 0, sizeof p);
-    p.nt = 2;
+    parts_for(&p, 2);
     /* a caller in an OpenMP region */
 #pragma omp parallel num_threads(2)
     {
@@ -168,20 +173,17 @@ TEST(packed_team_stands_aside_for_openmp)
  * its own (without, it would wait for ever: the alarm ends it). */
 TEST(packed_team_serves_a_forked_child)
 {
-    if (team_threads() == 0)
-        SKIP("needs 2 usable CPUs (and places, where OpenMP binds threads)");
+    NEED_TEAM();
     parts p;
     int status = 0;
-    memset(&p, 0, sizeof p);
-    p.nt = 2;
+    parts_for(&p, 2);
     CHECK(packed_team_run(2, count_part, &p));
     fflush(NULL);
     const pid_t child = fork();
     CHECK(child >= 0);
     if (child == 0) {
         alarm(20);
-        memset(&p, 0, sizeof p);
-        p.nt = 2;
+        parts_for(&p, 2);
         const int ran = packed_team_run(2, count_part, &p) && packed_team_run(2, count_part, &p);
         _exit(ran && atomic_load(&p.ran[1]) == 2 ? 0 : 1);
     }
@@ -200,8 +202,7 @@ TEST(packed_team_stands_aside_on_fewer_cpus)
     parts p;
     int status = 0;
     cpu_set_t one;
-    memset(&p, 0, sizeof p);
-    p.nt = 2;
+    parts_for(&p, 2);
     if (omp_get_proc_bind() != omp_proc_bind_false && omp_get_place_num() >= 0)
         SKIP("OpenMP binds threads here: the team counts its places, not the caller's CPUs");
     if (sched_getaffinity(0, sizeof one, &one) != 0 || CPU_COUNT(&one) < 2)
