@@ -3,9 +3,10 @@
  *
  * The team: nt - 1 threads made on first use (and again after a fork, or
  * when a call asks for more), each placed where OpenMP would place thread
- * t of a region opened by the caller (OMP_PROC_BIND close or primary: the
- * t-th place on from the caller's; spread: spaced over the places; false:
- * not placed), so that packed's threads sit where they sat in a region.
+ * t of a region opened by the caller (OMP_PROC_BIND close: the t-th place
+ * on from the caller's; spread: spaced over the places; primary: the
+ * caller's place; false: not placed), so that packed's threads sit where
+ * they sat in a region.
  *
  * A call: the caller writes fn, arg and nt, then bumps the run counter
  * (one cache line every worker reads); each worker runs its part and
@@ -24,8 +25,9 @@
  * region starts them again, tens of microseconds once).  Where the team
  * cannot run a call as asked it returns 0 and the caller opens an OpenMP
  * region: dynamic threads (OMP_DYNAMIC), a caller inside a region, a second
- * caller while a call runs, more threads than places or than CPUs the
- * caller may use, or no threads.
+ * caller while a call runs, more threads than the CPUs they would have (a
+ * place each, bound close or spread; the caller's place's, primary; the
+ * caller's mask, unbound), or no threads.
  */
 #define _GNU_SOURCE
 #include "packed_team.h"

@@ -17,9 +17,9 @@ typedef void (*packed_team_fn)(void *arg, int t, int nt);
 /* Runs fn(arg, t, nt) for t = 0 .. nt - 1, t = 0 on the caller, the others
  * on the team's threads, and returns when all have; 1.  0 (nothing run)
  * where the team stands aside: OMP_DYNAMIC or a caller inside an OpenMP
- * region, another call in the team at the time, nt above OpenMP's places
- * or the CPUs the caller may use, or a thread that could not be started;
- * the caller then opens an OpenMP region as before. */
+ * region, another call in the team at the time, nt above the CPUs its
+ * threads would have (packed_team.c), or a thread that could not be
+ * started; the caller then opens an OpenMP region as before. */
 int packed_team_run(int nt, packed_team_fn fn, void *arg);
 
 /* Inside fn: waits until every thread of the run has arrived. */
