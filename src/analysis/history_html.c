@@ -103,6 +103,9 @@ static double band_of(const gb_history_series *se, const gb_history_point *p, in
 }
 
 /* Tick step: 1, 2 or 5 times a power of ten, about 5 ticks over span. */
+/* The most grid lines a chart draws. */
+#define MAX_TICKS 32
+
 static double tick_step(double span)
 {
     double raw = span / 5.0, p = pow(10.0, floor(log10(raw))), m = raw / p;
@@ -129,7 +132,10 @@ static void put_chart(FILE *out, const gb_history_view *v, int si)
         lo = 0.0;
         hi = 1.0;
     }
-    if (!(hi > lo)) {
+    /* One value, or values a few ULPs apart (a spread from exp(log(x)) of
+     * equal calls is not always x): 5 % either side.  Ticks a step below
+     * t's ULP apart would never pass hi. */
+    if (!(hi - lo > 1e-9 * fmax(fabs(lo), fabs(hi)))) {
         lo = lo * 0.95 - 1e-9;
         hi = hi * 1.05 + 1e-9;
     }
@@ -174,8 +180,11 @@ static void put_chart(FILE *out, const gb_history_view *v, int si)
             PAD_L, CHART_H - PAD_B);
     fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", PAD_L,
             CHART_H - PAD_B, CHART_W - PAD_R, CHART_H - PAD_B);
-    double step = tick_step(hi - lo);
-    for (double t = ceil(lo / step) * step; isfinite(step) && step > 0 && t <= hi; t += step) {
+    /* counted, never more than MAX_TICKS (about 6 from tick_step) */
+    const double step = tick_step(hi - lo), first = ceil(lo / step);
+    for (int k = 0; isfinite(step) && step > 0 && k < MAX_TICKS && (first + k) * step <= hi;
+         k++) {
+        double t = (first + k) * step;
         if (fabs(t) < 1e-12 * step)
             t = 0.0;
         fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", PAD_L,

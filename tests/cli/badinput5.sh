@@ -472,8 +472,35 @@ PY
     else
         skip bi5_html_whitespace_browser "needs chromium (sh scripts/setup.sh browser)"
     fi
+    # a flat series: every call the same time x, whose spread exp(log(x))
+    # is an ULP below x; ticks a step below t's ULP apart never reached hi
+    # (history html wrote 66 GB in 10 minutes): one chart, some ticks, soon
+    python3 - "$WORK/base.json" "$WORK/flat.json" <<'PY'
+import json, sys
+x = 0.34100230550393462  # exp(log(x)) is 0.34100230550393457
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    r["samples_us"] = [x] * len(r["samples_us"])
+    for k in ("median_us", "min_us", "max_us", "mean_us", "p10_us", "p90_us"):
+        r[k] = x
+    r["stddev_us"] = r["cv"] = r["mad_us"] = 0
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    "$G" history add --store "$WORK/hflat" --machine m --commit c1 --date 2026-01-01T00:00:00Z "$WORK/flat.json" >/dev/null 2>&1
+    "$G" history add --store "$WORK/hflat" --machine m --commit c2 --date 2026-01-02T00:00:00Z "$WORK/flat.json" >/dev/null 2>&1
+    rc=0
+    (ulimit -f 20000; timeout -k 5 20 "$G" history html --store "$WORK/hflat" -o "$WORK/flat.html") \
+        >"$WORK/out" 2>"$WORK/err" || rc=$?
+    if [ $rc -eq 0 ] && [ "$(grep -c 'class="grid"' "$WORK/flat.html")" -ge 1 ] &&
+        [ "$(wc -c <"$WORK/flat.html")" -lt 100000 ]; then
+        echo "ok bi5_html_flat_series"
+    else
+        echo "FAIL bi5_html_flat_series: exit $rc, $(wc -c 2>/dev/null <"$WORK/flat.html") bytes"
+    fi
+    rm -f "$WORK"/flat.html*
 else
     skip bi5_html_whitespace "needs python3 and a run's result"
+    skip bi5_html_flat_series "needs python3 and a run's result"
 fi
 # history html -o never replaces the store's own files, even with --force
 if [ -f "$WORK/hws/index.jsonl" ]; then
