@@ -876,12 +876,14 @@ static int packed_run(int M, int N, int K, const float *A, int lda, const float 
      * extra cells. */
     if (s->plan.nthreads == 1)
         run_thread(&call, 0, 1);
-    else if ((call.team = s->plan.team) && packed_team_run(s->plan.nthreads, team_part, &call))
-        ;
     else {
-        call.team = 0;
+        /* set before the team starts: run_thread's barrier reads it */
+        call.team = s->plan.team;
+        if (!call.team || !packed_team_run(s->plan.nthreads, team_part, &call)) {
+            call.team = 0;
 #pragma omp parallel num_threads(s->plan.nthreads)
-        run_thread(&call, omp_get_thread_num(), omp_get_num_threads());
+            run_thread(&call, omp_get_thread_num(), omp_get_num_threads());
+        }
     }
     rebalance(s, bound);
     free(bound);
