@@ -100,6 +100,12 @@ typedef struct gb_ctx {
     char *why;                /* where a failing prepare() may say why, one
                                * line of at most whylen bytes; NULL: nowhere */
     size_t whylen;
+    /* Threads of gemmbench's own that a kernel may run its parallel part
+     * on (packed's team, placed as OpenMP places its threads), where the
+     * caller offers them: runs fn(arg, t, nt) for t = 0 .. nt - 1 (t = 0
+     * on the caller) and returns 1, or runs nothing and returns 0 (the
+     * kernel then opens an OpenMP region).  NULL: none offered. */
+    int (*pool)(int nthreads, void (*fn)(void *arg, int t, int nt), void *arg);
 } gb_ctx;
 
 /* One signature for every schedule.  Returns 0, or -1 when it could not run

@@ -76,6 +76,7 @@ typedef struct gb_sched_stmt {
     char operand;                  /* cache_write 'C', pack 'A' or 'B', prefetch any */
     int at_root;                   /* pack ... at root */
     int fused;                     /* pack ... at LOOP fused */
+    int pool;                      /* parallel LOOP pool */
     int model;                     /* param NAME = model */
     gb_dtype dtype;                /* type's T */
     /* param: its name in names[0]; its set, when `in` was given */
@@ -120,7 +121,7 @@ typedef struct gb_sched_loop {
 typedef struct gb_sched_placement {
     int norder;
     int order[GB_SCHED_MAX_LOOPS];
-    int parallel, vectorize, cache_write;
+    int parallel, parallel_pool, vectorize, cache_write;
     int unroll[GB_SCHED_MAX_LOOPS];
     int pack[2], pack_fused[2], prefetch[GB_SCHED_PF_SLOTS], prefetch_over[GB_SCHED_PF_SLOTS];
     gb_sched_factor distance[GB_SCHED_PF_SLOTS];
@@ -146,6 +147,7 @@ typedef struct gb_sched {
     int norder;                    /* the nest, outermost first (loop ids) */
     int order[GB_SCHED_MAX_LOOPS];
     int parallel;                  /* loop id, or -1 */
+    int parallel_pool;             /* `parallel LOOP pool`: run on the pool's threads */
     int vectorize;                 /* loop id, or -1 */
     int unroll[GB_SCHED_MAX_LOOPS];/* per loop: 0 none, -1 whole, else N */
     int cache_write;               /* loop id, or -1 */

@@ -364,7 +364,7 @@ static int agrees_with_rule(int M, int N, int K, int threads, void *state)
     static const gb_params none;
     float *A = malloc((size_t)M * K * sizeof *A), *B = malloc((size_t)K * N * sizeof *B);
     float *C = malloc((size_t)M * N * sizeof *C), *R = malloc((size_t)M * N * sizeof *R);
-    gb_ctx ctx = { threads, &none, state, NULL, 0 }, rule = { threads, &none, NULL, NULL, 0 };
+    gb_ctx ctx = { threads, &none, state, NULL, 0, NULL }, rule = { threads, &none, NULL, NULL, 0, NULL };
     unsigned x = 12345u;
     int ok = 0;
 
@@ -403,7 +403,7 @@ static int agrees_with_packed(gb_dtype t, int M, int N, int K, int threads, void
     const size_t sa = gb_dtype_size_a(t), sb = gb_dtype_size_b(t), sc = gb_dtype_size_c(t);
     unsigned char *A = malloc((size_t)M * K * sa), *B = malloc((size_t)K * N * sb);
     unsigned char *C = malloc((size_t)M * N * sc), *R = malloc((size_t)M * N * sc);
-    gb_ctx ctx = { threads, &none, state, NULL, 0 }, ref = { threads, &none, NULL, NULL, 0 };
+    gb_ctx ctx = { threads, &none, state, NULL, 0, NULL }, ref = { threads, &none, NULL, NULL, 0, NULL };
     unsigned x = 54321u;
     int ok = 0;
 
@@ -485,7 +485,7 @@ static int ml_guided_prepare(int M, int N, int K, const float *B, int ldb, const
     if (c != NULL && c->why == WHY_NONE && build_candidate(c, &st->state) == 0) {
         st->from_model = 1;
     } else {
-        gb_ctx base = { ctx->nthreads, &none, NULL, ctx->why, ctx->whylen };
+        gb_ctx base = { ctx->nthreads, &none, NULL, ctx->why, ctx->whylen, NULL };
         if (gb_variant_rule_based.prepare &&
             gb_variant_rule_based.prepare(M, N, K, B, ldb, &base, prepack, &st->state) != 0) {
             free(st);
@@ -514,7 +514,7 @@ static int ml_guided_run(int M, int N, int K, const float *A, int lda, const flo
 {
     static const gb_params none;
     const ml_state *st = ctx->state;
-    gb_ctx inner = { ctx->nthreads, &none, NULL, NULL, 0 };
+    gb_ctx inner = { ctx->nthreads, &none, NULL, NULL, 0, NULL };
 
     if (st == NULL)
         return -1;

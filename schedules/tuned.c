@@ -118,7 +118,7 @@ static int tuned_prepare_for(const char *base_name, int M, int N, int K, const f
     }
     choose(base_name, M, N, K, ctx->nthreads, &st->params, &source, &from_m);
     if (st->base->prepare) {
-        gb_ctx base_ctx = { ctx->nthreads, &st->params, NULL, ctx->why, ctx->whylen };
+        gb_ctx base_ctx = { ctx->nthreads, &st->params, NULL, ctx->why, ctx->whylen, NULL };
         if (st->base->prepare(M, N, K, B, ldb, &base_ctx, prepack, &st->base_state) != 0) {
             free(st);
             return -1;
@@ -140,7 +140,7 @@ static int tuned_run(int M, int N, int K, const float *A, int lda, const float *
                      float *C, int ldc, const gb_ctx *ctx)
 {
     const tuned_state *st = ctx->state;
-    gb_ctx base_ctx = { ctx->nthreads, &st->params, st->base_state, NULL, 0 };
+    gb_ctx base_ctx = { ctx->nthreads, &st->params, st->base_state, NULL, 0, NULL };
 
     if (st == NULL)
         return -1;
@@ -158,7 +158,7 @@ static void tuned_resolve_for(const char *base_name, int M, int N, int K, const 
     choose(base_name, M, N, K, ctx->nthreads, &chosen, &source, &from_m);
     memset(effective, 0, sizeof *effective);
     if (base && base->resolve) {
-        gb_ctx base_ctx = { ctx->nthreads, &chosen, NULL, NULL, 0 };
+        gb_ctx base_ctx = { ctx->nthreads, &chosen, NULL, NULL, 0, NULL };
         base->resolve(M, N, K, &base_ctx, effective);
     } else {
         *effective = chosen;

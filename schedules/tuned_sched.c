@@ -177,7 +177,7 @@ static int tuned_sched_prepare(int M, int N, int K, const float *B, int ldb, con
         st->from_record = 1;
         note(GB_DTYPE_F32, M, N, K, ctx->nthreads, source, rec, &build);
     } else {
-        gb_ctx base = { ctx->nthreads, &none, NULL, ctx->why, ctx->whylen };
+        gb_ctx base = { ctx->nthreads, &none, NULL, ctx->why, ctx->whylen, NULL };
         if (gb_variant_rule_based.prepare &&
             gb_variant_rule_based.prepare(M, N, K, B, ldb, &base, prepack, &st->state) != 0) {
             free(st);
@@ -207,7 +207,7 @@ static int tuned_sched_run(int M, int N, int K, const float *A, int lda, const f
 {
     static const gb_params none;
     const sched_state *st = ctx->state;
-    gb_ctx inner = { ctx->nthreads, &none, NULL, NULL, 0 };
+    gb_ctx inner = { ctx->nthreads, &none, NULL, NULL, 0, NULL };
 
     if (st == NULL)
         return -1;

@@ -239,7 +239,7 @@ static void explain_all(const gb_selection *sel, int threads)
 
     for (int v = 0; v < sel->nvariants; v++) {
         const gb_variant *var = sel->variants[v];
-        gb_ctx ctx = { threads, &sel->params[v], NULL, NULL, 0 };
+        gb_ctx ctx = { threads, &sel->params[v], NULL, NULL, 0, NULL };
         if (var->explain == NULL)
             continue;
         any = 1;

@@ -216,7 +216,7 @@ static int plans_equal(int q, int threads, const gb_params read_as[GB_READ_CHOIC
     for (int s = 0; s < CALIB_NSHAPES; s++) {
         gb_params eff[GB_READ_CHOICES];
         for (int r = 0; r < GB_READ_CHOICES; r++) {
-            const gb_ctx ctx = { threads, &read_as[r], NULL, NULL, 0 };
+            const gb_ctx ctx = { threads, &read_as[r], NULL, NULL, 0, NULL };
             memset(&eff[r], 0, sizeof eff[r]);
             gb_variant_packed.resolve(cq->M[s], cq->N, cq->K, &ctx, &eff[r]);
         }

@@ -474,7 +474,7 @@ int gb_measure(const gb_variant *v, const gb_params *params, int threads, int pr
     const gb_typed_kernel *tk = w->dtype == GB_DTYPE_F32 ? NULL : v->typed[w->dtype];
     char why[GB_ERR_LEN] = "";
     /* --param sets are f32's: a typed kernel sees none. */
-    gb_ctx ctx = { threads, tk ? &no_params : params, NULL, why, sizeof why };
+    gb_ctx ctx = { threads, tk ? &no_params : params, NULL, why, sizeof why, NULL };
     gb_round_clock round_clock = { 1, 0.0, 0.0, 0.0, 0 };
     gb_clock_reading span_start, span_end;
     double spent, slice_start, t1 = 0.0;

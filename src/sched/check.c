@@ -406,6 +406,7 @@ static int apply_parallel(checker *c)
     if (s->unroll[loop])
         return FAIL(c, "'%s' is unrolled (line %d)", s->loops[loop].name, c->unroll_line[loop]);
     s->parallel = loop;
+    s->parallel_pool = c->st->pool;
     c->line_of[LINE_PARALLEL] = c->st->line;
     return 0;
 }
@@ -854,6 +855,29 @@ static int check_tensorize(checker *c, const int *pos)
     return 0;
 }
 
+/* `parallel LOOP pool`: each of the pool's threads runs the kernel's body
+ * with its share of LOOP's iterations and nothing between them, so LOOP
+ * holds the whole nest (outermost once the nest is final) and no pack is
+ * filled outside it (at root). */
+static int check_pool(checker *c, const int *pos)
+{
+    const gb_sched *s = c->s;
+    const int line = c->line_of[LINE_PARALLEL];
+
+    if (s->parallel < 0 || !s->parallel_pool)
+        return 0;
+    if (pos[carrier(s, s->parallel)] != 0)
+        return fail_at(c, line, GB_SCHED_PARALLEL, "pool: '%s' is not the outermost loop: "
+                       "the pool's threads share nothing but the parallel loop's iterations",
+                       s->loops[s->parallel].name);
+    for (int op = 0; op < 2; op++)
+        if (s->pack[op] == GB_SCHED_ROOT)
+            return fail_at(c, line, GB_SCHED_PARALLEL, "pool: %c is packed at root (line %d), "
+                           "outside the parallel loop: the pool's threads share nothing but "
+                           "its iterations", op ? 'B' : 'A', c->pack_line[op]);
+    return 0;
+}
+
 int gb_sched_check_plain(const gb_sched_text *text, gb_sched *out, char *err, size_t errlen)
 {
     static const char *const axes[] = { "i", "j", "k" };
@@ -891,7 +915,7 @@ int gb_sched_check_plain(const gb_sched_text *text, gb_sched *out, char *err, si
     }
     final_positions(out, pos);
     if (check_cache_write_site(&c, pos) || check_pack_sites(&c, pos) ||
-        check_tensorize(&c, pos))
+        check_tensorize(&c, pos) || check_pool(&c, pos))
         return -1;
     return 0;
 }

@@ -135,6 +135,7 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
     do {                                                                                       \
         (dst)->norder = (src)->norder;                                                         \
         (dst)->parallel = (src)->parallel;                                                     \
+        (dst)->parallel_pool = (src)->parallel_pool;                                           \
         (dst)->vectorize = (src)->vectorize;                                                   \
         (dst)->cache_write = (src)->cache_write;                                               \
         memcpy((dst)->order, (src)->order, sizeof (dst)->order);                               \

@@ -70,7 +70,9 @@ void gb_sched_explain(FILE *out, const char *name, const gb_sched_plan *pl)
         }
     for (int p = 0; p < pl->n; p++) {
         const int l = pl->order[p];
-        const char *kind = s->parallel == l ? "parallel " : s->vectorize == l ? "vectorized "
+        const char *kind = s->parallel == l ? (s->parallel_pool ? "parallel (pool's threads) "
+                                                                : "parallel ")
+                         : s->vectorize == l ? "vectorized "
                          : s->unroll[l] ? "unrolled " : "";
         if (p == pl->init_at && s->cache_write < 0 && pl->fold_init)
             fprintf(out, "%*sC = 0 folded into the run below: its sums start from 0 in the "

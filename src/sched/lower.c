@@ -392,7 +392,17 @@ static void open_loop(emitter *e, int l, int with_pragmas, int body)
         lw_line(e->b, "for (int l_%s = gb_seg_%d ? gb_e_%d : 0; l_%s < (gb_seg_%d ? (%s) : "
                       "gb_e_%d); l_%s++) {", s->loops[l].name, spread, spread, s->loops[l].name,
                 spread, bound, spread, s->loops[l].name);
-    else
+    else if (with_pragmas && s->parallel == l && e->pool) {
+        /* thread gb_t's share, as schedule(static) deals them: the first
+         * n % nt threads one iteration more (the parallel loop is the
+         * outermost, so these names are the body's own) */
+        lw_line(e->b, "const int gb_pn = %s, gb_pq = gb_pn / gb_nt, gb_pr = gb_pn %% gb_nt;",
+                bound);
+        lw_line(e->b, "const int gb_plo = gb_t * gb_pq + (gb_t < gb_pr ? gb_t : gb_pr);");
+        lw_line(e->b, "const int gb_phi = gb_plo + gb_pq + (gb_t < gb_pr);");
+        lw_line(e->b, "for (int l_%s = gb_plo; l_%s < gb_phi; l_%s++) {", s->loops[l].name,
+                s->loops[l].name, s->loops[l].name);
+    } else
         lw_line(e->b, "for (int l_%s = 0; l_%s < %s; l_%s++) {", s->loops[l].name,
                 s->loops[l].name, bound, s->loops[l].name);
     e->b->indent++;
@@ -799,12 +809,17 @@ static void emit_function_body(emitter *e)
         lw_close_loop(e);
 }
 
-/* One kernel function: serial, the one-thread copy of the body (static,
- * never inlined, SYMBOL_1t: no parallel or work-sharing pragma); else
- * SYMBOL itself, which hands one thread to that copy where the body opens
- * a region (gb_sched_lower says why apart). */
-static void emit_kernel(emitter *e, const char *symbol, int serial)
+/* The kernel functions: SYMBOL itself; SERIAL, the one-thread copy of the
+ * body (static, never inlined, SYMBOL_1t: no parallel or work-sharing
+ * pragma), which SYMBOL hands one thread to where the body opens a region
+ * (gb_sched_lower says why apart); POOL, thread gb_t of gb_nt's copy
+ * (SYMBOL_pool, likewise no pragma), which SYMBOL runs on the pool's
+ * threads where the parallel loop is `pool` and the caller offers one. */
+enum { KERNEL, SERIAL, POOL };
+
+static void emit_kernel(emitter *e, const char *symbol, int kind)
 {
+    const int serial = kind != KERNEL;
     const plan *pl = e->pl;
     const gb_sched_shape *sh = pl->sh;
     sbuf *b = e->b;
@@ -836,9 +851,10 @@ static void emit_kernel(emitter *e, const char *symbol, int serial)
         lw_put(b, "__attribute__((target(\"amx-tile,amx-bf16,amx-int8\")))\n");
     lw_put(b,
         "%sint %s%s(int M, int N, int K, const %s *restrict A, int lda, const %s *restrict "
-        "B, int ldb, %s *restrict C, int ldc, const gb_ctx *ctx)\n{\n",
-        serial ? "static __attribute__((noinline)) " : "", symbol, serial ? "_1t" : "",
-        lw_type_a(pl), lw_type_b(pl), lw_type_w(pl));
+        "B, int ldb, %s *restrict C, int ldc, const gb_ctx *ctx%s)\n{\n",
+        serial ? "static __attribute__((noinline)) " : "", symbol,
+        kind == SERIAL ? "_1t" : kind == POOL ? "_pool" : "", lw_type_a(pl), lw_type_b(pl),
+        lw_type_w(pl), kind == POOL ? ", int gb_t, int gb_nt" : "");
     b->indent = 1;
     /* Where the parallel loop is the body's only region, no more threads
      * than it has iterations at this shape: a thread with none only adds
@@ -847,8 +863,10 @@ static void emit_kernel(emitter *e, const char *symbol, int serial)
      * 8x64x48 took 1.1 us at 2 threads against 0.5 at 1, AMD EPYC family
      * 25).  A team's region or a root pack shares more work than the
      * loop's iterations: its threads stay as asked. */
-    if (pl->s->parallel >= 0 && !pl->team && pl->s->pack[0] != GB_SCHED_ROOT &&
-        pl->s->pack[1] != GB_SCHED_ROOT)
+    if (kind == POOL)
+        lw_line(b, "const int nthreads = gb_nt;");
+    else if (pl->s->parallel >= 0 && !pl->team && pl->s->pack[0] != GB_SCHED_ROOT &&
+             pl->s->pack[1] != GB_SCHED_ROOT)
         lw_line(b, "const int nthreads = ctx->nthreads < %ld ? ctx->nthreads : %ld;",
                 sh->extent[pl->s->parallel], sh->extent[pl->s->parallel]);
     else
@@ -872,9 +890,20 @@ static void emit_kernel(emitter *e, const char *symbol, int serial)
         lw_line(b, "%s *restrict pb%s = (%s *)(scratch + (size_t)%ld * %s);", lw_type_pack(pl, 1),
              pl->pack_per_thread[1] ? "_all" : "", lw_type_pack(pl, 1), pl->pack_floats[0],
              pl->pack_per_thread[0] ? "nthreads" : "1");
+    if (kind == KERNEL && pl->s->parallel >= 0 && pl->s->parallel_pool) {
+        /* the pool's threads where the caller offers them and they run it
+         * (gemmbench.h: gb_ctx's pool), else the OpenMP region below */
+        lw_line(b, "if (ctx->pool != NULL) {");
+        lw_line(b, "    const struct %s_args gb_args = { M, N, K, A, lda, B, ldb, C, ldc, ctx };",
+                symbol);
+        lw_line(b, "    if (ctx->pool(nthreads, %s_part, (void *)&gb_args))", symbol);
+        lw_line(b, "        return 0;");
+        lw_line(b, "}");
+    }
     e->serial = serial;
+    e->pool = kind == POOL;
     emit_function_body(e);
-    e->serial = 0;
+    e->serial = e->pool = 0;
     lw_line(b, "return 0;");
     lw_put(b, "}\n");
 }
@@ -896,7 +925,8 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
      * that the two layouts agree) */
     lw_put(&b, "typedef struct gb_params gb_params;\n");
     lw_put(&b, "typedef struct gb_ctx { int nthreads; const gb_params *params; void *state; "
-            "char *why; size_t whylen; } gb_ctx;\n\n");
+            "char *why; size_t whylen; int (*pool)(int, void (*)(void *, int, int), void *); "
+            "} gb_ctx;\n\n");
     lw_put(&b, "static inline int gb_min(int a, int b) { return a < b ? a : b; }\n");
     /* the widest vector of the target (the flags say -march=native) */
     lw_put(&b, "#if defined(__AVX512F__)\n#define GB_NL 16\n#elif defined(__AVX__)\n"
@@ -915,10 +945,23 @@ char *gb_sched_lower(const gb_sched_plan *pl, const char *symbol)
      * the mi loop became memory operands of the FMAs in both copies) and
      * the twin took 1.5x the time (AMD EPYC family 25, qkv M = 64, 256). */
     if (opens_region(pl)) {
-        emit_kernel(&e, symbol, 1);
+        emit_kernel(&e, symbol, SERIAL);
         lw_put(&b, "\n");
     }
-    emit_kernel(&e, symbol, 0);
+    /* `parallel LOOP pool`: thread t's copy, and what the pool calls: the
+     * kernel's arguments in a struct, passed through to the copy (the
+     * pool's threads are gemmbench's, not OpenMP's: SCHED.md, parallel) */
+    if (pl->s->parallel >= 0 && pl->s->parallel_pool) {
+        emit_kernel(&e, symbol, POOL);
+        lw_put(&b, "\nstruct %s_args { int M, N, K; const %s *A; int lda; const %s *B; int ldb; "
+                "%s *C; int ldc; const gb_ctx *ctx; };\n", symbol, lw_type_a(pl), lw_type_b(pl),
+                lw_type_w(pl));
+        lw_put(&b, "static void %s_part(void *arg, int t, int nt)\n{\n"
+                "    const struct %s_args *a = arg;\n"
+                "    (void)%s_pool(a->M, a->N, a->K, a->A, a->lda, a->B, a->ldb, a->C, a->ldc, "
+                "a->ctx, t, nt);\n}\n\n", symbol, symbol, symbol);
+    }
+    emit_kernel(&e, symbol, KERNEL);
     if (b.failed) {
         free(b.text);
         return NULL;

@@ -30,6 +30,8 @@ typedef struct emitter {
     int mode;  /* how the run reads operands with a fused pack: EITHER, COPY, READ */
     int dot_bk; /* inside the dot run's k loop: gb_bk is B's group there */
     int serial; /* the one-thread copy of the body: no parallel or work-sharing pragma */
+    int pool;   /* with serial, a pool thread's copy (`parallel LOOP pool`): its share of
+                 * the parallel loop, thread gb_t of gb_nt */
     int segmented[GB_SCHED_PF_SLOTS]; /* open_loop split the spread slot's INNER just now
                                        * into its two segments (gb_seg_SLOT) */
     int nseg;                 /* segmented loops open: the indent of each one's own */

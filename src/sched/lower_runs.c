@@ -30,8 +30,9 @@ void lw_emit_pack(emitter *e, int op)
     snprintf(src, sizeof src, "%s[(size_t)(%s) * %s + (%s)]", op ? "B" : "A", a,
              op ? "ldb" : "lda", b);
     if (pl->pack_per_thread[op])
-        lw_line(e->b, "%s *restrict %s = %s_all + (size_t)omp_get_thread_num() * %ld;",
-             lw_type_pack(pl, op), name, name, pl->pack_floats[op] * pl->group);
+        lw_line(e->b, "%s *restrict %s = %s_all + (size_t)%s * %ld;", lw_type_pack(pl, op),
+             name, name, e->pool ? "gb_t" : "omp_get_thread_num()",
+             pl->pack_floats[op] * pl->group);
     if (pl->pass[op] >= 0) /* fused: the pass's first iteration copies */
         return;
     const int groups16 = pl->dot && op == 1 && pl->npack[1] >= 2 &&

@@ -361,7 +361,15 @@ static int parse_statement(line_state *ls, gb_sched_stmt *st)
         if (parse_loops(ls, st, 2))
             return -1;
         return parse_new_names(ls, st, 1);
-    case GB_SCHED_PARALLEL:
+    case GB_SCHED_PARALLEL: /* parallel LOOP [pool] */
+        if (parse_loops(ls, st, 1))
+            return -1;
+        if (peek(ls)) {
+            if (expect_word(ls, "pool"))
+                return -1;
+            st->pool = 1;
+        }
+        return expect_end(ls);
     case GB_SCHED_VECTORIZE:
         if (parse_loops(ls, st, 1))
             return -1;

@@ -7,6 +7,7 @@
 #include "sched_lang.h"
 #include "sched_build.h"
 #include "amx_tiles.h"
+#include "packed_team.h"
 #include "machine.h"
 #include "sha256.h"
 #include "parse.h"
@@ -50,13 +51,15 @@ typedef struct generated_ctx {
     void *state;
     char *why;
     size_t whylen;
+    int (*pool)(int, void (*)(void *, int, int), void *);
 } generated_ctx;
 _Static_assert(sizeof(generated_ctx) == sizeof(gb_ctx) &&
                    offsetof(generated_ctx, nthreads) == offsetof(gb_ctx, nthreads) &&
                    offsetof(generated_ctx, params) == offsetof(gb_ctx, params) &&
                    offsetof(generated_ctx, state) == offsetof(gb_ctx, state) &&
                    offsetof(generated_ctx, why) == offsetof(gb_ctx, why) &&
-                   offsetof(generated_ctx, whylen) == offsetof(gb_ctx, whylen),
+                   offsetof(generated_ctx, whylen) == offsetof(gb_ctx, whylen) &&
+                   offsetof(generated_ctx, pool) == offsetof(gb_ctx, pool),
                "the generated kernels' gb_ctx must be gemmbench.h's");
 
 /* What prepare() leaves for run(). */
@@ -183,6 +186,7 @@ int gb_sched_state_run(int M, int N, int K, const float *A, int lda, const float
     if (st == NULL || st->so.fn == NULL)
         return -1;
     inner.state = st->scratch;
+    inner.pool = packed_team_run; /* `parallel LOOP pool`'s threads: packed's */
     *(void **)&fn = st->so.fn;
     return fn(M, N, K, A, lda, B, ldb, C, ldc, &inner);
 }
@@ -386,6 +390,7 @@ int gb_sched_state_run_typed(int M, int N, int K, const void *A, int lda, const 
     if (st == NULL || st->so.fn == NULL)
         return -1;
     inner.state = st->scratch;
+    inner.pool = packed_team_run; /* `parallel LOOP pool`'s threads: packed's */
     *(void **)&fn = st->so.fn;
     return fn(M, N, K, A, lda, B, ldb, C, ldc, &inner);
 }

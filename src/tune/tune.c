@@ -123,7 +123,7 @@ static void point_params(const search *s, const int *idx, gb_params *p)
 /* The values the rule itself resolves for this shape. */
 static void rule_values(const search *s, gb_params *eff)
 {
-    gb_ctx ctx = { s->t.cfg->threads, &no_overrides, NULL, NULL, 0 };
+    gb_ctx ctx = { s->t.cfg->threads, &no_overrides, NULL, NULL, 0, NULL };
 
     memset(eff, 0, sizeof *eff);
     if (s->base->resolve)

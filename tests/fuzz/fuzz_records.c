@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int exact;
         char shown[512];
         gb_params effective;
-        gb_ctx ctx = { 1, &r->params, NULL, NULL, 0 };
+        gb_ctx ctx = { 1, &r->params, NULL, NULL, 0, NULL };
 
         if (v == NULL || gb_tuned_find(&set, r->base, r->fingerprint, r->M, r->K, r->N,
                                        &exact) != r || !exact)

@@ -423,7 +423,7 @@ static long run_once(const operands *o, int threads, int prepack, char *impl, si
     const size_t c_len = (size_t)o->M * o->ldc;
     gb_params none = { 0 };
     char why[200] = "";
-    gb_ctx ctx = { threads, &none, NULL, why, sizeof why };
+    gb_ctx ctx = { threads, &none, NULL, why, sizeof why, NULL };
     void *C = malloc(c_len * 4);
     long bad = 0;
     unsigned state = 7;
@@ -539,7 +539,7 @@ TEST(amx_skipped_with_its_reason_without_tiles)
 {
     gb_params none = { 0 };
     char why[200] = "", prep_why[200] = "";
-    gb_ctx ctx = { 1, &none, NULL, prep_why, sizeof prep_why };
+    gb_ctx ctx = { 1, &none, NULL, prep_why, sizeof prep_why, NULL };
     static const gb_bf16 B[4] = { 0 };
     void *state = NULL;
 

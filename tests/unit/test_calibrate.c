@@ -93,7 +93,7 @@ static long read_text(const char *path, char *text, size_t len);
 static long effective(const gb_variant *v, const gb_params *p, int M, int N, int K, int threads,
                       const char *key)
 {
-    gb_ctx ctx = { threads, p, NULL, NULL, 0 };
+    gb_ctx ctx = { threads, p, NULL, NULL, 0, NULL };
     gb_params eff;
     v->resolve(M, N, K, &ctx, &eff);
     return gb_param_get(&eff, key, -1);

@@ -169,7 +169,7 @@ TEST(packed_refuses_an_isa_the_cpu_lacks)
         return;
     for (long c = 0; isa->choices[c]; c++) {
         gb_params p = { 0 };
-        gb_ctx ctx = { 1, &p, NULL, NULL, 0 };
+        gb_ctx ctx = { 1, &p, NULL, NULL, 0, NULL };
         void *state = NULL;
         float B[4] = { 1, 2, 3, 4 };
         char why[256] = "";
@@ -485,7 +485,7 @@ static void check_kind_plans(const char *kind, const gb_machine *m, unsigned cop
     gb_param_set(&avx512, "isa", 0); /* avx512: the kinds' micro-kernel, 8 x 48 */
     for (int threads = 1; threads <= 2; threads++) {
         const gb_calibration cal = kind_calibration(threads, copied);
-        const gb_ctx ctx = { threads, &avx512, NULL, NULL, 0 };
+        const gb_ctx ctx = { threads, &avx512, NULL, NULL, 0, NULL };
         for (size_t i = 0; i < nrows; i++) {
             const plan_row *r = &rows[i];
             packed_plan p;
@@ -587,7 +587,7 @@ TEST(packed_plans_on_each_kinds_figures)
     const gb_machine zen4_m = kind_of(&KIND_ZEN4);
     gb_params avx512 = { 0 };
     packed_plan probe;
-    const gb_ctx one = { 1, &avx512, NULL, NULL, 0 };
+    const gb_ctx one = { 1, &avx512, NULL, NULL, 0, NULL };
 
     gb_param_set(&avx512, "isa", 0);
     packed_plan_call_on(&zen4_m, NULL, 16, 768, 768, &one, 0, &probe);
@@ -610,7 +610,7 @@ TEST(packed_plans_on_each_kinds_figures)
         gb_param_set(&copied, "bmany", GB_READ_COPIED);
         for (int k = 0; k < 2; k++) {
             const gb_calibration cal = kind_calibration(2, 0);
-            const gb_ctx a = { 2, &in_place, NULL, NULL, 0 }, b = { 2, &copied, NULL, NULL, 0 };
+            const gb_ctx a = { 2, &in_place, NULL, NULL, 0, NULL }, b = { 2, &copied, NULL, NULL, 0, NULL };
             packed_plan pa, pb;
             packed_plan_call_on(kinds[k], &cal, M, 3072, 768, &a, 0, &pa);
             packed_plan_call_on(kinds[k], &cal, M, 3072, 768, &b, 0, &pb);
@@ -652,13 +652,13 @@ TEST(sched_model_reads_b_as_packed_plans_it)
     gb_param_set(&avx512, "isa", 0);
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         const gb_machine m = kind_of(&kinds[k]);
-        const gb_ctx one = { 1, &avx512, NULL, NULL, 0 };
+        const gb_ctx one = { 1, &avx512, NULL, NULL, 0, NULL };
         packed_plan_call_on(&m, NULL, 16, 768, 768, &one, 0, &probe);
         if (probe.isa == NULL || probe.mr != 8 || probe.nr != 48)
             SKIP("no AVX-512 micro-kernel (8 x 48) in this build");
         for (int threads = 1; threads <= 2; threads++) {
             const gb_calibration cal = kind_calibration(threads, kinds[k].copied);
-            const gb_ctx ctx = { threads, &avx512, NULL, NULL, 0 };
+            const gb_ctx ctx = { threads, &avx512, NULL, NULL, 0, NULL };
             const gb_sched_machine sm = kind_sched_machine(&kinds[k], &cal);
             for (int sh = 0; sh < 3; sh++)
                 for (int M = 8; M <= 512; M += 8) {
@@ -953,7 +953,7 @@ TEST(packed_exact_on_every_call_of_a_measurement)
     gb_param_set(&sets[1], "apack", 3);
     for (int run = 0; run < 4; run++) {
         const int prepack = run % 2;
-        gb_ctx ctx = { 2, &sets[run / 2], NULL, NULL, 0 };
+        gb_ctx ctx = { 2, &sets[run / 2], NULL, NULL, 0, NULL };
         CHECK(v->prepare(M, N, K, B, N, &ctx, prepack, &ctx.state) == 0);
         for (int call = 0; call < 30 && ctx.state; call++) {
             for (int i = 0; i < M * N; i++)

@@ -132,7 +132,7 @@ static long run_once(const operands *o, int threads, int prepack)
     const gb_typed_kernel *kernel = o->type == GB_DTYPE_BF16 ? &gb_packed_bf16 : &gb_packed_u8s8;
     const size_t c_len = (size_t)o->M * o->ldc;
     gb_params none = { 0 };
-    gb_ctx ctx = { threads, &none, NULL, NULL, 0 };
+    gb_ctx ctx = { threads, &none, NULL, NULL, 0, NULL };
     void *C = malloc(c_len * 4);
     long bad = 0;
     unsigned state = 7;
@@ -258,7 +258,7 @@ TEST(packed_lowp_threads_never_more_than_tiles)
 TEST(packed_lowp_names_its_path)
 {
     gb_params none = { 0 };
-    gb_ctx ctx = { 1, &none, NULL, NULL, 0 };
+    gb_ctx ctx = { 1, &none, NULL, NULL, 0, NULL };
     char impl[32];
     static const int8_t B[4] = { 1, 2, 3, 4 };
 

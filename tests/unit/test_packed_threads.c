@@ -128,7 +128,7 @@ TEST(packed_threads_pay_for_their_call)
     gb_params avx512 = { 0 };
     gb_calibration cal = kind_calibration(2, KIND_ZEN4.copied);
     const gb_calibration unmeasured = cal;
-    const gb_ctx two = { 2, &avx512, NULL, NULL, 0 };
+    const gb_ctx two = { 2, &avx512, NULL, NULL, 0, NULL };
     double saving, unit, own;
     packed_plan p;
 

@@ -30,7 +30,7 @@ static gb_params resolve(const char *param_text, int M, int N, int K, int thread
     const gb_variant *v = rule_based();
     gb_params asked, eff = { 0 };
     char err[256];
-    gb_ctx ctx = { threads, &asked, NULL, NULL, 0 };
+    gb_ctx ctx = { threads, &asked, NULL, NULL, 0, NULL };
 
     if (gb_params_parse(v, param_text, &asked, err, sizeof err) != 0) {
         gb_test_fail(__FILE__, __LINE__, err);
@@ -142,7 +142,7 @@ static char *explain(const char *param_text, int M, int N, int K, int threads)
     gb_params asked;
     char err[256], *text = NULL;
     size_t len = 0;
-    gb_ctx ctx = { threads, &asked, NULL, NULL, 0 };
+    gb_ctx ctx = { threads, &asked, NULL, NULL, 0, NULL };
     FILE *out;
 
     if (gb_params_parse(v, param_text, &asked, err, sizeof err) != 0)
@@ -213,7 +213,7 @@ static long wrong_elements(const char *param_text, int M, int N, int K, int pad,
     float *B = malloc(sizeof(float) * (size_t)K * ldb);
     float *C = malloc(sizeof(float) * (size_t)M * ldc);
     gb_params asked;
-    gb_ctx ctx = { threads, &asked, NULL, NULL, 0 };
+    gb_ctx ctx = { threads, &asked, NULL, NULL, 0, NULL };
     char err[256];
     long bad = -1;
 

@@ -58,6 +58,12 @@ static const struct {
     { "parallel k\n", "t.sched:1: parallel: 'k' is a reduction loop: its threads would add into the same C" },
     { "parallel i\nparallel j\n", "t.sched:2: parallel: 'i' is parallel already (line 1); one parallel loop per nest" },
     { "vectorize j\nparallel j\n", "t.sched:2: parallel: 'j' is vectorized (line 1)" },
+    { "parallel i poll\n", "t.sched:1: parallel: expected 'pool', found 'poll'" },
+    { "split j 4 -> jo ji\nparallel jo pool\n", "t.sched:2: parallel: pool: 'jo' is not the "
+      "outermost loop: the pool's threads share nothing but the parallel loop's iterations" },
+    { "parallel j pool\nreorder j i\npack B at root\n", "t.sched:1: parallel: pool: B is packed "
+      "at root (line 3), outside the parallel loop: the pool's threads share nothing but its "
+      "iterations" },
     /* vectorize */
     { "vectorize k\n", "t.sched:1: vectorize: 'k' is a reduction loop; only spatial loops vectorize" },
     { "vectorize j\nvectorize i\n", "t.sched:2: vectorize: 'j' is vectorized already (line 1); one vectorized loop per nest" },
@@ -395,6 +401,37 @@ TEST(sched_lowered_c_asks_no_more_threads_than_the_parallel_loop_has)
             gb_test_fail(__FILE__, __LINE__, cases[c].text);
         free(src);
     }
+}
+
+/* `parallel LOOP pool`: the kernel offers its parallel loop to the pool
+ * where the caller gives one (ctx->pool), thread t's share in a copy of
+ * the body of its own, as schedule(static) deals it, and keeps the OpenMP
+ * region for when the pool stands aside; without `pool`, no such copy. */
+TEST(sched_lowered_c_runs_a_pool_loop_on_the_pools_threads)
+{
+    char *pool = lowered("split i 16 -> io ii\nparallel io pool\nvectorize j\n", 16);
+    char *plain = lowered("split i 16 -> io ii\nparallel io\nvectorize j\n", 16);
+
+    CHECK(pool != NULL && plain != NULL);
+    if (pool != NULL && plain != NULL) {
+        CHECK(strstr(pool, "static __attribute__((noinline)) int gb_k_pool(int M, int N, int K, "
+                           "const float *restrict A, int lda, const float *restrict B, int ldb, "
+                           "float *restrict C, int ldc, const gb_ctx *ctx, int gb_t, int gb_nt)"));
+        CHECK(strstr(pool, "const int gb_pn = 4, gb_pq = gb_pn / gb_nt, gb_pr = gb_pn % gb_nt;"));
+        CHECK(strstr(pool, "for (int l_io = gb_plo; l_io < gb_phi; l_io++) {"));
+        CHECK(strstr(pool, "if (ctx->pool(nthreads, gb_k_part, (void *)&gb_args))"));
+        CHECK(strstr(pool, "#pragma omp parallel for num_threads(nthreads) schedule(static)"));
+        /* the pool's copy has no OpenMP pragma but omp simd's */
+        const char *copy = strstr(pool, "gb_k_pool(int M"), *end = strstr(pool, "struct gb_k_args");
+        CHECK(copy && end && copy < end);
+        if (copy && end) {
+            const char *omp = strstr(copy, "#pragma omp parallel");
+            CHECK(omp == NULL || omp > end);
+        }
+        CHECK(strstr(plain, "ctx->pool") == NULL && strstr(plain, "gb_k_pool") == NULL);
+    }
+    free(pool);
+    free(plain);
 }
 
 /* A tail whose innermost loop only ever runs whole moves out to the next

@@ -9,6 +9,7 @@
 #include "test.h"
 #include "sched_lang.h"
 #include "sched_build.h"
+#include "packed_team.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -70,8 +71,8 @@ static void random_statement(const gb_sched *s, int *fresh, char *out, size_t le
                  s->loops[s->order[p + 1 < s->norder ? p + 1 : p]].name, n);
         break;
     }
-    case 5:
-        snprintf(out, len, "parallel %s\n", live(s));
+    case 5: /* on the pool's threads a third of the time (legal where outermost) */
+        snprintf(out, len, "parallel %s%s\n", live(s), rnd(3) ? "" : " pool");
         break;
     case 6:
         snprintf(out, len, "vectorize %s\n", live(s));
@@ -109,8 +110,14 @@ static void random_statement(const gb_sched *s, int *fresh, char *out, size_t le
 typedef struct one_case {
     char text[2048];
     int M, N, K, threads;
+    int pool;      /* the caller offers packed's threads (ctx->pool) */
     long scratch;
 } one_case;
+
+/* Every case verified with the pool offered, each kernel called this many
+ * times (the pool tests: back-to-back calls keep the pool's threads awake,
+ * so that they run side by side), else as the case says, once. */
+static int offer_pool;
 
 static long verify(gb_kernel_fn fn, const one_case *c)
 {
@@ -118,12 +125,14 @@ static long verify(gb_kernel_fn fn, const one_case *c)
     float *A = malloc(sizeof(float) * (size_t)c->M * lda);
     float *B = malloc(sizeof(float) * (size_t)c->K * ldb);
     float *C = malloc(sizeof(float) * (size_t)c->M * ldc);
+    float *ref = malloc(sizeof(float) * (size_t)c->M * c->N + 1);
     float *scratch = c->scratch > 0 ? malloc(sizeof(float) * (size_t)c->scratch) : NULL;
     gb_params none = { 0 };
-    gb_ctx ctx = { c->threads, &none, scratch, NULL, 0 };
+    gb_ctx ctx = { c->threads, &none, scratch, NULL, 0,
+                   c->pool || offer_pool ? packed_team_run : NULL };
     long bad = 0;
 
-    if (A == NULL || B == NULL || C == NULL || (c->scratch > 0 && scratch == NULL)) {
+    if (A == NULL || B == NULL || C == NULL || ref == NULL || (c->scratch > 0 && scratch == NULL)) {
         bad = -1;
         goto out;
     }
@@ -131,24 +140,29 @@ static long verify(gb_kernel_fn fn, const one_case *c)
         A[i] = (float)((int)rnd(5) - 2);
     for (int i = 0; i < c->K * ldb; i++)
         B[i] = (float)((int)rnd(5) - 2);
-    for (int i = 0; i < c->M * ldc; i++)
-        C[i] = 777.0f;
-    if (fn(c->M, c->N, c->K, A, lda, B, ldb, C, ldc, &ctx) != 0) {
-        bad = -1;
-        goto out;
-    }
-    for (int i = 0; i < c->M; i++) {
+    for (int i = 0; i < c->M; i++)
         for (int j = 0; j < c->N; j++) {
-            float ref = 0.0f;
+            float sum = 0.0f;
             for (int k = 0; k < c->K; k++)
-                ref += A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
-            bad += C[(size_t)i * ldc + j] != ref;
+                sum += A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
+            ref[(size_t)i * c->N + j] = sum;
         }
-        for (int j = c->N; j < ldc; j++) /* the padding is never written */
-            bad += C[(size_t)i * ldc + j] != 777.0f;
+    for (int call = 0; call < (offer_pool ? offer_pool : 1) && bad == 0; call++) {
+        for (int i = 0; i < c->M * ldc; i++)
+            C[i] = 777.0f;
+        if (fn(c->M, c->N, c->K, A, lda, B, ldb, C, ldc, &ctx) != 0) {
+            bad = -1;
+            goto out;
+        }
+        for (int i = 0; i < c->M; i++) {
+            for (int j = 0; j < c->N; j++)
+                bad += C[(size_t)i * ldc + j] != ref[(size_t)i * c->N + j];
+            for (int j = c->N; j < ldc; j++) /* the padding is never written */
+                bad += C[(size_t)i * ldc + j] != 777.0f;
+        }
     }
 out:
-    free(A), free(B), free(C), free(scratch);
+    free(A), free(B), free(C), free(ref), free(scratch);
     return bad;
 }
 
@@ -211,7 +225,7 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
     static gb_sched nest;
     size_t cap = 1 << 20, used = 0;
     char *source = malloc(cap), err[512];
-    int rejected = 0, statements = 0, spreads = 0;
+    int rejected = 0, statements = 0, spreads = 0, pools = 0;
     gb_sched_so so;
 
     CHECK(source != NULL);
@@ -246,6 +260,8 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
         }
         statements += kept;
         spreads += strstr(c->text, " over ") != NULL;
+        pools += strstr(c->text, " pool\n") != NULL;
+        c->pool = (int)rnd(2);
         if (!legal("r.sched", c->text, &nest) ||
             (pl = gb_sched_plan_new(&nest, &none, c->M, c->N, c->K, err, sizeof err)) == NULL) {
             gb_test_fail(__FILE__, __LINE__, c->text);
@@ -261,6 +277,7 @@ static void check_random_schedules(int NSCHEDULES, unsigned long long seed)
     CHECK(statements > NSCHEDULES * 3);
     CHECK(rejected > 0);
     CHECK(spreads > 0); /* some keep a spread prefetch (6 of the 40, 27 of the 200) */
+    CHECK(pools > 0);   /* and some a parallel loop on the pool's threads */
     switch (build_kernels(source, &so)) {
     case 0:
         SKIP("no C compiler, or its objects are for another machine");
@@ -364,11 +381,12 @@ TEST(sched_shipped_schedules_are_exact)
                 if (fn == NULL)
                     continue; /* its load failed above */
                 c->threads = threads;
+                c->pool = s % 2; /* packed's `parallel jc pool`: both forms */
                 bad = verify(fn, c);
                 if (bad != 0) {
                     char msg[256];
-                    snprintf(msg, sizeof msg, "%s M=%d N=%d K=%d threads=%d: %ld wrong",
-                             c->text, c->M, c->N, c->K, threads, bad);
+                    snprintf(msg, sizeof msg, "%s M=%d N=%d K=%d threads=%d pool %d: %ld wrong",
+                             c->text, c->M, c->N, c->K, threads, c->pool, bad);
                     gb_test_fail(__FILE__, __LINE__, msg);
                 }
             }
@@ -675,7 +693,8 @@ static void check_spread_requests(const char *text, int M, int N, int K, size_t 
     CHECK(pl != NULL);
     if (pl == NULL || source == NULL)
         return;
-    one_case c = { "", M, N, K, 1, gb_sched_scratch_floats(pl, 1) };
+    one_case c = { .M = M, .N = N, .K = K, .threads = 1,
+                   .scratch = gb_sched_scratch_floats(pl, 1) };
     if (add_kernel(pl, "spread_rec", &source, &cap, &used) != 0)
         return;
     switch (build_kernels(source, &so)) {
@@ -756,4 +775,29 @@ TEST(sched_spread_prefetch_asks_for_the_next_packed_micro_panel)
                                     row_lines[l];
     check_spread_requests(BLIS_LOOPS "parallel ic\npack B at pc\npack A at ic\n"
                           "prefetch B at jr over kk\n", 20, 100, 100, want, n);
+}
+
+/* `parallel LOOP pool` with a pack per thread: each of the pool's threads
+ * fills its own buffer (pb_all + gb_t's share, as omp_get_thread_num()'s
+ * in the region) while the other reads its own; at these shapes both
+ * threads run 100 us or more side by side, so one buffer shared would be
+ * overwritten under the other's reads.  Exact at 1 and 2 threads. */
+TEST(sched_pool_threads_pack_their_own_buffers)
+{
+    static const char *const texts[] = {
+        "split j 64 -> jo ji\nsplit k 64 -> ko ki\nreorder jo ko i ki ji\nparallel jo pool\n"
+        "pack B at ko\nvectorize ji\n",
+        "split j 48 -> jo ji\nsplit i 8 -> io ii\nreorder jo io k ii ji\nparallel jo pool\n"
+        "pack B at jo fused\nvectorize ji\nunroll ii\n",
+    };
+    static const int shapes[][3] = { { 97, 256, 300 }, { 64, 200, 129 } };
+    enum { NT = sizeof texts / sizeof texts[0], NS = sizeof shapes / sizeof shapes[0] };
+    static one_case cases[NT * NS];
+
+    offer_pool = 50;
+    const int rc = check_cases("pool.sched", "pool", texts, NT, shapes, NS, cases, NULL, NULL,
+                               NULL);
+    offer_pool = 0;
+    if (rc == 0)
+        SKIP("no C compiler, or its objects are for another machine");
 }

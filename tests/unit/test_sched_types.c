@@ -116,7 +116,7 @@ static long verify_typed(gb_typed_kernel_fn fn, const typed_case *c, int threads
     int64_t *ia = malloc(na * 8), *ib = malloc(nb * 8);
     float *scratch = c->scratch > 0 ? malloc(sizeof(float) * (size_t)c->scratch) : NULL;
     gb_params none = { 0 };
-    gb_ctx ctx = { threads, &none, scratch, NULL, 0 };
+    gb_ctx ctx = { threads, &none, scratch, NULL, 0, NULL };
     long bad = 0;
 
     if (!A || !B || !C || !ia || !ib || (c->scratch > 0 && !scratch)) {

@@ -134,7 +134,7 @@ static void check_case(const gb_typed_kernel *kern, gb_dtype t, int M, int N, in
     const size_t sa = gb_dtype_size_a(t), sb = gb_dtype_size_b(t), sc = gb_dtype_size_c(t);
     const gb_params none = { 0 };
     char why[256] = "", impl[128] = "", msg[512];
-    gb_ctx ctx = { threads, &none, NULL, why, sizeof why };
+    gb_ctx ctx = { threads, &none, NULL, why, sizeof why, NULL };
     void *A = malloc((size_t)M * lda_run * sa), *B_prepared = malloc((size_t)K * ldb * sb);
     void *B_call = malloc((size_t)K * ldb * sb), *C = malloc((size_t)M * ldc_run * sc);
     void *state = NULL;

@@ -32,7 +32,7 @@ static int small_int(void)
 char *explain_text(gb_explain_fn explain, int M, int N, int K, int nthreads)
 {
     gb_params none = { 0 };
-    gb_ctx ctx = { nthreads, &none, NULL, NULL, 0 };
+    gb_ctx ctx = { nthreads, &none, NULL, NULL, 0, NULL };
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
@@ -55,7 +55,7 @@ long run_and_compare(const gb_variant *v, const gb_params *params, int M, int N,
     float *B = malloc(sizeof(float) * (size_t)K * ldb);
     float *C = malloc(sizeof(float) * (size_t)M * ldc);
     double *want = malloc(sizeof(double) * (size_t)N);
-    gb_ctx ctx = { nthreads, params, NULL, NULL, 0 };
+    gb_ctx ctx = { nthreads, params, NULL, NULL, 0, NULL };
     long bad = 0;
 
     if (!A || !B || !C || !want) {
