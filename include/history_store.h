@@ -74,7 +74,8 @@ void gb_history_store_free(gb_history_store *s);
 /* What `history add` takes for one file: each NULL means "from the file"
  * (commit: tool.git_commit, "-dirty" appended for a dirty tree, else
  * tool.git; date: tool.git_date for a clean commit, else run.started;
- * machine: machine.hostname). */
+ * machine: machine.hostname and its CPU's kind, "vm-f26m2", where the file
+ * records machine.cpu_id). */
 typedef struct gb_history_add_opts {
     const char *commit, *date, *machine;
     const char *anchor_commit;   /* a pair's anchor (NULL: the anchor file's commit) */

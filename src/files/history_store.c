@@ -119,13 +119,36 @@ typedef struct pending {
     char anchor_as[520];
 } pending;
 
+/* The machine a file is kept under without --machine: its hostname and,
+ * where it recorded one, its CPU's kind (machine.cpu_id's family and model,
+ * or an Arm core's implementer and part: "vm-f26m2"), since guests of
+ * different CPUs share a hostname (every VM of this farm is "vm") and one
+ * series across two kinds would read the change of kind as a step.  The
+ * stepping (a revision of one design) stays out.  NULL: no hostname. */
+static const char *default_machine(const gb_result_file *fp, char *buf, size_t len)
+{
+    int family, model;
+    char implementer[24], part[24];
+
+    if (fp->hostname == NULL)
+        return NULL;
+    if (fp->cpu_id && sscanf(fp->cpu_id, "cpu family %d, model %d", &family, &model) == 2)
+        snprintf(buf, len, "%s-f%dm%d", fp->hostname, family, model);
+    else if (fp->cpu_id && sscanf(fp->cpu_id, "CPU implementer %23[0-9a-fA-Fx], CPU part "
+                                              "%23[0-9a-fA-Fx]", implementer, part) == 2)
+        snprintf(buf, len, "%s-%s-%s", fp->hostname, implementer, part);
+    else
+        snprintf(buf, len, "%s", fp->hostname);
+    return buf;
+}
+
 static int key_file(const gb_history_input *in, const gb_history_add_opts *o,
                     const gb_history_input *anchor, const gb_history_pair_row *rows, int nrows,
                     pending *pf, gb_history_added *out, char *err, size_t errlen)
 {
     const gb_result_file *fp = &in->f;
     char commit[GB_HISTORY_LABEL_MAX + 16], anchor_commit[GB_HISTORY_LABEL_MAX + 16];
-    char date[24], machine_dir[80], commit_dir[80], anchor_sha[65] = "";
+    char date[24], machine_dir[80], commit_dir[80], anchor_sha[65] = "", kind[320];
     const char *machine, *date_text;
     int dirty;
 
@@ -133,7 +156,7 @@ static int key_file(const gb_history_input *in, const gb_history_add_opts *o,
     pf->len = in->len;
     sha_hex(in->text, in->len, pf->sha);
     dirty = fp->git_dirty;
-    machine = o->machine ? o->machine : fp->hostname;
+    machine = o->machine ? o->machine : default_machine(fp, kind, sizeof kind);
     gb_history_commit_of(fp, o->commit, commit, sizeof commit);
     /* A dirty tree's code is of no commit: its date is the run's. */
     date_text = o->date ? o->date : (fp->git_date && !dirty) ? fp->git_date : fp->started;

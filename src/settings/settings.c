@@ -254,7 +254,7 @@ const gb_setting gb_settings[] = {
       .value_name = "ISO8601", .default_note = "the commit's date (tool.git_date), else run.started",
       .help = "add: the date that orders the files' points in their series" },
     { .id = GB_SET_MACHINE, .commands = GB_CMD_HISTORY, .flag = "machine", TEXT,
-      .value_name = "NAME", .default_note = "machine.hostname",
+      .value_name = "NAME", .default_note = "machine.hostname and its CPU kind (vm-f26m2)",
       .help = "add: the machine the files are kept under; changes, html: only its series" },
     { .id = GB_SET_ANCHOR, .commands = GB_CMD_HISTORY, .flag = "anchor", TEXT,
       .value_name = "FILE",

@@ -34,6 +34,31 @@ expect_grep history_add_twice_unchanged "^unchanged" "$WORK/out"
 expect_true history_add_twice_noop cmp -s index.before st/index.jsonl
 nfiles=$(find st/runs -name '*.json' | wc -l)
 [ "$nfiles" -eq 1 ] && echo "ok history_one_copy" || echo "FAIL history_one_copy: $nfiles files"
+# Without --machine a file is kept under its hostname and CPU kind: guests
+# of two CPUs named alike ("vm") are two machines, an Arm core's by its
+# implementer and part, a file without machine.cpu_id by its hostname.
+py_check history_kinds_made base.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for name, cpu_id in (("k25", "cpu family 25, model 17, stepping 1"),
+                     ("k26", "cpu family 26, model 2, stepping 1"),
+                     ("arm", "CPU implementer 0x41, CPU part 0xd0c, CPU revision 1"),
+                     ("old", None)):
+    d["machine"]["hostname"] = "vm"
+    d["machine"].pop("cpu_id", None)
+    if cpu_id:
+        d["machine"]["cpu_id"] = cpu_id
+    d["run"]["started"] = "2026-12-06T10:00:0%dZ" % len(name)
+    d["note"] = name
+    json.dump(d, open(name + ".json", "w"))
+PY
+expect_exit history_kinds_add 0 "$G" history add --store kinds k25.json k26.json arm.json old.json
+kinds=$(ls kinds/runs | tr '\n' ' ')
+[ "$kinds" = "vm vm-0x41-0xd0c vm-f25m17 vm-f26m2 " ] && echo "ok history_kinds_apart" ||
+    echo "FAIL history_kinds_apart: $kinds"
+expect_exit history_kinds_machine_given 0 "$G" history add --store kinds2 --machine farm k25.json k26.json
+[ "$(ls kinds2/runs | tr '\n' ' ')" = "farm " ] && echo "ok history_kinds_machine_given_one" ||
+    echo "FAIL history_kinds_machine_given_one: $(ls kinds2/runs)"
 printf '{"schema": "gemmbench/1", "complete": true' >broken.json
 expect_exit history_add_malformed 2 "$G" history add --store st base.json broken.json
 expect_grep history_add_malformed_named "broken.json" "$WORK/err"
