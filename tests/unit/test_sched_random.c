@@ -119,6 +119,19 @@ typedef struct one_case {
  * so that they run side by side), else as the case says, once. */
 static int offer_pool;
 
+/* What ctx->pool is where a case offers one: packed's threads, or (the
+ * test of a pool that stands aside) declines_pool. */
+typedef int (*pool_fn)(int, void (*)(void *, int, int), void *);
+static pool_fn offered = packed_team_run;
+static int declined;
+
+static int declines_pool(int nt, void (*fn)(void *, int, int), void *arg)
+{
+    (void)nt, (void)fn, (void)arg;
+    declined++;
+    return 0;
+}
+
 static long verify(gb_kernel_fn fn, const one_case *c)
 {
     const int pad = 3, lda = c->K + pad, ldb = c->N + pad, ldc = c->N + pad;
@@ -129,7 +142,7 @@ static long verify(gb_kernel_fn fn, const one_case *c)
     float *scratch = c->scratch > 0 ? malloc(sizeof(float) * (size_t)c->scratch) : NULL;
     gb_params none = { 0 };
     gb_ctx ctx = { c->threads, &none, scratch, NULL, 0,
-                   c->pool || offer_pool ? packed_team_run : NULL };
+                   c->pool || offer_pool ? offered : NULL };
     long bad = 0;
 
     if (A == NULL || B == NULL || C == NULL || ref == NULL || (c->scratch > 0 && scratch == NULL)) {
@@ -800,4 +813,29 @@ TEST(sched_pool_threads_pack_their_own_buffers)
     offer_pool = 0;
     if (rc == 0)
         SKIP("no C compiler, or its objects are for another machine");
+}
+
+/* Where the pool stands aside (ctx->pool returns 0, having run nothing:
+ * OMP_DYNAMIC, a caller in a region, a busy pool), the kernel runs its
+ * OpenMP region instead: exact, and the pool was asked at every 2-thread
+ * call. */
+TEST(sched_pool_standing_aside_leaves_the_region)
+{
+    static const char *const texts[] = {
+        "split j 64 -> jo ji\nsplit k 64 -> ko ki\nreorder jo ko i ki ji\nparallel jo pool\n"
+        "pack B at ko\nvectorize ji\n",
+    };
+    static const int shapes[][3] = { { 33, 200, 100 } };
+    static one_case cases[1];
+
+    offered = declines_pool;
+    declined = 0;
+    offer_pool = 3;
+    const int rc = check_cases("aside.sched", "aside", texts, 1, shapes, 1, cases, NULL, NULL,
+                               NULL);
+    offer_pool = 0;
+    offered = packed_team_run;
+    if (rc == 0)
+        SKIP("no C compiler, or its objects are for another machine");
+    CHECK_EQ_INT(declined, 3); /* the 2-thread calls; one thread runs the one-thread copy */
 }
