@@ -33,9 +33,9 @@
  * (`prefetch X at L over INNER`), one of each an operand. */
 #define GB_SCHED_PF_SLOTS 6
 #define GB_SCHED_PF_SPREAD 3       /* slot of operand op's spread prefetch: op + this */
-#define GB_SCHED_MAX_CHOOSE 4      /* `choose NAME` blocks in a schedule (one per choice) */
+#define GB_SCHED_MAX_CHOOSE 5      /* `choose NAME` blocks in a schedule (one per choice) */
 #define GB_SCHED_MAX_ANSWERS 2     /* alternatives of a choice: its answers */
-#define GB_SCHED_MAX_COMBOS 16     /* combinations of the blocks' answers, each checked */
+#define GB_SCHED_MAX_COMBOS 32     /* combinations of the blocks' answers, each checked */
 
 typedef enum gb_sched_op {
     GB_SCHED_PARAM,
@@ -246,9 +246,11 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *m, int M, in
 /* The model's choices (SCHED.md, "Choices"): how B and A reach the
  * micro-kernel, decided per shape and machine from packed's rules and its
  * calibration.  b_read, b_copy and a_read answer gb_read_names (in_place,
- * copied), b_next gb_on_off_names (on, off: B's next micro-panel
- * prefetched into L2 by the passes over the one before, or not). */
-enum { GB_CHOICE_B_READ, GB_CHOICE_B_COPY, GB_CHOICE_A_READ, GB_CHOICE_B_NEXT, GB_CHOICE_COUNT };
+ * copied), b_next and b_pf gb_on_off_names (on, off: B's next
+ * micro-panel prefetched into L2 by the passes over the one before, or
+ * not; B's rows prefetched pf k steps ahead into L1, or not). */
+enum { GB_CHOICE_B_READ, GB_CHOICE_B_COPY, GB_CHOICE_A_READ, GB_CHOICE_B_NEXT, GB_CHOICE_B_PF,
+       GB_CHOICE_COUNT };
 int gb_sched_choice_of(const char *name);
 const char *gb_sched_choice_name(int choice);
 /* The names of a choice's answers, NULL-terminated. */

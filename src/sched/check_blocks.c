@@ -42,7 +42,7 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
             }
             if (gb_sched_choice_of(st->names[0]) < 0) {
                 snprintf(reason, sizeof reason, "no choice '%s' (the model's: b_read, b_copy, "
-                         "a_read, b_next)", st->names[0]);
+                         "a_read, b_next, b_pf)", st->names[0]);
                 return block_fail(text, st->line, st->op, err, errlen, reason);
             }
             for (int k = 0; k < out->nblocks; k++)
@@ -51,8 +51,10 @@ static int read_blocks(const gb_sched_text *text, gb_sched *out, int *block_of, 
                              st->names[0], out->blocks[k].line);
                     return block_fail(text, st->line, st->op, err, errlen, reason);
                 }
-            if (out->nblocks == GB_SCHED_MAX_CHOOSE)
-                return block_fail(text, st->line, st->op, err, errlen, "more than 4 blocks");
+            if (out->nblocks == GB_SCHED_MAX_CHOOSE) {
+                snprintf(reason, sizeof reason, "more than %d blocks", GB_SCHED_MAX_CHOOSE);
+                return block_fail(text, st->line, st->op, err, errlen, reason);
+            }
             open = out->nblocks++;
             b = &out->blocks[open];
             b->choice = gb_sched_choice_of(st->names[0]);

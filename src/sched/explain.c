@@ -11,7 +11,7 @@ static void explain_choices(FILE *out, const plan *pl)
 {
     const gb_sched *s = pl->s;
     const gb_sched_shape *sh = pl->sh;
-    int model[GB_CHOICE_COUNT] = { -1, -1, -1, -1 };
+    int model[GB_CHOICE_COUNT] = { -1, -1, -1, -1, -1 };
     char why[GB_CHOICE_COUNT][320];
 
     if (s->nblocks == 0)

@@ -567,7 +567,7 @@ void gb_sched_model_explain_rows(FILE *out, const gb_sched_machine *mach, int M,
 /* ---- choices --------------------------------------------------------------- */
 
 static const char *const choice_names[GB_CHOICE_COUNT] = { "b_read", "b_copy", "a_read",
-                                                           "b_next" };
+                                                           "b_next", "b_pf" };
 
 int gb_sched_choice_of(const char *name)
 {
@@ -584,7 +584,8 @@ const char *gb_sched_choice_name(int choice)
 
 const char *const *gb_sched_choice_answers(int choice)
 {
-    return choice == GB_CHOICE_B_NEXT ? gb_on_off_names : gb_read_names;
+    return choice == GB_CHOICE_B_NEXT || choice == GB_CHOICE_B_PF ? gb_on_off_names
+                                                                   : gb_read_names;
 }
 
 int gb_sched_choice_answer_of(int choice, const char *name)
@@ -646,7 +647,7 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
     gb_calibration cal;
     derivation d;
     const int forced[GB_CHOICE_COUNT] = { answer[0] >= 0, answer[1] >= 0, answer[2] >= 0,
-                                          answer[3] >= 0 };
+                                          answer[3] >= 0, answer[4] >= 0 };
 
     if (why == NULL)
         why = scratch;
@@ -770,6 +771,38 @@ void gb_sched_model_choose_rows(const gb_sched_machine *mach, const gb_calibrati
                                          : "more A micro-panels than its calibration asks about");
         }
     }
+
+    /* b_pf: B's rows prefetched pf k steps ahead into L1, as packed does,
+     * but where every pass reads B in place (b_read in place, b_copy in
+     * place) with its rows a page or more apart, the next micro-panel
+     * spread into L2 (b_next on), and packed's calibration prefetches such
+     * rows into L2 only (bprefetch l2): packed then asks none ahead into L1
+     * (packed_b_prefetch_rows), and nor does the twin.  With the set rule's
+     * 4 rows there, packed.sched took 1.02-1.09x the time without them at
+     * mlp_expand M = 16 and 32, 1 and 2 threads (one process, 16 rounds,
+     * twice, AMD EPYC family 26); at M = 48 and 64, where a pass copies B
+     * and the others read the copy, 0.96-0.99x: there it stays. */
+    if (forced[GB_CHOICE_B_PF]) {
+        snprintf(why[GB_CHOICE_B_PF], 320, "--param");
+    } else if (answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE &&
+               answer[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE &&
+               answer[GB_CHOICE_B_NEXT] == GB_ON && b_row >= PAGE_BYTES &&
+               b_row == (long)N * FLOAT_BYTES) {
+        char prefix[200];
+        snprintf(prefix, sizeof prefix, "B's rows %ld bytes apart read in place by every pass, "
+                 "the next micro-panel into L2", b_row);
+        calibrated_why(&cal, GB_CALIB_BPREFETCH, why[GB_CHOICE_B_PF], 320, prefix);
+        answer[GB_CHOICE_B_PF] =
+            cal.answer[GB_CALIB_BPREFETCH].read == GB_PREFETCH_L2 ? GB_OFF : GB_ON;
+    } else {
+        answer[GB_CHOICE_B_PF] = GB_ON;
+        snprintf(why[GB_CHOICE_B_PF], 320, "packed's rule: B's rows prefetched into L1 ahead of "
+                 "the pass that reads them (%s)",
+                 answer[GB_CHOICE_B_READ] == GB_READ_COPIED   ? "B copied whole"
+                 : answer[GB_CHOICE_B_COPY] == GB_READ_COPIED ? "a pass copies B for the others"
+                 : answer[GB_CHOICE_B_NEXT] != GB_ON           ? "no next micro-panel prefetch"
+                                                               : "B's rows under a page apart");
+    }
 }
 
 void gb_sched_model_choose_typed(const gb_sched *s, int M, int N, int K, int nthreads,
@@ -782,6 +815,7 @@ void gb_sched_model_choose_typed(const gb_sched *s, int M, int N, int K, int nth
 
     const int b_forced = answer[GB_CHOICE_B_READ] >= 0;
     const int next_forced = answer[GB_CHOICE_B_NEXT] >= 0;
+    const int pf_forced = answer[GB_CHOICE_B_PF] >= 0;
     const long b_row = (long)N * (long)gb_dtype_size_b(s->dtype);
 
     gb_sched_model_choose_rows(NULL, NULL, M, N, (K + g - 1) / g, nthreads, b_row,
@@ -802,6 +836,14 @@ void gb_sched_model_choose_typed(const gb_sched *s, int M, int N, int K, int nth
         if (why != NULL)
             snprintf(why[GB_CHOICE_B_NEXT], 320, "%s's packed prefetches it wherever it reads "
                      "B in place", gb_dtype_name(s->dtype));
+    }
+    /* bprefetch is f32 packed's: a type's twin reads its packed buffer,
+     * where the set rule's distance stays (the pf rule above) */
+    if (s->dtype != GB_DTYPE_F32 && !pf_forced) {
+        answer[GB_CHOICE_B_PF] = GB_ON;
+        if (why != NULL)
+            snprintf(why[GB_CHOICE_B_PF], 320, "%s's packed prefetches B's rows into L1",
+                     gb_dtype_name(s->dtype));
     }
     /* Widened, A read in place widens its element at every broadcast (a
      * load, a shift and a move before the broadcast, per row and k: 32

@@ -391,7 +391,7 @@ static int parse_statement(line_state *ls, gb_sched_stmt *st)
     case GB_SCHED_PREFETCH:
         return parse_operand_at(ls, st, "ABC");
     case GB_SCHED_CHOOSE: /* the choice and its first alternative's answer */
-        if (expect_name(ls, "a choice (b_read, b_copy, a_read, b_next)", st->names[0]) ||
+        if (expect_name(ls, "a choice (b_read, b_copy, a_read, b_next, b_pf)", st->names[0]) ||
             expect_name(ls, "the answer of the first alternative", st->names[1]))
             return -1;
         return expect_end(ls);

@@ -396,7 +396,7 @@ void gb_space_initial(const gb_space *s, gb_space_point *p)
 void gb_space_initial_at(const gb_space *s, gb_space_point *p, int M, int N, int K,
                          int nthreads)
 {
-    int answer[GB_CHOICE_COUNT] = { -1, -1, -1, -1 };
+    int answer[GB_CHOICE_COUNT] = { -1, -1, -1, -1, -1 };
 
     int states_b_read = 0;
 

@@ -636,16 +636,27 @@ TEST(packed_plans_on_each_kinds_figures)
  * prefetch out (bnearnext: B's rows under a page apart read in place by
  * two A micro-panels or fewer), on wherever packed prefetches it (where
  * packed splits N alone, as the model's threads do); family 26's answer
- * leaves it out somewhere. */
+ * leaves it out somewhere.  And its b_pf (`choose b_pf`): where the model
+ * reads B's far rows in place at every pass (b_read and b_copy in place,
+ * b_next on) and packed reads them fused, off exactly where packed
+ * prefetches none ahead into L1 (the calibration's
+ * bprefetch l2); on, B copied or a pass copying it, wherever packed's rows
+ * are prefetched into L1; off somewhere on some kind (family 26, family
+ * 25's figures), on somewhere in that domain (family 26 with bprefetch
+ * l1). */
 TEST(sched_model_reads_b_as_packed_plans_it)
 {
     const int shapes[3][2] = { { 3072, 768 }, { 768, 768 }, { 768, 3072 } }; /* N, K */
-    int left_out = 0;
-    kind_figures kinds[4] = { KIND_ZEN5, KIND_XEON, KIND_ZEN4, KIND_ZEN4 };
+    int left_out = 0, pf_off = 0, pf_on_far = 0;
+    kind_figures kinds[5] = { KIND_ZEN5, KIND_XEON, KIND_ZEN4, KIND_ZEN4, KIND_ZEN5 };
 
     /* the family 25 guest's 2-thread tie the other way: bmany fused */
     kinds[3].name = "AMD EPYC family 25, bmany fused";
     kinds[3].copied &= ~(1u << GB_CALIB_BMANY);
+    /* family 26 with B's far rows prefetched into L1 as well (bprefetch
+     * l1, as no kind has measured): b_pf on there */
+    kinds[4].name = "AMD EPYC family 26, bprefetch l1";
+    kinds[4].copied &= ~(1u << GB_CALIB_BPREFETCH);
     gb_params avx512 = { 0 };
     packed_plan probe;
 
@@ -663,7 +674,7 @@ TEST(sched_model_reads_b_as_packed_plans_it)
             for (int sh = 0; sh < 3; sh++)
                 for (int M = 8; M <= 512; M += 8) {
                     const int N = shapes[sh][0], K = shapes[sh][1];
-                    int answer[GB_CHOICE_COUNT] = { -1, -1, -1, -1 };
+                    int answer[GB_CHOICE_COUNT] = { -1, -1, -1, -1, -1 };
                     char msg[300];
                     packed_plan p;
                     packed_plan_call_on(&m, &cal, M, N, K, &ctx, 0, &p);
@@ -682,10 +693,33 @@ TEST(sched_model_reads_b_as_packed_plans_it)
                         gb_test_fail(__FILE__, __LINE__, msg);
                     if (p.tm == 1 && next_off == (p.b_next != 0))
                         gb_test_fail(__FILE__, __LINE__, msg);
+                    /* b_pf: every pass reads B's far rows in place */
+                    const int pf_on = answer[GB_CHOICE_B_PF] == GB_ON;
+                    const int rows_l1 = packed_b_prefetch_rows(&p, N);
+                    pf_off += !pf_on;
+                    pf_on_far += pf_on && N == 3072 &&
+                                 answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE &&
+                                 answer[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE &&
+                                 answer[GB_CHOICE_B_NEXT] == GB_ON && p.b_mode == B_FUSED;
+                    snprintf(msg, sizeof msg, "%s, %d thread%s, %dx%dx%d (MxNxK): packed's "
+                             "bpack %d, rows ahead into L1 %d; the model's b_copy %s, b_pf %s",
+                             kinds[k].name, threads, threads > 1 ? "s" : "", M, N, K, p.b_mode,
+                             rows_l1, gb_read_names[answer[GB_CHOICE_B_COPY]],
+                             gb_sched_choice_answer_name(GB_CHOICE_B_PF, answer[GB_CHOICE_B_PF]));
+                    if (N == 3072 && answer[GB_CHOICE_B_READ] == GB_READ_IN_PLACE &&
+                        answer[GB_CHOICE_B_COPY] == GB_READ_IN_PLACE &&
+                        answer[GB_CHOICE_B_NEXT] == GB_ON && p.b_mode == B_FUSED &&
+                        pf_on != (rows_l1 > 0))
+                        gb_test_fail(__FILE__, __LINE__, msg);
+                    if (!pf_on && (N != 3072 || answer[GB_CHOICE_B_COPY] != GB_READ_IN_PLACE ||
+                                   answer[GB_CHOICE_B_READ] != GB_READ_IN_PLACE || rows_l1 > 0))
+                        gb_test_fail(__FILE__, __LINE__, msg);
                 }
         }
     }
     CHECK(left_out > 0);
+    CHECK(pf_off > 0);
+    CHECK(pf_on_far > 0);
 }
 
 /* Where the model copies B (b_read copied, by whichever rule: the far
@@ -708,7 +742,7 @@ TEST(sched_model_keeps_a_copied_b_block_in_l2)
             for (int s = 0; s < 3; s++) {
                 for (int M = 16; M <= 512; M += 16) {
                     const int N = shapes[s][0], K = shapes[s][1];
-                    int answer[GB_CHOICE_COUNT] = { -1, -1, -1, -1 };
+                    int answer[GB_CHOICE_COUNT] = { -1, -1, -1, -1, -1 };
                     long v[GB_MODEL_COUNT];
                     gb_sched_model_choose(&sm, &cal, M, N, K, threads, answer, NULL);
                     gb_sched_model_values(&sm, M, N, K, threads, v);

@@ -704,10 +704,12 @@ TEST(sched_choose_blocks_are_checked)
                       "answer needs its alternative, an empty one too)") == 0);
     CHECK(check_text("choose bread in_place\nor copied\nend\n", err, sizeof err) == -1);
     CHECK(strcmp(err, "t.sched:1: choose: no choice 'bread' (the model's: b_read, b_copy, "
-                      "a_read, b_next)") == 0);
-    /* each choice's own answers: b_next's are on and off */
+                      "a_read, b_next, b_pf)") == 0);
+    /* each choice's own answers: b_next's and b_pf's are on and off */
     CHECK(check_text("choose b_next in_place\nor copied\nend\n", err, sizeof err) == -1);
     CHECK(strcmp(err, "t.sched:1: choose: 'in_place' is no answer of b_next (on, off)") == 0);
+    CHECK(check_text("choose b_pf copied\nor in_place\nend\n", err, sizeof err) == -1);
+    CHECK(strcmp(err, "t.sched:1: choose: 'copied' is no answer of b_pf (on, off)") == 0);
     CHECK(check_text("choose b_read on\nor off\nend\n", err, sizeof err) == -1);
     CHECK(strcmp(err, "t.sched:1: choose: 'on' is no answer of b_read (in_place, copied)") == 0);
     CHECK(check_text("choose b_next on\nor copied\nend\n", err, sizeof err) == -1);
