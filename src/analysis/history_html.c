@@ -102,10 +102,10 @@ static double band_of(const gb_history_series *se, const gb_history_point *p, in
     return se->paired ? raw * exp(p->joined_y) / p->median_us : raw;
 }
 
-/* Tick step: 1, 2 or 5 times a power of ten, about 5 ticks over span. */
 /* The most grid lines a chart draws. */
 #define MAX_TICKS 32
 
+/* Tick step: 1, 2 or 5 times a power of ten, about 5 ticks over span. */
 static double tick_step(double span)
 {
     double raw = span / 5.0, p = pow(10.0, floor(log10(raw))), m = raw / p;

@@ -866,7 +866,7 @@ static int check_pool(checker *c, const int *pos)
 
     if (s->parallel < 0 || !s->parallel_pool)
         return 0;
-    if (pos[carrier(s, s->parallel)] != 0)
+    if (pos[s->parallel] != 0) /* a parallel loop is never fused into another */
         return fail_at(c, line, GB_SCHED_PARALLEL, "pool: '%s' is not the outermost loop: "
                        "the pool's threads share nothing but the parallel loop's iterations",
                        s->loops[s->parallel].name);
